@@ -1,0 +1,9 @@
+/* flipgraph demo: placeholder until issue 3 lands; says so plainly. */
+#include "cli.h"
+
+int cmd_demo(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return cli_error(CLI_INTERNAL, "demo", "not implemented in this build (issue 3)");
+}

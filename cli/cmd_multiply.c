@@ -1,0 +1,9 @@
+/* flipgraph multiply: placeholder until issue 7 lands; says so plainly. */
+#include "cli.h"
+
+int cmd_multiply(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return cli_error(CLI_INTERNAL, "multiply", "not implemented in this build (issue 7)");
+}

@@ -1,0 +1,21 @@
+/* flipgraph version: what was built and what this machine can run. */
+#include <stdio.h>
+
+#include "../cuda/fg_cuda.h"
+#include "cli.h"
+
+int cmd_version(int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv)) {
+        printf("usage: flipgraph version\n\n"
+               "Prints the version, the git commit it was built from, whether a GPU backend\n"
+               "was compiled in, and whether a GPU is visible now.\n");
+        return CLI_OK;
+    }
+    char gpu[256];
+    int visible = cuda_device_describe(gpu, sizeof gpu);
+    printf("flipgraph %s (commit %s)\n", FLIPGRAPH_VERSION, FLIPGRAPH_GIT_COMMIT);
+    printf("gpu backend: %s\n", cuda_compiled_in() ? "compiled in (sm_90a)" : "not compiled in");
+    printf("gpu visible: %s\n", visible > 0 ? gpu : "none");
+    return CLI_OK;
+}

@@ -1,0 +1,185 @@
+/* schemes: the scheme model of flipgraph.
+ *
+ * A format <n,m,p> multiplies an n x m matrix A by an m x p matrix B.  A term is
+ * three factors (a, b, c): a is n x m, b is m x p, c is p x n (the *transposed*
+ * product position, the cyclic convention of every published format, see
+ * ../shared/corpus/README.md):
+ *
+ *     sum_r a_r[i,j] b_r[j',k] c_r[k',i'] = [j=j'][k=k'][i=i'].
+ *
+ * A factor over GF(2) is one uint64_t, bit  row * cols + col  (a: i*m+j,
+ * b: j*p+k, c: k*n+i).  An integer scheme keeps, next to the GF(2) words (its
+ * reduction mod 2), one int8_t per entry.  n*m, m*p and p*n are at most 64.
+ *
+ * This module knows nothing of the rest of the program.
+ */
+#ifndef FLIPGRAPH_SCHEME_H
+#define FLIPGRAPH_SCHEME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SCHEME_MAX_ENTRIES 64     /* entries of one factor */
+#define SCHEME_MAX_RANK 4096      /* no scheme of a format up to 64 entries needs more */
+
+typedef struct scheme_format {
+    int n, m, p;
+} scheme_format;
+
+typedef enum scheme_ring {
+    SCHEME_RING_F2 = 0, /* coefficients in GF(2): only the words */
+    SCHEME_RING_Z = 1   /* small integer coefficients (int8_t), words = odd entries */
+} scheme_ring;
+
+/* Position of a factor within a term. */
+enum { SCHEME_A = 0, SCHEME_B = 1, SCHEME_C = 2 };
+
+typedef struct scheme_term {
+    uint64_t f[3]; /* f[SCHEME_A], f[SCHEME_B], f[SCHEME_C] */
+} scheme_term;
+
+/* Integer coefficients of one term: z[pos][entry], entry in the bit order above. */
+typedef struct scheme_zterm {
+    int8_t z[3][SCHEME_MAX_ENTRIES];
+} scheme_zterm;
+
+typedef struct scheme {
+    scheme_format fmt;
+    scheme_ring ring;
+    int rank;           /* number of terms */
+    int cap;            /* allocated terms */
+    scheme_term *terms; /* always present: over Z, the reduction mod 2 */
+    scheme_zterm *zterms; /* NULL over GF(2) */
+} scheme;
+
+/* A diagnostic for anything read from a file: FILE:LINE:COL: message. */
+typedef struct scheme_diag {
+    char file[256];
+    int line, col; /* 1-based; 0 when unknown */
+    char msg[512];
+} scheme_diag;
+
+/* ---- formats ---------------------------------------------------------- */
+
+/* Rows and columns of the factor at position pos (a: n x m, b: m x p, c: p x n). */
+int scheme_factor_rows(scheme_format f, int pos);
+int scheme_factor_cols(scheme_format f, int pos);
+/* Entries of the factor at position pos. */
+int scheme_factor_size(scheme_format f, int pos);
+/* true when every dimension is >= 1 and n*m, m*p, p*n <= 64. */
+bool scheme_format_valid(scheme_format f);
+/* Parses "NxMxP" (also "N,M,P"); false with a message in err (may be NULL). */
+bool scheme_format_parse(const char *s, scheme_format *out, char *err, size_t errlen);
+/* Writes "<n,m,p>". */
+const char *scheme_format_str(scheme_format f, char buf[32]);
+
+/* ---- life cycle ------------------------------------------------------- */
+
+/* An empty scheme (rank 0) with room for cap terms; NULL when out of memory. */
+scheme *scheme_new(scheme_format f, scheme_ring ring, int cap);
+void scheme_free(scheme *s);
+scheme *scheme_clone(const scheme *s);
+/* Grows the term arrays so that cap >= want; false when out of memory. */
+bool scheme_reserve(scheme *s, int want);
+/* Appends a GF(2) term (over Z: coefficients 1 where the word has a bit). */
+bool scheme_push(scheme *s, uint64_t a, uint64_t b, uint64_t c);
+/* Appends an integer term; the words are derived (odd coefficients). */
+bool scheme_push_z(scheme *s, const scheme_zterm *t);
+/* Removes term r (the last term takes its place). */
+void scheme_remove(scheme *s, int r);
+/* The reduction mod 2 as a GF(2) scheme (a copy; terms that vanish are dropped). */
+scheme *scheme_to_f2(const scheme *s);
+/* Equality of two schemes as sets of terms (canonical forms compared). */
+bool scheme_equal(const scheme *x, const scheme *y);
+
+/* The standard (cubic) algorithm of a format: n*m*p terms a_ij b_jk c_ki. */
+scheme *scheme_standard(scheme_format f);
+
+/* ---- canonical form --------------------------------------------------- */
+
+/* Sorts the terms into the canonical order (by words, then coefficients). */
+void scheme_canonicalize(scheme *s);
+/* The canonical bytes: header (n,m,p,ring,rank) then each term big-endian,
+ * GF(2): three 8-byte words; Z: three words then 3*64 coefficient bytes.
+ * Returns a malloc'd buffer and its length. The scheme is canonicalized. */
+uint8_t *scheme_canonical_bytes(scheme *s, size_t *len);
+/* XXH3-64 of the canonical bytes (canonicalizes s). */
+uint64_t scheme_hash(scheme *s);
+/* The hash as 16 lowercase hex digits (big-endian). */
+const char *scheme_hash_hex(uint64_t h, char buf[17]);
+
+/* ---- files: every published format, and our own ---------------------- */
+
+typedef enum scheme_file_kind {
+    SCHEME_FILE_UNKNOWN = 0,
+    SCHEME_FILE_EXP,    /* Kauers-Moosbauer: (a11+a23)*(b12)*(c21+c33) */
+    SCHEME_FILE_TXT,    /* Moosbauer-Poole: (a13 - a32) (b12 + b21) (-c13) */
+    SCHEME_FILE_M,      /* Mathematica: {{{{1,0},{0,1}}, {...}, {...}}, ...} */
+    SCHEME_FILE_NATIVE  /* flipgraph's own, see docs/formats.md */
+} scheme_file_kind;
+
+/* Limits that keep every reader bounded, whatever the input. */
+#define SCHEME_MAX_FILE_BYTES (64u << 20)
+
+/* Reads a scheme from a buffer / a file.  The kind is detected from the
+ * content; the format is the file's own (native), or inferred from the
+ * largest indices, or *dims when dims is not NULL (an override).  The ring
+ * is the native file's own; for the published formats it is Z when the file
+ * carries a minus sign or a coefficient other than 1 (then every coefficient
+ * is kept, overflow refused), else GF(2).  Entries that repeat inside one
+ * factor add up (and cancel mod 2).
+ * On error returns NULL and fills diag (file, line, column, message). */
+scheme *scheme_read_buffer(const char *buf, size_t len, const char *name,
+                           const scheme_format *dims, scheme_diag *diag);
+scheme *scheme_read_file(const char *path, const scheme_format *dims, scheme_diag *diag);
+scheme_file_kind scheme_detect_kind(const char *buf, size_t len);
+const char *scheme_file_kind_name(scheme_file_kind k);
+/* "exp", "txt", "m", "native" -> kind; UNKNOWN otherwise. */
+scheme_file_kind scheme_file_kind_parse(const char *name);
+
+/* Writers: return false on an I/O error (errno set). */
+bool scheme_write_exp(const scheme *s, FILE *out);
+bool scheme_write_native(const scheme *s, FILE *out);
+bool scheme_write(const scheme *s, scheme_file_kind kind, FILE *out);
+
+/* ---- small shared utilities ------------------------------------------ */
+
+/* Writes a file whole or not at all: to PATH.tmp.PID, fsync, rename.
+ * write_fn(ctx, f) returns false on failure.  "-" writes to stdout.
+ * false with errno (and a message in err) on failure; nothing is left behind. */
+bool scheme_write_file_atomic(const char *path, bool (*write_fn)(void *ctx, FILE *f),
+                              void *ctx, char *err, size_t errlen);
+/* Reads a whole file (at most max bytes) into a malloc'd NUL-terminated buffer. */
+char *scheme_slurp(const char *path, size_t max, size_t *len, char *err, size_t errlen);
+
+/* A small, fast, seedable generator (xoshiro256**), shared by tests,
+ * walkers and the runtime.  Counter-free; split with scheme_rng_jump. */
+typedef struct scheme_rng {
+    uint64_t s[4];
+} scheme_rng;
+void scheme_rng_seed(scheme_rng *r, uint64_t seed);
+static inline uint64_t scheme_rng_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static inline uint64_t scheme_rng_next(scheme_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = scheme_rng_rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] ^= t; s[3] = scheme_rng_rotl(s[3], 45);
+    return result;
+}
+/* Uniform in [0, bound) (Lemire's multiply-shift; bound > 0). */
+static inline uint32_t scheme_rng_below(scheme_rng *r, uint32_t bound)
+{
+    return (uint32_t)(((scheme_rng_next(r) >> 32) * (uint64_t)bound) >> 32);
+}
+/* splitmix64: derives independent seeds (per thread, per warp). */
+uint64_t scheme_splitmix64(uint64_t *state);
+
+/* Fills an error buffer printf-style; returns false so callers can `return scheme_fail(...)`. */
+bool scheme_fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif
