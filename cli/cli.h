@@ -37,6 +37,13 @@ int cmd_bench(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 
+/* flipgraph bench SUBJECT: each subject in its own file, cli/bench_SUBJECT.c. */
+int bench_verify_cmd(int argc, char **argv);
+int bench_search_cmd(int argc, char **argv);
+int bench_multiply_cmd(int argc, char **argv);
+int bench_store_cmd(int argc, char **argv);
+int bench_lift_cmd(int argc, char **argv);
+
 /* Prints "flipgraph CMD: message" to stderr and returns code. */
 int cli_error(int code, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "30s", "10m", "8h", "1h30m", "90" (seconds), "1.5h" -> seconds; false when malformed. */
