@@ -1,9 +1,216 @@
-/* flipgraph lift: placeholder until issue 6 lands; says so plainly. */
+/* flipgraph lift: Hensel-lift a GF(2) scheme to the integers (docs/verify.md). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../db/db.h"
+#include "../verify/verify.h"
 #include "cli.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: flipgraph lift ID|FILE [-o OUT] [--db PATH] [--to native|exp]\n"
+            "                  [--attempts N] [--seed N]\n"
+            "\n"
+            "Lifts a GF(2) scheme to one over the integers by Hensel lifting (solving the\n"
+            "Brent equations modulo 2, 4, 8, ...), and checks the result over Z.\n"
+            "FILE: a scheme file (any format flipgraph reads; an integer file is reduced\n"
+            "mod 2 first).  ID: a scheme stored in the database (an argument of digits\n"
+            "only, as in flipgraph export; write ./123 for a file named 123).\n"
+            "\n"
+            "  -o, --output OUT  write the lifted scheme to OUT (whole or not at all); default:\n"
+            "                    standard output for a FILE, nothing for an ID\n"
+            "  --db PATH         the database (default $FLIPGRAPH_DB, else ./flipgraph.db).\n"
+            "                    With an ID, or with a FILE when --db is given, the lifted\n"
+            "                    scheme is stored with ring Z, source \"lift\" and the GF(2)\n"
+            "                    scheme as its parent (a FILE is imported first)\n"
+            "  --to KIND         native (default) or exp\n"
+            "  --attempts N      column orders tried before giving up (default 16)\n"
+            "  --seed N          seed of the retries' random choices (default fixed)\n"
+            "  -h, --help        this text\n"
+            "\n"
+            "exit: 0 lifted; 1 the scheme cannot be lifted (the message says why: at which\n"
+            "modulus the system was inconsistent, or that no attempt found an integer lift);\n"
+            "2 bad usage, unreadable input, not a valid GF(2) scheme, unknown ID or OUT not\n"
+            "writable; 3 a database failure, or a system too large to solve here.\n");
+}
+
+typedef struct write_ctx {
+    const scheme *s;
+    scheme_file_kind kind;
+} write_ctx;
+
+static bool write_fn(void *ctx, FILE *f)
+{
+    write_ctx *w = ctx;
+    return scheme_write(w->s, w->kind, f);
+}
+
+static int db_code(db_status st)
+{
+    switch (st) {
+    case DB_NOT_FOUND:
+    case DB_NOT_FLIPGRAPH:
+    case DB_NEWER:
+    case DB_CORRUPT:
+        return CLI_USAGE;
+    default:
+        return CLI_INTERNAL;
+    }
+}
+
+static bool is_id(const char *arg)
+{
+    if (!*arg || strlen(arg) > 18)
+        return false;
+    for (const char *q = arg; *q; q++)
+        if (*q < '0' || *q > '9')
+            return false;
+    return true;
+}
 
 int cmd_lift(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_error(CLI_INTERNAL, "lift", "not implemented in this build (issue 6)");
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"db", required_argument, NULL, 'D'},
+        {"to", required_argument, NULL, 't'},
+        {"attempts", required_argument, NULL, 'a'},
+        {"seed", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = NULL, *db_opt = NULL;
+    scheme_file_kind kind = SCHEME_FILE_NATIVE;
+    verify_lift_options lopt = {0, 0, 0};
+    long v;
+    optind = 0;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'o':
+            out = optarg;
+            break;
+        case 'D':
+            db_opt = optarg;
+            break;
+        case 't':
+            kind = scheme_file_kind_parse(optarg);
+            if (kind != SCHEME_FILE_NATIVE && kind != SCHEME_FILE_EXP)
+                return cli_error(CLI_USAGE, "lift", "--to '%s': expected native or exp "
+                                 "(other formats: flipgraph export)", optarg);
+            break;
+        case 'a':
+            if (!cli_parse_long(optarg, 1, 100000, &v))
+                return cli_error(CLI_USAGE, "lift", "--attempts '%s': expected 1..100000", optarg);
+            lopt.orders = (int)v;
+            break;
+        case 's':
+            if (!cli_parse_long(optarg, 0, 0x7fffffffffffffffL, &v))
+                return cli_error(CLI_USAGE, "lift", "--seed '%s': expected a non-negative integer", optarg);
+            lopt.seed = (uint64_t)v;
+            break;
+        case 'h':
+            usage(stdout);
+            return CLI_OK;
+        default:
+            if (optopt)
+                cli_error(CLI_USAGE, "lift", "option '-%c' is unknown or lacks its value", optopt);
+            else
+                cli_error(CLI_USAGE, "lift", "unknown option '%s'", argv[optind - 1]);
+            usage(stderr);
+            return CLI_USAGE;
+        }
+    }
+    if (optind + 1 != argc) {
+        usage(stderr);
+        return cli_error(CLI_USAGE, "lift", "expected exactly one ID or FILE, got %d", argc - optind);
+    }
+    const char *arg = argv[optind];
+    bool by_id = is_id(arg);
+    bool use_db = by_id || db_opt;
+    char err[512] = "";
+    db_status st = DB_OK;
+    db *d = NULL;
+    scheme *in = NULL, *lifted = NULL;
+    int64_t parent = 0;
+    int rc = CLI_OK;
+
+    if (use_db) {
+        const char *path = db_default_path(db_opt);
+        d = db_open(path, !by_id, &st, err, sizeof err);
+        if (!d)
+            return cli_error(db_code(st), "lift", "%s: %s", path, err);
+    }
+    if (by_id) {
+        long long id = 0;
+        sscanf(arg, "%lld", &id);
+        in = db_load_scheme(d, id, &st, err, sizeof err);
+        if (!in) {
+            rc = cli_error(db_code(st), "lift", "scheme %s: %s", arg, err);
+            goto done;
+        }
+        parent = id;
+    } else {
+        in = cli_read_scheme("lift", arg, NULL);
+        if (!in) {
+            rc = CLI_USAGE;
+            goto done;
+        }
+    }
+
+    verify_lift_result lr;
+    lifted = verify_lift_ex(in, &lopt, &lr);
+    if (!lifted) {
+        int code = lr.status == VERIFY_LIFT_BAD_INPUT ? CLI_USAGE
+                   : lr.status == VERIFY_LIFT_NONE || lr.status == VERIFY_LIFT_NOT_FOUND ? CLI_NEGATIVE
+                   : CLI_INTERNAL;
+        rc = cli_error(code, "lift", "%s: %s", arg, lr.msg);
+        goto done;
+    }
+    fprintf(stderr, "flipgraph lift: %s: %s (%.3f s)\n", arg, lr.msg, lr.seconds);
+
+    if (d) {
+        if (!by_id) {
+            /* Import the file first, so the lift has a parent row. */
+            int64_t id = 0, f2_id = 0;
+            bool existed = false, f2_existed = false;
+            db_provenance prov = {0, 0, NULL, 0, 0};
+            char source[300];
+            snprintf(source, sizeof source, "import:%s", arg);
+            prov.source = source;
+            st = db_import_scheme(d, in, &prov, &id, &existed, &f2_id, &f2_existed, err, sizeof err);
+            if (st != DB_OK) {
+                rc = cli_error(db_code(st), "lift", "storing %s: %s", arg, err);
+                goto done;
+            }
+            parent = in->ring == SCHEME_RING_Z ? f2_id : id;
+        }
+        db_provenance prov = {0, parent, "lift", 0, lr.seconds};
+        int64_t id = 0;
+        bool existed = false;
+        st = db_insert_scheme(d, lifted, &prov, &id, &existed, err, sizeof err);
+        if (st != DB_OK) {
+            rc = cli_error(st == DB_INVALID ? CLI_INTERNAL : db_code(st), "lift", "storing the lift: %s", err);
+            goto done;
+        }
+        /* Standard output carries the scheme when no -o was given for a FILE. */
+        FILE *msg = (!by_id && (!out || !strcmp(out, "-"))) ? stderr : stdout;
+        fprintf(msg, "%s: lifted to Z: %s id %lld (parent %lld)\n", arg,
+                existed ? "already stored as" : "stored as", (long long)id, (long long)parent);
+    }
+    if (out || !by_id) {
+        write_ctx w = {lifted, kind};
+        if (!scheme_write_file_atomic(out ? out : "-", write_fn, &w, err, sizeof err))
+            rc = cli_error(CLI_USAGE, "lift", "%s", err);
+    }
+done:
+    scheme_free(lifted);
+    scheme_free(in);
+    if (d)
+        db_close(d);
+    return rc;
 }

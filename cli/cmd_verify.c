@@ -1,9 +1,101 @@
-/* flipgraph verify: placeholder until issue 2 lands; says so plainly. */
+/* flipgraph verify: check scheme files against the Brent equations (docs/verify.md). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../verify/verify.h"
 #include "cli.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: flipgraph verify [--ring f2|z] [--dims NxMxP] FILE...\n"
+            "\n"
+            "Checks each FILE (.exp, .txt, .m or native; detected from the content, '-' reads\n"
+            "standard input) against the Brent equations and prints one line per file:\n"
+            "  FILE: <4,4,4> rank 47 over GF(2): valid\n"
+            "  FILE: INVALID: <4,4,4> rank 47 over GF(2): a12*b21 -> c11: the third factors sum to 1, expected 0\n"
+            "An invalid line names the first failing equation in the files' own terms\n"
+            "(cXY: X = column, Y = row of the product).\n"
+            "\n"
+            "  --ring f2|z   f2 (default): over GF(2), an integer file reduced mod 2;\n"
+            "                z: over the integers (a file without signs or coefficients has\n"
+            "                0/1 coefficients, so a GF(2)-only scheme is invalid over Z)\n"
+            "  --dims NxMxP  the format, instead of inferring it from the largest indices\n"
+            "  -h, --help    this text\n"
+            "\n"
+            "exit: 0 every FILE is valid; 1 some FILE is invalid; 2 bad usage, or some FILE\n"
+            "unreadable or malformed (FILE:LINE:COL: what was expected, on standard error).\n");
+}
 
 int cmd_verify(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_error(CLI_INTERNAL, "verify", "not implemented in this build (issue 2)");
+    static const struct option opts[] = {
+        {"ring", required_argument, NULL, 'r'},
+        {"dims", required_argument, NULL, 'd'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    scheme_ring ring = SCHEME_RING_F2;
+    scheme_format dims;
+    bool have_dims = false;
+    optind = 0;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'r':
+            if (!strcmp(optarg, "f2") || !strcmp(optarg, "gf2") || !strcmp(optarg, "GF2"))
+                ring = SCHEME_RING_F2;
+            else if (!strcmp(optarg, "z") || !strcmp(optarg, "Z"))
+                ring = SCHEME_RING_Z;
+            else
+                return cli_error(CLI_USAGE, "verify", "--ring '%s': expected f2 or z", optarg);
+            break;
+        case 'd': {
+            char err[200];
+            if (!scheme_format_parse(optarg, &dims, err, sizeof err))
+                return cli_error(CLI_USAGE, "verify", "--dims: %s", err);
+            have_dims = true;
+            break;
+        }
+        case 'h':
+            usage(stdout);
+            return CLI_OK;
+        default:
+            if (optopt)
+                cli_error(CLI_USAGE, "verify", "option '-%c' is unknown or lacks its value", optopt);
+            else
+                cli_error(CLI_USAGE, "verify", "unknown option '%s'", argv[optind - 1]);
+            usage(stderr);
+            return CLI_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        return cli_error(CLI_USAGE, "verify", "expected at least one FILE");
+    }
+    bool any_invalid = false, any_unreadable = false;
+    const char *ring_name = ring == SCHEME_RING_Z ? "Z" : "GF(2)";
+    for (int i = optind; i < argc; i++) {
+        const char *path = argv[i];
+        scheme *s = cli_read_scheme("verify", path, have_dims ? &dims : NULL);
+        if (!s) {
+            any_unreadable = true;
+            continue;
+        }
+        verify_result res;
+        bool ok = verify_scheme(s, ring, &res);
+        char fb[32];
+        if (ok)
+            printf("%s: %s rank %d over %s: valid\n", path, scheme_format_str(s->fmt, fb), s->rank, ring_name);
+        else {
+            printf("%s: INVALID: %s rank %d over %s: %s\n", path, scheme_format_str(s->fmt, fb), s->rank,
+                   ring_name, res.msg);
+            any_invalid = true;
+        }
+        fflush(stdout);
+        scheme_free(s);
+    }
+    return any_unreadable ? CLI_USAGE : any_invalid ? CLI_NEGATIVE : CLI_OK;
 }

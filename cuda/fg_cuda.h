@@ -24,6 +24,198 @@ int cuda_device_describe(char *buf, size_t len);
 /* Number of visible GPUs, 0 when none or not compiled in. */
 int cuda_device_count(void);
 
+/* ==== runtime: bit-matrix products on the GPU (issue 8) ======================
+ * Owned by cuda/rt_*.cu and cuda/bmm_*.cu; docs/gpu-runtime.md.
+ *
+ * A bit matrix is row-major 64-bit words: bit c of row i is bit c%64 of word
+ * i*ld + c/64 (ld >= ceil(cols/64) words).  Bits past the last column are
+ * ignored on input and written as 0.  Return codes of every call below:
+ * 0 ok, 2 bad input (sizes, a Boolean plan with levels), 3 device failure or
+ * no GPU (also the answer of every call in a build without CUDA); err says why. */
+
+enum { CUDA_BMM_GF2 = 0,   /* parity of popcount(AND) */
+       CUDA_BMM_BOOL = 1   /* popcount(AND) != 0 */ };
+
+/* Inner-layer kernels. */
+enum { CUDA_BMM_AUTO = -1, /* the fastest this GPU has (wgmma on Hopper) */
+       CUDA_BMM_TC = 0,    /* bit tensor cores: mma.sync m16n8k256 b1 AND.popc */
+       CUDA_BMM_SIMT = 1,  /* CUDA cores: LOP3 AND/XOR (AND/OR) on words, seed 000's style */
+       CUDA_BMM_WGMMA = 2, /* warpgroup tensor cores: wgmma m64n256k256 b1 AND.popc (sm_90a) */
+       CUDA_BMM_KERNELS = 3 };
+
+/* One level of a plan: a scheme <s,t,u> of rank r as 0/1 bytes, the layouts of
+ * export/export.h (export_plan_level): xi[h*s*t + i*t + j], eta[h*t*u + j*u + k],
+ * zeta[(i*u + k)*r + h]. */
+typedef struct cuda_rt_level {
+    int s, t, u, r;
+    const uint8_t *xi, *eta, *zeta;
+} cuda_rt_level;
+
+/* What one product did: device times (ms, CUDA events) and the layers used. */
+typedef struct cuda_rt_stats {
+    double ms_upload, ms_pack, ms_expand, ms_inner, ms_compress, ms_unpack, ms_download;
+    double ms_device;   /* pack + expand + inner + compress + unpack */
+    double ms_total;    /* everything, transfers and allocations included */
+    int serial_levels;  /* levels run by the serial layer (seed 000, 3.8) */
+    int parallel_levels;
+    unsigned long long rows_pad, inner_pad, cols_pad; /* padded sizes used */
+    double peak_bytes;  /* device memory held at once */
+} cuda_rt_stats;
+
+/* C = A * B, A rows x inner, B inner x cols (host matrices, layout above), over
+ * GF(2) or Boolean (mode), with the plan's levels (nlevels 0: the cubic product
+ * on the inner layer alone; Boolean needs nlevels == 0).  kernel: the inner
+ * layer's (CUDA_BMM_AUTO: the fastest).  device: GPU index.  stats may be NULL. */
+int cuda_rt_multiply(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
+                     unsigned long long rows, unsigned long long inner, unsigned long long cols,
+                     const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                     uint64_t *C, size_t ldc, int device, cuda_rt_stats *stats,
+                     char *err, size_t errlen);
+
+/* Device-memory building blocks (benchmarks and tests; pointers are device
+ * pointers, stream a cudaStream_t or NULL).  The inner layer: batch products
+ * C[b] = A[b] * Bt[b]^T, A[b] m x k, Bt[b] n x k (B transposed), C[b] m x n.
+ * TC needs m % 128, n % 256, k % 512 == 0; WGMMA m % 128, n % 256, k % 1024;
+ * SIMT m % 128, n % 128, k % 256;
+ * leading dimensions and strides in words, multiples of 8. */
+typedef struct cuda_bmm_shape {
+    long long m, n, k, batch;
+    long long lda, ldbt, ldc;          /* words */
+    long long stride_a, stride_bt, stride_c; /* words between batch entries */
+} cuda_bmm_shape;
+int cuda_bmm_device(int kernel, int mode, const uint64_t *dA, const uint64_t *dBt,
+                    uint64_t *dC, const cuda_bmm_shape *sh, void *stream);
+/* Row and column quanta of an inner kernel (m, n, k multiples). */
+void cuda_bmm_quanta(int kernel, long long *qm, long long *qn, long long *qk);
+/* Bt (cols x rows, ldbt) = B^T, B rows x cols (ldb); Bt is zero-padded up to
+ * prows_t x pcols_t bits (prows_t >= cols, pcols_t >= rows, multiples of 64). */
+int cuda_bmm_transpose(const uint64_t *dB, long long rows, long long cols, long long ldb,
+                       uint64_t *dBt, long long prows_t, long long pcols_t, long long ldbt,
+                       void *stream);
+/* 0/1 bytes (row-major, ld8 bytes) from bits, for the cuBLAS int8 baseline. */
+int cuda_bmm_bits_to_bytes(const uint64_t *dX, long long rows, long long cols, long long ldx,
+                           int8_t *dY, long long ld8, void *stream);
+/* Bits from int32 counts (row-major, ld32): parity (GF2) or non-zero (BOOL). */
+int cuda_bmm_pack_i32(const int32_t *dX, long long rows, long long cols, long long ld32,
+                      uint64_t *dC, long long ldc, int mode, void *stream);
+/* Device memory: allocation, copies, synchronisation, timing (thin wrappers so
+ * that C programs need no CUDA headers); non-zero return = failure. */
+int cuda_rt_set_device(int device);
+void *cuda_rt_malloc(size_t bytes);
+void cuda_rt_free(void *p);
+int cuda_rt_memcpy_h2d(void *dst, const void *src, size_t bytes);
+int cuda_rt_memcpy_d2h(void *dst, const void *src, size_t bytes);
+int cuda_rt_memset(void *dst, int value, size_t bytes);
+int cuda_rt_sync(void);
+/* Fills with random bits on the device (splitmix64 of seed and index). */
+int cuda_rt_random_bits(uint64_t *d, size_t words, unsigned long long seed);
+/* Free and total device memory, bytes. */
+int cuda_rt_mem_info(size_t *free_bytes, size_t *total_bytes);
+const char *cuda_rt_last_error(void);
+/* ==== end runtime ============================================================ */
+
+/* ==== walk: flip-graph walks on the GPU, one warp per scheme (issue 5) ========
+ * Owned by cuda/walk*.cu (no-CUDA fallbacks in cuda/no_cuda.c); docs/gpu-walk.md.
+ *
+ * Terms are GF(2) words, three per term (a, b, c), the layout of scheme_term.
+ * The kernel knows nothing of the format: moves keep the tensor whatever it is.
+ * A walk object holds W walkers (warps) on one device and one stream.  Launches
+ * are asynchronous; at most two are in flight, and cuda_walk_collect returns the
+ * oldest one's results, so the host verifies and reseeds while the next launch
+ * runs.  Return codes: 0 ok, 2 bad arguments, 3 device failure or no GPU (also
+ * every call of a build without CUDA); err says why. */
+
+#define CUDA_WALK_MAX_CAP 1024 /* terms per walker; <8,8,8>'s standard algorithm has 512 */
+
+enum { CUDA_WALK_STORE_AUTO = 0, CUDA_WALK_STORE_REGS = 1, CUDA_WALK_STORE_SMEM = 2 };
+
+typedef struct cuda_walk_config {
+    int warps;            /* walkers; 0: as many as the device runs at once */
+    int cap;              /* most terms of a walker (plus transitions stop there); rounded up to 32 */
+    int device;
+    uint64_t seed;        /* every lane's random stream derives from it */
+    int rounds;           /* __match_any_sync rounds per step before giving up (k of seed 004) */
+    int gen_max;          /* most terms sharing a factor tested for a dependent subset (2..5; 0: 5) */
+    uint32_t plateau;     /* steps without a rank drop before a plus transition; 0: never */
+    int plus_max;         /* plus transitions only while rank < best rank since (re)seed + plus_max */
+    int target_rank;      /* a walker stops at this rank or below; 0: never */
+    int mix_every;        /* every this many steps one slot rotates across lanes (terms t and
+                             t+32 are never compared otherwise); 0: never */
+    int queue_cap;        /* improved schemes returned per launch (0: 256) */
+    int sample;           /* checking mode: walkers whose current scheme returns after every launch */
+    int trace;            /* record every walker's last move (differential tests) */
+    int store;            /* CUDA_WALK_STORE_*: terms in registers (cap <= 128) or shared memory */
+} cuda_walk_config;
+
+/* The state of one walker at the end of a launch. */
+typedef struct cuda_walk_warp {
+    int32_t rank;
+    int32_t best_rank;      /* lowest rank since the last load */
+    int32_t reported_rank;  /* lowest rank already returned in a batch */
+    uint32_t since_drop;    /* steps since the rank last fell (plateau) */
+    uint64_t steps, flips;  /* flips: flips and reductions applied */
+    uint64_t reductions;    /* moves that dropped terms */
+    uint64_t removed;       /* terms dropped: rank = loaded + plus - removed */
+    uint64_t plus, plus_skipped;
+    uint64_t rng_lane, rng_warp; /* random stream positions */
+} cuda_walk_warp;
+
+/* trace: a walker's last move, term indices as before the move. */
+enum { CUDA_WALK_MOVE_NONE = 0, CUDA_WALK_MOVE_FLIP = 1, CUDA_WALK_MOVE_REDUCE = 2,
+       CUDA_WALK_MOVE_PLUS = 3, CUDA_WALK_MOVE_MIX = 4 };
+typedef struct cuda_walk_move {
+    int32_t kind;
+    int32_t x, y;       /* shared position; flips change y of idx[a] and the third of idx[b];
+                           reductions: the factors at y of the subset sum to zero */
+    int32_t s;          /* terms sharing x that took part (<= 5) */
+    int32_t idx[5];
+    int32_t a, b;       /* flip: search_flip(idx[a], idx[b], x); plus: search_plus(idx[0], idx[1], x) */
+    uint32_t subset;    /* reduction: bit k = idx[k] */
+    int32_t rank_before;
+} cuda_walk_move;
+
+typedef struct cuda_walk_info {
+    int warps, cap, store, warps_per_block, blocks;
+    char device[128];
+} cuda_walk_info;
+
+/* Results of one launch; pointers stay valid until the next collect. */
+typedef struct cuda_walk_batch {
+    long launch;                      /* 0, 1, ... */
+    uint32_t steps;                   /* steps asked of every walker */
+    double ms;                        /* kernel time (CUDA events) */
+    int warps, cap;
+    const cuda_walk_warp *warp;       /* [warps] */
+    int improved;                     /* walkers whose best rank fell below the rank last returned */
+    int improved_dropped;             /* more than queue_cap: they return next launch */
+    const int32_t *improved_warp;     /* [improved] */
+    const int32_t *improved_rank;
+    const uint64_t *improved_terms;   /* [improved][cap][3]: the scheme at the walker's best rank */
+    int sample_first, sample_count;   /* checking mode: walkers sample_first.. (mod warps) */
+    const uint64_t *sample_terms;     /* [sample_count][cap][3], ranks in warp[] */
+    const cuda_walk_move *moves;      /* [warps] with trace, else NULL */
+} cuda_walk_batch;
+
+typedef struct cuda_walk cuda_walk;
+
+int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, char *err, size_t errlen);
+void cuda_walk_get_info(const cuda_walk *w, cuda_walk_info *info);
+/* Stages a scheme for a walker (rank <= cap, no zero factor): it takes effect at
+ * the next launch, resets the walker's ranks and plateau (counters continue).
+ * May wait for an earlier launch's upload to finish. */
+int cuda_walk_load(cuda_walk *w, int warp, const uint64_t *terms, int rank, char *err, size_t errlen);
+/* Enqueues the staged loads, one launch of `steps` steps per walker and the
+ * copies of its results; returns at once (2 when two launches are in flight). */
+int cuda_walk_launch(cuda_walk *w, uint32_t steps, char *err, size_t errlen);
+/* Waits for the oldest launch in flight and describes its results (2 when none). */
+int cuda_walk_collect(cuda_walk *w, cuda_walk_batch *out, char *err, size_t errlen);
+/* Launches in flight (0..2). */
+int cuda_walk_in_flight(const cuda_walk *w);
+/* Copies a walker's current scheme (terms: room for cap terms); waits for every launch. */
+int cuda_walk_read(cuda_walk *w, int warp, uint64_t *terms, int *rank, char *err, size_t errlen);
+void cuda_walk_destroy(cuda_walk *w);
+/* ==== end walk ================================================================ */
+
 #ifdef __cplusplus
 }
 #endif

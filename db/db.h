@@ -65,6 +65,7 @@ typedef struct db_run_info {
     uint64_t seed;
     const char *backend;  /* "cpu" or "gpu" */
     const char *device;   /* "2 threads", "NVIDIA H100 ..." */
+    const char *version;  /* NULL: the one set with db_set_program_version */
 } db_run_info;
 db_status db_run_begin(db *d, const db_run_info *info, int64_t *run_id, char *err, size_t errlen);
 db_status db_run_improvement(db *d, int64_t run_id, double seconds, int rank, char *err, size_t errlen);
@@ -73,5 +74,156 @@ db_status db_run_end(db *d, int64_t run_id, const char *status, uint64_t flips, 
                      char *err, size_t errlen);
 /* The stored parameters of a run (malloc'd "key=value" lines), to resume it. */
 char *db_run_params(db *d, int64_t run_id, db_status *st, char *err, size_t errlen);
+
+/* ======================================================================
+ * Extensions (issue 4).  Everything above keeps its meaning; see docs/db.md.
+ * ====================================================================== */
+
+/* PRAGMA application_id of every flipgraph database: "FLGR" in ASCII.
+ * PRAGMA user_version is the schema version; migrations bring older files
+ * up to DB_SCHEMA_VERSION, newer ones are refused (DB_NEWER). */
+#define DB_APPLICATION_ID 0x464C4752
+#define DB_SCHEMA_VERSION 1
+
+/* Flags of db_open_ex.  DB_OPEN_READONLY opens with SQLITE_OPEN_READONLY:
+ * every change then fails with DB_READONLY (this works for root too, whom
+ * file permissions do not stop). */
+enum { DB_OPEN_CREATE = 1u, DB_OPEN_READONLY = 2u };
+db *db_open_ex(const char *path, unsigned flags, db_status *st, char *err, size_t errlen);
+
+/* "ok", "invalid", "not found", ... for messages. */
+const char *db_status_name(db_status st);
+/* The path it was opened with; whether changes are refused (read-only). */
+const char *db_path(const db *d);
+bool db_is_readonly(const db *d);
+
+/* The program version recorded in new run rows when db_run_info.version is
+ * NULL (the CLI sets FLIPGRAPH_VERSION and its commit); default "unknown". */
+void db_set_program_version(const char *version);
+/* How long a write waits for other writers before DB_BUSY (default 600 s;
+ * SQLite's busy timeout and a retry loop around BEGIN IMMEDIATE). */
+void db_set_busy_limit(db *d, double seconds);
+/* Caps this connection's file size (PRAGMA max_page_count): a change that
+ * would grow past it fails with DB_FULL and stores nothing (quotas, tests). */
+db_status db_set_max_bytes(db *d, int64_t bytes, char *err, size_t errlen);
+
+/* Like db_insert_schemes, with one provenance per scheme (provs[i]).  In
+ * both, schemes that do not verify are refused (ids[i] = 0) while the valid
+ * ones are still stored: the status is then DB_INVALID and err names the
+ * first refused one by its index.  Any other failure stores nothing. */
+db_status db_insert_schemes_each(db *d, const scheme *const *s, int count,
+                                 const db_provenance *provs, int64_t *ids, bool *existed,
+                                 char *err, size_t errlen);
+/* Stores a scheme as read (one transaction): a Z scheme is stored with ring
+ * Z and its reduction mod 2 with ring F2, parent_id = the Z row.  f2_id and
+ * f2_existed (may be NULL) describe the reduction; 0 when s is over F2. */
+db_status db_import_scheme(db *d, const scheme *s, const db_provenance *prov, int64_t *id,
+                           bool *existed, int64_t *f2_id, bool *f2_existed,
+                           char *err, size_t errlen);
+/* The id of a stored scheme equal to s (same ring and terms): DB_NOT_FOUND when none. */
+db_status db_find_scheme(db *d, const scheme *s, int64_t *id, char *err, size_t errlen);
+
+/* One stored scheme's row, without its terms. */
+typedef struct db_scheme_row {
+    int64_t id;
+    scheme_format fmt;
+    scheme_ring ring;
+    int rank;
+    char hash[17];       /* canonical hash, 16 hex digits, big-endian */
+    char found_at[32];   /* UTC, "YYYY-MM-DDTHH:MM:SS.sssZ" */
+    int64_t run_id;      /* 0: none */
+    int64_t parent_id;   /* 0: none */
+    char source[256];
+    uint64_t flips;      /* 0: unknown */
+    double seconds;      /* 0: unknown */
+} db_scheme_row;
+db_status db_scheme_info(db *d, int64_t id, db_scheme_row *row, char *err, size_t errlen);
+
+/* Which schemes db_list visits: by format (when has_fmt), ring (-1: both),
+ * at most limit rows (0: all).  Order: format, ring, rank, id. */
+typedef struct db_filter {
+    bool has_fmt;
+    scheme_format fmt;
+    int ring;
+    int64_t limit;
+} db_filter;
+/* Callbacks return false to stop early. */
+typedef bool (*db_scheme_fn)(void *ctx, const db_scheme_row *row);
+db_status db_list(db *d, const db_filter *f, db_scheme_fn fn, void *ctx, char *err, size_t errlen);
+
+/* Per format: how many schemes and the best rank per ring (index = ring). */
+typedef struct db_format_row {
+    scheme_format fmt;
+    int64_t count[2];
+    int best_rank[2];    /* 0: none stored over that ring */
+    int64_t best_id[2];
+} db_format_row;
+typedef bool (*db_format_fn)(void *ctx, const db_format_row *row);
+db_status db_formats(db *d, db_format_fn fn, void *ctx, char *err, size_t errlen);
+
+typedef struct db_stats_info {
+    int schema_version;
+    int64_t schemes[2];      /* by ring */
+    int64_t formats;
+    int64_t runs, runs_running, improvements;
+    int64_t bytes;           /* page_count * page_size */
+    char journal_mode[16];
+} db_stats_info;
+db_status db_stats(db *d, db_stats_info *out, char *err, size_t errlen);
+
+/* Runs. */
+typedef struct db_run_row {
+    int64_t id;
+    char uid[33];            /* random, unique across databases (merges) */
+    scheme_format fmt;
+    uint64_t seed;
+    char backend[16];
+    char device[128];
+    char host[128];
+    char version[64];
+    char started[32], ended[32]; /* ended "" while running */
+    char status[16];
+    uint64_t flips;
+    int best_rank;           /* 0: none yet */
+    int64_t schemes;         /* schemes stored with this run_id */
+    int64_t improvements;
+} db_run_row;
+typedef bool (*db_run_fn)(void *ctx, const db_run_row *row);
+db_status db_list_runs(db *d, db_run_fn fn, void *ctx, char *err, size_t errlen);
+db_status db_run_get(db *d, int64_t run_id, db_run_row *row, char *err, size_t errlen);
+/* Records progress of a live run (flips so far, best rank; 0 keeps it) so that
+ * a run killed without db_run_end still says how far it got. */
+db_status db_run_progress(db *d, int64_t run_id, uint64_t flips, int best_rank,
+                          char *err, size_t errlen);
+/* The improvement log of a run, oldest first (caller frees *out). */
+typedef struct db_improvement {
+    double seconds;
+    int rank;
+} db_improvement;
+db_status db_run_improvements(db *d, int64_t run_id, db_improvement **out, int64_t *count,
+                              char *err, size_t errlen);
+
+/* db check: SQLite's integrity check, then every stored scheme decoded,
+ * compared with its columns and hash, and re-verified over its ring.  Each
+ * problem goes to fn (scheme_id 0: not about one scheme).  DB_OK when the
+ * check ran to its end, whatever it found (report->problems says). */
+typedef struct db_check_report {
+    bool integrity_ok;
+    int64_t schemes, verified, problems;
+} db_check_report;
+typedef void (*db_problem_fn)(void *ctx, int64_t scheme_id, const char *msg);
+db_status db_check(db *d, db_problem_fn fn, void *ctx, db_check_report *report,
+                   char *err, size_t errlen);
+
+/* Takes every run and scheme of another database (opened read-only) into d:
+ * runs matched by uid, schemes by hash, every scheme re-verified before it is
+ * stored, run and parent ids remapped.  Idempotent, so an interrupted merge
+ * can simply be repeated.  Refused schemes go to fn and are counted. */
+typedef struct db_merge_report {
+    int64_t runs_added, runs_known;
+    int64_t schemes_added, schemes_known, schemes_refused;
+} db_merge_report;
+db_status db_merge(db *d, const char *other_path, db_problem_fn fn, void *ctx,
+                   db_merge_report *report, char *err, size_t errlen);
 
 #endif

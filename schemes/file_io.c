@@ -53,7 +53,7 @@ char *scheme_slurp(const char *path, size_t max, size_t *len, char *err, size_t 
         scheme_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    size_t cap = 1 << 16, n = 0;
+    size_t cap = max < ((size_t)1 << 16) ? max : (size_t)1 << 16, n = 0;
     char *buf = malloc(cap + 1);
     while (buf) {
         if (n == cap) {
@@ -71,6 +71,7 @@ char *scheme_slurp(const char *path, size_t max, size_t *len, char *err, size_t 
     }
     bool too_big = buf && n == cap && cap >= max && fgetc(f) != EOF;
     bool ioerr = ferror(f);
+    int read_errno = errno;
     if (f != stdin)
         fclose(f);
     if (!buf) {
@@ -81,7 +82,7 @@ char *scheme_slurp(const char *path, size_t max, size_t *len, char *err, size_t 
         if (too_big)
             scheme_fail(err, errlen, "%s: larger than %zu bytes", path, max);
         else
-            scheme_fail(err, errlen, "%s: read error", path);
+            scheme_fail(err, errlen, "%s: read error: %s", path, strerror(read_errno));
         free(buf);
         return NULL;
     }

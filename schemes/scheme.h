@@ -129,8 +129,14 @@ typedef enum scheme_file_kind {
  * is the native file's own; for the published formats it is Z when the file
  * carries a minus sign or a coefficient other than 1 (then every coefficient
  * is kept, overflow refused), else GF(2).  Entries that repeat inside one
- * factor add up (and cancel mod 2).
- * On error returns NULL and fills diag (file, line, column, message). */
+ * factor add up (and cancel mod 2).  The rank is the number of terms read.
+ * A factor that is zero in the scheme's ring is refused; an integer term with
+ * a factor that is nonzero over Z but even (2*a11) is kept, with GF(2) word 0
+ * (it adds nothing to a GF(2) equation; scheme_to_f2 drops it).
+ * The grammars are in docs/formats.md.  Files are capped at
+ * SCHEME_MAX_FILE_BYTES and SCHEME_MAX_RANK terms.
+ * On error returns NULL and fills diag (file, line, column, message); diag
+ * may be NULL. */
 scheme *scheme_read_buffer(const char *buf, size_t len, const char *name,
                            const scheme_format *dims, scheme_diag *diag);
 scheme *scheme_read_file(const char *path, const scheme_format *dims, scheme_diag *diag);
@@ -139,10 +145,27 @@ const char *scheme_file_kind_name(scheme_file_kind k);
 /* "exp", "txt", "m", "native" -> kind; UNKNOWN otherwise. */
 scheme_file_kind scheme_file_kind_parse(const char *name);
 
-/* Writers: return false on an I/O error (errno set). */
+/* Writers: return false on an I/O error (errno set), or with errno EINVAL
+ * when the kind cannot hold the scheme (see scheme_writable).  Reading back
+ * what a writer wrote gives the same scheme (scheme_equal).  The native
+ * writer lists the terms in canonical order (one scheme, one file). */
 bool scheme_write_exp(const scheme *s, FILE *out);
 bool scheme_write_native(const scheme *s, FILE *out);
 bool scheme_write(const scheme *s, scheme_file_kind kind, FILE *out);
+/* Moosbauer-Poole .txt ("(a11 + a23) (b12) (c21 + c33)") and Mathematica .m. */
+bool scheme_write_txt(const scheme *s, FILE *out);
+bool scheme_write_m(const scheme *s, FILE *out);
+/* Whether a file of this kind can hold s: rank 1..SCHEME_MAX_RANK, every
+ * factor nonzero in the scheme's ring (no format can write a zero factor),
+ * and for .exp/.txt (one-digit indices) every dimension at most 9.  false
+ * with a message in err (may be NULL). */
+bool scheme_writable(const scheme *s, scheme_file_kind kind, char *err, size_t errlen);
+/* Adapter for scheme_write_file_atomic: ctx is a scheme_write_ctx. */
+typedef struct scheme_write_ctx {
+    const scheme *s;
+    scheme_file_kind kind;
+} scheme_write_ctx;
+bool scheme_write_cb(void *ctx, FILE *f);
 
 /* ---- small shared utilities ------------------------------------------ */
 

@@ -24,13 +24,44 @@ bool verify_f2(const scheme *s, verify_result *res);
 bool verify_z(const scheme *s, verify_result *res);
 /* The plain triple-loop reference (per equation, per term): for tests and the benchmark. */
 bool verify_f2_reference(const scheme *s, verify_result *res);
+/* verify_z for SCHEME_RING_Z, verify_f2 otherwise.  res may be NULL in all four. */
+bool verify_scheme(const scheme *s, scheme_ring ring, verify_result *res);
 
 /* Hensel lifting (issue 6). */
+typedef enum verify_lift_status {
+    VERIFY_LIFT_OK = 0,     /* lifted; the result passed verify_z */
+    VERIFY_LIFT_NONE,       /* proved: no solution mod 4 reduces to this scheme */
+    VERIFY_LIFT_NOT_FOUND,  /* lifts mod 4, but no attempt reached an integer scheme */
+    VERIFY_LIFT_BAD_INPUT,  /* not a valid GF(2) scheme */
+    VERIFY_LIFT_TOO_LARGE,  /* the system exceeds the memory limit, or out of memory */
+    VERIFY_LIFT_INTERNAL    /* a check of the lifter itself failed (a bug) */
+} verify_lift_status;
+
 typedef struct verify_lift_result {
     bool lifted;
-    char msg[512]; /* why not, when not */
+    verify_lift_status status;
+    char msg[512]; /* why not, when not; how, when lifted */
+    /* Statistics, filled in both cases (0 when the lift stopped before). */
+    int unknowns;       /* coefficient entries: rank * (nm + mp + pn) */
+    int equations;      /* Brent equations with a nonzero Jacobian row */
+    int jacobian_rank;  /* rank of the Jacobian mod 2 */
+    int precision;      /* k of the last modulus 2^k reached */
+    int attempts;       /* choices of free variables tried */
+    int max_coeff;      /* largest |coefficient| of the lift */
+    double seconds;
 } verify_lift_result;
-/* Lifts a valid GF(2) scheme to Z; NULL when it does not lift (res says why). */
+
+typedef struct verify_lift_options {
+    uint64_t seed;     /* for the retries' random choices; 0: a fixed default */
+    int sign_attempts; /* sign choices per elimination (default 2) */
+    int orders;        /* column orders (eliminations) tried (default 16) */
+} verify_lift_options;
+
+/* Lifts a valid GF(2) scheme (or an integer scheme's reduction mod 2) to Z;
+ * NULL when it does not lift (res says why: which modulus, inconsistent system).
+ * The result is an integer scheme that passed verify_z.  See docs/verify.md. */
 scheme *verify_lift(const scheme *f2, verify_lift_result *res);
+/* The same with options (NULL: defaults). */
+scheme *verify_lift_ex(const scheme *f2, const verify_lift_options *opt, verify_lift_result *res);
 
 #endif

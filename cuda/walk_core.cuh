@@ -1,0 +1,417 @@
+/* One warp walks one scheme on the flip graph over GF(2) (seed 004, "GPU-Accelerated
+ * Search"; ARCHITECTURE.md sections 4-5).
+ *
+ * Written once for two targets: the CUDA kernel (walk_kernel.cu, W = the warp
+ * intrinsics) and the CPU emulator (walk_emu.cpp, W = 32 cooperating lane
+ * contexts), so the exact move logic can be checked where no GPU is.  Every
+ * intrinsic below is reached by all 32 lanes in the same order: control flow
+ * that contains one depends on warp-uniform values only.
+ *
+ * Lane t holds terms t, t+32, t+64, ... (slot k = term k*32+t).  A step:
+ *   1. after a plateau of `plateau` steps without a rank drop: a plus
+ *      transition (Arai et al.) on two random terms sharing no factor;
+ *   2. every `mix_every` steps one full slot rotates across lanes, because two
+ *      terms of one lane are never compared by __match_any_sync;
+ *   3. up to `rounds` times: the warp agrees on a position x, every lane picks
+ *      one of its terms at random, __match_any_sync on its factor at x; a mask
+ *      of two or more lanes is a set of terms sharing x (seed 004);
+ *   4. the warp picks one such set M at random, up to 5 members; lanes 1..31
+ *      each test one non-empty subset D of the members for factors at y (or z)
+ *      that sum to zero (seed 004's generalized flip), one ballot decides: a
+ *      dependent subset is a reduction (search_reduce_dependent), else a flip
+ *      of two random members (search_flip);
+ *   5. terms left with a zero factor are dropped (the last term takes the
+ *      place, highest index first, as scheme_remove does).
+ */
+#ifndef FLIPGRAPH_WALK_CORE_CUH
+#define FLIPGRAPH_WALK_CORE_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fg_cuda.h"
+
+#if defined(__CUDACC__)
+#define WK_FN __device__ __forceinline__
+#define WK_POPC(x) __popc(x)
+#define WK_FFS(x) __ffs(x)
+#define WK_UNROLL _Pragma("unroll")
+#else
+#define WK_FN inline
+#define WK_POPC(x) __builtin_popcount(x)
+#define WK_FFS(x) __builtin_ffs((int)(x))
+#define WK_UNROLL _Pragma("GCC unroll 32")
+#endif
+
+namespace walk {
+
+/* What a launch needs (device pointers). */
+struct Params {
+    uint64_t *terms;        /* [warps][cap][3]: the current schemes */
+    uint64_t *best;         /* [warps][cap][3]: each walker's scheme at its best rank */
+    cuda_walk_warp *state;  /* [warps] */
+    uint64_t *qterms;       /* [qcap][cap][3]: improved schemes of this launch */
+    int32_t *qwarp, *qrank, *qcount;
+    cuda_walk_move *moves;  /* [warps], or NULL without trace */
+    int warps, cap, qcap;
+    uint32_t steps, plateau;
+    uint64_t seed;
+    int rounds, plus_max, target, mix_every, gen_max;
+};
+
+static const uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
+
+/* splitmix64's finalizer: a counter-based stream is mix64(key + n * golden). */
+WK_FN uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+/* Keys of the lane and warp streams: functions of (seed, warp, lane) only, so a
+ * seed replays a walk and no two lanes share a stream. */
+WK_FN uint64_t lane_key(uint64_t seed, int w, int lane)
+{
+    return mix64(seed ^ mix64(((uint64_t)(uint32_t)w << 8 | (uint64_t)lane) + 0x6a09e667f3bcc909ULL));
+}
+WK_FN uint64_t warp_key(uint64_t seed, int w)
+{
+    return mix64(seed ^ mix64(((uint64_t)(uint32_t)w << 8 | 0xffu) + 0xbb67ae8584caa73bULL));
+}
+struct Rng {
+    uint64_t s;
+    WK_FN uint64_t next() { s += kGolden; return mix64(s); }
+};
+/* Uniform in [0, n) from 32 random bits (multiply-shift). */
+WK_FN uint32_t below(uint32_t r, uint32_t n) { return (uint32_t)(((uint64_t)r * n) >> 32); }
+WK_FN uint32_t rotr32(uint32_t x, int r) { return (x >> r) | (x << ((32 - r) & 31)); }
+
+/* A term's factor at a warp-uniform position without dynamic register indexing. */
+WK_FN uint64_t sel3(int x, const uint64_t t[3]) { return x == 0 ? t[0] : (x == 1 ? t[1] : t[2]); }
+WK_FN void put3(uint64_t t[3], int x, uint64_t v)
+{
+    t[0] = x == 0 ? v : t[0];
+    t[1] = x == 1 ? v : t[1];
+    t[2] = x == 2 ? v : t[2];
+}
+/* arr[k] for a warp-uniform k < 5, again without dynamic register indexing. */
+WK_FN uint64_t pick5(const uint64_t arr[5], int k)
+{
+    uint64_t v = arr[0];
+    WK_UNROLL
+    for (int i = 1; i < 5; ++i)
+        v = i == k ? arr[i] : v;
+    return v;
+}
+WK_FN int pos_y(int x) { return x == 2 ? 0 : x + 1; }
+WK_FN int pos_z(int x) { return x == 0 ? 2 : x - 1; }
+
+/* A lane's terms in registers: K slots, selected with predicated moves so that
+ * nothing spills to local memory (K <= 4 keeps 24 registers of terms). */
+template <int K>
+struct RegStore {
+    uint64_t f[K][3];
+    WK_FN int slots() const { return K; }
+    WK_FN void get(int j, uint64_t t[3]) const
+    {
+        t[0] = f[0][0]; t[1] = f[0][1]; t[2] = f[0][2];
+        WK_UNROLL
+        for (int k = 1; k < K; ++k)
+            if (j == k) { t[0] = f[k][0]; t[1] = f[k][1]; t[2] = f[k][2]; }
+    }
+    WK_FN void set(int j, const uint64_t t[3])
+    {
+        WK_UNROLL
+        for (int k = 0; k < K; ++k)
+            if (j == k) { f[k][0] = t[0]; f[k][1] = t[1]; f[k][2] = t[2]; }
+    }
+};
+
+/* A lane's terms in shared memory (any rank up to CUDA_WALK_MAX_CAP): word
+ * (slot*3 + pos)*32 + lane, so a warp's access is 32 consecutive words. */
+struct SmemStore {
+    uint64_t *s;
+    int K, lane;
+    WK_FN int slots() const { return K; }
+    WK_FN void get(int j, uint64_t t[3]) const
+    {
+        const uint64_t *q = s + j * 96 + lane;
+        t[0] = q[0]; t[1] = q[32]; t[2] = q[64];
+    }
+    WK_FN void set(int j, const uint64_t t[3])
+    {
+        uint64_t *q = s + j * 96 + lane;
+        q[0] = t[0]; q[32] = t[1]; q[64] = t[2];
+    }
+};
+
+template <class S>
+WK_FN void store_load(S &st, const uint64_t *g, int R, int lane)
+{
+    for (int k = 0; k < st.slots(); ++k) {
+        const int i = k * 32 + lane;
+        uint64_t t[3] = {0, 0, 0};
+        if (i < R) { t[0] = g[3 * i]; t[1] = g[3 * i + 1]; t[2] = g[3 * i + 2]; }
+        st.set(k, t);
+    }
+}
+template <class S>
+WK_FN void store_save(const S &st, uint64_t *g, int R, int lane)
+{
+    for (int k = 0; k < st.slots(); ++k) {
+        const int i = k * 32 + lane;
+        uint64_t t[3];
+        st.get(k, t);
+        if (i < R) { g[3 * i] = t[0]; g[3 * i + 1] = t[1]; g[3 * i + 2] = t[2]; }
+    }
+}
+
+/* Walks warp w for p.steps steps (or until its rank reaches p.target). */
+template <bool kTrace, class S, class W>
+WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
+{
+    const int lane = wp.lane();
+    const int cap = p.cap;
+    const size_t base = (size_t)w * (size_t)cap * 3;
+    const cuda_walk_warp *wsp = p.state + w;
+    int R = wsp->rank, best = wsp->best_rank;
+    uint32_t since = wsp->since_drop;
+    if (R < 2)
+        return;
+    uint32_t n_steps = 0, n_flips = 0, n_red = 0, n_removed = 0, n_plus = 0, n_skip = 0;
+
+    store_load(st, p.terms + base, R, lane);
+    Rng lr = {lane_key(p.seed, w, lane) + wsp->rng_lane};
+    Rng wr = {warp_key(p.seed, w) + wsp->rng_warp};
+    const bool trace = kTrace;
+    cuda_walk_move mv;
+    mv.kind = CUDA_WALK_MOVE_NONE;
+    mv.x = mv.y = mv.s = mv.a = mv.b = 0;
+    mv.subset = 0;
+    mv.rank_before = R;
+    for (int k = 0; k < 5; ++k) mv.idx[k] = -1;
+    int mixc = p.mix_every;
+
+    for (uint32_t step = 0; step < p.steps; ++step) {
+        if (R <= p.target)
+            break;
+        ++n_steps;
+        const uint64_t u = wr.next();
+        const uint32_t ulo = (uint32_t)u, uhi = (uint32_t)(u >> 32);
+        if (trace) { mv.kind = CUDA_WALK_MOVE_NONE; mv.rank_before = R; }
+
+        /* 1. plus transition after a plateau (search_plus's layout: i becomes
+         * (x+x', y, z), j becomes (x', y', z+z'), (x', y+y', z) is appended). */
+        if (p.plateau && since >= p.plateau && R < cap && R < best + p.plus_max) {
+            const int i = (int)below(ulo, (uint32_t)R);
+            int j = (int)below(uhi, (uint32_t)(R - 1));
+            j += j >= i;
+            const int x = (int)below((uint32_t)wr.next(), 3u);
+            const int y = pos_y(x), z = pos_z(x);
+            uint64_t ti[3], tj[3];
+            st.get(i >> 5, ti);
+            st.get(j >> 5, tj);
+            for (int f = 0; f < 3; ++f) {
+                ti[f] = wp.shfl(ti[f], i & 31);
+                tj[f] = wp.shfl(tj[f], j & 31);
+            }
+            const uint64_t px = sel3(x, ti), py = sel3(y, ti), pz = sel3(z, ti);
+            const uint64_t qx = sel3(x, tj), qy = sel3(y, tj), qz = sel3(z, tj);
+            if (px == qx || py == qy || pz == qz) {
+                ++n_skip;
+                continue;
+            }
+            uint64_t ni[3], nj[3], nn[3];
+            put3(ni, x, px ^ qx); put3(ni, y, py); put3(ni, z, pz);
+            put3(nj, x, qx); put3(nj, y, qy); put3(nj, z, pz ^ qz);
+            put3(nn, x, qx); put3(nn, y, py ^ qy); put3(nn, z, pz);
+            if (lane == (i & 31)) st.set(i >> 5, ni);
+            if (lane == (j & 31)) st.set(j >> 5, nj);
+            if (lane == (R & 31)) st.set(R >> 5, nn);
+            if (trace) {
+                mv.kind = CUDA_WALK_MOVE_PLUS; mv.x = x; mv.y = y; mv.s = 2;
+                mv.idx[0] = i; mv.idx[1] = j; mv.a = 0; mv.b = 1;
+            }
+            ++R;
+            ++n_plus;
+            since = 0;
+            continue;
+        }
+
+        /* 2. mixing: rotate one full slot by a random shift. */
+        if (p.mix_every && R > 32 && --mixc <= 0) {
+            mixc = p.mix_every;
+            const uint64_t u2 = wr.next();
+            const int k = (int)below((uint32_t)u2, (uint32_t)(R >> 5));
+            const int sh = 1 + (int)below((uint32_t)(u2 >> 32), 31u);
+            uint64_t t[3];
+            st.get(k, t);
+            for (int f = 0; f < 3; ++f)
+                t[f] = wp.shfl(t[f], (lane + 32 - sh) & 31);
+            st.set(k, t);
+        }
+
+        /* 3. candidates: terms sharing the factor at x, found by hardware. */
+        const int nl = R > lane ? ((R - 1 - lane) >> 5) + 1 : 0;
+        int x = (int)below(ulo, 3u);
+        uint64_t t[3] = {0, 0, 0};
+        int j = 0;
+        uint32_t m = 0, cand = 0;
+        for (int r = 0; r < p.rounds; ++r) {
+            if (r) x = pos_y(x);
+            j = (int)below((uint32_t)lr.next(), (uint32_t)nl);
+            st.get(j, t);
+            const uint64_t v = nl ? sel3(x, t) : 0;
+            m = wp.match(v);
+            cand = wp.ballot(v != 0 && WK_POPC(m) >= 2);
+            if (cand)
+                break;
+        }
+        if (!cand) {
+            ++since;
+            continue;
+        }
+
+        /* 4. one set sharing x, up to 5 members, chosen at random. */
+        const int rot = (int)(ulo & 31);
+        const int L = (WK_FFS(rotr32(cand, rot)) - 1 + rot) & 31;
+        const uint32_t M = wp.shfl32(m, L);
+        const int rot2 = (int)((ulo >> 5) & 31);
+        uint32_t mr = rotr32(M, rot2);
+        const int cnt = WK_POPC(M) < p.gen_max ? WK_POPC(M) : p.gen_max;
+        int ml[5];
+        int mi = -1;
+        WK_UNROLL
+        for (int k = 0; k < 5; ++k) {
+            ml[k] = (WK_FFS(mr) - 1 + rot2) & 31;
+            mr &= mr - 1;
+            if (k < cnt && ml[k] == lane) mi = k;
+        }
+        const int y = pos_y(x), z = pos_z(x);
+        uint64_t myy = sel3(y, t), myz = sel3(z, t);
+        uint64_t Y[5], Z[5];
+        WK_UNROLL
+        for (int k = 0; k < 5; ++k) {
+            Y[k] = 0; Z[k] = 0;
+            if (k < cnt) {
+                Y[k] = wp.shfl(myy, ml[k]);
+                Z[k] = wp.shfl(myz, ml[k]);
+            }
+        }
+        /* lane s tests the subset D = bits of s (seed 004: 31 lanes, 31 subsets) */
+        const uint32_t sub = (uint32_t)lane;
+        const bool ok = sub != 0 && sub < (1u << cnt);
+        uint64_t sy = 0, sz = 0;
+        WK_UNROLL
+        for (int k = 0; k < 5; ++k)
+            if ((sub >> k) & 1) { sy ^= Y[k]; sz ^= Z[k]; }
+        const uint32_t dy = wp.ballot(ok && sy == 0), dz = wp.ballot(ok && sz == 0);
+
+        bool changed = false, dead = false;
+        if (dy | dz) {
+            const int D = WK_FFS(dy | dz) - 1;
+            const bool byY = (dy >> D) & 1;
+            const int r = WK_FFS((uint32_t)D) - 1;
+            if (mi >= 0 && ((D >> mi) & 1)) {
+                changed = true;
+                if (mi == r) dead = true;
+                else if (byY) { myz ^= pick5(Z, r); dead = myz == 0; }
+                else { myy ^= pick5(Y, r); dead = myy == 0; }
+            }
+            ++n_red;
+            if (trace) {
+                mv.kind = CUDA_WALK_MOVE_REDUCE; mv.x = x; mv.y = byY ? y : z;
+                mv.subset = (uint32_t)D; mv.a = mv.b = 0;
+            }
+        } else {
+            const int a = (int)below(uhi, (uint32_t)cnt);
+            int b = (int)below(uhi << 16, (uint32_t)(cnt - 1));
+            b += b >= a;
+            if (mi == a) { myy ^= pick5(Y, b); changed = true; dead = myy == 0; }
+            if (mi == b) { myz ^= pick5(Z, a); changed = true; dead = dead || myz == 0; }
+            if (trace) {
+                mv.kind = CUDA_WALK_MOVE_FLIP; mv.x = x; mv.y = y;
+                mv.subset = 0; mv.a = a; mv.b = b;
+            }
+        }
+        ++n_flips;
+        const int myidx = j * 32 + lane;
+        if (trace) {
+            mv.s = cnt;
+            WK_UNROLL
+            for (int k = 0; k < 5; ++k) {
+                mv.idx[k] = -1;
+                if (k < cnt) mv.idx[k] = wp.shfl32(myidx, ml[k]);
+            }
+        }
+        if (changed) {
+            put3(t, y, myy);
+            put3(t, z, myz);
+            st.set(j, t);
+        }
+
+        /* 5. drop terms with a zero factor, highest index first. */
+        uint32_t deadm = wp.ballot(dead);
+        if (!deadm) {
+            ++since;
+            continue;
+        }
+        while (deadm) {
+            const int d = (int)wp.max(dead ? (uint32_t)myidx + 1u : 0u) - 1;
+            const int last = R - 1;
+            if (d != last) {
+                uint64_t lt[3];
+                st.get(last >> 5, lt);
+                for (int f = 0; f < 3; ++f)
+                    lt[f] = wp.shfl(lt[f], last & 31);
+                if (lane == (d & 31)) st.set(d >> 5, lt);
+            }
+            --R;
+            ++n_removed;
+            if (dead && myidx == d) dead = false;
+            deadm = wp.ballot(dead);
+        }
+        since = 0;
+        if (R < best) {
+            best = R;
+            store_save(st, p.best + base, R, lane);
+        }
+    }
+
+    store_save(st, p.terms + base, R, lane);
+    if (trace && lane == 0)
+        p.moves[w] = mv;
+    int32_t reported = wsp->reported_rank;
+    if (best < reported) {
+        int q = 0;
+        if (lane == 0) q = wp.atomic_add(p.qcount, 1);
+        q = wp.shfl32(q, 0);
+        if (q < p.qcap) {
+            const uint64_t *src = p.best + base;
+            uint64_t *dst = p.qterms + (size_t)q * (size_t)cap * 3;
+            for (int i = lane; i < best * 3; i += 32)
+                dst[i] = src[i];
+            if (lane == 0) { p.qwarp[q] = w; p.qrank[q] = best; }
+            reported = best;
+        }
+    }
+    if (lane == 0) {
+        cuda_walk_warp *o = p.state + w;
+        o->rank = R;
+        o->best_rank = best;
+        o->reported_rank = reported;
+        o->since_drop = since;
+        o->steps += n_steps;
+        o->flips += n_flips;
+        o->reductions += n_red;
+        o->removed += n_removed;
+        o->plus += n_plus;
+        o->plus_skipped += n_skip;
+        o->rng_lane = lr.s - lane_key(p.seed, w, lane);
+        o->rng_warp = wr.s - warp_key(p.seed, w);
+    }
+}
+
+} /* namespace walk */
+
+#endif

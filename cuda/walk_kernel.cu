@@ -1,0 +1,152 @@
+// The walk kernels: walk_core.cuh's warp walk over the CUDA intrinsics, one
+// instantiation per register store size, one for shared memory; and the small
+// kernel that scatters staged schemes into their walkers.
+#include <cuda_runtime.h>
+
+#include "walk_core.cuh"
+#include "walk_kernel.cuh"
+
+namespace walk {
+
+namespace {
+
+const unsigned kFull = 0xffffffffu;
+
+// seed 004: flip candidates come from __match_any_sync (MATCH.ANY.U64), the
+// subset tests from ballots, the exchanges from shuffles.
+struct DevWarp {
+    __device__ __forceinline__ int lane() const { return (int)(threadIdx.x & 31); }
+    __device__ __forceinline__ uint32_t match(uint64_t v) const
+    {
+        return __match_any_sync(kFull, (unsigned long long)v);
+    }
+    __device__ __forceinline__ uint32_t ballot(bool b) const { return __ballot_sync(kFull, b); }
+    __device__ __forceinline__ uint64_t shfl(uint64_t v, int src) const
+    {
+        return (uint64_t)__shfl_sync(kFull, (unsigned long long)v, src);
+    }
+    __device__ __forceinline__ uint32_t shfl32(uint32_t v, int src) const
+    {
+        return __shfl_sync(kFull, v, src);
+    }
+    __device__ __forceinline__ uint32_t max(uint32_t v) const { return __reduce_max_sync(kFull, v); }
+    __device__ __forceinline__ int32_t atomic_add(int32_t *p, int32_t v) const
+    {
+        return atomicAdd((int *)p, (int)v);
+    }
+};
+
+template <int K, bool kTrace>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32) walk_regs_kernel(Params p)
+{
+    const int w = (int)(blockIdx.x * kWarpsPerBlock + (threadIdx.x >> 5));
+    if (w >= p.warps)
+        return;
+    RegStore<K> st;
+    DevWarp wp;
+    walk_warp<kTrace>(p, st, wp, w);
+}
+
+template <bool kTrace>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32) walk_smem_kernel(Params p)
+{
+    extern __shared__ uint64_t smem[];
+    const int wib = (int)(threadIdx.x >> 5);
+    const int w = (int)(blockIdx.x * kWarpsPerBlock + wib);
+    if (w >= p.warps)
+        return;
+    SmemStore st = {smem + (size_t)wib * (size_t)p.cap * 3, p.cap >> 5, (int)(threadIdx.x & 31)};
+    DevWarp wp;
+    walk_warp<kTrace>(p, st, wp, w);
+}
+
+// One block per staged scheme: copy it in, reset the walker's ranks and plateau.
+__global__ void walk_load_kernel(Params p, const int32_t *ids, const int32_t *ranks,
+                                 const uint64_t *terms, int n)
+{
+    const int e = (int)blockIdx.x;
+    if (e >= n)
+        return;
+    const int w = ids[e], r = ranks[e];
+    const uint64_t *src = terms + (size_t)e * (size_t)p.cap * 3;
+    uint64_t *dst = p.terms + (size_t)w * (size_t)p.cap * 3;
+    for (int i = (int)threadIdx.x; i < r * 3; i += (int)blockDim.x)
+        dst[i] = src[i];
+    if (threadIdx.x == 0) {
+        cuda_walk_warp s = p.state[w];
+        s.rank = r;
+        s.best_rank = r;
+        s.reported_rank = r;
+        s.since_drop = 0;
+        p.state[w] = s;
+    }
+}
+
+}  // namespace
+
+bool regs_fit(int cap) { return cap <= 32 * kMaxRegSlots; }
+
+template <bool kTrace>
+const void *kernel_fn(int store, int cap)
+{
+    if (store == CUDA_WALK_STORE_REGS) {
+        switch (cap >> 5) {
+        case 1: return (const void *)walk_regs_kernel<1, kTrace>;
+        case 2: return (const void *)walk_regs_kernel<2, kTrace>;
+        case 3: return (const void *)walk_regs_kernel<3, kTrace>;
+        case 4: return (const void *)walk_regs_kernel<4, kTrace>;
+        default: return nullptr;
+        }
+    }
+    return (const void *)walk_smem_kernel<kTrace>;
+}
+
+const void *walk_kernel_fn(int store, int cap, bool trace)
+{
+    return trace ? kernel_fn<true>(store, cap) : kernel_fn<false>(store, cap);
+}
+
+size_t walk_smem_bytes(int store, int cap)
+{
+    return store == CUDA_WALK_STORE_SMEM ? (size_t)kWarpsPerBlock * (size_t)cap * 3 * sizeof(uint64_t) : 0;
+}
+
+template <bool kTrace>
+void launch(const Params &p, int store, int blocks, size_t smem, cudaStream_t stream)
+{
+    const int threads = kWarpsPerBlock * 32;
+    if (store == CUDA_WALK_STORE_REGS) {
+        switch (p.cap >> 5) {
+        case 1: walk_regs_kernel<1, kTrace><<<blocks, threads, 0, stream>>>(p); break;
+        case 2: walk_regs_kernel<2, kTrace><<<blocks, threads, 0, stream>>>(p); break;
+        case 3: walk_regs_kernel<3, kTrace><<<blocks, threads, 0, stream>>>(p); break;
+        case 4: walk_regs_kernel<4, kTrace><<<blocks, threads, 0, stream>>>(p); break;
+        }
+    } else {
+        walk_smem_kernel<kTrace><<<blocks, threads, smem, stream>>>(p);
+    }
+}
+
+cudaError_t walk_launch_kernel(const Params &p, int store, int blocks, cudaStream_t stream)
+{
+    const bool trace = p.moves != nullptr;
+    if (!walk_kernel_fn(store, p.cap, trace))
+        return cudaErrorInvalidValue;
+    const size_t smem = walk_smem_bytes(store, p.cap);
+    if (trace)
+        launch<true>(p, store, blocks, smem, stream);
+    else
+        launch<false>(p, store, blocks, smem, stream);
+    return cudaGetLastError();
+}
+
+cudaError_t walk_launch_load(const Params &p, const int32_t *ids, const int32_t *ranks,
+                             const uint64_t *terms, int n, cudaStream_t stream)
+{
+    if (n <= 0)
+        return cudaSuccess;
+    walk_load_kernel<<<n, 128, 0, stream>>>(p, ids, ranks, terms, n);
+    return cudaGetLastError();
+}
+
+}  // namespace walk

@@ -1,0 +1,367 @@
+/* Opening a database: is it ours, which schema version, WAL, migrations. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db_internal.h"
+
+/* Writers wait this long for each other before DB_BUSY: long enough that a
+ * merge or a large batch in another process never surfaces as an error. */
+#define DB_DEFAULT_BUSY_LIMIT 600.0
+#define DB_BUSY_TIMEOUT_MS 5000
+
+const char *db_default_path(const char *option)
+{
+    if (option && *option)
+        return option;
+    const char *env = getenv("FLIPGRAPH_DB");
+    if (env && *env)
+        return env;
+    return "flipgraph.db";
+}
+
+const char *db_path(const db *d) { return d->path; }
+bool db_is_readonly(const db *d) { return d->readonly; }
+void db_set_busy_limit(db *d, double seconds) { d->busy_limit = seconds > 0 ? seconds : 0; }
+
+db_status db_set_max_bytes(db *d, int64_t bytes, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    int rc = db__prepare(d, "PRAGMA page_size", &st);
+    if (rc != SQLITE_OK)
+        return db__fail(d, rc, "reading the page size", err, errlen);
+    rc = db__step_first(d, st);
+    int64_t page = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 4096;
+    sqlite3_finalize(st);
+    if (page <= 0)
+        page = 4096;
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA max_page_count = %lld",
+             (long long)(bytes / page > 1 ? bytes / page : 1));
+    rc = db__exec(d, sql);
+    return rc == SQLITE_OK ? DB_OK : db__fail(d, rc, "setting the size limit", err, errlen);
+}
+
+/* What the file says it is, read outside any transaction. */
+typedef struct header {
+    int app, version;
+    int64_t objects; /* rows of sqlite_master */
+} header;
+
+/* One statement, so one snapshot: read piecewise, another process's
+ * migration could commit in between and make a fresh file look foreign. */
+static int read_header(db *d, header *h)
+{
+    sqlite3_stmt *st;
+    int rc = db__prepare(d,
+                         "SELECT (SELECT application_id FROM pragma_application_id), "
+                         "(SELECT user_version FROM pragma_user_version), "
+                         "(SELECT count(*) FROM sqlite_master)", &st);
+    if (rc != SQLITE_OK)
+        return rc;
+    rc = db__step_first(d, st);
+    if (rc == SQLITE_ROW) {
+        h->app = sqlite3_column_int(st, 0);
+        h->version = sqlite3_column_int(st, 1);
+        h->objects = sqlite3_column_int64(st, 2);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static bool is_fresh(const header *h) { return h->app == 0 && h->version == 0 && h->objects == 0; }
+
+/* Refuses what is not ours or too new; DB_OK for ours (any older version)
+ * and for a fresh empty file when create is allowed. */
+static db_status judge(db *d, const header *h, bool create, char *err, size_t errlen)
+{
+    if (h->app == DB_APPLICATION_ID) {
+        if (h->version > DB_SCHEMA_VERSION)
+            return db__err(DB_NEWER, err, errlen,
+                           "%s: written by a newer flipgraph (schema version %d; this program "
+                           "knows versions up to %d): use a newer flipgraph, or another --db",
+                           d->path, h->version, DB_SCHEMA_VERSION);
+        return DB_OK;
+    }
+    if (is_fresh(h))
+        return create ? DB_OK
+                      : db__err(DB_NOT_FLIPGRAPH, err, errlen,
+                                "%s: an empty file, not a flipgraph database yet "
+                                "(`flipgraph db init --db %s` makes it one)",
+                                d->path, d->path);
+    if (h->app == 0)
+        return db__err(DB_NOT_FLIPGRAPH, err, errlen,
+                       "%s: a SQLite database of another program (no flipgraph application_id), "
+                       "not a flipgraph database: refusing to touch it",
+                       d->path);
+    return db__err(DB_NOT_FLIPGRAPH, err, errlen,
+                   "%s: a SQLite database of another program (application_id 0x%08x, "
+                   "flipgraph's is 0x%08x): refusing to touch it",
+                   d->path, (unsigned)h->app, (unsigned)DB_APPLICATION_ID);
+}
+
+static db_status header_fail(db *d, int rc, char *err, size_t errlen)
+{
+    if ((rc & 0xff) == SQLITE_NOTADB)
+        return db__err(DB_NOT_FLIPGRAPH, err, errlen,
+                       "%s: not a flipgraph database (not a SQLite file, or its header is damaged)", d->path);
+    if ((rc & 0xff) == SQLITE_READONLY)
+        return db__err(DB_READONLY, err, errlen,
+                       "%s: the database is read-only: the file or its folder is not writable "
+                       "(SQLite: %s)", d->path, sqlite3_errmsg(d->h));
+    if ((rc & 0xff) == SQLITE_CORRUPT)
+        return db__err(DB_CORRUPT, err, errlen,
+                       "%s: the database file is corrupt (%s)", d->path, sqlite3_errmsg(d->h));
+    return db__fail(d, rc, "reading the database header", err, errlen);
+}
+
+static db_status migrate(db *d, bool create, char *err, size_t errlen)
+{
+    db_status st = db__begin(d, err, errlen);
+    if (st != DB_OK)
+        return st;
+    header h;
+    int rc = read_header(d, &h); /* again, under the write lock: another process may have won */
+    if (rc != SQLITE_OK) {
+        st = header_fail(d, rc, err, errlen);
+        db__rollback(d);
+        return st;
+    }
+    if ((st = judge(d, &h, create, err, errlen)) != DB_OK) {
+        db__rollback(d);
+        return st;
+    }
+    int from = h.app == DB_APPLICATION_ID ? h.version : 0;
+    for (int i = 0; i < db_migration_count; i++) {
+        if (db_migrations[i].version <= from)
+            continue;
+        rc = sqlite3_exec(d->h, db_migrations[i].sql, NULL, NULL, NULL);
+        if (rc != SQLITE_OK) {
+            char what[64];
+            snprintf(what, sizeof what, "migrating to schema version %d", db_migrations[i].version);
+            st = db__fail(d, rc, what, err, errlen);
+            db__rollback(d);
+            return st;
+        }
+    }
+    if (from < DB_SCHEMA_VERSION) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "PRAGMA user_version = %d; PRAGMA application_id = %d",
+                 DB_SCHEMA_VERSION, DB_APPLICATION_ID);
+        rc = sqlite3_exec(d->h, sql, NULL, NULL, NULL);
+        if (rc != SQLITE_OK) {
+            st = db__fail(d, rc, "recording the schema version", err, errlen);
+            db__rollback(d);
+            return st;
+        }
+    }
+    return db__commit(d, err, errlen);
+}
+
+static db_status set_wal(db *d, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    int rc = db__prepare(d, "PRAGMA journal_mode", &st);
+    if (rc != SQLITE_OK)
+        return db__fail(d, rc, "reading the journal mode", err, errlen);
+    rc = db__step_first(d, st);
+    bool wal = rc == SQLITE_ROW && sqlite3_column_text(st, 0) &&
+               !strcmp((const char *)sqlite3_column_text(st, 0), "wal");
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return db__fail(d, rc, "reading the journal mode", err, errlen);
+    if (wal)
+        return DB_OK;
+    rc = db__prepare(d, "PRAGMA journal_mode = WAL", &st);
+    if (rc != SQLITE_OK)
+        return db__fail(d, rc, "switching to WAL", err, errlen);
+    rc = db__step_first(d, st);
+    wal = rc == SQLITE_ROW && sqlite3_column_text(st, 0) &&
+          !strcmp((const char *)sqlite3_column_text(st, 0), "wal");
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return db__fail(d, rc, "switching to WAL", err, errlen);
+    if (!wal)
+        return db__err(DB_IO, err, errlen,
+                       "%s: SQLite refused the WAL journal (a file system without shared "
+                       "memory?)", d->path);
+    return DB_OK;
+}
+
+static bool dir_writable(const char *path)
+{
+    char *copy = strdup(path);
+    if (!copy)
+        return true;
+    char *slash = strrchr(copy, '/');
+    const char *dir = ".";
+    if (slash == copy)
+        dir = "/";
+    else if (slash) {
+        *slash = 0;
+        dir = copy;
+    }
+    bool ok = access(dir, W_OK) == 0;
+    free(copy);
+    return ok;
+}
+
+/* Opens the SQLite handle; immutable: as a URI with immutable=1. */
+static int open_handle(db *d, const char *path, int flags, bool immutable)
+{
+    int rc;
+    if (!immutable) {
+        rc = sqlite3_open_v2(path, &d->h, flags, NULL);
+    } else {
+        size_t n = strlen(path);
+        char *uri = malloc(3 * n + 32), *q = uri;
+        if (!uri)
+            return SQLITE_NOMEM;
+        q += sprintf(q, "file:");
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)path[i];
+            if (c == '%' || c == '?' || c == '#' || c <= ' ' || c >= 0x7f)
+                q += sprintf(q, "%%%02X", c);
+            else
+                *q++ = (char)c;
+        }
+        sprintf(q, "?immutable=1");
+        rc = sqlite3_open_v2(uri, &d->h, flags | SQLITE_OPEN_URI, NULL);
+        free(uri);
+    }
+    if (rc != SQLITE_OK)
+        return rc;
+    sqlite3_extended_result_codes(d->h, 1);
+    sqlite3_busy_timeout(d->h, DB_BUSY_TIMEOUT_MS);
+    /* A file we may not write is opened read-only by SQLite without a word:
+     * remember it, so that a change says "read-only" rather than failing oddly. */
+    if (sqlite3_db_readonly(d->h, "main") == 1)
+        d->readonly = true;
+    return SQLITE_OK;
+}
+
+static db *fail_open(db *d, db_status code, db_status *st)
+{
+    if (st)
+        *st = code;
+    db_close(d);
+    return NULL;
+}
+
+db *db_open_ex(const char *path, unsigned flags, db_status *st, char *err, size_t errlen)
+{
+    bool create = flags & DB_OPEN_CREATE, ro = flags & DB_OPEN_READONLY;
+    if (err && errlen)
+        err[0] = 0;
+    if (!path || !*path) {
+        if (st)
+            *st = db__err(DB_NOT_FOUND, err, errlen, "no database path given");
+        return NULL;
+    }
+    db *d = calloc(1, sizeof *d);
+    if (!d || !(d->path = strdup(path))) {
+        free(d);
+        if (st)
+            *st = db__err(DB_IO, err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    d->busy_limit = DB_DEFAULT_BUSY_LIMIT;
+    d->readonly = ro;
+
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        if (errno != ENOENT)
+            return fail_open(d, db__err(DB_IO, err, errlen, "%s: %s", path, strerror(errno)), st);
+        if (!create || ro)
+            return fail_open(d, db__err(DB_NOT_FOUND, err, errlen,
+                                        "%s: no such database (`flipgraph db init --db %s` "
+                                        "creates one)", path, path), st);
+        if (!dir_writable(path))
+            return fail_open(d, db__err(DB_READONLY, err, errlen,
+                                        "%s: cannot create the database: its folder is not "
+                                        "writable", path), st);
+    } else if (!S_ISREG(sb.st_mode)) {
+        return fail_open(d, db__err(DB_NOT_FLIPGRAPH, err, errlen,
+                                    "%s: not a flipgraph database (not a regular file)", path), st);
+    }
+
+    int oflags = ro ? SQLITE_OPEN_READONLY
+                    : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+    int rc = open_handle(d, path, oflags, false);
+    if (rc != SQLITE_OK)
+        return fail_open(d, db__fail(d, rc, "opening", err, errlen), st);
+
+    header h;
+    rc = read_header(d, &h);
+    if (ro && ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN)) {
+        /* A WAL database whose -shm file cannot be created (a folder we may
+         * not write) cannot be read the normal way; opened immutable, SQLite
+         * reads the main file alone.  Nobody can be writing it then, except
+         * root: docs/db.md says so. */
+        sqlite3_close_v2(d->h);
+        d->h = NULL;
+        rc = open_handle(d, path, SQLITE_OPEN_READONLY, true);
+        d->immutable = true;
+        if (rc != SQLITE_OK)
+            return fail_open(d, db__fail(d, rc, "opening read-only", err, errlen), st);
+        rc = read_header(d, &h);
+    }
+    if (rc != SQLITE_OK)
+        return fail_open(d, header_fail(d, rc, err, errlen), st);
+    db_status js = judge(d, &h, create && !d->readonly, err, errlen);
+    if (js != DB_OK)
+        return fail_open(d, js, st);
+    if (!d->readonly) {
+        db_status ws = set_wal(d, err, errlen);
+        if (ws != DB_OK)
+            return fail_open(d, ws, st);
+        /* FULL: a commit is on disk (WAL fsync'd) before the caller hears "stored". */
+        db__exec(d, "PRAGMA synchronous = FULL");
+    }
+    db__exec(d, "PRAGMA foreign_keys = ON");
+    if (h.app != DB_APPLICATION_ID || h.version < DB_SCHEMA_VERSION) {
+        if (d->readonly)
+            return fail_open(d, db__err(DB_READONLY, err, errlen,
+                                        "%s: schema version %d must be migrated to %d, but the "
+                                        "database is read-only", path, h.version,
+                                        DB_SCHEMA_VERSION), st);
+        db_status ms = migrate(d, create, err, errlen);
+        if (ms != DB_OK)
+            return fail_open(d, ms, st);
+    }
+    if (st)
+        *st = DB_OK;
+    return d;
+}
+
+db *db_open(const char *path, bool create, db_status *st, char *err, size_t errlen)
+{
+    return db_open_ex(path, create ? DB_OPEN_CREATE : 0, st, err, errlen);
+}
+
+void db_close(db *d)
+{
+    if (!d)
+        return;
+    sqlite3_finalize(d->find);
+    sqlite3_finalize(d->insert);
+    if (d->h)
+        sqlite3_close_v2(d->h);
+    free(d->path);
+    free(d);
+}
+
+/* ---- the program version recorded in runs ---- */
+
+static char program_version[64] = "unknown";
+
+void db_set_program_version(const char *version)
+{
+    snprintf(program_version, sizeof program_version, "%s", version && *version ? version : "unknown");
+}
+
+const char *db__program_version(void) { return program_version; }

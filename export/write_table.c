@@ -1,0 +1,72 @@
+/* The terms as a table, for a paper (LaTeX) or a README (Markdown).
+ *
+ * Each row r reads M_r = (A factor)(B factor), and the last column lists the
+ * entries of the product C = A*B that M_r is added to (with their signs): the
+ * product's own indices, not the transposed third factor of the published
+ * files, so that the table reads without knowing that convention.  The header
+ * says so. */
+#include "export.h"
+
+#define FACTOR_MAX (SCHEME_MAX_ENTRIES * 20 + 8)
+
+static const char *ring_name(const scheme *s, bool tex)
+{
+    if (s->ring == SCHEME_RING_Z)
+        return tex ? "$\\mathbb{Z}$" : "Z";
+    return tex ? "GF(2)" : "GF(2)";
+}
+
+bool export_write_tex(const scheme *s, const export_info *info, FILE *out)
+{
+    char defname[64], fmt[32], hex[17], f[3][FACTOR_MAX];
+    const char *name = info && info->name ? info->name : export_default_name(s, defname);
+    scheme *canon = scheme_clone(s);
+    if (!canon)
+        return false;
+    scheme_hash_hex(scheme_hash(canon), hex);
+    scheme_free(canon);
+    scheme_format_str(s->fmt, fmt);
+    fprintf(out, "%% %s: %s rank %d over %s, hash %s; written by flipgraph export --to tex\n",
+            name, fmt, s->rank, s->ring == SCHEME_RING_Z ? "Z" : "GF(2)", hex);
+    fputs("% needs \\usepackage{longtable}\n", out);
+    fputs("\\begin{longtable}{r l l l}\n", out);
+    fprintf(out, "\\caption{A scheme for $\\langle %d,%d,%d\\rangle$ of rank %d over %s%s: "
+                 "$M_r$ is the product of the $A$ and $B$ factors of row $r$, and each "
+                 "entry $c_{ik}$ of $C = AB$ is the sum of the $M_r$ listing it.}"
+                 "\\label{tab:%s}\\\\\n",
+            s->fmt.n, s->fmt.m, s->fmt.p, s->rank, ring_name(s, true),
+            s->ring == SCHEME_RING_F2 ? " ($+$ is XOR)" : "", name);
+    fputs("$r$ & $A$ factor & $B$ factor & $M_r$ is added to \\\\\n\\hline\n\\endhead\n", out);
+    for (int r = 0; r < s->rank; r++) {
+        for (int pos = 0; pos < 3; pos++)
+            if (!export_factor_str(s, r, pos, 1, false, f[pos], sizeof f[pos]))
+                return false;
+        fprintf(out, "%d & $%s$ & $%s$ & $%s$ \\\\\n", r + 1, f[0], f[1], f[2]);
+    }
+    fputs("\\end{longtable}\n", out);
+    return !ferror(out);
+}
+
+bool export_write_md(const scheme *s, const export_info *info, FILE *out)
+{
+    char defname[64], fmt[32], hex[17], f[3][FACTOR_MAX];
+    const char *name = info && info->name ? info->name : export_default_name(s, defname);
+    scheme *canon = scheme_clone(s);
+    if (!canon)
+        return false;
+    scheme_hash_hex(scheme_hash(canon), hex);
+    scheme_free(canon);
+    scheme_format_str(s->fmt, fmt);
+    fprintf(out, "**%s**: %s rank %d over %s (hash `%s`). M_r is the product of the A and B "
+                 "factors of row r; each entry cik of C = AB is the sum of the M_r listing it%s.\n\n",
+            name, fmt, s->rank, ring_name(s, false), hex,
+            s->ring == SCHEME_RING_F2 ? " (+ is XOR)" : "");
+    fputs("| r | A factor | B factor | M_r is added to |\n|---:|---|---|---|\n", out);
+    for (int r = 0; r < s->rank; r++) {
+        for (int pos = 0; pos < 3; pos++)
+            if (!export_factor_str(s, r, pos, 0, false, f[pos], sizeof f[pos]))
+                return false;
+        fprintf(out, "| %d | `%s` | `%s` | `%s` |\n", r + 1, f[0], f[1], f[2]);
+    }
+    return !ferror(out);
+}

@@ -1,0 +1,55 @@
+/* Writers of the published text formats that schemes/ does not write:
+ * Moosbauer-Poole .txt and Mathematica nested lists (.m).  The exp and native
+ * writers are schemes/'s own (scheme_write_exp, scheme_write_native). */
+#include "export.h"
+
+/* Longest factor string: 64 entries of "-127*a8,8" and separators. */
+#define FACTOR_MAX (SCHEME_MAX_ENTRIES * 16 + 8)
+
+bool export_write_txt(const scheme *s, FILE *out)
+{
+    /* As in jakobmoosbauer/symmetric-flips: one term a line, the three factors
+     * in parentheses separated by a space, the third factor in the published
+     * (transposed) convention: (a13 - a32 + a53) (b12 + b21) (-c13 - c25 + c45). */
+    char f[3][FACTOR_MAX];
+    for (int r = 0; r < s->rank; r++) {
+        for (int pos = 0; pos < 3; pos++)
+            if (!export_factor_str(s, r, pos, 0, true, f[pos], sizeof f[pos]))
+                return false;
+        if (fprintf(out, "(%s) (%s) (%s)\n", f[0], f[1], f[2]) < 0)
+            return false;
+    }
+    return !ferror(out);
+}
+
+static void write_matrix(const scheme *s, int r, int pos, FILE *out)
+{
+    int rows = scheme_factor_rows(s->fmt, pos), cols = scheme_factor_cols(s->fmt, pos);
+    fputc('{', out);
+    for (int i = 0; i < rows; i++) {
+        fputs(i ? ", {" : "{", out);
+        for (int j = 0; j < cols; j++)
+            fprintf(out, j ? ", %d" : "%d", export_coef(s, r, pos, i * cols + j));
+        fputc('}', out);
+    }
+    fputc('}', out);
+}
+
+bool export_write_m(const scheme *s, FILE *out)
+{
+    /* Mathematica's InputForm of a list of terms {A, B, C}: A has n rows of m
+     * entries, B m rows of p, C p rows of n (the transposed product), as in the
+     * corpus (kauers-moosbauer/344-38-mod0.m, arai/455_73.m).  One term a line. */
+    fputc('{', out);
+    for (int r = 0; r < s->rank; r++) {
+        fputs(r ? ",\n {" : "{", out);
+        for (int pos = 0; pos < 3; pos++) {
+            if (pos)
+                fputs(", ", out);
+            write_matrix(s, r, pos, out);
+        }
+        fputc('}', out);
+    }
+    fputs("}\n", out);
+    return !ferror(out);
+}

@@ -1,0 +1,27 @@
+/* Internal to runtime/: the block layout of the operands between the levels,
+ * shared by the GF(2) and the integer executors.  docs/runtime.md describes it
+ * for the GPU executor. */
+#ifndef FLIPGRAPH_RUNTIME_LAYOUT_H
+#define FLIPGRAPH_RUNTIME_LAYOUT_H
+
+#include "runtime.h"
+
+/* Block offsets of one operand: the block in block-row I and block-column J
+ * (I, J in mixed radix over the levels, level 0 most significant) sits at block
+ * index off_row[I] + off_col[J] of the interleaved order (x_0 y_0 x_1 y_1 ...),
+ * seed 000 (51)-(52). */
+typedef struct rt_layout {
+    uint64_t nrow, ncol; /* S and T (A), T and U (B), S and U (C) */
+    uint64_t *off_row, *off_col;
+} rt_layout;
+
+/* which: 0 = A (s, t), 1 = B (t, u), 2 = C (s, u).  false when out of memory. */
+bool rt_layout_init(rt_layout *lay, const export_plan *p, int which);
+void rt_layout_free(rt_layout *lay);
+
+/* 64-byte aligned words (zeroed when zero is true); NULL when out of memory. */
+uint64_t *rt_buf_alloc(uint64_t words, bool zero);
+
+double rt_clock(void);
+
+#endif

@@ -1,0 +1,155 @@
+/* runtime: bit matrices, their files, and the plan executor (seed 000).
+ *
+ * A bit matrix is rows x cols bits stored row by row, each row a whole number of
+ * 64-bit words (bit c of a row is bit c%64 of word c/64); bits past cols are
+ * always zero.  The executor multiplies two of them with a plan (export/export.h):
+ * pad and permute the operands into blocks, expanding Yates levels, products of
+ * blocks with a word-level kernel, compressing levels, permute back.  This CPU
+ * executor is the reference that a GPU executor (issue 8) is checked against;
+ * docs/runtime.md gives the file formats and the layout between the levels.
+ */
+#ifndef FLIPGRAPH_RUNTIME_H
+#define FLIPGRAPH_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../export/export.h"
+#include "../schemes/scheme.h"
+
+/* ---- bit matrices ------------------------------------------------------ */
+
+/* Largest matrix the runtime allocates (a file larger than this is refused). */
+#define RT_MAX_DIM (1ull << 32)
+#define RT_MAX_MATRIX_BYTES (16ull << 30)
+
+typedef struct rt_matrix {
+    uint64_t rows, cols;
+    uint64_t stride; /* words per row: ceil(cols / 64) */
+    uint64_t *w;     /* rows * stride words, 64-byte aligned */
+} rt_matrix;
+
+/* A zero matrix; NULL when a dimension is 0, too large, or out of memory. */
+rt_matrix *rt_matrix_new(uint64_t rows, uint64_t cols);
+void rt_matrix_free(rt_matrix *m);
+static inline bool rt_matrix_get(const rt_matrix *m, uint64_t r, uint64_t c)
+{
+    return (m->w[r * m->stride + c / 64] >> (c % 64)) & 1;
+}
+static inline void rt_matrix_set(rt_matrix *m, uint64_t r, uint64_t c, bool v)
+{
+    uint64_t *w = &m->w[r * m->stride + c / 64], bit = 1ull << (c % 64);
+    *w = v ? *w | bit : *w & ~bit;
+}
+/* Fills with independent bits, each 1 with probability density (0..1). */
+void rt_matrix_random(rt_matrix *m, scheme_rng *rng, double density);
+uint64_t rt_matrix_popcount(const rt_matrix *m);
+/* Clears the bits past cols in every row (keeps the invariant after raw writes). */
+void rt_matrix_mask_tail(rt_matrix *m);
+
+/* ---- files (docs/runtime.md) ------------------------------------------- */
+
+/* Binary: a 64-byte little-endian header then rows * stride words, little-endian. */
+#define RT_FILE_MAGIC "FGBITMAT"
+#define RT_FILE_VERSION 1u
+#define RT_FILE_HEADER_BYTES 64u
+/* Text files are for small matrices: at most this many bytes. */
+#define RT_TEXT_MAX_BYTES (64u << 20)
+
+typedef enum rt_file_kind {
+    RT_FILE_BINARY = 0, /* header + words */
+    RT_FILE_TEXT = 1    /* one row per line of 0/1 characters */
+} rt_file_kind;
+
+/* Reads a matrix, detecting the kind from the content (the magic). Sizes are
+ * checked before anything is allocated: the file size must match the header.
+ * NULL with diag (FILE:LINE:COL for text, the byte offset in msg for binary). */
+rt_matrix *rt_matrix_read_file(const char *path, rt_file_kind *kind, scheme_diag *diag);
+rt_matrix *rt_matrix_read_buffer(const char *buf, size_t len, const char *name,
+                                 rt_file_kind *kind, scheme_diag *diag);
+/* Only the dimensions (a binary header, or a text file scanned). */
+bool rt_matrix_read_dims(const char *path, uint64_t *rows, uint64_t *cols, rt_file_kind *kind,
+                         scheme_diag *diag);
+bool rt_matrix_write(const rt_matrix *m, rt_file_kind kind, FILE *out);
+/* Whole or not at all (scheme_write_file_atomic); "-" is standard output. */
+bool rt_matrix_write_file(const char *path, const rt_matrix *m, rt_file_kind kind, char *err,
+                          size_t errlen);
+
+/* ---- comparison and the reference products ----------------------------- */
+
+typedef struct rt_diff {
+    bool same_dims, equal;
+    uint64_t count;                /* entries that differ (same_dims only) */
+    uint64_t first_row, first_col; /* the first in row-major order */
+} rt_diff;
+void rt_matrix_compare(const rt_matrix *x, const rt_matrix *y, rt_diff *d);
+
+/* C = A B over GF(2) (XOR) or as Boolean matrices (OR): for each set A[i,k],
+ * row k of B is added to row i of C.  The plain reference of every fast path.
+ * C must be A->rows x B->cols; false when the dimensions do not fit. */
+bool rt_mul_naive(const rt_matrix *A, const rt_matrix *B, rt_matrix *C, bool boolean);
+/* The same one bit at a time (the triple loop), for tests on small sizes. */
+bool rt_mul_bitwise(const rt_matrix *A, const rt_matrix *B, rt_matrix *C, bool boolean);
+
+/* ---- the block kernel -------------------------------------------------- */
+
+/* C (rows x 64*cwords) ^= A (rows x 64*kwords) B (64*kwords x 64*cwords), or |=
+ * for the Boolean product, with method-of-four-Russians tables of 8-bit chunks
+ * of each 64 x 64 block of B.  Strides are in words.  Plain C with GCC vector
+ * types, compiled for AVX-512, AVX2 and the baseline (chosen at run time).
+ * scratch: RT_KERNEL_SCRATCH_BYTES, 64-byte aligned, or NULL (then allocated). */
+#define RT_KERNEL_SCRATCH_BYTES (16u * 256u * 64u) /* the tables: 256 KiB */
+void rt_kernel_mul(const uint64_t *A, size_t a_stride, const uint64_t *B, size_t b_stride,
+                   uint64_t *C, size_t c_stride, size_t rows, size_t kwords, size_t cwords,
+                   bool boolean, void *scratch);
+
+/* ---- threads ----------------------------------------------------------- */
+
+/* Runs fn(ctx, begin, end, thread) over [0, n) split into contiguous ranges,
+ * on `threads` threads (the calling thread is one of them).  Items are taken in
+ * chunks of `grain` from a shared counter so uneven items balance. */
+typedef void (*rt_range_fn)(void *ctx, uint64_t begin, uint64_t end, int thread);
+void rt_parallel(int threads, uint64_t n, uint64_t grain, rt_range_fn fn, void *ctx);
+/* Online processors (at least 1). */
+int rt_default_threads(void);
+
+/* ---- the executor ------------------------------------------------------ */
+
+typedef enum rt_status {
+    RT_OK = 0,
+    RT_EDIMS,    /* dimensions do not fit each other or the plan (usage: exit 2) */
+    RT_EMEMORY,  /* the plan's buffers exceed the memory limit (exit 2) */
+    RT_ENOMEM,   /* an allocation failed (exit 3) */
+    RT_EBACKEND  /* the backend is not available (exit 2) */
+} rt_status;
+
+typedef struct rt_stats {
+    double permute, expand, inner, compress, total; /* seconds */
+} rt_stats;
+
+/* C = A B with a sized plan (export_plan_size for A->rows, A->cols, B->cols);
+ * C must be A->rows x B->cols.  GF(2) with any chain; Boolean with the cubic
+ * plan (OR kernel) or with levels valid over Z (integers mod 2^32, then "not
+ * zero").  threads <= 0: rt_default_threads().  max_bytes: refuse plans whose
+ * buffers need more (0: no limit).  stats may be NULL. */
+rt_status rt_execute(const export_plan *plan, const rt_matrix *A, const rt_matrix *B,
+                     rt_matrix *C, int threads, double max_bytes, rt_stats *stats, char *err,
+                     size_t errlen);
+/* The Boolean path with levels (integers); rt_execute calls it. */
+rt_status rt_execute_z(const export_plan *plan, const rt_matrix *A, const rt_matrix *B,
+                       rt_matrix *C, int threads, rt_stats *stats, char *err, size_t errlen);
+/* The GPU executor (issue 8): RT_EBACKEND with a message until it is built. */
+rt_status rt_execute_gpu(const export_plan *plan, const rt_matrix *A, const rt_matrix *B,
+                         rt_matrix *C, rt_stats *stats, char *err, size_t errlen);
+/* Physical memory in bytes (0 when unknown). */
+double rt_physical_memory(void);
+
+/* ---- schemes the runtime knows by name --------------------------------- */
+
+/* "strassen" (Strassen 1969, over Z), "std:NxMxP" or "standard:NxMxP" (the
+ * standard algorithm).  NULL when the name is not one of these (err says why). */
+scheme *rt_scheme_builtin(const char *name, char *err, size_t errlen);
+
+#endif

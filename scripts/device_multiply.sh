@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The GPU runtime (issue 8) on the device machine in one call: build, the
+# differential tests, one compute-sanitizer run, the SASS check, benchmarks and
+# a short profile; the short table is printed last, the full log is kept.
+#
+#   scripts/device_multiply.sh [quick|full]      (default full)
+#
+# The device lacks the SQLite and xxHash headers: carry the git-ignored deps/
+# folder (apt-get download libsqlite3-dev libxxhash-dev) and they are unpacked
+# under /tmp/deps (../shared/device/NOTES.md).  Results go to $OUT (the device
+# tool's folder) or out/device_multiply.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+MODE=${1:-full}
+DEST=${OUT:-out/device_multiply}
+mkdir -p "$DEST"
+LOG=$DEST/device_multiply.log
+: >"$LOG"
+T0=$(date +%s)
+say() { echo "== $* ($(($(date +%s) - T0)) s)" | tee -a "$LOG"; }
+step() { # step NAME TIMEOUT CMD...: runs, logs everything, keeps the status
+  local name=$1 to=$2
+  shift 2
+  say "$name"
+  timeout "$to" "$@" >>"$LOG" 2>&1
+  local rc=$?
+  echo "   rc=$rc" | tee -a "$LOG"
+  return $rc
+}
+
+nvidia-smi -L 2>&1 | tee -a "$LOG"
+nvcc --version | tail -1 | tee -a "$LOG"
+
+DEPS=/tmp/deps
+mkdir -p $DEPS
+for f in deps/libsqlite3-dev_*.deb deps/libxxhash-dev_*.deb; do
+  [ -f "$f" ] && dpkg -x "$f" $DEPS
+done
+SQLITE_LIB=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so* /lib/x86_64-linux-gnu/libsqlite3.so* 2>/dev/null | head -1)
+B=build-device
+step "configure" 120 cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
+  -DSQLite3_INCLUDE_DIR=$DEPS/usr/include -DSQLite3_LIBRARY="$SQLITE_LIB" \
+  -DXXHASH_INCLUDE_DIR=$DEPS/usr/include || { tail -30 "$LOG"; exit 3; }
+step "build" 300 cmake --build $B -j"$(nproc)" --target gpu_runtime bench_gpu_multiply || {
+  grep -E "error|Error" "$LOG" | head -30
+  exit 3
+}
+# flipgraph itself only where it builds now (other modules are in flux).
+step "build flipgraph" 200 cmake --build $B -j"$(nproc)" --target flipgraph
+
+export FLIPGRAPH_CORPUS=$PWD/../shared/corpus
+[ -d "$FLIPGRAPH_CORPUS" ] || export FLIPGRAPH_CORPUS=$PWD/shared/corpus
+# The device gets the checkout only: carry out/gpurt-corpus (a copy of the
+# corpus files the checks read) when ../shared is not there.
+[ -d "$FLIPGRAPH_CORPUS" ] || export FLIPGRAPH_CORPUS=$PWD/out/gpurt-corpus
+
+say "SASS: bit tensor-core instructions in the inner kernel"
+cuobjdump --dump-sass $B/CMakeFiles/fg_cuda.dir/cuda/bmm_tc.cu.o 2>>"$LOG" |
+  grep -oE "BMMA[.A-Z0-9]*|LDSM[.A-Z0-9]*|LDGSTS[.A-Z0-9]*" | sort | uniq -c | tee -a "$LOG"
+
+step "gpu_runtime (differential tests)" 240 $B/gpu_runtime
+grep -E "^gpu_runtime|FAIL|passed|skipped" "$LOG" | tail -25
+
+if [ "$MODE" = full ]; then
+  step "TC pipeline depth sweep, n = 2^15" 120 bash -c "for s in 3 4 5 6; do FLIPGRAPH_TC_STAGES=\$s $B/bench_gpu_multiply --tc-only --log2 15 --reps 3 | grep -E 'TC stages|tensor'; done"
+fi
+BEST=${FLIPGRAPH_TC_STAGES:-4}
+if [ "$MODE" = full ]; then
+  BEST=$(awk '/TC stages/{s=$NF} /tensor cores.*gf2/{for(i=1;i<=NF;i++) if($i=="Pbop/s") p=$(i-1); if(p>b){b=p; bs=s}} END{print bs?bs:4}' "$LOG")
+fi
+say "TC stages used: $BEST"
+export FLIPGRAPH_TC_STAGES=$BEST
+SIZES=14,15,16
+[ "$MODE" = quick ] && SIZES=14
+step "bench_gpu_multiply --log2 $SIZES" 360 $B/bench_gpu_multiply --log2 $SIZES
+cp "$LOG" "$DEST/" 2>/dev/null
+
+if [ "$MODE" = full ] && [ $(($(date +%s) - T0)) -lt 420 ]; then
+  step "compute-sanitizer memcheck, small sizes" 150 env FLIPGRAPH_SANITIZED=1 \
+    compute-sanitizer --tool memcheck --error-exitcode 9 $B/gpu_runtime
+  grep -E "ERROR SUMMARY|passed" "$LOG" | tail -3
+fi
+if [ "$MODE" = full ] && [ $(($(date +%s) - T0)) -lt 480 ]; then
+  step "ncu: the tensor-core kernel at n = 2^14" 100 ncu --launch-count 1 -k regex:bmm_tc_kernel \
+    --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis \
+    $B/bench_gpu_multiply --tc-only --log2 14 --reps 1
+  grep -E "Throughput|Busy|Stall|Issue|Pipe|Duration|Warp Cycles" "$LOG" | tail -30
+fi
+
+say "summary"
+grep -E "^gpu_runtime|[0-9]+ passed|ERROR SUMMARY|mismatches" "$LOG" | tail -5
+grep -E "^\| " "$LOG" | tail -60

@@ -1,0 +1,417 @@
+/* The CPU search driver: one walker per thread, a shared pool, verified
+ * improvements handed to the callbacks, progress, stop on target / time /
+ * flip budget / request.
+ *
+ * A walker walks from its base rank (the rank it restarted at) until it gets
+ * below it (an improvement for the walker: the scheme is verified, pooled,
+ * reported when it beats the run's best, and the walk goes on from there) or
+ * until walk_len flips pass without that (a failed walk: its final scheme, at
+ * the base rank, is pooled as one more distinct scheme of that rank, and the
+ * walker restarts from the pool).  With one thread a seed replays exactly:
+ * nothing the walk does depends on time.
+ */
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../verify/verify.h"
+#include "pool.h"
+#include "walker_impl.h"
+
+static atomic_int stop_requested;
+
+void search_request_stop(void) { atomic_store(&stop_requested, 1); }
+bool search_stop_requested(void) { return atomic_load(&stop_requested) != 0; }
+void search_clear_stop(void) { atomic_store(&stop_requested, 0); }
+
+void search_result_free(search_result *r)
+{
+    if (r && r->best) {
+        scheme_free(r->best);
+        r->best = NULL;
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct worker_stat {
+    _Atomic uint64_t flips, plus, restarts, reductions;
+    _Atomic uint64_t plateau;
+    char pad[24];
+} worker_stat;
+
+typedef struct driver {
+    const search_params *p;
+    const search_callbacks *cb;
+    search_pool pool;
+    int cap;
+    double t0;
+    atomic_int stop;        /* 1: finish; set by target, budget, failure, request */
+    atomic_int best_rank;
+    pthread_mutex_t mu;     /* improvements: best, callbacks, failure */
+    scheme *best;
+    uint64_t improvements;
+    bool failed;
+    char msg[512];
+    worker_stat *ws;
+    int nthreads;
+    atomic_int running;
+} driver;
+
+static uint64_t total_flips(driver *d)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < d->nthreads; i++)
+        n += atomic_load(&d->ws[i].flips);
+    return n;
+}
+
+static void fail(driver *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(driver *d, const char *fmt, ...)
+{
+    pthread_mutex_lock(&d->mu);
+    if (!d->failed) {
+        d->failed = true;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+        va_end(ap);
+    }
+    pthread_mutex_unlock(&d->mu);
+    atomic_store(&d->stop, 1);
+}
+
+/* Verifies the walker's scheme and keeps it: in the pool, and as the run's
+ * best (with the callback) when it beats it.  false on failure (run stops). */
+static bool keep(driver *d, search_walker *w, scheme_rng *rng, int id, bool report)
+{
+    scheme *s = search_walker_snapshot(w);
+    if (!s) {
+        fail(d, "out of memory");
+        return false;
+    }
+    verify_result vr;
+    memset(&vr, 0, sizeof vr);
+    if (!verify_f2(s, &vr)) {
+        char fb[32];
+        fail(d, "BUG: walker %d produced a scheme of rank %d for %s that does not verify: %s", id,
+             s->rank, scheme_format_str(s->fmt, fb), vr.msg);
+        scheme_free(s);
+        return false;
+    }
+    bool oom = false;
+    search_pool_add(&d->pool, s, rng, &oom);
+    if (oom) {
+        scheme_free(s);
+        fail(d, "out of memory");
+        return false;
+    }
+    bool ok = true;
+    if (report && s->rank < atomic_load(&d->best_rank)) {
+        pthread_mutex_lock(&d->mu);
+        if (s->rank < atomic_load(&d->best_rank) && !d->failed) {
+            atomic_store(&d->best_rank, s->rank);
+            scheme_free(d->best);
+            d->best = scheme_clone(s);
+            d->improvements++;
+            if (d->cb && d->cb->improved) {
+                search_found f = {s, s->rank, now_s() - d->t0, total_flips(d), id};
+                if (!d->cb->improved(d->cb->ctx, &f)) {
+                    d->failed = true;
+                    snprintf(d->msg, sizeof d->msg, "the improvement handler failed");
+                    atomic_store(&d->stop, 1);
+                    ok = false;
+                }
+            }
+            if (d->p->target_rank > 0 && s->rank <= d->p->target_rank)
+                atomic_store(&d->stop, 1);
+        }
+        pthread_mutex_unlock(&d->mu);
+    }
+    scheme_free(s);
+    return ok;
+}
+
+typedef struct worker_arg {
+    driver *d;
+    int id;
+    uint64_t seed;
+    uint64_t budget; /* flips; 0: unlimited */
+} worker_arg;
+
+static void *worker(void *arg)
+{
+    worker_arg *a = arg;
+    driver *d = a->d;
+    const search_params *p = d->p;
+    worker_stat *ws = &d->ws[a->id];
+    scheme_rng rng; /* pool choices: separate from the walk's own stream */
+    scheme_rng_seed(&rng, a->seed ^ 0x5bd1e9955bd1e995ull);
+    scheme *tmp = scheme_standard(p->fmt); /* a placeholder to build the walker */
+    search_walker *w = tmp ? search_walker_new(tmp, p, a->seed, d->cap) : NULL;
+    scheme_free(tmp);
+    if (!w) {
+        fail(d, "out of memory (walker %d)", a->id);
+        atomic_fetch_sub(&d->running, 1);
+        return NULL;
+    }
+    int base = search_pool_restart(&d->pool, &rng, w);
+    uint64_t since = 0, done_total = 0;
+    int stuck = 0;
+    search_walker_stats st0, st;
+    search_walker_stats_get(w, &st0);
+    while (base >= 0 && !atomic_load(&d->stop)) {
+        if (search_walker_rank(w) < base) {
+            if (!keep(d, w, &rng, a->id, true))
+                break;
+            base = search_walker_rank(w);
+            since = 0;
+            /* a shorter plateau after a success, within bounds (adaptive L) */
+            w->L = w->L / 2 > w->Lmin ? w->L / 2 : w->Lmin;
+            continue;
+        }
+        if (since >= p->walk_len) {
+            /* a failed walk: its scheme is one more of its rank; restart */
+            if (search_walker_rank(w) == base && !keep(d, w, &rng, a->id, false))
+                break;
+            w->L = w->L * 2 < w->Lmax ? w->L * 2 : w->Lmax;
+            base = search_pool_restart(&d->pool, &rng, w);
+            since = 0;
+            atomic_fetch_add(&ws->restarts, 1);
+            continue;
+        }
+        uint64_t n = p->batch;
+        if (since + n > p->walk_len)
+            n = p->walk_len - since;
+        if (a->budget) {
+            if (done_total >= a->budget)
+                break;
+            if (n > a->budget - done_total)
+                n = a->budget - done_total;
+        }
+        uint64_t done = search_walker_walk(w, n, base, base);
+        if (!done && search_walker_rank(w) >= base) {
+            /* no flip and no plus possible: restart; twice in a row: nothing to do */
+            if (++stuck > 2)
+                break;
+            since = p->walk_len;
+            continue;
+        }
+        stuck = 0;
+        since += done;
+        done_total += done;
+        search_walker_stats_get(w, &st);
+        atomic_store(&ws->flips, st.flips - st0.flips);
+        atomic_store(&ws->plus, st.plus - st0.plus);
+        atomic_store(&ws->reductions, st.reductions - st0.reductions);
+        atomic_store(&ws->plateau, w->L);
+    }
+    search_walker_stats_get(w, &st);
+    atomic_store(&ws->flips, st.flips - st0.flips);
+    atomic_store(&ws->plus, st.plus - st0.plus);
+    atomic_store(&ws->reductions, st.reductions - st0.reductions);
+    search_walker_free(w);
+    atomic_fetch_sub(&d->running, 1);
+    return NULL;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+search_status search_run_cpu(const search_params *p, const scheme *const *starts, int nstarts,
+                             const search_callbacks *cb, search_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->status = SEARCH_BAD_PARAMS;
+    if (!search_params_check(p, res->msg, sizeof res->msg))
+        return res->status;
+    driver d;
+    memset(&d, 0, sizeof d);
+    d.p = p;
+    d.cb = cb;
+    pthread_mutex_init(&d.mu, NULL);
+
+    /* the start schemes, verified: the pool's first members */
+    scheme *std = NULL;
+    if (nstarts <= 0) {
+        std = scheme_standard(p->fmt);
+        if (!std) {
+            snprintf(res->msg, sizeof res->msg, "out of memory");
+            res->status = SEARCH_FAILED;
+            return res->status;
+        }
+        starts = (const scheme *const *)&std;
+        nstarts = 1;
+    }
+    int max_rank = 0;
+    char fb[32], fb2[32];
+    for (int i = 0; i < nstarts; i++) {
+        const scheme *s = starts[i];
+        if (s->fmt.n != p->fmt.n || s->fmt.m != p->fmt.m || s->fmt.p != p->fmt.p) {
+            snprintf(res->msg, sizeof res->msg, "start scheme %d is for %s, not %s", i + 1,
+                     scheme_format_str(s->fmt, fb), scheme_format_str(p->fmt, fb2));
+            scheme_free(std);
+            return res->status;
+        }
+        if (s->rank > max_rank)
+            max_rank = s->rank;
+    }
+    if (max_rank > SCHEME_MAX_RANK - p->plus_max - 8) {
+        snprintf(res->msg, sizeof res->msg, "start rank %d too large", max_rank);
+        scheme_free(std);
+        return res->status;
+    }
+    d.cap = max_rank + p->plus_max + 8;
+    if (!search_pool_init(&d.pool, max_rank, p->pool_size, p->pool_min)) {
+        snprintf(res->msg, sizeof res->msg, "out of memory");
+        res->status = SEARCH_FAILED;
+        scheme_free(std);
+        return res->status;
+    }
+    scheme_rng rng0;
+    scheme_rng_seed(&rng0, p->seed);
+    int best = SCHEME_MAX_RANK + 1;
+    for (int i = 0; i < nstarts; i++) {
+        scheme *f2 = scheme_to_f2(starts[i]); /* the words; zero terms dropped */
+        verify_result vr;
+        memset(&vr, 0, sizeof vr);
+        if (!f2 || !verify_f2(f2, &vr)) {
+            if (f2)
+                snprintf(res->msg, sizeof res->msg, "start scheme %d does not verify over GF(2): %s",
+                         i + 1, vr.msg);
+            else
+                snprintf(res->msg, sizeof res->msg, "out of memory");
+            res->status = f2 ? SEARCH_BAD_PARAMS : SEARCH_FAILED;
+            scheme_free(f2);
+            search_pool_free(&d.pool);
+            scheme_free(std);
+            return res->status;
+        }
+        search_pool_add(&d.pool, f2, &rng0, NULL);
+        if (f2->rank < best) {
+            best = f2->rank;
+            scheme_free(d.best);
+            d.best = scheme_clone(f2);
+        }
+        scheme_free(f2);
+    }
+    scheme_free(std);
+    res->start_rank = best;
+    atomic_store(&d.best_rank, best);
+    if (p->target_rank > 0 && best <= p->target_rank)
+        atomic_store(&d.stop, 1);
+
+    d.nthreads = p->threads;
+    d.ws = calloc((size_t)p->threads, sizeof *d.ws);
+    worker_arg *args = calloc((size_t)p->threads, sizeof *args);
+    pthread_t *th = calloc((size_t)p->threads, sizeof *th);
+    if (!d.ws || !args || !th) {
+        free(d.ws);
+        free(args);
+        free(th);
+        search_pool_free(&d.pool);
+        scheme_free(d.best);
+        snprintf(res->msg, sizeof res->msg, "out of memory");
+        res->status = SEARCH_FAILED;
+        return res->status;
+    }
+    uint64_t sm = p->seed;
+    d.t0 = now_s();
+    int started = 0;
+    /* Workers block no signals of their own: the CLI's handler only sets the
+     * stop flag, whichever thread runs it. */
+    for (int i = 0; i < p->threads; i++) {
+        args[i].d = &d;
+        args[i].id = i;
+        args[i].seed = scheme_splitmix64(&sm);
+        args[i].budget = p->max_flips ? p->max_flips / (uint64_t)p->threads +
+                                            ((uint64_t)i < p->max_flips % (uint64_t)p->threads)
+                                      : 0;
+        if (p->max_flips && !args[i].budget)
+            continue;
+        atomic_fetch_add(&d.running, 1);
+        if (pthread_create(&th[i], NULL, worker, &args[i]) != 0) {
+            atomic_fetch_sub(&d.running, 1);
+            fail(&d, "cannot start thread %d", i);
+            break;
+        }
+        started = i + 1;
+    }
+
+    double last_prog = d.t0, next_prog = d.t0 + p->progress_every;
+    uint64_t last_flips = 0;
+    while (atomic_load(&d.running) > 0) {
+        sleep_s(0.01);
+        double t = now_s();
+        if (search_stop_requested() && !atomic_load(&d.stop)) {
+            res->interrupted = true;
+            atomic_store(&d.stop, 1);
+        }
+        if (p->time_limit > 0 && t - d.t0 >= p->time_limit)
+            atomic_store(&d.stop, 1);
+        if (p->progress_every > 0 && t >= next_prog && cb && cb->progress) {
+            search_progress pr;
+            memset(&pr, 0, sizeof pr);
+            pr.seconds = t - d.t0;
+            pr.flips = total_flips(&d);
+            pr.flips_per_s = (double)(pr.flips - last_flips) / (t - last_prog);
+            pr.best_rank = atomic_load(&d.best_rank);
+            pr.record = search_record_rank(p->fmt);
+            pr.level = search_pool_level(&d.pool, &pr.level_count);
+            pr.plateau = atomic_load(&d.ws[0].plateau);
+            for (int i = 0; i < d.nthreads; i++) {
+                pr.plus += atomic_load(&d.ws[i].plus);
+                pr.restarts += atomic_load(&d.ws[i].restarts);
+                pr.reductions += atomic_load(&d.ws[i].reductions);
+            }
+            cb->progress(cb->ctx, &pr);
+            last_prog = t;
+            last_flips = pr.flips;
+            next_prog = t + p->progress_every;
+        }
+    }
+    for (int i = 0; i < started; i++)
+        if (!p->max_flips || args[i].budget)
+            pthread_join(th[i], NULL);
+    if (search_stop_requested())
+        res->interrupted = true;
+
+    res->seconds = now_s() - d.t0;
+    res->flips = total_flips(&d);
+    for (int i = 0; i < d.nthreads; i++) {
+        res->plus += atomic_load(&d.ws[i].plus);
+        res->restarts += atomic_load(&d.ws[i].restarts);
+        res->reductions += atomic_load(&d.ws[i].reductions);
+    }
+    res->best_rank = atomic_load(&d.best_rank);
+    res->best = d.best;
+    res->improvements = d.improvements;
+    if (d.failed) {
+        res->status = SEARCH_FAILED;
+        snprintf(res->msg, sizeof res->msg, "%s", d.msg);
+    } else if (p->target_rank > 0) {
+        res->status = res->best_rank <= p->target_rank ? SEARCH_REACHED : SEARCH_NOT_REACHED;
+    } else {
+        res->status = SEARCH_REACHED;
+    }
+    free(d.ws);
+    free(args);
+    free(th);
+    search_pool_free(&d.pool);
+    pthread_mutex_destroy(&d.mu);
+    return res->status;
+}

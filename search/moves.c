@@ -1,0 +1,305 @@
+/* Moves on a plain term array: the definitions (ARCHITECTURE.md section 4).
+ * The walker (walker.c) and the GPU kernels implement the same moves on their
+ * own data structures and are tested against these. */
+#include "search.h"
+
+#include <string.h>
+
+static inline int pos_y(int x) { return x == 2 ? 0 : x + 1; }
+static inline int pos_z(int x) { return x == 0 ? 2 : x - 1; }
+
+static void drop(scheme_term *t, int *rank, int r)
+{
+    t[r] = t[--*rank];
+}
+
+/* Drops every term with a zero factor among the listed ones, highest index
+ * first so that the indices still to visit stay valid. */
+static void drop_zero_terms(scheme_term *t, int *rank, int *idx, int s)
+{
+    /* insertion sort, descending: s is tiny */
+    for (int a = 1; a < s; a++)
+        for (int b = a; b > 0 && idx[b] > idx[b - 1]; b--) {
+            int tmp = idx[b]; idx[b] = idx[b - 1]; idx[b - 1] = tmp;
+        }
+    for (int a = 0; a < s; a++) {
+        if (a > 0 && idx[a] == idx[a - 1])
+            continue;
+        scheme_term *u = &t[idx[a]];
+        if (!u->f[0] || !u->f[1] || !u->f[2])
+            drop(t, rank, idx[a]);
+    }
+}
+
+bool search_flip(scheme_term *t, int *rank, int i, int j, int x)
+{
+    if (i == j || i < 0 || j < 0 || i >= *rank || j >= *rank || x < 0 || x > 2 ||
+        t[i].f[x] != t[j].f[x])
+        return false;
+    int y = pos_y(x), z = pos_z(x);
+    t[i].f[y] ^= t[j].f[y];
+    t[j].f[z] ^= t[i].f[z];
+    int idx[2] = {i, j};
+    drop_zero_terms(t, rank, idx, 2);
+    return true;
+}
+
+bool search_reduce_pair(scheme_term *t, int *rank, int i, int j)
+{
+    if (i == j || i < 0 || j < 0 || i >= *rank || j >= *rank)
+        return false;
+    int differ = -1, shared = 0;
+    for (int p = 0; p < 3; p++) {
+        if (t[i].f[p] == t[j].f[p])
+            shared++;
+        else
+            differ = p;
+    }
+    if (shared < 2)
+        return false;
+    if (differ < 0) {
+        /* equal terms cancel over GF(2) */
+        t[i].f[0] = 0;
+    } else {
+        t[i].f[differ] ^= t[j].f[differ];
+    }
+    t[j].f[0] = 0; /* j goes */
+    int idx[2] = {i, j};
+    drop_zero_terms(t, rank, idx, 2);
+    return true;
+}
+
+uint32_t search_find_dependent(const uint64_t *v, int s)
+{
+    /* Gaussian elimination in reduced form (each pivot bit lives in one basis
+     * vector only), keeping for each basis vector which inputs sum to it. */
+    uint64_t basis[32], piv[32];
+    uint32_t combo[32];
+    int nb = 0;
+    for (int k = 0; k < s && k < 32; k++) {
+        uint64_t w = v[k];
+        uint32_t c = 1u << k;
+        for (int b = 0; b < nb; b++)
+            if (w & piv[b]) {
+                w ^= basis[b];
+                c ^= combo[b];
+            }
+        if (!w)
+            return c;
+        uint64_t pw = w & -w;
+        for (int b = 0; b < nb; b++)
+            if (basis[b] & pw) {
+                basis[b] ^= w;
+                combo[b] ^= c;
+            }
+        basis[nb] = w;
+        piv[nb] = pw;
+        combo[nb] = c;
+        nb++;
+    }
+    return 0;
+}
+
+bool search_reduce_dependent(scheme_term *t, int *rank, const int *idx, int s, int x, int y,
+                             uint32_t subset)
+{
+    if (s < 2 || s > 32 || x < 0 || x > 2 || y < 0 || y > 2 || x == y || !subset ||
+        (s < 32 && (subset >> s)))
+        return false;
+    int z = 3 - x - y;
+    uint64_t sum = 0;
+    int r = -1;
+    for (int k = 0; k < s; k++) {
+        if (idx[k] < 0 || idx[k] >= *rank || t[idx[k]].f[x] != t[idx[0]].f[x])
+            return false;
+        for (int l = 0; l < k; l++)
+            if (idx[l] == idx[k])
+                return false;
+        if (subset >> k & 1) {
+            sum ^= t[idx[k]].f[y];
+            if (r < 0)
+                r = k;
+        }
+    }
+    if (sum)
+        return false;
+    uint64_t zr = t[idx[r]].f[z];
+    int changed[32], nc = 0;
+    for (int k = 0; k < s; k++)
+        if ((subset >> k & 1) && k != r) {
+            t[idx[k]].f[z] ^= zr;
+            changed[nc++] = idx[k];
+        }
+    t[idx[r]].f[0] = 0; /* dropped */
+    changed[nc++] = idx[r];
+    drop_zero_terms(t, rank, changed, nc);
+    return true;
+}
+
+bool search_gf2_inverse(const uint32_t *G, int s, uint32_t *inv)
+{
+    uint32_t a[32], b[32];
+    for (int i = 0; i < s; i++) {
+        a[i] = G[i];
+        b[i] = 1u << i;
+    }
+    for (int c = 0; c < s; c++) {
+        int p = -1;
+        for (int i = c; i < s; i++)
+            if (a[i] >> c & 1) { p = i; break; }
+        if (p < 0)
+            return false;
+        uint32_t ta = a[p]; a[p] = a[c]; a[c] = ta;
+        uint32_t tb = b[p]; b[p] = b[c]; b[c] = tb;
+        for (int i = 0; i < s; i++)
+            if (i != c && (a[i] >> c & 1)) {
+                a[i] ^= a[c];
+                b[i] ^= b[c];
+            }
+    }
+    memcpy(inv, b, (size_t)s * sizeof *inv);
+    return true;
+}
+
+bool search_gen_flip(scheme_term *t, int *rank, const int *idx, int s, int x, int y,
+                     const uint32_t *G)
+{
+    if (s < 1 || s > 5 || x < 0 || x > 2 || y < 0 || y > 2 || x == y)
+        return false;
+    int z = 3 - x - y;
+    for (int k = 0; k < s; k++) {
+        if (idx[k] < 0 || idx[k] >= *rank || t[idx[k]].f[x] != t[idx[0]].f[x] ||
+            (G[k] >> s))
+            return false;
+        for (int l = 0; l < k; l++)
+            if (idx[l] == idx[k])
+                return false;
+    }
+    uint32_t inv[5];
+    if (!search_gf2_inverse(G, s, inv))
+        return false;
+    /* z' = G^-T z: z'_i = sum_j inv[j][i] z_j */
+    uint64_t yv[5], zv[5], yn[5], zn[5];
+    for (int k = 0; k < s; k++) {
+        yv[k] = t[idx[k]].f[y];
+        zv[k] = t[idx[k]].f[z];
+    }
+    for (int i = 0; i < s; i++) {
+        yn[i] = zn[i] = 0;
+        for (int j = 0; j < s; j++) {
+            if (G[i] >> j & 1)
+                yn[i] ^= yv[j];
+            if (inv[j] >> i & 1)
+                zn[i] ^= zv[j];
+        }
+    }
+    int changed[5];
+    for (int k = 0; k < s; k++) {
+        t[idx[k]].f[y] = yn[k];
+        t[idx[k]].f[z] = zn[k];
+        changed[k] = idx[k];
+    }
+    drop_zero_terms(t, rank, changed, s);
+    return true;
+}
+
+bool search_plus(scheme_term *t, int *rank, int cap, int i, int j, int x)
+{
+    if (i == j || i < 0 || j < 0 || i >= *rank || j >= *rank || *rank >= cap || x < 0 || x > 2)
+        return false;
+    for (int p = 0; p < 3; p++)
+        if (t[i].f[p] == t[j].f[p])
+            return false;
+    int y = pos_y(x), z = pos_z(x);
+    scheme_term w;
+    w.f[x] = t[j].f[x];
+    w.f[y] = t[i].f[y] ^ t[j].f[y];
+    w.f[z] = t[i].f[z];
+    t[i].f[x] ^= t[j].f[x];
+    t[j].f[z] ^= t[i].f[z];
+    t[(*rank)++] = w;
+    return true; /* no factor can be zero: the two terms differ at every position */
+}
+
+bool search_find_reduction(const scheme_term *t, int rank, int gen_max, search_reduction *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < rank; i++)
+        for (int j = i + 1; j < rank; j++) {
+            int shared = 0;
+            for (int p = 0; p < 3; p++)
+                shared += t[i].f[p] == t[j].f[p];
+            if (shared >= 2) {
+                out->kind = 2;
+                out->s = 2;
+                out->idx[0] = i;
+                out->idx[1] = j;
+                return true;
+            }
+        }
+    if (gen_max < 3)
+        return false;
+    if (gen_max > 32)
+        gen_max = 32;
+    for (int x = 0; x < 3; x++)
+        for (int i = 0; i < rank; i++) {
+            /* the class of t[i].f[x], visited once: from its first member */
+            bool first = true;
+            for (int j = 0; j < i && first; j++)
+                if (t[j].f[x] == t[i].f[x])
+                    first = false;
+            if (!first)
+                continue;
+            int idx[32], s = 0;
+            bool too_many = false;
+            for (int j = i; j < rank; j++)
+                if (t[j].f[x] == t[i].f[x]) {
+                    if (s == gen_max) { too_many = true; break; }
+                    idx[s++] = j;
+                }
+            if (too_many || s < 3)
+                continue;
+            for (int d = 1; d <= 2; d++) {
+                int y = (x + d) % 3;
+                uint64_t v[32];
+                for (int k = 0; k < s; k++)
+                    v[k] = t[idx[k]].f[y];
+                uint32_t sub = search_find_dependent(v, s);
+                if (sub) {
+                    out->kind = 3;
+                    out->x = x;
+                    out->y = y;
+                    out->s = s;
+                    memcpy(out->idx, idx, sizeof(int) * (size_t)s);
+                    out->subset = sub;
+                    return true;
+                }
+            }
+        }
+    return false;
+}
+
+int search_reduce_all(scheme_term *t, int *rank, int gen_max)
+{
+    int start = *rank;
+    search_reduction red;
+    while (search_find_reduction(t, *rank, gen_max, &red)) {
+        bool ok = red.kind == 2 ? search_reduce_pair(t, rank, red.idx[0], red.idx[1])
+                                : search_reduce_dependent(t, rank, red.idx, red.s, red.x, red.y,
+                                                          red.subset);
+        if (!ok)
+            break; /* cannot happen: the finder checked the precondition */
+    }
+    return start - *rank;
+}
+
+uint64_t search_count_flips(const scheme_term *t, int rank)
+{
+    uint64_t n = 0;
+    for (int x = 0; x < 3; x++)
+        for (int i = 0; i < rank; i++)
+            for (int j = 0; j < rank; j++)
+                if (i != j && t[i].f[x] == t[j].f[x])
+                    n++;
+    return n;
+}

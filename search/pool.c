@@ -1,0 +1,125 @@
+/* The pool: walkers restart from the best schemes found so far, and only
+ * move on to rank r once enough schemes of rank r exist (the level strategy
+ * of Kauers-Moosbauer's flips and Arai-Ichikawa-Hukushima's adaptive search:
+ * many distinct schemes of rank r make a scheme of rank r-1 likelier than one
+ * scheme walked for long). */
+#include "pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool search_pool_init(search_pool *p, int max_rank, int size, int min)
+{
+    memset(p, 0, sizeof *p);
+    p->max_rank = max_rank;
+    p->size = size;
+    p->min = min;
+    p->r = calloc((size_t)max_rank + 1, sizeof *p->r);
+    if (!p->r)
+        return false;
+    pthread_mutex_init(&p->mu, NULL);
+    return true;
+}
+
+void search_pool_free(search_pool *p)
+{
+    if (!p->r)
+        return;
+    for (int k = 0; k <= p->max_rank; k++) {
+        for (int i = 0; i < p->r[k].count; i++)
+            scheme_free(p->r[k].s[i]);
+        free(p->r[k].s);
+        free(p->r[k].hash);
+    }
+    free(p->r);
+    p->r = NULL;
+    pthread_mutex_destroy(&p->mu);
+}
+
+bool search_pool_add(search_pool *p, const scheme *s, scheme_rng *rng, bool *oom)
+{
+    if (oom)
+        *oom = false;
+    if (s->rank < 0 || s->rank > p->max_rank)
+        return false;
+    scheme *c = scheme_clone(s);
+    if (!c) {
+        if (oom)
+            *oom = true;
+        return false;
+    }
+    uint64_t h = scheme_hash(c); /* canonicalizes c */
+    bool added = false;
+    pthread_mutex_lock(&p->mu);
+    search_pool_rank *r = &p->r[s->rank];
+    bool dup = false;
+    for (int i = 0; i < r->count && !dup; i++)
+        dup = r->hash[i] == h && scheme_equal(r->s[i], c);
+    if (!dup) {
+        if (!r->s) {
+            r->s = calloc((size_t)p->size, sizeof *r->s);
+            r->hash = calloc((size_t)p->size, sizeof *r->hash);
+            if (!r->s || !r->hash) {
+                free(r->s);
+                free(r->hash);
+                r->s = NULL;
+                r->hash = NULL;
+                if (oom)
+                    *oom = true;
+                goto out;
+            }
+        }
+        int at = r->count < p->size ? r->count++ : (int)scheme_rng_below(rng, (uint32_t)p->size);
+        scheme_free(r->s[at]);
+        r->s[at] = c;
+        r->hash[at] = h;
+        c = NULL;
+        added = true;
+        p->added++;
+    }
+out:
+    pthread_mutex_unlock(&p->mu);
+    scheme_free(c);
+    return added;
+}
+
+static int level_locked(search_pool *p, int *count)
+{
+    int lowest = -1;
+    for (int k = 0; k <= p->max_rank; k++) {
+        if (!p->r[k].count)
+            continue;
+        if (lowest < 0)
+            lowest = k;
+        if (p->r[k].count >= p->min) {
+            if (count)
+                *count = p->r[k].count;
+            return k;
+        }
+    }
+    if (count)
+        *count = lowest >= 0 ? p->r[lowest].count : 0;
+    return lowest;
+}
+
+int search_pool_level(search_pool *p, int *count)
+{
+    pthread_mutex_lock(&p->mu);
+    int k = level_locked(p, count);
+    pthread_mutex_unlock(&p->mu);
+    return k;
+}
+
+int search_pool_restart(search_pool *p, scheme_rng *rng, search_walker *w)
+{
+    pthread_mutex_lock(&p->mu);
+    int k = level_locked(p, NULL);
+    if (k >= 0) {
+        const search_pool_rank *r = &p->r[k];
+        const scheme *s = r->s[scheme_rng_below(rng, (uint32_t)r->count)];
+        if (!search_walker_reset(w, s))
+            k = -1;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return k;
+}

@@ -1,0 +1,36 @@
+/* search: the pool of schemes per rank that walkers restart from (internal to
+ * search/; the interface is search.h).  Thread-safe. */
+#ifndef FLIPGRAPH_SEARCH_POOL_H
+#define FLIPGRAPH_SEARCH_POOL_H
+
+#include <pthread.h>
+
+#include "search.h"
+
+typedef struct search_pool_rank {
+    scheme **s;        /* verified schemes of this rank, canonical */
+    uint64_t *hash;
+    int count;
+} search_pool_rank;
+
+typedef struct search_pool {
+    pthread_mutex_t mu;
+    int max_rank;      /* ranks 0..max_rank */
+    int size, min;     /* per rank: at most size schemes; min before walkers start there */
+    search_pool_rank *r;
+    uint64_t added;
+} search_pool;
+
+bool search_pool_init(search_pool *p, int max_rank, int size, int min);
+void search_pool_free(search_pool *p);
+/* Adds a copy of s (verified by the caller) unless its canonical hash is there;
+ * a full rank replaces a random member.  false: duplicate, rank out of range or
+ * out of memory (*oom set). */
+bool search_pool_add(search_pool *p, const scheme *s, scheme_rng *rng, bool *oom);
+/* The rank walkers start from: the lowest rank holding at least min schemes,
+ * else the lowest rank holding any; -1 when empty.  *count: schemes there. */
+int search_pool_level(search_pool *p, int *count);
+/* Resets w to a random scheme of the level rank; returns that rank (-1 empty). */
+int search_pool_restart(search_pool *p, scheme_rng *rng, search_walker *w);
+
+#endif

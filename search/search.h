@@ -1,0 +1,236 @@
+/* search: moves on the flip graph over GF(2), the CPU walker, pools, and the
+ * search driver that runs a backend (ARCHITECTURE.md section 4; docs/search.md).
+ *
+ * Three layers, each usable on its own:
+ *   1. moves on a plain term array (flip, reductions, plus, generalized flip):
+ *      the definitions every backend follows, O(rank) and obviously correct;
+ *   2. the walker: one scheme with an incremental index of flip candidates,
+ *      random flips, every reduction at once, plus transitions after a plateau;
+ *   3. the driver: threads of walkers, a pool of schemes per rank, callbacks for
+ *      verified improvements (the store plugs in there) and progress.
+ * search_run_cpu and search_run_gpu have one signature, so the CLI picks a
+ * backend with a function pointer.
+ */
+#ifndef FLIPGRAPH_SEARCH_H
+#define FLIPGRAPH_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../schemes/scheme.h"
+
+/* ==== 1. moves on a term array ===========================================
+ *
+ * Positions are SCHEME_A/B/C (0/1/2).  For a position x the other two are
+ * y = (x+1)%3 and z = (x+2)%3.  Every move keeps the tensor sum_r a_r (x) b_r (x) c_r.
+ * A term left with a zero factor is dropped at once (the last term takes its
+ * place, as scheme_remove does), so no move ever leaves a zero factor behind.
+ * Each returns false, changing nothing, when its precondition does not hold.
+ */
+
+/* flip (Kauers-Moosbauer): terms i and j share their factor at x.
+ * (x, y_i, z_i), (x, y_j, z_j) -> (x, y_i + y_j, z_i), (x, y_j, z_j + z_i). */
+bool search_flip(scheme_term *t, int *rank, int i, int j, int x);
+
+/* reduction: terms i and j share the factors at two positions (and differ, or
+ * not, at the third, s): one term (x, y, z_i + z_j) remains (none when equal). */
+bool search_reduce_pair(scheme_term *t, int *rank, int i, int j);
+
+/* The first non-empty subset (bit k: v[k]) of s <= 32 vectors that sums to
+ * zero, found by elimination; 0 when the vectors are linearly independent. */
+uint32_t search_find_dependent(const uint64_t *v, int s);
+
+/* General reduction (seed 004's generalized flip that finds a zero):
+ * terms idx[0..s) share their factor at x; the factors at y of the subset
+ * D (bit k: idx[k]) sum to zero.  With r the lowest member of D, term r is
+ * dropped and its factor at z = the third position is added to the factor at
+ * z of every other member of D.  Lowers the rank by one (or more, when a
+ * factor becomes zero). */
+bool search_reduce_dependent(scheme_term *t, int *rank, const int *idx, int s, int x, int y,
+                             uint32_t subset);
+
+/* Generalized flip over s <= 5 terms idx[] sharing the factor at x (seed 004):
+ * with G an invertible s x s matrix over GF(2) (row i: bit j = G[i][j]),
+ * y_i <- sum_j G[i][j] y_j and z_i <- sum_j (G^-T)[i][j] z_j, where y is the
+ * position given and z the third.  The flip is G = [[1,1],[0,1]]. */
+bool search_gen_flip(scheme_term *t, int *rank, const int *idx, int s, int x, int y,
+                     const uint32_t *G);
+/* Inverse of an s x s GF(2) matrix (rows as bit masks); false when singular. */
+bool search_gf2_inverse(const uint32_t *G, int s, uint32_t *inv);
+
+/* plus (Arai-Ichikawa-Hukushima): terms i and j share no factor; with x the
+ * given position: (x, y, z) + (x', y', z') = (x + x', y, z) + (x', y + y', z)
+ * + (x', y', z + z').  Term i becomes the first, j the third, the second is
+ * appended (needs *rank < cap). */
+bool search_plus(scheme_term *t, int *rank, int cap, int i, int j, int x);
+
+/* Finds a reduction: a pair sharing two factors (*kind = 2, idx[0..1]) or,
+ * with gen_max >= 3, a set of 3..gen_max terms sharing the factor at *x whose
+ * factors at *y are dependent (*kind = 3, idx[0..*s), *subset).  The plain
+ * O(rank^2) reference the walker's incremental index is tested against. */
+typedef struct search_reduction {
+    int kind;        /* 0 none, 2 pair, 3 dependent set */
+    int x, y, s;
+    int idx[32];
+    uint32_t subset;
+} search_reduction;
+bool search_find_reduction(const scheme_term *t, int rank, int gen_max, search_reduction *out);
+/* Applies reductions until none is left; returns the number of terms removed. */
+int search_reduce_all(scheme_term *t, int *rank, int gen_max);
+/* Ordered flippable pairs (i, j, x), i != j sharing the factor at x: the
+ * reference count the walker's index is tested against. */
+uint64_t search_count_flips(const scheme_term *t, int rank);
+
+/* ==== parameters ========================================================= */
+
+/* Defaults of the walk, chosen by measurement (docs/search.md, "Defaults"). */
+#define SEARCH_DEFAULT_PLATEAU 20000
+#define SEARCH_DEFAULT_PLATEAU_MIN 2000
+#define SEARCH_DEFAULT_PLATEAU_MAX 200000
+#define SEARCH_DEFAULT_PLUS_MAX 2
+#define SEARCH_DEFAULT_WALK_LEN 2000000
+#define SEARCH_DEFAULT_GEN_MAX 5
+#define SEARCH_DEFAULT_POOL_SIZE 256
+#define SEARCH_DEFAULT_POOL_MIN 4
+
+typedef struct search_params {
+    scheme_format fmt;
+    int target_rank;       /* stop when reached; 0: none */
+    double time_limit;     /* seconds; 0: no limit (until target, stop or max_flips) */
+    uint64_t max_flips;    /* flips in all (over all threads); 0: no limit */
+    int threads;           /* CPU walkers, one per thread */
+    uint64_t seed;         /* every walker's seed derives from it (splitmix64) */
+    int device;            /* GPU backend: the device index */
+
+    /* the walk (docs/search.md says how each default was measured) */
+    uint64_t plateau;      /* L: flips without a rank drop before a plus transition */
+    uint64_t plateau_min;  /* the adaptive L stays within [plateau_min, plateau_max] */
+    uint64_t plateau_max;
+    int plus_max;          /* plus transitions only while rank < base rank + plus_max (0: never) */
+    uint64_t walk_len;     /* flips without reaching a lower rank before a restart from the pool */
+    int gen_max;           /* largest set sharing a factor tested for dependent factors (2: pairs only) */
+    int pool_size;         /* schemes kept per rank */
+    int pool_min;          /* schemes of rank r needed before walkers start from rank r */
+    double progress_every; /* seconds between progress reports; 0: none */
+    uint64_t batch;        /* flips per walker between checks of the stop flag */
+} search_params;
+
+/* The measured defaults (docs/search.md). */
+void search_params_default(search_params *p);
+/* Checks ranges; false with a message. */
+bool search_params_check(const search_params *p, char *err, size_t errlen);
+/* "key=value" lines with every parameter (the run record; --resume reads it back). */
+char *search_params_to_text(const search_params *p);
+/* Reads such lines over *p (unknown keys are an error; missing keys keep *p's value). */
+bool search_params_from_text(const char *text, search_params *p, char *err, size_t errlen);
+
+/* Best known rank over GF(2) (../shared/records.tsv), symmetric in n, m, p;
+ * <1,m,p> has rank m*p; -1 when unknown (a dimension above 6). */
+int search_record_rank(scheme_format f);
+
+/* ==== 2. the walker ======================================================= */
+
+typedef struct search_walker search_walker;
+
+typedef struct search_walker_stats {
+    uint64_t flips, plus, reductions, gen_reductions, no_flip;
+} search_walker_stats;
+
+/* A walker on a copy of start (GF(2) words; zero-factor terms dropped, then
+ * every reduction taken).  cap: the most terms the walk may hold (plus
+ * transitions stop there); 0: start rank + plus_max + 8.  NULL when out of memory
+ * or when start is not a scheme of p->fmt. */
+search_walker *search_walker_new(const scheme *start, const search_params *p, uint64_t seed, int cap);
+void search_walker_free(search_walker *w);
+/* Replaces the walker's scheme (same format) and resets its plateau; the RNG continues. */
+bool search_walker_reset(search_walker *w, const scheme *s);
+int search_walker_rank(const search_walker *w);
+/* One uniformly random flip (over ordered flippable pairs), then every
+ * reduction it enables.  false when no two terms share a factor. */
+bool search_walker_flip(search_walker *w);
+/* One plus transition on a random pair of terms sharing no factor, then every
+ * reduction it enables.  false when none was found or the walker is full. */
+bool search_walker_plus(search_walker *w);
+/* Walks: up to n flips, a plus transition after each plateau of the adaptive
+ * length L while the rank is below base + plus_max.  Returns early, after the
+ * flip that did it, when the rank drops below stop_below.  Returns flips done. */
+uint64_t search_walker_walk(search_walker *w, uint64_t n, int base, int stop_below);
+/* The current scheme (caller frees). */
+scheme *search_walker_snapshot(const search_walker *w);
+/* The current terms copied into out (room for cap terms); returns the rank. */
+int search_walker_terms(const search_walker *w, scheme_term *out);
+void search_walker_stats_get(const search_walker *w, search_walker_stats *st);
+uint64_t search_walker_plateau(const search_walker *w); /* the current adaptive L */
+/* Checks the index against a recomputation and that no reduction is left
+ * (tests); false with a message. */
+bool search_walker_check(const search_walker *w, char *err, size_t errlen);
+
+/* ==== 3. the driver ======================================================= */
+
+typedef enum search_status {
+    SEARCH_REACHED = 0,     /* target reached; or no target and the time/flip budget ran out */
+    SEARCH_NOT_REACHED = 1, /* the budget ran out (or a stop was requested) before the target */
+    SEARCH_BAD_PARAMS = 2,  /* bad parameters or start scheme; or the backend is not built */
+    SEARCH_FAILED = 3       /* a scheme failed verification (a bug), out of memory, a callback failed */
+} search_status;
+
+/* A verified improvement: a scheme of lower rank than any before in this run. */
+typedef struct search_found {
+    const scheme *s;       /* verified over GF(2) */
+    int rank;
+    double seconds;        /* since the run began */
+    uint64_t flips;        /* all walkers' flips so far */
+    int walker;            /* which thread / warp found it */
+} search_found;
+
+typedef struct search_progress {
+    double seconds;
+    uint64_t flips;
+    double flips_per_s;    /* over the last interval */
+    int best_rank, record; /* record: search_record_rank, -1 unknown */
+    int level;             /* the pool rank walkers start from */
+    int level_count;       /* schemes in the pool at that rank */
+    uint64_t plateau;      /* walker 0's adaptive L */
+    uint64_t plus, restarts, reductions;
+} search_progress;
+
+typedef struct search_callbacks {
+    void *ctx;
+    /* Called (serialized, from any walker's thread) for every improvement after
+     * it verified; return false to stop the run with SEARCH_FAILED (the callback
+     * prints why).  NULL: improvements are only counted. */
+    bool (*improved)(void *ctx, const search_found *f);
+    /* Called from the driver's thread every progress_every seconds. */
+    void (*progress)(void *ctx, const search_progress *pr);
+} search_callbacks;
+
+typedef struct search_result {
+    search_status status;
+    int start_rank, best_rank;
+    scheme *best;            /* the lowest-rank scheme seen (verified); free with search_result_free */
+    double seconds;
+    uint64_t flips, plus, restarts, reductions, improvements;
+    bool interrupted;        /* search_request_stop was called */
+    char msg[512];           /* why, when status is not SEARCH_REACHED/NOT_REACHED */
+} search_result;
+void search_result_free(search_result *r);
+
+/* Runs a search from the given start schemes (all of format p->fmt; none:
+ * the standard algorithm).  Every scheme the run keeps was verified with
+ * verify_f2 first; one that fails is reported as SEARCH_FAILED with a
+ * diagnostic, never kept.  Returns res->status. */
+typedef search_status (*search_run_fn)(const search_params *p, const scheme *const *starts,
+                                       int nstarts, const search_callbacks *cb, search_result *res);
+search_status search_run_cpu(const search_params *p, const scheme *const *starts, int nstarts,
+                             const search_callbacks *cb, search_result *res);
+/* The GPU backend (search/walk_gpu.c, issue 5); SEARCH_BAD_PARAMS when not built. */
+search_status search_run_gpu(const search_params *p, const scheme *const *starts, int nstarts,
+                             const search_callbacks *cb, search_result *res);
+
+/* Asks every running search to finish its batch and return (async-signal-safe). */
+void search_request_stop(void);
+bool search_stop_requested(void);
+void search_clear_stop(void);
+
+#endif

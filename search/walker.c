@@ -1,0 +1,715 @@
+/* The CPU walker: one scheme, an incremental index of flip candidates, random
+ * flips, every reduction at once, plus transitions after a plateau.
+ *
+ * Index (the classic one of flip-graph walkers, seed 004 "existing flip graph
+ * search procedures ... maintain, for each position A,B,C, a map"): per
+ * position an open-addressing hash table factor value -> bucket, each bucket a
+ * doubly linked list of the terms holding that value there.  Terms live in
+ * fixed slots.  Every (slot, position) that sits in a bucket of two or more is
+ * listed in the array M; a flip picks an element of M uniformly, then a partner
+ * uniformly in its bucket, and accepts with probability (k-1)/(kmax-1) (k its
+ * bucket's size, kmax the largest), which makes the choice exactly uniform
+ * over ordered flippable pairs.  A move touches O(1) buckets; nothing is
+ * allocated after the walker is built.
+ *
+ * Reductions are kept exhaustive incrementally: after every change of the
+ * factor at (slot, q) the buckets of that slot are checked (pairs sharing two
+ * factors; with gen_max >= 3 the sets of up to gen_max terms sharing a factor
+ * whose other factors are dependent, seed 004's generalized flip), and the
+ * changes those reductions make are checked in turn (a work list).
+ */
+#include "walker_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HASH_MUL 0x9E3779B97F4A7C15ull
+
+static inline int pos_y(int x) { return x == 2 ? 0 : x + 1; }
+static inline int pos_z(int x) { return x == 0 ? 2 : x - 1; }
+
+/* ---- hash tables: key (never 0) -> bucket id ---- */
+
+static inline uint32_t hslot(const wk_table *t, uint64_t key)
+{
+    return (uint32_t)((key * HASH_MUL) >> t->shift);
+}
+
+static inline int32_t tab_find(const wk_table *t, uint64_t key)
+{
+    uint32_t i = hslot(t, key);
+    for (;;) {
+        const wk_hent *e = &t->e[i];
+        if (e->key == key)
+            return e->bid;
+        if (!e->key)
+            return -1;
+        i = (i + 1) & t->mask;
+    }
+}
+
+/* Deletes key (present) with backward-shift deletion: no tombstones. */
+static void tab_delete(wk_table *t, uint64_t key)
+{
+    uint32_t i = hslot(t, key);
+    while (t->e[i].key != key)
+        i = (i + 1) & t->mask;
+    uint32_t j = i;
+    for (;;) {
+        j = (j + 1) & t->mask;
+        uint64_t k = t->e[j].key;
+        if (!k)
+            break;
+        uint32_t home = hslot(t, k);
+        /* move e[j] to the hole at i when its home is not in (i, j] cyclically */
+        if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
+            t->e[i] = t->e[j];
+            i = j;
+        }
+    }
+    t->e[i].key = 0;
+}
+
+/* ---- the member lists M2 (buckets of two) and M3 (three or more) ---- */
+
+static inline void m_add(search_walker *w, int cls, int32_t code)
+{
+    int32_t *n = &w->nM[cls];
+    w->node[code].mpos = *n;
+    w->M[cls][(*n)++] = code;
+}
+
+static inline void m_del(search_walker *w, int cls, int32_t code)
+{
+    int32_t at = w->node[code].mpos;
+    int32_t last = w->M[cls][--w->nM[cls]];
+    w->M[cls][at] = last;
+    w->node[last].mpos = at;
+    w->node[code].mpos = -1;
+}
+
+static inline void hist_inc(search_walker *w, int k)
+{
+    w->hist[k]++;
+    if (k > w->kmax)
+        w->kmax = k;
+}
+
+static inline void hist_dec(search_walker *w, int k)
+{
+    w->hist[k]--;
+    while (w->kmax > 3 && !w->hist[w->kmax])
+        w->kmax--;
+}
+
+/* ---- buckets: (slot, pos) joins / leaves the bucket of its factor ---- */
+
+static void idx_add(search_walker *w, int32_t s, int pos)
+{
+    int32_t code = s << 2 | pos;
+    uint64_t key = w->f[code];
+    wk_table *t = &w->tab[pos];
+    uint32_t i = hslot(t, key);
+    int32_t b;
+    for (;;) {
+        wk_hent *e = &t->e[i];
+        if (e->key == key) {
+            b = e->bid;
+            break;
+        }
+        if (!e->key) {
+            b = w->bfree[--w->nbfree];
+            e->key = key;
+            e->bid = b;
+            w->bk[b].count = 0;
+            w->bk[b].head = -1;
+            break;
+        }
+        i = (i + 1) & t->mask;
+    }
+    wk_bucket *bk = &w->bk[b];
+    wk_node *n = &w->node[code];
+    n->bid = b;
+    n->prv = -1;
+    int32_t old = bk->head;
+    n->nxt = old;
+    if (old >= 0)
+        w->node[old << 2 | pos].prv = s;
+    bk->head = s;
+    int c = ++bk->count;
+    if (c == 2) {
+        m_add(w, 0, old << 2 | pos);
+        m_add(w, 0, code);
+    } else if (c == 3) {
+        /* the two old members move from M2 to M3 */
+        int32_t o2 = w->node[old << 2 | pos].nxt;
+        m_del(w, 0, old << 2 | pos);
+        m_del(w, 0, o2 << 2 | pos);
+        m_add(w, 1, old << 2 | pos);
+        m_add(w, 1, o2 << 2 | pos);
+        m_add(w, 1, code);
+        hist_inc(w, 3);
+    } else if (c > 3) {
+        m_add(w, 1, code);
+        w->hist[c - 1]--;
+        hist_inc(w, c);
+    }
+}
+
+static void idx_remove(search_walker *w, int32_t s, int pos)
+{
+    int32_t code = s << 2 | pos;
+    wk_node *n = &w->node[code];
+    int32_t b = n->bid;
+    wk_bucket *bk = &w->bk[b];
+    if (n->prv >= 0)
+        w->node[n->prv << 2 | pos].nxt = n->nxt;
+    else
+        bk->head = n->nxt;
+    if (n->nxt >= 0)
+        w->node[n->nxt << 2 | pos].prv = n->prv;
+    int c = --bk->count;
+    if (c == 0) {
+        tab_delete(&w->tab[pos], w->f[code]);
+        w->bfree[w->nbfree++] = b;
+    } else if (c == 1) {
+        m_del(w, 0, code);
+        m_del(w, 0, bk->head << 2 | pos);
+    } else if (c == 2) {
+        int32_t h = bk->head, h2 = w->node[h << 2 | pos].nxt;
+        m_del(w, 1, code);
+        m_del(w, 1, h << 2 | pos);
+        m_del(w, 1, h2 << 2 | pos);
+        m_add(w, 0, h << 2 | pos);
+        m_add(w, 0, h2 << 2 | pos);
+        hist_dec(w, 3);
+    } else {
+        m_del(w, 1, code);
+        w->hist[c]++;
+        hist_dec(w, c + 1);
+    }
+    n->bid = -1;
+}
+
+/* ---- terms ---- */
+
+static inline void work_push(search_walker *w, int32_t s, int pos)
+{
+    w->work[w->nwork++] = s << 2 | pos;
+}
+
+static void term_remove(search_walker *w, int32_t s)
+{
+    for (int p = 0; p < 3; p++)
+        if (w->node[s << 2 | p].bid >= 0)
+            idx_remove(w, s, p);
+    int32_t at = w->apos[s];
+    int32_t last = w->alive[--w->rank];
+    w->alive[at] = last;
+    w->apos[last] = at;
+    w->apos[s] = -1;
+    w->sfree[w->nsfree++] = s;
+}
+
+/* A new term in a free slot, indexed, all three positions queued for checks. */
+static int32_t term_add(search_walker *w, uint64_t a, uint64_t b, uint64_t c)
+{
+    int32_t s = w->sfree[--w->nsfree];
+    w->f[s << 2 | 0] = a;
+    w->f[s << 2 | 1] = b;
+    w->f[s << 2 | 2] = c;
+    w->apos[s] = w->rank;
+    w->alive[w->rank++] = s;
+    for (int p = 0; p < 3; p++) {
+        idx_add(w, s, p);
+        work_push(w, s, p);
+    }
+    return s;
+}
+
+/* Sets the factor of slot s at pos to v (XOR of the old one with d), keeping
+ * the index; drops the term when v is zero; queues the change. */
+static void factor_xor(search_walker *w, int32_t s, int pos, uint64_t d)
+{
+    int32_t code = s << 2 | pos;
+    idx_remove(w, s, pos);
+    w->f[code] ^= d;
+    if (!w->f[code]) {
+        term_remove(w, s);
+        return;
+    }
+    idx_add(w, s, pos);
+    work_push(w, s, pos);
+}
+
+/* ---- reductions ---- */
+
+/* Pairs: a term of the bucket of (s, q) that shares a second factor with s. */
+static bool check_pair(search_walker *w, int32_t s, int q)
+{
+    int r1 = pos_y(q), r2 = pos_z(q);
+    uint64_t f1 = w->f[s << 2 | r1], f2 = w->f[s << 2 | r2];
+    int32_t b = w->node[s << 2 | q].bid;
+    for (int32_t u = w->bk[b].head; u >= 0; u = w->node[u << 2 | q].nxt) {
+        if (u == s)
+            continue;
+        int differ;
+        if (w->f[u << 2 | r1] == f1)
+            differ = r2;
+        else if (w->f[u << 2 | r2] == f2)
+            differ = r1;
+        else
+            continue;
+        /* (x, y, z_s) + (x, y, z_u) = (x, y, z_s + z_u): u goes, s takes the sum */
+        uint64_t d = w->f[u << 2 | differ];
+        term_remove(w, u);
+        w->st.reductions++;
+        factor_xor(w, s, differ, d); /* removes s too when the sum is zero */
+        if (w->apos[s] >= 0)
+            work_push(w, s, q);
+        return true;
+    }
+    return false;
+}
+
+/* A bucket at position x (3 <= size <= gen_max): are the factors at y of its
+ * terms dependent?  Then drop one and fix the others (search_reduce_dependent). */
+static bool check_dependent(search_walker *w, int32_t b, int x, int y)
+{
+    int32_t idx[32];
+    uint64_t v[32];
+    int k = 0;
+    for (int32_t u = w->bk[b].head; u >= 0; u = w->node[u << 2 | x].nxt) {
+        idx[k] = u;
+        v[k] = w->f[u << 2 | y];
+        k++;
+    }
+    uint32_t sub;
+    if (k == 3) /* no two are equal (pairs were reduced first): only the triple */
+        sub = (v[0] ^ v[1] ^ v[2]) ? 0 : 7;
+    else
+        sub = search_find_dependent(v, k);
+    if (!sub)
+        return false;
+    int z = 3 - x - y;
+    int r = __builtin_ctz(sub);
+    int32_t sr = idx[r];
+    uint64_t zr = w->f[sr << 2 | z];
+    term_remove(w, sr);
+    w->st.gen_reductions++;
+    w->st.reductions++;
+    for (int j = r + 1; j < k; j++)
+        if (sub >> j & 1)
+            factor_xor(w, idx[j], z, zr);
+    return true;
+}
+
+static bool check_general(search_walker *w, int32_t s, int q)
+{
+    int gm = w->gen_max;
+    /* the bucket s joined at q: its factors at both other positions */
+    int32_t b = w->node[s << 2 | q].bid;
+    int c = w->bk[b].count;
+    if (c >= 3 && c <= gm) {
+        if (check_dependent(w, b, q, pos_y(q)) || check_dependent(w, b, q, pos_z(q)))
+            return true;
+    }
+    /* the buckets s sits in at the other positions: their factors at q changed */
+    for (int d = 1; d <= 2; d++) {
+        int r = (q + d) % 3;
+        b = w->node[s << 2 | r].bid;
+        c = w->bk[b].count;
+        if (c >= 3 && c <= gm && check_dependent(w, b, r, q))
+            return true;
+    }
+    return false;
+}
+
+static void process_work(search_walker *w)
+{
+    while (w->nwork) {
+        int32_t code = w->work[--w->nwork];
+        int32_t s = code >> 2;
+        int q = code & 3;
+        if (w->apos[s] < 0)
+            continue; /* removed since it was queued */
+        if (check_pair(w, s, q))
+            continue;
+        if (w->gen_max >= 3 && check_general(w, s, q)) {
+            if (w->apos[s] >= 0)
+                work_push(w, s, q); /* s may take part in further reductions */
+        }
+    }
+}
+
+/* ---- building ---- */
+
+static void *xcalloc(size_t n, size_t size, bool *ok)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        *ok = false;
+    return p;
+}
+
+search_walker *search_walker_new(const scheme *start, const search_params *p, uint64_t seed,
+                                 int cap)
+{
+    if (!start || !p || start->fmt.n != p->fmt.n || start->fmt.m != p->fmt.m ||
+        start->fmt.p != p->fmt.p || !scheme_format_valid(start->fmt))
+        return NULL;
+    if (cap <= 0)
+        cap = start->rank + (p->plus_max > 0 ? p->plus_max : 0) + 8;
+    if (cap < start->rank)
+        cap = start->rank;
+    if (cap < 4)
+        cap = 4;
+    if (cap > SCHEME_MAX_RANK)
+        return NULL;
+    search_walker *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    bool ok = true;
+    w->fmt = p->fmt;
+    w->cap = cap;
+    w->gen_max = p->gen_max > 32 ? 32 : p->gen_max;
+    w->plus_max = p->plus_max;
+    w->L = p->plateau ? p->plateau : 1;
+    w->Lmin = p->plateau_min ? p->plateau_min : w->L;
+    w->Lmax = p->plateau_max ? p->plateau_max : w->L;
+    if (w->Lmin > w->L) w->Lmin = w->L;
+    if (w->Lmax < w->L) w->Lmax = w->L;
+    w->f = xcalloc((size_t)cap * 4, sizeof *w->f, &ok);
+    w->node = xcalloc((size_t)cap * 4, sizeof *w->node, &ok);
+    w->alive = xcalloc((size_t)cap, sizeof *w->alive, &ok);
+    w->apos = xcalloc((size_t)cap, sizeof *w->apos, &ok);
+    w->sfree = xcalloc((size_t)cap, sizeof *w->sfree, &ok);
+    w->nbk = 3 * cap;
+    w->bk = xcalloc((size_t)w->nbk, sizeof *w->bk, &ok);
+    w->bfree = xcalloc((size_t)w->nbk, sizeof *w->bfree, &ok);
+    w->M[0] = xcalloc((size_t)cap * 3, sizeof *w->M[0], &ok);
+    w->M[1] = xcalloc((size_t)cap * 3, sizeof *w->M[1], &ok);
+    w->hist = xcalloc((size_t)cap + 2, sizeof *w->hist, &ok);
+    w->work = xcalloc((size_t)cap * 40 + 64, sizeof *w->work, &ok);
+    uint32_t size = 16;
+    int shift = 60;
+    while (size < 4u * (uint32_t)cap) {
+        size <<= 1;
+        shift--;
+    }
+    for (int q = 0; q < 3; q++) {
+        w->tab[q].e = xcalloc(size, sizeof(wk_hent), &ok);
+        w->tab[q].mask = size - 1;
+        w->tab[q].shift = shift;
+    }
+    if (!ok) {
+        search_walker_free(w);
+        return NULL;
+    }
+    scheme_rng_seed(&w->rng, seed);
+    if (!search_walker_reset(w, start)) {
+        search_walker_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void search_walker_free(search_walker *w)
+{
+    if (!w)
+        return;
+    free(w->f);
+    free(w->node);
+    free(w->alive);
+    free(w->apos);
+    free(w->sfree);
+    free(w->bk);
+    free(w->bfree);
+    free(w->M[0]);
+    free(w->M[1]);
+    free(w->hist);
+    free(w->work);
+    for (int q = 0; q < 3; q++)
+        free(w->tab[q].e);
+    free(w);
+}
+
+bool search_walker_reset(search_walker *w, const scheme *s)
+{
+    if (s->fmt.n != w->fmt.n || s->fmt.m != w->fmt.m || s->fmt.p != w->fmt.p)
+        return false;
+    int n = 0;
+    for (int r = 0; r < s->rank; r++) {
+        const scheme_term *t = &s->terms[r];
+        if (t->f[0] && t->f[1] && t->f[2])
+            n++;
+    }
+    if (n > w->cap)
+        return false;
+    for (int q = 0; q < 3; q++)
+        memset(w->tab[q].e, 0, (size_t)(w->tab[q].mask + 1) * sizeof(wk_hent));
+    memset(w->hist, 0, (size_t)(w->cap + 2) * sizeof *w->hist);
+    w->kmax = 3;
+    w->nM[0] = w->nM[1] = 0;
+    w->rank = 0;
+    w->nwork = 0;
+    w->nsfree = 0;
+    for (int32_t k = w->cap - 1; k >= 0; k--) {
+        w->sfree[w->nsfree++] = k;
+        w->apos[k] = -1;
+        for (int q = 0; q < 4; q++) {
+            w->node[k << 2 | q].bid = -1;
+            w->node[k << 2 | q].mpos = -1;
+        }
+    }
+    w->nbfree = 0;
+    for (int32_t b = w->nbk - 1; b >= 0; b--)
+        w->bfree[w->nbfree++] = b;
+    for (int r = 0; r < s->rank; r++) {
+        const scheme_term *t = &s->terms[r];
+        if (t->f[0] && t->f[1] && t->f[2])
+            term_add(w, t->f[0], t->f[1], t->f[2]);
+    }
+    process_work(w);
+    w->plateau_count = 0;
+    return true;
+}
+
+/* ---- moves ---- */
+
+bool search_walker_flip(search_walker *w)
+{
+    if (!w->nM[0] && !w->nM[1]) {
+        w->st.no_flip++;
+        return false;
+    }
+    int32_t s, u;
+    int x;
+    for (;;) {
+        /* class M2 has weight |M2|, class M3 (kmax-1)|M3|; in M3 a member of a
+         * bucket of k is kept with (k-1)/(kmax-1): uniform over ordered pairs */
+        uint32_t n2 = (uint32_t)w->nM[0], n3 = (uint32_t)w->nM[1];
+        uint32_t km1 = getenv("PICKM") ? 1 : (uint32_t)w->kmax - 1;
+        uint32_t r = scheme_rng_below(&w->rng, n2 + km1 * n3);
+        if (r < n2) {
+            int32_t code = w->M[0][r];
+            s = code >> 2;
+            x = code & 3;
+            const wk_node *ns = &w->node[code];
+            u = ns->nxt >= 0 ? ns->nxt : ns->prv;
+            break;
+        }
+        int32_t code = w->M[1][(r - n2) / km1];
+        s = code >> 2;
+        x = code & 3;
+        const wk_bucket *bk = &w->bk[w->node[code].bid];
+        int c = bk->count;
+        if (km1 > 1 && c <= (int)km1 && (int)scheme_rng_below(&w->rng, km1) >= c - 1)
+            continue;
+        int j = (int)scheme_rng_below(&w->rng, (uint32_t)(c - 1));
+        u = bk->head;
+        for (;;) {
+            if (u != s) {
+                if (!j)
+                    break;
+                j--;
+            }
+            u = w->node[u << 2 | x].nxt;
+        }
+        break;
+    }
+    int y = pos_y(x), z = pos_z(x);
+    w->st.flips++;
+    /* (x, y_s, z_s), (x, y_u, z_u) -> (x, y_s + y_u, z_s), (x, y_u, z_u + z_s) */
+    uint64_t zs = w->f[s << 2 | z];
+    factor_xor(w, s, y, w->f[u << 2 | y]);
+    factor_xor(w, u, z, zs);
+    process_work(w);
+    return true;
+}
+
+bool search_walker_plus(search_walker *w)
+{
+    if (w->rank < 2 || w->rank >= w->cap)
+        return false;
+    for (int tries = 0; tries < 64; tries++) {
+        int32_t i = w->alive[scheme_rng_below(&w->rng, (uint32_t)w->rank)];
+        int32_t j = w->alive[scheme_rng_below(&w->rng, (uint32_t)w->rank)];
+        if (i == j)
+            continue;
+        const uint64_t *fi = &w->f[i << 2], *fj = &w->f[j << 2];
+        if (fi[0] == fj[0] || fi[1] == fj[1] || fi[2] == fj[2])
+            continue;
+        int x = (int)scheme_rng_below(&w->rng, 3);
+        int y = pos_y(x), z = pos_z(x);
+        /* (x,y,z) + (x',y',z') = (x+x', y, z) + (x', y+y', z) + (x', y', z+z') */
+        uint64_t nt[3];
+        nt[x] = fj[x];
+        nt[y] = fi[y] ^ fj[y];
+        nt[z] = fi[z];
+        uint64_t xj = fj[x], zi = fi[z];
+        factor_xor(w, i, x, xj);
+        factor_xor(w, j, z, zi);
+        term_add(w, nt[0], nt[1], nt[2]);
+        w->st.plus++;
+        process_work(w);
+        return true;
+    }
+    return false;
+}
+
+uint64_t search_walker_walk(search_walker *w, uint64_t n, int base, int stop_below)
+{
+    uint64_t done = 0;
+    while (done < n) {
+        int before = w->rank;
+        if (!search_walker_flip(w)) {
+            /* nothing shares a factor: only a plus transition can move on */
+            if (!search_walker_plus(w))
+                return done;
+            continue;
+        }
+        done++;
+        if (w->rank < before) {
+            w->plateau_count = 0;
+            if (w->rank < stop_below)
+                return done;
+        } else if (++w->plateau_count >= w->L) {
+            w->plateau_count = 0;
+            if (w->plus_max > 0 && w->rank < base + w->plus_max && search_walker_plus(w) &&
+                w->rank < stop_below)
+                return done; /* the plus enabled reductions past the old rank */
+        }
+    }
+    return done;
+}
+
+/* ---- inspection ---- */
+
+int search_walker_rank(const search_walker *w) { return w->rank; }
+
+uint64_t search_walker_plateau(const search_walker *w) { return w->L; }
+
+void search_walker_stats_get(const search_walker *w, search_walker_stats *st) { *st = w->st; }
+
+int search_walker_terms(const search_walker *w, scheme_term *out)
+{
+    for (int r = 0; r < w->rank; r++) {
+        int32_t s = w->alive[r];
+        out[r].f[0] = w->f[s << 2 | 0];
+        out[r].f[1] = w->f[s << 2 | 1];
+        out[r].f[2] = w->f[s << 2 | 2];
+    }
+    return w->rank;
+}
+
+scheme *search_walker_snapshot(const search_walker *w)
+{
+    scheme *s = scheme_new(w->fmt, SCHEME_RING_F2, w->rank > 0 ? w->rank : 1);
+    if (!s)
+        return NULL;
+    for (int r = 0; r < w->rank; r++) {
+        int32_t k = w->alive[r];
+        scheme_push(s, w->f[k << 2 | 0], w->f[k << 2 | 1], w->f[k << 2 | 2]);
+    }
+    return s;
+}
+
+bool search_walker_check(const search_walker *w, char *err, size_t errlen)
+{
+    /* every alive term indexed at its three factors, non-zero */
+    int nalive = 0;
+    for (int32_t s = 0; s < w->cap; s++) {
+        if (w->apos[s] < 0)
+            continue;
+        nalive++;
+        if (w->alive[w->apos[s]] != s)
+            return scheme_fail(err, errlen, "slot %d: alive list mismatch", s);
+        for (int q = 0; q < 3; q++) {
+            uint64_t v = w->f[s << 2 | q];
+            if (!v)
+                return scheme_fail(err, errlen, "slot %d: zero factor at %d", s, q);
+            int32_t b = tab_find(&w->tab[q], v);
+            if (b < 0 || w->node[s << 2 | q].bid != b)
+                return scheme_fail(err, errlen, "slot %d pos %d: not in its bucket", s, q);
+            bool found = false;
+            int cnt = 0;
+            for (int32_t u = w->bk[b].head; u >= 0; u = w->node[u << 2 | q].nxt) {
+                cnt++;
+                if (w->f[u << 2 | q] != v)
+                    return scheme_fail(err, errlen, "bucket holds a term of another value");
+                if (u == s)
+                    found = true;
+                if (cnt > w->cap)
+                    return scheme_fail(err, errlen, "bucket list loops");
+            }
+            if (!found || cnt != w->bk[b].count)
+                return scheme_fail(err, errlen, "slot %d pos %d: bucket count %d, list %d", s, q,
+                                   w->bk[b].count, cnt);
+            int32_t mp = w->node[s << 2 | q].mpos;
+            if ((mp >= 0) != (cnt >= 2))
+                return scheme_fail(err, errlen, "slot %d pos %d: M membership wrong", s, q);
+            if (mp >= 0 && (mp >= w->nM[cnt >= 3] || w->M[cnt >= 3][mp] != (s << 2 | q)))
+                return scheme_fail(err, errlen, "slot %d pos %d: M position wrong", s, q);
+        }
+    }
+    if (nalive != w->rank)
+        return scheme_fail(err, errlen, "rank %d but %d alive slots", w->rank, nalive);
+    /* M2 / M3 hold exactly the members of buckets of two / more; hist and kmax agree */
+    int expect_m2 = 0, expect_m3 = 0, kmax = 3;
+    int *hist = calloc((size_t)w->cap + 2, sizeof *hist);
+    if (!hist)
+        return scheme_fail(err, errlen, "out of memory");
+    for (int q = 0; q < 3; q++)
+        for (uint32_t i = 0; i <= w->tab[q].mask; i++)
+            if (w->tab[q].e[i].key) {
+                int c = w->bk[w->tab[q].e[i].bid].count;
+                if (c < 1) {
+                    free(hist);
+                    return scheme_fail(err, errlen, "empty bucket left in the table");
+                }
+                if (c == 2)
+                    expect_m2 += 2;
+                if (c >= 3) {
+                    expect_m3 += c;
+                    hist[c]++;
+                    if (c > kmax)
+                        kmax = c;
+                }
+            }
+    bool hist_ok = true;
+    for (int c = 3; c <= w->cap; c++)
+        if (hist[c] != w->hist[c])
+            hist_ok = false;
+    free(hist);
+    if (!hist_ok)
+        return scheme_fail(err, errlen, "bucket-size histogram wrong");
+    if (expect_m2 != w->nM[0] || expect_m3 != w->nM[1])
+        return scheme_fail(err, errlen, "M2/M3 hold %d/%d, buckets hold %d/%d", w->nM[0], w->nM[1],
+                           expect_m2, expect_m3);
+    if (kmax != w->kmax)
+        return scheme_fail(err, errlen, "kmax %d, expected %d", w->kmax, kmax);
+    /* exhaustive reductions: the reference finds none */
+    scheme_term *t = malloc((size_t)(w->rank ? w->rank : 1) * sizeof *t);
+    if (!t)
+        return scheme_fail(err, errlen, "out of memory");
+    search_walker_terms(w, t);
+    search_reduction red;
+    bool left = search_find_reduction(t, w->rank, w->gen_max, &red);
+    uint64_t flips = search_count_flips(t, w->rank);
+    free(t);
+    if (left)
+        return scheme_fail(err, errlen, "a reduction was left (kind %d)", red.kind);
+    uint64_t pairs = 0;
+    for (int q = 0; q < 3; q++)
+        for (uint32_t i = 0; i <= w->tab[q].mask; i++)
+            if (w->tab[q].e[i].key) {
+                uint64_t c = (uint64_t)w->bk[w->tab[q].e[i].bid].count;
+                pairs += c * (c - 1);
+            }
+    if (pairs != flips)
+        return scheme_fail(err, errlen, "index counts %llu flips, reference %llu",
+                           (unsigned long long)pairs, (unsigned long long)flips);
+    return true;
+}

@@ -1,0 +1,589 @@
+/* GPU walk checks (issue 5), a plain program for the GPU machine (no Criterion
+ * there): prints "N passed, N failed"; "skipped: no GPU visible" and exit 0
+ * where no GPU is.  Seeded from /dev/urandom (or FLIPGRAPH_TEST_SEED); the
+ * seed is printed so that a failure can be replayed.
+ *
+ *   trace:   one step per launch with every walker's move recorded; the move
+ *            applied by the CPU definition (search_flip, search_reduce_dependent,
+ *            search_plus) to the scheme before must give the scheme after;
+ *            every scheme verifies; the rank rises only by a plus transition;
+ *            a flip is never taken where its set had a dependent subset.
+ *   walks:   many walkers on many formats (standard algorithms, corpus
+ *            schemes, <8,8,8> at rank 512), every returned scheme verifies,
+ *            rank = start + plus - removed, ranks fall.
+ *   planted: a scheme with a planted redundant pair loses it.
+ *   replay:  the same seed gives the same walk; another seed another.
+ *   driver:  search_run_gpu reaches <2,2,2>:7 and <3,3,3>:23 in checking mode.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../cuda/fg_cuda.h"
+#include "../schemes/scheme.h"
+#include "../search/search.h"
+#include "../search/walk_gpu.h"
+#include "../verify/verify.h"
+
+static int n_pass, n_fail;
+static uint64_t g_seed;
+static bool g_quick;      /* FLIPGRAPH_SANITIZED or FLIPGRAPH_GPU_QUICK: fewer walkers and steps */
+static const char *g_only; /* FLIPGRAPH_GPU_ONLY: run the checks whose name contains it */
+
+static bool wanted(const char *name) { return !g_only || strstr(name, g_only) != NULL; }
+/* walkers and steps, scaled down in quick mode (the CPU emulator runs ~1e4 steps/s) */
+static int qw(int warps) { return g_quick ? (warps >= 64 ? warps / 8 : warps) : warps; }
+static uint32_t qs(uint32_t steps) { return g_quick ? (steps >= 1000 ? steps / 10 : steps) : steps; }
+
+static void report(bool ok, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void report(bool ok, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("%s %s: ", ok ? "ok  " : "FAIL", name);
+    vprintf(fmt, ap);
+    if (!ok)
+        printf(" (replay: FLIPGRAPH_TEST_SEED=%llu)", (unsigned long long)g_seed);
+    printf("\n");
+    va_end(ap);
+    if (ok)
+        n_pass++;
+    else
+        n_fail++;
+    fflush(stdout);
+}
+
+static scheme *load_corpus(const char *rel)
+{
+    const char *dir = getenv("FLIPGRAPH_CORPUS");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : "../shared/corpus", rel);
+    scheme_diag d;
+    memset(&d, 0, sizeof d);
+    scheme *s = scheme_read_file(path, NULL, &d);
+    if (!s) {
+        printf("note: cannot read %s (%s:%d:%d: %s)\n", path, d.file, d.line, d.col, d.msg);
+        return NULL;
+    }
+    scheme *f = scheme_to_f2(s);
+    scheme_free(s);
+    return f;
+}
+
+static scheme *from_terms(scheme_format f, const uint64_t *t, int rank)
+{
+    scheme *s = scheme_new(f, SCHEME_RING_F2, rank > 0 ? rank : 1);
+    for (int i = 0; i < rank; i++)
+        scheme_push(s, t[3 * i], t[3 * i + 1], t[3 * i + 2]);
+    return s;
+}
+
+static bool verifies(scheme_format f, const uint64_t *t, int rank, char *why, size_t len)
+{
+    scheme *s = from_terms(f, t, rank);
+    verify_result vr;
+    memset(&vr, 0, sizeof vr);
+    bool ok = verify_f2(s, &vr);
+    if (!ok)
+        snprintf(why, len, "%.400s", vr.msg);
+    scheme_free(s);
+    return ok;
+}
+
+static bool same_set(scheme_format f, const uint64_t *a, int ra, const uint64_t *b, int rb)
+{
+    if (ra != rb)
+        return false;
+    scheme *x = from_terms(f, a, ra), *y = from_terms(f, b, rb);
+    bool eq = scheme_equal(x, y);
+    scheme_free(x);
+    scheme_free(y);
+    return eq;
+}
+
+static void load_all(cuda_walk *w, const cuda_walk_info *in, const scheme *s)
+{
+    uint64_t *t = malloc((size_t)s->rank * 3 * sizeof *t);
+    for (int i = 0; i < s->rank; i++)
+        memcpy(t + 3 * i, s->terms[i].f, 3 * sizeof *t);
+    char err[256];
+    for (int i = 0; i < in->warps; i++)
+        if (cuda_walk_load(w, i, t, s->rank, err, sizeof err) != 0)
+            printf("note: load: %s\n", err);
+    free(t);
+}
+
+static cuda_walk_config base_config(int cap, uint64_t seed)
+{
+    cuda_walk_config c;
+    memset(&c, 0, sizeof c);
+    c.warps = qw(64);
+    c.cap = cap;
+    c.seed = seed;
+    c.rounds = 3;
+    c.plateau = 2000;
+    c.plus_max = 2;
+    c.mix_every = 4;
+    return c;
+}
+
+static int round32(int r) { return (r + 31) / 32 * 32; }
+
+/* ---- trace: every move against the CPU definition ---------------------- */
+
+static void t_trace(const char *name, const scheme *start, int store, int launches)
+{
+    char tn[160], err[256];
+    snprintf(tn, sizeof tn, "trace %s (%s)", name, store == CUDA_WALK_STORE_SMEM ? "smem" : "regs");
+    if (!wanted(tn))
+        return;
+    const int cap = round32(start->rank + 3);
+    if (store == CUDA_WALK_STORE_REGS && cap > 128) {
+        report(true, tn, "skipped: rank above the register store");
+        return;
+    }
+    cuda_walk_config c = base_config(cap, g_seed ^ (uint64_t)start->rank * 7919u);
+    c.plateau = 4; /* plus transitions often */
+    c.plus_max = 3;
+    c.mix_every = 0; /* moves keep indices: the trace names terms as before the step */
+    c.trace = 1;
+    c.store = store;
+    c.sample = c.warps;
+    cuda_walk *w;
+    if (cuda_walk_create(&c, &w, err, sizeof err) != 0) {
+        report(false, tn, "create: %s", err);
+        return;
+    }
+    cuda_walk_info in;
+    cuda_walk_get_info(w, &in);
+    load_all(w, &in, start);
+    const int W = in.warps;
+    scheme_term *prev = malloc((size_t)W * cap * sizeof *prev);
+    int *prank = malloc((size_t)W * sizeof *prank);
+    cuda_walk_warp *pst = calloc((size_t)W, sizeof *pst);
+    for (int i = 0; i < W; i++) {
+        memcpy(prev + (size_t)i * cap, start->terms, (size_t)start->rank * sizeof *prev);
+        prank[i] = start->rank;
+    }
+    long kinds[5] = {0}, exact = 0, moves = 0;
+    bool ok = true;
+    char why[600] = "";
+    for (int l = 0; l < launches && ok; l++) {
+        cuda_walk_batch b;
+        if (cuda_walk_launch(w, 1, err, sizeof err) || cuda_walk_collect(w, &b, err, sizeof err)) {
+            ok = false;
+            snprintf(why, sizeof why, "launch %d: %s", l, err);
+            break;
+        }
+        for (int i = 0; i < W && ok; i++) {
+            const cuda_walk_move *mv = &b.moves[i];
+            const cuda_walk_warp *st = &b.warp[i];
+            const uint64_t *cur = b.sample_terms + (size_t)i * cap * 3;
+            scheme_term *t = prev + (size_t)i * cap;
+            int r = prank[i];
+            bool applied = true;
+            if (mv->rank_before != r) {
+                snprintf(why, sizeof why, "walker %d launch %d: rank before %d, expected %d", i, l,
+                         mv->rank_before, r);
+                ok = false;
+                break;
+            }
+            switch (mv->kind) {
+            case CUDA_WALK_MOVE_NONE:
+                break;
+            case CUDA_WALK_MOVE_FLIP: {
+                /* the set had no dependent subset, else a reduction was due */
+                uint64_t ys[5], zs[5];
+                int z = 3 - mv->x - mv->y;
+                for (int k = 0; k < mv->s; k++) {
+                    ys[k] = t[mv->idx[k]].f[mv->y];
+                    zs[k] = t[mv->idx[k]].f[z];
+                }
+                if (search_find_dependent(ys, mv->s) || search_find_dependent(zs, mv->s)) {
+                    snprintf(why, sizeof why, "walker %d launch %d: a flip where a reduction was due", i, l);
+                    ok = false;
+                }
+                applied = mv->y == (mv->x + 1) % 3 &&
+                          search_flip(t, &r, mv->idx[mv->a], mv->idx[mv->b], mv->x);
+                break;
+            }
+            case CUDA_WALK_MOVE_REDUCE:
+                applied = search_reduce_dependent(t, &r, mv->idx, mv->s, mv->x, mv->y, mv->subset);
+                break;
+            case CUDA_WALK_MOVE_PLUS:
+                applied = search_plus(t, &r, cap, mv->idx[0], mv->idx[1], mv->x);
+                break;
+            default:
+                applied = false;
+            }
+            if (!ok)
+                break;
+            kinds[mv->kind >= 0 && mv->kind < 5 ? mv->kind : 0]++;
+            moves++;
+            if (!applied) {
+                snprintf(why, sizeof why, "walker %d launch %d: move %d (x %d, s %d) not applicable on the CPU", i,
+                         l, mv->kind, mv->x, mv->s);
+                ok = false;
+                break;
+            }
+            if (!same_set(start->fmt, (const uint64_t *)t, r, cur, st->rank)) {
+                snprintf(why, sizeof why, "walker %d launch %d: move %d gives rank %d on the GPU, %d on the CPU, or other terms",
+                         i, l, mv->kind, st->rank, r);
+                ok = false;
+                break;
+            }
+            if (!memcmp(t, cur, (size_t)r * 3 * sizeof(uint64_t)))
+                exact++;
+            if (st->rank > prank[i] && mv->kind != CUDA_WALK_MOVE_PLUS) {
+                snprintf(why, sizeof why, "walker %d: the rank rose without a plus transition", i);
+                ok = false;
+                break;
+            }
+            if ((long)st->rank - (long)prank[i] != (long)(st->plus - pst[i].plus) - (long)(st->removed - pst[i].removed)) {
+                snprintf(why, sizeof why, "walker %d: rank change %d, plus %llu, removed %llu", i,
+                         st->rank - prank[i], (unsigned long long)(st->plus - pst[i].plus),
+                         (unsigned long long)(st->removed - pst[i].removed));
+                ok = false;
+                break;
+            }
+            char vw[420];
+            if (!verifies(start->fmt, cur, st->rank, vw, sizeof vw)) {
+                snprintf(why, sizeof why, "walker %d launch %d: does not verify: %s", i, l, vw);
+                ok = false;
+                break;
+            }
+            memcpy(t, cur, (size_t)st->rank * 3 * sizeof(uint64_t)); /* follow the GPU's order */
+            prank[i] = st->rank;
+            pst[i] = *st;
+        }
+    }
+    if (ok && (!kinds[CUDA_WALK_MOVE_FLIP] || !kinds[CUDA_WALK_MOVE_PLUS])) {
+        ok = false;
+        snprintf(why, sizeof why, "too few kinds of moves: %ld flips, %ld plus", kinds[1], kinds[3]);
+    }
+    if (ok)
+        report(true, tn, "%ld moves: %ld flips, %ld reductions, %ld plus, %ld none; %ld in the CPU's exact order",
+               moves, kinds[1], kinds[2], kinds[3], kinds[0], exact);
+    else
+        report(false, tn, "%s", why);
+    free(prev);
+    free(prank);
+    free(pst);
+    cuda_walk_destroy(w);
+}
+
+/* ---- walks: validity over many steps ------------------------------------ */
+
+static void t_walks(const char *name, const scheme *start, int store, int warps, uint32_t steps, int launches,
+                    int expect_below)
+{
+    char tn[160], err[256], why[600] = "";
+    snprintf(tn, sizeof tn, "walks %s (%s)", name, store == CUDA_WALK_STORE_SMEM ? "smem" : "auto");
+    if (!wanted(tn))
+        return;
+    warps = qw(warps);
+    steps = qs(steps);
+    const int cap = round32(start->rank);
+    cuda_walk_config c = base_config(cap, g_seed + (uint64_t)start->rank);
+    c.warps = warps;
+    c.store = store;
+    c.sample = warps < 64 ? warps : 64;
+    cuda_walk *w;
+    if (cuda_walk_create(&c, &w, err, sizeof err) != 0) {
+        report(false, tn, "create: %s", err);
+        return;
+    }
+    cuda_walk_info in;
+    cuda_walk_get_info(w, &in);
+    load_all(w, &in, start);
+    bool ok = true;
+    int best = start->rank, returned = 0;
+    long checked = 0;
+    double ms = 0;
+    uint64_t flips = 0;
+    for (int l = 0; l < launches && ok; l++) {
+        cuda_walk_batch b;
+        if (cuda_walk_launch(w, steps, err, sizeof err) || cuda_walk_collect(w, &b, err, sizeof err)) {
+            ok = false;
+            snprintf(why, sizeof why, "launch %d: %s", l, err);
+            break;
+        }
+        ms += b.ms;
+        for (int q = 0; q < b.improved && ok; q++) {
+            const int r = b.improved_rank[q];
+            char vw[420];
+            returned++;
+            if (r >= start->rank || !verifies(start->fmt, b.improved_terms + (size_t)q * cap * 3, r, vw, sizeof vw)) {
+                ok = false;
+                snprintf(why, sizeof why, "walker %d returned rank %d that %s", b.improved_warp[q], r,
+                         r >= start->rank ? "is no improvement" : vw);
+            }
+            if (r < best)
+                best = r;
+        }
+        for (int k = 0; k < b.sample_count && ok; k++) {
+            const int wi = (b.sample_first + k) % b.warps;
+            char vw[420];
+            checked++;
+            if (!verifies(start->fmt, b.sample_terms + (size_t)k * cap * 3, b.warp[wi].rank, vw, sizeof vw)) {
+                ok = false;
+                snprintf(why, sizeof why, "walker %d holds a scheme that does not verify: %s", wi, vw);
+            }
+        }
+        flips = 0;
+        for (int i = 0; i < b.warps && ok; i++) {
+            const cuda_walk_warp *s = &b.warp[i];
+            flips += s->flips;
+            if ((long)s->rank != (long)start->rank + (long)s->plus - (long)s->removed || s->best_rank > s->rank ||
+                s->rank > cap || s->rank < 1) {
+                ok = false;
+                snprintf(why, sizeof why, "walker %d: rank %d, best %d, start %d, plus %llu, removed %llu", i,
+                         s->rank, s->best_rank, start->rank, (unsigned long long)s->plus,
+                         (unsigned long long)s->removed);
+            }
+        }
+    }
+    if (ok && expect_below && best >= expect_below) {
+        ok = false;
+        snprintf(why, sizeof why, "best rank %d, expected below %d", best, expect_below);
+    }
+    if (ok)
+        report(true, tn, "%d walkers (%s), best rank %d from %d, %d returned and %ld held schemes verified, %.3g flips/s",
+               in.warps, in.store == CUDA_WALK_STORE_REGS ? "regs" : "smem", best, start->rank, returned, checked,
+               ms > 0 ? (double)flips / (ms / 1000) : 0);
+    else
+        report(false, tn, "%s", why);
+    cuda_walk_destroy(w);
+}
+
+/* ---- planted: a redundant pair is found ---------------------------------- */
+
+static void t_planted(const char *name, const scheme *s0)
+{
+    char tn[160], err[256];
+    snprintf(tn, sizeof tn, "planted %s", name);
+    if (!wanted(tn))
+        return;
+    /* a term twice more: the sum is unchanged and the two copies cancel, a
+     * reduction by two that every walker must find */
+    scheme *s = scheme_clone(s0);
+    scheme_rng rng;
+    scheme_rng_seed(&rng, g_seed);
+    const int i = (int)scheme_rng_below(&rng, (uint32_t)s->rank);
+    const scheme_term t = s->terms[i];
+    scheme_push(s, t.f[0], t.f[1], t.f[2]);
+    scheme_push(s, t.f[0], t.f[1], t.f[2]);
+    cuda_walk_config c = base_config(round32(s->rank), g_seed ^ 0x1234);
+    c.warps = qw(256);
+    c.plateau = 0; /* no plus: the rank can only fall */
+    cuda_walk *w;
+    if (cuda_walk_create(&c, &w, err, sizeof err) != 0) {
+        report(false, tn, "create: %s", err);
+        scheme_free(s);
+        return;
+    }
+    cuda_walk_info in;
+    cuda_walk_get_info(w, &in);
+    load_all(w, &in, s);
+    cuda_walk_batch b;
+    int fell = 0;
+    bool ran = !cuda_walk_launch(w, 400, err, sizeof err) && !cuda_walk_collect(w, &b, err, sizeof err);
+    if (ran)
+        for (int k = 0; k < b.warps; k++)
+            fell += b.warp[k].rank <= s0->rank;
+    /* Up to 32 terms every lane's term takes part in every round, and a flip
+     * never separates the copies (a set holding one holds the other, and a
+     * dependent pair is reduced before any flip): every walker must reduce.
+     * Beyond, a lane samples one of its terms, so a flip may take one copy
+     * away before the pair is seen: most walkers must reduce. */
+    const bool all = s->rank <= 32;
+    report(ran && (all ? fell == in.warps : fell * 2 >= in.warps), tn,
+           "%d of %d walkers at rank <= %d after 400 steps (%s)%s%s", fell, in.warps, s0->rank,
+           all ? "all required" : "half required", ran ? "" : ": ", ran ? "" : err);
+    cuda_walk_destroy(w);
+    scheme_free(s);
+}
+
+/* ---- replay: the seed decides the walk ----------------------------------- */
+
+static bool run_states(const scheme *start, uint64_t seed, cuda_walk_warp *out, int warps, char *err, size_t len)
+{
+    cuda_walk_config c = base_config(round32(start->rank), seed);
+    c.warps = warps;
+    c.plateau = 300;
+    cuda_walk *w;
+    if (cuda_walk_create(&c, &w, err, len) != 0)
+        return false;
+    cuda_walk_info in;
+    cuda_walk_get_info(w, &in);
+    load_all(w, &in, start);
+    cuda_walk_batch b;
+    bool ok = true;
+    for (int l = 0; l < 3 && ok; l++)
+        ok = !cuda_walk_launch(w, qs(3000), err, len) && !cuda_walk_collect(w, &b, err, len);
+    if (ok)
+        memcpy(out, b.warp, (size_t)warps * sizeof *out);
+    cuda_walk_destroy(w);
+    return ok;
+}
+
+static void t_replay(const scheme *start)
+{
+    enum { W = 128 };
+    static cuda_walk_warp a[W], b[W], c[W];
+    char err[256];
+    if (!wanted("replay"))
+        return;
+    bool ok = run_states(start, g_seed, a, W, err, sizeof err) && run_states(start, g_seed, b, W, err, sizeof err) &&
+              run_states(start, g_seed + 1, c, W, err, sizeof err);
+    if (!ok) {
+        report(false, "replay", "%s", err);
+        return;
+    }
+    int same = 0, differ = 0;
+    for (int i = 0; i < W; i++) {
+        same += a[i].rank == b[i].rank && a[i].flips == b[i].flips && a[i].plus == b[i].plus &&
+                a[i].rng_lane == b[i].rng_lane;
+        differ += a[i].flips != c[i].flips || a[i].rank != c[i].rank;
+    }
+    report(same == W && differ > W / 2, "replay", "%d of %d walkers alike with one seed, %d differ with another", same,
+           W, differ);
+}
+
+/* ---- the driver ----------------------------------------------------------- */
+
+typedef struct found_ctx {
+    int calls, bad, last;
+} found_ctx;
+
+static bool on_found(void *ctx, const search_found *f)
+{
+    found_ctx *fc = ctx;
+    verify_result vr;
+    memset(&vr, 0, sizeof vr);
+    fc->calls++;
+    if (!verify_f2(f->s, &vr) || f->rank != f->s->rank || (fc->last && f->rank >= fc->last))
+        fc->bad++;
+    fc->last = f->rank;
+    return true;
+}
+
+static void t_driver(scheme_format f, int target, double seconds)
+{
+    char tn[64], fb[32];
+    snprintf(tn, sizeof tn, "driver %s to %d", scheme_format_str(f, fb), target);
+    if (!wanted(tn))
+        return;
+    search_params p;
+    search_params_default(&p);
+    p.fmt = f;
+    p.target_rank = target;
+    p.time_limit = seconds;
+    p.seed = g_seed;
+    p.progress_every = 0;
+    search_gpu_options o;
+    search_gpu_options_default(&o);
+    o.check = 32;
+    found_ctx fc = {0, 0, 0};
+    search_callbacks cb = {&fc, on_found, NULL};
+    search_result res;
+    search_status st = search_run_gpu_opts(&p, &o, NULL, 0, &cb, &res);
+    verify_result vr;
+    memset(&vr, 0, sizeof vr);
+    bool best_ok = res.best && verify_f2(res.best, &vr) && res.best->rank == res.best_rank;
+    report(st == SEARCH_REACHED && best_ok && fc.calls > 0 && !fc.bad, tn,
+           "status %d, best rank %d after %.2f s, %.3g flips, %d improvements reported (%d bad), %llu restarts%s%s",
+           (int)st, res.best_rank, res.seconds, (double)res.flips, fc.calls, fc.bad,
+           (unsigned long long)res.restarts, res.msg[0] ? ": " : "", res.msg);
+    search_result_free(&res);
+}
+
+static void t_bad_device(void)
+{
+    if (!wanted("bad device"))
+        return;
+    search_params p;
+    search_params_default(&p);
+    p.fmt = (scheme_format){2, 2, 2};
+    p.device = 99;
+    p.time_limit = 1;
+    search_result res;
+    search_status st = search_run_gpu(&p, NULL, 0, NULL, &res);
+    report(st == SEARCH_BAD_PARAMS && res.msg[0], "bad device", "status %d: %s", (int)st, res.msg);
+    search_result_free(&res);
+}
+
+static uint64_t seed_from_env(void)
+{
+    const char *e = getenv("FLIPGRAPH_TEST_SEED");
+    if (e && *e)
+        return strtoull(e, NULL, 0);
+    uint64_t s = (uint64_t)time(NULL);
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (f) {
+        if (fread(&s, sizeof s, 1, f) != 1)
+            s = (uint64_t)time(NULL);
+        fclose(f);
+    }
+    return s;
+}
+
+int main(void)
+{
+    char dev[256];
+    if (cuda_device_describe(dev, sizeof dev) <= 0) {
+        printf("skipped: no GPU visible (%s)\n0 passed, 0 failed\n", dev);
+        return 0;
+    }
+    g_seed = seed_from_env();
+    g_quick = getenv("FLIPGRAPH_SANITIZED") != NULL || getenv("FLIPGRAPH_GPU_QUICK") != NULL;
+    g_only = getenv("FLIPGRAPH_GPU_ONLY");
+    printf("gpu_walk on %s, seed %llu\n", dev, (unsigned long long)g_seed);
+
+    static const scheme_format stdf[] = {{2, 2, 2}, {2, 2, 3}, {3, 3, 3}, {2, 3, 4}, {4, 4, 4}, {3, 4, 5}, {5, 5, 5}};
+    static const char *corpus[] = {"kauers-moosbauer/444-47-mod2.exp", "kauers-moosbauer/345-47-mod0.exp",
+                                   "kauers-moosbauer/455-76-mod0.exp", "kauers-moosbauer/225-18-mod0.exp",
+                                   "moosbauer-poole/555m93.txt", "arai/455_73.m"};
+    const int ntrace = g_quick ? 20 : 60;
+    for (size_t i = 0; i < sizeof stdf / sizeof *stdf; i++) {
+        char name[64], fb[32];
+        scheme *s = scheme_standard(stdf[i]);
+        snprintf(name, sizeof name, "standard %s", scheme_format_str(stdf[i], fb));
+        t_trace(name, s, CUDA_WALK_STORE_REGS, ntrace);
+        if (i % 2 == 0)
+            t_trace(name, s, CUDA_WALK_STORE_SMEM, ntrace);
+        t_walks(name, s, 0, 256, 20000, 3, s->rank);
+        if (i == 2)
+            t_walks(name, s, CUDA_WALK_STORE_SMEM, 256, 20000, 3, s->rank);
+        scheme_free(s);
+    }
+    for (size_t i = 0; i < sizeof corpus / sizeof *corpus; i++) {
+        scheme *s = load_corpus(corpus[i]);
+        if (!s) {
+            report(false, corpus[i], "corpus file not readable (FLIPGRAPH_CORPUS)");
+            continue;
+        }
+        t_trace(corpus[i], s, 0 == i % 2 ? CUDA_WALK_STORE_REGS : CUDA_WALK_STORE_SMEM, ntrace);
+        t_walks(corpus[i], s, 0, 256, 20000, 2, 0);
+        t_planted(corpus[i], s);
+        scheme_free(s);
+    }
+    {
+        scheme *s = scheme_standard((scheme_format){8, 8, 8});
+        t_trace("standard <8,8,8>", s, CUDA_WALK_STORE_SMEM, g_quick ? 5 : 10);
+        t_walks("standard <8,8,8>", s, 0, 128, 2000, 2, s->rank);
+        scheme_free(s);
+    }
+    {
+        scheme *s = scheme_standard((scheme_format){3, 3, 3});
+        t_replay(s);
+        scheme_free(s);
+    }
+    t_driver((scheme_format){2, 2, 2}, 7, 20);
+    t_driver((scheme_format){3, 3, 3}, 23, 30);
+    t_bad_device();
+    printf("%d passed, %d failed\n", n_pass, n_fail);
+    return n_fail ? 1 : 0;
+}

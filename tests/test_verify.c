@@ -1,0 +1,1162 @@
+/* Tests of verify/: the Brent equations over GF(2) and Z, and Hensel lifting.
+ *
+ * Real files: every scheme of ../shared/corpus (kauers-moosbauer/, arai/,
+ * moosbauer-poole/; see its README) is read and verified.  Randomized tests
+ * seed from /dev/urandom (or FLIPGRAPH_SEED, to replay) and print the seed in
+ * every failure message.  Under FLIPGRAPH_SANITIZED=1 the loops shrink. */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "schemes/scheme.h"
+#include "verify/verify.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+static uint64_t test_seed(void)
+{
+    const char *env = getenv("FLIPGRAPH_SEED");
+    if (env && *env)
+        return strtoull(env, NULL, 0);
+    uint64_t s = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f || fread(&s, sizeof s, 1, f) != 1)
+        s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    if (f)
+        fclose(f);
+    return s;
+}
+
+static bool sanitized(void)
+{
+    const char *e = getenv("FLIPGRAPH_SANITIZED");
+    return e && *e && strcmp(e, "0") != 0;
+}
+
+/* n, or a tenth of it (at least 1) under the sanitizers. */
+static int scaled(int n)
+{
+    return sanitized() ? (n / 10 > 0 ? n / 10 : 1) : n;
+}
+
+static const char *corpus_dir(void)
+{
+    static char buf[4096];
+    const char *c = getenv("FLIPGRAPH_CORPUS");
+    if (c && *c)
+        return c;
+    const char *src = getenv("FLIPGRAPH_SOURCE");
+    snprintf(buf, sizeof buf, "%s/../shared/corpus", src && *src ? src : ".");
+    return buf;
+}
+
+#define MAX_FILES 128
+typedef struct corpus_list {
+    int n;
+    char path[MAX_FILES][1024];
+    char name[MAX_FILES][128];
+} corpus_list;
+
+static bool has_suffix(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* Every scheme file of the corpus (.exp, .txt, .m in its subfolders). */
+static void corpus_files(corpus_list *out)
+{
+    static const char *folders[] = {"kauers-moosbauer", "arai", "moosbauer-poole"};
+    out->n = 0;
+    for (size_t f = 0; f < sizeof folders / sizeof *folders; f++) {
+        char dir[600];
+        snprintf(dir, sizeof dir, "%s/%s", corpus_dir(), folders[f]);
+        DIR *d = opendir(dir);
+        cr_assert_not_null(d, "cannot open corpus folder %s (FLIPGRAPH_CORPUS)", dir);
+        struct dirent *e;
+        while ((e = readdir(d)) && out->n < MAX_FILES) {
+            if (!has_suffix(e->d_name, ".exp") && !has_suffix(e->d_name, ".txt") && !has_suffix(e->d_name, ".m"))
+                continue;
+            snprintf(out->path[out->n], sizeof out->path[0], "%s/%s", dir, e->d_name);
+            snprintf(out->name[out->n], sizeof out->name[0], "%s", e->d_name);
+            out->n++;
+        }
+        closedir(d);
+    }
+    cr_assert_geq(out->n, 35, "expected the whole corpus, found %d files in %s", out->n, corpus_dir());
+}
+
+/* Integer files per the corpus README: the mod0 files and 555l.txt. */
+static bool integer_file(const char *name)
+{
+    return strstr(name, "mod0") || !strcmp(name, "555l.txt");
+}
+
+static scheme *read_or_die(const char *path)
+{
+    scheme_diag d;
+    memset(&d, 0, sizeof d);
+    scheme *s = scheme_read_file(path, NULL, &d);
+    cr_assert_not_null(s, "%s:%d:%d: %s", path, d.line, d.col, d.msg);
+    return s;
+}
+
+static scheme *read_corpus(const char *rel)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s/%s", corpus_dir(), rel);
+    return read_or_die(p);
+}
+
+/* Recomputes the GF(2) words of an integer scheme from its coefficients. */
+static void rederive_words(scheme *s)
+{
+    for (int r = 0; r < s->rank; r++)
+        for (int pos = 0; pos < 3; pos++) {
+            uint64_t w = 0;
+            for (int e = 0; e < SCHEME_MAX_ENTRIES; e++)
+                if (s->zterms[r].z[pos][e] & 1)
+                    w |= 1ull << e;
+            s->terms[r].f[pos] = w;
+        }
+}
+
+/* ---- a tiny local flip (ARCHITECTURE.md section 4), GF(2) and Z ----
+ * Two terms sharing the factor x: (x, y, z) + (x, y', z') =
+ * (x, y + y', z) + (x, y', z' - z).  Kept local so these tests do not depend
+ * on search/.  allow_drop: a factor that became 0 drops its term. */
+static bool flip_f2(scheme *s, scheme_rng *rng, bool allow_drop)
+{
+    if (s->rank < 2)
+        return false;
+    for (int tries = 0; tries < 64; tries++) {
+        int r = (int)scheme_rng_below(rng, (uint32_t)s->rank);
+        int P = (int)scheme_rng_below(rng, 3);
+        int cand[SCHEME_MAX_RANK], nc = 0;
+        for (int t = 0; t < s->rank && nc < SCHEME_MAX_RANK; t++)
+            if (t != r && s->terms[t].f[P] == s->terms[r].f[P])
+                cand[nc++] = t;
+        if (!nc)
+            continue;
+        int q = cand[scheme_rng_below(rng, (uint32_t)nc)];
+        int Q = (P + 1 + (int)scheme_rng_below(rng, 2)) % 3, S = 3 - P - Q;
+        uint64_t ny = s->terms[r].f[Q] ^ s->terms[q].f[Q];
+        uint64_t nz = s->terms[q].f[S] ^ s->terms[r].f[S];
+        if (!allow_drop && (!ny || !nz))
+            continue;
+        s->terms[r].f[Q] = ny;
+        s->terms[q].f[S] = nz;
+        if (!nz)
+            scheme_remove(s, q);
+        else if (!ny)
+            scheme_remove(s, r);
+        return true;
+    }
+    return false;
+}
+
+static bool zfactor_equal(const scheme *s, int r, int q, int pos)
+{
+    return !memcmp(s->zterms[r].z[pos], s->zterms[q].z[pos], SCHEME_MAX_ENTRIES);
+}
+
+static bool zfactor_zero(const int8_t *z)
+{
+    for (int e = 0; e < SCHEME_MAX_ENTRIES; e++)
+        if (z[e])
+            return false;
+    return true;
+}
+
+/* The same flip over Z; refuses flips whose coefficients would pass +-100. */
+static bool flip_z(scheme *s, scheme_rng *rng)
+{
+    if (s->rank < 2)
+        return false;
+    for (int tries = 0; tries < 64; tries++) {
+        int r = (int)scheme_rng_below(rng, (uint32_t)s->rank);
+        int P = (int)scheme_rng_below(rng, 3);
+        int cand[SCHEME_MAX_RANK], nc = 0;
+        for (int t = 0; t < s->rank && nc < SCHEME_MAX_RANK; t++)
+            if (t != r && zfactor_equal(s, t, r, P))
+                cand[nc++] = t;
+        if (!nc)
+            continue;
+        int q = cand[scheme_rng_below(rng, (uint32_t)nc)];
+        int Q = (P + 1 + (int)scheme_rng_below(rng, 2)) % 3, S = 3 - P - Q;
+        int8_t ny[SCHEME_MAX_ENTRIES], nz[SCHEME_MAX_ENTRIES];
+        bool ok = true;
+        for (int e = 0; e < SCHEME_MAX_ENTRIES && ok; e++) {
+            int y = s->zterms[r].z[Q][e] + s->zterms[q].z[Q][e];
+            int z = s->zterms[q].z[S][e] - s->zterms[r].z[S][e];
+            ok = y >= -100 && y <= 100 && z >= -100 && z <= 100;
+            ny[e] = (int8_t)y;
+            nz[e] = (int8_t)z;
+        }
+        if (!ok || zfactor_zero(ny) || zfactor_zero(nz))
+            continue;
+        memcpy(s->zterms[r].z[Q], ny, sizeof ny);
+        memcpy(s->zterms[q].z[S], nz, sizeof nz);
+        rederive_words(s);
+        return true;
+    }
+    return false;
+}
+
+/* ---- small GF(2) matrices for changes of basis ---- */
+typedef struct bmat {
+    int n;
+    uint8_t v[8][8];
+} bmat;
+
+static void bmat_random_invertible(scheme_rng *rng, int n, bmat *m, bmat *inv)
+{
+    for (;;) {
+        m->n = inv->n = n;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                m->v[i][j] = (uint8_t)(scheme_rng_next(rng) >> 63);
+        /* Gauss-Jordan on [m | I]. */
+        uint8_t a[8][16];
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < 2 * n; j++)
+                a[i][j] = j < n ? m->v[i][j] : (uint8_t)(j - n == i);
+        bool ok = true;
+        for (int c = 0; c < n && ok; c++) {
+            int p = c;
+            while (p < n && !a[p][c])
+                p++;
+            if (p == n) {
+                ok = false;
+                break;
+            }
+            for (int j = 0; j < 2 * n; j++) {
+                uint8_t t = a[c][j];
+                a[c][j] = a[p][j];
+                a[p][j] = t;
+            }
+            for (int i = 0; i < n; i++)
+                if (i != c && a[i][c])
+                    for (int j = 0; j < 2 * n; j++)
+                        a[i][j] ^= a[c][j];
+        }
+        if (!ok)
+            continue;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                inv->v[i][j] = a[i][n + j];
+        return;
+    }
+}
+
+/* L * w * R over GF(2) for a factor word w of rows x cols. */
+static uint64_t sandwich_word(uint64_t w, int rows, int cols, const bmat *L, const bmat *R)
+{
+    uint8_t t[8][8] = {{0}}, u[8][8] = {{0}};
+    for (int i = 0; i < rows; i++)
+        for (int k = 0; k < cols; k++) {
+            uint8_t x = 0;
+            for (int j = 0; j < rows; j++)
+                x ^= L->v[i][j] & (uint8_t)((w >> (j * cols + k)) & 1);
+            t[i][k] = x;
+        }
+    for (int i = 0; i < rows; i++)
+        for (int k = 0; k < cols; k++) {
+            uint8_t x = 0;
+            for (int j = 0; j < cols; j++)
+                x ^= t[i][j] & R->v[j][k];
+            u[i][k] = x;
+        }
+    uint64_t out = 0;
+    for (int i = 0; i < rows; i++)
+        for (int k = 0; k < cols; k++)
+            if (u[i][k])
+                out |= 1ull << (i * cols + k);
+    return out;
+}
+
+/* The change of basis that keeps the tensor, in the cyclic convention:
+ * tr(ABC) = tr((X A Y^-1)(Y B Z^-1)(Z C X^-1)), and a term pairs with A, B, C
+ * through <a, A> = sum a_ij A_ij.  Substituting gives the factors
+ * a -> X^T a Y^-T, b -> Y^T b Z^-T, c -> Z^T c X^-T; with P = X^T, Q = Y^-T,
+ * R = Z^-T this is  a -> P a Q,  b -> Q^-1 b R,  c -> R^-1 c P^-1  for any
+ * invertible P (n x n), Q (m x m), R (p x p): the factors are sandwiched just
+ * like the matrices, with no transpose, because c already is the transposed
+ * product position (p x n).  See docs/verify.md. */
+static scheme *sandwich_f2(const scheme *s, scheme_rng *rng)
+{
+    scheme_format f = s->fmt;
+    bmat P, Pi, Q, Qi, R, Ri;
+    bmat_random_invertible(rng, f.n, &P, &Pi);
+    bmat_random_invertible(rng, f.m, &Q, &Qi);
+    bmat_random_invertible(rng, f.p, &R, &Ri);
+    scheme *o = scheme_new(f, SCHEME_RING_F2, s->rank);
+    cr_assert_not_null(o);
+    for (int r = 0; r < s->rank; r++) {
+        const scheme_term *t = &s->terms[r];
+        cr_assert(scheme_push(o, sandwich_word(t->f[0], f.n, f.m, &P, &Q),
+                              sandwich_word(t->f[1], f.m, f.p, &Qi, &R),
+                              sandwich_word(t->f[2], f.p, f.n, &Ri, &Pi)));
+    }
+    return o;
+}
+
+/* The same over Z with unimodular matrices: an elementary matrix I + s*E_ij
+ * (inverse I - s*E_ij) keeps integer schemes integer. */
+typedef struct imat {
+    int n;
+    int v[8][8];
+} imat;
+
+static void imat_elementary(scheme_rng *rng, int n, imat *m, imat *inv)
+{
+    m->n = inv->n = n;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            m->v[i][j] = inv->v[i][j] = i == j;
+    if (n < 2)
+        return;
+    int i = (int)scheme_rng_below(rng, (uint32_t)n), j = (int)scheme_rng_below(rng, (uint32_t)n - 1);
+    if (j >= i)
+        j++;
+    int sg = (scheme_rng_next(rng) >> 63) ? 1 : -1;
+    m->v[i][j] = sg;
+    inv->v[i][j] = -sg;
+}
+
+static bool sandwich_z_factor(const int8_t *in, int rows, int cols, const imat *L, const imat *R, int8_t *out)
+{
+    int t[8][8];
+    for (int i = 0; i < rows; i++)
+        for (int k = 0; k < cols; k++) {
+            t[i][k] = 0;
+            for (int j = 0; j < rows; j++)
+                t[i][k] += L->v[i][j] * in[j * cols + k];
+        }
+    memset(out, 0, SCHEME_MAX_ENTRIES);
+    for (int i = 0; i < rows; i++)
+        for (int k = 0; k < cols; k++) {
+            int x = 0;
+            for (int j = 0; j < cols; j++)
+                x += t[i][j] * R->v[j][k];
+            if (x < -127 || x > 127)
+                return false;
+            out[i * cols + k] = (int8_t)x;
+        }
+    return true;
+}
+
+/* NULL when a coefficient would leave int8. */
+static scheme *sandwich_z(const scheme *s, scheme_rng *rng)
+{
+    scheme_format f = s->fmt;
+    imat P, Pi, Q, Qi, R, Ri;
+    imat_elementary(rng, f.n, &P, &Pi);
+    imat_elementary(rng, f.m, &Q, &Qi);
+    imat_elementary(rng, f.p, &R, &Ri);
+    scheme *o = scheme_new(f, SCHEME_RING_Z, s->rank);
+    cr_assert_not_null(o);
+    for (int r = 0; r < s->rank; r++) {
+        scheme_zterm t;
+        if (!sandwich_z_factor(s->zterms[r].z[0], f.n, f.m, &P, &Q, t.z[0]) ||
+            !sandwich_z_factor(s->zterms[r].z[1], f.m, f.p, &Qi, &R, t.z[1]) ||
+            !sandwich_z_factor(s->zterms[r].z[2], f.p, f.n, &Ri, &Pi, t.z[2])) {
+            scheme_free(o);
+            return NULL;
+        }
+        cr_assert(scheme_push_z(o, &t));
+    }
+    return o;
+}
+
+/* Checks that the fast verifier and the reference agree, equation included. */
+static void assert_agree(const scheme *s, uint64_t seed, const char *what)
+{
+    verify_result a, b;
+    bool va = verify_f2(s, &a), vb = verify_f2_reference(s, &b);
+    cr_assert_eq(va, vb, "%s: verify_f2 says %d, the reference %d (seed %llu): %s / %s", what, va, vb,
+                 (unsigned long long)seed, a.msg, b.msg);
+    cr_assert_eq(a.valid, va);
+    if (!va)
+        cr_assert_str_eq(a.msg, b.msg, "%s: first failing equation differs (seed %llu)", what,
+                         (unsigned long long)seed);
+}
+
+/* ---- Strassen's scheme read mod 2 (bits: a i*2+j, b j*2+k, c k*2+i) ---- */
+static scheme *strassen_f2(void)
+{
+    enum { A11 = 1, A12 = 2, A21 = 4, A22 = 8 };
+    enum { B11 = 1, B12 = 2, B21 = 4, B22 = 8 };
+    /* c[k,i] holds product entry (i,k): C11 bit 0, C21 bit 1, C12 bit 2, C22 bit 3. */
+    enum { C11 = 1, C21 = 2, C12 = 4, C22 = 8 };
+    scheme *s = scheme_new((scheme_format){2, 2, 2}, SCHEME_RING_F2, 7);
+    scheme_push(s, A11 | A22, B11 | B22, C11 | C22);
+    scheme_push(s, A21 | A22, B11, C21 | C22);
+    scheme_push(s, A11, B12 | B22, C12 | C22);
+    scheme_push(s, A22, B21 | B11, C11 | C21);
+    scheme_push(s, A11 | A12, B22, C11 | C12);
+    scheme_push(s, A21 | A11, B11 | B12, C22);
+    scheme_push(s, A12 | A22, B21 | B22, C11);
+    return s;
+}
+
+/* ---------------------------------------------------------------- basics */
+
+Test(verify, standard_algorithms_are_valid_everywhere)
+{
+    static const scheme_format fs[] = {{1, 1, 1}, {2, 2, 2}, {2, 3, 4}, {4, 4, 4}, {3, 5, 2},
+                                       {1, 8, 8}, {8, 8, 1}, {8, 1, 8}, {1, 64, 1}, {8, 8, 8}};
+    for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) {
+        scheme *s = scheme_standard(fs[i]);
+        cr_assert_not_null(s);
+        verify_result r;
+        cr_assert(verify_f2(s, &r), "standard %dx%dx%d: %s", fs[i].n, fs[i].m, fs[i].p, r.msg);
+        cr_assert(verify_z(s, &r), "standard %dx%dx%d over Z: %s", fs[i].n, fs[i].m, fs[i].p, r.msg);
+        if (fs[i].n * fs[i].m * fs[i].p <= 216)
+            cr_assert(verify_f2_reference(s, &r), "reference: %s", r.msg);
+        cr_assert_str_eq(r.msg, "valid");
+        scheme_free(s);
+    }
+}
+
+Test(verify, strassen_mod2_is_valid_but_not_over_z)
+{
+    scheme *s = strassen_f2();
+    verify_result r;
+    cr_assert(verify_f2(s, &r), "%s", r.msg);
+    cr_assert(verify_f2_reference(s, &r), "%s", r.msg);
+    /* Over Z with 0/1 coefficients Strassen's signs are missing. */
+    cr_assert_not(verify_z(s, &r));
+    scheme_free(s);
+}
+
+Test(verify, message_names_the_first_failing_equation_in_file_terms)
+{
+    /* Standard <2,2,2> without the term a11*b11*c11. */
+    scheme *s = scheme_standard((scheme_format){2, 2, 2});
+    scheme *t = scheme_new(s->fmt, SCHEME_RING_F2, 8);
+    for (int r = 1; r < s->rank; r++)
+        scheme_push(t, s->terms[r].f[0], s->terms[r].f[1], s->terms[r].f[2]);
+    verify_result r;
+    cr_assert_not(verify_f2(t, &r));
+    cr_assert_str_eq(r.msg, "a11*b11 -> c11: the third factors sum to 0, expected 1");
+    cr_assert_eq(r.ai, 1);
+    cr_assert_eq(r.ck, 1);
+    cr_assert_eq(r.got, 0);
+    cr_assert_eq(r.want, 1);
+    cr_assert_not(verify_z(t, &r));
+    cr_assert_str_eq(r.msg, "a11*b11 -> c11: the third factors sum to 0, expected 1");
+    scheme_free(t);
+
+    /* Term a11*b11*c11 gets c[1,2] too (bit 0*2+1): the product entry (2,1),
+     * written c12 (column 1 of the product, row 2). */
+    t = scheme_clone(s);
+    t->terms[0].f[2] |= 1ull << 1;
+    cr_assert_not(verify_f2(t, &r));
+    cr_assert_str_eq(r.msg, "a11*b11 -> c12: the third factors sum to 1, expected 0");
+    cr_assert_eq(r.ck, 1);
+    cr_assert_eq(r.ci, 2);
+    scheme_free(t);
+
+    /* a12 (bit 1) * b21 (bit 2): a coefficient 2 on c11 is valid mod 2 only. */
+    scheme *z = scheme_new(s->fmt, SCHEME_RING_Z, 8);
+    for (int r2 = 0; r2 < s->rank; r2++) {
+        scheme_zterm zt;
+        memset(&zt, 0, sizeof zt);
+        for (int pos = 0; pos < 3; pos++)
+            zt.z[pos][__builtin_ctzll(s->terms[r2].f[pos])] = 1;
+        if (s->terms[r2].f[0] == 2 && s->terms[r2].f[1] == 4)
+            zt.z[2][3] = 2; /* c22: (k=2, i=2) */
+        scheme_push_z(z, &zt);
+    }
+    cr_assert(verify_f2(z, &r), "%s", r.msg);
+    cr_assert_not(verify_z(z, &r));
+    cr_assert_str_eq(r.msg, "a12*b21 -> c22: the third factors sum to 2, expected 0");
+    scheme_free(z);
+    scheme_free(s);
+}
+
+Test(verify, malformed_schemes_are_refused_not_read_out_of_bounds)
+{
+    scheme *s = scheme_standard((scheme_format){2, 2, 2});
+    verify_result r;
+    s->terms[3].f[1] |= 1ull << 20; /* outside the 2x2 factor */
+    cr_assert_not(verify_f2(s, &r));
+    cr_assert(strstr(r.msg, "outside"), "%s", r.msg);
+    cr_assert_not(verify_f2_reference(s, &r));
+    cr_assert_not(verify_z(s, &r));
+    scheme_free(s);
+    s = scheme_standard((scheme_format){2, 2, 2});
+    s->fmt = (scheme_format){9, 9, 9};
+    cr_assert_not(verify_f2(s, &r));
+    cr_assert(strstr(r.msg, "format"), "%s", r.msg);
+    scheme_free(s);
+    cr_assert_not(verify_f2(NULL, &r));
+    cr_assert_not(verify_z(NULL, NULL));
+}
+
+/* ---------------------------------------------------------------- corpus */
+
+Test(verify, every_corpus_file_verifies_over_gf2)
+{
+    corpus_list *L = malloc(sizeof *L);
+    corpus_files(L);
+    for (int i = 0; i < L->n; i++) {
+        scheme *s = read_or_die(L->path[i]);
+        verify_result r;
+        cr_assert(verify_f2(s, &r), "%s: %s", L->name[i], r.msg);
+        cr_assert(verify_f2_reference(s, &r), "%s (reference): %s", L->name[i], r.msg);
+        scheme_free(s);
+    }
+    free(L);
+}
+
+Test(verify, every_integer_corpus_file_verifies_over_z)
+{
+    corpus_list *L = malloc(sizeof *L);
+    corpus_files(L);
+    int integer = 0;
+    for (int i = 0; i < L->n; i++) {
+        scheme *s = read_or_die(L->path[i]);
+        verify_result r;
+        if (integer_file(L->name[i])) {
+            cr_assert_eq(s->ring, SCHEME_RING_Z, "%s reads as a GF(2) scheme", L->name[i]);
+            cr_assert(verify_z(s, &r), "%s over Z: %s", L->name[i], r.msg);
+            integer++;
+        } else if (strstr(L->name[i], "mod2") || !strcmp(L->name[i], "555m93.txt") ||
+                   !strcmp(L->name[i], "455_73.m")) {
+            /* GF(2)-only records: with 0/1 coefficients they fail over Z. */
+            cr_assert_not(verify_z(s, &r), "%s unexpectedly valid over Z with 0/1 coefficients", L->name[i]);
+        }
+        scheme_free(s);
+    }
+    cr_assert_geq(integer, 20, "only %d integer files found", integer);
+    free(L);
+}
+
+/* One bit flipped, a term dropped, a term duplicated: each changes the tensor
+ * by a nonzero rank-one term, so each must be refused, by both verifiers. */
+Test(verify, corrupted_corpus_schemes_are_refused)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    corpus_list *L = malloc(sizeof *L);
+    corpus_files(L);
+    int per_file = scaled(6), checked = 0;
+    for (int i = 0; i < L->n; i++) {
+        scheme *s = read_or_die(L->path[i]);
+        for (int k = 0; k < per_file; k++) {
+            verify_result r;
+            int t = (int)scheme_rng_below(&rng, (uint32_t)s->rank);
+            int pos = (int)scheme_rng_below(&rng, 3);
+            int e = (int)scheme_rng_below(&rng, (uint32_t)scheme_factor_size(s->fmt, pos));
+            scheme *c = scheme_clone(s);
+            c->terms[t].f[pos] ^= 1ull << e;
+            cr_assert_not(verify_f2(c, &r), "%s: bit %d of factor %d of term %d flipped, still valid (seed %llu)",
+                          L->name[i], e, pos, t, (unsigned long long)seed);
+            assert_agree(c, seed, L->name[i]);
+            if (s->ring == SCHEME_RING_Z) {
+                /* The same change on the coefficients: +-1 at one entry. */
+                scheme *z = scheme_clone(s);
+                int v = z->zterms[t].z[pos][e];
+                z->zterms[t].z[pos][e] = (int8_t)(v > 0 ? v - 1 : v + 1);
+                rederive_words(z);
+                cr_assert_not(verify_z(z, &r), "%s: coefficient changed, still valid over Z (seed %llu)",
+                              L->name[i], (unsigned long long)seed);
+                scheme_free(z);
+            }
+            scheme_free(c);
+
+            c = scheme_clone(s);
+            scheme_remove(c, t);
+            cr_assert_not(verify_f2(c, &r), "%s: term %d dropped, still valid", L->name[i], t);
+            cr_assert_not(verify_z(c, &r), "%s: term %d dropped, still valid over Z", L->name[i], t);
+            assert_agree(c, seed, L->name[i]);
+            scheme_free(c);
+
+            c = scheme_clone(s);
+            if (s->ring == SCHEME_RING_Z)
+                scheme_push_z(c, &s->zterms[t]);
+            else
+                scheme_push(c, s->terms[t].f[0], s->terms[t].f[1], s->terms[t].f[2]);
+            cr_assert_not(verify_f2(c, &r), "%s: term %d duplicated, still valid", L->name[i], t);
+            cr_assert_not(verify_z(c, &r), "%s: term %d duplicated, still valid over Z", L->name[i], t);
+            assert_agree(c, seed, L->name[i]);
+            scheme_free(c);
+            checked++;
+        }
+        scheme_free(s);
+    }
+    cr_assert_geq(checked, L->n);
+    free(L);
+}
+
+/* An even change to a coefficient is invisible mod 2 and must be caught over Z. */
+Test(verify, z_catches_errors_invisible_mod_2)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    corpus_list *L = malloc(sizeof *L);
+    corpus_files(L);
+    int done = 0;
+    for (int i = 0; i < L->n; i++) {
+        if (!integer_file(L->name[i]))
+            continue;
+        scheme *s = read_or_die(L->path[i]);
+        for (int k = 0; k < scaled(8); k++) {
+            scheme *z = scheme_clone(s);
+            int t = (int)scheme_rng_below(&rng, (uint32_t)s->rank);
+            int pos = (int)scheme_rng_below(&rng, 3);
+            int e = (int)scheme_rng_below(&rng, (uint32_t)scheme_factor_size(s->fmt, pos));
+            int v = z->zterms[t].z[pos][e];
+            z->zterms[t].z[pos][e] = (int8_t)(v == 0 ? 2 : v > 0 ? v - 2 : v + 2); /* 0 -> 2, 1 -> -1, ... */
+            rederive_words(z);
+            verify_result r;
+            cr_assert(verify_f2(z, &r), "%s: an even change broke GF(2) validity: %s", L->name[i], r.msg);
+            cr_assert_not(verify_z(z, &r), "%s: term %d factor %d entry %d changed by 2, still valid over Z "
+                          "(seed %llu)", L->name[i], t, pos, e, (unsigned long long)seed);
+            cr_assert(r.got != r.want && (r.got - r.want) % 2 == 0, "%s: %s", L->name[i], r.msg);
+            scheme_free(z);
+            done++;
+        }
+        scheme_free(s);
+    }
+    cr_assert_geq(done, 20);
+    free(L);
+}
+
+/* ---------------------------------------------------------------- valid schemes nobody published */
+
+Test(verify, flipped_standard_algorithms_verify)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    static const scheme_format fs[] = {{2, 2, 2}, {2, 2, 3}, {2, 3, 4}, {3, 3, 3}, {3, 4, 5}, {4, 4, 4}, {5, 5, 5}};
+    for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) {
+        scheme *s = scheme_standard(fs[i]);
+        for (int round = 0; round < scaled(20); round++) {
+            for (int k = 0; k < 50; k++)
+                flip_f2(s, &rng, round % 2 == 1);
+            verify_result r;
+            cr_assert(verify_f2(s, &r), "%dx%dx%d after flips: %s (seed %llu)", fs[i].n, fs[i].m, fs[i].p, r.msg,
+                      (unsigned long long)seed);
+            assert_agree(s, seed, "flipped standard");
+        }
+        scheme_free(s);
+        /* Over Z with signed flips. */
+        scheme *z = scheme_standard(fs[i]);
+        scheme *zz = scheme_new(fs[i], SCHEME_RING_Z, z->rank);
+        for (int r = 0; r < z->rank; r++)
+            scheme_push(zz, z->terms[r].f[0], z->terms[r].f[1], z->terms[r].f[2]);
+        scheme_free(z);
+        for (int round = 0; round < scaled(20); round++) {
+            for (int k = 0; k < 50; k++)
+                flip_z(zz, &rng);
+            verify_result r;
+            cr_assert(verify_z(zz, &r), "%dx%dx%d after Z flips: %s (seed %llu)", fs[i].n, fs[i].m, fs[i].p, r.msg,
+                      (unsigned long long)seed);
+            cr_assert(verify_f2(zz, &r), "reduction mod 2 of a Z scheme: %s", r.msg);
+        }
+        scheme_free(zz);
+    }
+}
+
+Test(verify, changes_of_basis_keep_corpus_schemes_valid)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    corpus_list *L = malloc(sizeof *L);
+    corpus_files(L);
+    int zdone = 0;
+    for (int i = 0; i < L->n; i++) {
+        scheme *s = read_or_die(L->path[i]);
+        for (int k = 0; k < scaled(3); k++) {
+            scheme *t = sandwich_f2(s, &rng);
+            verify_result r;
+            cr_assert(verify_f2(t, &r), "%s sandwiched: %s (seed %llu)", L->name[i], r.msg,
+                      (unsigned long long)seed);
+            assert_agree(t, seed, L->name[i]);
+            scheme_free(t);
+        }
+        if (s->ring == SCHEME_RING_Z) {
+            for (int k = 0; k < scaled(3); k++) {
+                scheme *t = sandwich_z(s, &rng);
+                if (!t)
+                    continue;
+                verify_result r;
+                cr_assert(verify_z(t, &r), "%s sandwiched over Z: %s (seed %llu)", L->name[i], r.msg,
+                          (unsigned long long)seed);
+                zdone++;
+                scheme_free(t);
+            }
+        }
+        scheme_free(s);
+    }
+    cr_assert_geq(zdone, 5);
+    free(L);
+}
+
+/* A change of basis applied to one side only (the third factor times an
+ * extra X on the right) must break schemes: the test above can fail. */
+Test(verify, a_wrong_change_of_basis_is_caught)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    scheme *s = read_corpus("kauers-moosbauer/344-38-mod0.exp");
+    int caught = 0;
+    for (int k = 0; k < 10; k++) {
+        scheme *t = sandwich_f2(s, &rng);
+        bmat X, Xi;
+        bmat_random_invertible(&rng, s->fmt.n, &X, &Xi);
+        bmat I;
+        I.n = s->fmt.p;
+        for (int i = 0; i < 8; i++)
+            for (int j = 0; j < 8; j++)
+                I.v[i][j] = i == j;
+        for (int r = 0; r < t->rank; r++)
+            t->terms[r].f[2] = sandwich_word(t->terms[r].f[2], s->fmt.p, s->fmt.n, &I, &X);
+        bool identity = true;
+        for (int i = 0; i < s->fmt.n; i++)
+            for (int j = 0; j < s->fmt.n; j++)
+                identity &= X.v[i][j] == (i == j);
+        if (!identity && !verify_f2(t, NULL))
+            caught++;
+        scheme_free(t);
+    }
+    cr_assert_geq(caught, 5, "a wrong sandwich was accepted (seed %llu)", (unsigned long long)seed);
+    scheme_free(s);
+}
+
+/* ---------------------------------------------------------------- differential */
+
+static scheme *random_scheme(scheme_rng *rng)
+{
+    static const scheme_format fs[] = {{1, 1, 1}, {2, 2, 2}, {2, 2, 3}, {2, 3, 4}, {3, 3, 3},
+                                       {3, 2, 4}, {4, 4, 4}, {1, 5, 3}, {4, 3, 5}, {5, 5, 5}};
+    scheme_format f = fs[scheme_rng_below(rng, sizeof fs / sizeof *fs)];
+    int kind = (int)scheme_rng_below(rng, 4);
+    scheme *s;
+    if (kind == 0) {
+        /* Noise: random words of random density. */
+        int rank = 1 + (int)scheme_rng_below(rng, 40);
+        s = scheme_new(f, SCHEME_RING_F2, rank);
+        for (int r = 0; r < rank; r++) {
+            uint64_t w[3];
+            for (int pos = 0; pos < 3; pos++) {
+                w[pos] = scheme_rng_next(rng) & (scheme_rng_below(rng, 2) ? scheme_rng_next(rng) : ~0ull);
+                int size = scheme_factor_size(f, pos);
+                w[pos] &= size >= 64 ? ~0ull : (1ull << size) - 1;
+            }
+            scheme_push(s, w[0], w[1], w[2]);
+        }
+        return s;
+    }
+    /* Valid (flipped standard), then 0..3 random corruptions. */
+    s = scheme_standard(f);
+    int flips = (int)scheme_rng_below(rng, 200);
+    for (int k = 0; k < flips; k++)
+        flip_f2(s, rng, true);
+    int bad = kind == 1 ? 0 : (int)scheme_rng_below(rng, 4);
+    for (int k = 0; k < bad && s->rank > 0; k++) {
+        int t = (int)scheme_rng_below(rng, (uint32_t)s->rank);
+        int op = (int)scheme_rng_below(rng, 3);
+        if (op == 0) {
+            int pos = (int)scheme_rng_below(rng, 3);
+            s->terms[t].f[pos] ^= 1ull << scheme_rng_below(rng, (uint32_t)scheme_factor_size(f, pos));
+        } else if (op == 1) {
+            scheme_remove(s, t);
+        } else {
+            scheme_push(s, s->terms[t].f[0], s->terms[t].f[1], s->terms[t].f[2]);
+        }
+    }
+    return s;
+}
+
+/* The Z verifier against a plain loop of the same equations. */
+static bool z_reference(const scheme *s)
+{
+    scheme_format f = s->fmt;
+    int na = f.n * f.m, nb = f.m * f.p, nc = f.p * f.n;
+    for (int ea = 0; ea < na; ea++)
+        for (int eb = 0; eb < nb; eb++)
+            for (int ec = 0; ec < nc; ec++) {
+                long long sum = 0;
+                for (int r = 0; r < s->rank; r++)
+                    sum += (long long)((s->terms[r].f[0] >> ea) & 1) * ((s->terms[r].f[1] >> eb) & 1) *
+                           ((s->terms[r].f[2] >> ec) & 1);
+                int i = ea / f.m, j = ea % f.m, j2 = eb / f.p, k = eb % f.p, k2 = ec / f.n, i2 = ec % f.n;
+                if (sum != (j == j2 && k == k2 && i == i2))
+                    return false;
+            }
+    return true;
+}
+
+Test(verify, fast_and_reference_agree_on_random_schemes)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    int valid = 0, invalid = 0, n = scaled(3000);
+    for (int it = 0; it < n; it++) {
+        scheme *s = random_scheme(&rng);
+        assert_agree(s, seed, "random scheme");
+        verify_result r;
+        bool v = verify_f2(s, &r);
+        valid += v;
+        invalid += !v;
+        bool vz = verify_z(s, NULL);
+        cr_assert_eq(vz, z_reference(s), "verify_z and the plain loop disagree (seed %llu, iteration %d)",
+                     (unsigned long long)seed, it);
+        cr_assert(!vz || v, "valid over Z but not mod 2 (seed %llu)", (unsigned long long)seed);
+        scheme_free(s);
+    }
+    /* Both sides of the comparison must have been exercised. */
+    cr_assert_geq(valid, n / 20, "only %d valid schemes (seed %llu)", valid, (unsigned long long)seed);
+    cr_assert_geq(invalid, n / 5, "only %d invalid schemes (seed %llu)", invalid, (unsigned long long)seed);
+}
+
+/* ---------------------------------------------------------------- lifting */
+
+/* A lift must verify over Z, keep the rank and reduce to the input mod 2. */
+static void assert_lift_ok(const scheme *f2, const scheme *z, const verify_lift_result *lr, const char *what)
+{
+    cr_assert_not_null(z, "%s did not lift: %s", what, lr->msg);
+    cr_assert(lr->lifted, "%s", what);
+    cr_assert_eq(z->ring, SCHEME_RING_Z);
+    cr_assert_eq(z->rank, f2->rank, "%s: rank changed", what);
+    verify_result r;
+    cr_assert(verify_z(z, &r), "%s: lift invalid over Z: %s", what, r.msg);
+    for (int t = 0; t < f2->rank; t++)
+        for (int pos = 0; pos < 3; pos++)
+            cr_assert_eq(z->terms[t].f[pos], f2->terms[t].f[pos], "%s: term %d factor %d not the input mod 2",
+                         what, t, pos);
+}
+
+Test(verify, lift_strassen_mod2)
+{
+    scheme *s = strassen_f2();
+    verify_lift_result lr;
+    scheme *z = verify_lift(s, &lr);
+    assert_lift_ok(s, z, &lr, "Strassen mod 2");
+    cr_assert_leq(lr.max_coeff, 1, "Strassen's lift needs only +-1: %d", lr.max_coeff);
+    scheme_free(z);
+    scheme_free(s);
+}
+
+Test(verify, lift_reductions_of_integer_corpus_schemes)
+{
+    corpus_list *L = malloc(sizeof *L);
+    corpus_files(L);
+    int lifted = 0;
+    for (int i = 0; i < L->n; i++) {
+        if (!integer_file(L->name[i]))
+            continue;
+        scheme *s = read_or_die(L->path[i]);
+        scheme *f2 = scheme_to_f2(s);
+        verify_lift_result lr;
+        scheme *z = verify_lift(f2, &lr);
+        assert_lift_ok(f2, z, &lr, L->name[i]);
+        lifted++;
+        scheme_free(z);
+        scheme_free(f2);
+        scheme_free(s);
+    }
+    cr_assert_geq(lifted, 20);
+    free(L);
+}
+
+Test(verify, lift_flipped_small_formats)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    static const scheme_format fs[] = {{2, 2, 3}, {2, 3, 3}, {3, 3, 3}};
+    int low[3] = {99, 99, 99};
+    for (size_t i = 0; i < 3; i++)
+        for (int k = 0; k < scaled(30); k++) {
+            scheme *s = scheme_standard(fs[i]);
+            int flips = 200 + (int)scheme_rng_below(&rng, 3000);
+            for (int j = 0; j < flips; j++)
+                flip_f2(s, &rng, true);
+            cr_assert(verify_f2(s, NULL));
+            if (s->rank < low[i])
+                low[i] = s->rank;
+            verify_lift_result lr;
+            scheme *z = verify_lift(s, &lr);
+            char what[128];
+            snprintf(what, sizeof what, "flipped %dx%dx%d rank %d (seed %llu, run %d)", fs[i].n, fs[i].m, fs[i].p,
+                     s->rank, (unsigned long long)seed, k);
+            assert_lift_ok(s, z, &lr, what);
+            scheme_free(z);
+            scheme_free(s);
+        }
+    /* The walks must actually have left the standard algorithm behind. */
+    cr_assert_lt(low[0], 12);
+    cr_assert_lt(low[2], 27);
+}
+
+/* What a CPU search finds for <3,3,3>: rank 23 (Laderman's rank) by flips and
+ * reductions from the standard algorithm. */
+Test(verify, lift_a_walked_333_rank_23)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    scheme *s = NULL;
+    for (int attempt = 0; attempt < 20 && !s; attempt++) {
+        s = scheme_standard((scheme_format){3, 3, 3});
+        for (long i = 0; i < 400000 && s->rank > 23; i++)
+            flip_f2(s, &rng, true);
+        if (s->rank > 23) {
+            scheme_free(s);
+            s = NULL;
+        }
+    }
+    cr_assert_not_null(s, "no walk reached rank 23 (seed %llu)", (unsigned long long)seed);
+    cr_assert(verify_f2(s, NULL));
+    verify_lift_result lr;
+    scheme *z = verify_lift(s, &lr);
+    char what[96];
+    snprintf(what, sizeof what, "walked <3,3,3> rank %d (seed %llu)", s->rank, (unsigned long long)seed);
+    assert_lift_ok(s, z, &lr, what);
+    scheme_free(z);
+    scheme_free(s);
+}
+
+Test(verify, lift_refuses_the_gf2_only_444_47)
+{
+    scheme *s = read_corpus("kauers-moosbauer/444-47-mod2.exp");
+    verify_lift_result lr;
+    scheme *z = verify_lift(s, &lr);
+    cr_assert_null(z);
+    cr_assert_not(lr.lifted);
+    cr_assert(strstr(lr.msg, "modulo 4") && strstr(lr.msg, "inconsistent"), "%s", lr.msg);
+    cr_assert_eq(lr.unknowns, 47 * 48);
+    scheme_free(s);
+}
+
+Test(verify, lift_refuses_invalid_input)
+{
+    scheme *s = strassen_f2();
+    scheme_remove(s, 2);
+    verify_lift_result lr;
+    cr_assert_null(verify_lift(s, &lr));
+    cr_assert(strstr(lr.msg, "not a valid GF(2) scheme"), "%s", lr.msg);
+    scheme_free(s);
+}
+
+Test(verify, lift_of_an_integer_scheme_lifts_its_reduction)
+{
+    scheme *s = read_corpus("kauers-moosbauer/444-49-mod0.exp");
+    verify_lift_result lr;
+    scheme *z = verify_lift(s, &lr);
+    scheme *f2 = scheme_to_f2(s);
+    assert_lift_ok(f2, z, &lr, "444-49-mod0 as read");
+    scheme_free(f2);
+    scheme_free(z);
+    scheme_free(s);
+}
+
+/* ---------------------------------------------------------------- the command */
+
+static const char *bin(void)
+{
+    const char *b = getenv("FLIPGRAPH_BIN");
+    cr_assert(b && *b, "FLIPGRAPH_BIN is not set");
+    return b;
+}
+
+/* Runs a shell command; returns its exit status and its stdout/stderr. */
+static int run(const char *cmd, char *out, size_t outlen, char *err, size_t errlen)
+{
+    char o[] = "/tmp/fgv_outXXXXXX", e[] = "/tmp/fgv_errXXXXXX";
+    int fo = mkstemp(o), fe = mkstemp(e);
+    cr_assert(fo >= 0 && fe >= 0);
+    close(fo);
+    close(fe);
+    char full[8192];
+    snprintf(full, sizeof full, "%s >%s 2>%s", cmd, o, e);
+    int st = system(full);
+    const char *paths[2] = {o, e};
+    char *bufs[2] = {out, err};
+    size_t lens[2] = {outlen, errlen};
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(paths[i], "rb");
+        size_t n = f ? fread(bufs[i], 1, lens[i] - 1, f) : 0;
+        bufs[i][n] = 0;
+        if (f)
+            fclose(f);
+        unlink(paths[i]);
+    }
+    cr_assert(WIFEXITED(st), "%s: did not exit normally", cmd);
+    return WEXITSTATUS(st);
+}
+
+Test(verify_cli, one_line_per_file_and_exit_codes)
+{
+    static char out[65536], err[65536];
+    char cmd[4096];
+    const char *c = corpus_dir();
+    snprintf(cmd, sizeof cmd, "%s verify %s/kauers-moosbauer/444-47-mod2.exp %s/moosbauer-poole/555m93.txt", bin(), c,
+             c);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
+    char want[2048];
+    snprintf(want, sizeof want, "%s/kauers-moosbauer/444-47-mod2.exp: <4,4,4> rank 47 over GF(2): valid\n"
+             "%s/moosbauer-poole/555m93.txt: <5,5,5> rank 93 over GF(2): valid\n", c, c);
+    cr_assert_str_eq(out, want);
+
+    /* Over Z: the GF(2)-only file is invalid, the integer one valid: exit 1. */
+    snprintf(cmd, sizeof cmd, "%s verify --ring z %s/kauers-moosbauer/444-47-mod2.exp "
+             "%s/kauers-moosbauer/444-49-mod0.exp", bin(), c, c);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 1, "%s%s", out, err);
+    cr_assert(strstr(out, "444-47-mod2.exp: INVALID: <4,4,4> rank 47 over Z: a"), "%s", out);
+    cr_assert(strstr(out, "444-49-mod0.exp: <4,4,4> rank 49 over Z: valid\n"), "%s", out);
+    snprintf(cmd, sizeof cmd, "%s verify --ring=z %s/kauers-moosbauer/444-49-mod0.exp", bin(), c);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
+
+    /* An unreadable or malformed file: exit 2 with FILE:LINE:COL, the rest still checked. */
+    char bad[] = "/tmp/fgv_badXXXXXX";
+    int fd = mkstemp(bad);
+    cr_assert(fd >= 0);
+    const char *text = "(a11+a22)*(b11+b22)*(c11+c22)\n(a21+a22)*(b11)*(c21+c22\n";
+    cr_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    snprintf(cmd, sizeof cmd, "%s verify %s %s/kauers-moosbauer/223-11-mod0.exp", bin(), bad, c);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2, "%s%s", out, err);
+    char loc[600];
+    snprintf(loc, sizeof loc, "%s:2:", bad);
+    cr_assert(strstr(err, loc), "no FILE:LINE:COL in: %s", err);
+    cr_assert(strstr(out, "223-11-mod0.exp: <2,2,3> rank 11 over GF(2): valid"), "%s", out);
+    unlink(bad);
+
+    /* An invalid scheme file: Strassen mod 2 without one term. */
+    char inv[] = "/tmp/fgv_invXXXXXX";
+    fd = mkstemp(inv);
+    text = "(a11+a22)*(b11+b22)*(c11+c22)\n(a21+a22)*(b11)*(c21+c22)\n(a11)*(b12+b22)*(c12+c22)\n"
+           "(a22)*(b21+b11)*(c11+c21)\n(a11+a12)*(b22)*(c11+c12)\n(a21+a11)*(b11+b12)*(c22)\n";
+    cr_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    snprintf(cmd, sizeof cmd, "%s verify %s", bin(), inv);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 1, "%s%s", out, err);
+    cr_assert(strstr(out, ": INVALID: <2,2,2> rank 6 over GF(2): a1"), "%s", out);
+    cr_assert(strstr(out, "the third factors sum to"), "%s", out);
+    unlink(inv);
+
+    snprintf(cmd, sizeof cmd, "%s verify --ring q x", bin());
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2);
+    snprintf(cmd, sizeof cmd, "%s verify", bin());
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2);
+    snprintf(cmd, sizeof cmd, "%s verify --help", bin());
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0);
+    cr_assert(strstr(out, "usage: flipgraph verify"));
+}
+
+Test(verify_cli, lift_file_and_refusal)
+{
+    static char out[1 << 20], err[65536];
+    char cmd[4096], tmp[] = "/tmp/fgv_liftXXXXXX";
+    int fd = mkstemp(tmp);
+    cr_assert(fd >= 0);
+    close(fd);
+    const char *c = corpus_dir();
+    snprintf(cmd, sizeof cmd, "%s lift %s/moosbauer-poole/555m93.txt -o %s", bin(), c, tmp);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
+    snprintf(cmd, sizeof cmd, "%s verify --ring z %s", bin(), tmp);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
+    cr_assert(strstr(out, "<5,5,5> rank 93 over Z: valid"), "%s", out);
+    unlink(tmp);
+
+    /* To standard output by default. */
+    snprintf(cmd, sizeof cmd, "%s lift %s/kauers-moosbauer/223-11-mod0.exp --to exp", bin(), c);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
+    cr_assert(strchr(out, '*') && strchr(out, 'c'), "%s", out);
+
+    snprintf(cmd, sizeof cmd, "%s lift %s/kauers-moosbauer/444-47-mod2.exp -o %s", bin(), c, tmp);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 1, "%s%s", out, err);
+    cr_assert(strstr(err, "modulo 4"), "%s", err);
+    cr_assert(access(tmp, F_OK) != 0, "a failed lift left %s behind", tmp);
+
+    snprintf(cmd, sizeof cmd, "%s lift /nonexistent/file.exp", bin());
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2);
+
+    /* Not a valid GF(2) scheme (Strassen mod 2 without its last term): bad input. */
+    char inv[] = "/tmp/fgv_linvXXXXXX";
+    fd = mkstemp(inv);
+    const char *text = "(a11+a22)*(b11+b22)*(c11+c22)\n(a21+a22)*(b11)*(c21+c22)\n(a11)*(b12+b22)*(c12+c22)\n"
+                       "(a22)*(b21+b11)*(c11+c21)\n(a11+a12)*(b22)*(c11+c12)\n(a21+a11)*(b11+b12)*(c22)\n";
+    cr_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    snprintf(cmd, sizeof cmd, "%s lift %s", bin(), inv);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2, "%s%s", out, err);
+    cr_assert(strstr(err, "not a valid GF(2) scheme"), "%s", err);
+    unlink(inv);
+    snprintf(cmd, sizeof cmd, "%s lift --help", bin());
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0);
+}
+
+Test(verify_cli, lift_through_the_database)
+{
+    static char out[1 << 16], err[1 << 16];
+    char dir[] = "/tmp/fgv_dbXXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char dbp[600], cmd[4096];
+    snprintf(dbp, sizeof dbp, "%s/t.db", dir);
+    const char *c = corpus_dir();
+    /* A FILE with --db: imported, lifted, the lift stored with its parent. */
+    snprintf(cmd, sizeof cmd, "%s lift %s/kauers-moosbauer/233-15-mod0.exp --db %s -o /dev/null", bin(), c, dbp);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
+    cr_assert(strstr(out, "stored as id"), "%s%s", out, err);
+
+    db_status st;
+    char e[512];
+    db *d = db_open(dbp, false, &st, e, sizeof e);
+    cr_assert_not_null(d, "%s", e);
+    scheme *s = read_corpus("kauers-moosbauer/233-15-mod0.exp");
+    scheme *f2 = scheme_to_f2(s);
+    int64_t f2_id = 0;
+    cr_assert_eq(db_find_scheme(d, f2, &f2_id, e, sizeof e), DB_OK, "%s", e);
+    db_close(d);
+
+    /* By ID: the GF(2) row lifts, and the lift names it as parent. */
+    snprintf(cmd, sizeof cmd, "%s lift %lld --db %s", bin(), (long long)f2_id, dbp);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
+    char want[128];
+    snprintf(want, sizeof want, "(parent %lld)", (long long)f2_id);
+    cr_assert(strstr(out, want), "%s", out);
+    long long zid = 0;
+    const char *p = strstr(out, " id ");
+    cr_assert_not_null(p, "%s", out);
+    zid = atoll(p + 4);
+    d = db_open(dbp, false, &st, e, sizeof e);
+    cr_assert_not_null(d, "%s", e);
+    db_scheme_row row;
+    cr_assert_eq(db_scheme_info(d, zid, &row, e, sizeof e), DB_OK, "%s", e);
+    cr_assert_eq(row.ring, SCHEME_RING_Z);
+    cr_assert_eq(row.parent_id, f2_id);
+    cr_assert_str_eq(row.source, "lift");
+    scheme *z = db_load_scheme(d, zid, &st, e, sizeof e);
+    cr_assert_not_null(z, "%s", e);
+    cr_assert(verify_z(z, NULL));
+    scheme_free(z);
+    db_close(d);
+
+    /* An unknown ID: exit 2. */
+    snprintf(cmd, sizeof cmd, "%s lift 999999 --db %s", bin(), dbp);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2, "%s%s", out, err);
+    scheme_free(f2);
+    scheme_free(s);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
