@@ -59,9 +59,6 @@ int cmd_convert(int argc, char **argv)
             usage(stdout);
             return CLI_OK;
         default:
-            if (optopt)
-                return cli_error(CLI_USAGE, "convert", "option '-%c' is unknown or lacks its value "
-                                 "(flipgraph convert --help)", optopt);
             return cli_error(CLI_USAGE, "convert", "unknown option or missing value: '%s' "
                              "(flipgraph convert --help)", argv[optind - 1]);
         }

@@ -9,13 +9,16 @@
 // accumulators.  A block (two warpgroups) computes 128 x 256; K advances 1024
 // bits a stage, filled with 16-byte cp.async.
 //
-// Shared memory holds each operand in the K-major "core matrix" layout without
-// swizzle: a core matrix is 8 rows x 16 bytes stored contiguously; chunk kc
-// (16 bytes of K) of row r sits at (kc * ROWS + r) * 16.  The descriptor's
-// leading offset (next 16 bytes of K) is ROWS * 16, its stride offset (next 8
-// rows) 128.  Eight lanes copy eight rows of one chunk, so each 8-lane phase of
-// a cp.async writes one whole 128-byte core matrix: no bank conflicts, and a
-// warp still reads 64 contiguous bytes of each of its 8 rows from global memory.
+// Shared memory holds each operand in the K-major layout with the 128-byte
+// swizzle: a row's 1024 bits of the stage are 128 contiguous bytes, its 16-byte
+// chunk c stored at chunk c ^ (row % 8); 8 rows make a 1024-byte atom (the
+// descriptor's stride offset).  Eight lanes copy one row, so each 8-lane phase
+// of a cp.async reads 128 contiguous bytes of global memory (one line) and
+// writes 128 bytes to distinct banks.  (A first version without swizzle, eight
+// rows of one chunk a phase, read half sectors: twice the L2 requests, and the
+// kernel was L2-bound at 25% of the tensor pipe.)  A k-step of 256 bits selects
+// 32 bytes of each row by moving the descriptor's start address; the hardware
+// applies the swizzle to the address bits, so the atoms must be 1024-aligned.
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -40,13 +43,19 @@ template <int N> __device__ __forceinline__ void cp_async_wait()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-// Descriptor of a K-major operand without swizzle (PTX ISA, "matrix descriptor"):
-// start address, leading byte offset (K direction), stride byte offset (8 rows),
-// each >> 4; layout type 0 (no swizzle) in bits 62-63.
-__device__ __forceinline__ uint64_t desc(uint32_t saddr, uint32_t lbo, uint32_t sbo)
+// Descriptor of a K-major operand with the 128-byte swizzle (PTX ISA, "matrix
+// descriptor"): start address >> 4, leading byte offset (unused within one
+// swizzle row; 1), stride byte offset (next 8 rows: 1024) >> 4, layout type 1
+// (128B swizzle) in bits 62-63.
+__device__ __forceinline__ uint64_t desc(uint32_t saddr)
 {
-    return (uint64_t)((saddr >> 4) & 0x3fff) | ((uint64_t)((lbo >> 4) & 0x3fff) << 16) |
-           ((uint64_t)((sbo >> 4) & 0x3fff) << 32);
+    return (uint64_t)((saddr >> 4) & 0x3fff) | ((uint64_t)1 << 16) | ((uint64_t)(1024 >> 4) << 32) |
+           ((uint64_t)1 << 62);
+}
+// Byte offset of chunk kc of row r in a swizzled tile.
+__device__ __forceinline__ uint32_t swz128(int r, int kc)
+{
+    return (uint32_t)((r >> 3) * 1024 + (r & 7) * 128 + ((kc ^ (r & 7)) << 4));
 }
 
 // wgmma m64n256k256 b1 AND.popc: d (128 s32 a thread) += A (desc) * B (desc).
@@ -102,21 +111,19 @@ __global__ void __launch_bounds__(THREADS, 1) bmm_wgmma_kernel(WgArgs p)
     const uint8_t *B = p.B + batch * p.sb_b + (long long)bn * BN * p.ldb_b;
     const uint32_t sbase = (uint32_t)__cvta_generic_to_shared(smem);
 
-    // Copy c (of ROWS * KC chunks): lanes 0-7 take rows 8w..8w+7 of one chunk.
+    // Copy c (of ROWS * KC chunks): eight lanes a row, one chunk each.
     auto load_stage = [&](int kt, int slot) {
         const uint32_t sa = sbase + slot * STAGE_BYTES, sb = sa + A_BYTES;
         const long long koff = (long long)kt * KC * 16;
 #pragma unroll
         for (int i = 0; i < BM * KC / THREADS; i++) {
-            const int c = i * THREADS + tid, w = c >> 5;
-            const int row = (w % (BM / 8)) * 8 + (c & 7), kc = (w / (BM / 8)) * 4 + ((c >> 3) & 3);
-            cp_async16(sa + (kc * BM + row) * 16, A + row * p.lda_b + koff + kc * 16);
+            const int c = i * THREADS + tid, row = c >> 3, kc = c & 7;
+            cp_async16(sa + swz128(row, kc), A + row * p.lda_b + koff + kc * 16);
         }
 #pragma unroll
         for (int i = 0; i < BN * KC / THREADS; i++) {
-            const int c = i * THREADS + tid, w = c >> 5;
-            const int row = (w % (BN / 8)) * 8 + (c & 7), kc = (w / (BN / 8)) * 4 + ((c >> 3) & 3);
-            cp_async16(sb + (kc * BN + row) * 16, B + row * p.ldb_b + koff + kc * 16);
+            const int c = i * THREADS + tid, row = c >> 3, kc = c & 7;
+            cp_async16(sb + swz128(row, kc), B + row * p.ldb_b + koff + kc * 16);
         }
     };
 
@@ -143,8 +150,8 @@ __global__ void __launch_bounds__(THREADS, 1) bmm_wgmma_kernel(WgArgs p)
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < KC / 2; ks++) {
-            const uint64_t da = desc(sa + (2 * ks * BM + 64 * wg) * 16, BM * 16, 128);
-            const uint64_t db = desc(sb + 2 * ks * BN * 16, BN * 16, 128);
+            const uint64_t da = desc(sa + wg * 64 * 128 + ks * 32);
+            const uint64_t db = desc(sb + ks * 32);
             wgmma_b1_256(d, da, db);
         }
         wgmma_commit();

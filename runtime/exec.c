@@ -76,7 +76,7 @@ static void pack(const rt_matrix *m, uint64_t *buf, const rt_layout *lay, uint64
 {
     pack_ctx c = {m, buf, lay, brows, bcols / 64, unpack};
     uint64_t rows = unpack ? m->rows : lay->nrow * brows;
-    rt_parallel(threads, rows, 64, pack_rows, &c);
+    rt_parallel(threads, rows, 256, pack_rows, &c);
 }
 
 /* ---- one Yates level ---- */

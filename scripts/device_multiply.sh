@@ -66,7 +66,7 @@ if [ "$MODE" = full ]; then
 fi
 BEST=${FLIPGRAPH_TC_STAGES:-4}
 if [ "$MODE" = full ]; then
-  BEST=$(awk '/TC stages/{s=$NF} /tensor cores.*gf2/{for(i=1;i<=NF;i++) if($i=="Pbop/s") p=$(i-1); if(p>b){b=p; bs=s}} END{print bs?bs:4}' "$LOG")
+  BEST=$(awk '/TC stages/{s=$NF} /mma\.sync b1\).*gf2/{for(i=1;i<=NF;i++) if($i=="Pbop/s") p=$(i-1); if(p>b){b=p; bs=s}} END{print bs?bs:4}' "$LOG")
 fi
 say "TC stages used: $BEST"
 export FLIPGRAPH_TC_STAGES=$BEST
@@ -81,10 +81,13 @@ if [ "$MODE" = full ] && [ $(($(date +%s) - T0)) -lt 420 ]; then
   grep -E "ERROR SUMMARY|passed" "$LOG" | tail -3
 fi
 if [ "$MODE" = full ] && [ $(($(date +%s) - T0)) -lt 480 ]; then
-  step "ncu: the tensor-core kernel at n = 2^14" 100 ncu --launch-count 1 -k regex:bmm_tc_kernel \
-    --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis \
-    $B/bench_gpu_multiply --tc-only --log2 14 --reps 1
-  grep -E "Throughput|Busy|Stall|Issue|Pipe|Duration|Warp Cycles" "$LOG" | tail -30
+  for k in bmm_tc_kernel bmm_wgmma_kernel; do
+    step "ncu: $k at n = 2^14" 60 ncu --launch-count 1 -k regex:$k \
+      --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis \
+      --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
+      $B/bench_gpu_multiply --tc-only --log2 14 --reps 1
+  done
+  grep -E "Throughput|Busy|Issue|highest-utilized|Duration|Warp Cycles|stalled_(barrier|long|short|math|wait|mio|lg|not_sel|selected|dispatch|tex|membar|sleep|branch|drain|imc|no_inst)" "$LOG" | tail -60
 fi
 
 say "summary"

@@ -183,7 +183,7 @@ static void *worker(void *arg)
         }
         if (since >= p->walk_len) {
             /* a failed walk: its scheme is one more of its rank; restart */
-            if (search_walker_rank(w) == base && !keep(d, w, &rng, a->id, false))
+            if (!getenv("NOSIB") && search_walker_rank(w) == base && !keep(d, w, &rng, a->id, false))
                 break;
             w->L = w->L * 2 < w->Lmax ? w->L * 2 : w->Lmax;
             base = search_pool_restart(&d->pool, &rng, w);
