@@ -35,7 +35,8 @@ static const char *usage_text =
     "                     then \"not zero\".  A scheme valid over GF(2) only (such as the\n"
     "                     <4,4,4> rank-47 scheme) is refused for it (exit 2).\n"
     "                     GF(2) products work with every verified scheme.\n"
-    "  --backend cpu|gpu  where to run (default cpu); gpu needs the GPU executor (issue 8)\n"
+    "  --backend cpu|gpu  where to run (default cpu); gpu: GPU 0 through the CUDA executor\n"
+    "                     (a build with nvcc and a visible GPU, else exit 2; Boolean only cubic)\n"
     "  --threads N        CPU threads (default: all processors)\n"
     "  --plan-only        print the plan (levels, programs, padding, predicted bit\n"
     "                     operations, memory) and stop; sizes from --a/--b headers or --dims\n"
@@ -45,7 +46,7 @@ static const char *usage_text =
     "  -q                 no timing line on standard error\n"
     "\n"
     "exit codes: 0 success, 2 bad usage, unreadable or mismatched input, invalid or unusable\n"
-    "scheme, unavailable backend; 3 out of memory or an I/O failure.  The output file is\n"
+    "scheme, unavailable backend; 3 out of memory, an I/O or device failure.  The output file is\n"
     "written whole or not at all.\n";
 
 #define MAX_SPECS EXPORT_PLAN_MAX_LEVELS
@@ -342,7 +343,7 @@ int cmd_multiply(int argc, char **argv)
     rt_status s = gpu ? rt_execute_gpu(&plan, A, B, C, &st, err, sizeof err)
                       : rt_execute(&plan, A, B, C, (int)threads, max_bytes, &st, err, sizeof err);
     if (s != RT_OK) {
-        rc = cli_error(s == RT_ENOMEM ? CLI_INTERNAL : CLI_USAGE, "multiply", "%s", err);
+        rc = cli_error(s == RT_ENOMEM || s == RT_EDEVICE ? CLI_INTERNAL : CLI_USAGE, "multiply", "%s", err);
         goto out;
     }
     if (!rt_matrix_write_file(out, C, kind, err, sizeof err)) {

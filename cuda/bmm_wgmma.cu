@@ -93,7 +93,7 @@ struct WgArgs {
 template <int MODE, int STAGES>
 __global__ void __launch_bounds__(THREADS, 1) bmm_wgmma_kernel(WgArgs p)
 {
-    extern __shared__ __align__(1024) uint8_t smem[];
+    extern __shared__ __align__(1024) uint8_t smem_raw[];
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, wg = warp >> 2;
 
     const long long per_batch = (long long)p.tiles_m * p.tiles_n;
@@ -109,7 +109,8 @@ __global__ void __launch_bounds__(THREADS, 1) bmm_wgmma_kernel(WgArgs p)
 
     const uint8_t *A = p.A + batch * p.sa_b + (long long)bm * BM * p.lda_b;
     const uint8_t *B = p.B + batch * p.sb_b + (long long)bn * BN * p.ldb_b;
-    const uint32_t sbase = (uint32_t)__cvta_generic_to_shared(smem);
+    // Swizzle atoms need 1024-byte alignment: one spare KiB is allocated for it.
+    const uint32_t sbase = ((uint32_t)__cvta_generic_to_shared(smem_raw) + 1023u) & ~1023u;
 
     // Copy c (of ROWS * KC chunks): eight lanes a row, one chunk each.
     auto load_stage = [&](int kt, int slot) {
@@ -195,7 +196,7 @@ __global__ void __launch_bounds__(THREADS, 1) bmm_wgmma_kernel(WgArgs p)
 template <int MODE, int STAGES>
 int launch(const WgArgs &a, long long blocks, cudaStream_t st)
 {
-    const int smem = STAGES * STAGE_BYTES;
+    const int smem = STAGES * STAGE_BYTES + 1024;
     static bool attr = false;
     if (!attr) {
         if (cudaFuncSetAttribute(bmm_wgmma_kernel<MODE, STAGES>,

@@ -139,6 +139,9 @@ typedef struct cuda_walk_config {
     uint32_t plateau;     /* steps without a rank drop before a plus transition; 0: never */
     int plus_max;         /* plus transitions only while rank < best rank since (re)seed + plus_max */
     int target_rank;      /* a walker stops at this rank or below; 0: never */
+    uint32_t walk_len;    /* flips without a lower rank before a walker restarts from a random
+                             scheme of the device pool (cuda_walk_set_pool); 0: never */
+    int pool_cap;         /* schemes the device pool holds (0: 256) */
     int mix_every;        /* every this many steps one slot rotates across lanes (terms t and
                              t+32 are never compared otherwise); 0: never */
     int queue_cap;        /* improved schemes returned per launch (0: 256) */
@@ -153,16 +156,19 @@ typedef struct cuda_walk_warp {
     int32_t best_rank;      /* lowest rank since the last load */
     int32_t reported_rank;  /* lowest rank already returned in a batch */
     uint32_t since_drop;    /* steps since the rank last fell (plateau) */
+    uint32_t since_best;    /* flips since the best rank last fell or the walker (re)started */
+    uint32_t pad;
     uint64_t steps, flips;  /* flips: flips and reductions applied */
     uint64_t reductions;    /* moves that dropped terms */
     uint64_t removed;       /* terms dropped: rank = loaded + plus - removed */
     uint64_t plus, plus_skipped;
+    uint64_t restarts;      /* from the device pool */
     uint64_t rng_lane, rng_warp; /* random stream positions */
 } cuda_walk_warp;
 
 /* trace: a walker's last move, term indices as before the move. */
 enum { CUDA_WALK_MOVE_NONE = 0, CUDA_WALK_MOVE_FLIP = 1, CUDA_WALK_MOVE_REDUCE = 2,
-       CUDA_WALK_MOVE_PLUS = 3, CUDA_WALK_MOVE_MIX = 4 };
+       CUDA_WALK_MOVE_PLUS = 3, CUDA_WALK_MOVE_RESTART = 4 /* from the pool */ };
 typedef struct cuda_walk_move {
     int32_t kind;
     int32_t x, y;       /* shared position; flips change y of idx[a] and the third of idx[b];
@@ -204,6 +210,10 @@ void cuda_walk_get_info(const cuda_walk *w, cuda_walk_info *info);
  * the next launch, resets the walker's ranks and plateau (counters continue).
  * May wait for an earlier launch's upload to finish. */
 int cuda_walk_load(cuda_walk *w, int warp, const uint64_t *terms, int rank, char *err, size_t errlen);
+/* Stages the device pool walkers restart from (n <= pool_cap schemes, terms
+ * [n][cap][3] with ranks[n]); it replaces the pool at the next launch. */
+int cuda_walk_set_pool(cuda_walk *w, const uint64_t *terms, const int32_t *ranks, int n, char *err,
+                       size_t errlen);
 /* Enqueues the staged loads, one launch of `steps` steps per walker and the
  * copies of its results; returns at once (2 when two launches are in flight). */
 int cuda_walk_launch(cuda_walk *w, uint32_t steps, char *err, size_t errlen);

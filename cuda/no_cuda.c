@@ -95,6 +95,12 @@ int cuda_walk_load(cuda_walk *w, int warp, const uint64_t *terms, int rank, char
     (void)w; (void)warp; (void)terms; (void)rank;
     return walk_absent(err, errlen);
 }
+int cuda_walk_set_pool(cuda_walk *w, const uint64_t *terms, const int32_t *ranks, int n, char *err,
+                       size_t errlen)
+{
+    (void)w; (void)terms; (void)ranks; (void)n;
+    return walk_absent(err, errlen);
+}
 int cuda_walk_launch(cuda_walk *w, uint32_t steps, char *err, size_t errlen)
 {
     (void)w; (void)steps;

@@ -55,6 +55,12 @@ struct cuda_walk {
     Stage stage[2];
     int cur_stage = 0;
     int *stage_pos = nullptr;  // [warps]: entry of a walker in the current stage, -1
+    // the pool walkers restart from: staged in pinned memory, uploaded at a launch
+    uint64_t *h_pool = nullptr, *d_pool = nullptr;
+    int32_t *h_pool_rank = nullptr, *d_pool_rank = nullptr;
+    int pool_cap = 0, pool_staged = -1, pool_n = 0;
+    cudaEvent_t pool_uploaded = nullptr;
+    bool pool_uploading = false;
     long launched = 0, collected = 0;
     int sample_next = 0;
 };
@@ -81,6 +87,9 @@ static void walk_free(cuda_walk *w)
     cudaFree(w->p.qterms); cudaFree(w->p.qwarp); cudaFree(w->p.qrank); cudaFree(w->p.qcount);
     cudaFree(w->p.moves);
     cudaFree(w->d_ids); cudaFree(w->d_ranks); cudaFree(w->d_stage);
+    cudaFree(w->d_pool); cudaFree(w->d_pool_rank);
+    cudaFreeHost(w->h_pool); cudaFreeHost(w->h_pool_rank);
+    if (w->pool_uploaded) cudaEventDestroy(w->pool_uploaded);
     for (Slot &s : w->slot) {
         cudaFreeHost(s.warp); cudaFreeHost(s.qcount); cudaFreeHost(s.qwarp); cudaFreeHost(s.qrank);
         cudaFreeHost(s.qterms); cudaFreeHost(s.sample); cudaFreeHost(s.moves);
@@ -103,7 +112,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     *out = nullptr;
     if (!cfg || cfg->cap < 2 || cfg->cap > CUDA_WALK_MAX_CAP || cfg->warps < 0 || cfg->rounds < 1 ||
         cfg->rounds > 64 || cfg->plus_max < 0 || cfg->target_rank < 0 || cfg->mix_every < 0 ||
-        cfg->queue_cap < 0 || cfg->sample < 0 || cfg->store < 0 || cfg->store > 2 ||
+        cfg->queue_cap < 0 || cfg->sample < 0 || cfg->store < 0 || cfg->store > 2 || cfg->pool_cap < 0 ||
         (cfg->gen_max != 0 && (cfg->gen_max < 2 || cfg->gen_max > 5))) {
         snprintf(err, errlen, "bad walk configuration (cap 2..%d, rounds 1..64, no negative values)",
                  CUDA_WALK_MAX_CAP);
@@ -183,6 +192,9 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     p.target = cfg->target_rank;
     p.mix_every = cfg->mix_every;
     p.gen_max = cfg->gen_max ? cfg->gen_max : 5;
+    p.walk_len = cfg->walk_len;
+    w->pool_cap = cfg->pool_cap ? cfg->pool_cap : 256;
+    w->cfg.pool_cap = w->pool_cap;
     const size_t words = (size_t)warps * cap * 3;
     const size_t qwords = (size_t)p.qcap * cap * 3;
     const size_t swords = (size_t)w->cfg.sample * cap * 3;
@@ -209,6 +221,11 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     WALK_ALLOC(cudaMalloc(&w->d_ids, (size_t)warps * 4), "cudaMalloc stage");
     WALK_ALLOC(cudaMalloc(&w->d_ranks, (size_t)warps * 4), "cudaMalloc stage");
     WALK_ALLOC(cudaMalloc(&w->d_stage, words * 8), "cudaMalloc stage");
+    WALK_ALLOC(cudaMalloc(&w->d_pool, (size_t)w->pool_cap * cap * 3 * 8), "cudaMalloc pool");
+    WALK_ALLOC(cudaMalloc(&w->d_pool_rank, (size_t)w->pool_cap * 4), "cudaMalloc pool");
+    WALK_ALLOC(cudaMallocHost(&w->h_pool, (size_t)w->pool_cap * cap * 3 * 8), "cudaMallocHost pool");
+    WALK_ALLOC(cudaMallocHost(&w->h_pool_rank, (size_t)w->pool_cap * 4), "cudaMallocHost pool");
+    WALK_ALLOC(cudaEventCreateWithFlags(&w->pool_uploaded, cudaEventDisableTiming), "cudaEventCreate");
     for (Slot &s : w->slot) {
         WALK_ALLOC(cudaMallocHost(&s.warp, (size_t)warps * sizeof(cuda_walk_warp)), "cudaMallocHost");
         WALK_ALLOC(cudaMallocHost(&s.qcount, 4), "cudaMallocHost");
@@ -276,6 +293,36 @@ extern "C" int cuda_walk_load(cuda_walk *w, int warp, const uint64_t *terms, int
     return 0;
 }
 
+extern "C" int cuda_walk_set_pool(cuda_walk *w, const uint64_t *terms, const int32_t *ranks, int n, char *err,
+                                  size_t errlen)
+{
+    if (n < 0 || n > w->pool_cap || (n && (!terms || !ranks))) {
+        snprintf(err, errlen, "set_pool: %d schemes, at most %d", n, w->pool_cap);
+        return 2;
+    }
+    const size_t cw = scheme_words(w);
+    for (int k = 0; k < n; k++) {
+        if (ranks[k] < 1 || ranks[k] > w->p.cap) {
+            snprintf(err, errlen, "set_pool: scheme %d has rank %d (cap %d)", k, ranks[k], w->p.cap);
+            return 2;
+        }
+        for (int i = 0; i < 3 * ranks[k]; i++)
+            if (!terms[k * cw + i]) {
+                snprintf(err, errlen, "set_pool: scheme %d, term %d has a zero factor", k, i / 3);
+                return 2;
+            }
+    }
+    if (w->pool_uploading) {
+        WALK_CHECK(cudaSetDevice(w->cfg.device), "cudaSetDevice");
+        WALK_CHECK(cudaEventSynchronize(w->pool_uploaded), "set_pool: waiting for an upload");
+        w->pool_uploading = false;
+    }
+    memcpy(w->h_pool, terms, (size_t)n * cw * 8);
+    memcpy(w->h_pool_rank, ranks, (size_t)n * 4);
+    w->pool_staged = n;
+    return 0;
+}
+
 extern "C" int cuda_walk_launch(cuda_walk *w, uint32_t steps, char *err, size_t errlen)
 {
     if (cuda_walk_in_flight(w) >= kSlots) {
@@ -301,6 +348,22 @@ extern "C" int cuda_walk_launch(cuda_walk *w, uint32_t steps, char *err, size_t 
         sg.n = 0;
         w->cur_stage ^= 1;
     }
+    if (w->pool_staged >= 0) {
+        const size_t n = (size_t)w->pool_staged;
+        if (n) {
+            WALK_CHECK(cudaMemcpyAsync(w->d_pool, w->h_pool, n * scheme_words(w) * 8, cudaMemcpyHostToDevice, st),
+                       "pool upload");
+            WALK_CHECK(cudaMemcpyAsync(w->d_pool_rank, w->h_pool_rank, n * 4, cudaMemcpyHostToDevice, st),
+                       "pool upload");
+            WALK_CHECK(cudaEventRecord(w->pool_uploaded, st), "cudaEventRecord");
+            w->pool_uploading = true;
+        }
+        w->pool_n = w->pool_staged;
+        w->pool_staged = -1;
+    }
+    p.pool = w->d_pool;
+    p.pool_rank = w->d_pool_rank;
+    p.pool_n = w->pool_n;
     Slot &s = w->slot[w->launched % kSlots];
     WALK_CHECK(cudaMemsetAsync(p.qcount, 0, 4, st), "cudaMemsetAsync");
     WALK_CHECK(cudaEventRecord(s.start, st), "cudaEventRecord");

@@ -53,6 +53,10 @@ struct Params {
     uint64_t *qterms;       /* [qcap][cap][3]: improved schemes of this launch */
     int32_t *qwarp, *qrank, *qcount;
     cuda_walk_move *moves;  /* [warps], or NULL without trace */
+    const uint64_t *pool;   /* [pool_n][cap][3]: schemes walkers restart from */
+    const int32_t *pool_rank;
+    int pool_n;
+    uint32_t walk_len;
     int warps, cap, qcap;
     uint32_t steps, plateau;
     uint64_t seed;
@@ -166,6 +170,28 @@ WK_FN void store_save(const S &st, uint64_t *g, int R, int lane)
     }
 }
 
+/* Returns the walker's best scheme in the launch's queue; false when the queue
+ * is full (the walker keeps it and tries again later). */
+template <class W>
+WK_FN bool report_best(const Params &p, W &wp, int w, int best, int lane)
+{
+    int q = 0;
+    if (lane == 0) {
+        /* a plain look first: a full queue must not count up for ever */
+        q = *(volatile int32_t *)p.qcount < p.qcap ? wp.atomic_add(p.qcount, 1) : p.qcap;
+    }
+    q = (int)wp.shfl32((uint32_t)q, 0);
+    if (q >= p.qcap)
+        return false;
+    const size_t words = (size_t)p.cap * 3;
+    const uint64_t *src = p.best + (size_t)w * words;
+    uint64_t *dst = p.qterms + (size_t)q * words;
+    for (int i = lane; i < best * 3; i += 32)
+        dst[i] = src[i];
+    if (lane == 0) { p.qwarp[q] = w; p.qrank[q] = best; }
+    return true;
+}
+
 /* Walks warp w for p.steps steps (or until its rank reaches p.target). */
 template <bool kTrace, class S, class W>
 WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
@@ -174,11 +200,11 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
     const int cap = p.cap;
     const size_t base = (size_t)w * (size_t)cap * 3;
     const cuda_walk_warp *wsp = p.state + w;
-    int R = wsp->rank, best = wsp->best_rank;
-    uint32_t since = wsp->since_drop;
+    int R = wsp->rank, best = wsp->best_rank, reported = wsp->reported_rank;
+    uint32_t since = wsp->since_drop, since_best = wsp->since_best;
     if (R < 2)
         return;
-    uint32_t n_steps = 0, n_flips = 0, n_red = 0, n_removed = 0, n_plus = 0, n_skip = 0;
+    uint32_t n_steps = 0, n_flips = 0, n_red = 0, n_removed = 0, n_plus = 0, n_skip = 0, n_restart = 0;
 
     store_load(st, p.terms + base, R, lane);
     Rng lr = {lane_key(p.seed, w, lane) + wsp->rng_lane};
@@ -199,6 +225,29 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
         const uint64_t u = wr.next();
         const uint32_t ulo = (uint32_t)u, uhi = (uint32_t)(u >> 32);
         if (trace) { mv.kind = CUDA_WALK_MOVE_NONE; mv.rank_before = R; }
+
+        /* 0. a walk that went walk_len flips without a lower rank restarts from
+         * a random scheme of the pool (Kauers-Moosbauer's level strategy; the
+         * host keeps the pool at the lowest rank with enough schemes). */
+        if (p.walk_len && p.pool_n > 0 && since_best >= p.walk_len) {
+            bool go = true;
+            if (best < reported) { /* report before leaving; a full queue: later */
+                if (report_best(p, wp, w, best, lane))
+                    reported = best;
+                else
+                    go = false;
+            }
+            if (go) {
+                const int k = (int)below(ulo, (uint32_t)p.pool_n);
+                R = p.pool_rank[k];
+                store_load(st, p.pool + (size_t)k * (size_t)cap * 3, R, lane);
+                best = reported = R;
+                since = since_best = 0;
+                ++n_restart;
+                if (trace) mv.kind = CUDA_WALK_MOVE_RESTART;
+                continue;
+            }
+        }
 
         /* 1. plus transition after a plateau (search_plus's layout: i becomes
          * (x+x', y, z), j becomes (x', y', z+z'), (x', y+y', z) is appended). */
@@ -335,6 +384,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
             }
         }
         ++n_flips;
+        ++since_best;
         const int myidx = j * 32 + lane;
         if (trace) {
             mv.s = cnt;
@@ -374,6 +424,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
         since = 0;
         if (R < best) {
             best = R;
+            since_best = 0;
             store_save(st, p.best + base, R, lane);
         }
     }
@@ -381,26 +432,16 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
     store_save(st, p.terms + base, R, lane);
     if (trace && lane == 0)
         p.moves[w] = mv;
-    int32_t reported = wsp->reported_rank;
-    if (best < reported) {
-        int q = 0;
-        if (lane == 0) q = wp.atomic_add(p.qcount, 1);
-        q = wp.shfl32(q, 0);
-        if (q < p.qcap) {
-            const uint64_t *src = p.best + base;
-            uint64_t *dst = p.qterms + (size_t)q * (size_t)cap * 3;
-            for (int i = lane; i < best * 3; i += 32)
-                dst[i] = src[i];
-            if (lane == 0) { p.qwarp[q] = w; p.qrank[q] = best; }
-            reported = best;
-        }
-    }
+    if (best < reported && report_best(p, wp, w, best, lane))
+        reported = best;
     if (lane == 0) {
         cuda_walk_warp *o = p.state + w;
         o->rank = R;
         o->best_rank = best;
         o->reported_rank = reported;
         o->since_drop = since;
+        o->since_best = since_best;
+        o->restarts += n_restart;
         o->steps += n_steps;
         o->flips += n_flips;
         o->reductions += n_red;

@@ -155,6 +155,10 @@ struct cuda_walk {
     std::vector<cuda_walk_move> moves;
     int32_t qcount = 0;
     std::vector<std::pair<int, std::vector<uint64_t>>> pending;
+    std::vector<uint64_t> pool, pool_staged;
+    std::vector<int32_t> pool_rank, pool_rank_staged;
+    int pool_cap = 0;
+    bool pool_pending = false;
     Result res[2];
     long launched = 0, collected = 0;
     int sample_next = 0;
@@ -174,7 +178,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     *out = nullptr;
     if (!cfg || cfg->cap < 2 || cfg->cap > CUDA_WALK_MAX_CAP || cfg->warps < 0 || cfg->rounds < 1 ||
         cfg->rounds > 64 || cfg->plus_max < 0 || cfg->target_rank < 0 || cfg->mix_every < 0 ||
-        cfg->queue_cap < 0 || cfg->sample < 0 || cfg->store < 0 || cfg->store > 2 ||
+        cfg->queue_cap < 0 || cfg->sample < 0 || cfg->store < 0 || cfg->store > 2 || cfg->pool_cap < 0 ||
         (cfg->gen_max != 0 && (cfg->gen_max < 2 || cfg->gen_max > 5))) {
         snprintf(err, errlen, "bad walk configuration");
         return 2;
@@ -227,6 +231,8 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     p.target = cfg->target_rank;
     p.mix_every = cfg->mix_every;
     p.gen_max = cfg->gen_max ? cfg->gen_max : 5;
+    p.walk_len = cfg->walk_len;
+    w->pool_cap = cfg->pool_cap ? cfg->pool_cap : 256;
     *out = w;
     return 0;
 }
@@ -249,6 +255,25 @@ extern "C" int cuda_walk_load(cuda_walk *w, int warp, const uint64_t *terms, int
     return 0;
 }
 
+extern "C" int cuda_walk_set_pool(cuda_walk *w, const uint64_t *terms, const int32_t *ranks, int n, char *err,
+                                  size_t errlen)
+{
+    if (n < 0 || n > w->pool_cap) {
+        snprintf(err, errlen, "set_pool: %d schemes, at most %d", n, w->pool_cap);
+        return 2;
+    }
+    const size_t cw = (size_t)w->p.cap * 3;
+    for (int k = 0; k < n; k++)
+        if (ranks[k] < 1 || ranks[k] > w->p.cap) {
+            snprintf(err, errlen, "set_pool: scheme %d has rank %d", k, ranks[k]);
+            return 2;
+        }
+    w->pool_staged.assign(terms, terms + (size_t)n * cw);
+    w->pool_rank_staged.assign(ranks, ranks + n);
+    w->pool_pending = true;
+    return 0;
+}
+
 extern "C" int cuda_walk_launch(cuda_walk *w, uint32_t steps, char *err, size_t errlen)
 {
     if (cuda_walk_in_flight(w) >= 2) {
@@ -262,10 +287,19 @@ extern "C" int cuda_walk_launch(cuda_walk *w, uint32_t steps, char *err, size_t 
         std::copy(e.second.begin(), e.second.end(), w->terms.begin() + (long)(e.first * cw));
         s.rank = s.best_rank = s.reported_rank = r;
         s.since_drop = 0;
+        s.since_best = 0;
     }
     w->pending.clear();
+    if (w->pool_pending) {
+        w->pool = w->pool_staged;
+        w->pool_rank = w->pool_rank_staged;
+        w->pool_pending = false;
+    }
     walk::Params p = w->p;
     p.steps = steps;
+    p.pool = w->pool.data();
+    p.pool_rank = w->pool_rank.data();
+    p.pool_n = (int)w->pool_rank.size();
     w->qcount = 0;
     for (int i = 0; i < p.warps; i++)
         run_warp(w->lanes, p, w->info.store, i);

@@ -78,6 +78,7 @@ __global__ void walk_load_kernel(Params p, const int32_t *ids, const int32_t *ra
         s.best_rank = r;
         s.reported_rank = r;
         s.since_drop = 0;
+        s.since_best = 0;
         p.state[w] = s;
     }
 }

@@ -192,11 +192,12 @@ static db_status set_wal(db *d, char *err, size_t errlen)
     return DB_OK;
 }
 
-static bool dir_writable(const char *path)
+/* 0 when the folder of path is writable, else errno (ENOENT: no such folder). */
+static int dir_writable(const char *path)
 {
     char *copy = strdup(path);
     if (!copy)
-        return true;
+        return 0;
     char *slash = strrchr(copy, '/');
     const char *dir = ".";
     if (slash == copy)
@@ -205,9 +206,9 @@ static bool dir_writable(const char *path)
         *slash = 0;
         dir = copy;
     }
-    bool ok = access(dir, W_OK) == 0;
+    int e = access(dir, W_OK) == 0 ? 0 : errno;
     free(copy);
-    return ok;
+    return e;
 }
 
 /* Opens the SQLite handle; immutable: as a URI with immutable=1. */
@@ -280,10 +281,15 @@ db *db_open_ex(const char *path, unsigned flags, db_status *st, char *err, size_
             return fail_open(d, db__err(DB_NOT_FOUND, err, errlen,
                                         "%s: no such database (`flipgraph db init --db %s` "
                                         "creates one)", path, path), st);
-        if (!dir_writable(path))
+        int e = dir_writable(path);
+        if (e == ENOENT || e == ENOTDIR)
+            return fail_open(d, db__err(DB_NOT_FOUND, err, errlen,
+                                        "%s: cannot create the database: its folder does not "
+                                        "exist", path), st);
+        if (e)
             return fail_open(d, db__err(DB_READONLY, err, errlen,
                                         "%s: cannot create the database: its folder is not "
-                                        "writable", path), st);
+                                        "writable (%s)", path, strerror(e)), st);
     } else if (!S_ISREG(sb.st_mode)) {
         return fail_open(d, db__err(DB_NOT_FLIPGRAPH, err, errlen,
                                     "%s: not a flipgraph database (not a regular file)", path), st);
@@ -302,6 +308,15 @@ db *db_open_ex(const char *path, unsigned flags, db_status *st, char *err, size_
          * not write) cannot be read the normal way; opened immutable, SQLite
          * reads the main file alone.  Nobody can be writing it then, except
          * root: docs/db.md says so. */
+        char wal[4200];
+        struct stat ws;
+        snprintf(wal, sizeof wal, "%s-wal", path);
+        if (stat(wal, &ws) == 0 && ws.st_size > 0)
+            /* immutable would ignore it, and with it schemes already committed */
+            return fail_open(d, db__err(DB_READONLY, err, errlen,
+                                        "%s: committed changes wait in %s, and this folder "
+                                        "cannot be written to fold them in: open the database "
+                                        "once as a user who can write there", path, wal), st);
         sqlite3_close_v2(d->h);
         d->h = NULL;
         rc = open_handle(d, path, SQLITE_OPEN_READONLY, true);
@@ -310,6 +325,11 @@ db *db_open_ex(const char *path, unsigned flags, db_status *st, char *err, size_
             return fail_open(d, db__fail(d, rc, "opening read-only", err, errlen), st);
         rc = read_header(d, &h);
     }
+    if (!ro && (rc & 0xff) == SQLITE_CANTOPEN && (d->readonly || dir_writable(path) != 0))
+        return fail_open(d, db__err(DB_READONLY, err, errlen,
+                                    "%s: the database is read-only here: the file or its folder "
+                                    "is not writable (SQLite keeps %s-wal and %s-shm next to it)",
+                                    path, path, path), st);
     if (rc != SQLITE_OK)
         return fail_open(d, header_fail(d, rc, err, errlen), st);
     db_status js = judge(d, &h, create && !d->readonly, err, errlen);

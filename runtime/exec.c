@@ -18,11 +18,12 @@
  * A run is a multiple of 64 words (a block is at least 64 x 64 bits); the
  * tile is the largest of 256, 128, 64 words that divides it. */
 #define TILE 256
-/* Rows of a block multiplied by one item of the inner layer: the kernel's
- * tables are built once per item, so items are as tall as the threads allow
- * (2048 rows measured best for 512-bit panels), halved while there are fewer
- * than two items per thread. */
+/* One item of the inner layer is INNER_ROWS rows by INNER_WORDS words of a
+ * product block: the kernel's tables are built per item and per word column,
+ * so items are tall (2048 rows measured best with 512-bit panels), and the
+ * threads share a block by its panels, which costs no extra tables. */
 #define INNER_ROWS 2048
+#define INNER_WORDS 8
 
 typedef uint64_t vt __attribute__((vector_size(64)));
 typedef uint64_t vtu __attribute__((vector_size(64), aligned(8), may_alias));
@@ -164,7 +165,7 @@ static bool run_level(const export_plan_slp *slp, const uint64_t *in, uint64_t *
 typedef struct {
     const uint64_t *T, *S;
     uint64_t *Q;
-    uint64_t bs, bt, bu, chunk, chunks;
+    uint64_t bs, bt, bu, chunks, panels;
     bool boolean;
     void **scratch;
 } inner_ctx;
@@ -174,12 +175,15 @@ static void inner_range(void *vctx, uint64_t begin, uint64_t end, int thread)
     const inner_ctx *c = vctx;
     uint64_t kw = c->bt / 64, cw = c->bu / 64;
     for (uint64_t item = begin; item < end; item++) {
-        uint64_t h = item / c->chunks, r0 = (item % c->chunks) * c->chunk;
-        uint64_t rows = c->bs - r0 < c->chunk ? c->bs - r0 : c->chunk;
+        uint64_t pc = item % c->panels, rc = (item / c->panels) % c->chunks,
+                 h = item / c->panels / c->chunks;
+        uint64_t r0 = rc * INNER_ROWS, w0 = pc * INNER_WORDS;
+        uint64_t rows = c->bs - r0 < INNER_ROWS ? c->bs - r0 : INNER_ROWS;
+        uint64_t words = cw - w0 < INNER_WORDS ? cw - w0 : INNER_WORDS;
         const uint64_t *T = c->T + h * c->bs * kw + r0 * kw;
-        const uint64_t *S = c->S + h * c->bt * cw;
-        uint64_t *Q = c->Q + h * c->bs * cw + r0 * cw;
-        rt_kernel_mul(T, kw, S, cw, Q, cw, rows, kw, cw, c->boolean, c->scratch[thread]);
+        const uint64_t *S = c->S + h * c->bt * cw + w0;
+        uint64_t *Q = c->Q + h * c->bs * cw + r0 * cw + w0;
+        rt_kernel_mul(T, kw, S, cw, Q, cw, rows, kw, words, c->boolean, c->scratch[thread]);
     }
 }
 
@@ -337,12 +341,10 @@ rt_status rt_execute(const export_plan *p, const rt_matrix *A, const rt_matrix *
     for (int i = 0; i < threads; i++)
         if (!(scratch[i] = aligned_alloc(64, RT_KERNEL_SCRATCH_BYTES)))
             goto out;
-    uint64_t chunk = INNER_ROWS;
-    while (chunk > 256 && p->R * ((p->bs + chunk - 1) / chunk) < 2 * (uint64_t)threads)
-        chunk /= 2;
-    inner_ctx ic = {direct_a ? A->w : T, direct_b ? B->w : S, Q, p->bs, p->bt, p->bu, chunk,
-                    (p->bs + chunk - 1) / chunk, p->boolean, scratch};
-    rt_parallel(threads, p->R * ic.chunks, 1, inner_range, &ic);
+    inner_ctx ic = {direct_a ? A->w : T, direct_b ? B->w : S, Q, p->bs, p->bt, p->bu,
+                    (p->bs + INNER_ROWS - 1) / INNER_ROWS,
+                    (p->bu / 64 + INNER_WORDS - 1) / INNER_WORDS, p->boolean, scratch};
+    rt_parallel(threads, p->R * ic.chunks * ic.panels, 1, inner_range, &ic);
     s.inner = rt_clock() - t;
     free(T);
     free(S);

@@ -1,5 +1,9 @@
-/* The GPU backend of `flipgraph multiply` (issue 8 builds it on the same plan).
- * Until then it says so: the CPU executor is the reference. */
+/* The GPU backend of `flipgraph multiply`: the plan's levels handed to the
+ * CUDA executor (cuda/, issue 8), which runs the same plan and layout of
+ * docs/runtime.md on the device.  Without nvcc, or without a visible GPU, it
+ * says so: the CPU executor is the reference. */
+#include <stdlib.h>
+
 #include "runtime.h"
 
 #include "../cuda/fg_cuda.h"
@@ -7,16 +11,44 @@
 rt_status rt_execute_gpu(const export_plan *plan, const rt_matrix *A, const rt_matrix *B,
                          rt_matrix *C, rt_stats *stats, char *err, size_t errlen)
 {
-    (void)plan;
-    (void)A;
-    (void)B;
-    (void)C;
-    (void)stats;
-    if (!cuda_compiled_in())
+    if (!cuda_compiled_in()) {
         scheme_fail(err, errlen, "this build has no GPU backend (built without nvcc); use --backend cpu");
-    else
-        scheme_fail(err, errlen,
-                    "the GPU executor of plans is not part of this build yet (issue 8); "
-                    "use --backend cpu");
-    return RT_EBACKEND;
+        return RT_EBACKEND;
+    }
+    if (cuda_device_count() < 1) {
+        scheme_fail(err, errlen, "no GPU is visible; use --backend cpu");
+        return RT_EBACKEND;
+    }
+    if (plan->boolean && plan->levels > 0) {
+        scheme_fail(err, errlen, "the GPU executor does the Boolean product with the cubic method "
+                                 "only (no --scheme); use --backend cpu for Boolean products with schemes");
+        return RT_EBACKEND;
+    }
+    if (!plan->sized || A->rows != plan->rows || A->cols != plan->inner || B->rows != plan->inner ||
+        B->cols != plan->cols || C->rows != A->rows || C->cols != B->cols) {
+        scheme_fail(err, errlen, "the matrices do not fit the plan's sizes");
+        return RT_EDIMS;
+    }
+    cuda_rt_level lv[EXPORT_PLAN_MAX_LEVELS];
+    for (int l = 0; l < plan->levels; l++) {
+        const export_plan_level *L = &plan->level[l];
+        lv[l] = (cuda_rt_level){L->s, L->t, L->u, L->r, L->xi, L->eta, L->zeta};
+    }
+    cuda_rt_stats cs;
+    int rc = cuda_rt_multiply(lv, plan->levels, plan->boolean ? CUDA_BMM_BOOL : CUDA_BMM_GF2,
+                              CUDA_BMM_AUTO, A->rows, A->cols, B->cols, A->w, A->stride, B->w,
+                              B->stride, C->w, C->stride, 0, &cs, err, errlen);
+    if (rc == 2)
+        return RT_EDIMS;
+    if (rc != 0)
+        return RT_EDEVICE;
+    rt_matrix_mask_tail(C);
+    if (stats) {
+        stats->permute = (cs.ms_upload + cs.ms_pack + cs.ms_unpack + cs.ms_download) / 1e3;
+        stats->expand = cs.ms_expand / 1e3;
+        stats->inner = cs.ms_inner / 1e3;
+        stats->compress = cs.ms_compress / 1e3;
+        stats->total = cs.ms_total / 1e3;
+    }
+    return RT_OK;
 }

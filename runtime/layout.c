@@ -73,7 +73,7 @@ uint64_t *rt_buf_alloc(uint64_t words, bool zero)
         return NULL;
     size_t bytes = (size_t)((words * 8 + 63) / 64 * 64);
     uint64_t *b;
-    if (bytes >= 2 * (size_t)HUGE_BYTES) {
+    if (bytes >= (size_t)HUGE_BYTES) {
         bytes = (bytes + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
         b = aligned_alloc(HUGE_BYTES, bytes);
 #ifdef MADV_HUGEPAGE

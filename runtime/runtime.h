@@ -122,7 +122,8 @@ typedef enum rt_status {
     RT_EDIMS,    /* dimensions do not fit each other or the plan (usage: exit 2) */
     RT_EMEMORY,  /* the plan's buffers exceed the memory limit (exit 2) */
     RT_ENOMEM,   /* an allocation failed (exit 3) */
-    RT_EBACKEND  /* the backend is not available (exit 2) */
+    RT_EBACKEND, /* the backend is not available (exit 2) */
+    RT_EDEVICE   /* the device failed (exit 3) */
 } rt_status;
 
 typedef struct rt_stats {
@@ -140,7 +141,9 @@ rt_status rt_execute(const export_plan *plan, const rt_matrix *A, const rt_matri
 /* The Boolean path with levels (integers); rt_execute calls it. */
 rt_status rt_execute_z(const export_plan *plan, const rt_matrix *A, const rt_matrix *B,
                        rt_matrix *C, int threads, rt_stats *stats, char *err, size_t errlen);
-/* The GPU executor (issue 8): RT_EBACKEND with a message until it is built. */
+/* The same on GPU 0 through the CUDA executor (cuda/fg_cuda.h, issue 8): the
+ * cubic Boolean product or GF(2) with any chain.  RT_EBACKEND with a message
+ * when the build has no CUDA or no GPU is visible. */
 rt_status rt_execute_gpu(const export_plan *plan, const rt_matrix *A, const rt_matrix *B,
                          rt_matrix *C, rt_stats *stats, char *err, size_t errlen);
 /* Physical memory in bytes (0 when unknown). */

@@ -6,7 +6,7 @@
  * (read_exp.c refuses a mixed file at the first line that does not).  A first
  * line that begins like a term but is too broken to tell counts as .exp, so
  * that the reader, not the detector, says what is wrong and where. */
-#include "scheme.h"
+#include "read_internal.h"
 
 #include <string.h>
 
@@ -38,11 +38,18 @@ scheme_file_kind scheme_detect_kind(const char *buf, size_t len)
         size_t r = q + 1;
         while (hspace(AT(r)))
             r++;
-        if (AT(r) == '(') { /* -( ... ): a negated term */
+        if (AT(r) == '(' && rd_is_negated_term(buf, len, r)) { /* -( ... ): a negated term */
             q = r + 1;
             while (hspace(AT(q)))
                 q++;
         }
+    }
+    if (AT(q) == '-' || AT(q) == '+') { /* a sign before a parenthesized factor */
+        size_t r = q + 1;
+        while (hspace(AT(r)))
+            r++;
+        if (AT(r) == '(')
+            q = r;
     }
     if (AT(q) == '(') {
         while (q < len && b[q] != ')' && b[q] != '\n')

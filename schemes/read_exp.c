@@ -3,13 +3,15 @@
  *
  *   line    = term | "-" "(" term ")"                  one term per line
  *   term    = factor SEP factor SEP factor             SEP: "*" (exp, native) | spaces or nothing (txt)
- *   factor  = "(" sum ")" | [sign] monomial
+ *   factor  = [sign] "(" sum ")" | [sign] monomial
  *   sum     = [sign] monomial { sign monomial }
  *   monomial= [digits ["*"]] entry                     entry: a12 (exp, txt) | a1_12 (native)
  *
  * with spaces and tabs allowed between any two tokens.  The letter of an entry
  * is fixed by its position (a, then b, then c).  Entries that repeat inside a
- * factor add up; a term written -(...) has its first factor negated.  For
+ * factor add up; a term written -(...) has its first factor negated (a line
+ * starting "-(" is a negated term or a negated first factor: see
+ * rd_is_negated_term).  For
  * exp/txt the dimensions are the largest indices seen (a_ij: i <= n, j <= m;
  * b_jk: k <= p; c_ki: k <= p, i <= n) unless --dims gives them; entries are
  * collected in a 9 x 9 grid per factor and packed once the format is known. */
@@ -225,6 +227,18 @@ static bool parse_factor(lines *L, rd_term *t, int pos)
     memset(L->acc, 0, sizeof L->acc);
     bool ok;
     size_t soff;
+    /* A sign before a parenthesized factor: -(a11+a12). */
+    int factor_sign = 1;
+    if (rd_peek(c) == '-' || rd_peek(c) == '+') {
+        size_t q = c->pos + 1;
+        while (q < c->len && rd_is_hspace((unsigned char)c->buf[q]))
+            q++;
+        if (rd_peek_at(c, q) == '(') {
+            factor_sign = parse_sign(L, &soff, &ok);
+            if (!ok)
+                return false;
+        }
+    }
     if (rd_peek(c) == '(') {
         c->pos++;
         rd_skip_hspace(c);
@@ -255,6 +269,9 @@ static bool parse_factor(lines *L, rd_term *t, int pos)
         if (!ok || !parse_monomial(L, pos, sign, soff))
             return false;
     }
+    if (factor_sign < 0)
+        for (int e = 0; e < RD_GRID; e++)
+            L->acc[e] = -L->acc[e];
     return commit_factor(L, t, pos, start);
 }
 
@@ -301,7 +318,7 @@ static bool parse_line(lines *L)
         size_t q = c->pos + 1;
         while (q < c->len && rd_is_hspace((unsigned char)c->buf[q]))
             q++;
-        if (rd_peek_at(c, q) == '(') {
+        if (rd_peek_at(c, q) == '(' && rd_is_negated_term(c->buf, c->len, q)) {
             if (!saw_integer(L, c->pos, "a minus sign"))
                 return false;
             L->neg_term = true;

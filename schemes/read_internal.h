@@ -74,6 +74,25 @@ bool rd_fail_plain(rd_ctx *c, size_t off, const char *fmt, ...) __attribute__((f
 /* Line and column (1-based) of byte offset off. */
 void rd_line_col(const rd_ctx *c, size_t off, int *line, int *col);
 
+/* At a line's "-" whose next non-blank is the '(' at off: true for a negated
+ * term -(A B C) (Moosbauer-Poole), false for a negated first factor
+ * -(a11+a12)*b11*c11.  A factor holds no parentheses, so when another '('
+ * comes before the first ')' it is a term; when the ')' ends the line (or
+ * meets a comment) the parentheses wrap the whole term; else a separator and
+ * more factors follow, and they wrap the first factor only. */
+static inline bool rd_is_negated_term(const char *buf, size_t len, size_t off)
+{
+    size_t q = off + 1;
+    while (q < len && buf[q] != '(' && buf[q] != ')' && buf[q] != '\n')
+        q++;
+    if (q >= len || buf[q] != ')')
+        return true;
+    q++;
+    while (q < len && rd_is_hspace((unsigned char)buf[q]))
+        q++;
+    return q >= len || buf[q] == '\n' || buf[q] == '#';
+}
+
 /* ---- collected terms ---- */
 void rd_terms_free(rd_terms *ts);
 /* A fresh zeroed term at the end; NULL (diag filled, at off) past SCHEME_MAX_RANK or out of memory. */

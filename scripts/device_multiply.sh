@@ -55,11 +55,34 @@ export FLIPGRAPH_CORPUS=$PWD/../shared/corpus
 [ -d "$FLIPGRAPH_CORPUS" ] || export FLIPGRAPH_CORPUS=$PWD/out/gpurt-corpus
 
 say "SASS: bit tensor-core instructions in the inner kernel"
-cuobjdump --dump-sass $B/CMakeFiles/fg_cuda.dir/cuda/bmm_tc.cu.o 2>>"$LOG" |
-  grep -oE "BMMA[.A-Z0-9]*|LDSM[.A-Z0-9]*|LDGSTS[.A-Z0-9]*" | sort | uniq -c | tee -a "$LOG"
+for o in bmm_tc bmm_wgmma; do
+  echo "   $o:" | tee -a "$LOG"
+  cuobjdump --dump-sass $B/CMakeFiles/fg_cuda.dir/cuda/$o.cu.o 2>>"$LOG" |
+    grep -oE "[A-Z]*GMMA[.A-Z0-9]*|BMMA[.A-Z0-9]*|LDSM[.A-Z0-9]*|LDGSTS[.A-Z0-9]*" | sort | uniq -c | tee -a "$LOG"
+done
 
 step "gpu_runtime (differential tests)" 240 $B/gpu_runtime
 grep -E "^gpu_runtime|FAIL|passed|skipped" "$LOG" | tail -25
+
+# flipgraph multiply --backend gpu against --backend cpu (where runtime/exec_gpu.c
+# calls cuda_rt_multiply; until then the GPU backend answers exit 2).
+if [ -x $B/flipgraph ]; then
+  say "flipgraph multiply: --backend gpu against --backend cpu"
+  T=$(mktemp -d)
+  F=$B/flipgraph
+  $F matrix random --rows 3001 --cols 2500 --seed 1 -o $T/a.bin >>"$LOG" 2>&1
+  $F matrix random --rows 2500 --cols 2777 --seed 2 -o $T/b.bin >>"$LOG" 2>&1
+  for spec in "" "--boolean" "--scheme strassen --levels 2" \
+    "--scheme $FLIPGRAPH_CORPUS/kauers-moosbauer/444-47-mod2.exp,strassen"; do
+    $F multiply $spec --a $T/a.bin --b $T/b.bin -o $T/cpu.bin --backend cpu -q >>"$LOG" 2>&1
+    $F multiply $spec --a $T/a.bin --b $T/b.bin -o $T/gpu.bin --backend gpu >>"$LOG" 2>&1
+    g=$?
+    if [ $g -ne 0 ]; then echo "   [$spec] gpu backend exit $g" | tee -a "$LOG"
+    elif $F matrix cmp $T/cpu.bin $T/gpu.bin >>"$LOG" 2>&1; then echo "   [$spec] gpu = cpu" | tee -a "$LOG"
+    else echo "   [$spec] gpu != cpu: MISMATCH" | tee -a "$LOG"; fi
+  done
+  rm -rf "$T"
+fi
 
 if [ "$MODE" = full ]; then
   step "TC pipeline depth sweep, n = 2^15" 120 bash -c "for s in 3 4 5 6; do FLIPGRAPH_TC_STAGES=\$s $B/bench_gpu_multiply --tc-only --log2 15 --reps 3 | grep -E 'TC stages|tensor'; done"
@@ -91,5 +114,5 @@ if [ "$MODE" = full ] && [ $(($(date +%s) - T0)) -lt 480 ]; then
 fi
 
 say "summary"
-grep -E "^gpu_runtime|[0-9]+ passed|ERROR SUMMARY|mismatches" "$LOG" | tail -5
+grep -E "^gpu_runtime|[0-9]+ passed|ERROR SUMMARY|mismatches|gpu = cpu|MISMATCH|gpu backend exit" "$LOG" | tail -12
 grep -E "^\| " "$LOG" | tail -60

@@ -143,6 +143,22 @@ static bool keep(driver *d, search_walker *w, scheme_rng *rng, int id, bool repo
     return ok;
 }
 
+/* The Luby sequence 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ...: walks of these
+ * lengths (times walk_len) are within a logarithmic factor of the best fixed
+ * restart length for any distribution of the time to improve (Luby, Sinclair,
+ * Zuckerman 1993) - and that distribution changes with every rank. */
+uint64_t search_luby(uint64_t i)
+{
+    for (;;) {
+        uint64_t k = 1;
+        while (((1ull << k) - 1) < i)
+            k++;
+        if (i == (1ull << k) - 1)
+            return 1ull << (k - 1);
+        i -= (1ull << (k - 1)) - 1;
+    }
+}
+
 typedef struct worker_arg {
     driver *d;
     int id;
@@ -168,6 +184,8 @@ static void *worker(void *arg)
     }
     int base = search_pool_restart(&d->pool, &rng, w);
     uint64_t since = 0, done_total = 0;
+    uint64_t k = 1; /* walks so far: the k-th walk is walk_len * luby(k) long */
+    uint64_t wlen = p->walk_len;
     int stuck = 0;
     search_walker_stats st0, st;
     search_walker_stats_get(w, &st0);
@@ -176,24 +194,24 @@ static void *worker(void *arg)
             if (!keep(d, w, &rng, a->id, true))
                 break;
             base = search_walker_rank(w);
-            since = 0;
-            /* a shorter plateau after a success, within bounds (adaptive L) */
-            w->L = w->L / 2 > w->Lmin ? w->L / 2 : w->Lmin;
+            since = 0; /* the walk goes on from the fresh scheme */
+            if (getenv("LUBYRESET")) { k = 1; wlen = p->walk_len; }
             continue;
         }
-        if (since >= p->walk_len) {
-            /* a failed walk: its scheme is one more of its rank; restart */
-            if (!getenv("NOSIB") && search_walker_rank(w) == base && !keep(d, w, &rng, a->id, false))
-                break;
-            w->L = w->L * 2 < w->Lmax ? w->L * 2 : w->Lmax;
+        if (since >= wlen) {
+            /* a failed walk: restart from the pool */
             base = search_pool_restart(&d->pool, &rng, w);
             since = 0;
+            k++;
+            wlen = p->walk_len * search_luby(k);
+            if (wlen > p->walk_max)
+                wlen = p->walk_max;
             atomic_fetch_add(&ws->restarts, 1);
             continue;
         }
         uint64_t n = p->batch;
-        if (since + n > p->walk_len)
-            n = p->walk_len - since;
+        if (since + n > wlen)
+            n = wlen - since;
         if (a->budget) {
             if (done_total >= a->budget)
                 break;
@@ -205,7 +223,7 @@ static void *worker(void *arg)
             /* no flip and no plus possible: restart; twice in a row: nothing to do */
             if (++stuck > 2)
                 break;
-            since = p->walk_len;
+            since = wlen;
             continue;
         }
         stuck = 0;

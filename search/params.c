@@ -21,6 +21,7 @@ void search_params_default(search_params *p)
     p->plateau_max = SEARCH_DEFAULT_PLATEAU_MAX;
     p->plus_max = SEARCH_DEFAULT_PLUS_MAX;
     p->walk_len = SEARCH_DEFAULT_WALK_LEN;
+    p->walk_max = SEARCH_DEFAULT_WALK_MAX;
     p->gen_max = SEARCH_DEFAULT_GEN_MAX;
     p->pool_size = SEARCH_DEFAULT_POOL_SIZE;
     p->pool_min = SEARCH_DEFAULT_POOL_MIN;
@@ -45,8 +46,8 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
                            "plateau lengths: expected 1 <= plateau-min <= plateau <= plateau-max");
     if (p->plus_max < 0 || p->plus_max > 64)
         return scheme_fail(err, errlen, "plus-max %d: expected 0..64", p->plus_max);
-    if (p->walk_len < 1)
-        return scheme_fail(err, errlen, "walk-len must be >= 1");
+    if (p->walk_len < 1 || p->walk_max < p->walk_len)
+        return scheme_fail(err, errlen, "walk lengths: expected 1 <= walk-len <= walk-max");
     if (p->gen_max < 2 || p->gen_max > 32)
         return scheme_fail(err, errlen, "gen-max %d: expected 2..32", p->gen_max);
     if (p->pool_size < 1 || p->pool_size > 1000000)
@@ -80,6 +81,7 @@ static const struct {
     {"plateau-max", T_U64, offsetof(search_params, plateau_max)},
     {"plus-max", T_INT, offsetof(search_params, plus_max)},
     {"walk-len", T_U64, offsetof(search_params, walk_len)},
+    {"walk-max", T_U64, offsetof(search_params, walk_max)},
     {"gen-max", T_INT, offsetof(search_params, gen_max)},
     {"pool-size", T_INT, offsetof(search_params, pool_size)},
     {"pool-min", T_INT, offsetof(search_params, pool_min)},

@@ -89,7 +89,8 @@ uint64_t search_count_flips(const scheme_term *t, int rank);
 #define SEARCH_DEFAULT_PLATEAU_MIN 2000
 #define SEARCH_DEFAULT_PLATEAU_MAX 200000
 #define SEARCH_DEFAULT_PLUS_MAX 2
-#define SEARCH_DEFAULT_WALK_LEN 2000000
+#define SEARCH_DEFAULT_WALK_LEN 1000
+#define SEARCH_DEFAULT_WALK_MAX 100000000
 #define SEARCH_DEFAULT_GEN_MAX 5
 #define SEARCH_DEFAULT_POOL_SIZE 256
 #define SEARCH_DEFAULT_POOL_MIN 4
@@ -108,7 +109,9 @@ typedef struct search_params {
     uint64_t plateau_min;  /* the adaptive L stays within [plateau_min, plateau_max] */
     uint64_t plateau_max;
     int plus_max;          /* plus transitions only while rank < base rank + plus_max (0: never) */
-    uint64_t walk_len;     /* flips without reaching a lower rank before a restart from the pool */
+    uint64_t walk_len;     /* unit of walk length: the k-th walk of a walker is walk_len * luby(k)
+                              flips without a lower rank, then it restarts from the pool */
+    uint64_t walk_max;     /* cap on one walk's length */
     int gen_max;           /* largest set sharing a factor tested for dependent factors (2: pairs only) */
     int pool_size;         /* schemes kept per rank */
     int pool_min;          /* schemes of rank r needed before walkers start from rank r */
@@ -227,6 +230,9 @@ search_status search_run_cpu(const search_params *p, const scheme *const *starts
 /* The GPU backend (search/walk_gpu.c, issue 5); SEARCH_BAD_PARAMS when not built. */
 search_status search_run_gpu(const search_params *p, const scheme *const *starts, int nstarts,
                              const search_callbacks *cb, search_result *res);
+
+/* The Luby sequence (1 1 2 1 1 2 4 ...), i >= 1: the restart schedule. */
+uint64_t search_luby(uint64_t i);
 
 /* Asks every running search to finish its batch and return (async-signal-safe). */
 void search_request_stop(void);

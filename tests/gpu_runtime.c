@@ -13,6 +13,8 @@
 #include <time.h>
 
 #include "cuda/fg_cuda.h"
+#include "export/export.h"
+#include "runtime/runtime.h"
 #include "schemes/scheme.h"
 
 static int g_pass, g_fail;
@@ -194,6 +196,78 @@ static void check_case(const char *what, const chain *ch, int mode, int kernel, 
     free(A.w), free(B.w), free(C.w), free(R.w);
 }
 
+/* The same product by the CPU executor (runtime/, the reference) and by the
+ * GPU executor on the plan's own arrays (export/plan.c), as `flipgraph multiply
+ * --backend cpu|gpu` run them. */
+static void check_vs_cpu(const char *what, const scheme *const *chain, int nl, int boolean,
+                         long long n, long long k, long long p)
+{
+    export_plan plan;
+    memset(&plan, 0, sizeof plan);
+    char err[512] = "";
+    const char *names[4] = {NULL, NULL, NULL, NULL};
+    if (!export_plan_init(&plan, chain, names, nl, boolean, err, sizeof err) ||
+        !export_plan_size(&plan, (uint64_t)n, (uint64_t)k, (uint64_t)p, err, sizeof err)) {
+        printf("FAIL %s: plan: %s\n", what, err);
+        g_fail++;
+        return;
+    }
+    rt_matrix *A = rt_matrix_new((uint64_t)n, (uint64_t)k), *B = rt_matrix_new((uint64_t)k, (uint64_t)p),
+              *C = rt_matrix_new((uint64_t)n, (uint64_t)p), *G = rt_matrix_new((uint64_t)n, (uint64_t)p);
+    if (!A || !B || !C || !G) {
+        fprintf(stderr, "out of memory\n");
+        exit(3);
+    }
+    const int thr = boolean ? (int)(64.0 / (1.0 + __builtin_sqrt((double)k))) + 1 : 32;
+    for (uint64_t i = 0; i < A->rows * A->stride; i++) {
+        uint64_t x = 0;
+        for (int b = 0; b < 64; b++) x |= (uint64_t)((int)(rnd() & 63) < thr) << b;
+        A->w[i] = x;
+    }
+    for (uint64_t i = 0; i < B->rows * B->stride; i++) {
+        uint64_t x = 0;
+        for (int b = 0; b < 64; b++) x |= (uint64_t)((int)(rnd() & 63) < thr) << b;
+        B->w[i] = x;
+    }
+    rt_matrix_mask_tail(A);
+    rt_matrix_mask_tail(B);
+    for (uint64_t i = 0; i < G->rows * G->stride; i++) G->w[i] = rnd(); /* poison */
+    rt_status s = rt_execute(&plan, A, B, C, 0, 0, NULL, err, sizeof err);
+    if (s != RT_OK) {
+        printf("FAIL %s: CPU executor: %s\n", what, err);
+        g_fail++;
+        goto out;
+    }
+    cuda_rt_level lv[EXPORT_PLAN_MAX_LEVELS];
+    for (int l = 0; l < plan.levels; l++) {
+        const export_plan_level *L = &plan.level[l];
+        cuda_rt_level x = {L->s, L->t, L->u, L->r, L->xi, L->eta, L->zeta};
+        lv[l] = x;
+    }
+    int rc = cuda_rt_multiply(lv, plan.levels, boolean ? CUDA_BMM_BOOL : CUDA_BMM_GF2, CUDA_BMM_AUTO,
+                              (unsigned long long)n, (unsigned long long)k, (unsigned long long)p, A->w,
+                              (size_t)A->stride, B->w, (size_t)B->stride, G->w, (size_t)G->stride, 0, NULL,
+                              err, sizeof err);
+    if (rc) {
+        printf("FAIL %s: GPU executor rc %d: %s\n", what, rc, err);
+        g_fail++;
+        goto out;
+    }
+    rt_diff d;
+    rt_matrix_compare(C, G, &d);
+    if (!d.equal) {
+        printf("FAIL %s %lldx%lldx%lld: GPU and CPU executors differ in %" PRIu64 " entries, first (%" PRIu64
+               ",%" PRIu64 ") (seed %" PRIu64 ")\n",
+               what, n, k, p, d.count, d.first_row, d.first_col, g_seed);
+        g_fail++;
+    } else {
+        g_pass++;
+    }
+out:
+    rt_matrix_free(A), rt_matrix_free(B), rt_matrix_free(C), rt_matrix_free(G);
+    export_plan_free(&plan);
+}
+
 static void expect_rc(const char *what, int got, int want)
 {
     if (got == want) {
@@ -281,6 +355,21 @@ int main(void)
         chain_add(&ch, st);
         check_case("strassen auto", &ch, CUDA_BMM_GF2, CUDA_BMM_AUTO, 513, 700, 1100);
         chain_free(&ch);
+    }
+
+    /* Against the CPU executor, on the plan it builds (export_plan). */
+    {
+        const scheme *c1[1] = {st}, *c2[2] = {st, st}, *c3[2] = {s444, st}, *c4[2] = {s234, st};
+        static const long long vsz[][3] = {{500, 600, 700}, {1000, 999, 1001}};
+        for (int i = 0; i < (small ? 1 : 2); i++) {
+            const long long n = vsz[i][0], k = vsz[i][1], p = vsz[i][2];
+            check_vs_cpu("cpu-executor cubic gf2", NULL, 0, 0, n, k, p);
+            check_vs_cpu("cpu-executor cubic bool", NULL, 0, 1, n, k, p);
+            check_vs_cpu("cpu-executor strassen", c1, 1, 0, n, k, p);
+            check_vs_cpu("cpu-executor strassen^2", c2, 2, 0, n, k, p);
+            if (s444) check_vs_cpu("cpu-executor 444:47+strassen", c3, 2, 0, n, k, p);
+            if (s234) check_vs_cpu("cpu-executor 234:20+strassen", c4, 2, 0, n, k, p);
+        }
     }
 
     /* Bad input: answered with 2, nothing run. */

@@ -576,6 +576,12 @@ Test(read, published_variants)
         {"(a11-a12)(b11+b12)c11\n", SCHEME_RING_Z, 1},
         {"-(a11(-b11+b12)(c11+c12))\n", SCHEME_RING_Z, -1},
         {"-((a11 + a12) b11 (c11))\n", SCHEME_RING_Z, -1},
+        {"-(a11*b11*c11)\n", SCHEME_RING_Z, -1},
+        /* a sign before a parenthesized factor; at the start of a line it is told
+         * from a negated term by what follows the ')' */
+        {"-(a11+a12)*b11*c11\n", SCHEME_RING_Z, -1},
+        {"- (a11 + a12) (b11) c11\n", SCHEME_RING_Z, -1},
+        {"(a11)*-(b11-b12)*+(c11)\n", SCHEME_RING_Z, 1},
         {"a11 b11 c11\n", SCHEME_RING_F2, 1},
         /* repeated entries add, and cancel mod 2 */
         {"(a11+a11+a11+a12)*(b11)*(c11)\n", SCHEME_RING_F2, 1},

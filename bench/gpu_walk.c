@@ -1,0 +1,368 @@
+/* bench_gpu_walk: the GPU flip-graph walk's figures (issue 5), a table last.
+ *
+ *   flips  total flips/s on <4,4,4> and <5,5,5> from the standard algorithm
+ *          (kernel time; each store where it fits), and the CPU engine's
+ *          flips/s on the same machine with one thread per core, side by side
+ *   ttr    seconds from <4,4,4>'s standard algorithm to rank 47 (search_run_gpu),
+ *          for seeds 1..N, median
+ *   best   best rank after S seconds on <5,5,5>, <4,4,5>, <4,5,5>
+ *
+ * Usage: bench_gpu_walk [--only flips|ttr|best] [--flips-seconds S] [--cpu-seconds S]
+ *        [--ttr-seeds N] [--ttr-cap S] [--best-seconds S] [--best-formats F,F,..]
+ *        [--warps N] [--rounds K] [--mix N] [--store auto|regs|smem] [--plateau L]
+ *        [--plus-max P] [--walk-len N] [--pool-min N] [--steps N]
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../cuda/fg_cuda.h"
+#include "../search/search.h"
+#include "../search/walk_gpu.h"
+
+typedef struct opts {
+    const char *only;
+    double flips_s, cpu_s, ttr_cap, best_s;
+    int ttr_seeds;
+    char best_formats[256];
+    search_gpu_options g;
+    uint64_t plateau, walk_len;
+    int plus_max, pool_min;
+} opts;
+
+static char table[64][160];
+static int nrows;
+
+static void row(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void row(const char *fmt, ...)
+{
+    if (nrows >= 64)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(table[nrows++], sizeof table[0], fmt, ap);
+    va_end(ap);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void set_params(const opts *o, search_params *p, scheme_format f)
+{
+    search_params_default(p);
+    p->fmt = f;
+    if (o->plateau) {
+        p->plateau = o->plateau;
+        if (p->plateau_min > p->plateau) p->plateau_min = p->plateau;
+        if (p->plateau_max < p->plateau) p->plateau_max = p->plateau;
+    }
+    if (o->walk_len) p->walk_len = o->walk_len;
+    if (o->plus_max >= 0) p->plus_max = o->plus_max;
+    if (o->pool_min > 0) {
+        p->pool_min = o->pool_min;
+        if (p->pool_size < p->pool_min) p->pool_size = p->pool_min;
+    }
+    p->progress_every = 0;
+}
+
+/* flips/s of the kernel alone: walkers from the standard algorithm, launches
+ * for `seconds` after a warm-up launch (the first ranks fall fast). */
+static void bench_flips(const opts *o, scheme_format f, int store)
+{
+    char fb[32], err[256];
+    scheme_format_str(f, fb);
+    scheme *s = scheme_standard(f);
+    search_params p;
+    set_params(o, &p, f);
+    cuda_walk_config c;
+    memset(&c, 0, sizeof c);
+    c.warps = o->g.warps;
+    c.cap = (s->rank + 31) / 32 * 32;
+    c.seed = 1;
+    c.rounds = o->g.rounds;
+    c.plateau = (uint32_t)p.plateau;
+    c.plus_max = p.plus_max;
+    c.mix_every = o->g.mix_every;
+    c.store = store;
+    cuda_walk *w;
+    if (cuda_walk_create(&c, &w, err, sizeof err) != 0) {
+        printf("flips %s: %s\n", fb, err);
+        row("| flips/s | %s | - | %s |", fb, err);
+        scheme_free(s);
+        return;
+    }
+    cuda_walk_info in;
+    cuda_walk_get_info(w, &in);
+    uint64_t *t = malloc((size_t)s->rank * 3 * sizeof *t);
+    for (int i = 0; i < s->rank; i++)
+        memcpy(t + 3 * i, s->terms[i].f, 3 * sizeof *t);
+    for (int i = 0; i < in.warps; i++)
+        cuda_walk_load(w, i, t, s->rank, err, sizeof err);
+    cuda_walk_batch b;
+    uint32_t steps = o->g.steps ? o->g.steps : 20000;
+    cuda_walk_launch(w, steps, err, sizeof err);
+    cuda_walk_collect(w, &b, err, sizeof err);
+    uint64_t f0 = 0, s0 = 0;
+    for (int i = 0; i < b.warps; i++) {
+        f0 += b.warp[i].flips;
+        s0 += b.warp[i].steps;
+    }
+    /* about 200 ms per launch */
+    if (!o->g.steps && b.ms > 0)
+        steps = (uint32_t)(steps * 200.0 / b.ms) + 1;
+    double ms = 0, t0 = now_s();
+    uint64_t f1 = f0, s1 = s0, plus = 0, red = 0;
+    int best = s->rank, launches = 0, rc = 0;
+    double sum_rank = 0;
+    while (now_s() - t0 < o->flips_s) {
+        if ((rc = cuda_walk_launch(w, steps, err, sizeof err)) || (rc = cuda_walk_collect(w, &b, err, sizeof err)))
+            break;
+        ms += b.ms;
+        launches++;
+        f1 = s1 = plus = red = 0;
+        sum_rank = 0;
+        for (int i = 0; i < b.warps; i++) {
+            f1 += b.warp[i].flips;
+            s1 += b.warp[i].steps;
+            plus += b.warp[i].plus;
+            red += b.warp[i].reductions;
+            sum_rank += b.warp[i].rank;
+            if (b.warp[i].best_rank < best)
+                best = b.warp[i].best_rank;
+        }
+    }
+    const double wall = now_s() - t0;
+    const char *sn = in.store == CUDA_WALK_STORE_REGS ? "regs" : "smem";
+    if (rc) {
+        printf("flips %s (%s): %s\n", fb, sn, err);
+        row("| flips/s | %s | - | %s |", fb, err);
+    } else {
+        const double fps = ms > 0 ? (double)(f1 - f0) / (ms / 1000) : 0;
+        printf("flips %s (%s store, %d walkers, %u steps/launch, %d launches): %.3g flips/s (kernel), %.3g "
+               "(wall), %.3g steps/s, %.1f%% steps with a flip, mean rank %.1f, best %d, %llu plus, %llu reductions\n",
+               fb, sn, in.warps, steps, launches, fps, (double)(f1 - f0) / wall, (double)(s1 - s0) / (ms / 1000),
+               s1 > s0 ? 100.0 * (double)(f1 - f0) / (double)(s1 - s0) : 0, sum_rank / b.warps, best,
+               (unsigned long long)plus, (unsigned long long)red);
+        row("| GPU flips/s | %s | %.3g | %s store, %d walkers, mean rank %.1f |", fb, fps, sn, in.warps,
+            sum_rank / b.warps);
+    }
+    fflush(stdout);
+    free(t);
+    scheme_free(s);
+    cuda_walk_destroy(w);
+}
+
+static void bench_cpu(const opts *o, scheme_format f)
+{
+    char fb[32];
+    scheme_format_str(f, fb);
+    search_params p;
+    set_params(o, &p, f);
+    p.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (p.threads < 1)
+        p.threads = 1;
+    p.time_limit = o->cpu_s;
+    p.seed = 1;
+    search_result r;
+    search_status st = search_run_cpu(&p, NULL, 0, NULL, &r);
+    if (st > SEARCH_NOT_REACHED) {
+        printf("cpu %s: %s\n", fb, r.msg);
+        row("| CPU flips/s | %s | - | %s |", fb, r.msg);
+    } else {
+        double fps = r.seconds > 0 ? (double)r.flips / r.seconds : 0;
+        printf("cpu %s: %d threads, %.3g flips/s (%.3g per thread), best rank %d\n", fb, p.threads, fps,
+               fps / p.threads, r.best_rank);
+        row("| CPU flips/s | %s | %.3g | search_run_cpu, %d threads (%.3g per thread) |", fb, fps, p.threads,
+            fps / p.threads);
+    }
+    search_result_free(&r);
+    fflush(stdout);
+}
+
+typedef struct trace_ctx {
+    const char *what;
+} trace_ctx;
+
+static bool on_found(void *ctx, const search_found *f)
+{
+    trace_ctx *tc = ctx;
+    printf("  %s: rank %d at %.2f s (%.3g flips)\n", tc->what, f->rank, f->seconds, (double)f->flips);
+    fflush(stdout);
+    return true;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void bench_ttr(const opts *o)
+{
+    scheme_format f = {4, 4, 4};
+    double t[64];
+    int n = 0, reached = 0;
+    char list[512] = "";
+    for (int seed = 1; seed <= o->ttr_seeds && n < 64; seed++) {
+        search_params p;
+        set_params(o, &p, f);
+        p.seed = (uint64_t)seed;
+        p.target_rank = 47;
+        p.time_limit = o->ttr_cap;
+        char what[64];
+        snprintf(what, sizeof what, "<4,4,4> seed %d", seed);
+        trace_ctx tc = {what};
+        search_callbacks cb = {&tc, on_found, NULL};
+        search_result r;
+        search_status st = search_run_gpu_opts(&p, &o->g, NULL, 0, &cb, &r);
+        const bool ok = st == SEARCH_REACHED;
+        printf("ttr <4,4,4> seed %d: %s rank %d after %.2f s, %.3g flips, %llu restarts%s%s\n", seed,
+               ok ? "reached" : "not reached,", r.best_rank, r.seconds, (double)r.flips,
+               (unsigned long long)r.restarts, r.msg[0] ? ": " : "", r.msg);
+        fflush(stdout);
+        t[n++] = ok ? r.seconds : 1e30;
+        reached += ok;
+        char one[48];
+        if (ok)
+            snprintf(one, sizeof one, "%s%.1f", n > 1 ? ", " : "", r.seconds);
+        else
+            snprintf(one, sizeof one, "%s>%.0f (rank %d)", n > 1 ? ", " : "", o->ttr_cap, r.best_rank);
+        strncat(list, one, sizeof list - strlen(list) - 1);
+        search_result_free(&r);
+        if (st > SEARCH_NOT_REACHED)
+            break;
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp_d);
+    double med = n ? t[n / 2] : 1e30;
+    if (med < 1e29)
+        row("| time to rank 47 | <4,4,4> | %.1f s median | %d/%d seeds reached: %s s |", med, reached, n, list);
+    else
+        row("| time to rank 47 | <4,4,4> | > %.0f s median | %d/%d seeds reached: %s |", o->ttr_cap, reached, n,
+            list);
+}
+
+static void bench_best(const opts *o)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", o->best_formats);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        scheme_format f;
+        char e[128];
+        if (!scheme_format_parse(tok, &f, e, sizeof e)) {
+            printf("best: %s\n", e);
+            continue;
+        }
+        char fb[32];
+        scheme_format_str(f, fb);
+        search_params p;
+        set_params(o, &p, f);
+        p.seed = 1;
+        p.time_limit = o->best_s;
+        trace_ctx tc = {fb};
+        search_callbacks cb = {&tc, on_found, NULL};
+        search_result r;
+        search_status st = search_run_gpu_opts(&p, &o->g, NULL, 0, &cb, &r);
+        printf("best %s after %.0f s: rank %d (record %d), %.3g flips, %llu restarts%s%s\n", fb, r.seconds,
+               r.best_rank, search_record_rank(f), (double)r.flips, (unsigned long long)r.restarts,
+               r.msg[0] ? ": " : "", r.msg);
+        fflush(stdout);
+        if (st > SEARCH_NOT_REACHED)
+            row("| best rank after %.0f s | %s | - | %s |", o->best_s, fb, r.msg);
+        else
+            row("| best rank after %.0f s | %s | %d | record %d; %.3g flips/s |", o->best_s, fb, r.best_rank,
+                search_record_rank(f), r.seconds > 0 ? (double)r.flips / r.seconds : 0);
+        search_result_free(&r);
+    }
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: bench_gpu_walk [--only flips|ttr|best] [--flips-seconds S] [--cpu-seconds S]\n"
+                 "       [--ttr-seeds N] [--ttr-cap S] [--best-seconds S] [--best-formats F,F,..]\n"
+                 "       [--warps N] [--rounds K] [--mix N] [--store auto|regs|smem] [--plateau L]\n"
+                 "       [--plus-max P] [--walk-len N] [--pool-min N] [--steps N]\n");
+}
+
+int main(int argc, char **argv)
+{
+    opts o;
+    memset(&o, 0, sizeof o);
+    o.flips_s = 10;
+    o.cpu_s = 5;
+    o.ttr_seeds = 5;
+    o.ttr_cap = 60;
+    o.best_s = 120;
+    o.plus_max = -1;
+    snprintf(o.best_formats, sizeof o.best_formats, "5x5x5,4x4x5,4x5x5");
+    search_gpu_options_default(&o.g);
+    static const struct option lo[] = {
+        {"only", required_argument, 0, 'o'},       {"flips-seconds", required_argument, 0, 'f'},
+        {"cpu-seconds", required_argument, 0, 'c'}, {"ttr-seeds", required_argument, 0, 'n'},
+        {"ttr-cap", required_argument, 0, 't'},    {"best-seconds", required_argument, 0, 'b'},
+        {"best-formats", required_argument, 0, 'F'}, {"warps", required_argument, 0, 'w'},
+        {"rounds", required_argument, 0, 'r'},     {"mix", required_argument, 0, 'm'},
+        {"store", required_argument, 0, 's'},      {"plateau", required_argument, 0, 'L'},
+        {"plus-max", required_argument, 0, 'P'},   {"walk-len", required_argument, 0, 'W'},
+        {"pool-min", required_argument, 0, 'M'},   {"steps", required_argument, 0, 'S'},
+        {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+    optind = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        switch (ch) {
+        case 'o': o.only = optarg; break;
+        case 'f': o.flips_s = atof(optarg); break;
+        case 'c': o.cpu_s = atof(optarg); break;
+        case 'n': o.ttr_seeds = atoi(optarg); break;
+        case 't': o.ttr_cap = atof(optarg); break;
+        case 'b': o.best_s = atof(optarg); break;
+        case 'F': snprintf(o.best_formats, sizeof o.best_formats, "%s", optarg); break;
+        case 'w': o.g.warps = atoi(optarg); break;
+        case 'r': o.g.rounds = atoi(optarg); break;
+        case 'm': o.g.mix_every = atoi(optarg); break;
+        case 's':
+            o.g.store = !strcmp(optarg, "regs") ? CUDA_WALK_STORE_REGS
+                        : !strcmp(optarg, "smem") ? CUDA_WALK_STORE_SMEM : CUDA_WALK_STORE_AUTO;
+            break;
+        case 'L': o.plateau = strtoull(optarg, NULL, 0); break;
+        case 'P': o.plus_max = atoi(optarg); break;
+        case 'W': o.walk_len = strtoull(optarg, NULL, 0); break;
+        case 'M': o.pool_min = atoi(optarg); break;
+        case 'S': o.g.steps = (uint32_t)strtoul(optarg, NULL, 0); break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    char dev[256];
+    if (cuda_device_describe(dev, sizeof dev) <= 0) {
+        fprintf(stderr, "bench_gpu_walk: no GPU visible (%s)\n", dev);
+        return 2;
+    }
+    printf("bench_gpu_walk on %s, %ld CPU cores\n", dev, sysconf(_SC_NPROCESSORS_ONLN));
+    const bool all = !o.only;
+    if (all || strstr(o.only, "flips")) {
+        bench_flips(&o, (scheme_format){4, 4, 4}, o.g.store);
+        if (o.g.store == CUDA_WALK_STORE_AUTO)
+            bench_flips(&o, (scheme_format){4, 4, 4}, CUDA_WALK_STORE_SMEM);
+        bench_flips(&o, (scheme_format){5, 5, 5}, o.g.store);
+        if (o.cpu_s > 0) {
+            bench_cpu(&o, (scheme_format){4, 4, 4});
+            bench_cpu(&o, (scheme_format){5, 5, 5});
+        }
+    }
+    if (all || strstr(o.only, "ttr"))
+        bench_ttr(&o);
+    if (all || strstr(o.only, "best"))
+        bench_best(&o);
+    printf("\n| what | format | value | note |\n| --- | --- | --- | --- |\n");
+    for (int i = 0; i < nrows; i++)
+        printf("%s\n", table[i]);
+    return 0;
+}
