@@ -36,6 +36,7 @@ int cmd_matrix(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 /* flipgraph bench SUBJECT: each subject in its own file, cli/bench_SUBJECT.c. */
 int bench_verify_cmd(int argc, char **argv);

@@ -76,10 +76,11 @@ scheme *cli_read_scheme(const char *cmd, const char *path, const scheme_format *
     memset(&d, 0, sizeof d);
     scheme *s = scheme_read_file(path, dims, &d);
     if (!s) {
+        /* The path as given, not d.file: that one is cut at 255 characters. */
         if (d.line > 0)
-            fprintf(stderr, "%s:%d:%d: %s\n", d.file[0] ? d.file : path, d.line, d.col, d.msg);
+            fprintf(stderr, "%s:%d:%d: %s\n", path, d.line, d.col, d.msg);
         else
-            fprintf(stderr, "%s: %s\n", d.file[0] ? d.file : path, d.msg);
+            fprintf(stderr, "%s: %s\n", path, d.msg);
     }
     return s;
 }

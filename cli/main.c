@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../db/db.h"
 #include "cli.h"
 
 typedef struct {
@@ -14,13 +15,14 @@ static const cli_command commands[] = {
     {"verify", cmd_verify, "check schemes against the Brent equations (GF(2) or Z)"},
     {"convert", cmd_convert, "convert a scheme between file formats"},
     {"search", cmd_search, "random walks on the flip graph to lower a format's rank"},
-    {"db", cmd_db, "the scheme store: init, stats, list, best, show, export, import, check, runs"},
+    {"db", cmd_db, "the scheme store: init, stats, list, best, show, export, import, check, runs, merge"},
     {"export", cmd_export, "write a scheme for other programs (exp, txt, m, json, bb, tex, md, c)"},
     {"lift", cmd_lift, "Hensel-lift a GF(2) scheme to the integers"},
     {"multiply", cmd_multiply, "multiply bit matrices with a chain of schemes (CPU or GPU)"},
     {"matrix", cmd_matrix, "bit-matrix files: random, mul --naive, cmp, info"},
     {"bench", cmd_bench, "benchmarks: verify, search, multiply"},
     {"report", cmd_report, "Markdown report and plots of the stored results"},
+    {"sweep", cmd_sweep, "search every format of a range, then compare with the records"},
     {"demo", cmd_demo, "the embedded default job: find, verify, store and use a scheme"},
     {"version", cmd_version, "version, commit, GPU backend compiled in and visible"},
 };
@@ -35,6 +37,8 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* Runs and schemes stored by any subcommand record which program wrote them. */
+    db_set_program_version(FLIPGRAPH_VERSION " (" FLIPGRAPH_GIT_COMMIT ")");
     if (argc < 2) {
         usage(stderr);
         return CLI_USAGE;

@@ -195,7 +195,6 @@ static uint64_t *expand(const export_plan *p, int side, uint64_t *buf, uint64_t 
     uint64_t left = 1;
     for (int l = 0; l < p->levels; l++) {
         const export_plan_level *L = &p->level[l];
-        uint64_t x = side == EXPORT_PLAN_XI ? (uint64_t)L->s * L->t : (uint64_t)L->t * L->u;
         uint64_t right = 1;
         for (int k = l + 1; k < p->levels; k++)
             right *= side == EXPORT_PLAN_XI ? (uint64_t)p->level[k].s * p->level[k].t
@@ -207,7 +206,6 @@ static uint64_t *expand(const export_plan *p, int side, uint64_t *buf, uint64_t 
             free(buf);
             return NULL;
         }
-        (void)x;
         free(buf);
         buf = out;
         left *= (uint64_t)L->r;

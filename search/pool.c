@@ -85,21 +85,22 @@ out:
 
 static int level_locked(search_pool *p, int *count)
 {
-    int lowest = -1;
+    int highest = -1;
     for (int k = 0; k <= p->max_rank; k++) {
         if (!p->r[k].count)
             continue;
-        if (lowest < 0)
-            lowest = k;
         if (p->r[k].count >= p->min) {
             if (count)
                 *count = p->r[k].count;
             return k;
         }
+        highest = k;
     }
+    /* no rank has enough yet: walk again from the start schemes, so that
+     * independent descents fill the ranks below */
     if (count)
-        *count = lowest >= 0 ? p->r[lowest].count : 0;
-    return lowest;
+        *count = highest >= 0 ? p->r[highest].count : 0;
+    return highest;
 }
 
 int search_pool_level(search_pool *p, int *count)

@@ -28,7 +28,8 @@ void search_pool_free(search_pool *p);
  * out of memory (*oom set). */
 bool search_pool_add(search_pool *p, const scheme *s, scheme_rng *rng, bool *oom);
 /* The rank walkers start from: the lowest rank holding at least min schemes,
- * else the lowest rank holding any; -1 when empty.  *count: schemes there. */
+ * else the highest rank holding any (the start); -1 when empty.  *count:
+ * schemes there. */
 int search_pool_level(search_pool *p, int *count);
 /* Resets w to a random scheme of the level rank; returns that rank (-1 empty). */
 int search_pool_restart(search_pool *p, scheme_rng *rng, search_walker *w);

@@ -1,14 +1,17 @@
 /* The GPU search driver (issue 5; docs/gpu-walk.md): thousands of warps walk
  * (cuda/walk*.cu, one warp per scheme, seed 004) while the host collects the
  * walkers whose rank fell, verifies each scheme with verify_f2 before it is
- * pooled or reported, and reseeds stalled walkers from the pool of best
- * schemes.  Two launches are in flight: the host works on one launch's results
+ * pooled or reported, and keeps the GPU's copy of the pool of best schemes
+ * (which stalled walkers restart from) up to date.  Two launches are in flight: the host works on one launch's results
  * while the GPU runs the next, on the walk's own stream.
  *
- * The policy mirrors the CPU driver (driver.c): walkers start from the pool's
- * level (the lowest rank with pool_min schemes), a walker that goes walk_len
- * flips without a lower rank restarts from the level, plus transitions after
- * `plateau` steps without a rank drop while the rank is below best + plus_max.
+ * The policy mirrors the CPU driver (driver.c): a walker that goes walk_len
+ * flips without a lower rank restarts from a random scheme of the pool's level
+ * (the lowest rank with pool_min schemes; Kauers-Moosbauer's level strategy),
+ * plus transitions after `plateau` steps without a rank drop while the rank is
+ * below best + plus_max.  Restarts happen on the GPU, from a device copy of the
+ * pool that the host refreshes whenever a verified scheme joins the pool, so
+ * that no walker waits for the host.
  */
 #include "walk_gpu.h"
 
@@ -41,8 +44,11 @@ typedef struct gpu_run {
     scheme_rng rng;
     cuda_walk *w;
     cuda_walk_info info;
-    uint64_t *mark;   /* [warps]: a walker's flips at its last load or improvement */
     uint64_t *terms;  /* [cap*3] scratch */
+    uint64_t *pool_terms; /* [pool_cap][cap][3]: the device pool being built */
+    int32_t *pool_ranks;
+    int pool_cap;
+    uint64_t pool_seen;   /* pool.added at the last upload */
     uint64_t flips, plus, reductions, restarts, improvements;
     int best_rank;
     scheme *best;
@@ -124,38 +130,39 @@ static bool keep(gpu_run *r, const uint64_t *t, int rank, int walker)
     return ok;
 }
 
-/* Stages a random scheme of the pool's level for walker wi; its rank, -1 when
- * the pool is empty, -2 on a device error (r->msg says). */
-static int reseed(gpu_run *r, int wi)
+/* Stages the device pool: the schemes of the pool's level and of every lower
+ * rank, lower ranks first, up to pool_cap.  false on a device error. */
+static bool upload_pool(gpu_run *r)
 {
-    int rank = -1;
+    int n = 0;
+    const size_t cw = (size_t)r->info.cap * 3;
     pthread_mutex_lock(&r->pool.mu);
+    r->pool_seen = r->pool.added;
     int level = -1;
     for (int k = 0; k <= r->pool.max_rank && level < 0; k++)
         if (r->pool.r[k].count >= r->pool.min)
             level = k;
-    for (int k = 0; k <= r->pool.max_rank && level < 0; k++)
-        if (r->pool.r[k].count)
-            level = k;
-    if (level >= 0) {
-        const search_pool_rank *pr = &r->pool.r[level];
-        const scheme *s = pr->s[scheme_rng_below(&r->rng, (uint32_t)pr->count)];
-        for (int i = 0; i < s->rank; i++)
-            memcpy(r->terms + 3 * i, s->terms[i].f, 3 * sizeof(uint64_t));
-        rank = s->rank;
-    }
+    if (level < 0)
+        level = r->pool.max_rank;
+    for (int k = 0; k <= level && n < r->pool_cap; k++)
+        for (int i = 0; i < r->pool.r[k].count && n < r->pool_cap; i++) {
+            const scheme *s = r->pool.r[k].s[i];
+            if (s->rank > r->info.cap)
+                continue;
+            for (int t = 0; t < s->rank; t++)
+                memcpy(r->pool_terms + (size_t)n * cw + 3 * (size_t)t, s->terms[t].f, 3 * sizeof(uint64_t));
+            r->pool_ranks[n++] = s->rank;
+        }
     pthread_mutex_unlock(&r->pool.mu);
-    if (rank < 0)
-        return -1;
     char err[256];
-    if (cuda_walk_load(r->w, wi, r->terms, rank, err, sizeof err) != 0) {
+    if (cuda_walk_set_pool(r->w, r->pool_terms, r->pool_ranks, n, err, sizeof err) != 0) {
         run_fail(r, err);
-        return -2;
+        return false;
     }
-    return rank;
+    return true;
 }
 
-/* One launch's results: improvements, checks, totals, reseeds. */
+/* One launch's results: improvements, checks, totals, the pool. */
 static void process(gpu_run *r, const cuda_walk_batch *b)
 {
     const search_params *p = r->p;
@@ -168,12 +175,13 @@ static void process(gpu_run *r, const cuda_walk_batch *b)
     r->flips = flips;
     r->plus = plus;
     r->reductions = red;
-    for (int q = 0; q < b->improved && !r->failed; q++) {
-        const int wi = b->improved_warp[q];
-        if (!keep(r, b->improved_terms + (size_t)q * (size_t)b->cap * 3, b->improved_rank[q], wi))
+    uint64_t restarts = 0;
+    for (int i = 0; i < b->warps; i++)
+        restarts += b->warp[i].restarts;
+    r->restarts = restarts;
+    for (int q = 0; q < b->improved && !r->failed; q++)
+        if (!keep(r, b->improved_terms + (size_t)q * (size_t)b->cap * 3, b->improved_rank[q], b->improved_warp[q]))
             return;
-        r->mark[wi] = b->warp[wi].flips;
-    }
     /* checking mode: the current schemes of a moving window of walkers */
     for (int k = 0; k < b->sample_count && !r->failed; k++) {
         const int wi = (b->sample_first + k) % b->warps;
@@ -192,15 +200,9 @@ static void process(gpu_run *r, const cuda_walk_batch *b)
     }
     if (r->failed || r->reached)
         return;
-    /* stalled walkers restart from the pool */
-    for (int i = 0; i < b->warps; i++) {
-        if (b->warp[i].flips - r->mark[i] < p->walk_len)
-            continue;
-        if (reseed(r, i) == -2)
-            return;
-        r->mark[i] = b->warp[i].flips;
-        r->restarts++;
-    }
+    /* new schemes in the pool: the GPU's copy follows (restarts use it) */
+    if (r->pool.added != r->pool_seen)
+        upload_pool(r);
 }
 
 static void progress(gpu_run *r, double t, double *last_t, uint64_t *last_flips)
@@ -286,7 +288,7 @@ search_status search_run_gpu_opts(const search_params *p, const search_gpu_optio
         if (s->rank > max_rank)
             max_rank = s->rank;
     }
-    /* plus transitions stop at the cap; reseeds come from lower ranks */
+    /* plus transitions stop at the cap; restarts come from lower ranks */
     int cap = (max_rank + 31) / 32 * 32;
     if (cap < 32)
         cap = 32;
@@ -348,6 +350,8 @@ search_status search_run_gpu_opts(const search_params *p, const search_gpu_optio
     cfg.plus_max = p->plus_max;
     cfg.target_rank = p->target_rank;
     cfg.mix_every = o->mix_every;
+    cfg.walk_len = p->walk_len > 0xffffffffu ? 0xffffffffu : (uint32_t)p->walk_len;
+    cfg.pool_cap = p->pool_size < 256 ? p->pool_size : 256;
     cfg.sample = o->check;
     cfg.store = o->store;
     char err[256];
@@ -358,16 +362,19 @@ search_status search_run_gpu_opts(const search_params *p, const search_gpu_optio
         goto out_starts;
     }
     cuda_walk_get_info(r.w, &r.info);
-    r.mark = calloc((size_t)r.info.warps, sizeof *r.mark);
+    r.pool_cap = cfg.pool_cap;
     r.terms = malloc((size_t)r.info.cap * 3 * sizeof *r.terms);
-    if (!r.mark || !r.terms) {
+    r.pool_terms = malloc((size_t)r.pool_cap * r.info.cap * 3 * sizeof *r.pool_terms);
+    r.pool_ranks = malloc((size_t)r.pool_cap * sizeof *r.pool_ranks);
+    if (!r.terms || !r.pool_terms || !r.pool_ranks) {
         snprintf(res->msg, sizeof res->msg, "out of memory");
         res->status = SEARCH_FAILED;
         goto out_walk;
     }
     if (o->verbose)
-        fprintf(stderr, "gpu walk: %s; %d walkers, cap %d, %s store\n", r.info.device, r.info.warps,
-                r.info.cap, r.info.store == CUDA_WALK_STORE_REGS ? "register" : "shared-memory");
+        fprintf(stderr, "gpu walk: %s; %d walkers, cap %d, %s store, walk_len %u, plateau %u\n", r.info.device,
+                r.info.warps, r.info.cap, r.info.store == CUDA_WALK_STORE_REGS ? "register" : "shared-memory",
+                cfg.walk_len, cfg.plateau);
     for (int i = 0; i < r.info.warps; i++) {
         const scheme *s = f2s[i % nstarts];
         for (int k = 0; k < s->rank; k++)
@@ -377,6 +384,11 @@ search_status search_run_gpu_opts(const search_params *p, const search_gpu_optio
             res->status = SEARCH_FAILED;
             goto out_walk;
         }
+    }
+    if (!upload_pool(&r)) {
+        snprintf(res->msg, sizeof res->msg, "GPU walk: %.400s", r.msg);
+        res->status = SEARCH_FAILED;
+        goto out_walk;
     }
 
     r.t0 = now_s();
@@ -452,8 +464,9 @@ search_status search_run_gpu_opts(const search_params *p, const search_gpu_optio
     }
 out_walk:
     cuda_walk_destroy(r.w);
-    free(r.mark);
     free(r.terms);
+    free(r.pool_terms);
+    free(r.pool_ranks);
 out_starts:
     for (int i = 0; i < nstarts; i++)
         scheme_free(f2s[i]);

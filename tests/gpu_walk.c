@@ -167,7 +167,7 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
         memcpy(prev + (size_t)i * cap, start->terms, (size_t)start->rank * sizeof *prev);
         prank[i] = start->rank;
     }
-    long kinds[5] = {0}, exact = 0, moves = 0;
+    long kinds[6] = {0}, exact = 0, moves = 0;
     bool ok = true;
     char why[600] = "";
     for (int l = 0; l < launches && ok; l++) {
@@ -220,7 +220,7 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
             }
             if (!ok)
                 break;
-            kinds[mv->kind >= 0 && mv->kind < 5 ? mv->kind : 0]++;
+            kinds[mv->kind >= 0 && mv->kind < 6 ? mv->kind : 5]++;
             moves++;
             if (!applied) {
                 snprintf(why, sizeof why, "walker %d launch %d: move %d (x %d, s %d) not applicable on the CPU", i,
@@ -406,6 +406,67 @@ static void t_planted(const char *name, const scheme *s0)
     scheme_free(s);
 }
 
+/* ---- restarts: stalled walkers restart from the device pool --------------- */
+
+static void t_restarts(const scheme *start, const scheme *pooled)
+{
+    char tn[64] = "restarts from the pool", err[256], why[600] = "";
+    if (!wanted(tn))
+        return;
+    const int cap = round32(start->rank);
+    cuda_walk_config c = base_config(cap, g_seed ^ 0xfeed);
+    c.walk_len = 300;
+    c.sample = qw(64);
+    cuda_walk *w;
+    if (cuda_walk_create(&c, &w, err, sizeof err) != 0) {
+        report(false, tn, "create: %s", err);
+        return;
+    }
+    cuda_walk_info in;
+    cuda_walk_get_info(w, &in);
+    load_all(w, &in, start);
+    uint64_t *pt = calloc((size_t)cap * 3, sizeof *pt);
+    for (int i = 0; i < pooled->rank; i++)
+        memcpy(pt + 3 * i, pooled->terms[i].f, 3 * sizeof *pt);
+    int32_t pr = pooled->rank;
+    bool ok = cuda_walk_set_pool(w, pt, &pr, 1, err, sizeof err) == 0;
+    cuda_walk_batch b;
+    ok = ok && !cuda_walk_launch(w, qs(5000), err, sizeof err) && !cuda_walk_collect(w, &b, err, sizeof err);
+    if (!ok)
+        snprintf(why, sizeof why, "%s", err);
+    int restarted = 0, low = 0;
+    for (int i = 0; ok && i < b.warps; i++) {
+        restarted += b.warp[i].restarts > 0;
+        low += b.warp[i].rank <= pooled->rank + c.plus_max;
+    }
+    for (int q = 0; ok && q < b.improved; q++) {
+        char vw[420];
+        if (!verifies(start->fmt, b.improved_terms + (size_t)q * cap * 3, b.improved_rank[q], vw, sizeof vw)) {
+            ok = false;
+            snprintf(why, sizeof why, "returned scheme %d does not verify: %s", q, vw);
+        }
+    }
+    for (int k = 0; ok && k < b.sample_count; k++) {
+        const int wi = (b.sample_first + k) % b.warps;
+        char vw[420];
+        if (!verifies(start->fmt, b.sample_terms + (size_t)k * cap * 3, b.warp[wi].rank, vw, sizeof vw)) {
+            ok = false;
+            snprintf(why, sizeof why, "walker %d does not verify after restarts: %s", wi, vw);
+        }
+    }
+    if (ok && (restarted != b.warps || low != b.warps)) {
+        ok = false;
+        snprintf(why, sizeof why, "%d of %d walkers restarted, %d at rank <= %d", restarted, b.warps, low,
+                 pooled->rank + c.plus_max);
+    }
+    if (ok)
+        report(true, tn, "all %d walkers restarted from the pooled rank-%d scheme and verify", b.warps, pooled->rank);
+    else
+        report(false, tn, "%s", why);
+    free(pt);
+    cuda_walk_destroy(w);
+}
+
 /* ---- replay: the seed decides the walk ----------------------------------- */
 
 static bool run_states(const scheme *start, uint64_t seed, cuda_walk_warp *out, int warps, char *err, size_t len)
@@ -576,6 +637,14 @@ int main(void)
         scheme *s = scheme_standard((scheme_format){8, 8, 8});
         t_trace("standard <8,8,8>", s, CUDA_WALK_STORE_SMEM, g_quick ? 5 : 10);
         t_walks("standard <8,8,8>", s, 0, 128, 20000, 2, g_quick ? 0 : s->rank);
+        scheme_free(s);
+    }
+    {
+        scheme *s = scheme_standard((scheme_format){4, 4, 4});
+        scheme *k = load_corpus("kauers-moosbauer/444-47-mod2.exp");
+        if (k)
+            t_restarts(s, k);
+        scheme_free(k);
         scheme_free(s);
     }
     {
