@@ -10,7 +10,7 @@
  * Usage: bench_gpu_walk [--only flips|ttr|best] [--flips-seconds S] [--cpu-seconds S]
  *        [--ttr-seeds N] [--ttr-cap S] [--best-seconds S] [--best-formats F,F,..]
  *        [--warps N] [--rounds K] [--mix N] [--store auto|regs|smem] [--plateau L]
- *        [--plus-max P] [--walk-len N] [--pool-min N] [--steps N]
+ *        [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1]
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -92,6 +92,8 @@ static void bench_flips(const opts *o, scheme_format f, int store)
     c.plus_max = p.plus_max;
     c.mix_every = o->g.mix_every;
     c.store = store;
+    c.check_pairs = o->g.check_pairs;
+    c.walk_len = 0; /* flips/s of walks, without restarts */
     cuda_walk *w;
     if (cuda_walk_create(&c, &w, err, sizeof err) != 0) {
         printf("flips %s: %s\n", fb, err);
@@ -288,7 +290,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: bench_gpu_walk [--only flips|ttr|best] [--flips-seconds S] [--cpu-seconds S]\n"
                  "       [--ttr-seeds N] [--ttr-cap S] [--best-seconds S] [--best-formats F,F,..]\n"
                  "       [--warps N] [--rounds K] [--mix N] [--store auto|regs|smem] [--plateau L]\n"
-                 "       [--plus-max P] [--walk-len N] [--pool-min N] [--steps N]\n");
+                 "       [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1]\n");
 }
 
 int main(int argc, char **argv)
@@ -312,6 +314,7 @@ int main(int argc, char **argv)
         {"store", required_argument, 0, 's'},      {"plateau", required_argument, 0, 'L'},
         {"plus-max", required_argument, 0, 'P'},   {"walk-len", required_argument, 0, 'W'},
         {"pool-min", required_argument, 0, 'M'},   {"steps", required_argument, 0, 'S'},
+        {"pairs", required_argument, 0, 'p'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     optind = 0;
     int ch;
@@ -336,6 +339,7 @@ int main(int argc, char **argv)
         case 'W': o.walk_len = strtoull(optarg, NULL, 0); break;
         case 'M': o.pool_min = atoi(optarg); break;
         case 'S': o.g.steps = (uint32_t)strtoul(optarg, NULL, 0); break;
+        case 'p': o.g.check_pairs = atoi(optarg) != 0; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

@@ -20,7 +20,7 @@ static const cli_command commands[] = {
     {"lift", cmd_lift, "Hensel-lift a GF(2) scheme to the integers"},
     {"multiply", cmd_multiply, "multiply bit matrices with a chain of schemes (CPU or GPU)"},
     {"matrix", cmd_matrix, "bit-matrix files: random, mul --naive, cmp, info"},
-    {"bench", cmd_bench, "benchmarks: verify, search, multiply"},
+    {"bench", cmd_bench, "benchmarks: verify, search, multiply, store, lift"},
     {"report", cmd_report, "Markdown report and plots of the stored results"},
     {"sweep", cmd_sweep, "search every format of a range, then compare with the records"},
     {"demo", cmd_demo, "the embedded default job: find, verify, store and use a scheme"},

@@ -136,6 +136,8 @@ typedef struct cuda_walk_config {
     uint64_t seed;        /* every lane's random stream derives from it */
     int rounds;           /* __match_any_sync rounds per step before giving up (k of seed 004) */
     int gen_max;          /* most terms sharing a factor tested for a dependent subset (2..5; 0: 5) */
+    int check_pairs;      /* after a flip, test the two changed terms against all for a pair
+                             sharing two factors, and reduce it at once */
     uint32_t plateau;     /* steps without a rank drop before a plus transition; 0: never */
     int plus_max;         /* plus transitions only while rank < best rank since (re)seed + plus_max */
     int target_rank;      /* a walker stops at this rank or below; 0: never */
@@ -177,6 +179,8 @@ typedef struct cuda_walk_move {
     int32_t idx[5];
     int32_t a, b;       /* flip: search_flip(idx[a], idx[b], x); plus: search_plus(idx[0], idx[1], x) */
     uint32_t subset;    /* reduction: bit k = idx[k] */
+    int32_t npairs;     /* flip: pair reductions that followed, search_reduce_pair(pair[k][0], */
+    int32_t pair[8][2]; /* pair[k][1]) in order, indices as before each (at most 8) */
     int32_t rank_before;
 } cuda_walk_move;
 

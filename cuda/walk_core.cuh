@@ -60,7 +60,7 @@ struct Params {
     int warps, cap, qcap;
     uint32_t steps, plateau;
     uint64_t seed;
-    int rounds, plus_max, target, mix_every, gen_max;
+    int rounds, plus_max, target, mix_every, gen_max, check_pairs;
 };
 
 static const uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
@@ -170,6 +170,47 @@ WK_FN void store_save(const S &st, uint64_t *g, int R, int lane)
     }
 }
 
+/* Removes term d (warp-uniform): the last term takes its place (scheme_remove). */
+template <class S, class W>
+WK_FN void remove_term(S &st, W &wp, int &R, int d, int lane)
+{
+    const int last = R - 1;
+    if (d != last) {
+        uint64_t lt[3];
+        st.get(last >> 5, lt);
+        for (int f = 0; f < 3; ++f)
+            lt[f] = wp.shfl(lt[f], last & 31);
+        if (lane == (d & 31)) st.set(d >> 5, lt);
+    }
+    --R;
+}
+
+/* Where term idx is after remove_term(d) on rank R: -1 when it was d. */
+WK_FN int track(int idx, int d, int R)
+{
+    return idx < 0 || idx == d ? -1 : (idx == R - 1 ? d : idx);
+}
+
+/* The lowest-lane term other than iu that shares two or more factors with U
+ * (warp-uniform), -1 when none: every lane compares its own terms. */
+template <class S, class W>
+WK_FN int find_pair(const S &st, W &wp, int R, int iu, const uint64_t U[3], int lane)
+{
+    int fk = -1;
+    for (int k = 0; k < st.slots(); ++k) {
+        const int i = k * 32 + lane;
+        uint64_t u[3];
+        st.get(k, u);
+        const int c = (u[0] == U[0]) + (u[1] == U[1]) + (u[2] == U[2]);
+        if (i < R && i != iu && c >= 2 && fk < 0) fk = k;
+    }
+    const uint32_t fm = wp.ballot(fk >= 0);
+    if (!fm)
+        return -1;
+    const int q = WK_FFS(fm) - 1;
+    return (int)wp.shfl32((uint32_t)fk, q) * 32 + q;
+}
+
 /* Returns the walker's best scheme in the launch's queue; false when the queue
  * is full (the walker keeps it and tries again later). */
 template <class W>
@@ -216,6 +257,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
     mv.subset = 0;
     mv.rank_before = R;
     for (int k = 0; k < 5; ++k) mv.idx[k] = -1;
+    mv.npairs = 0;
     int mixc = p.mix_every;
 
     for (uint32_t step = 0; step < p.steps; ++step) {
@@ -224,7 +266,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
         ++n_steps;
         const uint64_t u = wr.next();
         const uint32_t ulo = (uint32_t)u, uhi = (uint32_t)(u >> 32);
-        if (trace) { mv.kind = CUDA_WALK_MOVE_NONE; mv.rank_before = R; }
+        if (trace) { mv.kind = CUDA_WALK_MOVE_NONE; mv.rank_before = R; mv.npairs = 0; }
 
         /* 0. a walk that went walk_len flips without a lower rank restarts from
          * a random scheme of the pool (Kauers-Moosbauer's level strategy; the
@@ -357,6 +399,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
         const uint32_t dy = wp.ballot(ok && sy == 0), dz = wp.ballot(ok && sz == 0);
 
         bool changed = false, dead = false;
+        int mv_a = 0, mv_b = 0;
         if (dy | dz) {
             const int D = WK_FFS(dy | dz) - 1;
             const bool byY = (dy >> D) & 1;
@@ -376,6 +419,8 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
             const int a = (int)below(uhi, (uint32_t)cnt);
             int b = (int)below(uhi << 16, (uint32_t)(cnt - 1));
             b += b >= a;
+            mv_a = a;
+            mv_b = b;
             if (mi == a) { myy ^= pick5(Y, b); changed = true; dead = myy == 0; }
             if (mi == b) { myz ^= pick5(Z, a); changed = true; dead = dead || myz == 0; }
             if (trace) {
@@ -401,26 +446,72 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
         }
 
         /* 5. drop terms with a zero factor, highest index first. */
+        const int R0 = R;
         uint32_t deadm = wp.ballot(dead);
-        if (!deadm) {
-            ++since;
-            continue;
-        }
         while (deadm) {
             const int d = (int)wp.max(dead ? (uint32_t)myidx + 1u : 0u) - 1;
-            const int last = R - 1;
-            if (d != last) {
-                uint64_t lt[3];
-                st.get(last >> 5, lt);
-                for (int f = 0; f < 3; ++f)
-                    lt[f] = wp.shfl(lt[f], last & 31);
-                if (lane == (d & 31)) st.set(d >> 5, lt);
-            }
-            --R;
-            ++n_removed;
+            remove_term(st, wp, R, d, lane);
             if (dead && myidx == d) dead = false;
             deadm = wp.ballot(dead);
         }
+
+        /* 6. after a flip, the two changed terms against every term: a pair
+         * sharing two factors is reduced at once (as search_reduce_pair), so
+         * that no pair reduction waits to be sampled.  Before the flip no pair
+         * shared two factors (inductively), so only these two can. */
+        if (p.check_pairs && !(dy | dz)) {
+            const uint64_t X = wp.shfl(sel3(x, t), ml[0]); /* the shared factor */
+            const int a = mv_a, b = mv_b;
+            int im[2];
+            im[0] = (int)wp.shfl32((uint32_t)myidx, ml[a]);
+            im[1] = (int)wp.shfl32((uint32_t)myidx, ml[b]);
+            uint64_t T[2][3];
+            put3(T[0], x, X); put3(T[0], y, pick5(Y, a) ^ pick5(Y, b)); put3(T[0], z, pick5(Z, a));
+            put3(T[1], x, X); put3(T[1], y, pick5(Y, b)); put3(T[1], z, pick5(Z, b) ^ pick5(Z, a));
+            int np = 0;
+            WK_UNROLL
+            for (int pass = 0; pass < 2; ++pass) {
+                uint64_t U[3] = {T[pass][0], T[pass][1], T[pass][2]};
+                int iu = im[pass];
+                for (int it = 0; it < 4 && iu >= 0; ++it) {
+                    const int ip = find_pair(st, wp, R, iu, U, lane);
+                    if (ip < 0)
+                        break;
+                    uint64_t P[3];
+                    st.get(ip >> 5, P);
+                    for (int f = 0; f < 3; ++f)
+                        P[f] = wp.shfl(P[f], ip & 31);
+                    if (trace && np < 8) { mv.pair[np][0] = iu; mv.pair[np][1] = ip; }
+                    ++np;
+                    ++n_red;
+                    const bool same = P[0] == U[0] && P[1] == U[1] && P[2] == U[2];
+                    /* the other of the pair takes the sum of the differing factors */
+                    U[0] ^= U[0] != P[0] ? P[0] : 0;
+                    U[1] ^= U[1] != P[1] ? P[1] : 0;
+                    U[2] ^= U[2] != P[2] ? P[2] : 0;
+                    if (!same && lane == (iu & 31)) st.set(iu >> 5, U);
+                    /* drop ip (and iu when equal), the higher index first,
+                     * following where the two changed terms go */
+                    int hi = ip, lo = -1;
+                    if (same) { hi = ip > iu ? ip : iu; lo = ip > iu ? iu : ip; }
+                    iu = same ? -1 : track(iu, hi, R);
+                    im[1] = track(im[1], hi, R);
+                    remove_term(st, wp, R, hi, lane);
+                    if (same) {
+                        im[1] = track(im[1], lo, R);
+                        remove_term(st, wp, R, lo, lane);
+                    }
+                }
+                if (pass == 0) im[0] = iu;
+            }
+            if (trace) mv.npairs = np;
+        }
+        const int removed_now = R0 - R;
+        if (!removed_now) {
+            ++since;
+            continue;
+        }
+        n_removed += (uint32_t)removed_now;
         since = 0;
         if (R < best) {
             best = R;

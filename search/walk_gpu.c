@@ -34,6 +34,7 @@ void search_gpu_options_default(search_gpu_options *o)
     o->steps = 0;
     o->launch_ms = 100;
     o->check = 0;
+    o->check_pairs = true;
 }
 
 typedef struct gpu_run {
@@ -353,6 +354,7 @@ search_status search_run_gpu_opts(const search_params *p, const search_gpu_optio
     cfg.walk_len = p->walk_len > 0xffffffffu ? 0xffffffffu : (uint32_t)p->walk_len;
     cfg.pool_cap = p->pool_size < 256 ? p->pool_size : 256;
     cfg.sample = o->check;
+    cfg.check_pairs = o->check_pairs;
     cfg.store = o->store;
     char err[256];
     int rc = cuda_walk_create(&cfg, &r.w, err, sizeof err);

@@ -17,6 +17,7 @@ typedef struct search_gpu_options {
     uint32_t steps;     /* steps per launch; 0: adapt so that a launch takes about launch_ms */
     double launch_ms;
     int check;          /* checking mode: walkers whose current scheme is verified after every launch */
+    bool check_pairs;   /* after each flip, reduce any pair the two changed terms form at once */
     bool verbose;       /* a line per launch on stderr */
 } search_gpu_options;
 

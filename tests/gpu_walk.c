@@ -126,6 +126,7 @@ static cuda_walk_config base_config(int cap, uint64_t seed)
     c.plateau = 2000;
     c.plus_max = 2;
     c.mix_every = 4;
+    c.check_pairs = 1;
     return c;
 }
 
@@ -167,7 +168,7 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
         memcpy(prev + (size_t)i * cap, start->terms, (size_t)start->rank * sizeof *prev);
         prank[i] = start->rank;
     }
-    long kinds[6] = {0}, exact = 0, moves = 0;
+    long kinds[6] = {0}, exact = 0, moves = 0, npairs = 0;
     bool ok = true;
     char why[600] = "";
     for (int l = 0; l < launches && ok; l++) {
@@ -207,6 +208,10 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
                 }
                 applied = mv->y == (mv->x + 1) % 3 &&
                           search_flip(t, &r, mv->idx[mv->a], mv->idx[mv->b], mv->x);
+                /* then the pair reductions it enabled, in the GPU's order */
+                for (int k = 0; applied && k < mv->npairs && k < 8; k++)
+                    applied = search_reduce_pair(t, &r, mv->pair[k][0], mv->pair[k][1]);
+                npairs += mv->npairs;
                 break;
             }
             case CUDA_WALK_MOVE_REDUCE:
@@ -264,8 +269,8 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
         snprintf(why, sizeof why, "too few kinds of moves: %ld flips, %ld plus", kinds[1], kinds[3]);
     }
     if (ok)
-        report(true, tn, "%ld moves: %ld flips, %ld reductions, %ld plus, %ld none; %ld in the CPU's exact order",
-               moves, kinds[1], kinds[2], kinds[3], kinds[0], exact);
+        report(true, tn, "%ld moves: %ld flips (then %ld pair reductions), %ld reductions, %ld plus, %ld none; %ld in the CPU's exact order",
+               moves, kinds[1], npairs, kinds[2], kinds[3], kinds[0], exact);
     else
         report(false, tn, "%s", why);
     free(prev);

@@ -287,7 +287,64 @@ scheme *verify_lift(const scheme *f2, verify_lift_result *res)
 
 static scheme *lift_run(lift_ctx *c, const verify_lift_options *opt, verify_lift_result *res);
 
+static scheme *lift_in_given_order(const scheme *in, const verify_lift_options *opt,
+                                   verify_lift_result *res);
+
+typedef struct {
+    scheme_term t;
+    int index;
+} lift_indexed_term;
+
+static int lift_cmp_indexed(const void *x, const void *y)
+{
+    const lift_indexed_term *a = x, *b = y;
+    for (int pos = 0; pos < 3; pos++)
+        if (a->t.f[pos] != b->t.f[pos])
+            return a->t.f[pos] < b->t.f[pos] ? -1 : 1;
+    return a->index - b->index;
+}
+
+/* The lift depends on the order of the terms (the elimination's column
+ * order).  It runs on the terms in canonical order, so that it is a function
+ * of the scheme alone (a file and its stored copy lift alike), and the result
+ * is put back in the input's order: term r of the lift reduces to term r of
+ * the input. */
 scheme *verify_lift_ex(const scheme *in, const verify_lift_options *opt, verify_lift_result *res)
+{
+    if (!in || in->rank <= 1 || in->ring != SCHEME_RING_F2)
+        return lift_in_given_order(in, opt, res);
+    int R = in->rank;
+    lift_indexed_term *perm = malloc((size_t)R * sizeof *perm);
+    scheme *sorted = scheme_clone(in);
+    if (!perm || !sorted) {
+        free(perm);
+        scheme_free(sorted);
+        return lift_in_given_order(in, opt, res);
+    }
+    for (int r = 0; r < R; r++)
+        perm[r] = (lift_indexed_term){in->terms[r], r};
+    qsort(perm, (size_t)R, sizeof *perm, lift_cmp_indexed);
+    for (int r = 0; r < R; r++)
+        sorted->terms[r] = perm[r].t;
+    scheme *lifted = lift_in_given_order(sorted, opt, res);
+    scheme_free(sorted);
+    if (lifted && lifted->rank == R) {
+        scheme_zterm *z = malloc((size_t)R * sizeof *z);
+        if (z) {
+            for (int r = 0; r < R; r++)
+                z[perm[r].index] = lifted->zterms[r];
+            lifted->rank = 0;
+            for (int r = 0; r < R; r++)
+                scheme_push_z(lifted, &z[r]);
+            free(z);
+        }
+    }
+    free(perm);
+    return lifted;
+}
+
+static scheme *lift_in_given_order(const scheme *in, const verify_lift_options *opt,
+                                   verify_lift_result *res)
 {
     verify_lift_result local;
     if (!res)
