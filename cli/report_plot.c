@@ -1,10 +1,13 @@
 /* Plots of best rank against time for `flipgraph report`: a data file and a
  * gnuplot script next to the PNG, so a user can restyle and rerun the plot
  * without the database (docs/report.md).  gnuplot writes the PNG to its
- * standard output, which is the temporary file of scheme_write_file_atomic:
- * a failed or killed gnuplot leaves no half-written PNG behind. */
+ * standard output, a pipe copied into the temporary file of
+ * scheme_write_file_atomic: a failed or killed gnuplot, or output that is not
+ * a PNG, leaves no half-written plot behind. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +173,10 @@ static void emit_script(FILE *f, const char *base, const char *title, int record
           "set key top right box opaque\n", f);
     fprintf(f, "tmin = %g\nt(x) = x < tmin ? tmin : x\n", PLOT_TMIN);
     fputs("plot ", f);
+    /* The record first, so that the curves that reach it are drawn over it. */
+    if (record > 0)
+        fprintf(f, "%d with lines dt 2 lw 1.5 lc rgb \"black\" title \"known record %d\"%s", record,
+                record, n ? ", \\\n     " : "");
     for (int i = 0; i < n; i++) {
         int lc = i % 8 + 1;
         fprintf(f, "%s'%s.dat' index %d using (t($1)):2 with steps lw 2 lc %d title ",
@@ -181,9 +188,6 @@ static void emit_script(FILE *f, const char *base, const char *title, int record
         fprintf(f, ", \\\n     '' index %d using (t($1)):($3 == 1 ? $2 : NaN) with points pt 7 ps 0.9 "
                    "lc %d notitle", i, lc);
     }
-    if (record > 0)
-        fprintf(f, "%s%d with lines dt 2 lw 1.5 lc rgb \"black\" title \"known record %d\"",
-                n ? ", \\\n     " : "", record, record);
     fputc('\n', f);
 }
 
@@ -194,80 +198,138 @@ typedef struct gp_run {
     char msg[1024];
 } gp_run;
 
+/* The tail of gnuplot's messages holds the reason ("FILE line N: what"). */
+static void keep_tail(char *tail, size_t cap, size_t *got, const char *buf, ssize_t r)
+{
+    for (ssize_t i = 0; i < r; i++) {
+        if (*got == cap - 1) {
+            memmove(tail, tail + 1, *got - 1);
+            (*got)--;
+        }
+        tail[(*got)++] = buf[i] == '\n' ? ' ' : buf[i];
+    }
+}
+
+/* A PNG of a few curves is some 50 KB; anything near this is a runaway. */
+#define PLOT_MAX_BYTES (64u << 20)
+
 static bool run_gnuplot_cb(void *ctx, FILE *out)
 {
     gp_run *g = ctx;
-    int pfd[2];
-    fflush(out);
-    if (pipe(pfd) != 0) {
+    int po[2], pe[2];
+    if (pipe(po) != 0) {
         snprintf(g->msg, sizeof g->msg, "pipe: %s", strerror(errno));
         return false;
     }
+    if (pipe(pe) != 0) {
+        snprintf(g->msg, sizeof g->msg, "pipe: %s", strerror(errno));
+        close(po[0]);
+        close(po[1]);
+        return false;
+    }
+    fflush(stdout);
+    fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(g->msg, sizeof g->msg, "fork: %s", strerror(errno));
-        close(pfd[0]);
-        close(pfd[1]);
+        close(po[0]);
+        close(po[1]);
+        close(pe[0]);
+        close(pe[1]);
         return false;
     }
     if (pid == 0) {
         /* The script names its data file relative to its own folder. */
         if (chdir(g->dir) != 0)
             _exit(126);
-        dup2(fileno(out), 1);
-        dup2(pfd[1], 2);
-        close(pfd[0]);
-        close(pfd[1]);
+        dup2(po[1], 1);
+        dup2(pe[1], 2);
+        close(po[0]);
+        close(po[1]);
+        close(pe[0]);
+        close(pe[1]);
         int nul = open("/dev/null", O_RDONLY);
         if (nul >= 0)
             dup2(nul, 0);
         execl(g->gnuplot, g->gnuplot, "-e", "to_stdout=1", g->script, (char *)NULL);
         _exit(127);
     }
-    close(pfd[1]);
-    /* gnuplot's messages, kept for the error (the rest is drained). */
+    close(po[1]);
+    close(pe[1]);
+    static const unsigned char magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    unsigned char head[8];
+    size_t nhead = 0, total = 0;
+    char tail[600];
     size_t got = 0;
-    char buf[512];
-    ssize_t r;
-    while ((r = read(pfd[0], buf, sizeof buf)) != 0) {
-        if (r < 0) {
+    bool write_ok = true, too_big = false;
+    struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+    int open_fds = 2;
+    while (open_fds > 0) {
+        if (poll(fds, 2, -1) < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
-        size_t room = sizeof g->msg - 1 - got;
-        size_t take = (size_t)r < room ? (size_t)r : room;
-        memcpy(g->msg + got, buf, take);
-        got += take;
+        for (int k = 0; k < 2; k++) {
+            if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            char buf[65536];
+            ssize_t r = read(fds[k].fd, buf, sizeof buf);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                close(fds[k].fd);
+                fds[k].fd = -1;
+                open_fds--;
+                continue;
+            }
+            if (k == 1) {
+                keep_tail(tail, sizeof tail, &got, buf, r);
+                continue;
+            }
+            for (ssize_t i = 0; i < r && nhead < sizeof head; i++)
+                head[nhead++] = (unsigned char)buf[i];
+            total += (size_t)r;
+            if (total > PLOT_MAX_BYTES && !too_big) {
+                too_big = true;
+                kill(pid, SIGKILL);
+            }
+            if (write_ok && !too_big && fwrite(buf, 1, (size_t)r, out) != (size_t)r)
+                write_ok = false;
+        }
     }
-    g->msg[got] = 0;
-    close(pfd[0]);
+    for (int k = 0; k < 2; k++)
+        if (fds[k].fd >= 0)
+            close(fds[k].fd);
+    while (got && tail[got - 1] == ' ')
+        got--;
+    tail[got] = 0;
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) {
             snprintf(g->msg, sizeof g->msg, "waitpid: %s", strerror(errno));
             return false;
         }
-    /* Only the last line of gnuplot's complaint is the reason. */
-    while (got && (g->msg[got - 1] == '\n' || g->msg[got - 1] == ' '))
-        g->msg[--got] = 0;
+    if (too_big) {
+        snprintf(g->msg, sizeof g->msg, "gnuplot wrote more than %u MiB: stopped", PLOT_MAX_BYTES >> 20);
+        return false;
+    }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        char why[1024];
-        snprintf(why, sizeof why, "%s", g->msg);
         if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
             snprintf(g->msg, sizeof g->msg, "could not run %s", g->gnuplot);
         else if (WIFEXITED(status))
             snprintf(g->msg, sizeof g->msg, "gnuplot exited with %d%s%s", WEXITSTATUS(status),
-                     why[0] ? ": " : "", why);
+                     got ? ": " : "", tail);
         else
             snprintf(g->msg, sizeof g->msg, "gnuplot was killed by signal %d", WTERMSIG(status));
         return false;
     }
-    static const unsigned char magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    unsigned char head[8];
-    if (pread(fileno(out), head, sizeof head, 0) != (ssize_t)sizeof head ||
-        memcmp(head, magic, sizeof magic)) {
-        snprintf(g->msg, sizeof g->msg, "gnuplot did not write a PNG%s%s", got ? ": " : "", g->msg);
+    if (nhead < sizeof head || memcmp(head, magic, sizeof magic)) {
+        snprintf(g->msg, sizeof g->msg, "gnuplot did not write a PNG%s%s", got ? ": " : "", tail);
+        return false;
+    }
+    if (!write_ok) {
+        snprintf(g->msg, sizeof g->msg, "writing the PNG: %s", strerror(errno));
         return false;
     }
     return true;

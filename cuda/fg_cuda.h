@@ -218,6 +218,10 @@ int cuda_walk_load(cuda_walk *w, int warp, const uint64_t *terms, int rank, char
  * [n][cap][3] with ranks[n]); it replaces the pool at the next launch. */
 int cuda_walk_set_pool(cuda_walk *w, const uint64_t *terms, const int32_t *ranks, int n, char *err,
                        size_t errlen);
+/* From the next launch on, a walker whose walk ends (walk_len) at this rank
+ * returns its scheme in the batch like an improvement, while the queue is less
+ * than half full: the host pools them (0: none). */
+void cuda_walk_set_collect(cuda_walk *w, int rank);
 /* Enqueues the staged loads, one launch of `steps` steps per walker and the
  * copies of its results; returns at once (2 when two launches are in flight). */
 int cuda_walk_launch(cuda_walk *w, uint32_t steps, char *err, size_t errlen);

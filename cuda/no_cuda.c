@@ -113,6 +113,7 @@ int cuda_walk_collect(cuda_walk *w, cuda_walk_batch *out, char *err, size_t errl
     return walk_absent(err, errlen);
 }
 int cuda_walk_in_flight(const cuda_walk *w) { (void)w; return 0; }
+void cuda_walk_set_collect(cuda_walk *w, int rank) { (void)w; (void)rank; }
 int cuda_walk_read(cuda_walk *w, int warp, uint64_t *terms, int *rank, char *err, size_t errlen)
 {
     (void)w; (void)warp; (void)terms;

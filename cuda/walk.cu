@@ -262,6 +262,8 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
 
 extern "C" void cuda_walk_get_info(const cuda_walk *w, cuda_walk_info *info) { *info = w->info; }
 
+extern "C" void cuda_walk_set_collect(cuda_walk *w, int rank) { w->p.collect_rank = rank > 0 ? rank : 0; }
+
 extern "C" int cuda_walk_in_flight(const cuda_walk *w) { return (int)(w->launched - w->collected); }
 
 extern "C" int cuda_walk_load(cuda_walk *w, int warp, const uint64_t *terms, int rank, char *err,

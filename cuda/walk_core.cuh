@@ -57,6 +57,7 @@ struct Params {
     const int32_t *pool_rank;
     int pool_n;
     uint32_t walk_len;
+    int collect_rank;       /* a walk that ends at this rank returns its scheme (pool diversity) */
     int warps, cap, qcap;
     uint32_t steps, plateau;
     uint64_t seed;
@@ -233,6 +234,21 @@ WK_FN bool report_best(const Params &p, W &wp, int w, int best, int lane)
     return true;
 }
 
+/* Returns the walker's current scheme in the queue, while it is less than half
+ * full (improvements keep the other half); nothing when it is. */
+template <class S, class W>
+WK_FN void report_current(const Params &p, const S &st, W &wp, int w, int R, int lane)
+{
+    int q = 0;
+    if (lane == 0)
+        q = *(volatile int32_t *)p.qcount < p.qcap / 2 ? wp.atomic_add(p.qcount, 1) : p.qcap;
+    q = (int)wp.shfl32((uint32_t)q, 0);
+    if (q >= p.qcap)
+        return;
+    store_save(st, p.qterms + (size_t)q * (size_t)p.cap * 3, R, lane);
+    if (lane == 0) { p.qwarp[q] = w; p.qrank[q] = R; }
+}
+
 /* Walks warp w for p.steps steps (or until its rank reaches p.target). */
 template <bool kTrace, class S, class W>
 WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
@@ -280,6 +296,10 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
                     go = false;
             }
             if (go) {
+                /* a failed walk's scheme is one more of its rank for the pool
+                 * (as driver.c pools them), while the host asks for them */
+                if (p.collect_rank && R == p.collect_rank)
+                    report_current(p, st, wp, w, R, lane);
                 const int k = (int)below(ulo, (uint32_t)p.pool_n);
                 R = p.pool_rank[k];
                 store_load(st, p.pool + (size_t)k * (size_t)cap * 3, R, lane);

@@ -8,6 +8,7 @@
 // correctness only.
 #include <ucontext.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -141,6 +142,7 @@ struct Result {
     long launch = 0;
     uint32_t steps = 0;
     int sample_first = 0, sample_count = 0;
+    double ms = 0;
 };
 
 }  // namespace
@@ -239,6 +241,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
 }
 
 extern "C" void cuda_walk_get_info(const cuda_walk *w, cuda_walk_info *info) { *info = w->info; }
+extern "C" void cuda_walk_set_collect(cuda_walk *w, int rank) { w->p.collect_rank = rank > 0 ? rank : 0; }
 extern "C" int cuda_walk_in_flight(const cuda_walk *w) { return (int)(w->launched - w->collected); }
 
 extern "C" int cuda_walk_load(cuda_walk *w, int warp, const uint64_t *terms, int rank, char *err, size_t errlen)
@@ -302,8 +305,10 @@ extern "C" int cuda_walk_launch(cuda_walk *w, uint32_t steps, char *err, size_t 
     p.pool_rank = w->pool_rank.data();
     p.pool_n = (int)w->pool_rank.size();
     w->qcount = 0;
+    const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < p.warps; i++)
         run_warp(w->lanes, p, w->info.store, i);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     Result &r = w->res[w->launched % 2];
     r.warp = w->state;
     r.qcount = w->qcount;
@@ -323,6 +328,7 @@ extern "C" int cuda_walk_launch(cuda_walk *w, uint32_t steps, char *err, size_t 
         w->sample_next = (r.sample_first + r.sample_count) % p.warps;
     r.launch = w->launched++;
     r.steps = steps;
+    r.ms = ms;
     return 0;
 }
 
@@ -336,7 +342,7 @@ extern "C" int cuda_walk_collect(cuda_walk *w, cuda_walk_batch *out, char *err, 
     memset(out, 0, sizeof *out);
     out->launch = r.launch;
     out->steps = r.steps;
-    out->ms = 0;
+    out->ms = r.ms;
     out->warps = w->p.warps;
     out->cap = w->p.cap;
     out->warp = r.warp.data();

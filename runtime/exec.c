@@ -94,7 +94,7 @@ typedef struct {
     const uint64_t **regs; /* per thread: n_in + n_ops pointers */
 } level_ctx;
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) static void
+RT_CLONES static void
 level_tiles(const level_ctx *c, uint64_t begin, uint64_t end, int thread)
 {
     const export_plan_slp *slp = c->slp;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "layout.h"
 
 typedef uint64_t v8 __attribute__((vector_size(64)));
 typedef uint64_t v8u __attribute__((vector_size(64), aligned(8), may_alias));
@@ -123,7 +123,7 @@ DEFINE_PANELS(or, |, 4)
 
 /* The clones: GCC compiles this function for each target and picks one at load
  * time (an ifunc), so the default build runs AVX-512 or AVX2 where present. */
-__attribute__((target_clones("avx512f", "avx2", "default"))) static void
+RT_CLONES static void
 kernel_run(const uint64_t *A, size_t as, const uint64_t *B, size_t bst, uint64_t *C, size_t cs,
            size_t rows, size_t kwords, size_t cwords, bool boolean, void *scratch)
 {

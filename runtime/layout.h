@@ -24,4 +24,12 @@ uint64_t *rt_buf_alloc(uint64_t words, bool zero);
 
 double rt_clock(void);
 
+/* Functions compiled for AVX-512, AVX2 and the baseline, one picked at load
+ * time (an ifunc); elsewhere than x86-64 the baseline only. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define RT_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define RT_CLONES
+#endif
+
 #endif

@@ -184,6 +184,7 @@ static void *worker(void *arg)
     }
     int base = search_pool_restart(&d->pool, &rng, w);
     uint64_t since = 0, done_total = 0;
+    static int luby_reset = -1; if (luby_reset < 0) luby_reset = getenv("LUBYRESET") != NULL;
     uint64_t k = 1; /* walks so far: the k-th walk is walk_len * luby(k) long */
     uint64_t wlen = p->walk_len;
     int stuck = 0;
@@ -195,7 +196,7 @@ static void *worker(void *arg)
                 break;
             base = search_walker_rank(w);
             since = 0; /* the walk goes on from the fresh scheme */
-            if (getenv("LUBYRESET")) { k = 1; wlen = p->walk_len; }
+            if (luby_reset) { k = 1; wlen = p->walk_len; }
             continue;
         }
         if (since >= wlen) {

@@ -139,12 +139,16 @@ static bool upload_pool(gpu_run *r)
     const size_t cw = (size_t)r->info.cap * 3;
     pthread_mutex_lock(&r->pool.mu);
     r->pool_seen = r->pool.added;
-    int level = -1;
+    int level = -1; /* as pool.c: the lowest rank with pool_min schemes, else with any */
     for (int k = 0; k <= r->pool.max_rank && level < 0; k++)
         if (r->pool.r[k].count >= r->pool.min)
             level = k;
-    if (level < 0)
-        level = r->pool.max_rank;
+    for (int k = 0; k <= r->pool.max_rank && level < 0; k++)
+        if (r->pool.r[k].count)
+            level = k;
+    /* walks that end at the level without a lower rank bring their scheme
+     * home while the level has room: the pool's diversity (driver.c) */
+    cuda_walk_set_collect(r->w, level >= 0 && r->pool.r[level].count < r->pool.size ? level : 0);
     for (int k = 0; k <= level && n < r->pool_cap; k++)
         for (int i = 0; i < r->pool.r[k].count && n < r->pool_cap; i++) {
             const scheme *s = r->pool.r[k].s[i];

@@ -490,7 +490,7 @@ bool search_walker_flip(search_walker *w)
         /* class M2 has weight |M2|, class M3 (kmax-1)|M3|; in M3 a member of a
          * bucket of k is kept with (k-1)/(kmax-1): uniform over ordered pairs */
         uint32_t n2 = (uint32_t)w->nM[0], n3 = (uint32_t)w->nM[1];
-        uint32_t km1 = (getenv("PICKM")||getenv("PICKC")) ? 1 : (uint32_t)w->kmax - 1;
+        uint32_t km1 = (uint32_t)w->kmax - 1;
         uint32_t r = scheme_rng_below(&w->rng, n2 + km1 * n3);
         if (r < n2) {
             int32_t code = w->M[0][r];
@@ -505,8 +505,7 @@ bool search_walker_flip(search_walker *w)
         x = code & 3;
         const wk_bucket *bk = &w->bk[w->node[code].bid];
         int c = bk->count;
-        if (getenv("PICKC")) { if (scheme_rng_below(&w->rng, c) >= 2) continue; }
-        else if (km1 > 1 && c <= (int)km1 && (int)scheme_rng_below(&w->rng, km1) >= c - 1)
+        if (c <= (int)km1 && (int)scheme_rng_below(&w->rng, km1) >= c - 1)
             continue;
         int j = (int)scheme_rng_below(&w->rng, (uint32_t)(c - 1));
         u = bk->head;

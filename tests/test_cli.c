@@ -1,0 +1,743 @@
+/* Tests of CLI-level features of issue 9: `flipgraph report` (Markdown and
+ * plots), `flipgraph sweep`, and `flipgraph db merge` of overlapping stores.
+ *
+ * Each test builds its database in a fresh temporary folder through the API:
+ * the standard algorithms, published schemes from $FLIPGRAPH_CORPUS (read
+ * with scheme_read_file; the folders are cited where used), real CPU searches
+ * (search_run_cpu) whose verified improvements go into the store, and a run
+ * with a hand-written improvement log.  The expected report is computed from
+ * the store through the API, never written in.  Seeds come from /dev/urandom
+ * (FLIPGRAPH_TEST_SEED replays) and every assertion that depends on one
+ * prints it.  The PNG assertions alone are skipped, saying so, where gnuplot
+ * is not installed (scripts/setup.sh installs it). */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuda/fg_cuda.h"
+#include "db/db.h"
+#include "schemes/scheme.h"
+#include "search/search.h"
+
+/* ---- seeds, temporary folders, running the binary ---- */
+
+static unsigned long long g_seed;
+static char g_dir[256];
+
+static void seed_init(void)
+{
+    const char *env = getenv("FLIPGRAPH_TEST_SEED");
+    if (env && *env) {
+        g_seed = strtoull(env, NULL, 0);
+        return;
+    }
+    int fd = open("/dev/urandom", O_RDONLY);
+    if (fd < 0 || read(fd, &g_seed, sizeof g_seed) != (ssize_t)sizeof g_seed)
+        g_seed = (unsigned long long)time(NULL) ^ (unsigned long long)getpid() << 32;
+    if (fd >= 0)
+        close(fd);
+}
+
+static const char *fmt_msg(const char *fmt, ...)
+{
+    static char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+#define CHECK(cond, ...) \
+    cr_assert(cond, "%s [seed %llu: FLIPGRAPH_TEST_SEED=%llu replays]", fmt_msg(__VA_ARGS__), g_seed, g_seed)
+
+static void make_dir(void)
+{
+    seed_init();
+    const char *tmp = getenv("TMPDIR");
+    snprintf(g_dir, sizeof g_dir, "%s/fg-test-cli-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    cr_assert_not_null(mkdtemp(g_dir), "mkdtemp: %s", strerror(errno));
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void remove_dir(void)
+{
+    if (g_dir[0])
+        nftw(g_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(cli, .init = make_dir, .fini = remove_dir);
+
+static const char *path_in(const char *name)
+{
+    static char bufs[8][512];
+    static int k;
+    char *b = bufs[k++ % 8];
+    snprintf(b, 512, "%s/%s", g_dir, name);
+    return b;
+}
+
+static const char *corpus(const char *rel)
+{
+    static char bufs[4][1024];
+    static int k;
+    char *buf = bufs[k++ % 4];
+    const char *c = getenv("FLIPGRAPH_CORPUS");
+    snprintf(buf, 1024, "%s/%s", c && *c ? c : "../shared/corpus", rel);
+    return buf;
+}
+
+static const char *bin(void)
+{
+    const char *b = getenv("FLIPGRAPH_BIN");
+    cr_assert(b && *b, "FLIPGRAPH_BIN is not set (ctest sets it)");
+    return b;
+}
+
+/* Runs `flipgraph ARGS` (env: a prefix such as "FLIPGRAPH_GNUPLOT=x", may be
+ * ""), stdout and stderr into out; returns the exit code. */
+static int run_cli(const char *env, char *out, size_t outlen, const char *fmt, ...)
+{
+    char args[4096], cmd[6000];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "%s '%s' %s 2>&1", env, bin(), args);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    size_t n = fread(out, 1, outlen - 1, f);
+    out[n] = 0;
+    while (fgetc(f) != EOF)
+        ;
+    int status = pclose(f);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static char *slurp(const char *path)
+{
+    char err[256];
+    size_t len;
+    char *s = scheme_slurp(path, 16u << 20, &len, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    return s;
+}
+
+static bool exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+/* The line of text that starts with prefix (a table row), or NULL. */
+static const char *line_starting(const char *text, const char *prefix, char *buf, size_t len)
+{
+    size_t pl = strlen(prefix);
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t ll = nl ? (size_t)(nl - p) : strlen(p);
+        if (ll >= pl && !strncmp(p, prefix, pl)) {
+            snprintf(buf, len, "%.*s", (int)ll, p);
+            return buf;
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    return NULL;
+}
+
+static bool png_magic(const char *path)
+{
+    static const unsigned char magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    unsigned char head[8];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return n == sizeof head && !memcmp(head, magic, sizeof magic);
+}
+
+/* The binary runs $FLIPGRAPH_GNUPLOT, else gnuplot from $PATH: so do we. */
+static bool gnuplot_installed(void)
+{
+    const char *g = getenv("FLIPGRAPH_GNUPLOT");
+    if (g && *g)
+        return system("command -v \"$FLIPGRAPH_GNUPLOT\" >/dev/null 2>&1") == 0;
+    return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+/* No temporary of an atomic write is left behind in dir. */
+static void assert_no_temporaries(const char *dir)
+{
+    char cmd[1024], out[4096];
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -c '\\.tmp\\.' ", dir);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = 0;
+    pclose(f);
+    cr_assert_eq(atoi(out), 0, "temporary files left in %s", dir);
+}
+
+/* ---- building a store through the API ---- */
+
+static db *open_new(const char *name)
+{
+    char err[1024];
+    db_status st;
+    db *d = db_open(path_in(name), true, &st, err, sizeof err);
+    cr_assert_not_null(d, "%s: %s", name, err);
+    return d;
+}
+
+static scheme *read_corpus(const char *rel)
+{
+    scheme_diag diag;
+    memset(&diag, 0, sizeof diag);
+    scheme *s = scheme_read_file(corpus(rel), NULL, &diag);
+    cr_assert_not_null(s, "%s:%d:%d: %s", corpus(rel), diag.line, diag.col, diag.msg);
+    return s;
+}
+
+static int64_t import_scheme(db *d, const scheme *s, const char *source)
+{
+    char err[1024];
+    int64_t id, f2;
+    bool existed;
+    db_provenance prov = {0, 0, source, 0, 0};
+    db_status st = db_import_scheme(d, s, &prov, &id, &existed, &f2, NULL, err, sizeof err);
+    cr_assert_eq(st, DB_OK, "%s: %s", source, err);
+    return id;
+}
+
+typedef struct store_ctx {
+    db *d;
+    int64_t run;
+    int improvements;
+} store_ctx;
+
+static bool store_improved(void *ctx, const search_found *f)
+{
+    store_ctx *c = ctx;
+    char err[1024];
+    int64_t id;
+    bool existed;
+    db_provenance prov = {c->run, 0, "search", f->flips, f->seconds};
+    if (db_insert_scheme(c->d, f->s, &prov, &id, &existed, err, sizeof err) != DB_OK ||
+        db_run_improvement(c->d, c->run, f->seconds, f->rank, err, sizeof err) != DB_OK) {
+        cr_log_error("storing an improvement: %s", err);
+        return false;
+    }
+    c->improvements++;
+    return true;
+}
+
+/* A real CPU search from the standard algorithm, every verified improvement
+ * stored with its run; stops at the record or after max_s. */
+static int64_t search_into(db *d, scheme_format f, uint64_t seed, double max_s, int *best)
+{
+    char err[1024];
+    search_params p;
+    search_params_default(&p);
+    p.fmt = f;
+    p.threads = 1;
+    p.seed = seed;
+    p.time_limit = max_s;
+    p.target_rank = search_record_rank(f);
+    p.progress_every = 0;
+    char *text = search_params_to_text(&p);
+    db_run_info info = {f, text, seed, "cpu", "1 thread", NULL};
+    store_ctx c = {d, 0, 0};
+    cr_assert_eq(db_run_begin(d, &info, &c.run, err, sizeof err), DB_OK, "%s", err);
+    free(text);
+    search_callbacks cb = {&c, store_improved, NULL};
+    search_result res;
+    search_status ss = search_run_cpu(&p, NULL, 0, &cb, &res);
+    CHECK(ss == SEARCH_REACHED || ss == SEARCH_NOT_REACHED, "search: %s", res.msg);
+    cr_assert_eq(db_run_end(d, c.run, "finished", res.flips, res.best_rank, err, sizeof err), DB_OK,
+                 "%s", err);
+    CHECK(c.improvements > 0, "the search from the standard algorithm improved nothing");
+    *best = res.best_rank;
+    search_result_free(&res);
+    return c.run;
+}
+
+/* ---- report ---- */
+
+typedef struct fixture {
+    int64_t run222, run333, run444;
+    int best222, best333;
+} fixture;
+
+/* <2,2,2> and <3,3,3>: real searches; <2,3,3>: kauers-moosbauer/233-15-mod0.exp
+ * (over Z, stored with its reduction mod 2); <2,2,3>: the standard algorithm;
+ * <4,4,4>: a run with a hand-written improvement log whose last scheme is
+ * kauers-moosbauer/444-47-mod2.exp (the GF(2) record). */
+static void build_report_db(const char *name, fixture *fx)
+{
+    char err[1024];
+    db *d = open_new(name);
+    scheme *s233 = read_corpus("kauers-moosbauer/233-15-mod0.exp");
+    cr_assert_eq(s233->ring, SCHEME_RING_Z);
+    import_scheme(d, s233, "import:233-15-mod0.exp");
+    scheme_free(s233);
+    scheme *std = scheme_standard((scheme_format){2, 2, 3});
+    import_scheme(d, std, "standard");
+    scheme_free(std);
+
+    uint64_t sm = g_seed;
+    fx->run222 = search_into(d, (scheme_format){2, 2, 2}, scheme_splitmix64(&sm), 20, &fx->best222);
+    fx->run333 = search_into(d, (scheme_format){3, 3, 3}, scheme_splitmix64(&sm), 3, &fx->best333);
+
+    db_run_info info = {{4, 4, 4}, "fmt=4x4x4\n", 4444, "gpu", "test device", NULL};
+    cr_assert_eq(db_run_begin(d, &info, &fx->run444, err, sizeof err), DB_OK, "%s", err);
+    static const db_improvement log[] = {{0.0004, 60}, {1.5, 52}, {30, 49}, {600, 47}};
+    for (size_t i = 0; i < sizeof log / sizeof *log; i++)
+        cr_assert_eq(db_run_improvement(d, fx->run444, log[i].seconds, log[i].rank, err, sizeof err),
+                     DB_OK, "%s", err);
+    scheme *s444 = read_corpus("kauers-moosbauer/444-47-mod2.exp");
+    cr_assert_eq(s444->rank, 47);
+    db_provenance prov = {fx->run444, 0, "search", 123456789, 600};
+    int64_t id;
+    bool existed;
+    cr_assert_eq(db_insert_scheme(d, s444, &prov, &id, &existed, err, sizeof err), DB_OK, "%s", err);
+    scheme_free(s444);
+    cr_assert_eq(db_run_end(d, fx->run444, "finished", 987654321, 47, err, sizeof err), DB_OK, "%s", err);
+    db_close(d);
+}
+
+/* The row of a format in the first table, with its cells. */
+static void check_format_row(const char *md, const char *fmt, int best, int record, const char *found,
+                             const char *gap)
+{
+    char prefix[64], row[2048], cell[64];
+    snprintf(prefix, sizeof prefix, "| %s | ", fmt);
+    const char *r = line_starting(md, prefix, row, sizeof row);
+    CHECK(r != NULL, "report.md has no row for %s:\n%s", fmt, md);
+    snprintf(cell, sizeof cell, "| %s | **%d** | %d | ", fmt, best, record);
+    CHECK(strstr(r, cell) == r, "row of %s: expected best %d and record %d: %s", fmt, best, record, r);
+    CHECK(strstr(r, found) != NULL, "row of %s: expected '%s': %s", fmt, found, r);
+    CHECK(strstr(r, gap) != NULL, "row of %s: expected the gap '%s': %s", fmt, gap, r);
+}
+
+static void gap_of(int best, int record, char *buf, size_t len)
+{
+    if (best == record)
+        snprintf(buf, len, "| 0 (at the record) |");
+    else if (best > record)
+        snprintf(buf, len, "| +%d |", best - record);
+    else
+        snprintf(buf, len, "| **%d", best - record);
+}
+
+Test(cli, report_from_a_store_built_through_the_api)
+{
+    fixture fx;
+    build_report_db("r.db", &fx);
+    const char *dir = path_in("rep");
+    bool have_gp = gnuplot_installed();
+    char out[65536];
+    int rc = run_cli("", out, sizeof out, "report --db '%s' -o '%s'", path_in("r.db"), dir);
+    cr_assert_eq(rc, have_gp ? 0 : 3, "report exited %d:\n%s", rc, out);
+
+    char p[1024];
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    char *md = slurp(p);
+
+    /* per format: best, record, who found it, the gap, from the store's own answers */
+    char found[128], gap[64];
+    snprintf(found, sizeof found, "| run %lld (cpu, seed ", (long long)fx.run222);
+    gap_of(fx.best222, 7, gap, sizeof gap);
+    check_format_row(md, "<2,2,2>", fx.best222, 7, found, gap);
+    snprintf(found, sizeof found, "| run %lld (cpu, seed ", (long long)fx.run333);
+    gap_of(fx.best333, 23, gap, sizeof gap);
+    check_format_row(md, "<3,3,3>", fx.best333, 23, found, gap);
+    snprintf(found, sizeof found, "| run %lld (gpu, seed 4444) |", (long long)fx.run444);
+    check_format_row(md, "<4,4,4>", 47, 47, found, "| 0 (at the record) |");
+    CHECK(strstr(md, "(10m00s into the run)") != NULL, "the <4,4,4> best was found 600 s in:\n%s", md);
+    check_format_row(md, "<2,2,3>", 12, 11, "| `standard` |", "| +1 |");
+    /* a Z scheme and its reduction: one each, best Z rank 15 */
+    check_format_row(md, "<2,3,3>", 15, 15, "imported from `233-15-mod0.exp", "| 0 (at the record) |");
+    char row[2048];
+    CHECK(strstr(line_starting(md, "| <2,3,3> | ", row, sizeof row), "| 1 | 15 | 1 |") != NULL,
+          "<2,3,3>: 1 GF(2) scheme, best Z 15, 1 Z scheme: %s", row);
+
+    /* the runs table */
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "| %lld | <4,4,4> | finished | gpu | test device", (long long)fx.run444);
+    CHECK(line_starting(md, prefix, row, sizeof row) != NULL, "runs table: no row '%s':\n%s", prefix, md);
+    CHECK(strstr(row, "| 4444 |") && strstr(row, "| **47** | 47 | 4 | 1 |"),
+          "run row of <4,4,4>: seed 4444, best 47, record 47, 4 improvements, 1 scheme: %s", row);
+    snprintf(prefix, sizeof prefix, "| %lld | <2,2,2> | finished | cpu |", (long long)fx.run222);
+    CHECK(line_starting(md, prefix, row, sizeof row) != NULL, "runs table: no row '%s':\n%s", prefix, md);
+
+    /* the plots: data and scripts always, PNGs where gnuplot is */
+    const char *fmts[] = {"2x2x2", "3x3x3", "4x4x4"};
+    for (int i = 0; i < 3; i++) {
+        char f[1024];
+        snprintf(f, sizeof f, "%s/rank-%s.dat", dir, fmts[i]);
+        CHECK(exists(f), "%s missing", f);
+        snprintf(f, sizeof f, "%s/rank-%s.gp", dir, fmts[i]);
+        CHECK(exists(f), "%s missing", f);
+    }
+    /* formats without a run have no plot */
+    snprintf(p, sizeof p, "%s/rank-2x3x3.dat", dir);
+    CHECK(!exists(p), "%s: <2,3,3> has no run, so no plot", p);
+    snprintf(p, sizeof p, "%s/rank-4x4x4.dat", dir);
+    char *dat = slurp(p);
+    CHECK(strstr(dat, "600.000000 47 1") && strstr(dat, "1.500000 52 1"),
+          "the <4,4,4> data holds the improvement log:\n%s", dat);
+    free(dat);
+    if (have_gp) {
+        for (int i = 0; i < 3; i++) {
+            char f[1024], ref[256];
+            snprintf(f, sizeof f, "%s/rank-%s.png", dir, fmts[i]);
+            CHECK(png_magic(f), "%s is not a PNG (or missing)", f);
+            snprintf(ref, sizeof ref, "](rank-%s.png)", fmts[i]);
+            CHECK(strstr(md, ref) != NULL, "report.md does not show %s", f);
+        }
+    } else {
+        cr_log_warn("gnuplot is not installed: the PNG assertions are skipped");
+        fprintf(stderr, "report PNG check: skipped (gnuplot not installed)\n");
+    }
+    free(md);
+    assert_no_temporaries(dir);
+}
+
+Test(cli, report_without_gnuplot_still_writes_the_markdown)
+{
+    fixture fx;
+    build_report_db("r.db", &fx);
+    const char *dir = path_in("nogp");
+    char out[65536];
+    int rc = run_cli("FLIPGRAPH_GNUPLOT=/nonexistent/gnuplot", out, sizeof out,
+                     "report --db='%s' --out='%s'", path_in("r.db"), dir);
+    cr_assert_eq(rc, 3, "report without gnuplot: exit 3 expected, got %d:\n%s", rc, out);
+    cr_assert(strstr(out, "gnuplot not found"), "the error says why:\n%s", out);
+    char p[1024];
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    char *md = slurp(p);
+    cr_assert(strstr(md, "gnuplot was not found"), "report.md says the plots are missing:\n%s", md);
+    cr_assert(strstr(md, "| <4,4,4> | **47** | 47 |"), "the tables are still there:\n%s", md);
+    free(md);
+    snprintf(p, sizeof p, "%s/rank-4x4x4.png", dir);
+    cr_assert(!exists(p), "no PNG without gnuplot");
+    snprintf(p, sizeof p, "%s/rank-4x4x4.gp", dir);
+    cr_assert(exists(p), "the script is written for later");
+
+    /* --no-plots: the Markdown alone, exit 0 */
+    const char *dir2 = path_in("noplots");
+    rc = run_cli("FLIPGRAPH_GNUPLOT=/nonexistent/gnuplot", out, sizeof out,
+                 "report --db '%s' -o '%s' --no-plots", path_in("r.db"), dir2);
+    cr_assert_eq(rc, 0, "--no-plots: %d:\n%s", rc, out);
+    snprintf(p, sizeof p, "%s/rank-4x4x4.dat", dir2);
+    cr_assert(!exists(p), "--no-plots writes no data");
+    assert_no_temporaries(dir);
+}
+
+Test(cli, report_dims_and_errors)
+{
+    fixture fx;
+    build_report_db("r.db", &fx);
+    char out[65536], p[1024];
+    const char *dir = path_in("only444");
+    int rc = run_cli("", out, sizeof out, "report --db '%s' -o '%s' --dims 4x4x4 --no-plots",
+                     path_in("r.db"), dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    char *md = slurp(p);
+    cr_assert(strstr(md, "| <4,4,4> | **47**"), "%s", md);
+    cr_assert(!strstr(md, "<2,2,2>") && !strstr(md, "<3,3,3>"), "--dims 4x4x4 shows only <4,4,4>:\n%s", md);
+    free(md);
+
+    cr_assert_eq(run_cli("", out, sizeof out, "report --help"), 0);
+    cr_assert(strstr(out, "usage: flipgraph report"), "%s", out);
+    cr_assert_eq(run_cli("", out, sizeof out, "report --db '%s' -o '%s'", path_in("missing.db"),
+                         path_in("m")), 2, "a missing database: exit 2\n%s", out);
+    cr_assert(!exists(path_in("missing.db")), "report must not create a database");
+    cr_assert_eq(run_cli("", out, sizeof out, "report --db '%s' --bogus", path_in("r.db")), 2, "%s", out);
+    cr_assert_eq(run_cli("", out, sizeof out, "report --db '%s' --dims 2x2", path_in("r.db")), 2, "%s", out);
+    /* a file where the folder should be */
+    FILE *f = fopen(path_in("afile"), "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    cr_assert_eq(run_cli("", out, sizeof out, "report --db '%s' -o '%s'", path_in("r.db"),
+                         path_in("afile")), 2, "%s", out);
+    /* an empty store: a report that says so */
+    db_close(open_new("empty.db"));
+    rc = run_cli("", out, sizeof out, "report --db '%s' -o '%s'", path_in("empty.db"), path_in("e"));
+    cr_assert_eq(rc, 0, "%s", out);
+    snprintf(p, sizeof p, "%s/report.md", path_in("e"));
+    md = slurp(p);
+    cr_assert(strstr(md, "holds no schemes and no runs"), "%s", md);
+    free(md);
+}
+
+/* ---- merge ---- */
+
+typedef struct hash_set {
+    char h[64][20];
+    int n;
+    bool dup;
+} hash_set;
+
+static bool collect_hash(void *ctx, const db_scheme_row *row)
+{
+    hash_set *hs = ctx;
+    char key[20];
+    snprintf(key, sizeof key, "%d%s", (int)row->ring, row->hash);
+    for (int i = 0; i < hs->n; i++)
+        if (!strcmp(hs->h[i], key))
+            hs->dup = true;
+    if (hs->n < 64)
+        snprintf(hs->h[hs->n++], sizeof hs->h[0], "%s", key);
+    return true;
+}
+
+Test(cli, merge_keeps_each_scheme_once)
+{
+    char err[1024];
+    /* A: <2,2,2> standard, <2,2,3> standard, kauers-moosbauer/233-15-mod0.exp (Z + mod 2)
+     * B: <2,2,3> standard, 233-15-mod0.exp again, kauers-moosbauer/444-47-mod2.exp,
+     *    and a real <2,2,2> search run */
+    db *a = open_new("a.db");
+    scheme *s222 = scheme_standard((scheme_format){2, 2, 2});
+    scheme *s223 = scheme_standard((scheme_format){2, 2, 3});
+    scheme *s233 = read_corpus("kauers-moosbauer/233-15-mod0.exp");
+    scheme *s444 = read_corpus("kauers-moosbauer/444-47-mod2.exp");
+    import_scheme(a, s222, "standard");
+    import_scheme(a, s223, "standard");
+    import_scheme(a, s233, "import:233-15-mod0.exp");
+    db_close(a);
+    db *b = open_new("b.db");
+    import_scheme(b, s223, "standard");
+    import_scheme(b, s233, "import:233-15-mod0.exp");
+    import_scheme(b, s444, "import:444-47-mod2.exp");
+    int best;
+    uint64_t sm = g_seed ^ 0x5eed;
+    search_into(b, (scheme_format){2, 2, 2}, scheme_splitmix64(&sm), 20, &best);
+    db_stats_info sb;
+    cr_assert_eq(db_stats(b, &sb, err, sizeof err), DB_OK, "%s", err);
+    db_close(b);
+
+    char out[65536];
+    int rc = run_cli("", out, sizeof out, "db merge '%s' --db '%s'", path_in("b.db"), path_in("a.db"));
+    cr_assert_eq(rc, 0, "merge: %d\n%s", rc, out);
+    rc = run_cli("", out, sizeof out, "db merge '%s' --db '%s'", path_in("b.db"), path_in("a.db"));
+    cr_assert_eq(rc, 0, "merge again: %d\n%s", rc, out);
+    CHECK(strstr(out, "runs: 0 added") && strstr(out, "schemes: 0 added"),
+          "a repeated merge adds nothing:\n%s", out);
+
+    db_status st;
+    a = db_open(path_in("a.db"), false, &st, err, sizeof err);
+    cr_assert_not_null(a, "%s", err);
+    db_stats_info sa;
+    cr_assert_eq(db_stats(a, &sa, err, sizeof err), DB_OK, "%s", err);
+    /* A had 4 (222, 223, 233 Z and F2); B adds 444 and the search's schemes,
+     * minus what both hold: the union, each once. */
+    /* B's own: all but <2,2,3> and 233-15 (Z and mod 2); the search's
+     * <2,2,2> schemes are improvements, below A's standard rank 8. */
+    int64_t b_only = sb.schemes[0] + sb.schemes[1] - 3;
+    CHECK(sa.schemes[0] + sa.schemes[1] == 4 + b_only,
+          "after the merge A holds %lld schemes, expected %lld", (long long)(sa.schemes[0] + sa.schemes[1]),
+          (long long)(4 + b_only));
+    CHECK(sa.runs == 1, "the run of B arrives once: %lld runs", (long long)sa.runs);
+    hash_set hs;
+    memset(&hs, 0, sizeof hs);
+    db_filter flt = {false, {0, 0, 0}, -1, 0};
+    cr_assert_eq(db_list(a, &flt, collect_hash, &hs, err, sizeof err), DB_OK, "%s", err);
+    CHECK(!hs.dup, "a scheme is stored twice after the merge");
+    CHECK(hs.n == 4 + b_only, "db_list visits %d schemes", hs.n);
+    int64_t id;
+    const scheme *all[] = {s222, s223, s233, s444};
+    for (int i = 0; i < 4; i++)
+        CHECK(db_find_scheme(a, all[i], &id, err, sizeof err) == DB_OK, "scheme %d missing: %s", i, err);
+    db_close(a);
+    scheme_free(s222);
+    scheme_free(s223);
+    scheme_free(s233);
+    scheme_free(s444);
+}
+
+/* ---- sweep ---- */
+
+typedef struct run_list {
+    db_run_row r[16];
+    int n;
+} run_list;
+
+static bool collect_run(void *ctx, const db_run_row *row)
+{
+    run_list *l = ctx;
+    if (l->n < 16)
+        l->r[l->n++] = *row;
+    return true;
+}
+
+static void list_runs(const char *path, run_list *l)
+{
+    char err[1024];
+    db_status st;
+    db *d = db_open(path, false, &st, err, sizeof err);
+    cr_assert_not_null(d, "%s", err);
+    memset(l, 0, sizeof *l);
+    cr_assert_eq(db_list_runs(d, collect_run, l, err, sizeof err), DB_OK, "%s", err);
+    db_close(d);
+}
+
+/* The table row of a format: "<2,2,2>  start best record gap ..." */
+static bool table_row(const char *out, const char *fmt, int *start, int *best, int *record)
+{
+    char row[1024];
+    const char *tab = strstr(out, "\nformat ");
+    if (!tab || !line_starting(tab + 1, fmt, row, sizeof row))
+        return false;
+    return sscanf(row + strlen(fmt), "%d %d %d", start, best, record) == 3;
+}
+
+Test(cli, sweep_tiny_range_reaches_the_records)
+{
+    char out[65536];
+    unsigned long long seed = g_seed % 1000000;
+    int rc = run_cli("", out, sizeof out,
+                     "sweep --dims-list 2x2x2..2x2x3 --time-per 1s --threads 2 --seed %llu "
+                     "--db '%s' --backend cpu --progress 0", seed, path_in("s.db"));
+    CHECK(rc == 0, "sweep exited %d:\n%s", rc, out);
+    int start, best, record;
+    CHECK(table_row(out, "<2,2,2>", &start, &best, &record), "no <2,2,2> row:\n%s", out);
+    CHECK(start == 8 && best == 7 && record == 7, "<2,2,2>: start 8, best 7, record 7 expected:\n%s", out);
+    CHECK(table_row(out, "<2,2,3>", &start, &best, &record), "no <2,2,3> row:\n%s", out);
+    CHECK(start == 12 && record == 11 && best >= 11 && best <= 12, "<2,2,3>:\n%s", out);
+    CHECK(strstr(out, "record reached"), "%s", out);
+
+    run_list l;
+    list_runs(path_in("s.db"), &l);
+    CHECK(l.n == 2, "one run per format: %d", l.n);
+    CHECK(l.r[0].fmt.n == 2 && l.r[0].fmt.m == 2 && l.r[0].fmt.p == 2 && l.r[0].best_rank == 7 &&
+              !strcmp(l.r[0].status, "finished") && l.r[0].improvements >= 1 && l.r[0].schemes >= 1,
+          "run 1: %s best %d", l.r[0].status, l.r[0].best_rank);
+    CHECK(l.r[1].fmt.p == 3 && !strcmp(l.r[1].status, "finished"), "run 2: %s", l.r[1].status);
+
+    /* --until-record: the format stops at its record, long before its time */
+    rc = run_cli("", out, sizeof out,
+                 "sweep --dims-list=2x2x2 --time-per=10m --threads=1 --seed=%llu --until-record -q "
+                 "--backend=cpu --from-db --db='%s'", seed + 1, path_in("s.db"));
+    CHECK(rc == 0, "sweep --until-record exited %d:\n%s", rc, out);
+    CHECK(table_row(out, "<2,2,2>", &start, &best, &record) && best == 7 && start == 7,
+          "from the store's best (7) the record is there at once:\n%s", out);
+    CHECK(strstr(out, "record reached"), "%s", out);
+}
+
+Test(cli, sweep_lists_and_usage)
+{
+    char out[65536];
+    /* 2x2x2..3x3x3: <2,2,2> <2,2,3> <2,3,3> <3,3,3>, in this order; a repeat is dropped */
+    int rc = run_cli("", out, sizeof out,
+                     "sweep --dims-list 2x2x2..3x3x3,2x2x2 --time-per 0.1s --threads 1 --seed 1 -q "
+                     "--backend cpu");
+    CHECK(rc == 0, "%s", out);
+    const char *tab = strstr(out, "\nformat ");
+    cr_assert_not_null(tab, "%s", out);
+    const char *want[] = {"<2,2,2>", "<2,2,3>", "<2,3,3>", "<3,3,3>"};
+    const char *p = tab;
+    for (int i = 0; i < 4; i++) {
+        const char *q = strstr(p, want[i]);
+        CHECK(q != NULL, "row %d (%s) missing or out of order:\n%s", i, want[i], out);
+        p = q + 1;
+    }
+    CHECK(!strstr(p, "<2,2,2>") && !strstr(p, "<3,2,2>"), "<2,2,2> twice:\n%s", out);
+
+    /* bad lists and options: exit 2 */
+    const char *bad[] = {"--dims-list 3x3x3..2x2x2 --time-per 1s", "--dims-list 2x2 --time-per 1s",
+                         "--dims-list 2x2x2,,3x3x3 --time-per 1s", "--dims-list 3x2x2..3x2x2 --time-per 1s",
+                         "--time-per 1s", "--dims-list 2x2x2 --time-per soon",
+                         "--dims-list 2x2x2 --backend tpu", "--dims-list 2x2x2 --from-db",
+                         "--dims-list 2x2x2 --threads 0", "--dims-list 2x2x2 extra"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        rc = run_cli("", out, sizeof out, "sweep %s", bad[i]);
+        cr_assert_eq(rc, 2, "sweep %s: exit 2 expected, got %d:\n%s", bad[i], rc, out);
+    }
+    cr_assert_eq(run_cli("", out, sizeof out, "sweep --help"), 0);
+    cr_assert(strstr(out, "usage: flipgraph sweep"), "%s", out);
+    if (cuda_device_count() == 0) {
+        rc = run_cli("", out, sizeof out, "sweep --dims-list 2x2x2 --time-per 1s --backend gpu");
+        cr_assert_eq(rc, 3, "--backend gpu without a GPU: exit 3, got %d:\n%s", rc, out);
+    }
+}
+
+Test(cli, sweep_sigint_stops_cleanly_with_the_table)
+{
+    const char *outp = path_in("sig.out"), *dbp = path_in("sig.db");
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0)
+            _exit(120);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        char seed[32];
+        snprintf(seed, sizeof seed, "%llu", g_seed % 1000000);
+        signal(SIGINT, SIG_DFL);
+        execl(bin(), bin(), "sweep", "--dims-list", "3x3x3..3x3x4", "--time-per", "10m", "--threads",
+              "1", "--seed", seed, "--db", dbp, "--backend", "cpu", "--progress", "0", (char *)NULL);
+        _exit(121);
+    }
+    /* Wait until the first format is under way (its run is recorded), then interrupt. */
+    bool started = false;
+    for (int i = 0; i < 600 && !started; i++) {
+        struct timespec ts = {0, 50 * 1000000};
+        nanosleep(&ts, NULL);
+        char err[256];
+        size_t len;
+        char *s = scheme_slurp(outp, 1 << 20, &len, err, sizeof err);
+        started = s && strstr(s, "[1/2]");
+        free(s);
+    }
+    if (!started)
+        kill(pid, SIGKILL);
+    cr_assert(started, "the sweep did not start within 30 s");
+    struct timespec ts = {0, 300 * 1000000};
+    nanosleep(&ts, NULL);
+    kill(pid, SIGINT);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    char *out = slurp(outp);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1,
+              "an interrupted sweep exits 1 (status 0x%x):\n%s", status, out);
+    int start, best, record;
+    CHECK(table_row(out, "<3,3,3>", &start, &best, &record) && start == 27 && record == 23 &&
+              best <= 27,
+          "the table so far has <3,3,3>:\n%s", out);
+    CHECK(!table_row(out, "<3,3,4>", &start, &best, &record), "<3,3,4> was never started:\n%s", out);
+    CHECK(strstr(out, "interrupted: 1 of 2 formats searched"), "%s", out);
+    free(out);
+
+    run_list l;
+    list_runs(dbp, &l);
+    CHECK(l.n == 1 && !strcmp(l.r[0].status, "interrupted"), "one run, marked interrupted: %d %s", l.n,
+          l.n ? l.r[0].status : "");
+    /* the store is whole: check re-verifies every scheme */
+    char o2[65536];
+    int rc = run_cli("", o2, sizeof o2, "db check --db '%s'", dbp);
+    CHECK(rc == 0, "db check after the interrupt: %d\n%s", rc, o2);
+}
