@@ -215,8 +215,10 @@ static db_status collect(report *R, db *d, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return DB_IO;
     }
-    qsort(R->f, (size_t)R->nf, sizeof *R->f, cmp_fmt_rows);
-    qsort(R->r, (size_t)R->nr, sizeof *R->r, cmp_runs);
+    if (R->nf > 1)
+        qsort(R->f, (size_t)R->nf, sizeof *R->f, cmp_fmt_rows);
+    if (R->nr > 1)
+        qsort(R->r, (size_t)R->nr, sizeof *R->r, cmp_runs);
     for (int i = 0; i < R->nr; i++) {
         rep_run *x = &R->r[i];
         st = db_run_improvements(d, x->row.id, &x->imp, &x->nimp, err, errlen);
@@ -355,6 +357,10 @@ static const char *fmt_duration(double s, char *buf, size_t len)
 {
     if (s < 0)
         snprintf(buf, len, "?");
+    else if (s < 0.001)
+        snprintf(buf, len, "< 1 ms");
+    else if (s < 1)
+        snprintf(buf, len, "%.0f ms", s * 1000);
     else if (s < 60)
         snprintf(buf, len, "%.1f s", s);
     else if (s < 3600)

@@ -201,13 +201,18 @@ typedef struct gp_run {
 /* The tail of gnuplot's messages holds the reason ("FILE line N: what"). */
 static void keep_tail(char *tail, size_t cap, size_t *got, const char *buf, ssize_t r)
 {
-    for (ssize_t i = 0; i < r; i++) {
-        if (*got == cap - 1) {
-            memmove(tail, tail + 1, *got - 1);
-            (*got)--;
-        }
-        tail[(*got)++] = buf[i] == '\n' ? ' ' : buf[i];
+    size_t n = (size_t)r, room = cap - 1;
+    if (n > room) {
+        buf += n - room;
+        n = room;
     }
+    if (*got + n > room) {
+        size_t drop = *got + n - room;
+        memmove(tail, tail + drop, *got - drop);
+        *got -= drop;
+    }
+    for (size_t i = 0; i < n; i++)
+        tail[(*got)++] = buf[i] == '\n' ? ' ' : buf[i];
 }
 
 /* A PNG of a few curves is some 50 KB; anything near this is a runaway. */

@@ -444,6 +444,20 @@ Test(cli, report_without_gnuplot_still_writes_the_markdown)
     snprintf(p, sizeof p, "%s/rank-4x4x4.gp", dir);
     cr_assert(exists(p), "the script is written for later");
 
+    /* a "gnuplot" that exits 0 but writes no PNG: refused, nothing half-written */
+    const char *dir3 = path_in("badgp");
+    rc = run_cli("FLIPGRAPH_GNUPLOT=/bin/echo", out, sizeof out, "report --db '%s' -o '%s'",
+                 path_in("r.db"), dir3);
+    cr_assert_eq(rc, 3, "a plotter that writes no PNG: exit 3, got %d:\n%s", rc, out);
+    cr_assert(strstr(out, "did not write a PNG"), "%s", out);
+    snprintf(p, sizeof p, "%s/report.md", dir3);
+    md = slurp(p);
+    cr_assert(strstr(md, "**The plot failed:**"), "report.md names the failed plot:\n%s", md);
+    free(md);
+    snprintf(p, sizeof p, "%s/rank-4x4x4.png", dir3);
+    cr_assert(!exists(p), "no PNG from a failed plot");
+    assert_no_temporaries(dir3);
+
     /* --no-plots: the Markdown alone, exit 0 */
     const char *dir2 = path_in("noplots");
     rc = run_cli("FLIPGRAPH_GNUPLOT=/nonexistent/gnuplot", out, sizeof out,
