@@ -10,7 +10,7 @@
  * Usage: bench_gpu_walk [--only flips|ttr|best] [--flips-seconds S] [--cpu-seconds S]
  *        [--ttr-seeds N] [--ttr-cap S] [--best-seconds S] [--best-formats F,F,..]
  *        [--warps N] [--rounds K] [--mix N] [--store auto|regs|smem] [--plateau L]
- *        [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1]
+ *        [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1] [--idle-plus N]
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -93,6 +93,7 @@ static void bench_flips(const opts *o, scheme_format f, int store)
     c.mix_every = o->g.mix_every;
     c.store = store;
     c.check_pairs = o->g.check_pairs;
+    c.idle_plus = o->g.idle_plus;
     c.walk_len = 0; /* flips/s of walks, without restarts */
     cuda_walk *w;
     if (cuda_walk_create(&c, &w, err, sizeof err) != 0) {
@@ -290,7 +291,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: bench_gpu_walk [--only flips|ttr|best] [--flips-seconds S] [--cpu-seconds S]\n"
                  "       [--ttr-seeds N] [--ttr-cap S] [--best-seconds S] [--best-formats F,F,..]\n"
                  "       [--warps N] [--rounds K] [--mix N] [--store auto|regs|smem] [--plateau L]\n"
-                 "       [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1]\n");
+                 "       [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1] [--idle-plus N]\n");
 }
 
 int main(int argc, char **argv)
@@ -314,7 +315,7 @@ int main(int argc, char **argv)
         {"store", required_argument, 0, 's'},      {"plateau", required_argument, 0, 'L'},
         {"plus-max", required_argument, 0, 'P'},   {"walk-len", required_argument, 0, 'W'},
         {"pool-min", required_argument, 0, 'M'},   {"steps", required_argument, 0, 'S'},
-        {"pairs", required_argument, 0, 'p'},
+        {"pairs", required_argument, 0, 'p'},      {"idle-plus", required_argument, 0, 'I'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     optind = 0;
     int ch;
@@ -340,6 +341,7 @@ int main(int argc, char **argv)
         case 'M': o.pool_min = atoi(optarg); break;
         case 'S': o.g.steps = (uint32_t)strtoul(optarg, NULL, 0); break;
         case 'p': o.g.check_pairs = atoi(optarg) != 0; break;
+        case 'I': o.g.idle_plus = (uint32_t)strtoul(optarg, NULL, 0); break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

@@ -144,6 +144,9 @@ typedef struct cuda_walk_config {
     uint32_t walk_len;    /* flips without a lower rank before a walker restarts from a random
                              scheme of the device pool (cuda_walk_set_pool); 0: never */
     int pool_cap;         /* schemes the device pool holds (0: 256) */
+    uint32_t idle_plus;   /* steps in a row without any two terms sharing a factor (in the
+                             sampled rounds) after which a plus transition comes at once, or a
+                             restart where the rank may not rise; 0: never */
     int mix_every;        /* every this many steps one slot rotates across lanes (terms t and
                              t+32 are never compared otherwise); 0: never */
     int queue_cap;        /* improved schemes returned per launch (0: 256) */

@@ -194,6 +194,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     p.gen_max = cfg->gen_max ? cfg->gen_max : 5;
     p.walk_len = cfg->walk_len;
     p.check_pairs = cfg->check_pairs;
+    p.idle_plus = cfg->idle_plus;
     w->pool_cap = cfg->pool_cap ? cfg->pool_cap : 256;
     w->cfg.pool_cap = w->pool_cap;
     const size_t words = (size_t)warps * cap * 3;

@@ -57,6 +57,7 @@ struct Params {
     const int32_t *pool_rank;
     int pool_n;
     uint32_t walk_len;
+    uint32_t idle_plus;     /* steps in a row without a flip candidate that call a plus transition */
     int collect_rank;       /* a walk that ends at this rank returns its scheme (pool diversity) */
     int warps, cap, qcap;
     uint32_t steps, plateau;
@@ -83,10 +84,28 @@ WK_FN uint64_t warp_key(uint64_t seed, int w)
 {
     return mix64(seed ^ mix64(((uint64_t)(uint32_t)w << 8 | 0xffu) + 0xbb67ae8584caa73bULL));
 }
+/* Chris Wellons' lowbias32: a cheap 32-bit finalizer for the lane streams,
+ * which need one small number per round. */
+WK_FN uint32_t hash32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    return x ^ (x >> 16);
+}
 struct Rng {
     uint64_t s;
     WK_FN uint64_t next() { s += kGolden; return mix64(s); }
+    WK_FN uint32_t next32() { s += kGolden; return hash32((uint32_t)(s >> 32) ^ (uint32_t)s); }
 };
+/* The lane of member k of a set: the k-th set bit of the rotated mask mr. */
+WK_FN int member_lane(uint32_t mr, int k, int rot)
+{
+    for (int i = 0; i < k; ++i)
+        mr &= mr - 1;
+    return (WK_FFS(mr) - 1 + rot) & 31;
+}
 /* Uniform in [0, n) from 32 random bits (multiply-shift). */
 WK_FN uint32_t below(uint32_t r, uint32_t n) { return (uint32_t)(((uint64_t)r * n) >> 32); }
 WK_FN uint32_t rotr32(uint32_t x, int r) { return (x >> r) | (x << ((32 - r) & 31)); }
@@ -98,15 +117,6 @@ WK_FN void put3(uint64_t t[3], int x, uint64_t v)
     t[0] = x == 0 ? v : t[0];
     t[1] = x == 1 ? v : t[1];
     t[2] = x == 2 ? v : t[2];
-}
-/* arr[k] for a warp-uniform k < 5, again without dynamic register indexing. */
-WK_FN uint64_t pick5(const uint64_t arr[5], int k)
-{
-    uint64_t v = arr[0];
-    WK_UNROLL
-    for (int i = 1; i < 5; ++i)
-        v = i == k ? arr[i] : v;
-    return v;
 }
 WK_FN int pos_y(int x) { return x == 2 ? 0 : x + 1; }
 WK_FN int pos_z(int x) { return x == 0 ? 2 : x - 1; }
@@ -275,6 +285,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
     for (int k = 0; k < 5; ++k) mv.idx[k] = -1;
     mv.npairs = 0;
     int mixc = p.mix_every;
+    uint32_t idle = 0; /* steps in a row that found no two terms sharing a factor */
 
     for (uint32_t step = 0; step < p.steps; ++step) {
         if (R <= p.target)
@@ -313,7 +324,16 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
 
         /* 1. plus transition after a plateau (search_plus's layout: i becomes
          * (x+x', y, z), j becomes (x', y', z+z'), (x', y+y', z) is appended). */
-        if (p.plateau && since >= p.plateau && R < cap && R < best + p.plus_max) {
+        /* A walker with no flip in reach (low ranks have few) does not wait out
+         * the plateau: after idle_plus empty steps it takes a plus transition,
+         * or, when its rank may not rise, restarts from the pool. */
+        const bool stuck = p.idle_plus && idle >= p.idle_plus;
+        if (stuck && !(R < cap && R < best + p.plus_max) && p.walk_len && p.pool_n > 0) {
+            since_best = p.walk_len; /* restart at the next step */
+            idle = 0;
+            continue;
+        }
+        if (((p.plateau && since >= p.plateau) || stuck) && R >= 2 && R < cap && R < best + p.plus_max) {
             const int i = (int)below(ulo, (uint32_t)R);
             int j = (int)below(uhi, (uint32_t)(R - 1));
             j += j >= i;
@@ -346,6 +366,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
             ++R;
             ++n_plus;
             since = 0;
+            idle = 0;
             continue;
         }
 
@@ -370,7 +391,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
         uint32_t m = 0, cand = 0;
         for (int r = 0; r < p.rounds; ++r) {
             if (r) x = pos_y(x);
-            j = (int)below((uint32_t)lr.next(), (uint32_t)nl);
+            j = (int)below(lr.next32(), (uint32_t)nl);
             st.get(j, t);
             const uint64_t v = nl ? sel3(x, t) : 0;
             m = wp.match(v);
@@ -380,55 +401,59 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
         }
         if (!cand) {
             ++since;
+            ++idle;
             continue;
         }
+        idle = 0;
 
         /* 4. one set sharing x, up to 5 members, chosen at random. */
         const int rot = (int)(ulo & 31);
         const int L = (WK_FFS(rotr32(cand, rot)) - 1 + rot) & 31;
         const uint32_t M = wp.shfl32(m, L);
         const int rot2 = (int)((ulo >> 5) & 31);
-        uint32_t mr = rotr32(M, rot2);
+        const uint32_t Mr = rotr32(M, rot2);
         const int cnt = WK_POPC(M) < p.gen_max ? WK_POPC(M) : p.gen_max;
-        int ml[5];
+        /* this lane's member index: its rank among the set bits of Mr */
+        const int pl = (lane - rot2) & 31;
         int mi = -1;
-        WK_UNROLL
-        for (int k = 0; k < 5; ++k) {
-            ml[k] = (WK_FFS(mr) - 1 + rot2) & 31;
-            mr &= mr - 1;
-            if (k < cnt && ml[k] == lane) mi = k;
+        if ((Mr >> pl) & 1) {
+            const int k = WK_POPC(Mr & ((1u << pl) - 1u));
+            mi = k < cnt ? k : -1;
         }
         const int y = pos_y(x), z = pos_z(x);
         uint64_t myy = sel3(y, t), myz = sel3(z, t);
-        uint64_t Y[5], Z[5];
-        WK_UNROLL
-        for (int k = 0; k < 5; ++k) {
-            Y[k] = 0; Z[k] = 0;
-            if (k < cnt) {
-                Y[k] = wp.shfl(myy, ml[k]);
-                Z[k] = wp.shfl(myz, ml[k]);
-            }
-        }
-        /* lane s tests the subset D = bits of s (seed 004: 31 lanes, 31 subsets) */
+        /* lane s tests the subset D = bits of s (seed 004: 31 lanes, 31
+         * subsets), summing the members' factors as they are broadcast */
         const uint32_t sub = (uint32_t)lane;
         const bool ok = sub != 0 && sub < (1u << cnt);
         uint64_t sy = 0, sz = 0;
-        WK_UNROLL
-        for (int k = 0; k < 5; ++k)
-            if ((sub >> k) & 1) { sy ^= Y[k]; sz ^= Z[k]; }
+        {
+            uint32_t mr = Mr;
+            WK_UNROLL
+            for (int k = 0; k < 5; ++k) {
+                if (k < cnt) {
+                    const int lk = (WK_FFS(mr) - 1 + rot2) & 31;
+                    mr &= mr - 1;
+                    const uint64_t yk = wp.shfl(myy, lk), zk = wp.shfl(myz, lk);
+                    if ((sub >> k) & 1) { sy ^= yk; sz ^= zk; }
+                }
+            }
+        }
         const uint32_t dy = wp.ballot(ok && sy == 0), dz = wp.ballot(ok && sz == 0);
 
         bool changed = false, dead = false;
-        int mv_a = 0, mv_b = 0;
+        int la = 0, lb = 0;
         if (dy | dz) {
             const int D = WK_FFS(dy | dz) - 1;
             const bool byY = (dy >> D) & 1;
             const int r = WK_FFS((uint32_t)D) - 1;
+            const int lr_ = member_lane(Mr, r, rot2);
+            const uint64_t vr = wp.shfl(byY ? myz : myy, lr_);
             if (mi >= 0 && ((D >> mi) & 1)) {
                 changed = true;
                 if (mi == r) dead = true;
-                else if (byY) { myz ^= pick5(Z, r); dead = myz == 0; }
-                else { myy ^= pick5(Y, r); dead = myy == 0; }
+                else if (byY) { myz ^= vr; dead = myz == 0; }
+                else { myy ^= vr; dead = myy == 0; }
             }
             ++n_red;
             if (trace) {
@@ -439,10 +464,11 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
             const int a = (int)below(uhi, (uint32_t)cnt);
             int b = (int)below(uhi << 16, (uint32_t)(cnt - 1));
             b += b >= a;
-            mv_a = a;
-            mv_b = b;
-            if (mi == a) { myy ^= pick5(Y, b); changed = true; dead = myy == 0; }
-            if (mi == b) { myz ^= pick5(Z, a); changed = true; dead = dead || myz == 0; }
+            la = member_lane(Mr, a, rot2);
+            lb = member_lane(Mr, b, rot2);
+            const uint64_t yb = wp.shfl(myy, lb), za = wp.shfl(myz, la);
+            if (mi == a) { myy ^= yb; changed = true; dead = myy == 0; }
+            if (mi == b) { myz ^= za; changed = true; dead = dead || myz == 0; }
             if (trace) {
                 mv.kind = CUDA_WALK_MOVE_FLIP; mv.x = x; mv.y = y;
                 mv.subset = 0; mv.a = a; mv.b = b;
@@ -456,7 +482,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
             WK_UNROLL
             for (int k = 0; k < 5; ++k) {
                 mv.idx[k] = -1;
-                if (k < cnt) mv.idx[k] = wp.shfl32(myidx, ml[k]);
+                if (k < cnt) mv.idx[k] = (int)wp.shfl32((uint32_t)myidx, member_lane(Mr, k, rot2));
             }
         }
         if (changed) {
@@ -480,14 +506,15 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
          * that no pair reduction waits to be sampled.  Before the flip no pair
          * shared two factors (inductively), so only these two can. */
         if (p.check_pairs && !(dy | dz)) {
-            const uint64_t X = wp.shfl(sel3(x, t), ml[0]); /* the shared factor */
-            const int a = mv_a, b = mv_b;
+            /* the two changed terms, from their lanes (written back above) */
             int im[2];
-            im[0] = (int)wp.shfl32((uint32_t)myidx, ml[a]);
-            im[1] = (int)wp.shfl32((uint32_t)myidx, ml[b]);
+            im[0] = (int)wp.shfl32((uint32_t)myidx, la);
+            im[1] = (int)wp.shfl32((uint32_t)myidx, lb);
             uint64_t T[2][3];
-            put3(T[0], x, X); put3(T[0], y, pick5(Y, a) ^ pick5(Y, b)); put3(T[0], z, pick5(Z, a));
-            put3(T[1], x, X); put3(T[1], y, pick5(Y, b)); put3(T[1], z, pick5(Z, b) ^ pick5(Z, a));
+            for (int f = 0; f < 3; ++f) {
+                T[0][f] = wp.shfl(t[f], la);
+                T[1][f] = wp.shfl(t[f], lb);
+            }
             int np = 0;
             WK_UNROLL
             for (int pass = 0; pass < 2; ++pass) {

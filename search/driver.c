@@ -67,6 +67,10 @@ typedef struct driver {
     worker_stat *ws;
     int nthreads;
     atomic_int running;
+    /* test hook: FLIPGRAPH_SEARCH_CORRUPT=N damages the N-th scheme to keep,
+     * so that tests see the verification failure path (exit 3, nothing kept) */
+    long corrupt_at;
+    atomic_long kept;
 } driver;
 
 static uint64_t total_flips(driver *d)
@@ -101,6 +105,8 @@ static bool keep(driver *d, search_walker *w, scheme_rng *rng, int id, bool repo
         fail(d, "out of memory");
         return false;
     }
+    if (d->corrupt_at && atomic_fetch_add(&d->kept, 1) + 1 == d->corrupt_at)
+        s->terms[0].f[0] ^= 1;
     verify_result vr;
     memset(&vr, 0, sizeof vr);
     if (!verify_f2(s, &vr)) {
@@ -184,7 +190,6 @@ static void *worker(void *arg)
     }
     int base = search_pool_restart(&d->pool, &rng, w);
     uint64_t since = 0, done_total = 0;
-    static int luby_reset = -1; if (luby_reset < 0) luby_reset = getenv("LUBYRESET") != NULL;
     uint64_t k = 1; /* walks so far: the k-th walk is walk_len * luby(k) long */
     uint64_t wlen = p->walk_len;
     int stuck = 0;
@@ -196,7 +201,6 @@ static void *worker(void *arg)
                 break;
             base = search_walker_rank(w);
             since = 0; /* the walk goes on from the fresh scheme */
-            if (luby_reset) { k = 1; wlen = p->walk_len; }
             continue;
         }
         if (since >= wlen) {
@@ -263,6 +267,8 @@ search_status search_run_cpu(const search_params *p, const scheme *const *starts
     d.p = p;
     d.cb = cb;
     pthread_mutex_init(&d.mu, NULL);
+    const char *corrupt = getenv("FLIPGRAPH_SEARCH_CORRUPT");
+    d.corrupt_at = corrupt ? strtol(corrupt, NULL, 10) : 0;
 
     /* the start schemes, verified: the pool's first members */
     scheme *std = NULL;
@@ -301,6 +307,7 @@ search_status search_run_cpu(const search_params *p, const scheme *const *starts
         scheme_free(std);
         return res->status;
     }
+    d.pool.up = p->pool_up;
     scheme_rng rng0;
     scheme_rng_seed(&rng0, p->seed);
     int best = SCHEME_MAX_RANK + 1;
@@ -310,7 +317,7 @@ search_status search_run_cpu(const search_params *p, const scheme *const *starts
         memset(&vr, 0, sizeof vr);
         if (!f2 || !verify_f2(f2, &vr)) {
             if (f2)
-                snprintf(res->msg, sizeof res->msg, "start scheme %d does not verify over GF(2): %s",
+                snprintf(res->msg, sizeof res->msg, "start scheme %d does not verify over GF(2): %.400s",
                          i + 1, vr.msg);
             else
                 snprintf(res->msg, sizeof res->msg, "out of memory");

@@ -115,6 +115,15 @@ int search_pool_restart(search_pool *p, scheme_rng *rng, search_walker *w)
 {
     pthread_mutex_lock(&p->mu);
     int k = level_locked(p, NULL);
+    /* sometimes a rank above the level: fresh descents keep the pools diverse */
+    while (k >= 0 && p->up > 0 && (double)(scheme_rng_next(rng) >> 11) * 0x1p-53 < p->up) {
+        int j = k + 1;
+        while (j <= p->max_rank && !p->r[j].count)
+            j++;
+        if (j > p->max_rank)
+            break;
+        k = j;
+    }
     if (k >= 0) {
         const search_pool_rank *r = &p->r[k];
         const scheme *s = r->s[scheme_rng_below(rng, (uint32_t)r->count)];

@@ -17,10 +17,12 @@ typedef struct search_pool {
     pthread_mutex_t mu;
     int max_rank;      /* ranks 0..max_rank */
     int size, min;     /* per rank: at most size schemes; min before walkers start there */
+    double up;         /* a restart climbs one rank above the level with this probability, repeatedly */
     search_pool_rank *r;
     uint64_t added;
 } search_pool;
 
+/* up starts at 0 (always the level); set p->up = params.pool_up after init. */
 bool search_pool_init(search_pool *p, int max_rank, int size, int min);
 void search_pool_free(search_pool *p);
 /* Adds a copy of s (verified by the caller) unless its canonical hash is there;
@@ -31,7 +33,8 @@ bool search_pool_add(search_pool *p, const scheme *s, scheme_rng *rng, bool *oom
  * else the highest rank holding any (the start); -1 when empty.  *count:
  * schemes there. */
 int search_pool_level(search_pool *p, int *count);
-/* Resets w to a random scheme of the level rank; returns that rank (-1 empty). */
+/* Resets w to a random scheme of the level rank, or with probability up^j of
+ * the j-th nonempty rank above it; returns that rank (-1 empty). */
 int search_pool_restart(search_pool *p, scheme_rng *rng, search_walker *w);
 
 #endif

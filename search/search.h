@@ -88,12 +88,13 @@ uint64_t search_count_flips(const scheme_term *t, int rank);
 #define SEARCH_DEFAULT_PLATEAU 20000
 #define SEARCH_DEFAULT_PLATEAU_MIN 2000
 #define SEARCH_DEFAULT_PLATEAU_MAX 200000
-#define SEARCH_DEFAULT_PLUS_MAX 2
+#define SEARCH_DEFAULT_PLUS_MAX 0
 #define SEARCH_DEFAULT_WALK_LEN 1000
 #define SEARCH_DEFAULT_WALK_MAX 100000000
 #define SEARCH_DEFAULT_GEN_MAX 5
-#define SEARCH_DEFAULT_POOL_SIZE 256
-#define SEARCH_DEFAULT_POOL_MIN 4
+#define SEARCH_DEFAULT_POOL_SIZE 1000
+#define SEARCH_DEFAULT_POOL_MIN 16
+#define SEARCH_DEFAULT_POOL_UP 0.25
 
 typedef struct search_params {
     scheme_format fmt;
@@ -115,6 +116,8 @@ typedef struct search_params {
     int gen_max;           /* largest set sharing a factor tested for dependent factors (2: pairs only) */
     int pool_size;         /* schemes kept per rank */
     int pool_min;          /* schemes of rank r needed before walkers start from rank r */
+    double pool_up;        /* a restart climbs one nonempty rank above that level with this
+                              probability, repeatedly (fresh descents keep the pools diverse) */
     double progress_every; /* seconds between progress reports; 0: none */
     uint64_t batch;        /* flips per walker between checks of the stop flag */
 } search_params;

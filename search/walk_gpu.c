@@ -35,6 +35,7 @@ void search_gpu_options_default(search_gpu_options *o)
     o->launch_ms = 100;
     o->check = 0;
     o->check_pairs = true;
+    o->idle_plus = 16;
 }
 
 typedef struct gpu_run {
@@ -359,6 +360,7 @@ search_status search_run_gpu_opts(const search_params *p, const search_gpu_optio
     cfg.pool_cap = p->pool_size < 256 ? p->pool_size : 256;
     cfg.sample = o->check;
     cfg.check_pairs = o->check_pairs;
+    cfg.idle_plus = o->idle_plus;
     cfg.store = o->store;
     char err[256];
     int rc = cuda_walk_create(&cfg, &r.w, err, sizeof err);

