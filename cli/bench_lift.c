@@ -8,52 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../verify/verify.h"
 #include "cli.h"
 
 #define CMD "bench lift"
-
-static bool is_corpus(const char *dir)
-{
-    char p[PATH_MAX + 32];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/kauers-moosbauer", dir);
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* As in bench verify: --corpus, $FLIPGRAPH_CORPUS, ../shared/corpus. */
-static bool find_corpus(const char *option, char *buf, size_t len)
-{
-    const char *env = getenv("FLIPGRAPH_CORPUS");
-    if (option || (env && *env)) {
-        snprintf(buf, len, "%s", option ? option : env);
-        return is_corpus(buf);
-    }
-    char real[PATH_MAX];
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = 0;
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = 0;
-    const char *cands[4][2] = {{"", "../shared/corpus"}, {exe, "/../../shared/corpus"},
-                               {exe, "/../shared/corpus"}, {"", "shared/corpus"}};
-    for (int i = 0; i < 4; i++) {
-        if (cands[i][0] == exe && !exe[0])
-            continue;
-        snprintf(buf, len, "%s%s", cands[i][0], cands[i][1]);
-        if (is_corpus(buf)) {
-            if (realpath(buf, real))
-                snprintf(buf, len, "%s", real);
-            return true;
-        }
-    }
-    snprintf(buf, len, "../shared/corpus");
-    return false;
-}
 
 /* One random flip (ARCHITECTURE.md section 4) over GF(2): two terms sharing
  * the factor x, (x, y, z) + (x, y', z') -> (x, y + y', z) + (x, y', z' + z);
@@ -122,12 +81,6 @@ static void usage(FILE *out)
             "  -h, --help    this text\n");
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 int bench_lift_cmd(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -163,7 +116,7 @@ int bench_lift_cmd(int argc, char **argv)
         return cli_error(CLI_USAGE, CMD, "unexpected argument '%s'", argv[optind]);
     }
     char dir[PATH_MAX];
-    if (!find_corpus(corpus_opt, dir, sizeof dir))
+    if (!cli_find_corpus(corpus_opt, dir, sizeof dir))
         return cli_error(CLI_USAGE, CMD, "no corpus at %s (--corpus DIR or FLIPGRAPH_CORPUS)", dir);
 
     enum { NCASES = 4 };
@@ -215,7 +168,7 @@ int bench_lift_cmd(int argc, char **argv)
                      lr.max_coeff);
         else
             snprintf(result, sizeof result, "refused (no lift mod 4)");
-        qsort(t, (size_t)repeat, sizeof *t, cmp_double);
+        qsort(t, (size_t)repeat, sizeof *t, cli_cmp_double);
         char fb[32];
         printf("| %s rank %d | %s | %d | %d | %d | %d | %s | %.4f | %.4f |\n", scheme_format_str(cases[c]->fmt, fb),
                cases[c]->rank, what[c], lr.unknowns, lr.equations, lr.jacobian_rank, lr.attempts, result, t[0],

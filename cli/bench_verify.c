@@ -7,53 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../verify/verify.h"
 #include "cli.h"
 
 #define CMD "bench verify"
-
-static bool is_corpus(const char *dir)
-{
-    char p[PATH_MAX + 32];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/kauers-moosbauer", dir);
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* --corpus, else $FLIPGRAPH_CORPUS, else ../shared/corpus beside the source
- * tree, seen from the working directory or from the binary's folder. */
-static bool find_corpus(const char *option, char *buf, size_t len)
-{
-    const char *env = getenv("FLIPGRAPH_CORPUS");
-    if (option || (env && *env)) {
-        snprintf(buf, len, "%s", option ? option : env);
-        return is_corpus(buf);
-    }
-    char real[PATH_MAX];
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = 0;
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = 0;
-    const char *cands[4][2] = {{"", "../shared/corpus"}, {exe, "/../../shared/corpus"},
-                               {exe, "/../shared/corpus"}, {"", "shared/corpus"}};
-    for (int i = 0; i < 4; i++) {
-        if (cands[i][0] == exe && !exe[0])
-            continue;
-        snprintf(buf, len, "%s%s", cands[i][0], cands[i][1]);
-        if (is_corpus(buf)) {
-            if (realpath(buf, real))
-                snprintf(buf, len, "%s", real);
-            return true;
-        }
-    }
-    snprintf(buf, len, "../shared/corpus");
-    return false;
-}
 
 static void usage(FILE *out)
 {
@@ -125,7 +83,7 @@ int bench_verify_cmd(int argc, char **argv)
         return cli_error(CLI_USAGE, CMD, "unexpected argument '%s'", argv[optind]);
     }
     char dir[PATH_MAX];
-    if (!find_corpus(corpus_opt, dir, sizeof dir))
+    if (!cli_find_corpus(corpus_opt, dir, sizeof dir))
         return cli_error(CLI_USAGE, CMD, "no corpus at %s (--corpus DIR or FLIPGRAPH_CORPUS)", dir);
 
     static const char *files[] = {"kauers-moosbauer/444-47-mod2.exp", "moosbauer-poole/555m93.txt"};

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../db/db.h"
 #include "../schemes/scheme.h"
 
 enum {
@@ -57,5 +58,38 @@ double cli_now(void);
 bool cli_wants_help(int argc, char **argv);
 /* Reads a scheme from a file, printing FILE:LINE:COL: message on failure. */
 scheme *cli_read_scheme(const char *cmd, const char *path, const scheme_format *dims);
+/* "option '-x' is unknown or lacks its value" (optopt set) or "unknown option
+ * 'ARG'": the message of a getopt_long failure; returns CLI_USAGE. */
+int cli_option_error(const char *cmd, char **argv);
+
+/* ---- schemes by ID or FILE (export, lift, multiply --scheme) ---- */
+
+/* An ID|FILE argument is a scheme id of the store when it is digits only
+ * (write ./123 for a file named 123). */
+bool cli_is_scheme_id(const char *arg);
+/* The exit code of a store failure (the table of docs/db.md): DB_INVALID 1;
+ * what the user gave (missing, read-only, not flipgraph's, newer, corrupt, no
+ * such id) 2; the rest (busy, full, I/O) 3. */
+int cli_db_exit(db_status st);
+/* A stored scheme by id, with the store at path opened read-only for the time
+ * of the read; row (may be NULL) gets its provenance.  NULL on failure, with
+ * *st and err saying why and *opened false when the store itself could not be
+ * opened: the caller words the message. */
+scheme *cli_load_stored(const char *path, int64_t id, db_scheme_row *row, db_status *st, bool *opened,
+                        char *err, size_t errlen);
+
+/* ---- helpers of the reports and benchmarks ---- */
+
+/* A seed from /dev/urandom, else from the clock and the process id; never 0. */
+uint64_t cli_random_seed(void);
+/* 12345678 -> "12.3 M": counts a reader takes in at a glance. */
+const char *cli_fmt_si(double v, char *buf, size_t len);
+/* qsort order of doubles (timings: best first, median in the middle). */
+int cli_cmp_double(const void *a, const void *b);
+/* The corpus folder of the benchmarks: option (--corpus DIR), else
+ * $FLIPGRAPH_CORPUS, else ../shared/corpus beside the source tree, seen from the
+ * working directory or from the binary's folder.  false when no corpus is there
+ * (buf then names where it looked). */
+bool cli_find_corpus(const char *option, char *buf, size_t len);
 
 #endif

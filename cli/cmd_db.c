@@ -45,33 +45,11 @@ static const char *usage_text =
     "a database missing, read-only, not flipgraph's, newer or corrupt; 3 disk full, lock\n"
     "held too long, other failures.  `flipgraph db COMMAND --help` for each command.\n";
 
-/* The exit code for a store failure (the table in docs/db.md). */
-static int exit_for(db_status st)
-{
-    switch (st) {
-    case DB_OK:
-        return CLI_OK;
-    case DB_INVALID:
-        return CLI_NEGATIVE;
-    case DB_NOT_FOUND:
-    case DB_READONLY:
-    case DB_NOT_FLIPGRAPH:
-    case DB_CORRUPT:
-    case DB_NEWER:
-        return CLI_USAGE;
-    case DB_BUSY:
-    case DB_FULL:
-    case DB_IO:
-        return CLI_INTERNAL;
-    }
-    return CLI_INTERNAL;
-}
-
 static int fail(db_status st, const char *sub, const char *err)
 {
     char cmd[32];
     snprintf(cmd, sizeof cmd, CMD " %s", sub);
-    return cli_error(exit_for(st), cmd, "%s", err);
+    return cli_error(cli_db_exit(st), cmd, "%s", err);
 }
 
 /* FLIPGRAPH_DB_MAX_BYTES caps the file (a quota; the tests use it to fill

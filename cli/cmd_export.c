@@ -49,16 +49,6 @@ static void usage(FILE *out)
             "See docs/export.md.\n");
 }
 
-static bool all_digits(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return false;
-    return true;
-}
-
 typedef struct write_ctx {
     const scheme *s;
     export_format fmt;
@@ -69,21 +59,6 @@ static bool write_cb(void *ctx, FILE *f)
 {
     write_ctx *w = ctx;
     return export_write(w->s, w->fmt, w->info, f);
-}
-
-/* The store's status as an exit code: what the user gave (2) or what failed (3). */
-static int db_exit(db_status st)
-{
-    switch (st) {
-    case DB_NOT_FOUND:
-    case DB_NOT_FLIPGRAPH:
-    case DB_NEWER:
-    case DB_READONLY:
-    case DB_CORRUPT:
-        return CLI_USAGE;
-    default:
-        return CLI_INTERNAL;
-    }
 }
 
 int cmd_export(int argc, char **argv)
@@ -145,26 +120,22 @@ int cmd_export(int argc, char **argv)
     memset(&row, 0, sizeof row);
     const char *db_file = NULL;
     scheme *s = NULL;
-    if (all_digits(what)) {
+    if (cli_is_scheme_id(what)) {
         long long id = strtoll(what, NULL, 10);
         db_file = db_default_path(db_opt);
         db_status st;
+        bool opened;
         char err[512] = "";
-        db *d = db_open_ex(db_file, DB_OPEN_READONLY, &st, err, sizeof err);
-        if (!d) {
+        s = cli_load_stored(db_file, id, &row, &st, &opened, err, sizeof err);
+        if (!s && !opened) {
             if (err[0])
-                return cli_error(db_exit(st), CMD, "%s", err);
-            return cli_error(db_exit(st), CMD, "%s: %s", db_file, db_status_name(st));
+                return cli_error(cli_db_exit(st), CMD, "%s", err);
+            return cli_error(cli_db_exit(st), CMD, "%s: %s", db_file, db_status_name(st));
         }
-        s = db_load_scheme(d, id, &st, err, sizeof err);
-        if (s)
-            st = db_scheme_info(d, id, &row, err, sizeof err);
-        db_close(d);
-        if (!s || st != DB_OK) {
-            scheme_free(s);
+        if (!s) {
             if (st == DB_NOT_FOUND)
                 return cli_error(CLI_USAGE, CMD, "%s: no scheme with id %lld", db_file, id);
-            return cli_error(db_exit(st), CMD, "%s: scheme %lld: %s", db_file, id,
+            return cli_error(cli_db_exit(st), CMD, "%s: scheme %lld: %s", db_file, id,
                              err[0] ? err : db_status_name(st));
         }
         info.db_path = db_file;

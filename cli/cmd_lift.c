@@ -48,27 +48,12 @@ static bool write_fn(void *ctx, FILE *f)
     return scheme_write(w->s, w->kind, f);
 }
 
+/* The store's table (cli_db_exit) but for exit 3, "a database failure", which
+ * here also covers a store that cannot be written and one that refuses a
+ * scheme (lift writes to it). */
 static int db_code(db_status st)
 {
-    switch (st) {
-    case DB_NOT_FOUND:
-    case DB_NOT_FLIPGRAPH:
-    case DB_NEWER:
-    case DB_CORRUPT:
-        return CLI_USAGE;
-    default:
-        return CLI_INTERNAL;
-    }
-}
-
-static bool is_id(const char *arg)
-{
-    if (!*arg || strlen(arg) > 18)
-        return false;
-    for (const char *q = arg; *q; q++)
-        if (*q < '0' || *q > '9')
-            return false;
-    return true;
+    return st == DB_READONLY || st == DB_INVALID ? CLI_INTERNAL : cli_db_exit(st);
 }
 
 int cmd_lift(int argc, char **argv)
@@ -117,10 +102,7 @@ int cmd_lift(int argc, char **argv)
             usage(stdout);
             return CLI_OK;
         default:
-            if (optopt)
-                cli_error(CLI_USAGE, "lift", "option '-%c' is unknown or lacks its value", optopt);
-            else
-                cli_error(CLI_USAGE, "lift", "unknown option '%s'", argv[optind - 1]);
+            cli_option_error("lift", argv);
             usage(stderr);
             return CLI_USAGE;
         }
@@ -130,7 +112,7 @@ int cmd_lift(int argc, char **argv)
         return cli_error(CLI_USAGE, "lift", "expected exactly one ID or FILE, got %d", argc - optind);
     }
     const char *arg = argv[optind];
-    bool by_id = is_id(arg);
+    bool by_id = strlen(arg) <= 18 && cli_is_scheme_id(arg); /* 19 digits may overflow %lld */
     bool use_db = by_id || db_opt;
     char err[512] = "";
     db_status st = DB_OK;
@@ -194,7 +176,7 @@ int cmd_lift(int argc, char **argv)
         bool existed = false;
         st = db_insert_scheme(d, lifted, &prov, &id, &existed, err, sizeof err);
         if (st != DB_OK) {
-            rc = cli_error(st == DB_INVALID ? CLI_INTERNAL : db_code(st), "lift", "storing the lift: %s", err);
+            rc = cli_error(db_code(st), "lift", "storing the lift: %s", err);
             goto done;
         }
         /* Standard output carries the scheme when no -o was given for a FILE. */

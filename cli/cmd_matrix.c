@@ -1,12 +1,9 @@
 /* flipgraph matrix: bit-matrix files (docs/runtime.md): random, mul --naive, cmp, info. */
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "../runtime/runtime.h"
 #include "cli.h"
@@ -64,18 +61,6 @@ static int save(const char *cmd, const char *path, const rt_matrix *m, rt_file_k
     return CLI_OK;
 }
 
-static uint64_t urandom_seed(void)
-{
-    uint64_t s = 0;
-    int fd = open("/dev/urandom", O_RDONLY);
-    if (fd >= 0) {
-        if (read(fd, &s, sizeof s) != (ssize_t)sizeof s)
-            s = 0;
-        close(fd);
-    }
-    return s ? s : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-}
-
 static int do_random(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -130,7 +115,7 @@ static int do_random(int argc, char **argv)
         return cli_error(CLI_USAGE, "matrix random", "%ld x %ld is larger than the limit of %llu GiB",
                          rows, cols, (unsigned long long)(RT_MAX_MATRIX_BYTES >> 30));
     if (!have_seed) {
-        seed = urandom_seed();
+        seed = cli_random_seed();
         fprintf(stderr, "flipgraph matrix random: --seed %" PRIu64 "\n", seed);
     }
     rt_matrix *m = rt_matrix_new((uint64_t)rows, (uint64_t)cols);

@@ -51,16 +51,6 @@ static const char *usage_text =
 
 #define MAX_SPECS EXPORT_PLAN_MAX_LEVELS
 
-static bool all_digits(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return false;
-    return true;
-}
-
 /* One scheme of the chain: file, db id or built-in.  NULL after a message. */
 static scheme *resolve(const char *spec, const char *db_opt, char *name, size_t namelen)
 {
@@ -69,7 +59,7 @@ static scheme *resolve(const char *spec, const char *db_opt, char *name, size_t 
     if (stat(spec, &st) == 0)
         return cli_read_scheme("multiply", spec, NULL);
     const char *id_s = !strncmp(spec, "db:", 3) ? spec + 3 : spec;
-    if (all_digits(id_s)) {
+    if (cli_is_scheme_id(id_s)) {
         long id;
         if (!cli_parse_long(id_s, 1, LONG_MAX, &id)) {
             cli_error(CLI_USAGE, "multiply", "--scheme %s: not a valid database id", spec);
@@ -77,14 +67,13 @@ static scheme *resolve(const char *spec, const char *db_opt, char *name, size_t 
         }
         char err[512];
         db_status dst;
+        bool opened;
         const char *path = db_default_path(db_opt);
-        db *d = db_open_ex(path, DB_OPEN_READONLY, &dst, err, sizeof err);
-        if (!d) {
+        scheme *s = cli_load_stored(path, id, NULL, &dst, &opened, err, sizeof err);
+        if (!opened) {
             cli_error(CLI_USAGE, "multiply", "--scheme %s: cannot open the database %s: %s", spec, path, err);
             return NULL;
         }
-        scheme *s = db_load_scheme(d, id, &dst, err, sizeof err);
-        db_close(d);
         if (!s)
             cli_error(CLI_USAGE, "multiply", "--scheme %s: %s (database %s)", spec,
                       dst == DB_NOT_FOUND ? "no scheme with this id" : err, path);

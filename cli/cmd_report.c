@@ -372,21 +372,6 @@ static const char *fmt_duration(double s, char *buf, size_t len)
     return buf;
 }
 
-static const char *fmt_count(double v, char *buf, size_t len)
-{
-    static const char *sfx[] = {"", " k", " M", " G", " T", " P"};
-    int k = 0;
-    while (v >= 1000 && k < 5) {
-        v /= 1000;
-        k++;
-    }
-    if (k == 0)
-        snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "%.3g%s", v, sfx[k]);
-    return buf;
-}
-
 /* "2025-01-02T03:04:05.678Z" -> "2025-01-02 03:04:05" (UTC is in the header). */
 static const char *fmt_when(const char *iso, char *buf, size_t len)
 {
@@ -533,8 +518,8 @@ static void emit_runs(FILE *f, const report *R)
                 fmt_when(r->row.started, when, sizeof when),
                 r->duration >= 0 ? fmt_duration(r->duration, dur, sizeof dur)
                                  : (!strcmp(r->row.status, "running") ? "running" : "?"),
-                fmt_count((double)r->row.flips, fl, sizeof fl),
-                r->duration > 0 ? fmt_count((double)r->row.flips / r->duration, rate, sizeof rate)
+                cli_fmt_si((double)r->row.flips, fl, sizeof fl),
+                r->duration > 0 ? cli_fmt_si((double)r->row.flips / r->duration, rate, sizeof rate)
                                 : "?");
         if (r->row.best_rank)
             fprintf(f, "%s%d%s", rec > 0 && r->row.best_rank <= rec ? "**" : "", r->row.best_rank,
@@ -655,18 +640,6 @@ static bool make_dirs(const char *path, char *err, size_t errlen)
     return true;
 }
 
-static int exit_for(db_status st)
-{
-    switch (st) {
-    case DB_OK: return CLI_OK;
-    case DB_NOT_FOUND: case DB_READONLY: case DB_NOT_FLIPGRAPH: case DB_CORRUPT: case DB_NEWER:
-    case DB_INVALID:
-        return CLI_USAGE;
-    default:
-        return CLI_INTERNAL;
-    }
-}
-
 enum { OPT_DB = 1000, OPT_DIMS, OPT_NO_PLOTS };
 
 int cmd_report(int argc, char **argv)
@@ -725,7 +698,7 @@ int cmd_report(int argc, char **argv)
     if (!d && st == DB_READONLY)
         d = db_open_ex(R.dbpath, DB_OPEN_READONLY, &st, err, sizeof err);
     if (!d)
-        return cli_error(exit_for(st), CMD, "%s", err);
+        return cli_error(cli_db_exit(st), CMD, "%s", err);
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
@@ -734,7 +707,7 @@ int cmd_report(int argc, char **argv)
     db_close(d);
     int rc = CLI_OK;
     if (st != DB_OK) {
-        rc = cli_error(exit_for(st), CMD, "%s: %s", R.dbpath, err);
+        rc = cli_error(cli_db_exit(st), CMD, "%s: %s", R.dbpath, err);
         goto out;
     }
     if (!make_dirs(dir, err, sizeof err)) {

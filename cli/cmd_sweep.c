@@ -16,15 +16,12 @@
  * record; 2 bad usage; 3 a search or the store failed, or no GPU for
  * --backend gpu. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "../cuda/fg_cuda.h"
 #include "../db/db.h"
@@ -221,8 +218,6 @@ static bool on_improved(void *ctx, const search_found *f)
     return true;
 }
 
-static const char *si(double v, char *buf, size_t len);
-
 static void on_progress(void *ctx, const search_progress *pr)
 {
     sweep_ctx *c = ctx;
@@ -230,28 +225,12 @@ static void on_progress(void *ctx, const search_progress *pr)
     if (pr->record > 0)
         snprintf(rec, sizeof rec, "%d", pr->record);
     printf("      %-9s %8.1f s  best %4d  record %4s  %9s flips/s  pool %d x %d  plateau %" PRIu64
-           "\n", c->fmtbuf, pr->seconds, pr->best_rank, rec, si(pr->flips_per_s, rate, sizeof rate), pr->level,
+           "\n", c->fmtbuf, pr->seconds, pr->best_rank, rec, cli_fmt_si(pr->flips_per_s, rate, sizeof rate), pr->level,
            pr->level_count, pr->plateau);
     fflush(stdout);
 }
 
 /* ---- the table ---- */
-
-/* 12345678 -> "12.3 M": counts a reader takes in at a glance. */
-static const char *si(double v, char *buf, size_t len)
-{
-    static const char *sfx[] = {"", " k", " M", " G", " T", " P"};
-    int k = 0;
-    while (v >= 1000 && k < 5) {
-        v /= 1000;
-        k++;
-    }
-    if (k == 0)
-        snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "%.3g%s", v, sfx[k]);
-    return buf;
-}
 
 static void print_table(const sweep_row *rows, int n, bool with_db)
 {
@@ -268,7 +247,7 @@ static void print_table(const sweep_row *rows, int n, bool with_db)
                 snprintf(gap, sizeof gap, "0");
         }
         snprintf(t, sizeof t, "%.1f s", r->seconds);
-        si((double)r->flips, fl, sizeof fl);
+        cli_fmt_si((double)r->flips, fl, sizeof fl);
         if (with_db) {
             if (r->stored)
                 snprintf(st, sizeof st, "%6d  ", r->stored);
@@ -279,17 +258,6 @@ static void print_table(const sweep_row *rows, int n, bool with_db)
                st, r->status);
     }
     fflush(stdout);
-}
-
-static uint64_t random_seed(void)
-{
-    uint64_t s = 0;
-    int fd = open("/dev/urandom", O_RDONLY);
-    if (fd < 0 || read(fd, &s, sizeof s) != (ssize_t)sizeof s)
-        s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-    if (fd >= 0)
-        close(fd);
-    return s;
 }
 
 enum {
@@ -414,7 +382,7 @@ int cmd_sweep(int argc, char **argv)
         snprintf(device, sizeof device, "%ld thread%s", threads, threads == 1 ? "" : "s");
     search_run_fn run_fn = gpu ? search_run_gpu : search_run_cpu;
     if (!has_seed)
-        seed = random_seed();
+        seed = cli_random_seed();
 
     db *d = NULL;
     if (db_path_opt) {
@@ -422,8 +390,7 @@ int cmd_sweep(int argc, char **argv)
         d = db_open(db_path_opt, true, &st, err, sizeof err);
         if (!d) {
             free(L.v);
-            return cli_error(st == DB_BUSY || st == DB_FULL || st == DB_IO ? CLI_INTERNAL : CLI_USAGE,
-                             CMD, "%s", err);
+            return cli_error(cli_db_exit(st), CMD, "%s", err);
         }
     }
 
@@ -559,7 +526,7 @@ int cmd_sweep(int argc, char **argv)
         if (!quiet) {
             char fl[32];
             printf("      %s: best %d (start %d) in %.1f s, %s flips: %s\n", cx.fmtbuf, row->best,
-                   row->start, row->seconds, si((double)row->flips, fl, sizeof fl), row->status);
+                   row->start, row->seconds, cli_fmt_si((double)row->flips, fl, sizeof fl), row->status);
             fflush(stdout);
         }
         search_result_free(&res);

@@ -63,10 +63,7 @@ int cmd_verify(int argc, char **argv)
             usage(stdout);
             return CLI_OK;
         default:
-            if (optopt)
-                cli_error(CLI_USAGE, "verify", "option '-%c' is unknown or lacks its value", optopt);
-            else
-                cli_error(CLI_USAGE, "verify", "unknown option '%s'", argv[optind - 1]);
+            cli_option_error("verify", argv);
             usage(stderr);
             return CLI_USAGE;
         }

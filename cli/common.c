@@ -1,10 +1,16 @@
-/* Helpers shared by the subcommands: errors, durations, numbers, clocks. */
+/* Helpers shared by the subcommands: errors, durations, numbers, clocks, schemes
+ * by ID or FILE, and what the reports and benchmarks have in common. */
 #include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -83,4 +89,133 @@ scheme *cli_read_scheme(const char *cmd, const char *path, const scheme_format *
             fprintf(stderr, "%s: %s\n", path, d.msg);
     }
     return s;
+}
+
+int cli_option_error(const char *cmd, char **argv)
+{
+    if (optopt)
+        return cli_error(CLI_USAGE, cmd, "option '-%c' is unknown or lacks its value", optopt);
+    return cli_error(CLI_USAGE, cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
+/* ---- schemes by ID or FILE ---- */
+
+bool cli_is_scheme_id(const char *arg)
+{
+    if (!*arg)
+        return false;
+    for (; *arg; arg++)
+        if (*arg < '0' || *arg > '9')
+            return false;
+    return true;
+}
+
+int cli_db_exit(db_status st)
+{
+    switch (st) {
+    case DB_OK:
+        return CLI_OK;
+    case DB_INVALID:
+        return CLI_NEGATIVE;
+    case DB_NOT_FOUND:
+    case DB_READONLY:
+    case DB_NOT_FLIPGRAPH:
+    case DB_CORRUPT:
+    case DB_NEWER:
+        return CLI_USAGE;
+    case DB_BUSY:
+    case DB_FULL:
+    case DB_IO:
+        return CLI_INTERNAL;
+    }
+    return CLI_INTERNAL;
+}
+
+scheme *cli_load_stored(const char *path, int64_t id, db_scheme_row *row, db_status *st, bool *opened,
+                        char *err, size_t errlen)
+{
+    db *d = db_open_ex(path, DB_OPEN_READONLY, st, err, errlen);
+    *opened = d != NULL;
+    if (!d)
+        return NULL;
+    scheme *s = db_load_scheme(d, id, st, err, errlen);
+    if (s && row && (*st = db_scheme_info(d, id, row, err, errlen)) != DB_OK) {
+        scheme_free(s);
+        s = NULL;
+    }
+    db_close(d);
+    return s;
+}
+
+/* ---- helpers of the reports and benchmarks ---- */
+
+uint64_t cli_random_seed(void)
+{
+    uint64_t s = 0;
+    int fd = open("/dev/urandom", O_RDONLY);
+    if (fd >= 0) {
+        if (read(fd, &s, sizeof s) != (ssize_t)sizeof s)
+            s = 0;
+        close(fd);
+    }
+    return s ? s : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+}
+
+const char *cli_fmt_si(double v, char *buf, size_t len)
+{
+    static const char *sfx[] = {"", " k", " M", " G", " T", " P"};
+    int k = 0;
+    while (v >= 1000 && k < 5) {
+        v /= 1000;
+        k++;
+    }
+    if (k == 0)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%.3g%s", v, sfx[k]);
+    return buf;
+}
+
+int cli_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool is_corpus(const char *dir)
+{
+    char p[PATH_MAX + 32];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/kauers-moosbauer", dir);
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool cli_find_corpus(const char *option, char *buf, size_t len)
+{
+    const char *env = getenv("FLIPGRAPH_CORPUS");
+    if (option || (env && *env)) {
+        snprintf(buf, len, "%s", option ? option : env);
+        return is_corpus(buf);
+    }
+    char real[PATH_MAX];
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = 0;
+    const char *cands[4][2] = {{"", "../shared/corpus"}, {exe, "/../../shared/corpus"},
+                               {exe, "/../shared/corpus"}, {"", "shared/corpus"}};
+    for (int i = 0; i < 4; i++) {
+        if (cands[i][0] == exe && !exe[0])
+            continue;
+        snprintf(buf, len, "%s%s", cands[i][0], cands[i][1]);
+        if (is_corpus(buf)) {
+            if (realpath(buf, real))
+                snprintf(buf, len, "%s", real);
+            return true;
+        }
+    }
+    snprintf(buf, len, "../shared/corpus");
+    return false;
 }

@@ -142,7 +142,9 @@ typedef struct cuda_walk_config {
     int plus_max;         /* plus transitions only while rank < best rank since (re)seed + plus_max */
     int target_rank;      /* a walker stops at this rank or below; 0: never */
     uint32_t walk_len;    /* flips without a lower rank before a walker restarts from a random
-                             scheme of the device pool (cuda_walk_set_pool); 0: never */
+                             scheme of the device pool (cuda_walk_set_pool); 0: never.  The
+                             k-th walk of a walker may take walk_len * luby(k) (driver.c) */
+    uint32_t walk_max;    /* at most this (0: no cap) */
     int pool_cap;         /* schemes the device pool holds (0: 256) */
     uint32_t idle_plus;   /* steps in a row without any two terms sharing a factor (in the
                              sampled rounds) after which a plus transition comes at once, or a
@@ -162,7 +164,7 @@ typedef struct cuda_walk_warp {
     int32_t reported_rank;  /* lowest rank already returned in a batch */
     uint32_t since_drop;    /* steps since the rank last fell (plateau) */
     uint32_t since_best;    /* flips since the best rank last fell or the walker (re)started */
-    uint32_t pad;
+    uint32_t walks;         /* walks so far (the Luby index of the current one) */
     uint64_t steps, flips;  /* flips: flips and reductions applied */
     uint64_t reductions;    /* moves that dropped terms */
     uint64_t removed;       /* terms dropped: rank = loaded + plus - removed */

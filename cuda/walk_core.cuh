@@ -56,7 +56,7 @@ struct Params {
     const uint64_t *pool;   /* [pool_n][cap][3]: schemes walkers restart from */
     const int32_t *pool_rank;
     int pool_n;
-    uint32_t walk_len;
+    uint32_t walk_len, walk_max; /* the k-th walk of a walker: walk_len * luby(k), at most walk_max */
     uint32_t idle_plus;     /* steps in a row without a flip candidate that call a plus transition */
     int collect_rank;       /* a walk that ends at this rank returns its scheme (pool diversity) */
     int warps, cap, qcap;
@@ -99,6 +99,27 @@ struct Rng {
     WK_FN uint64_t next() { s += kGolden; return mix64(s); }
     WK_FN uint32_t next32() { s += kGolden; return hash32((uint32_t)(s >> 32) ^ (uint32_t)s); }
 };
+/* The Luby sequence 1 1 2 1 1 2 4 1 1 2 ... (as search_luby in driver.c). */
+WK_FN uint32_t luby(uint32_t i)
+{
+    for (;;) {
+        uint32_t k = 1;
+        while (k < 31 && ((1u << k) - 1) < i)
+            k++;
+        if (i == (1u << k) - 1 || k == 31)
+            return 1u << (k - 1);
+        i -= (1u << (k - 1)) - 1;
+    }
+}
+/* Flips without a lower rank that the k-th walk of a walker may take. */
+WK_FN uint32_t walk_limit(const Params &p, uint32_t k)
+{
+    uint64_t l = (uint64_t)p.walk_len * luby(k ? k : 1);
+    if (p.walk_max && l > p.walk_max)
+        l = p.walk_max;
+    return l > 0xffffffffu ? 0xffffffffu : (uint32_t)l;
+}
+
 /* The lane of member k of a set: the k-th set bit of the rotated mask mr. */
 WK_FN int member_lane(uint32_t mr, int k, int rot)
 {
@@ -286,6 +307,8 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
     mv.npairs = 0;
     int mixc = p.mix_every;
     uint32_t idle = 0; /* steps in a row that found no two terms sharing a factor */
+    uint32_t nwalk = wsp->walks ? wsp->walks : 1; /* this is the walker's nwalk-th walk */
+    uint32_t wlim = walk_limit(p, nwalk);
 
     for (uint32_t step = 0; step < p.steps; ++step) {
         if (R <= p.target)
@@ -298,7 +321,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
         /* 0. a walk that went walk_len flips without a lower rank restarts from
          * a random scheme of the pool (Kauers-Moosbauer's level strategy; the
          * host keeps the pool at the lowest rank with enough schemes). */
-        if (p.walk_len && p.pool_n > 0 && since_best >= p.walk_len) {
+        if (p.walk_len && p.pool_n > 0 && since_best >= wlim) {
             bool go = true;
             if (best < reported) { /* report before leaving; a full queue: later */
                 if (report_best(p, wp, w, best, lane))
@@ -317,6 +340,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
                 best = reported = R;
                 since = since_best = 0;
                 ++n_restart;
+                wlim = walk_limit(p, ++nwalk); /* Luby restarts, as driver.c */
                 if (trace) mv.kind = CUDA_WALK_MOVE_RESTART;
                 continue;
             }
@@ -329,7 +353,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
          * or, when its rank may not rise, restarts from the pool. */
         const bool stuck = p.idle_plus && idle >= p.idle_plus;
         if (stuck && !(R < cap && R < best + p.plus_max) && p.walk_len && p.pool_n > 0) {
-            since_best = p.walk_len; /* restart at the next step */
+            since_best = wlim; /* restart at the next step */
             idle = 0;
             continue;
         }
@@ -580,6 +604,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
         o->since_drop = since;
         o->since_best = since_best;
         o->restarts += n_restart;
+        o->walks = nwalk;
         o->steps += n_steps;
         o->flips += n_flips;
         o->reductions += n_red;

@@ -33,6 +33,16 @@ const char *export_default_name(const scheme *s, char buf[64])
     return buf;
 }
 
+const char *export_hash_hex(const scheme *s, char hex[17])
+{
+    scheme *canon = scheme_clone(s);
+    if (!canon)
+        return NULL;
+    scheme_hash_hex(scheme_hash(canon), hex);
+    scheme_free(canon);
+    return hex;
+}
+
 bool export_name_valid(const char *name)
 {
     static const char *const keywords[] = {

@@ -47,6 +47,9 @@ typedef struct export_info {
 
 /* "fg_NxMxP_rR": the default name of a scheme (a C identifier). */
 const char *export_default_name(const scheme *s, char buf[64]);
+/* The canonical hash of s (scheme_hash) as 16 hex digits, taken on a copy since
+ * scheme_hash puts its argument in canonical form; NULL when out of memory. */
+const char *export_hash_hex(const scheme *s, char hex[17]);
 /* true when name is a C identifier of at most 63 characters (not a keyword). */
 bool export_name_valid(const char *name);
 

@@ -254,15 +254,12 @@ bool export_write_c(const scheme *s, const export_info *info, FILE *out)
         errno = ENOMEM;
         return false;
     }
-    scheme *canon = scheme_clone(s);
-    if (!canon) {
+    if (!export_hash_hex(s, hex)) {
         export_c_program_free(&pg);
         export_c_program_free(&plain);
         errno = ENOMEM;
         return false;
     }
-    scheme_hash_hex(scheme_hash(canon), hex);
-    scheme_free(canon);
 
     scheme_format f = s->fmt;
     bool f2 = s->ring == SCHEME_RING_F2;

@@ -49,14 +49,11 @@ static void write_position(const scheme *s, int pos, FILE *out)
 
 bool export_write_json(const scheme *s, const export_info *info, FILE *out)
 {
-    scheme *canon = scheme_clone(s);
-    if (!canon) {
+    char hex[17], defname[64];
+    if (!export_hash_hex(s, hex)) {
         errno = ENOMEM;
         return false;
     }
-    char hex[17], defname[64];
-    scheme_hash_hex(scheme_hash(canon), hex);
-    scheme_free(canon);
     const char *name = info && info->name ? info->name : export_default_name(s, defname);
 
     fputs("{\n  \"schema\": \"flipgraph-scheme/1\",\n  \"name\": ", out);

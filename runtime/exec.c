@@ -192,14 +192,9 @@ static void inner_range(void *vctx, uint64_t begin, uint64_t end, int thread)
 /* Expands one operand through the levels; returns the final buffer (frees the input). */
 static uint64_t *expand(const export_plan *p, int side, uint64_t *buf, uint64_t blk, int threads)
 {
-    uint64_t left = 1;
     for (int l = 0; l < p->levels; l++) {
         const export_plan_level *L = &p->level[l];
-        uint64_t right = 1;
-        for (int k = l + 1; k < p->levels; k++)
-            right *= side == EXPORT_PLAN_XI ? (uint64_t)p->level[k].s * p->level[k].t
-                                            : (uint64_t)p->level[k].t * p->level[k].u;
-        uint64_t run = right * blk;
+        uint64_t left = rt_level_left(p, l), run = rt_level_right(p, l, side) * blk;
         uint64_t *out = rt_buf_alloc(left * (uint64_t)L->r * run, false);
         if (!out || !run_level(&L->slp[side], buf, out, left, run, threads)) {
             free(out);
@@ -208,7 +203,6 @@ static uint64_t *expand(const export_plan *p, int side, uint64_t *buf, uint64_t 
         }
         free(buf);
         buf = out;
-        left *= (uint64_t)L->r;
     }
     return buf;
 }
@@ -217,12 +211,7 @@ static uint64_t *compress(const export_plan *p, uint64_t *buf, uint64_t blk, int
 {
     for (int l = p->levels - 1; l >= 0; l--) {
         const export_plan_level *L = &p->level[l];
-        uint64_t left = 1, right = 1;
-        for (int k = 0; k < l; k++)
-            left *= (uint64_t)p->level[k].r;
-        for (int k = l + 1; k < p->levels; k++)
-            right *= (uint64_t)p->level[k].s * p->level[k].u;
-        uint64_t run = right * blk;
+        uint64_t left = rt_level_left(p, l), run = rt_level_right(p, l, EXPORT_PLAN_ZETA) * blk;
         uint64_t *out = rt_buf_alloc(left * (uint64_t)L->s * L->u * run, false);
         if (!out || !run_level(&L->slp[EXPORT_PLAN_ZETA], buf, out, left, run, threads)) {
             free(out);

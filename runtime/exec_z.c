@@ -165,19 +165,13 @@ rt_status rt_execute_z(const export_plan *p, const rt_matrix *A, const rt_matrix
     s.permute = rt_clock() - t;
 
     t = rt_clock();
-    uint64_t left = 1;
     for (int l = 0; l < p->levels; l++) {
         const export_plan_level *L = &p->level[l];
-        uint64_t ra = 1, rb = 1;
-        for (int k = l + 1; k < p->levels; k++) {
-            ra *= (uint64_t)p->level[k].s * p->level[k].t;
-            rb *= (uint64_t)p->level[k].t * p->level[k].u;
-        }
-        T = zlevel(L->xi_z, L->r, L->s * L->t, T, left, ra * blk_a, threads);
-        S = zlevel(L->eta_z, L->r, L->t * L->u, S, left, rb * blk_b, threads);
+        uint64_t left = rt_level_left(p, l);
+        T = zlevel(L->xi_z, L->r, L->s * L->t, T, left, rt_level_right(p, l, EXPORT_PLAN_XI) * blk_a, threads);
+        S = zlevel(L->eta_z, L->r, L->t * L->u, S, left, rt_level_right(p, l, EXPORT_PLAN_ETA) * blk_b, threads);
         if (!T || !S)
             goto out;
-        left *= (uint64_t)L->r;
     }
     s.expand = rt_clock() - t;
 
@@ -194,12 +188,8 @@ rt_status rt_execute_z(const export_plan *p, const rt_matrix *A, const rt_matrix
     t = rt_clock();
     for (int l = p->levels - 1; l >= 0; l--) {
         const export_plan_level *L = &p->level[l];
-        uint64_t lft = 1, right = 1;
-        for (int k = 0; k < l; k++)
-            lft *= (uint64_t)p->level[k].r;
-        for (int k = l + 1; k < p->levels; k++)
-            right *= (uint64_t)p->level[k].s * p->level[k].u;
-        Q = zlevel(L->zeta_z, L->s * L->u, L->r, Q, lft, right * blk_c, threads);
+        Q = zlevel(L->zeta_z, L->s * L->u, L->r, Q, rt_level_left(p, l),
+                   rt_level_right(p, l, EXPORT_PLAN_ZETA) * blk_c, threads);
         if (!Q)
             goto out;
     }

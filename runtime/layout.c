@@ -53,6 +53,26 @@ bool rt_layout_init(rt_layout *lay, const export_plan *p, int which)
     return true;
 }
 
+uint64_t rt_level_left(const export_plan *p, int l)
+{
+    uint64_t left = 1;
+    for (int k = 0; k < l; k++)
+        left *= (uint64_t)p->level[k].r;
+    return left;
+}
+
+uint64_t rt_level_right(const export_plan *p, int l, int side)
+{
+    uint64_t right = 1;
+    for (int k = l + 1; k < p->levels; k++) {
+        const export_plan_level *L = &p->level[k];
+        right *= side == EXPORT_PLAN_XI ? (uint64_t)L->s * L->t
+                 : side == EXPORT_PLAN_ETA ? (uint64_t)L->t * L->u
+                                           : (uint64_t)L->s * L->u;
+    }
+    return right;
+}
+
 void rt_layout_free(rt_layout *lay)
 {
     free(lay->off_row);

@@ -19,6 +19,13 @@ typedef struct rt_layout {
 bool rt_layout_init(rt_layout *lay, const export_plan *p, int which);
 void rt_layout_free(rt_layout *lay);
 
+/* Level l of a pass through the levels applies its matrix left times (the
+ * product of the ranks of the levels above it), each time to runs of right
+ * blocks (the product of the levels below it of s*t on side EXPORT_PLAN_XI,
+ * t*u on _ETA, s*u on _ZETA): seed 000 (30)-(32) in the layout above. */
+uint64_t rt_level_left(const export_plan *p, int l);
+uint64_t rt_level_right(const export_plan *p, int l, int side);
+
 /* 64-byte aligned words (zeroed when zero is true); NULL when out of memory. */
 uint64_t *rt_buf_alloc(uint64_t words, bool zero);
 

@@ -308,6 +308,7 @@ search_status search_run_cpu(const search_params *p, const scheme *const *starts
         return res->status;
     }
     d.pool.up = p->pool_up;
+    d.pool.fresh = p->pool_fresh;
     scheme_rng rng0;
     scheme_rng_seed(&rng0, p->seed);
     int best = SCHEME_MAX_RANK + 1;

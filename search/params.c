@@ -26,6 +26,7 @@ void search_params_default(search_params *p)
     p->pool_size = SEARCH_DEFAULT_POOL_SIZE;
     p->pool_min = SEARCH_DEFAULT_POOL_MIN;
     p->pool_up = SEARCH_DEFAULT_POOL_UP;
+    p->pool_fresh = SEARCH_DEFAULT_POOL_FRESH;
     p->progress_every = 5;
     p->batch = 4096;
 }
@@ -57,6 +58,8 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
         return scheme_fail(err, errlen, "pool-min %d: expected 1..pool-size", p->pool_min);
     if (!(p->pool_up >= 0 && p->pool_up < 1))
         return scheme_fail(err, errlen, "pool-up %g: expected 0 <= pool-up < 1", p->pool_up);
+    if (!(p->pool_fresh >= 0 && p->pool_fresh <= 1))
+        return scheme_fail(err, errlen, "pool-fresh %g: expected 0 <= pool-fresh <= 1", p->pool_fresh);
     if (!(p->progress_every >= 0))
         return scheme_fail(err, errlen, "progress interval must be >= 0");
     if (p->batch < 1 || p->batch > (1u << 30))
@@ -89,6 +92,7 @@ static const struct {
     {"pool-size", T_INT, offsetof(search_params, pool_size)},
     {"pool-min", T_INT, offsetof(search_params, pool_min)},
     {"pool-up", T_DBL, offsetof(search_params, pool_up)},
+    {"pool-fresh", T_DBL, offsetof(search_params, pool_fresh)},
     {"progress", T_DBL, offsetof(search_params, progress_every)},
     {"batch", T_U64, offsetof(search_params, batch)},
 };

@@ -115,6 +115,14 @@ int search_pool_restart(search_pool *p, scheme_rng *rng, search_walker *w)
 {
     pthread_mutex_lock(&p->mu);
     int k = level_locked(p, NULL);
+    /* sometimes the start schemes: a fresh descent may find a better basin */
+    if (k >= 0 && p->fresh > 0 && (double)(scheme_rng_next(rng) >> 11) * 0x1p-53 < p->fresh) {
+        for (int j = p->max_rank; j >= 0; j--)
+            if (p->r[j].count) {
+                k = j;
+                break;
+            }
+    }
     /* sometimes a rank above the level: fresh descents keep the pools diverse */
     while (k >= 0 && p->up > 0 && (double)(scheme_rng_next(rng) >> 11) * 0x1p-53 < p->up) {
         int j = k + 1;

@@ -17,6 +17,7 @@ typedef struct search_pool {
     pthread_mutex_t mu;
     int max_rank;      /* ranks 0..max_rank */
     int size, min;     /* per rank: at most size schemes; min before walkers start there */
+    double fresh;      /* a restart starts from the start schemes (the highest rank) with this probability */
     double up;         /* a restart climbs one rank above the level with this probability, repeatedly */
     search_pool_rank *r;
     uint64_t added;

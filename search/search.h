@@ -95,6 +95,7 @@ uint64_t search_count_flips(const scheme_term *t, int rank);
 #define SEARCH_DEFAULT_POOL_SIZE 1000
 #define SEARCH_DEFAULT_POOL_MIN 16
 #define SEARCH_DEFAULT_POOL_UP 0.25
+#define SEARCH_DEFAULT_POOL_FRESH 0.0
 
 typedef struct search_params {
     scheme_format fmt;
@@ -118,6 +119,7 @@ typedef struct search_params {
     int pool_min;          /* schemes of rank r needed before walkers start from rank r */
     double pool_up;        /* a restart climbs one nonempty rank above that level with this
                               probability, repeatedly (fresh descents keep the pools diverse) */
+    double pool_fresh;     /* a restart starts over from the start schemes with this probability */
     double progress_every; /* seconds between progress reports; 0: none */
     uint64_t batch;        /* flips per walker between checks of the stop flag */
 } search_params;

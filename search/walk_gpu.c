@@ -357,6 +357,7 @@ search_status search_run_gpu_opts(const search_params *p, const search_gpu_optio
     cfg.target_rank = p->target_rank;
     cfg.mix_every = o->mix_every;
     cfg.walk_len = p->walk_len > 0xffffffffu ? 0xffffffffu : (uint32_t)p->walk_len;
+    cfg.walk_max = p->walk_max > 0xffffffffu ? 0xffffffffu : (uint32_t)p->walk_max;
     cfg.pool_cap = p->pool_size < 256 ? p->pool_size : 256;
     cfg.sample = o->check;
     cfg.check_pairs = o->check_pairs;

@@ -30,123 +30,24 @@
 #include "db/db.h"
 #include "schemes/scheme.h"
 #include "search/search.h"
+#include "test_common.h"
 
-/* ---- seeds, temporary folders, running the binary ---- */
+/* ---- seeds, temporary folders, running the binary (test_common.h) ---- */
 
 static unsigned long long g_seed;
-static char g_dir[256];
-
-static void seed_init(void)
-{
-    const char *env = getenv("FLIPGRAPH_TEST_SEED");
-    if (env && *env) {
-        g_seed = strtoull(env, NULL, 0);
-        return;
-    }
-    int fd = open("/dev/urandom", O_RDONLY);
-    if (fd < 0 || read(fd, &g_seed, sizeof g_seed) != (ssize_t)sizeof g_seed)
-        g_seed = (unsigned long long)time(NULL) ^ (unsigned long long)getpid() << 32;
-    if (fd >= 0)
-        close(fd);
-}
-
-static const char *fmt_msg(const char *fmt, ...)
-{
-    static char buf[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    return buf;
-}
 
 #define CHECK(cond, ...) \
-    cr_assert(cond, "%s [seed %llu: FLIPGRAPH_TEST_SEED=%llu replays]", fmt_msg(__VA_ARGS__), g_seed, g_seed)
+    cr_assert(cond, "%s [seed %llu: FLIPGRAPH_TEST_SEED=%llu replays]", tc_fmt(__VA_ARGS__), g_seed, g_seed)
 
 static void make_dir(void)
 {
-    seed_init();
-    const char *tmp = getenv("TMPDIR");
-    snprintf(g_dir, sizeof g_dir, "%s/fg-test-cli-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    cr_assert_not_null(mkdtemp(g_dir), "mkdtemp: %s", strerror(errno));
+    g_seed = tc_seed("FLIPGRAPH_TEST_SEED");
+    tc_suite_dir_make("fg-test-cli");
 }
 
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
+TestSuite(cli, .init = make_dir, .fini = tc_suite_dir_remove);
 
-static void remove_dir(void)
-{
-    if (g_dir[0])
-        nftw(g_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-TestSuite(cli, .init = make_dir, .fini = remove_dir);
-
-static const char *path_in(const char *name)
-{
-    static char bufs[8][512];
-    static int k;
-    char *b = bufs[k++ % 8];
-    snprintf(b, 512, "%s/%s", g_dir, name);
-    return b;
-}
-
-static const char *corpus(const char *rel)
-{
-    static char bufs[4][1024];
-    static int k;
-    char *buf = bufs[k++ % 4];
-    const char *c = getenv("FLIPGRAPH_CORPUS");
-    snprintf(buf, 1024, "%s/%s", c && *c ? c : "../shared/corpus", rel);
-    return buf;
-}
-
-static const char *bin(void)
-{
-    const char *b = getenv("FLIPGRAPH_BIN");
-    cr_assert(b && *b, "FLIPGRAPH_BIN is not set (ctest sets it)");
-    return b;
-}
-
-/* Runs `flipgraph ARGS` (env: a prefix such as "FLIPGRAPH_GNUPLOT=x", may be
- * ""), stdout and stderr into out; returns the exit code. */
-static int run_cli(const char *env, char *out, size_t outlen, const char *fmt, ...)
-{
-    char args[4096], cmd[6000];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "%s '%s' %s 2>&1", env, bin(), args);
-    FILE *f = popen(cmd, "r");
-    cr_assert_not_null(f);
-    size_t n = fread(out, 1, outlen - 1, f);
-    out[n] = 0;
-    while (fgetc(f) != EOF)
-        ;
-    int status = pclose(f);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static char *slurp(const char *path)
-{
-    char err[256];
-    size_t len;
-    char *s = scheme_slurp(path, 16u << 20, &len, err, sizeof err);
-    cr_assert_not_null(s, "%s", err);
-    return s;
-}
-
-static bool exists(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) == 0;
-}
+static char *slurp(const char *path) { return tc_slurp(path, 16u << 20, NULL); }
 
 /* The line of text that starts with prefix (a table row), or NULL. */
 static const char *line_starting(const char *text, const char *prefix, char *buf, size_t len)
@@ -204,18 +105,9 @@ static db *open_new(const char *name)
 {
     char err[1024];
     db_status st;
-    db *d = db_open(path_in(name), true, &st, err, sizeof err);
+    db *d = db_open(tc_path_in(name), true, &st, err, sizeof err);
     cr_assert_not_null(d, "%s: %s", name, err);
     return d;
-}
-
-static scheme *read_corpus(const char *rel)
-{
-    scheme_diag diag;
-    memset(&diag, 0, sizeof diag);
-    scheme *s = scheme_read_file(corpus(rel), NULL, &diag);
-    cr_assert_not_null(s, "%s:%d:%d: %s", corpus(rel), diag.line, diag.col, diag.msg);
-    return s;
 }
 
 static int64_t import_scheme(db *d, const scheme *s, const char *source)
@@ -296,7 +188,7 @@ static void build_report_db(const char *name, fixture *fx)
 {
     char err[1024];
     db *d = open_new(name);
-    scheme *s233 = read_corpus("kauers-moosbauer/233-15-mod0.exp");
+    scheme *s233 = tc_read_corpus("kauers-moosbauer/233-15-mod0.exp");
     cr_assert_eq(s233->ring, SCHEME_RING_Z);
     import_scheme(d, s233, "import:233-15-mod0.exp");
     scheme_free(s233);
@@ -314,7 +206,7 @@ static void build_report_db(const char *name, fixture *fx)
     for (size_t i = 0; i < sizeof log / sizeof *log; i++)
         cr_assert_eq(db_run_improvement(d, fx->run444, log[i].seconds, log[i].rank, err, sizeof err),
                      DB_OK, "%s", err);
-    scheme *s444 = read_corpus("kauers-moosbauer/444-47-mod2.exp");
+    scheme *s444 = tc_read_corpus("kauers-moosbauer/444-47-mod2.exp");
     cr_assert_eq(s444->rank, 47);
     db_provenance prov = {fx->run444, 0, "search", 123456789, 600};
     int64_t id;
@@ -353,10 +245,10 @@ Test(cli, report_from_a_store_built_through_the_api)
 {
     fixture fx;
     build_report_db("r.db", &fx);
-    const char *dir = path_in("rep");
+    const char *dir = tc_path_in("rep");
     bool have_gp = gnuplot_installed();
     char out[65536];
-    int rc = run_cli("", out, sizeof out, "report --db '%s' -o '%s'", path_in("r.db"), dir);
+    int rc = tc_run_cli("", out, sizeof out, "report --db '%s' -o '%s'", tc_path_in("r.db"), dir);
     cr_assert_eq(rc, have_gp ? 0 : 3, "report exited %d:\n%s", rc, out);
 
     char p[1024];
@@ -395,13 +287,13 @@ Test(cli, report_from_a_store_built_through_the_api)
     for (int i = 0; i < 3; i++) {
         char f[1024];
         snprintf(f, sizeof f, "%s/rank-%s.dat", dir, fmts[i]);
-        CHECK(exists(f), "%s missing", f);
+        CHECK(tc_exists(f), "%s missing", f);
         snprintf(f, sizeof f, "%s/rank-%s.gp", dir, fmts[i]);
-        CHECK(exists(f), "%s missing", f);
+        CHECK(tc_exists(f), "%s missing", f);
     }
     /* formats without a run have no plot */
     snprintf(p, sizeof p, "%s/rank-2x3x3.dat", dir);
-    CHECK(!exists(p), "%s: <2,3,3> has no run, so no plot", p);
+    CHECK(!tc_exists(p), "%s: <2,3,3> has no run, so no plot", p);
     snprintf(p, sizeof p, "%s/rank-4x4x4.dat", dir);
     char *dat = slurp(p);
     CHECK(strstr(dat, "600.000000 47 1") && strstr(dat, "1.500000 52 1"),
@@ -427,10 +319,10 @@ Test(cli, report_without_gnuplot_still_writes_the_markdown)
 {
     fixture fx;
     build_report_db("r.db", &fx);
-    const char *dir = path_in("nogp");
+    const char *dir = tc_path_in("nogp");
     char out[65536];
-    int rc = run_cli("FLIPGRAPH_GNUPLOT=/nonexistent/gnuplot", out, sizeof out,
-                     "report --db='%s' --out='%s'", path_in("r.db"), dir);
+    int rc = tc_run_cli("FLIPGRAPH_GNUPLOT=/nonexistent/gnuplot", out, sizeof out,
+                     "report --db='%s' --out='%s'", tc_path_in("r.db"), dir);
     cr_assert_eq(rc, 3, "report without gnuplot: exit 3 expected, got %d:\n%s", rc, out);
     cr_assert(strstr(out, "gnuplot not found"), "the error says why:\n%s", out);
     char p[1024];
@@ -440,14 +332,14 @@ Test(cli, report_without_gnuplot_still_writes_the_markdown)
     cr_assert(strstr(md, "| <4,4,4> | **47** | 47 |"), "the tables are still there:\n%s", md);
     free(md);
     snprintf(p, sizeof p, "%s/rank-4x4x4.png", dir);
-    cr_assert(!exists(p), "no PNG without gnuplot");
+    cr_assert(!tc_exists(p), "no PNG without gnuplot");
     snprintf(p, sizeof p, "%s/rank-4x4x4.gp", dir);
-    cr_assert(exists(p), "the script is written for later");
+    cr_assert(tc_exists(p), "the script is written for later");
 
     /* a "gnuplot" that exits 0 but writes no PNG: refused, nothing half-written */
-    const char *dir3 = path_in("badgp");
-    rc = run_cli("FLIPGRAPH_GNUPLOT=/bin/echo", out, sizeof out, "report --db '%s' -o '%s'",
-                 path_in("r.db"), dir3);
+    const char *dir3 = tc_path_in("badgp");
+    rc = tc_run_cli("FLIPGRAPH_GNUPLOT=/bin/echo", out, sizeof out, "report --db '%s' -o '%s'",
+                 tc_path_in("r.db"), dir3);
     cr_assert_eq(rc, 3, "a plotter that writes no PNG: exit 3, got %d:\n%s", rc, out);
     cr_assert(strstr(out, "did not write a PNG"), "%s", out);
     snprintf(p, sizeof p, "%s/report.md", dir3);
@@ -455,16 +347,16 @@ Test(cli, report_without_gnuplot_still_writes_the_markdown)
     cr_assert(strstr(md, "**The plot failed:**"), "report.md names the failed plot:\n%s", md);
     free(md);
     snprintf(p, sizeof p, "%s/rank-4x4x4.png", dir3);
-    cr_assert(!exists(p), "no PNG from a failed plot");
+    cr_assert(!tc_exists(p), "no PNG from a failed plot");
     assert_no_temporaries(dir3);
 
     /* --no-plots: the Markdown alone, exit 0 */
-    const char *dir2 = path_in("noplots");
-    rc = run_cli("FLIPGRAPH_GNUPLOT=/nonexistent/gnuplot", out, sizeof out,
-                 "report --db '%s' -o '%s' --no-plots", path_in("r.db"), dir2);
+    const char *dir2 = tc_path_in("noplots");
+    rc = tc_run_cli("FLIPGRAPH_GNUPLOT=/nonexistent/gnuplot", out, sizeof out,
+                 "report --db '%s' -o '%s' --no-plots", tc_path_in("r.db"), dir2);
     cr_assert_eq(rc, 0, "--no-plots: %d:\n%s", rc, out);
     snprintf(p, sizeof p, "%s/rank-4x4x4.dat", dir2);
-    cr_assert(!exists(p), "--no-plots writes no data");
+    cr_assert(!tc_exists(p), "--no-plots writes no data");
     assert_no_temporaries(dir);
 }
 
@@ -473,9 +365,9 @@ Test(cli, report_dims_and_errors)
     fixture fx;
     build_report_db("r.db", &fx);
     char out[65536], p[1024];
-    const char *dir = path_in("only444");
-    int rc = run_cli("", out, sizeof out, "report --db '%s' -o '%s' --dims 4x4x4 --no-plots",
-                     path_in("r.db"), dir);
+    const char *dir = tc_path_in("only444");
+    int rc = tc_run_cli("", out, sizeof out, "report --db '%s' -o '%s' --dims 4x4x4 --no-plots",
+                     tc_path_in("r.db"), dir);
     cr_assert_eq(rc, 0, "%s", out);
     snprintf(p, sizeof p, "%s/report.md", dir);
     char *md = slurp(p);
@@ -483,24 +375,24 @@ Test(cli, report_dims_and_errors)
     cr_assert(!strstr(md, "<2,2,2>") && !strstr(md, "<3,3,3>"), "--dims 4x4x4 shows only <4,4,4>:\n%s", md);
     free(md);
 
-    cr_assert_eq(run_cli("", out, sizeof out, "report --help"), 0);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "report --help"), 0);
     cr_assert(strstr(out, "usage: flipgraph report"), "%s", out);
-    cr_assert_eq(run_cli("", out, sizeof out, "report --db '%s' -o '%s'", path_in("missing.db"),
-                         path_in("m")), 2, "a missing database: exit 2\n%s", out);
-    cr_assert(!exists(path_in("missing.db")), "report must not create a database");
-    cr_assert_eq(run_cli("", out, sizeof out, "report --db '%s' --bogus", path_in("r.db")), 2, "%s", out);
-    cr_assert_eq(run_cli("", out, sizeof out, "report --db '%s' --dims 2x2", path_in("r.db")), 2, "%s", out);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "report --db '%s' -o '%s'", tc_path_in("missing.db"),
+                         tc_path_in("m")), 2, "a missing database: exit 2\n%s", out);
+    cr_assert(!tc_exists(tc_path_in("missing.db")), "report must not create a database");
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "report --db '%s' --bogus", tc_path_in("r.db")), 2, "%s", out);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "report --db '%s' --dims 2x2", tc_path_in("r.db")), 2, "%s", out);
     /* a file where the folder should be */
-    FILE *f = fopen(path_in("afile"), "w");
+    FILE *f = fopen(tc_path_in("afile"), "w");
     cr_assert_not_null(f);
     fclose(f);
-    cr_assert_eq(run_cli("", out, sizeof out, "report --db '%s' -o '%s'", path_in("r.db"),
-                         path_in("afile")), 2, "%s", out);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "report --db '%s' -o '%s'", tc_path_in("r.db"),
+                         tc_path_in("afile")), 2, "%s", out);
     /* an empty store: a report that says so */
     db_close(open_new("empty.db"));
-    rc = run_cli("", out, sizeof out, "report --db '%s' -o '%s'", path_in("empty.db"), path_in("e"));
+    rc = tc_run_cli("", out, sizeof out, "report --db '%s' -o '%s'", tc_path_in("empty.db"), tc_path_in("e"));
     cr_assert_eq(rc, 0, "%s", out);
-    snprintf(p, sizeof p, "%s/report.md", path_in("e"));
+    snprintf(p, sizeof p, "%s/report.md", tc_path_in("e"));
     md = slurp(p);
     cr_assert(strstr(md, "holds no schemes and no runs"), "%s", md);
     free(md);
@@ -536,8 +428,8 @@ Test(cli, merge_keeps_each_scheme_once)
     db *a = open_new("a.db");
     scheme *s222 = scheme_standard((scheme_format){2, 2, 2});
     scheme *s223 = scheme_standard((scheme_format){2, 2, 3});
-    scheme *s233 = read_corpus("kauers-moosbauer/233-15-mod0.exp");
-    scheme *s444 = read_corpus("kauers-moosbauer/444-47-mod2.exp");
+    scheme *s233 = tc_read_corpus("kauers-moosbauer/233-15-mod0.exp");
+    scheme *s444 = tc_read_corpus("kauers-moosbauer/444-47-mod2.exp");
     import_scheme(a, s222, "standard");
     import_scheme(a, s223, "standard");
     import_scheme(a, s233, "import:233-15-mod0.exp");
@@ -554,15 +446,15 @@ Test(cli, merge_keeps_each_scheme_once)
     db_close(b);
 
     char out[65536];
-    int rc = run_cli("", out, sizeof out, "db merge '%s' --db '%s'", path_in("b.db"), path_in("a.db"));
+    int rc = tc_run_cli("", out, sizeof out, "db merge '%s' --db '%s'", tc_path_in("b.db"), tc_path_in("a.db"));
     cr_assert_eq(rc, 0, "merge: %d\n%s", rc, out);
-    rc = run_cli("", out, sizeof out, "db merge '%s' --db '%s'", path_in("b.db"), path_in("a.db"));
+    rc = tc_run_cli("", out, sizeof out, "db merge '%s' --db '%s'", tc_path_in("b.db"), tc_path_in("a.db"));
     cr_assert_eq(rc, 0, "merge again: %d\n%s", rc, out);
     CHECK(strstr(out, "runs: 0 added") && strstr(out, "schemes: 0 added"),
           "a repeated merge adds nothing:\n%s", out);
 
     db_status st;
-    a = db_open(path_in("a.db"), false, &st, err, sizeof err);
+    a = db_open(tc_path_in("a.db"), false, &st, err, sizeof err);
     cr_assert_not_null(a, "%s", err);
     db_stats_info sa;
     cr_assert_eq(db_stats(a, &sa, err, sizeof err), DB_OK, "%s", err);
@@ -632,9 +524,9 @@ Test(cli, sweep_tiny_range_reaches_the_records)
 {
     char out[65536];
     unsigned long long seed = g_seed % 1000000;
-    int rc = run_cli("", out, sizeof out,
+    int rc = tc_run_cli("", out, sizeof out,
                      "sweep --dims-list 2x2x2..2x2x3 --time-per 1s --threads 2 --seed %llu "
-                     "--db '%s' --backend cpu --progress 0", seed, path_in("s.db"));
+                     "--db '%s' --backend cpu --progress 0", seed, tc_path_in("s.db"));
     CHECK(rc == 0, "sweep exited %d:\n%s", rc, out);
     int start, best, record;
     CHECK(table_row(out, "<2,2,2>", &start, &best, &record), "no <2,2,2> row:\n%s", out);
@@ -644,7 +536,7 @@ Test(cli, sweep_tiny_range_reaches_the_records)
     CHECK(strstr(out, "record reached"), "%s", out);
 
     run_list l;
-    list_runs(path_in("s.db"), &l);
+    list_runs(tc_path_in("s.db"), &l);
     CHECK(l.n == 2, "one run per format: %d", l.n);
     CHECK(l.r[0].fmt.n == 2 && l.r[0].fmt.m == 2 && l.r[0].fmt.p == 2 && l.r[0].best_rank == 7 &&
               !strcmp(l.r[0].status, "finished") && l.r[0].improvements >= 1 && l.r[0].schemes >= 1,
@@ -652,9 +544,9 @@ Test(cli, sweep_tiny_range_reaches_the_records)
     CHECK(l.r[1].fmt.p == 3 && !strcmp(l.r[1].status, "finished"), "run 2: %s", l.r[1].status);
 
     /* --until-record: the format stops at its record, long before its time */
-    rc = run_cli("", out, sizeof out,
+    rc = tc_run_cli("", out, sizeof out,
                  "sweep --dims-list=2x2x2 --time-per=10m --threads=1 --seed=%llu --until-record -q "
-                 "--backend=cpu --from-db --db='%s'", seed + 1, path_in("s.db"));
+                 "--backend=cpu --from-db --db='%s'", seed + 1, tc_path_in("s.db"));
     CHECK(rc == 0, "sweep --until-record exited %d:\n%s", rc, out);
     CHECK(table_row(out, "<2,2,2>", &start, &best, &record) && best == 7 && start == 7,
           "from the store's best (7) the record is there at once:\n%s", out);
@@ -665,7 +557,7 @@ Test(cli, sweep_lists_and_usage)
 {
     char out[65536];
     /* 2x2x2..3x3x3: <2,2,2> <2,2,3> <2,3,3> <3,3,3>, in this order; a repeat is dropped */
-    int rc = run_cli("", out, sizeof out,
+    int rc = tc_run_cli("", out, sizeof out,
                      "sweep --dims-list 2x2x2..3x3x3,2x2x2 --time-per 0.1s --threads 1 --seed 1 -q "
                      "--backend cpu");
     CHECK(rc == 0, "%s", out);
@@ -687,20 +579,20 @@ Test(cli, sweep_lists_and_usage)
                          "--dims-list 2x2x2 --backend tpu", "--dims-list 2x2x2 --from-db",
                          "--dims-list 2x2x2 --threads 0", "--dims-list 2x2x2 extra"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        rc = run_cli("", out, sizeof out, "sweep %s", bad[i]);
+        rc = tc_run_cli("", out, sizeof out, "sweep %s", bad[i]);
         cr_assert_eq(rc, 2, "sweep %s: exit 2 expected, got %d:\n%s", bad[i], rc, out);
     }
-    cr_assert_eq(run_cli("", out, sizeof out, "sweep --help"), 0);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "sweep --help"), 0);
     cr_assert(strstr(out, "usage: flipgraph sweep"), "%s", out);
     if (cuda_device_count() == 0) {
-        rc = run_cli("", out, sizeof out, "sweep --dims-list 2x2x2 --time-per 1s --backend gpu");
+        rc = tc_run_cli("", out, sizeof out, "sweep --dims-list 2x2x2 --time-per 1s --backend gpu");
         cr_assert_eq(rc, 3, "--backend gpu without a GPU: exit 3, got %d:\n%s", rc, out);
     }
 }
 
 Test(cli, sweep_sigint_stops_cleanly_with_the_table)
 {
-    const char *outp = path_in("sig.out"), *dbp = path_in("sig.db");
+    const char *outp = tc_path_in("sig.out"), *dbp = tc_path_in("sig.db");
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
@@ -712,7 +604,7 @@ Test(cli, sweep_sigint_stops_cleanly_with_the_table)
         char seed[32];
         snprintf(seed, sizeof seed, "%llu", g_seed % 1000000);
         signal(SIGINT, SIG_DFL);
-        execl(bin(), bin(), "sweep", "--dims-list", "3x3x3..3x3x4", "--time-per", "10m", "--threads",
+        execl(tc_bin(), tc_bin(), "sweep", "--dims-list", "3x3x3..3x3x4", "--time-per", "10m", "--threads",
               "1", "--seed", seed, "--db", dbp, "--backend", "cpu", "--progress", "0", (char *)NULL);
         _exit(121);
     }
@@ -752,6 +644,6 @@ Test(cli, sweep_sigint_stops_cleanly_with_the_table)
           l.n ? l.r[0].status : "");
     /* the store is whole: check re-verifies every scheme */
     char o2[65536];
-    int rc = run_cli("", o2, sizeof o2, "db check --db '%s'", dbp);
+    int rc = tc_run_cli("", o2, sizeof o2, "db check --db '%s'", dbp);
     CHECK(rc == 0, "db check after the interrupt: %d\n%s", rc, o2);
 }

@@ -26,83 +26,24 @@
 #include "db/db.h"
 #include "schemes/scheme.h"
 #include "verify/verify.h"
+#include "test_common.h"
 
-/* ---- seeds, scale, temporary folders ---- */
+/* ---- seeds, scale, temporary folders (test_common.h) ---- */
 
 static unsigned long long g_seed;
 
-static void seed_init(void)
-{
-    const char *env = getenv("FLIPGRAPH_TEST_SEED");
-    if (env && *env) {
-        g_seed = strtoull(env, NULL, 0);
-        return;
-    }
-    int fd = open("/dev/urandom", O_RDONLY);
-    if (fd < 0 || read(fd, &g_seed, sizeof g_seed) != (ssize_t)sizeof g_seed)
-        g_seed = (unsigned long long)time(NULL) ^ (unsigned long long)getpid() << 32;
-    if (fd >= 0)
-        close(fd);
-}
-
 #define CHECK(cond, ...) \
-    cr_assert(cond, "%s [seed %llu: FLIPGRAPH_TEST_SEED=%llu replays]", fmt_msg(__VA_ARGS__), g_seed, g_seed)
+    cr_assert(cond, "%s [seed %llu: FLIPGRAPH_TEST_SEED=%llu replays]", tc_fmt(__VA_ARGS__), g_seed, g_seed)
 
-static const char *fmt_msg(const char *fmt, ...)
-{
-    static char buf[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    return buf;
-}
-
-static bool sanitized(void)
-{
-    const char *e = getenv("FLIPGRAPH_SANITIZED");
-    return e && *e && strcmp(e, "0");
-}
-
-static int scaled(int n) { return sanitized() ? (n / 4 > 4 ? n / 4 : 4) : n; }
-
-static char g_dir[256];
+static int scaled(int n) { return tc_sanitized() ? (n / 4 > 4 ? n / 4 : 4) : n; }
 
 static void make_dir(void)
 {
-    seed_init();
-    const char *tmp = getenv("TMPDIR");
-    snprintf(g_dir, sizeof g_dir, "%s/fg-test-db-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    cr_assert_not_null(mkdtemp(g_dir), "mkdtemp: %s", strerror(errno));
+    g_seed = tc_seed("FLIPGRAPH_TEST_SEED");
+    tc_suite_dir_make("fg-test-db");
 }
 
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    chmod(path, 0700);
-    return remove(path);
-}
-
-static void remove_dir(void)
-{
-    if (g_dir[0]) {
-        chmod(g_dir, 0700);
-        nftw(g_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-    }
-}
-
-static const char *path_in(const char *name)
-{
-    static char bufs[4][512];
-    static int k;
-    char *b = bufs[k++ % 4];
-    snprintf(b, 512, "%s/%s", g_dir, name);
-    return b;
-}
-
-TestSuite(db, .init = make_dir, .fini = remove_dir);
+TestSuite(db, .init = make_dir, .fini = tc_suite_dir_remove);
 
 /* ---- schemes for the tests ---- */
 
@@ -196,7 +137,7 @@ static char g_err[2048];
 static db *open_new(const char *name)
 {
     db_status st;
-    db *d = db_open(path_in(name), true, &st, ERR);
+    db *d = db_open(tc_path_in(name), true, &st, ERR);
     cr_assert_not_null(d, "open %s: %s", name, g_err);
     cr_assert_eq(st, DB_OK);
     return d;
@@ -238,7 +179,7 @@ Test(db, create_sets_wal_application_id_and_version)
 {
     db *d = open_new("a.db");
     db_close(d);
-    const char *p = path_in("a.db");
+    const char *p = tc_path_in("a.db");
     cr_assert_eq(raw_int(p, "PRAGMA application_id"), DB_APPLICATION_ID);
     cr_assert_eq(raw_int(p, "PRAGMA user_version"), DB_SCHEMA_VERSION);
     cr_assert_eq(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE name IN ('schemes', "
@@ -256,10 +197,10 @@ Test(db, create_sets_wal_application_id_and_version)
     d = db_open(p, false, &s, ERR);
     cr_assert_not_null(d, "%s", g_err);
     db_close(d);
-    cr_assert_null(db_open(path_in("missing.db"), false, &s, ERR));
+    cr_assert_null(db_open(tc_path_in("missing.db"), false, &s, ERR));
     cr_assert_eq(s, DB_NOT_FOUND);
     cr_assert(strstr(g_err, "missing.db"), "%s", g_err);
-    cr_assert(access(path_in("missing.db"), F_OK) != 0, "opening without create made a file");
+    cr_assert(access(tc_path_in("missing.db"), F_OK) != 0, "opening without create made a file");
 }
 
 Test(db, default_path_option_then_env_then_cwd)
@@ -276,17 +217,17 @@ Test(db, default_path_option_then_env_then_cwd)
 Test(db, newer_schema_refused)
 {
     db_close(open_new("n.db"));
-    raw_exec(path_in("n.db"), "PRAGMA user_version = 99");
+    raw_exec(tc_path_in("n.db"), "PRAGMA user_version = 99");
     db_status st;
-    cr_assert_null(db_open(path_in("n.db"), true, &st, ERR));
+    cr_assert_null(db_open(tc_path_in("n.db"), true, &st, ERR));
     cr_assert_eq(st, DB_NEWER);
     cr_assert(strstr(g_err, "newer") && strstr(g_err, "99"), "%s", g_err);
-    cr_assert_eq(raw_int(path_in("n.db"), "PRAGMA user_version"), 99, "the file was changed");
+    cr_assert_eq(raw_int(tc_path_in("n.db"), "PRAGMA user_version"), 99, "the file was changed");
 }
 
 Test(db, other_sqlite_database_refused_and_untouched)
 {
-    const char *p = path_in("other.db");
+    const char *p = tc_path_in("other.db");
     raw_exec(p, "CREATE TABLE t (x); INSERT INTO t VALUES (42)");
     db_status st;
     cr_assert_null(db_open(p, true, &st, ERR));
@@ -296,7 +237,7 @@ Test(db, other_sqlite_database_refused_and_untouched)
     cr_assert_eq(raw_int(p, "SELECT count(*) FROM sqlite_master"), 1);
     cr_assert_eq(raw_int(p, "PRAGMA user_version"), 0);
     /* Another application's id, even without tables. */
-    const char *q = path_in("app.db");
+    const char *q = tc_path_in("app.db");
     raw_exec(q, "PRAGMA application_id = 1234");
     cr_assert_null(db_open(q, true, &st, ERR));
     cr_assert_eq(st, DB_NOT_FLIPGRAPH);
@@ -305,7 +246,7 @@ Test(db, other_sqlite_database_refused_and_untouched)
 
 Test(db, not_sqlite_refused)
 {
-    const char *p = path_in("text.db");
+    const char *p = tc_path_in("text.db");
     FILE *f = fopen(p, "w");
     for (int i = 0; i < 200; i++)
         fprintf(f, "(a11+a22)*(b11+b22)*(c11+c22) line %d\n", i);
@@ -319,13 +260,13 @@ Test(db, not_sqlite_refused)
     stat(p, &after);
     cr_assert_eq(before.st_size, after.st_size);
     /* A folder is not a database either. */
-    cr_assert_null(db_open(g_dir, true, &st, ERR));
+    cr_assert_null(db_open(tc_dir, true, &st, ERR));
     cr_assert_eq(st, DB_NOT_FLIPGRAPH);
 }
 
 Test(db, empty_file_initialized_only_with_create)
 {
-    const char *p = path_in("empty.db");
+    const char *p = tc_path_in("empty.db");
     close(open(p, O_CREAT | O_WRONLY, 0644));
     db_status st;
     cr_assert_null(db_open(p, false, &st, ERR));
@@ -652,7 +593,7 @@ Test(db, check_finds_rows_that_were_tampered_with)
     char h[17];
     scheme_hash_hex(scheme_hash(s2), h);
     sqlite3 *hd;
-    sqlite3_open(path_in("tamper.db"), &hd);
+    sqlite3_open(tc_path_in("tamper.db"), &hd);
     sqlite3_stmt *up;
     sqlite3_prepare_v2(hd, "UPDATE schemes SET terms = ?1, hash = ?2 WHERE id = ?3", -1, &up, NULL);
     sqlite3_bind_blob(up, 1, b, (int)len, SQLITE_STATIC);
@@ -667,7 +608,7 @@ Test(db, check_finds_rows_that_were_tampered_with)
     sqlite3_close(hd);
     free(b);
     scheme_free(s2);
-    d = db_open(path_in("tamper.db"), false, &st, ERR);
+    d = db_open(tc_path_in("tamper.db"), false, &st, ERR);
     db_check_report rep;
     cr_assert_eq(db_check(d, NULL, NULL, &rep, ERR), DB_OK);
     CHECK(rep.integrity_ok && rep.schemes == 3 && rep.verified == 1 && rep.problems == 2,
@@ -707,13 +648,13 @@ Test(db, merge_takes_runs_and_schemes_once)
     int64_t in_b = count_rows(b, -1), in_a = count_rows(a, -1);
     db_close(b);
     db_merge_report rep;
-    cr_assert_eq(db_merge(a, path_in("b.db"), NULL, NULL, &rep, ERR), DB_OK, "%s", g_err);
+    cr_assert_eq(db_merge(a, tc_path_in("b.db"), NULL, NULL, &rep, ERR), DB_OK, "%s", g_err);
     cr_assert_eq(rep.runs_added, 1);
     cr_assert_eq(rep.schemes_refused, 0);
     cr_assert_eq(rep.schemes_known, shared);
     cr_assert_eq(rep.schemes_added, in_b - shared);
     cr_assert_eq(count_rows(a, -1), in_a + in_b - shared);
-    cr_assert_eq(db_merge(a, path_in("b.db"), NULL, NULL, &rep, ERR), DB_OK, "%s", g_err);
+    cr_assert_eq(db_merge(a, tc_path_in("b.db"), NULL, NULL, &rep, ERR), DB_OK, "%s", g_err);
     cr_assert(rep.runs_added == 0 && rep.runs_known == 1 && rep.schemes_added == 0);
     /* Run ids and parent ids point at this database's rows. */
     db_run_row r;
@@ -733,7 +674,7 @@ Test(db, merge_takes_runs_and_schemes_once)
     db_check_report cr;
     cr_assert_eq(db_check(a, NULL, NULL, &cr, ERR), DB_OK);
     cr_assert_eq(cr.problems, 0);
-    cr_assert(db_merge(a, path_in("a.db"), NULL, NULL, &rep, ERR) != DB_OK, "merged into itself");
+    cr_assert(db_merge(a, tc_path_in("a.db"), NULL, NULL, &rep, ERR) != DB_OK, "merged into itself");
     db_close(a);
 }
 
@@ -750,7 +691,7 @@ Test(db, read_only_open_refuses_changes_and_keeps_data)
     db_close(d);
     db_status st;
     /* SQLITE_OPEN_READONLY: works for root too, whom permissions do not stop. */
-    d = db_open_ex(path_in("ro.db"), DB_OPEN_READONLY, &st, ERR);
+    d = db_open_ex(tc_path_in("ro.db"), DB_OPEN_READONLY, &st, ERR);
     cr_assert_not_null(d, "%s", g_err);
     cr_assert(db_is_readonly(d));
     scheme *t = rand_f2((scheme_format){3, 3, 3}, &rng, 201);
@@ -763,7 +704,7 @@ Test(db, read_only_open_refuses_changes_and_keeps_data)
     cr_assert_eq(db_best(d, (scheme_format){3, 3, 3}, SCHEME_RING_F2, &bid, &rank, ERR), DB_OK);
     cr_assert_eq(rank, s->rank);
     db_close(d);
-    d = db_open(path_in("ro.db"), false, &st, ERR);
+    d = db_open(tc_path_in("ro.db"), false, &st, ERR);
     cr_assert_eq(count_rows(d, -1), 1);
     db_close(d);
     scheme_free(s);
@@ -815,18 +756,18 @@ Test(db, read_only_file_and_folder_for_an_unprivileged_user)
     scheme *s = rand_f2((scheme_format){3, 3, 3}, &rng, 200);
     cr_assert_eq(db_insert_scheme(d, s, NULL, NULL, NULL, ERR), DB_OK);
     db_close(d); /* the last close removes -wal and -shm */
-    cr_assert(access(path_in("perm.db-shm"), F_OK) != 0);
-    chmod(path_in("perm.db"), 0444);
-    chmod(g_dir, 0555);
-    int rc = unprivileged_checks(g_dir, path_in("perm.db"), s->rank);
-    chmod(g_dir, 0700);
-    chmod(path_in("perm.db"), 0644);
+    cr_assert(access(tc_path_in("perm.db-shm"), F_OK) != 0);
+    chmod(tc_path_in("perm.db"), 0444);
+    chmod(tc_dir, 0555);
+    int rc = unprivileged_checks(tc_dir, tc_path_in("perm.db"), s->rank);
+    chmod(tc_dir, 0700);
+    chmod(tc_path_in("perm.db"), 0644);
     scheme_free(s);
     if (rc == 77)
         cr_skip_test("cannot drop privileges to uid 65534 here");
     cr_assert_eq(rc, 0, "unprivileged check %d failed (10 open rw, 11 open ro, 12 read, "
                  "13 insert, 14 create)", rc);
-    d = db_open(path_in("perm.db"), false, NULL, ERR);
+    d = db_open(tc_path_in("perm.db"), false, NULL, ERR);
     cr_assert_not_null(d, "%s", g_err);
     cr_assert_eq(count_rows(d, -1), 1);
     db_close(d);
@@ -864,7 +805,7 @@ Test(db, full_database_refuses_the_change_and_keeps_what_it_had)
         cr_assert_eq(bids[i], 0);
     cr_assert_eq(count_rows(d, -1), stored);
     db_close(d);
-    d = db_open(path_in("full.db"), false, &st, ERR);
+    d = db_open(tc_path_in("full.db"), false, &st, ERR);
     cr_assert_not_null(d, "%s", g_err);
     cr_assert_eq(count_rows(d, -1), stored);
     for (int i = 0; i < stored; i++) {
@@ -895,7 +836,7 @@ Test(db, corrupted_file_gives_a_clear_error_not_a_crash)
         scheme_free(s);
     }
     db_close(d); /* checkpoints: every page is in the main file now */
-    const char *p = path_in("bad.db");
+    const char *p = tc_path_in("bad.db");
     struct stat sb;
     cr_assert_eq(stat(p, &sb), 0);
     cr_assert_gt(sb.st_size, 16 * 4096);
@@ -939,7 +880,7 @@ static scheme *family(uint64_t base, int k)
 
 Test(db, two_processes_insert_at_once_nothing_lost_no_busy)
 {
-    const char *p = path_in("two.db");
+    const char *p = tc_path_in("two.db");
     int n = scaled(150);
     pid_t kid[2];
     for (int c = 0; c < 2; c++) {
@@ -1013,9 +954,9 @@ typedef struct reported {
 
 Test(db, sigkill_mid_insert_keeps_every_reported_scheme)
 {
-    const char *p = path_in("kill.db");
+    const char *p = tc_path_in("kill.db");
     db_close(open_new("kill.db"));
-    int rounds = sanitized() ? 2 : 4;
+    int rounds = tc_sanitized() ? 2 : 4;
     int64_t total_reported = 0;
     for (int round = 0; round < rounds; round++) {
         int fds[2];
@@ -1089,72 +1030,42 @@ Test(db, sigkill_mid_insert_keeps_every_reported_scheme)
 
 /* ---- the command line ---- */
 
-static int run_cli(char *out, size_t outlen, const char *fmt, ...)
-{
-    const char *bin = getenv("FLIPGRAPH_BIN");
-    cr_assert_not_null(bin, "FLIPGRAPH_BIN is not set (ctest sets it)");
-    char args[4096], cmd[5000];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", bin, args);
-    FILE *f = popen(cmd, "r");
-    cr_assert_not_null(f);
-    size_t n = fread(out, 1, outlen - 1, f);
-    out[n] = 0;
-    while (fgetc(f) != EOF)
-        ;
-    int status = pclose(f);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static const char *corpus(const char *rel)
-{
-    static char bufs[4][1024];
-    static int k;
-    char *buf = bufs[k++ % 4];
-    const char *c = getenv("FLIPGRAPH_CORPUS");
-    snprintf(buf, 1024, "%s/%s", c ? c : "../shared/corpus", rel);
-    return buf;
-}
-
 Test(db, cli_import_best_show_export_check)
 {
     char out[65536];
-    const char *p = path_in("cli.db");
-    cr_assert_eq(run_cli(out, sizeof out, "db init --db %s", p), 0, "%s", out);
-    int rc = run_cli(out, sizeof out, "db import --db=%s %s %s %s", p,
-                     corpus("kauers-moosbauer/223-11-mod0.exp"),
-                     corpus("kauers-moosbauer/444-47-mod2.exp"),
-                     corpus("kauers-moosbauer/444-49-mod0.exp"));
+    const char *p = tc_path_in("cli.db");
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "db init --db %s", p), 0, "%s", out);
+    int rc = tc_run_cli("", out, sizeof out, "db import --db=%s %s %s %s", p,
+                     tc_corpus("kauers-moosbauer/223-11-mod0.exp"),
+                     tc_corpus("kauers-moosbauer/444-47-mod2.exp"),
+                     tc_corpus("kauers-moosbauer/444-49-mod0.exp"));
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "3 stored, 0 already there"), "%s", out);
-    rc = run_cli(out, sizeof out, "db import --db %s %s", p,
-                 corpus("kauers-moosbauer/444-47-mod2.exp"));
+    rc = tc_run_cli("", out, sizeof out, "db import --db %s %s", p,
+                 tc_corpus("kauers-moosbauer/444-47-mod2.exp"));
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "already"), "%s", out);
     /* --db before the command, and $FLIPGRAPH_DB. */
-    rc = run_cli(out, sizeof out, "db --db %s best --dims 4x4x4", p);
+    rc = tc_run_cli("", out, sizeof out, "db --db %s best --dims 4x4x4", p);
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "rank 47"), "%s", out);
-    rc = run_cli(out, sizeof out, "db best --dims 4x4x4 --ring z --db %s", p);
+    rc = tc_run_cli("", out, sizeof out, "db best --dims 4x4x4 --ring z --db %s", p);
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "rank 49"), "%s", out);
-    rc = run_cli(out, sizeof out, "db best --dims 5x5x5 --db %s", p);
+    rc = tc_run_cli("", out, sizeof out, "db best --dims 5x5x5 --db %s", p);
     cr_assert_eq(rc, 1, "%s", out);
     cr_assert(strstr(out, "none"), "%s", out);
     setenv("FLIPGRAPH_DB", p, 1);
-    rc = run_cli(out, sizeof out, "db list --dims 4x4x4");
+    rc = tc_run_cli("", out, sizeof out, "db list --dims 4x4x4");
     unsetenv("FLIPGRAPH_DB");
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "<4,4,4>") && !strstr(out, "<2,2,3>"), "%s", out);
-    rc = run_cli(out, sizeof out, "db show 1 --db %s", p);
+    rc = tc_run_cli("", out, sizeof out, "db show 1 --db %s", p);
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "rank      11") && strstr(out, "(a"), "%s", out);
     /* Export and read back: the same scheme. */
-    const char *x = path_in("x.exp");
-    rc = run_cli(out, sizeof out, "db export 1 --to exp -o %s --db %s", x, p);
+    const char *x = tc_path_in("x.exp");
+    rc = tc_run_cli("", out, sizeof out, "db export 1 --to exp -o %s --db %s", x, p);
     cr_assert_eq(rc, 0, "%s", out);
     scheme_diag dg;
     scheme *e = scheme_read_file(x, NULL, &dg);
@@ -1166,25 +1077,25 @@ Test(db, cli_import_best_show_export_check)
     db_close(d);
     scheme_free(e);
     scheme_free(s);
-    rc = run_cli(out, sizeof out, "db export 999 --to exp --db %s", p);
+    rc = tc_run_cli("", out, sizeof out, "db export 999 --to exp --db %s", p);
     cr_assert_eq(rc, 2, "%s", out);
-    rc = run_cli(out, sizeof out, "db export 1 --to docx --db %s", p);
+    rc = tc_run_cli("", out, sizeof out, "db export 1 --to docx --db %s", p);
     cr_assert_eq(rc, 2, "%s", out);
-    rc = run_cli(out, sizeof out, "db check --db %s", p);
+    rc = tc_run_cli("", out, sizeof out, "db check --db %s", p);
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "integrity ok") && strstr(out, "0 problems"), "%s", out);
-    rc = run_cli(out, sizeof out, "db stats --db %s", p);
+    rc = tc_run_cli("", out, sizeof out, "db stats --db %s", p);
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "<4,4,4>"), "%s", out);
-    rc = run_cli(out, sizeof out, "db runs --db %s", p);
+    rc = tc_run_cli("", out, sizeof out, "db runs --db %s", p);
     cr_assert_eq(rc, 0, "%s", out);
 }
 
 Test(db, cli_import_reports_refused_and_unreadable_files)
 {
     char out[65536];
-    const char *p = path_in("imp.db");
-    const char *bad = path_in("bad.exp");
+    const char *p = tc_path_in("imp.db");
+    const char *bad = tc_path_in("bad.exp");
     FILE *f = fopen(bad, "w"); /* the standard algorithm of <2,2,2> less one term */
     for (int i = 1; i <= 2; i++)
         for (int j = 1; j <= 2; j++)
@@ -1192,77 +1103,77 @@ Test(db, cli_import_reports_refused_and_unreadable_files)
                 if (i + j + k != 6)
                     fprintf(f, "a%d%d*b%d%d*c%d%d\n", i, j, j, k, k, i);
     fclose(f);
-    int rc = run_cli(out, sizeof out, "db import --db %s %s", p, bad);
+    int rc = tc_run_cli("", out, sizeof out, "db import --db %s %s", p, bad);
     cr_assert_eq(rc, 1, "%s", out);
     cr_assert(strstr(out, "refused") && strstr(out, "does not verify"), "%s", out);
-    const char *junk = path_in("junk.exp");
+    const char *junk = tc_path_in("junk.exp");
     f = fopen(junk, "w");
     fputs("(a11+*b22)\n", f);
     fclose(f);
-    rc = run_cli(out, sizeof out, "db import --db %s %s %s", p, junk,
-                 corpus("kauers-moosbauer/223-11-mod0.exp"));
+    rc = tc_run_cli("", out, sizeof out, "db import --db %s %s %s", p, junk,
+                 tc_corpus("kauers-moosbauer/223-11-mod0.exp"));
     cr_assert_eq(rc, 2, "%s", out);
     cr_assert(strstr(out, "unreadable") && strstr(out, "junk.exp:1:"), "%s", out);
     cr_assert(strstr(out, "1 stored"), "the readable file was not stored: %s", out);
-    rc = run_cli(out, sizeof out, "db import --db %s", p);
+    rc = tc_run_cli("", out, sizeof out, "db import --db %s", p);
     cr_assert_eq(rc, 2, "%s", out);
 }
 
 Test(db, cli_exit_codes_for_bad_databases)
 {
     char out[65536];
-    const char *txt = path_in("t.db");
+    const char *txt = tc_path_in("t.db");
     FILE *f = fopen(txt, "w");
     fputs("hello, I am not a database, just a text file long enough to look like one\n", f);
     fclose(f);
-    int rc = run_cli(out, sizeof out, "db list --db %s", txt);
+    int rc = tc_run_cli("", out, sizeof out, "db list --db %s", txt);
     cr_assert_eq(rc, 2, "%s", out);
     cr_assert(strstr(out, "not a flipgraph database"), "%s", out);
-    rc = run_cli(out, sizeof out, "db import --db %s %s", txt,
-                 corpus("kauers-moosbauer/223-11-mod0.exp"));
+    rc = tc_run_cli("", out, sizeof out, "db import --db %s %s", txt,
+                 tc_corpus("kauers-moosbauer/223-11-mod0.exp"));
     cr_assert_eq(rc, 2, "%s", out);
-    const char *nw = path_in("new.db");
+    const char *nw = tc_path_in("new.db");
     db_close(open_new("new.db"));
     raw_exec(nw, "PRAGMA user_version = 7");
-    rc = run_cli(out, sizeof out, "db stats --db %s", nw);
+    rc = tc_run_cli("", out, sizeof out, "db stats --db %s", nw);
     cr_assert_eq(rc, 2, "%s", out);
     cr_assert(strstr(out, "newer"), "%s", out);
-    rc = run_cli(out, sizeof out, "db list --db %s", path_in("nothing.db"));
+    rc = tc_run_cli("", out, sizeof out, "db list --db %s", tc_path_in("nothing.db"));
     cr_assert_eq(rc, 2, "%s", out);
     cr_assert(strstr(out, "db init"), "%s", out);
     /* A full "disk": the size cap of FLIPGRAPH_DB_MAX_BYTES. */
-    const char *full = path_in("full.db");
-    rc = run_cli(out, sizeof out, "db init --db %s", full);
+    const char *full = tc_path_in("full.db");
+    rc = tc_run_cli("", out, sizeof out, "db init --db %s", full);
     cr_assert_eq(rc, 0, "%s", out);
-    rc = run_cli(out, sizeof out, "db import --db %s %s", full,
-                 corpus("kauers-moosbauer/223-11-mod0.exp"));
+    rc = tc_run_cli("", out, sizeof out, "db import --db %s %s", full,
+                 tc_corpus("kauers-moosbauer/223-11-mod0.exp"));
     cr_assert_eq(rc, 0, "%s", out);
     setenv("FLIPGRAPH_DB_MAX_BYTES", "1", 1);
-    rc = run_cli(out, sizeof out, "db import --db %s %s %s", full,
-                 corpus("kauers-moosbauer/555-95-mod2.exp"),
-                 corpus("kauers-moosbauer/556-116-mod2.exp"));
+    rc = tc_run_cli("", out, sizeof out, "db import --db %s %s %s", full,
+                 tc_corpus("kauers-moosbauer/555-95-mod2.exp"),
+                 tc_corpus("kauers-moosbauer/556-116-mod2.exp"));
     unsetenv("FLIPGRAPH_DB_MAX_BYTES");
     cr_assert_eq(rc, 3, "%s", out);
     cr_assert(strstr(out, "full"), "%s", out);
-    rc = run_cli(out, sizeof out, "db check --db %s", full);
+    rc = tc_run_cli("", out, sizeof out, "db check --db %s", full);
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "2 schemes, 2 verified"), "%s", out);
     /* Usage. */
-    cr_assert_eq(run_cli(out, sizeof out, "db"), 2);
-    cr_assert_eq(run_cli(out, sizeof out, "db frobnicate"), 2);
-    cr_assert_eq(run_cli(out, sizeof out, "db best --db %s", full), 2);
-    cr_assert_eq(run_cli(out, sizeof out, "db best --dims 9x9x9 --db %s", full), 2);
-    cr_assert_eq(run_cli(out, sizeof out, "db list --ring q --db %s", full), 2);
-    cr_assert_eq(run_cli(out, sizeof out, "db show abc --db %s", full), 2);
-    cr_assert_eq(run_cli(out, sizeof out, "db list --to exp --db %s", full), 2);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "db"), 2);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "db frobnicate"), 2);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "db best --db %s", full), 2);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "db best --dims 9x9x9 --db %s", full), 2);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "db list --ring q --db %s", full), 2);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "db show abc --db %s", full), 2);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "db list --to exp --db %s", full), 2);
     static const char *subs[] = {"init", "stats", "list", "best", "show", "export",
                                  "import", "check", "runs", "merge"};
     for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
-        rc = run_cli(out, sizeof out, "db %s --help", subs[i]);
+        rc = tc_run_cli("", out, sizeof out, "db %s --help", subs[i]);
         cr_assert_eq(rc, 0, "db %s --help: %s", subs[i], out);
         cr_assert(strstr(out, "usage: flipgraph db"), "db %s --help: %s", subs[i], out);
     }
-    cr_assert_eq(run_cli(out, sizeof out, "db --help"), 0);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "db --help"), 0);
 }
 
 Test(db, cli_check_reports_a_corrupted_file)
@@ -1276,7 +1187,7 @@ Test(db, cli_check_reports_a_corrupted_file)
         scheme_free(s);
     }
     db_close(d);
-    const char *p = path_in("c.db");
+    const char *p = tc_path_in("c.db");
     struct stat sb;
     stat(p, &sb);
     int fd = open(p, O_WRONLY);
@@ -1286,9 +1197,9 @@ Test(db, cli_check_reports_a_corrupted_file)
                  (ssize_t)sizeof junk);
     close(fd);
     char out[65536];
-    int rc = run_cli(out, sizeof out, "db check --db %s", p);
+    int rc = tc_run_cli("", out, sizeof out, "db check --db %s", p);
     cr_assert(rc == 1 || rc == 2, "exit %d: %s", rc, out);
     cr_assert(strstr(out, "problem") || strstr(out, "corrupt"), "%s", out);
-    rc = run_cli(out, sizeof out, "db list --db %s", p);
+    rc = tc_run_cli("", out, sizeof out, "db list --db %s", p);
     cr_assert(rc == 0 || rc == 2, "exit %d (a crash is 128+): %s", rc, out);
 }

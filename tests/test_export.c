@@ -24,36 +24,13 @@
 #include "export/export.h"
 #include "schemes/scheme.h"
 #include "verify/verify.h"
+#include "test_common.h"
 
 /* ===================================================================== */
 /* helpers                                                                */
 /* ===================================================================== */
 
-static bool sanitized(void)
-{
-    const char *s = getenv("FLIPGRAPH_SANITIZED");
-    return s && *s && strcmp(s, "0");
-}
-
-static uint64_t fresh_seed(void)
-{
-    const char *env = getenv("FLIPGRAPH_EXPORT_SEED");
-    if (env && *env)
-        return strtoull(env, NULL, 0);
-    uint64_t seed = 0;
-    int fd = open("/dev/urandom", O_RDONLY);
-    if (fd < 0 || read(fd, &seed, sizeof seed) != (ssize_t)sizeof seed)
-        seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-    if (fd >= 0)
-        close(fd);
-    return seed;
-}
-
-static const char *corpus_dir(void)
-{
-    const char *c = getenv("FLIPGRAPH_CORPUS");
-    return c && *c ? c : "/work/shared/corpus";
-}
+static uint64_t fresh_seed(void) { return tc_seed("FLIPGRAPH_EXPORT_SEED"); }
 
 /* Every scheme file of the corpus, sorted (caller frees). */
 static int corpus_files(char ***out)
@@ -63,7 +40,7 @@ static int corpus_files(char ***out)
     int n = 0;
     for (size_t d = 0; d < 3; d++) {
         char dir[1024];
-        snprintf(dir, sizeof dir, "%s/%s", corpus_dir(), sub[d]);
+        snprintf(dir, sizeof dir, "%s/%s", tc_corpus_dir(), sub[d]);
         DIR *dh = opendir(dir);
         cr_assert_not_null(dh, "corpus folder %s: %s (set FLIPGRAPH_CORPUS)", dir, strerror(errno));
         struct dirent *de;
@@ -95,15 +72,6 @@ static void free_files(char **files, int n)
     for (int i = 0; i < n; i++)
         free(files[i]);
     free(files);
-}
-
-static scheme *read_or_die(const char *path)
-{
-    scheme_diag d;
-    memset(&d, 0, sizeof d);
-    scheme *s = scheme_read_file(path, NULL, &d);
-    cr_assert_not_null(s, "%s:%d:%d: %s", path, d.line, d.col, d.msg);
-    return s;
 }
 
 /* A writer's output in memory (caller frees). */
@@ -322,7 +290,7 @@ Test(export, corpus_round_trip_exp_txt_m_native)
     char **files;
     int n = corpus_files(&files);
     for (int i = 0; i < n; i++) {
-        scheme *s = read_or_die(files[i]);
+        scheme *s = tc_read_or_die(files[i]);
         check_round_trip(s, files[i]);
         if (s->ring == SCHEME_RING_Z) { /* and its reduction mod 2 */
             scheme *f2 = scheme_to_f2(s);
@@ -339,7 +307,7 @@ Test(export, random_flipped_schemes_round_trip)
     uint64_t seed = fresh_seed();
     scheme_rng g;
     scheme_rng_seed(&g, seed);
-    int count = sanitized() ? 12 : 60;
+    int count = tc_sanitized() ? 12 : 60;
     for (int t = 0; t < count; t++) {
         scheme_ring ring = t % 2 ? SCHEME_RING_Z : SCHEME_RING_F2;
         scheme *s = random_scheme(&g, ring, 5, 300);
@@ -588,7 +556,7 @@ Test(export, json_parses_back_to_the_scheme)
     char **files;
     int n = corpus_files(&files);
     for (int i = 0; i < n; i += 3) {
-        scheme *s = read_or_die(files[i]);
+        scheme *s = tc_read_or_die(files[i]);
         check_json(s, NULL, files[i]);
         scheme_free(s);
     }
@@ -694,9 +662,9 @@ Test(export, bb_files_satisfy_their_verifier)
     char **files;
     int n = corpus_files(&files);
     for (int i = 0; i < n; i++) {
-        if (sanitized() && i % 3)
+        if (tc_sanitized() && i % 3)
             continue;
-        scheme *s = read_or_die(files[i]);
+        scheme *s = tc_read_or_die(files[i]);
         check_bb(s, files[i]);
         scheme_free(s);
     }
@@ -812,13 +780,13 @@ Test(export, tex_and_md_tables_hold_every_term)
     check_table(s, EXPORT_TEX);
     scheme_free(s);
     char path[1024];
-    snprintf(path, sizeof path, "%s/kauers-moosbauer/334-29-mod0.exp", corpus_dir());
-    s = read_or_die(path);
+    snprintf(path, sizeof path, "%s/kauers-moosbauer/334-29-mod0.exp", tc_corpus_dir());
+    s = tc_read_or_die(path);
     check_table(s, EXPORT_MD);
     check_table(s, EXPORT_TEX);
     scheme_free(s);
-    snprintf(path, sizeof path, "%s/kauers-moosbauer/444-47-mod2.exp", corpus_dir());
-    s = read_or_die(path);
+    snprintf(path, sizeof path, "%s/kauers-moosbauer/444-47-mod2.exp", tc_corpus_dir());
+    s = tc_read_or_die(path);
     check_table(s, EXPORT_MD);
     check_table(s, EXPORT_TEX);
     scheme_free(s);
@@ -1091,22 +1059,7 @@ static const char *harness_prelude =
     "static void mul_d(const double *x, const double *y, double *z, void *ctx)\n"
     "{\n    ++*(long *)ctx;\n    plain_d(x, y, z);\n}\n\n";
 
-static int run_cmd(const char *cmd)
-{
-    int rc = system(cmd);
-    if (rc == -1)
-        return -1;
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + (WIFSIGNALED(rc) ? WTERMSIG(rc) : 0);
-}
-
-static char *slurp_or_die(const char *path)
-{
-    size_t len;
-    char err[256];
-    char *t = scheme_slurp(path, 64u << 20, &len, err, sizeof err);
-    cr_assert_not_null(t, "%s", err);
-    return t;
-}
+static char *slurp_or_die(const char *path) { return tc_slurp(path, 64u << 20, NULL); }
 
 /* Writes each scheme as C, checks its counts, compiles all of them with one
  * harness, and runs it on random inputs. */
@@ -1145,14 +1098,14 @@ static void compile_and_run(scheme **list, const char **labels, int count, uint6
     snprintf(cmd, sizeof cmd,
              "cd '%s' && %s -std=c11 -O0 -Wall -Wextra -Wpedantic -Werror -o harness harness.c > cc.log 2>&1",
              dir, cc && *cc ? cc : "cc");
-    int rc = run_cmd(cmd);
+    int rc = tc_system(cmd);
     if (rc) {
         snprintf(path, sizeof path, "%s/cc.log", dir);
         char *log = slurp_or_die(path);
         cr_assert_fail("the generated C does not compile (kept in %s):\n%.3000s", dir, log);
     }
     snprintf(cmd, sizeof cmd, "cd '%s' && ./harness %" PRIu64 " > run.log 2>&1", dir, seed);
-    rc = run_cmd(cmd);
+    rc = tc_system(cmd);
     snprintf(path, sizeof path, "%s/run.log", dir);
     char *log = slurp_or_die(path);
     if (rc) {
@@ -1169,7 +1122,7 @@ static void compile_and_run(scheme **list, const char **labels, int count, uint6
     cr_assert_eq(count_str(log, log + strlen(log), " ok\n"), count, "%s", log);
     free(log);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    run_cmd(cmd);
+    tc_system(cmd);
 }
 
 static void c_corpus(scheme_ring ring)
@@ -1180,9 +1133,9 @@ static void c_corpus(scheme_ring ring)
     const char **labels = calloc((size_t)n * 2, sizeof *labels);
     int count = 0;
     for (int i = 0; i < n; i++) {
-        if (sanitized() && i % 4)
+        if (tc_sanitized() && i % 4)
             continue;
-        scheme *s = read_or_die(files[i]);
+        scheme *s = tc_read_or_die(files[i]);
         if (ring == SCHEME_RING_F2) {
             /* every file over GF(2): the mod2 files, and the integer ones reduced */
             scheme *f2 = s->ring == SCHEME_RING_F2 ? scheme_clone(s) : scheme_to_f2(s);
@@ -1241,24 +1194,11 @@ Test(export, c_code_for_strassen_and_random_flipped_schemes, .timeout = 600)
 /* the command line                                                       */
 /* ===================================================================== */
 
-static const char *bin(void)
-{
-    const char *b = getenv("FLIPGRAPH_BIN");
-    cr_assert(b && *b, "FLIPGRAPH_BIN is not set");
-    return b;
-}
-
 static int flipgraph(const char *args)
 {
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' %s > /dev/null 2>&1", bin(), args);
-    return run_cmd(cmd);
-}
-
-static bool file_exists(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) == 0;
+    snprintf(cmd, sizeof cmd, "'%s' %s > /dev/null 2>&1", tc_bin(), args);
+    return tc_system(cmd);
 }
 
 Test(export, cli_formats_exit_codes_and_the_store, .timeout = 300)
@@ -1266,7 +1206,7 @@ Test(export, cli_formats_exit_codes_and_the_store, .timeout = 300)
     char dir[] = "/tmp/fg_export_cli_XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     char args[4096], out[2048], src[1024];
-    snprintf(src, sizeof src, "%s/kauers-moosbauer/223-11-mod0.exp", corpus_dir());
+    snprintf(src, sizeof src, "%s/kauers-moosbauer/223-11-mod0.exp", tc_corpus_dir());
 
     cr_assert_eq(flipgraph("export --help"), 0);
     /* every format, to a file; --to=FORMAT and --to FORMAT */
@@ -1279,7 +1219,7 @@ Test(export, cli_formats_exit_codes_and_the_store, .timeout = 300)
         cr_assert(stat(out, &sb) == 0 && sb.st_size > 0, "%s: no output", args);
     }
     /* what the file holds is what the library writes */
-    scheme *s = read_or_die(src);
+    scheme *s = tc_read_or_die(src);
     snprintf(out, sizeof out, "%s/out.json", dir);
     char *got = slurp_or_die(out);
     char *want = write_mem(s, EXPORT_JSON, NULL, NULL);
@@ -1323,12 +1263,12 @@ Test(export, cli_formats_exit_codes_and_the_store, .timeout = 300)
     snprintf(out, sizeof out, "%s/refused.c", dir);
     snprintf(args, sizeof args, "export '%s' --to c -o '%s'", bad, out);
     cr_assert_eq(flipgraph(args), 1);
-    cr_assert_not(file_exists(out), "a refused export left %s", out);
+    cr_assert_not(tc_exists(out), "a refused export left %s", out);
     scheme_free(broken);
 
     /* bb of a GF(2)-only scheme: their generators compute over the reals: 1 */
     char f2only[1024];
-    snprintf(f2only, sizeof f2only, "%s/kauers-moosbauer/444-47-mod2.exp", corpus_dir());
+    snprintf(f2only, sizeof f2only, "%s/kauers-moosbauer/444-47-mod2.exp", tc_corpus_dir());
     snprintf(args, sizeof args, "export '%s' --to bb", f2only);
     cr_assert_eq(flipgraph(args), 1);
     /* bb into a folder: their file name */
@@ -1340,7 +1280,7 @@ Test(export, cli_formats_exit_codes_and_the_store, .timeout = 300)
     char name[256];
     export_bb_filename(s, NULL, name, sizeof name);
     snprintf(out, sizeof out, "%s/%s", bbdir, name);
-    cr_assert(file_exists(out), "no %s", out);
+    cr_assert(tc_exists(out), "no %s", out);
 
     /* an ID from the store: provenance in the JSON */
     char dbpath[1024];
@@ -1373,5 +1313,5 @@ Test(export, cli_formats_exit_codes_and_the_store, .timeout = 300)
 
     scheme_free(s);
     snprintf(args, sizeof args, "rm -rf '%s'", dir);
-    run_cmd(args);
+    tc_system(args);
 }

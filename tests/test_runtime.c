@@ -18,27 +18,9 @@
 #include "runtime/runtime.h"
 #include "schemes/scheme.h"
 #include "verify/verify.h"
+#include "test_common.h"
 
-static uint64_t test_seed(void)
-{
-    const char *e = getenv("FLIPGRAPH_TEST_SEED");
-    if (e && *e)
-        return strtoull(e, NULL, 0);
-    uint64_t s = 0;
-    int fd = open("/dev/urandom", O_RDONLY);
-    if (fd >= 0) {
-        if (read(fd, &s, sizeof s) != (ssize_t)sizeof s)
-            s = 0;
-        close(fd);
-    }
-    return s ? s : (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull;
-}
-
-static bool sanitized(void)
-{
-    const char *e = getenv("FLIPGRAPH_SANITIZED");
-    return e && *e && strcmp(e, "0") != 0;
-}
+static uint64_t test_seed(void) { return tc_seed("FLIPGRAPH_TEST_SEED"); }
 
 static rt_matrix *random_matrix(scheme_rng *rng, uint64_t rows, uint64_t cols, double density)
 {
@@ -57,17 +39,11 @@ static bool equal(const rt_matrix *x, const rt_matrix *y)
 
 /* ---- schemes for the chains ---- */
 
-static const char *corpus_dir(void)
-{
-    const char *c = getenv("FLIPGRAPH_CORPUS");
-    return c && *c ? c : "../shared/corpus";
-}
-
 /* A corpus file (NULL when the corpus or the readers are missing: the caller skips). */
 static scheme *corpus_scheme(const char *name)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/kauers-moosbauer/%s", corpus_dir(), name);
+    snprintf(path, sizeof path, "%s/kauers-moosbauer/%s", tc_corpus_dir(), name);
     scheme_diag d;
     memset(&d, 0, sizeof d);
     scheme *s = scheme_read_file(path, NULL, &d);
@@ -456,7 +432,7 @@ static void random_chains(bool boolean, int rounds)
         }
         if (R > 3000) /* keep the expanded size small for a test */
             levels = 1;
-        uint64_t maxdim = sanitized() ? 200 : boolean && levels ? 400 : 700;
+        uint64_t maxdim = tc_sanitized() ? 200 : boolean && levels ? 400 : 700;
         check_product(&rng, seed, chain, names, levels, boolean, maxdim);
     }
     pool_free(&pool);
@@ -464,12 +440,12 @@ static void random_chains(bool boolean, int rounds)
 
 Test(runtime, gf2_products_with_random_chains)
 {
-    random_chains(false, sanitized() ? 8 : 40);
+    random_chains(false, tc_sanitized() ? 8 : 40);
 }
 
 Test(runtime, boolean_products_with_z_chains)
 {
-    random_chains(true, sanitized() ? 6 : 25);
+    random_chains(true, tc_sanitized() ? 6 : 25);
 }
 
 Test(runtime, mixed_chain_444_then_222)
@@ -486,7 +462,7 @@ Test(runtime, mixed_chain_444_then_222)
     const scheme *chain[3] = {s444, s444, sq};
     const char *names[3] = {"444-47", "444-47", "strassen"};
     for (int it = 0; it < 2; it++)
-        check_product(&rng, seed, chain, names, sanitized() ? 2 : 3, false, sanitized() ? 300 : 900);
+        check_product(&rng, seed, chain, names, tc_sanitized() ? 2 : 3, false, tc_sanitized() ? 300 : 900);
     scheme_free(s444);
     scheme_free(sq);
 }
@@ -509,16 +485,11 @@ Test(runtime, refuses_wrong_sizes_and_memory)
 
 /* ---- the binary, end to end ---- */
 
-static int run(const char *cmd)
-{
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
+/* $FLIPGRAPH_BIN, else the binary beside this test's when run by hand in the build folder. */
 static const char *bin(void)
 {
-    const char *b = getenv("FLIPGRAPH_BIN");
-    return b && *b ? b : "./flipgraph";
+    const char *b = tc_bin_or_null();
+    return b ? b : "./flipgraph";
 }
 
 Test(runtime, end_to_end_binary)
@@ -533,74 +504,74 @@ Test(runtime, end_to_end_binary)
     snprintf(cmd, sizeof cmd, "%s matrix random --rows %u --cols %u --seed %" PRIu64 " -o %s/a.fgm && "
              "%s matrix random --rows=%u --cols=%u --density 0.3 --seed=%" PRIu64 " -o %s/b.fgm",
              b, rows, inner, seed, dir, b, inner, cols, seed + 1, dir);
-    cr_assert_eq(run(cmd), 0, "%s", cmd);
+    cr_assert_eq(tc_system(cmd), 0, "%s", cmd);
     snprintf(cmd, sizeof cmd, "%s matrix mul --naive %s/a.fgm %s/b.fgm -o %s/naive.fgm", b, dir, dir, dir);
-    cr_assert_eq(run(cmd), 0, "%s", cmd);
+    cr_assert_eq(tc_system(cmd), 0, "%s", cmd);
     snprintf(cmd, sizeof cmd, "%s multiply -q --scheme strassen,std:2x1x3 --a %s/a.fgm --b %s/b.fgm -o %s/c.fgm --threads 2",
              b, dir, dir, dir);
-    cr_assert_eq(run(cmd), 0, "%s", cmd);
+    cr_assert_eq(tc_system(cmd), 0, "%s", cmd);
     snprintf(cmd, sizeof cmd, "%s matrix cmp %s/c.fgm %s/naive.fgm >/dev/null", b, dir, dir);
-    cr_assert_eq(run(cmd), 0, "seed %" PRIu64 ": %s", seed, cmd);
+    cr_assert_eq(tc_system(cmd), 0, "seed %" PRIu64 ": %s", seed, cmd);
     /* Boolean: cubic, and with Strassen (valid over Z), against the naive OR product, on
      * sparse inputs (dense ones make an all-ones product). */
     snprintf(cmd, sizeof cmd, "%s matrix random --rows %u --cols %u --density 0.05 --seed %" PRIu64 " -o %s/as.fgm && "
              "%s matrix random --rows %u --cols %u --density 0.05 --seed %" PRIu64 " -o %s/bs.txt --format text",
              b, rows, inner, seed + 3, dir, b, inner, cols, seed + 4, dir);
-    cr_assert_eq(run(cmd), 0, "%s", cmd);
+    cr_assert_eq(tc_system(cmd), 0, "%s", cmd);
     snprintf(cmd, sizeof cmd, "%s matrix mul --naive --boolean %s/as.fgm %s/bs.txt -o %s/bn.txt --format text && "
              "%s multiply -q --boolean --scheme strassen --levels 2 --a %s/as.fgm --b %s/bs.txt -o %s/bc.fgm && "
              "%s multiply -q --boolean --a %s/as.fgm --b %s/bs.txt -o %s/bq.fgm && "
              "%s matrix cmp %s/bc.fgm %s/bn.txt >/dev/null && %s matrix cmp %s/bq.fgm %s/bn.txt >/dev/null",
              b, dir, dir, dir, b, dir, dir, dir, b, dir, dir, dir, b, dir, dir, b, dir, dir);
-    cr_assert_eq(run(cmd), 0, "seed %" PRIu64 ": %s", seed, cmd);
+    cr_assert_eq(tc_system(cmd), 0, "seed %" PRIu64 ": %s", seed, cmd);
     /* Different matrices: exit 1, saying where; different sizes: exit 1. */
     snprintf(cmd, sizeof cmd, "%s matrix random --rows %u --cols %u --seed %" PRIu64 " -o %s/a2.fgm && "
              "%s matrix cmp %s/a.fgm %s/a2.fgm >%s/cmp.txt", b, rows, inner, seed + 2, dir, b, dir, dir, dir);
-    cr_assert_eq(run(cmd), 1, "%s", cmd);
+    cr_assert_eq(tc_system(cmd), 1, "%s", cmd);
     snprintf(cmd, sizeof cmd, "grep -q 'first at row' %s/cmp.txt", dir);
-    cr_assert_eq(run(cmd), 0, "matrix cmp does not say where");
+    cr_assert_eq(tc_system(cmd), 0, "matrix cmp does not say where");
     if (rows != inner || inner != cols) {
         snprintf(cmd, sizeof cmd, "%s matrix cmp %s/a.fgm %s/b.fgm >/dev/null 2>&1", b, dir, dir);
-        cr_assert_eq(run(cmd), 1, "%s", cmd);
+        cr_assert_eq(tc_system(cmd), 1, "%s", cmd);
     }
     /* A GF(2)-only scheme cannot do the Boolean product: exit 2 with a message. */
     snprintf(cmd, sizeof cmd, "%s multiply --boolean --scheme %s/kauers-moosbauer/444-47-mod2.exp "
-             "--a %s/a.fgm --b %s/b.fgm -o %s/w.fgm 2>%s/err.txt", b, corpus_dir(), dir, dir, dir, dir);
-    cr_assert_eq(run(cmd), 2, "%s", cmd);
+             "--a %s/a.fgm --b %s/b.fgm -o %s/w.fgm 2>%s/err.txt", b, tc_corpus_dir(), dir, dir, dir, dir);
+    cr_assert_eq(tc_system(cmd), 2, "%s", cmd);
     snprintf(cmd, sizeof cmd, "grep -q 'valid over GF(2) only' %s/err.txt", dir);
-    cr_assert_eq(run(cmd), 0, "the refusal does not say why");
+    cr_assert_eq(tc_system(cmd), 0, "the refusal does not say why");
     /* Bad usage: exit 2, and no output file left behind. */
     snprintf(cmd, sizeof cmd, "%s multiply -q --scheme strassen --a %s/a.fgm --b %s/a.fgm -o %s/x.fgm 2>/dev/null",
              b, dir, dir, dir);
-    cr_assert_eq(run(cmd), rows == inner ? 0 : 2, "%s", cmd);
+    cr_assert_eq(tc_system(cmd), rows == inner ? 0 : 2, "%s", cmd);
     snprintf(cmd, sizeof cmd, "%s multiply -q --boolean --scheme strassen --a %s/a.fgm --b %s/b.fgm -o %s/y.fgm 2>/dev/null",
              b, dir, dir, dir);
-    cr_assert_eq(run(cmd), 0, "%s", cmd);
+    cr_assert_eq(tc_system(cmd), 0, "%s", cmd);
     snprintf(cmd, sizeof cmd, "%s multiply --scheme %s/nope.exp --a %s/a.fgm --b %s/b.fgm -o %s/z.fgm 2>/dev/null",
              b, dir, dir, dir, dir);
-    cr_assert_eq(run(cmd), 2, "%s", cmd);
+    cr_assert_eq(tc_system(cmd), 2, "%s", cmd);
     char path[512];
     snprintf(path, sizeof path, "%s/z.fgm", dir);
     cr_assert_neq(access(path, F_OK), 0, "a failed multiply left %s", path);
     snprintf(cmd, sizeof cmd, "%s multiply --backend gpu --scheme strassen --a %s/a.fgm --b %s/b.fgm -o %s/g.fgm 2>/dev/null",
              b, dir, dir, dir);
-    int grc = run(cmd);
+    int grc = tc_system(cmd);
     cr_assert(grc == 0 || grc == 2, "--backend gpu: exit %d", grc);
     /* A scheme by database id (db/ stores it; the Z file's reduction mod 2 is id 2). */
     snprintf(cmd, sizeof cmd, "%s db --db %s/s.db init >/dev/null 2>&1 && "
              "%s db --db %s/s.db import %s/kauers-moosbauer/223-11-mod0.exp >/dev/null 2>&1",
-             b, dir, b, dir, corpus_dir());
-    if (run(cmd) == 0) {
+             b, dir, b, dir, tc_corpus_dir());
+    if (tc_system(cmd) == 0) {
         snprintf(cmd, sizeof cmd, "%s multiply -q --db %s/s.db --scheme 1,db:2,strassen --a %s/a.fgm "
                  "--b %s/b.fgm -o %s/d.fgm && %s matrix cmp %s/d.fgm %s/naive.fgm >/dev/null",
                  b, dir, dir, dir, dir, b, dir, dir);
-        cr_assert_eq(run(cmd), 0, "seed %" PRIu64 ": %s", seed, cmd);
+        cr_assert_eq(tc_system(cmd), 0, "seed %" PRIu64 ": %s", seed, cmd);
         snprintf(cmd, sizeof cmd, "%s multiply -q --db %s/s.db --scheme 99 --a %s/a.fgm --b %s/b.fgm "
                  "-o %s/e.fgm 2>/dev/null", b, dir, dir, dir, dir);
-        cr_assert_eq(run(cmd), 2, "%s", cmd);
+        cr_assert_eq(tc_system(cmd), 2, "%s", cmd);
     } else {
         cr_log_warn("flipgraph db init/import failed: the database ids are not tested");
     }
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    run(cmd);
+    tc_system(cmd);
 }

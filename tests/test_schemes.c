@@ -19,46 +19,11 @@
 #include <unistd.h>
 
 #include "schemes/scheme.h"
+#include "test_common.h"
 
 /* ---------------------------------------------------------------- helpers */
 
-static uint64_t test_seed(void)
-{
-    const char *env = getenv("FLIPGRAPH_SEED");
-    if (env && *env)
-        return strtoull(env, NULL, 0);
-    uint64_t s = 0;
-    FILE *f = fopen("/dev/urandom", "rb");
-    if (!f || fread(&s, sizeof s, 1, f) != 1)
-        s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-    if (f)
-        fclose(f);
-    return s;
-}
-
-static bool sanitized(void)
-{
-    const char *e = getenv("FLIPGRAPH_SANITIZED");
-    return e && *e && strcmp(e, "0") != 0;
-}
-
-static const char *corpus_dir(void)
-{
-    static char buf[4096];
-    const char *c = getenv("FLIPGRAPH_CORPUS");
-    if (c && *c)
-        return c;
-    const char *src = getenv("FLIPGRAPH_SOURCE");
-    snprintf(buf, sizeof buf, "%s/../shared/corpus", src && *src ? src : ".");
-    return buf;
-}
-
-static char *corpus_path(const char *rel)
-{
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/%s", corpus_dir(), rel);
-    return buf;
-}
+static uint64_t test_seed(void) { return tc_seed("FLIPGRAPH_SEED"); }
 
 static scheme *read_text(const char *text, const scheme_format *dims, scheme_diag *d)
 {
@@ -214,7 +179,7 @@ Test(schemes, hash_independent_of_term_order)
                                   "moosbauer-poole/555l.txt", "arai/455_73.m"};
     for (size_t fi = 0; fi < sizeof files / sizeof *files; fi++) {
         scheme_diag d;
-        scheme *s = scheme_read_file(corpus_path(files[fi]), NULL, &d);
+        scheme *s = scheme_read_file(tc_corpus(files[fi]), NULL, &d);
         cr_assert_not_null(s, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
         scheme *c0 = scheme_clone(s);
         uint64_t h0 = scheme_hash(c0);
@@ -342,26 +307,20 @@ static const corpus_file CORPUS[] = {
 };
 #define NCORPUS (sizeof CORPUS / sizeof *CORPUS)
 
-static char *slurp_or_die(const char *path, size_t *len)
-{
-    char err[512];
-    char *buf = scheme_slurp(path, SCHEME_MAX_FILE_BYTES, len, err, sizeof err);
-    cr_assert_not_null(buf, "%s", err);
-    return buf;
-}
+static char *slurp_or_die(const char *path, size_t *len) { return tc_slurp(path, SCHEME_MAX_FILE_BYTES, len); }
 
 Test(corpus, every_file_is_listed_and_parses)
 {
     /* Every file in every folder of the corpus, so a file added there is not silently skipped. */
-    DIR *top = opendir(corpus_dir());
-    cr_assert_not_null(top, "corpus %s: %s", corpus_dir(), strerror(errno));
+    DIR *top = opendir(tc_corpus_dir());
+    cr_assert_not_null(top, "corpus %s: %s", tc_corpus_dir(), strerror(errno));
     int seen = 0;
     struct dirent *de;
     while ((de = readdir(top))) {
         if (de->d_name[0] == '.')
             continue;
         char dir[4096];
-        snprintf(dir, sizeof dir, "%s/%s", corpus_dir(), de->d_name);
+        snprintf(dir, sizeof dir, "%s/%s", tc_corpus_dir(), de->d_name);
         struct stat st;
         if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
             continue;
@@ -379,7 +338,7 @@ Test(corpus, every_file_is_listed_and_parses)
                     cf = &CORPUS[i];
             cr_assert_not_null(cf, "corpus file %s is not in the table of tests/test_schemes.c", rel);
             scheme_diag d;
-            scheme *s = scheme_read_file(corpus_path(rel), NULL, &d);
+            scheme *s = scheme_read_file(tc_corpus(rel), NULL, &d);
             cr_assert_not_null(s, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
             scheme_free(s);
             seen++;
@@ -395,7 +354,7 @@ Test(corpus, format_ring_rank_and_kind)
     for (size_t i = 0; i < NCORPUS; i++) {
         const corpus_file *cf = &CORPUS[i];
         size_t len;
-        char *buf = slurp_or_die(corpus_path(cf->path), &len);
+        char *buf = slurp_or_die(tc_corpus(cf->path), &len);
         cr_assert_eq(scheme_detect_kind(buf, len), cf->kind, "%s: detected %s", cf->path,
                      scheme_file_kind_name(scheme_detect_kind(buf, len)));
         scheme_diag d;
@@ -422,7 +381,7 @@ Test(corpus, every_file_satisfies_the_brent_equations)
     /* An oracle for the readers: a transposed or shifted index breaks validity. */
     for (size_t i = 0; i < NCORPUS; i++) {
         scheme_diag d;
-        scheme *s = scheme_read_file(corpus_path(CORPUS[i].path), NULL, &d);
+        scheme *s = scheme_read_file(tc_corpus(CORPUS[i].path), NULL, &d);
         cr_assert_not_null(s, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
         cr_assert(brent_holds(s, false), "%s is not valid over GF(2) as read", CORPUS[i].path);
         if (s->ring == SCHEME_RING_Z)
@@ -442,9 +401,9 @@ Test(corpus, m_files_equal_their_exp_twins)
     };
     for (int i = 0; i < 2; i++) {
         scheme_diag d;
-        scheme *a = scheme_read_file(corpus_path(pairs[i][0]), NULL, &d);
+        scheme *a = scheme_read_file(tc_corpus(pairs[i][0]), NULL, &d);
         cr_assert_not_null(a, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
-        scheme *b = scheme_read_file(corpus_path(pairs[i][1]), NULL, &d);
+        scheme *b = scheme_read_file(tc_corpus(pairs[i][1]), NULL, &d);
         cr_assert_not_null(b, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
         cr_assert(scheme_equal(a, b), "%s and %s differ", pairs[i][0], pairs[i][1]);
         scheme_free(a);
@@ -458,7 +417,7 @@ Test(corpus, round_trip_through_every_writer)
                                              SCHEME_FILE_M};
     for (size_t i = 0; i < NCORPUS; i++) {
         scheme_diag d;
-        scheme *s = scheme_read_file(corpus_path(CORPUS[i].path), NULL, &d);
+        scheme *s = scheme_read_file(tc_corpus(CORPUS[i].path), NULL, &d);
         cr_assert_not_null(s, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
         for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
             size_t len;
@@ -490,7 +449,7 @@ Test(corpus, exp_writer_reproduces_published_gf2_lines)
     scheme_diag d;
     const char *rel = "kauers-moosbauer/444-47-mod2.exp";
     size_t len;
-    char *orig = slurp_or_die(corpus_path(rel), &len);
+    char *orig = slurp_or_die(tc_corpus(rel), &len);
     scheme *s = scheme_read_buffer(orig, len, rel, NULL, &d);
     cr_assert_not_null(s);
     char *txt = write_to_string(s, SCHEME_FILE_EXP, NULL);
@@ -762,7 +721,7 @@ Test(malformed, too_many_terms)
 Test(malformed, truncated_corpus_m_file)
 {
     size_t len;
-    char *buf = slurp_or_die(corpus_path("kauers-moosbauer/445-60-mod2.m"), &len);
+    char *buf = slurp_or_die(tc_corpus("kauers-moosbauer/445-60-mod2.m"), &len);
     for (size_t cut = 1; cut < len; cut += len / 37 + 1) {
         int line = 1;
         for (size_t i = 0; i < cut; i++)
@@ -802,11 +761,11 @@ Test(malformed, random_corruptions_never_crash)
     uint64_t seed = test_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
-    int rounds = sanitized() ? 100 : 600;
+    int rounds = tc_sanitized() ? 100 : 600;
     static const char alphabet[] = "()*+-{},abcd0129_ \n\t#x";
     for (size_t i = 0; i < NCORPUS; i++) {
         size_t len;
-        char *orig = slurp_or_die(corpus_path(CORPUS[i].path), &len);
+        char *orig = slurp_or_die(tc_corpus(CORPUS[i].path), &len);
         char *buf = malloc(len);
         for (int r = 0; r < rounds / (int)NCORPUS + 1; r++) {
             memcpy(buf, orig, len);
@@ -881,7 +840,7 @@ Test(write, random_schemes_round_trip_in_every_format)
     uint64_t seed = test_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
-    int rounds = sanitized() ? 60 : 300;
+    int rounds = tc_sanitized() ? 60 : 300;
     for (int round = 0; round < rounds; round++) {
         scheme_format f;
         do {
@@ -947,29 +906,10 @@ Test(write, refuses_what_no_file_can_hold)
 
 /* ------------------------------------------- through `flipgraph convert` */
 
-static const char *bin(void)
-{
-    const char *b = getenv("FLIPGRAPH_BIN");
-    return b && *b ? b : NULL;
-}
-
-/* Runs a shell command; returns its exit status, stderr in err. */
+/* Runs a shell command; returns its exit code, stderr in err. */
 static int run(const char *cmd, char *err, size_t errlen)
 {
-    char errpath[] = "/tmp/fg_test_err_XXXXXX";
-    int fd = mkstemp(errpath);
-    cr_assert_geq(fd, 0);
-    close(fd);
-    char full[20000];
-    snprintf(full, sizeof full, "%s 2>'%s'", cmd, errpath);
-    int st = system(full);
-    FILE *f = fopen(errpath, "r");
-    size_t n = f ? fread(err, 1, errlen - 1, f) : 0;
-    err[n] = 0;
-    if (f)
-        fclose(f);
-    unlink(errpath);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+    return tc_exit_code(tc_system_capture(cmd, NULL, 0, err, errlen));
 }
 
 static char *tmp_file(const char *dir, const char *name, const char *text)
@@ -987,7 +927,7 @@ static char *tmp_file(const char *dir, const char *name, const char *text)
 
 Test(convert_cli, malformed_input_exits_2_naming_the_line)
 {
-    if (!bin())
+    if (!tc_bin_or_null())
         cr_skip_test("FLIPGRAPH_BIN is not set");
     char dir[] = "/tmp/fg_test_conv_XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
@@ -1002,7 +942,7 @@ Test(convert_cli, malformed_input_exits_2_naming_the_line)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *p = tmp_file(dir, cases[i].name, cases[i].text);
         char cmd[16384], err[4096], want[4200];
-        snprintf(cmd, sizeof cmd, "'%s' convert --to exp %s '%s' -o '%s/out'", bin(), cases[i].opts, p, dir);
+        snprintf(cmd, sizeof cmd, "'%s' convert --to exp %s '%s' -o '%s/out'", tc_bin(), cases[i].opts, p, dir);
         int rc = run(cmd, err, sizeof err);
         cr_assert_eq(rc, 2, "%s: exit %d, stderr: %s", cases[i].name, rc, err);
         snprintf(want, sizeof want, "%s%s", p, cases[i].where);
@@ -1017,16 +957,16 @@ Test(convert_cli, malformed_input_exits_2_naming_the_line)
 
 Test(convert_cli, converts_there_and_back)
 {
-    if (!bin())
+    if (!tc_bin_or_null())
         cr_skip_test("FLIPGRAPH_BIN is not set");
     char dir[] = "/tmp/fg_test_conv_XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     char cmd[16384], err[4096];
-    snprintf(cmd, sizeof cmd, "'%s' convert --help >/dev/null", bin());
+    snprintf(cmd, sizeof cmd, "'%s' convert --help >/dev/null", tc_bin());
     cr_assert_eq(run(cmd, err, sizeof err), 0);
-    snprintf(cmd, sizeof cmd, "'%s' convert --to nonsense x", bin());
+    snprintf(cmd, sizeof cmd, "'%s' convert --to nonsense x", tc_bin());
     cr_assert_eq(run(cmd, err, sizeof err), 2);
-    snprintf(cmd, sizeof cmd, "'%s' convert '%s'", bin(), corpus_path("arai/455_73.m"));
+    snprintf(cmd, sizeof cmd, "'%s' convert '%s'", tc_bin(), tc_corpus("arai/455_73.m"));
     cr_assert_eq(run(cmd, err, sizeof err), 2, "--to missing");
     static const char *files[] = {"moosbauer-poole/555l.txt", "arai/455_73.m", "kauers-moosbauer/444-49-mod0.exp"};
     for (int i = 0; i < 3; i++) {
@@ -1034,10 +974,10 @@ Test(convert_cli, converts_there_and_back)
         snprintf(nat, sizeof nat, "%s/x.native", dir);
         snprintf(exp, sizeof exp, "%s/x.exp", dir);
         snprintf(cmd, sizeof cmd, "'%s' convert --to=native '%s' -o '%s' && '%s' convert --to exp '%s' --output='%s'",
-                 bin(), corpus_path(files[i]), nat, bin(), nat, exp);
+                 tc_bin(), tc_corpus(files[i]), nat, tc_bin(), nat, exp);
         cr_assert_eq(run(cmd, err, sizeof err), 0, "%s", err);
         scheme_diag d;
-        scheme *a = scheme_read_file(corpus_path(files[i]), NULL, &d);
+        scheme *a = scheme_read_file(tc_corpus(files[i]), NULL, &d);
         scheme *b = scheme_read_file(exp, NULL, &d);
         cr_assert_not_null(b, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
         cr_assert(scheme_equal(a, b), "%s", files[i]);
@@ -1049,10 +989,10 @@ Test(convert_cli, converts_there_and_back)
     /* A format with a dimension above 9 converts to native but not to .exp. */
     char *p = tmp_file(dir, "wide.native",
                        "flipgraph-scheme 1\nformat 2x32x2\nring f2\nrank 1\n(a1_12)*(b12_1)*(c1_1)\n");
-    snprintf(cmd, sizeof cmd, "'%s' convert --to exp '%s' >/dev/null", bin(), p);
+    snprintf(cmd, sizeof cmd, "'%s' convert --to exp '%s' >/dev/null", tc_bin(), p);
     cr_assert_eq(run(cmd, err, sizeof err), 2);
     cr_assert(strstr(err, "native"), "%s", err);
-    snprintf(cmd, sizeof cmd, "'%s' convert --to native '%s' >/dev/null", bin(), p);
+    snprintf(cmd, sizeof cmd, "'%s' convert --to native '%s' >/dev/null", tc_bin(), p);
     cr_assert_eq(run(cmd, err, sizeof err), 0, "%s", err);
     unlink(p);
     rmdir(dir);

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "db/db.h"
 #include "schemes/scheme.h"
 #include "search/search.h"
 #include "verify/verify.h"
@@ -954,5 +955,41 @@ Test(search_cli, sigint_stops_cleanly, .timeout = 60)
     char *out = slurp(d, "out");
     cr_assert(strstr(out, "best rank"), "no final line: %s", out);
     free(out);
+    rmtree(d);
+}
+
+Test(search_cli, stores_improvements_and_the_run_in_the_database, .timeout = 150)
+{
+    char d[64], args[512], path[128];
+    tmpdir(d, sizeof d);
+    snprintf(path, sizeof path, "%s/t.db", d);
+    snprintf(args, sizeof args, "search --dims 3x3x3 --target-rank 23 --time 120s --seed 5 -q --db '%s'", path);
+    cr_assert_eq(run(d, NULL, args), 0);
+    char err[512];
+    db_status st;
+    db *store = db_open(path, false, &st, err, sizeof err);
+    cr_assert_not_null(store, "%s", err);
+    int64_t id;
+    int rank;
+    cr_assert_eq(db_best(store, (scheme_format){3, 3, 3}, SCHEME_RING_F2, &id, &rank, err, sizeof err),
+                 DB_OK, "%s", err);
+    cr_assert_eq(rank, 23);
+    char *params = db_run_params(store, 1, &st, err, sizeof err);
+    cr_assert_not_null(params, "%s", err);
+    cr_assert(strstr(params, "dims=3x3x3") && strstr(params, "seed=5") && strstr(params, "pool-min="),
+              "%s", params);
+    free(params);
+    db_close(store);
+    /* --from-db starts from that scheme: the target is met at once */
+    snprintf(args, sizeof args, "search --dims 3x3x3 --from-db --db '%s' --target-rank 23 -q", path);
+    cr_assert_eq(run(d, NULL, args), 0);
+    char *out = slurp(d, "out");
+    cr_assert(strstr(out, "best rank 23"), "%s", out);
+    free(out);
+    /* --resume: the stored parameters, a run of its own */
+    snprintf(args, sizeof args, "search --resume 1 --db '%s' --max-flips 1000", path);
+    cr_assert_eq(run(d, NULL, args), 0);
+    snprintf(args, sizeof args, "search --resume 99 --db '%s'", path);
+    cr_assert_eq(run(d, NULL, args), 2);
     rmtree(d);
 }

@@ -17,44 +17,16 @@
 #include "db/db.h"
 #include "schemes/scheme.h"
 #include "verify/verify.h"
+#include "test_common.h"
 
 /* ---------------------------------------------------------------- helpers */
 
-static uint64_t test_seed(void)
-{
-    const char *env = getenv("FLIPGRAPH_SEED");
-    if (env && *env)
-        return strtoull(env, NULL, 0);
-    uint64_t s = 0;
-    FILE *f = fopen("/dev/urandom", "rb");
-    if (!f || fread(&s, sizeof s, 1, f) != 1)
-        s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-    if (f)
-        fclose(f);
-    return s;
-}
-
-static bool sanitized(void)
-{
-    const char *e = getenv("FLIPGRAPH_SANITIZED");
-    return e && *e && strcmp(e, "0") != 0;
-}
+static uint64_t test_seed(void) { return tc_seed("FLIPGRAPH_SEED"); }
 
 /* n, or a tenth of it (at least 1) under the sanitizers. */
 static int scaled(int n)
 {
-    return sanitized() ? (n / 10 > 0 ? n / 10 : 1) : n;
-}
-
-static const char *corpus_dir(void)
-{
-    static char buf[4096];
-    const char *c = getenv("FLIPGRAPH_CORPUS");
-    if (c && *c)
-        return c;
-    const char *src = getenv("FLIPGRAPH_SOURCE");
-    snprintf(buf, sizeof buf, "%s/../shared/corpus", src && *src ? src : ".");
-    return buf;
+    return tc_sanitized() ? (n / 10 > 0 ? n / 10 : 1) : n;
 }
 
 #define MAX_FILES 128
@@ -77,7 +49,7 @@ static void corpus_files(corpus_list *out)
     out->n = 0;
     for (size_t f = 0; f < sizeof folders / sizeof *folders; f++) {
         char dir[600];
-        snprintf(dir, sizeof dir, "%s/%s", corpus_dir(), folders[f]);
+        snprintf(dir, sizeof dir, "%s/%s", tc_corpus_dir(), folders[f]);
         DIR *d = opendir(dir);
         cr_assert_not_null(d, "cannot open corpus folder %s (FLIPGRAPH_CORPUS)", dir);
         struct dirent *e;
@@ -90,29 +62,13 @@ static void corpus_files(corpus_list *out)
         }
         closedir(d);
     }
-    cr_assert_geq(out->n, 35, "expected the whole corpus, found %d files in %s", out->n, corpus_dir());
+    cr_assert_geq(out->n, 35, "expected the whole corpus, found %d files in %s", out->n, tc_corpus_dir());
 }
 
 /* Integer files per the corpus README: the mod0 files and 555l.txt. */
 static bool integer_file(const char *name)
 {
     return strstr(name, "mod0") || !strcmp(name, "555l.txt");
-}
-
-static scheme *read_or_die(const char *path)
-{
-    scheme_diag d;
-    memset(&d, 0, sizeof d);
-    scheme *s = scheme_read_file(path, NULL, &d);
-    cr_assert_not_null(s, "%s:%d:%d: %s", path, d.line, d.col, d.msg);
-    return s;
-}
-
-static scheme *read_corpus(const char *rel)
-{
-    char p[1024];
-    snprintf(p, sizeof p, "%s/%s", corpus_dir(), rel);
-    return read_or_die(p);
 }
 
 /* Recomputes the GF(2) words of an integer scheme from its coefficients. */
@@ -509,7 +465,7 @@ Test(verify, every_corpus_file_verifies_over_gf2)
     corpus_list *L = malloc(sizeof *L);
     corpus_files(L);
     for (int i = 0; i < L->n; i++) {
-        scheme *s = read_or_die(L->path[i]);
+        scheme *s = tc_read_or_die(L->path[i]);
         verify_result r;
         cr_assert(verify_f2(s, &r), "%s: %s", L->name[i], r.msg);
         cr_assert(verify_f2_reference(s, &r), "%s (reference): %s", L->name[i], r.msg);
@@ -524,7 +480,7 @@ Test(verify, every_integer_corpus_file_verifies_over_z)
     corpus_files(L);
     int integer = 0;
     for (int i = 0; i < L->n; i++) {
-        scheme *s = read_or_die(L->path[i]);
+        scheme *s = tc_read_or_die(L->path[i]);
         verify_result r;
         if (integer_file(L->name[i])) {
             cr_assert_eq(s->ring, SCHEME_RING_Z, "%s reads as a GF(2) scheme", L->name[i]);
@@ -552,7 +508,7 @@ Test(verify, corrupted_corpus_schemes_are_refused)
     corpus_files(L);
     int per_file = scaled(6), checked = 0;
     for (int i = 0; i < L->n; i++) {
-        scheme *s = read_or_die(L->path[i]);
+        scheme *s = tc_read_or_die(L->path[i]);
         for (int k = 0; k < per_file; k++) {
             verify_result r;
             int t = (int)scheme_rng_below(&rng, (uint32_t)s->rank);
@@ -611,7 +567,7 @@ Test(verify, z_catches_errors_invisible_mod_2)
     for (int i = 0; i < L->n; i++) {
         if (!integer_file(L->name[i]))
             continue;
-        scheme *s = read_or_die(L->path[i]);
+        scheme *s = tc_read_or_die(L->path[i]);
         for (int k = 0; k < scaled(8); k++) {
             scheme *z = scheme_clone(s);
             int t = (int)scheme_rng_below(&rng, (uint32_t)s->rank);
@@ -680,7 +636,7 @@ Test(verify, changes_of_basis_keep_corpus_schemes_valid)
     corpus_files(L);
     int zdone = 0;
     for (int i = 0; i < L->n; i++) {
-        scheme *s = read_or_die(L->path[i]);
+        scheme *s = tc_read_or_die(L->path[i]);
         for (int k = 0; k < scaled(3); k++) {
             scheme *t = sandwich_f2(s, &rng);
             verify_result r;
@@ -714,7 +670,7 @@ Test(verify, a_wrong_change_of_basis_is_caught)
     uint64_t seed = test_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
-    scheme *s = read_corpus("kauers-moosbauer/344-38-mod0.exp");
+    scheme *s = tc_read_corpus("kauers-moosbauer/344-38-mod0.exp");
     int caught = 0;
     for (int k = 0; k < 10; k++) {
         scheme *t = sandwich_f2(s, &rng);
@@ -863,7 +819,7 @@ Test(verify, lift_reductions_of_integer_corpus_schemes)
     for (int i = 0; i < L->n; i++) {
         if (!integer_file(L->name[i]))
             continue;
-        scheme *s = read_or_die(L->path[i]);
+        scheme *s = tc_read_or_die(L->path[i]);
         scheme *f2 = scheme_to_f2(s);
         verify_lift_result lr;
         scheme *z = verify_lift(f2, &lr);
@@ -937,7 +893,7 @@ Test(verify, lift_a_walked_333_rank_23)
 
 Test(verify, lift_refuses_the_gf2_only_444_47)
 {
-    scheme *s = read_corpus("kauers-moosbauer/444-47-mod2.exp");
+    scheme *s = tc_read_corpus("kauers-moosbauer/444-47-mod2.exp");
     verify_lift_result lr;
     scheme *z = verify_lift(s, &lr);
     cr_assert_null(z);
@@ -959,7 +915,7 @@ Test(verify, lift_refuses_invalid_input)
 
 Test(verify, lift_of_an_integer_scheme_lifts_its_reduction)
 {
-    scheme *s = read_corpus("kauers-moosbauer/444-49-mod0.exp");
+    scheme *s = tc_read_corpus("kauers-moosbauer/444-49-mod0.exp");
     verify_lift_result lr;
     scheme *z = verify_lift(s, &lr);
     scheme *f2 = scheme_to_f2(s);
@@ -971,35 +927,10 @@ Test(verify, lift_of_an_integer_scheme_lifts_its_reduction)
 
 /* ---------------------------------------------------------------- the command */
 
-static const char *bin(void)
-{
-    const char *b = getenv("FLIPGRAPH_BIN");
-    cr_assert(b && *b, "FLIPGRAPH_BIN is not set");
-    return b;
-}
-
 /* Runs a shell command; returns its exit status and its stdout/stderr. */
 static int run(const char *cmd, char *out, size_t outlen, char *err, size_t errlen)
 {
-    char o[] = "/tmp/fgv_outXXXXXX", e[] = "/tmp/fgv_errXXXXXX";
-    int fo = mkstemp(o), fe = mkstemp(e);
-    cr_assert(fo >= 0 && fe >= 0);
-    close(fo);
-    close(fe);
-    char full[8192];
-    snprintf(full, sizeof full, "%s >%s 2>%s", cmd, o, e);
-    int st = system(full);
-    const char *paths[2] = {o, e};
-    char *bufs[2] = {out, err};
-    size_t lens[2] = {outlen, errlen};
-    for (int i = 0; i < 2; i++) {
-        FILE *f = fopen(paths[i], "rb");
-        size_t n = f ? fread(bufs[i], 1, lens[i] - 1, f) : 0;
-        bufs[i][n] = 0;
-        if (f)
-            fclose(f);
-        unlink(paths[i]);
-    }
+    int st = tc_system_capture(cmd, out, outlen, err, errlen);
     cr_assert(WIFEXITED(st), "%s: did not exit normally", cmd);
     return WEXITSTATUS(st);
 }
@@ -1008,8 +939,8 @@ Test(verify_cli, one_line_per_file_and_exit_codes)
 {
     static char out[65536], err[65536];
     char cmd[4096];
-    const char *c = corpus_dir();
-    snprintf(cmd, sizeof cmd, "%s verify %s/kauers-moosbauer/444-47-mod2.exp %s/moosbauer-poole/555m93.txt", bin(), c,
+    const char *c = tc_corpus_dir();
+    snprintf(cmd, sizeof cmd, "%s verify %s/kauers-moosbauer/444-47-mod2.exp %s/moosbauer-poole/555m93.txt", tc_bin(), c,
              c);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
     char want[2048];
@@ -1019,11 +950,11 @@ Test(verify_cli, one_line_per_file_and_exit_codes)
 
     /* Over Z: the GF(2)-only file is invalid, the integer one valid: exit 1. */
     snprintf(cmd, sizeof cmd, "%s verify --ring z %s/kauers-moosbauer/444-47-mod2.exp "
-             "%s/kauers-moosbauer/444-49-mod0.exp", bin(), c, c);
+             "%s/kauers-moosbauer/444-49-mod0.exp", tc_bin(), c, c);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 1, "%s%s", out, err);
     cr_assert(strstr(out, "444-47-mod2.exp: INVALID: <4,4,4> rank 47 over Z: a"), "%s", out);
     cr_assert(strstr(out, "444-49-mod0.exp: <4,4,4> rank 49 over Z: valid\n"), "%s", out);
-    snprintf(cmd, sizeof cmd, "%s verify --ring=z %s/kauers-moosbauer/444-49-mod0.exp", bin(), c);
+    snprintf(cmd, sizeof cmd, "%s verify --ring=z %s/kauers-moosbauer/444-49-mod0.exp", tc_bin(), c);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
 
     /* An unreadable or malformed file: exit 2 with FILE:LINE:COL, the rest still checked. */
@@ -1033,7 +964,7 @@ Test(verify_cli, one_line_per_file_and_exit_codes)
     const char *text = "(a11+a22)*(b11+b22)*(c11+c22)\n(a21+a22)*(b11)*(c21+c22\n";
     cr_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
     close(fd);
-    snprintf(cmd, sizeof cmd, "%s verify %s %s/kauers-moosbauer/223-11-mod0.exp", bin(), bad, c);
+    snprintf(cmd, sizeof cmd, "%s verify %s %s/kauers-moosbauer/223-11-mod0.exp", tc_bin(), bad, c);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2, "%s%s", out, err);
     char loc[600];
     snprintf(loc, sizeof loc, "%s:2:", bad);
@@ -1048,17 +979,17 @@ Test(verify_cli, one_line_per_file_and_exit_codes)
            "(a22)*(b21+b11)*(c11+c21)\n(a11+a12)*(b22)*(c11+c12)\n(a21+a11)*(b11+b12)*(c22)\n";
     cr_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
     close(fd);
-    snprintf(cmd, sizeof cmd, "%s verify %s", bin(), inv);
+    snprintf(cmd, sizeof cmd, "%s verify %s", tc_bin(), inv);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 1, "%s%s", out, err);
     cr_assert(strstr(out, ": INVALID: <2,2,2> rank 6 over GF(2): a1"), "%s", out);
     cr_assert(strstr(out, "the third factors sum to"), "%s", out);
     unlink(inv);
 
-    snprintf(cmd, sizeof cmd, "%s verify --ring q x", bin());
+    snprintf(cmd, sizeof cmd, "%s verify --ring q x", tc_bin());
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2);
-    snprintf(cmd, sizeof cmd, "%s verify", bin());
+    snprintf(cmd, sizeof cmd, "%s verify", tc_bin());
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2);
-    snprintf(cmd, sizeof cmd, "%s verify --help", bin());
+    snprintf(cmd, sizeof cmd, "%s verify --help", tc_bin());
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0);
     cr_assert(strstr(out, "usage: flipgraph verify"));
 }
@@ -1070,25 +1001,25 @@ Test(verify_cli, lift_file_and_refusal)
     int fd = mkstemp(tmp);
     cr_assert(fd >= 0);
     close(fd);
-    const char *c = corpus_dir();
-    snprintf(cmd, sizeof cmd, "%s lift %s/moosbauer-poole/555m93.txt -o %s", bin(), c, tmp);
+    const char *c = tc_corpus_dir();
+    snprintf(cmd, sizeof cmd, "%s lift %s/moosbauer-poole/555m93.txt -o %s", tc_bin(), c, tmp);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
-    snprintf(cmd, sizeof cmd, "%s verify --ring z %s", bin(), tmp);
+    snprintf(cmd, sizeof cmd, "%s verify --ring z %s", tc_bin(), tmp);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
     cr_assert(strstr(out, "<5,5,5> rank 93 over Z: valid"), "%s", out);
     unlink(tmp);
 
     /* To standard output by default. */
-    snprintf(cmd, sizeof cmd, "%s lift %s/kauers-moosbauer/223-11-mod0.exp --to exp", bin(), c);
+    snprintf(cmd, sizeof cmd, "%s lift %s/kauers-moosbauer/223-11-mod0.exp --to exp", tc_bin(), c);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
     cr_assert(strchr(out, '*') && strchr(out, 'c'), "%s", out);
 
-    snprintf(cmd, sizeof cmd, "%s lift %s/kauers-moosbauer/444-47-mod2.exp -o %s", bin(), c, tmp);
+    snprintf(cmd, sizeof cmd, "%s lift %s/kauers-moosbauer/444-47-mod2.exp -o %s", tc_bin(), c, tmp);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 1, "%s%s", out, err);
     cr_assert(strstr(err, "modulo 4"), "%s", err);
     cr_assert(access(tmp, F_OK) != 0, "a failed lift left %s behind", tmp);
 
-    snprintf(cmd, sizeof cmd, "%s lift /nonexistent/file.exp", bin());
+    snprintf(cmd, sizeof cmd, "%s lift /nonexistent/file.exp", tc_bin());
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2);
 
     /* Not a valid GF(2) scheme (Strassen mod 2 without its last term): bad input. */
@@ -1098,11 +1029,11 @@ Test(verify_cli, lift_file_and_refusal)
                        "(a22)*(b21+b11)*(c11+c21)\n(a11+a12)*(b22)*(c11+c12)\n(a21+a11)*(b11+b12)*(c22)\n";
     cr_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
     close(fd);
-    snprintf(cmd, sizeof cmd, "%s lift %s", bin(), inv);
+    snprintf(cmd, sizeof cmd, "%s lift %s", tc_bin(), inv);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2, "%s%s", out, err);
     cr_assert(strstr(err, "not a valid GF(2) scheme"), "%s", err);
     unlink(inv);
-    snprintf(cmd, sizeof cmd, "%s lift --help", bin());
+    snprintf(cmd, sizeof cmd, "%s lift --help", tc_bin());
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0);
 }
 
@@ -1113,9 +1044,9 @@ Test(verify_cli, lift_through_the_database)
     cr_assert_not_null(mkdtemp(dir));
     char dbp[600], cmd[4096];
     snprintf(dbp, sizeof dbp, "%s/t.db", dir);
-    const char *c = corpus_dir();
+    const char *c = tc_corpus_dir();
     /* A FILE with --db: imported, lifted, the lift stored with its parent. */
-    snprintf(cmd, sizeof cmd, "%s lift %s/kauers-moosbauer/233-15-mod0.exp --db %s -o /dev/null", bin(), c, dbp);
+    snprintf(cmd, sizeof cmd, "%s lift %s/kauers-moosbauer/233-15-mod0.exp --db %s -o /dev/null", tc_bin(), c, dbp);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
     cr_assert(strstr(out, "stored as id"), "%s%s", out, err);
 
@@ -1123,14 +1054,14 @@ Test(verify_cli, lift_through_the_database)
     char e[512];
     db *d = db_open(dbp, false, &st, e, sizeof e);
     cr_assert_not_null(d, "%s", e);
-    scheme *s = read_corpus("kauers-moosbauer/233-15-mod0.exp");
+    scheme *s = tc_read_corpus("kauers-moosbauer/233-15-mod0.exp");
     scheme *f2 = scheme_to_f2(s);
     int64_t f2_id = 0;
     cr_assert_eq(db_find_scheme(d, f2, &f2_id, e, sizeof e), DB_OK, "%s", e);
     db_close(d);
 
     /* By ID: the GF(2) row lifts, and the lift names it as parent. */
-    snprintf(cmd, sizeof cmd, "%s lift %lld --db %s", bin(), (long long)f2_id, dbp);
+    snprintf(cmd, sizeof cmd, "%s lift %lld --db %s", tc_bin(), (long long)f2_id, dbp);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
     char want[128];
     snprintf(want, sizeof want, "(parent %lld)", (long long)f2_id);
@@ -1153,7 +1084,7 @@ Test(verify_cli, lift_through_the_database)
     db_close(d);
 
     /* An unknown ID: exit 2. */
-    snprintf(cmd, sizeof cmd, "%s lift 999999 --db %s", bin(), dbp);
+    snprintf(cmd, sizeof cmd, "%s lift 999999 --db %s", tc_bin(), dbp);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2, "%s%s", out, err);
     scheme_free(f2);
     scheme_free(s);

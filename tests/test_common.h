@@ -1,0 +1,257 @@
+/* Helpers shared by the Criterion tests (tests/test_*.c): seeds, the corpus,
+ * running the flipgraph binary with its output captured, temporary folders.
+ * Header-only (static inline, so a file uses what it needs); the environment
+ * is the one ctest sets (CMakeLists.txt): FLIPGRAPH_BIN, FLIPGRAPH_CORPUS,
+ * FLIPGRAPH_SOURCE, and FLIPGRAPH_SANITIZED=1 under ASan+UBSan. */
+#ifndef FLIPGRAPH_TEST_COMMON_H
+#define FLIPGRAPH_TEST_COMMON_H
+
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "schemes/scheme.h"
+
+/* ---- seeds and scale ---- */
+
+/* A fresh seed from /dev/urandom (else the clock and the process id), or the
+ * one in the environment variable replay (each file names its own) to replay
+ * a failure.  Assertions that depend on it print it. */
+static inline uint64_t tc_seed(const char *replay)
+{
+    const char *env = getenv(replay);
+    if (env && *env)
+        return strtoull(env, NULL, 0);
+    uint64_t s = 0;
+    int fd = open("/dev/urandom", O_RDONLY);
+    if (fd < 0 || read(fd, &s, sizeof s) != (ssize_t)sizeof s)
+        s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    if (fd >= 0)
+        close(fd);
+    return s;
+}
+
+/* True under the sanitizers (FLIPGRAPH_SANITIZED set and not "0"): heavy loops
+ * scale down then. */
+static inline bool tc_sanitized(void)
+{
+    const char *e = getenv("FLIPGRAPH_SANITIZED");
+    return e && *e && strcmp(e, "0") != 0;
+}
+
+/* printf into a static buffer, for assertion messages built in two steps. */
+static inline const char *tc_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline const char *tc_fmt(const char *fmt, ...)
+{
+    static char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+/* ---- the corpus (/work/shared/corpus, see its README) ---- */
+
+/* $FLIPGRAPH_CORPUS, else ../shared/corpus beside $FLIPGRAPH_SOURCE (else
+ * beside the working directory).  Not inlined: callers size their buffers for
+ * real paths, not for this fallback's buffer. */
+__attribute__((noinline, unused)) static const char *tc_corpus_dir(void)
+{
+    static char buf[4096];
+    const char *c = getenv("FLIPGRAPH_CORPUS");
+    if (c && *c)
+        return c;
+    const char *src = getenv("FLIPGRAPH_SOURCE");
+    snprintf(buf, sizeof buf, "%s/../shared/corpus", src && *src ? src : ".");
+    return buf;
+}
+
+/* The path of a corpus file, "kauers-moosbauer/444-47-mod2.exp" (eight
+ * buffers in turn: several may be used in one call). */
+static inline const char *tc_corpus(const char *rel)
+{
+    static char bufs[8][4096];
+    static int k;
+    char *b = bufs[k++ % 8];
+    int n = snprintf(b, sizeof bufs[0], "%s/%s", tc_corpus_dir(), rel);
+    cr_assert_lt((size_t)n, sizeof bufs[0], "corpus path too long: %s", b);
+    return b;
+}
+
+/* A scheme file that must read (the reader's FILE:LINE:COL otherwise). */
+static inline scheme *tc_read_or_die(const char *path)
+{
+    scheme_diag d;
+    memset(&d, 0, sizeof d);
+    scheme *s = scheme_read_file(path, NULL, &d);
+    cr_assert_not_null(s, "%s:%d:%d: %s", path, d.line, d.col, d.msg);
+    return s;
+}
+
+static inline scheme *tc_read_corpus(const char *rel) { return tc_read_or_die(tc_corpus(rel)); }
+
+/* ---- files and folders ---- */
+
+/* A whole file that must be readable, of at most max bytes (caller frees);
+ * len may be NULL. */
+static inline char *tc_slurp(const char *path, size_t max, size_t *len)
+{
+    char err[512];
+    size_t n;
+    char *s = scheme_slurp(path, max, len ? len : &n, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    return s;
+}
+
+static inline bool tc_exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+static inline const char *tc_tmp_root(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
+/* A fresh folder $TMPDIR/STEM-XXXXXX (else /tmp) into buf. */
+static inline void tc_temp_dir(char *buf, size_t len, const char *stem)
+{
+    snprintf(buf, len, "%s/%s-XXXXXX", tc_tmp_root(), stem);
+    cr_assert_not_null(mkdtemp(buf), "mkdtemp %s: %s", buf, strerror(errno));
+}
+
+static inline int tc_remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    chmod(path, 0700); /* tests make files and folders read-only */
+    return remove(path);
+}
+
+/* Removes a folder and everything in it (nothing when dir is ""). */
+static inline void tc_remove_tree(const char *dir)
+{
+    if (!dir[0])
+        return;
+    chmod(dir, 0700);
+    nftw(dir, tc_remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* One temporary folder per test, for the suites that make it in .init and
+ * remove it in .fini (TestSuite(x, .init = ..., .fini = tc_suite_dir_remove)). */
+__attribute__((unused)) static char tc_dir[256];
+
+static inline void tc_suite_dir_make(const char *stem) { tc_temp_dir(tc_dir, sizeof tc_dir, stem); }
+
+static inline void tc_suite_dir_remove(void) { tc_remove_tree(tc_dir); }
+
+/* name inside the suite's folder (eight buffers in turn). */
+static inline const char *tc_path_in(const char *name)
+{
+    static char bufs[8][512];
+    static int k;
+    char *b = bufs[k++ % 8];
+    int n = snprintf(b, sizeof bufs[0], "%s/%s", tc_dir, name);
+    cr_assert_lt((size_t)n, sizeof bufs[0], "path too long: %s", b);
+    return b;
+}
+
+/* ---- running the binary ---- */
+
+/* $FLIPGRAPH_BIN, or NULL where it is not set (a test may skip then). */
+static inline const char *tc_bin_or_null(void)
+{
+    const char *b = getenv("FLIPGRAPH_BIN");
+    return b && *b ? b : NULL;
+}
+
+static inline const char *tc_bin(void)
+{
+    const char *b = tc_bin_or_null();
+    cr_assert(b, "FLIPGRAPH_BIN is not set (ctest sets it)");
+    return b;
+}
+
+/* The exit code in a status of system() or pclose(): 128 + the signal for a
+ * killed process, -1 when the shell could not be run. */
+static inline int tc_exit_code(int status)
+{
+    if (status == -1)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* Runs a shell command; its exit code (tc_exit_code). */
+static inline int tc_system(const char *cmd) { return tc_exit_code(system(cmd)); }
+
+/* Runs a shell command with its standard output into out and its standard
+ * error into err (NULL: left as they are); returns the status of system(). */
+static inline int tc_system_capture(const char *cmd, char *out, size_t outlen, char *err, size_t errlen)
+{
+    char paths[2][600];
+    char *bufs[2] = {out, err};
+    size_t lens[2] = {outlen, errlen};
+    char full[20000];
+    int at = snprintf(full, sizeof full, "%s", cmd);
+    for (int i = 0; i < 2; i++) {
+        if (!bufs[i])
+            continue;
+        snprintf(paths[i], sizeof paths[i], "%s/fg-test-%s-XXXXXX", tc_tmp_root(), i ? "err" : "out");
+        int fd = mkstemp(paths[i]);
+        cr_assert_geq(fd, 0, "mkstemp %s: %s", paths[i], strerror(errno));
+        close(fd);
+        at += snprintf(full + at, sizeof full - (size_t)at, " %d>'%s'", i + 1, paths[i]);
+        cr_assert_lt((size_t)at, sizeof full, "command too long: %.200s", cmd);
+    }
+    int st = system(full);
+    for (int i = 0; i < 2; i++) {
+        if (!bufs[i])
+            continue;
+        FILE *f = fopen(paths[i], "rb");
+        size_t n = f ? fread(bufs[i], 1, lens[i] - 1, f) : 0;
+        bufs[i][n] = 0;
+        if (f)
+            fclose(f);
+        unlink(paths[i]);
+    }
+    return st;
+}
+
+/* Runs `env '$FLIPGRAPH_BIN' ARGS` (env: variables for the command such as
+ * "FLIPGRAPH_GNUPLOT=x", or ""), its standard output and error together into
+ * out; returns its exit code (tc_exit_code). */
+static inline int tc_run_cli(const char *env, char *out, size_t outlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static inline int tc_run_cli(const char *env, char *out, size_t outlen, const char *fmt, ...)
+{
+    char args[4096], cmd[6000];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "%s '%s' %s 2>&1", env, tc_bin(), args);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f, "popen %s: %s", cmd, strerror(errno));
+    size_t n = fread(out, 1, outlen - 1, f);
+    out[n] = 0;
+    while (fgetc(f) != EOF)
+        ;
+    return tc_exit_code(pclose(f));
+}
+
+#endif
