@@ -116,8 +116,8 @@ int bench_lift_cmd(int argc, char **argv)
         return cli_error(CLI_USAGE, CMD, "unexpected argument '%s'", argv[optind]);
     }
     char dir[PATH_MAX];
-    if (!cli_find_corpus(corpus_opt, dir, sizeof dir))
-        return cli_error(CLI_USAGE, CMD, "no corpus at %s (--corpus DIR or FLIPGRAPH_CORPUS)", dir);
+    if (!cli_find_corpus(CMD, corpus_opt, dir, sizeof dir))
+        return CLI_USAGE;
 
     enum { NCASES = 4 };
     scheme *cases[NCASES] = {NULL};

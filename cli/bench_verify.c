@@ -83,8 +83,8 @@ int bench_verify_cmd(int argc, char **argv)
         return cli_error(CLI_USAGE, CMD, "unexpected argument '%s'", argv[optind]);
     }
     char dir[PATH_MAX];
-    if (!cli_find_corpus(corpus_opt, dir, sizeof dir))
-        return cli_error(CLI_USAGE, CMD, "no corpus at %s (--corpus DIR or FLIPGRAPH_CORPUS)", dir);
+    if (!cli_find_corpus(CMD, corpus_opt, dir, sizeof dir))
+        return CLI_USAGE;
 
     static const char *files[] = {"kauers-moosbauer/444-47-mod2.exp", "moosbauer-poole/555m93.txt"};
     static const struct {

@@ -88,8 +88,8 @@ const char *cli_fmt_si(double v, char *buf, size_t len);
 int cli_cmp_double(const void *a, const void *b);
 /* The corpus folder of the benchmarks: option (--corpus DIR), else
  * $FLIPGRAPH_CORPUS, else ../shared/corpus beside the source tree, seen from the
- * working directory or from the binary's folder.  false when no corpus is there
- * (buf then names where it looked). */
-bool cli_find_corpus(const char *option, char *buf, size_t len);
+ * working directory or from the binary's folder.  false when no corpus is there,
+ * after saying where it looked. */
+bool cli_find_corpus(const char *cmd, const char *option, char *buf, size_t len);
 
 #endif

@@ -37,17 +37,6 @@ static void usage(FILE *out)
             "writable; 3 a database failure, or a system too large to solve here.\n");
 }
 
-typedef struct write_ctx {
-    const scheme *s;
-    scheme_file_kind kind;
-} write_ctx;
-
-static bool write_fn(void *ctx, FILE *f)
-{
-    write_ctx *w = ctx;
-    return scheme_write(w->s, w->kind, f);
-}
-
 /* The store's table (cli_db_exit) but for exit 3, "a database failure", which
  * here also covers a store that cannot be written and one that refuses a
  * scheme (lift writes to it). */
@@ -185,8 +174,8 @@ int cmd_lift(int argc, char **argv)
                 existed ? "already stored as" : "stored as", (long long)id, (long long)parent);
     }
     if (out || !by_id) {
-        write_ctx w = {lifted, kind};
-        if (!scheme_write_file_atomic(out ? out : "-", write_fn, &w, err, sizeof err))
+        scheme_write_ctx w = {lifted, kind};
+        if (!scheme_write_file_atomic(out ? out : "-", scheme_write_cb, &w, err, sizeof err))
             rc = cli_error(CLI_USAGE, "lift", "%s", err);
     }
 done:

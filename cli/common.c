@@ -190,7 +190,7 @@ static bool is_corpus(const char *dir)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool cli_find_corpus(const char *option, char *buf, size_t len)
+static bool corpus_at(const char *option, char *buf, size_t len)
 {
     const char *env = getenv("FLIPGRAPH_CORPUS");
     if (option || (env && *env)) {
@@ -217,5 +217,13 @@ bool cli_find_corpus(const char *option, char *buf, size_t len)
         }
     }
     snprintf(buf, len, "../shared/corpus");
+    return false;
+}
+
+bool cli_find_corpus(const char *cmd, const char *option, char *buf, size_t len)
+{
+    if (corpus_at(option, buf, len))
+        return true;
+    cli_error(CLI_USAGE, cmd, "no corpus at %s (--corpus DIR or FLIPGRAPH_CORPUS)", buf);
     return false;
 }

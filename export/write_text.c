@@ -1,6 +1,8 @@
-/* Writers of the published text formats that schemes/ does not write:
- * Moosbauer-Poole .txt and Mathematica nested lists (.m).  The exp and native
- * writers are schemes/'s own (scheme_write_exp, scheme_write_native). */
+/* Writers of the published text formats Moosbauer-Poole .txt and Mathematica
+ * nested lists (.m).  schemes/ writes them too (scheme_write_txt, scheme_write_m:
+ * the same bytes on every corpus file), but refuses what its readers would not
+ * read back, such as a term with a zero factor, which these write as 0; the exp
+ * and native writers are schemes/'s own (scheme_write_exp, scheme_write_native). */
 #include "export.h"
 
 /* Longest factor string: 64 entries of "-127*a8,8" and separators. */

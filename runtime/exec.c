@@ -189,38 +189,36 @@ static void inner_range(void *vctx, uint64_t begin, uint64_t end, int thread)
 
 /* ---- the whole product ---- */
 
-/* Expands one operand through the levels; returns the final buffer (frees the input). */
+/* Level l's program for side (EXPORT_PLAN_XI, _ETA or _ZETA) on buf: returns
+ * the level's output (r runs per application expanding, s*u compressing) and
+ * frees buf; NULL when out of memory. */
+static uint64_t *pass_level(const export_plan *p, int l, int side, uint64_t *buf, uint64_t blk, int threads)
+{
+    const export_plan_slp *slp = &p->level[l].slp[side];
+    uint64_t left = rt_level_left(p, l), run = rt_level_right(p, l, side) * blk;
+    uint64_t *out = rt_buf_alloc(left * (uint64_t)slp->n_out * run, false);
+    if (!out || !run_level(slp, buf, out, left, run, threads)) {
+        free(out);
+        free(buf);
+        return NULL;
+    }
+    free(buf);
+    return out;
+}
+
+/* Expands one operand through the levels, outermost first; returns the final
+ * buffer (frees the input). */
 static uint64_t *expand(const export_plan *p, int side, uint64_t *buf, uint64_t blk, int threads)
 {
-    for (int l = 0; l < p->levels; l++) {
-        const export_plan_level *L = &p->level[l];
-        uint64_t left = rt_level_left(p, l), run = rt_level_right(p, l, side) * blk;
-        uint64_t *out = rt_buf_alloc(left * (uint64_t)L->r * run, false);
-        if (!out || !run_level(&L->slp[side], buf, out, left, run, threads)) {
-            free(out);
-            free(buf);
-            return NULL;
-        }
-        free(buf);
-        buf = out;
-    }
+    for (int l = 0; l < p->levels && buf; l++)
+        buf = pass_level(p, l, side, buf, blk, threads);
     return buf;
 }
 
 static uint64_t *compress(const export_plan *p, uint64_t *buf, uint64_t blk, int threads)
 {
-    for (int l = p->levels - 1; l >= 0; l--) {
-        const export_plan_level *L = &p->level[l];
-        uint64_t left = rt_level_left(p, l), run = rt_level_right(p, l, EXPORT_PLAN_ZETA) * blk;
-        uint64_t *out = rt_buf_alloc(left * (uint64_t)L->s * L->u * run, false);
-        if (!out || !run_level(&L->slp[EXPORT_PLAN_ZETA], buf, out, left, run, threads)) {
-            free(out);
-            free(buf);
-            return NULL;
-        }
-        free(buf);
-        buf = out;
-    }
+    for (int l = p->levels - 1; l >= 0 && buf; l--)
+        buf = pass_level(p, l, EXPORT_PLAN_ZETA, buf, blk, threads);
     return buf;
 }
 

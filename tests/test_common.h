@@ -102,6 +102,19 @@ static inline scheme *tc_read_or_die(const char *path)
 
 static inline scheme *tc_read_corpus(const char *rel) { return tc_read_or_die(tc_corpus(rel)); }
 
+/* Term r's GF(2) words from its integer coefficients (the odd entries), after a
+ * test changed the coefficients of an integer scheme. */
+static inline void tc_z_words(scheme *s, int r)
+{
+    for (int pos = 0; pos < 3; pos++) {
+        uint64_t w = 0;
+        for (int e = 0; e < SCHEME_MAX_ENTRIES; e++)
+            if (s->zterms[r].z[pos][e] & 1)
+                w |= 1ull << e;
+        s->terms[r].f[pos] = w;
+    }
+}
+
 /* ---- files and folders ---- */
 
 /* A whole file that must be readable, of at most max bytes (caller frees);

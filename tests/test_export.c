@@ -139,17 +139,6 @@ static scheme *strassen_z(void)
 
 static int below(scheme_rng *g, int n) { return (int)scheme_rng_below(g, (uint32_t)n); }
 
-static void fix_words(scheme *s, int r)
-{
-    for (int pos = 0; pos < 3; pos++) {
-        uint64_t w = 0;
-        for (int e = 0; e < SCHEME_MAX_ENTRIES; e++)
-            if (s->zterms[r].z[pos][e] & 1)
-                w |= 1ull << e;
-        s->terms[r].f[pos] = w;
-    }
-}
-
 static bool zfactor_zero(const scheme *s, int r, int pos)
 {
     for (int e = 0; e < SCHEME_MAX_ENTRIES; e++)
@@ -204,8 +193,8 @@ static void random_flips(scheme *s, scheme_rng *g, int steps)
                 s->zterms[r].z[y][e] = (int8_t)(s->zterms[r].z[y][e] + s->zterms[q].z[y][e]);
                 s->zterms[q].z[w][e] = (int8_t)(s->zterms[q].z[w][e] - s->zterms[r].z[w][e]);
             }
-            fix_words(s, r);
-            fix_words(s, q);
+            tc_z_words(s, r);
+            tc_z_words(s, q);
             if (below(g, 3) == 0) { /* a sign change of two factors of term r */
                 for (int e = 0; e < SCHEME_MAX_ENTRIES; e++) {
                     s->zterms[r].z[x][e] = (int8_t)-s->zterms[r].z[x][e];
