@@ -120,7 +120,7 @@ static bool keep(driver *d, search_walker *w, scheme_rng *rng, int id, bool repo
     /* A scheme without a single flip (Strassen's, its square, ...) is a dead
      * end for walks: only a plus leaves it and the reductions lead straight
      * back.  It is reported when it is a new best, but not pooled. */
-    if (getenv("POOLISO") || w->nM[0] + w->nM[1] > 0)
+    if (w->nM[0] + w->nM[1] > 0)
         search_pool_add(&d->pool, s, rng, &oom);
     if (oom) {
         scheme_free(s);
@@ -194,7 +194,6 @@ static void *worker(void *arg)
     }
     int base = search_pool_restart(&d->pool, &rng, w);
     uint64_t since = 0, done_total = 0;
-    static int adapt = -1; if (adapt < 0) adapt = getenv("NOADAPT") == NULL;
     uint64_t k = 1; /* walks so far: the k-th walk is walk_len * luby(k) long */
     uint64_t wlen = p->walk_len;
     int stuck = 0;
@@ -206,16 +205,15 @@ static void *worker(void *arg)
                 break;
             base = search_walker_rank(w);
             since = 0; /* the walk goes on from the fresh scheme */
-            if (adapt) /* plus transitions less often while flips alone make progress */
-                w->L = w->L * 2 < w->Lmax ? w->L * 2 : w->Lmax;
+            /* the adaptive plateau: plus transitions less often while flips alone make progress */
+            w->L = w->L * 2 < w->Lmax ? w->L * 2 : w->Lmax;
             if (w->nM[0] + w->nM[1] == 0)
                 since = wlen; /* flip-isolated: a dead end, restart */
             continue;
         }
         if (since >= wlen) {
             /* a failed walk: restart from the pool; more plus transitions while the level is hard */
-            if (adapt)
-                w->L = w->L / 2 > w->Lmin ? w->L / 2 : w->Lmin;
+            w->L = w->L / 2 > w->Lmin ? w->L / 2 : w->Lmin;
             base = search_pool_restart(&d->pool, &rng, w);
             since = 0;
             k++;
