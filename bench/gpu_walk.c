@@ -11,6 +11,9 @@
  *        [--ttr-seeds N] [--ttr-cap S] [--best-seconds S] [--best-formats F,F,..]
  *        [--warps N] [--rounds K] [--mix N] [--store auto|regs|smem] [--plateau L]
  *        [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1] [--idle-plus N]
+ *        [--gpu-defaults 0|1] [--ttr-first SEED] [--ttr-progress S] [--pool-up X] [--collect 0|1]
+ * --gpu-defaults: the GPU's own defaults (walk_gpu.h) where a shared parameter is left at the
+ * CPU default; off by default as soon as one of --plateau/--walk-len/--plus-max/--pool-min is given.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -27,11 +30,13 @@
 typedef struct opts {
     const char *only;
     double flips_s, cpu_s, ttr_cap, best_s;
-    int ttr_seeds;
+    int ttr_seeds, ttr_first;
+    double ttr_progress;
     char best_formats[256];
     search_gpu_options g;
     uint64_t plateau, walk_len;
     int plus_max, pool_min;
+    double pool_up; /* < 0: the default */
 } opts;
 
 static char table[64][160];
@@ -65,6 +70,7 @@ static void set_params(const opts *o, search_params *p, scheme_format f)
         if (p->plateau_max < p->plateau) p->plateau_max = p->plateau;
     }
     if (o->walk_len) p->walk_len = o->walk_len;
+    if (o->pool_up >= 0) p->pool_up = o->pool_up;
     if (o->plus_max >= 0) p->plus_max = o->plus_max;
     if (o->pool_min > 0) {
         p->pool_min = o->pool_min;
@@ -202,6 +208,15 @@ static bool on_found(void *ctx, const search_found *f)
     return true;
 }
 
+static void on_progress(void *ctx, const search_progress *pr)
+{
+    trace_ctx *tc = ctx;
+    printf("  %s: [%5.1fs] %.3g flips/s best %d level %d (%d schemes) plus %llu restarts %llu\n", tc->what,
+           pr->seconds, pr->flips_per_s, pr->best_rank, pr->level, pr->level_count,
+           (unsigned long long)pr->plus, (unsigned long long)pr->restarts);
+    fflush(stdout);
+}
+
 static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -214,16 +229,17 @@ static void bench_ttr(const opts *o)
     double t[64];
     int n = 0, reached = 0;
     char list[512] = "";
-    for (int seed = 1; seed <= o->ttr_seeds && n < 64; seed++) {
+    for (int seed = o->ttr_first; seed < o->ttr_first + o->ttr_seeds && n < 64; seed++) {
         search_params p;
         set_params(o, &p, f);
+        p.progress_every = o->ttr_progress;
         p.seed = (uint64_t)seed;
         p.target_rank = 47;
         p.time_limit = o->ttr_cap;
         char what[64];
         snprintf(what, sizeof what, "<4,4,4> seed %d", seed);
         trace_ctx tc = {what};
-        search_callbacks cb = {&tc, on_found, NULL};
+        search_callbacks cb = {&tc, on_found, o->ttr_progress > 0 ? on_progress : NULL};
         search_result r;
         search_status st = search_run_gpu_opts(&p, &o->g, NULL, 0, &cb, &r);
         const bool ok = st == SEARCH_REACHED;
@@ -291,7 +307,8 @@ static void usage(FILE *out)
     fprintf(out, "usage: bench_gpu_walk [--only flips|ttr|best] [--flips-seconds S] [--cpu-seconds S]\n"
                  "       [--ttr-seeds N] [--ttr-cap S] [--best-seconds S] [--best-formats F,F,..]\n"
                  "       [--warps N] [--rounds K] [--mix N] [--store auto|regs|smem] [--plateau L]\n"
-                 "       [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1] [--idle-plus N]\n");
+                 "       [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1] [--idle-plus N]\n"
+                 "       [--gpu-defaults 0|1] [--ttr-first SEED] [--ttr-progress S] [--pool-up X] [--collect 0|1]\n");
 }
 
 int main(int argc, char **argv)
@@ -301,9 +318,11 @@ int main(int argc, char **argv)
     o.flips_s = 10;
     o.cpu_s = 5;
     o.ttr_seeds = 5;
+    o.ttr_first = 1;
     o.ttr_cap = 60;
     o.best_s = 120;
     o.plus_max = -1;
+    o.pool_up = -1;
     snprintf(o.best_formats, sizeof o.best_formats, "5x5x5,4x4x5,4x5x5");
     search_gpu_options_default(&o.g);
     static const struct option lo[] = {
@@ -316,7 +335,11 @@ int main(int argc, char **argv)
         {"plus-max", required_argument, 0, 'P'},   {"walk-len", required_argument, 0, 'W'},
         {"pool-min", required_argument, 0, 'M'},   {"steps", required_argument, 0, 'S'},
         {"pairs", required_argument, 0, 'p'},      {"idle-plus", required_argument, 0, 'I'},
+        {"gpu-defaults", required_argument, 0, 'G'}, {"ttr-first", required_argument, 0, 'N'},
+        {"ttr-progress", required_argument, 0, 'R'}, {"pool-up", required_argument, 0, 'U'},
+        {"collect", required_argument, 0, 'C'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+    int gpu_defaults = -1;
     optind = 0;
     int ch;
     while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -342,10 +365,21 @@ int main(int argc, char **argv)
         case 'S': o.g.steps = (uint32_t)strtoul(optarg, NULL, 0); break;
         case 'p': o.g.check_pairs = atoi(optarg) != 0; break;
         case 'I': o.g.idle_plus = (uint32_t)strtoul(optarg, NULL, 0); break;
+        case 'G': gpu_defaults = atoi(optarg) != 0; break;
+        case 'N': o.ttr_first = atoi(optarg); break;
+        case 'R': o.ttr_progress = atof(optarg); break;
+        case 'U': o.pool_up = atof(optarg); break;
+        case 'C': o.g.collect = atoi(optarg) != 0; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
+    /* a sweep gives the shared parameters explicitly: they are taken as given
+     * (a value equal to the CPU default is not replaced by the GPU's) */
+    if (gpu_defaults >= 0)
+        o.g.gpu_defaults = gpu_defaults;
+    else if (o.plateau || o.walk_len || o.plus_max >= 0 || o.pool_min > 0 || o.pool_up >= 0)
+        o.g.gpu_defaults = false;
     char dev[256];
     if (cuda_device_describe(dev, sizeof dev) <= 0) {
         fprintf(stderr, "bench_gpu_walk: no GPU visible (%s)\n", dev);

@@ -64,6 +64,7 @@ static void usage(FILE *out)
 "  --pool-min N        schemes of rank r needed before walkers start from rank r (default %d)\n"
 "  --pool-up P         probability that a restart climbs one rank above that level,\n"
 "                      repeatedly (default %g)\n"
+"  --pool-fresh P      probability that a restart starts over from the start schemes (default %g)\n"
 "  --progress SECONDS  interval of progress lines (default %g)\n"
 "  --batch N           flips per walker between checks of time and signals (default %" PRIu64 ")\n"
 "\n"
@@ -73,7 +74,7 @@ static void usage(FILE *out)
 "the target, 2 bad usage or input, 3 internal failure (a scheme that fails\n"
 "verification is a bug: reported, never kept)\n",
             d.plateau, d.plateau_min, d.plateau_max, d.plus_max, d.walk_len, d.walk_max, d.gen_max,
-            d.pool_size, d.pool_min, d.pool_up, d.progress_every, d.batch);
+            d.pool_size, d.pool_min, d.pool_up, d.pool_fresh, d.progress_every, d.batch);
 }
 
 typedef struct ctx {
@@ -180,7 +181,8 @@ static uint64_t random_seed(void)
 enum {
     O_DIMS = 256, O_TARGET, O_TIME, O_MAXFLIPS, O_BACKEND, O_DEVICE, O_THREADS, O_SEED, O_FROM,
     O_OUT, O_DB, O_FROMDB, O_RESUME, O_PLATEAU, O_PLATEAU_MIN, O_PLATEAU_MAX, O_PLUS_MAX,
-    O_WALK_LEN, O_WALK_MAX, O_GEN_MAX, O_POOL_SIZE, O_POOL_MIN, O_POOL_UP, O_PROGRESS, O_BATCH,
+    O_WALK_LEN, O_WALK_MAX, O_GEN_MAX, O_POOL_SIZE, O_POOL_MIN, O_POOL_UP, O_POOL_FRESH, O_PROGRESS,
+    O_BATCH,
     O_WARPS, O_ROUNDS, O_LAUNCH_MS, O_HELP
 };
 
@@ -208,6 +210,7 @@ static const struct option longopts[] = {
     {"pool-size", required_argument, 0, O_POOL_SIZE},
     {"pool-min", required_argument, 0, O_POOL_MIN},
     {"pool-up", required_argument, 0, O_POOL_UP},
+    {"pool-fresh", required_argument, 0, O_POOL_FRESH},
     {"progress", required_argument, 0, O_PROGRESS},
     {"batch", required_argument, 0, O_BATCH},
     {"warps", required_argument, 0, O_WARPS},
@@ -368,6 +371,11 @@ int cmd_search(int argc, char **argv)
                 return cli_error(CLI_USAGE, CMD, "--pool-up %s: expected 0 <= P < 1", optarg);
             p.pool_up = x;
             break;
+        case O_POOL_FRESH:
+            if (!parse_double(optarg, &x) || !(x >= 0 && x <= 1))
+                return cli_error(CLI_USAGE, CMD, "--pool-fresh %s: expected 0 <= P <= 1", optarg);
+            p.pool_fresh = x;
+            break;
         case O_PROGRESS:
             if (!parse_double(optarg, &x) || !(x >= 0))
                 return cli_error(CLI_USAGE, CMD, "--progress %s: expected seconds >= 0", optarg);
@@ -444,7 +452,8 @@ int cmd_search(int argc, char **argv)
         KEEP(O_PLATEAU, plateau); KEEP(O_PLATEAU_MIN, plateau_min); KEEP(O_PLATEAU_MAX, plateau_max);
         KEEP(O_PLUS_MAX, plus_max); KEEP(O_WALK_LEN, walk_len); KEEP(O_WALK_MAX, walk_max);
         KEEP(O_GEN_MAX, gen_max); KEEP(O_POOL_SIZE, pool_size); KEEP(O_POOL_MIN, pool_min);
-        KEEP(O_POOL_UP, pool_up); KEEP(O_PROGRESS, progress_every); KEEP(O_BATCH, batch);
+        KEEP(O_POOL_UP, pool_up); KEEP(O_POOL_FRESH, pool_fresh); KEEP(O_PROGRESS, progress_every);
+        KEEP(O_BATCH, batch);
 #undef KEEP
         have_dims = true;
         have_time = p.time_limit > 0;

@@ -8,6 +8,9 @@
 #   ttr      bench: <4,4,4> from the standard algorithm to rank 47 (TTR_SEEDS seeds, TTR_CAP s each)
 #   best     bench: best rank after BEST_SECONDS on BEST_FORMATS
 #   ncu      one launch of the <4,4,4> kernel under Nsight Compute (the profile of the gap)
+#   sweep    <4,4,4> to rank 47 once per setting: SWEEP="args;args;..." (bench_gpu_walk options,
+#            e.g. "--plus-max 0 --idle-plus 16;--plus-max 4 --idle-plus 32"), TTR_SEEDS seeds of
+#            TTR_CAP s each from TTR_FIRST (default 1); one table row per setting
 #   (default: check flips ttr best)
 # On a machine without a GPU only the build and the (skipping) test run.
 # --emulate: build tests/gpu_walk against the CPU emulator of the kernel
@@ -29,6 +32,11 @@ BEST_SECONDS=${BEST_SECONDS:-120}
 BEST_FORMATS=${BEST_FORMATS:-5x5x5,4x4x5,4x5x5}
 FLIPS_SECONDS=${FLIPS_SECONDS:-10}
 BENCH_ARGS=${BENCH_ARGS:-}
+SWEEP=${SWEEP:-}
+TTR_FIRST=${TTR_FIRST:-1}
+# PREBUILT=DIR: take gpu_walk and bench_gpu_walk from DIR (built elsewhere for sm_90a and
+# carried) when they run here; otherwise build (saves the build's device time)
+PREBUILT=${PREBUILT:-}
 exec > >(tee -a "$LOG") 2>&1
 SUMMARY=$OUT/device_walk.summary
 : > "$SUMMARY"
@@ -69,19 +77,25 @@ if [ ! -f /usr/include/sqlite3.h ] || [ ! -f /usr/include/xxhash.h ]; then
   CMAKE_ARGS+=(-DSQLite3_INCLUDE_DIR=$D/usr/include -DSQLite3_LIBRARY=$SQL -DXXHASH_INCLUDE_DIR=$D/usr/include)
 fi
 t0=$(date +%s)
-if ! cmake -S . -B "$BUILD" "${CMAKE_ARGS[@]}" > "$OUT/cmake.log" 2>&1; then
+if [ -n "$PREBUILT" ] && [ -x "$PREBUILT/gpu_walk" ] && [ -x "$PREBUILT/bench_gpu_walk" ] &&
+   "$PREBUILT/bench_gpu_walk" --help >/dev/null 2>&1; then
+  BUILD=$PREBUILT
+  note "| build | prebuilt binaries from $PREBUILT |"
+elif ! cmake -S . -B "$BUILD" "${CMAKE_ARGS[@]}" > "$OUT/cmake.log" 2>&1; then
   tail -30 "$OUT/cmake.log"; note "| build | FAILED (cmake) |"; cat "$SUMMARY"; exit 3
-fi
-if ! cmake --build "$BUILD" -j "$JOBS" --target gpu_walk bench_gpu_walk > "$OUT/build.log" 2>&1; then
+elif ! cmake --build "$BUILD" -j "$JOBS" --target gpu_walk bench_gpu_walk > "$OUT/build.log" 2>&1; then
   grep -E "error|Error" "$OUT/build.log" | head -30; note "| build | FAILED |"; cat "$SUMMARY"; exit 3
+else
+  note "| build | ok, $(( $(date +%s) - t0 )) s |"
 fi
-note "| build | ok, $(( $(date +%s) - t0 )) s |"
 
 for ph in $PHASES; do
   case $ph in
   check)
     if command -v cuobjdump >/dev/null; then
-      n=$(cuobjdump --dump-sass "$BUILD/CMakeFiles/fg_cuda.dir/cuda/walk_kernel.cu.o" 2>/dev/null | grep -c "MATCH.ANY" || true)
+      obj=$BUILD/CMakeFiles/fg_cuda.dir/cuda/walk_kernel.cu.o
+      [ -f "$obj" ] || obj=$BUILD/gpu_walk # PREBUILT: the object files stayed behind
+      n=$(cuobjdump --dump-sass "$obj" 2>/dev/null | grep -c "MATCH.ANY" || true)
       note "| SASS | MATCH.ANY instructions in the walk kernels: $n |"
     fi
     t0=$(date +%s)
@@ -101,6 +115,19 @@ for ph in $PHASES; do
     cat "$OUT/bench_$ph.log"
     grep "^| [A-Za-z]" "$OUT/bench_$ph.log" | grep -v "^| what" >> "$SUMMARY"
     [ $rc -eq 0 ] || note "| bench $ph | exit $rc |"
+    ;;
+  sweep)
+    IFS=';' read -r -a sets <<< "$SWEEP"
+    for a in "${sets[@]}"; do
+      echo "== sweep: $a"
+      timeout $(( 30 + TTR_SEEDS * (TTR_CAP + 5) )) "$BUILD/bench_gpu_walk" --only ttr --ttr-seeds "$TTR_SEEDS" \
+        --ttr-first "$TTR_FIRST" --ttr-cap "$TTR_CAP" --ttr-progress 5 $a > "$OUT/sweep.log.tmp" 2>&1
+      rc=$?
+      cat "$OUT/sweep.log.tmp" >> "$OUT/sweep.log"
+      grep -E "^ttr|rank 4[5-9] at|^  .*\[" "$OUT/sweep.log.tmp"
+      res=$(grep "^| time to rank" "$OUT/sweep.log.tmp" | cut -d'|' -f4,5)
+      note "| sweep \`${a:-defaults}\` |${res:- exit $rc} |"
+    done
     ;;
   ncu)
     if command -v ncu >/dev/null; then

@@ -35,7 +35,25 @@ void search_gpu_options_default(search_gpu_options *o)
     o->launch_ms = 100;
     o->check = 0;
     o->check_pairs = true;
-    o->idle_plus = 16;
+    o->idle_plus = SEARCH_GPU_DEFAULT_IDLE_PLUS;
+    o->gpu_defaults = true;
+    o->collect = true;
+}
+
+/* The shared parameters the GPU runs with: p, where the caller left a CPU
+ * default, the GPU's measured default instead (search.h's defaults were
+ * measured for one CPU thread; the GPU walks 2640 schemes at once). */
+static void gpu_params(const search_params *p, const search_gpu_options *o, search_params *q)
+{
+    *q = *p;
+    if (!o->gpu_defaults)
+        return;
+    if (q->plus_max == SEARCH_DEFAULT_PLUS_MAX)
+        q->plus_max = SEARCH_GPU_DEFAULT_PLUS_MAX;
+    if (q->pool_min == SEARCH_DEFAULT_POOL_MIN && SEARCH_GPU_DEFAULT_POOL_MIN <= q->pool_size)
+        q->pool_min = SEARCH_GPU_DEFAULT_POOL_MIN;
+    if (q->walk_len == SEARCH_DEFAULT_WALK_LEN)
+        q->walk_len = SEARCH_GPU_DEFAULT_WALK_LEN;
 }
 
 typedef struct gpu_run {
@@ -52,6 +70,7 @@ typedef struct gpu_run {
     int pool_cap;
     uint64_t pool_seen;   /* pool.added at the last upload */
     uint64_t flips, plus, reductions, restarts, improvements;
+    uint64_t pooled, isolated; /* returned schemes pooled / not (flip-isolated) */
     int best_rank;
     scheme *best;
     double t0;
@@ -106,7 +125,17 @@ static bool keep(gpu_run *r, const uint64_t *t, int rank, int walker)
         return false;
     }
     bool oom = false;
-    search_pool_add(&r->pool, s, &r->rng, &oom);
+    /* A flip-isolated scheme (no two terms share a factor: Strassen's square
+     * and its kin at <4,4,4>:49) is reported but not pooled: walkers
+     * restarting from it could only leave by plus transitions, and a level
+     * full of them stalls the search (docs/search.md measured this for the
+     * CPU walker; the GPU stalled at 49 the same way). */
+    if (search_count_flips(s->terms, rank) > 0) {
+        search_pool_add(&r->pool, s, &r->rng, &oom);
+        r->pooled++;
+    } else {
+        r->isolated++;
+    }
     if (oom) {
         scheme_free(s);
         run_fail(r, "out of memory");
@@ -149,9 +178,31 @@ static bool upload_pool(gpu_run *r)
             level = k;
     /* walks that end at the level without a lower rank bring their scheme
      * home while the level has room: the pool's diversity (driver.c) */
-    cuda_walk_set_collect(r->w, level >= 0 && r->pool.r[level].count < r->pool.size ? level : 0);
-    for (int k = 0; k <= level && n < r->pool_cap; k++)
-        for (int i = 0; i < r->pool.r[k].count && n < r->pool_cap; i++) {
+    cuda_walk_set_collect(r->w, r->o->collect && level >= 0 && r->pool.r[level].count < r->pool.size ? level : 0);
+    /* pool_up (driver.c's restarts one rank above the level, for diversity):
+     * the device draws uniformly from what it holds, so the first nonempty
+     * rank above the level gets a share up/(1-up) of the level's entries */
+    int up_rank = -1, up_n = 0;
+    if (level >= 0 && r->p->pool_up > 0 && r->p->pool_up < 1) {
+        for (int k = level + 1; k <= r->pool.max_rank && up_rank < 0; k++)
+            if (r->pool.r[k].count)
+                up_rank = k;
+        int below = 0;
+        for (int k = 0; k <= level; k++)
+            below += r->pool.r[k].count;
+        if (up_rank >= 0) {
+            up_n = (int)((double)below * r->p->pool_up / (1 - r->p->pool_up) + 0.5);
+            if (up_n > r->pool.r[up_rank].count)
+                up_n = r->pool.r[up_rank].count;
+            if (up_n > r->pool_cap / 4)
+                up_n = r->pool_cap / 4;
+        }
+    }
+    for (int k = 0; k <= r->pool.max_rank && n < r->pool_cap; k++) {
+        if (k > level && k != up_rank)
+            continue;
+        const int cnt = k == up_rank ? up_n : r->pool.r[k].count;
+        for (int i = 0; i < cnt && n < r->pool_cap - (k <= level ? up_n : 0); i++) {
             const scheme *s = r->pool.r[k].s[i];
             if (s->rank > r->info.cap)
                 continue;
@@ -159,6 +210,7 @@ static bool upload_pool(gpu_run *r)
                 memcpy(r->pool_terms + (size_t)n * cw + 3 * (size_t)t, s->terms[t].f, 3 * sizeof(uint64_t));
             r->pool_ranks[n++] = s->rank;
         }
+    }
     pthread_mutex_unlock(&r->pool.mu);
     char err[256];
     if (cuda_walk_set_pool(r->w, r->pool_terms, r->pool_ranks, n, err, sizeof err) != 0) {
@@ -241,6 +293,9 @@ search_status search_run_gpu_opts(const search_params *p, const search_gpu_optio
         search_gpu_options_default(&od);
         o = &od;
     }
+    search_params pg;
+    gpu_params(p, o, &pg);
+    p = &pg;
     if (!search_params_check(p, res->msg, sizeof res->msg))
         return res->status;
     if (!cuda_compiled_in()) {
@@ -381,9 +436,10 @@ search_status search_run_gpu_opts(const search_params *p, const search_gpu_optio
         goto out_walk;
     }
     if (o->verbose)
-        fprintf(stderr, "gpu walk: %s; %d walkers, cap %d, %s store, walk_len %u, plateau %u\n", r.info.device,
+        fprintf(stderr, "gpu walk: %s; %d walkers, cap %d, %s store, walk_len %u, plateau %u, plus_max %d, "
+                "idle_plus %u, pool_min %d\n", r.info.device,
                 r.info.warps, r.info.cap, r.info.store == CUDA_WALK_STORE_REGS ? "register" : "shared-memory",
-                cfg.walk_len, cfg.plateau);
+                cfg.walk_len, cfg.plateau, cfg.plus_max, cfg.idle_plus, p->pool_min);
     for (int i = 0; i < r.info.warps; i++) {
         const scheme *s = f2s[i % nstarts];
         for (int k = 0; k < s->rank; k++)
@@ -454,6 +510,9 @@ search_status search_run_gpu_opts(const search_params *p, const search_gpu_optio
             break;
     }
 
+    if (o->verbose)
+        fprintf(stderr, "gpu walk: %llu returned schemes pooled, %llu flip-isolated ones not pooled\n",
+                (unsigned long long)r.pooled, (unsigned long long)r.isolated);
     res->seconds = now_s() - r.t0;
     res->flips = r.flips;
     res->plus = r.plus;

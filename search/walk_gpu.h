@@ -20,7 +20,20 @@ typedef struct search_gpu_options {
     bool check_pairs;   /* after each flip, reduce any pair the two changed terms form at once */
     uint32_t idle_plus; /* empty steps in a row before a plus transition (or a restart); 0: never */
     bool verbose;       /* a line per launch on stderr */
+    bool collect;       /* walks ending at the level without improving pool their scheme (siblings) */
+    /* true (the default): a search_params field left at the CPU engine's
+     * default (SEARCH_DEFAULT_*) takes the GPU's measured default below
+     * instead; false: search_params as given (benchmarks sweeping them). */
+    bool gpu_defaults;
 } search_gpu_options;
+
+/* The GPU's own defaults for the shared walk parameters (docs/gpu-walk.md,
+ * "Defaults": measured on an H100, <4,4,4> from the standard algorithm).
+ * Applied per field when the caller left the CPU default there. */
+#define SEARCH_GPU_DEFAULT_PLUS_MAX 4
+#define SEARCH_GPU_DEFAULT_POOL_MIN 4
+#define SEARCH_GPU_DEFAULT_WALK_LEN 1000
+#define SEARCH_GPU_DEFAULT_IDLE_PLUS 32
 
 void search_gpu_options_default(search_gpu_options *o);
 

@@ -5,12 +5,12 @@
  * search procedures ... maintain, for each position A,B,C, a map"): per
  * position an open-addressing hash table factor value -> bucket, each bucket a
  * doubly linked list of the terms holding that value there.  Terms live in
- * fixed slots.  Every (slot, position) that sits in a bucket of two or more is
- * listed in the array M; a flip picks an element of M uniformly, then a partner
- * uniformly in its bucket, and accepts with probability (k-1)/(kmax-1) (k its
- * bucket's size, kmax the largest), which makes the choice exactly uniform
- * over ordered flippable pairs.  A move touches O(1) buckets; nothing is
- * allocated after the walker is built.
+ * fixed slots.  Every (slot, position) in a bucket of two is listed in M2, in
+ * a bucket of three or more in M3.  A flip draws r < |M2| + (kmax-1)|M3|: a
+ * member of M2 and its one partner, or a member of M3 (bucket of k) kept with
+ * probability (k-1)/(kmax-1) and a uniform partner; so every ordered flippable
+ * pair is equally likely, with no rejection while no bucket exceeds three.
+ * A move touches O(1) buckets; nothing is allocated after the walker is built.
  *
  * Reductions are kept exhaustive incrementally: after every change of the
  * factor at (slot, q) the buckets of that slot are checked (pairs sharing two
@@ -20,7 +20,6 @@
  */
 #include "walker_impl.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -395,7 +394,10 @@ search_walker *search_walker_new(const scheme *start, const search_params *p, ui
     w->M[0] = xcalloc((size_t)cap * 3, sizeof *w->M[0], &ok);
     w->M[1] = xcalloc((size_t)cap * 3, sizeof *w->M[1], &ok);
     w->hist = xcalloc((size_t)cap + 2, sizeof *w->hist, &ok);
-    w->work = xcalloc((size_t)cap * 40 + 64, sizeof *w->work, &ok);
+    /* the work list's bound: 3 per term at a reset, 7 for a move, and per
+     * reduction (at most one per term) 7 for a pair, 3 * gen_max + 1 for a set */
+    int gm = w->gen_max > 2 ? w->gen_max : 2;
+    w->work = xcalloc((size_t)(3 * gm + 12) * ((size_t)cap + 1) + 64, sizeof *w->work, &ok);
     uint32_t size = 16;
     int shift = 60;
     while (size < 4u * (uint32_t)cap) {
