@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One short call on the GPU machine that checks the whole GPU side of a change:
+# build once, the GPU walk and GPU runtime checks, a GPU search that must reach
+# <3,3,3>:23 with every scheme verified and stored, and `multiply --backend gpu`
+# against `--backend cpu`.  The short table is printed last; the log is kept
+# in $OUT/device_check.log.  Carry deps/ (the SQLite/xxHash -dev packages,
+# ../shared/device/NOTES.md) and deps/gpuwalk-corpus (the corpus files the
+# checks read, since ../shared does not travel).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+LOG=$OUT/device_check.log
+: > "$LOG"
+DEPS=/tmp/fgdeps
+mkdir -p $DEPS
+for f in deps/libsqlite3-dev_*.deb deps/libxxhash-dev_*.deb; do [ -f "$f" ] && dpkg -x "$f" $DEPS; done
+SQLITE_LIB=$(ls /lib/x86_64-linux-gnu/libsqlite3.so.0 /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 2>/dev/null | head -1)
+B=build-device
+results=()
+step() { # name command...
+  local name=$1; shift
+  if "$@" >> "$LOG" 2>&1; then results+=("ok      $name"); else results+=("FAILED  $name (exit $?)"); fi
+}
+step configure cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DFLIPGRAPH_CUDA_ARCH=90a \
+  -DSQLite3_INCLUDE_DIR=$DEPS/usr/include -DSQLite3_LIBRARY="$SQLITE_LIB" -DXXHASH_INCLUDE_DIR=$DEPS/usr/include
+step build cmake --build $B -j"$(nproc)" --target flipgraph gpu_walk gpu_runtime
+export FLIPGRAPH_BIN=$PWD/$B/flipgraph
+export FLIPGRAPH_CORPUS=$PWD/../shared/corpus
+[ -d "$FLIPGRAPH_CORPUS" ] || export FLIPGRAPH_CORPUS=$PWD/deps/gpuwalk-corpus
+F=$B/flipgraph
+step "flipgraph version sees a GPU" bash -c "$F version | tee -a $LOG | grep -q 'gpu visible: NVIDIA'"
+step "tests/gpu_walk" bash -c "$B/gpu_walk 2>&1 | tail -3 | tee -a $LOG | grep -E '^[0-9]+ passed, 0 failed'"
+step "tests/gpu_runtime" bash -c "$B/gpu_runtime 2>&1 | tail -3 | tee -a $LOG | grep -E '^[0-9]+ passed, 0 failed'"
+rm -f /tmp/fgdev.db
+step "search --backend gpu <3,3,3> to 23, stored" bash -c \
+  "$F search --dims 3x3x3 --target-rank 23 --time 30s --backend gpu --db /tmp/fgdev.db && $F db check --db /tmp/fgdev.db && $F db best --dims 3x3x3 --db /tmp/fgdev.db | grep -q 23"
+step "multiply --backend gpu == cpu (3001x2500x2777, strassen,strassen)" bash -c \
+  "$F matrix random --rows 3001 --cols 2500 --seed 1 -o /tmp/A.bm && $F matrix random --rows 2500 --cols 2777 --seed 2 -o /tmp/B.bm && \
+   $F multiply --scheme strassen,strassen --a /tmp/A.bm --b /tmp/B.bm -o /tmp/Cg.bm --backend gpu && \
+   $F multiply --scheme strassen,strassen --a /tmp/A.bm --b /tmp/B.bm -o /tmp/Cc.bm --backend cpu && $F matrix cmp /tmp/Cg.bm /tmp/Cc.bm"
+nvidia-smi --query-gpu=name --format=csv,noheader >> "$LOG" 2>&1
+echo "== device check on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $(date -u +%F)"
+printf '%s\n' "${results[@]}"
+printf '%s\n' "${results[@]}" | grep -q FAILED && exit 1
+exit 0
