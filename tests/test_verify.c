@@ -828,11 +828,14 @@ Test(verify, lift_reductions_of_integer_corpus_schemes)
     free(L);
 }
 
-/* Flips that drop no term have an exact analogue over Z, (x,y,z) + (x,y',z') ->
- * (x, y+y', z) + (x, y', z'-z), whose factors stay non-zero mod 2: a scheme
- * reached from the standard algorithm by such flips is the reduction of an
- * integer scheme, so it must lift.  (A GF(2) flip that drops a term need not
- * have such an analogue: see lift_schemes_the_cpu_search_finds.) */
+/* Random flip walks from the standard algorithm (no term dropped).  Such a
+ * scheme is the reduction of an integer scheme (each GF(2) flip has the exact
+ * analogue (x, y+y', z) + (x, y', z'-z) over Z), but that scheme's
+ * coefficients grow along the walk, and a lift whose coefficients do not fit
+ * in int8 is out of reach by design (docs/verify.md): of 5490 such lifts run
+ * here one was not found (a <2,2,3> walk whose lift did not settle below 2^11).  So: every lift returned verifies over Z and reduces to its
+ * input; a refusal is "not found", never a false proof of "no lift"; and
+ * nearly all walks lift (at least 28 of 30 a format). */
 Test(verify, lift_flipped_small_formats)
 {
     uint64_t seed = test_seed();
@@ -841,7 +844,7 @@ Test(verify, lift_flipped_small_formats)
     static const scheme_format fs[] = {{2, 2, 3}, {2, 3, 3}, {3, 3, 3}};
     for (size_t i = 0; i < 3; i++) {
         scheme *standard = scheme_standard(fs[i]);
-        int moved = 0;
+        int moved = 0, lifted = 0;
         for (int k = 0; k < 30; k++) {
             scheme *s = scheme_standard(fs[i]);
             int flips = 200 + (int)scheme_rng_below(&rng, 3000);
@@ -854,12 +857,20 @@ Test(verify, lift_flipped_small_formats)
             char what[128];
             snprintf(what, sizeof what, "flipped %dx%dx%d rank %d (seed %llu, run %d)", fs[i].n, fs[i].m, fs[i].p,
                      s->rank, (unsigned long long)seed, k);
-            assert_lift_ok(s, z, &lr, what);
+            if (z) {
+                assert_lift_ok(s, z, &lr, what);
+                lifted++;
+            } else {
+                cr_assert_eq(lr.status, VERIFY_LIFT_NOT_FOUND, "%s: a flipped standard algorithm has a lift, "
+                             "but the lifter claims: %s", what, lr.msg);
+            }
             scheme_free(z);
             scheme_free(s);
         }
         /* The walks must actually have left the standard algorithm behind. */
         cr_assert_geq(moved, 25, "only %d of 30 walks moved (seed %llu)", moved, (unsigned long long)seed);
+        cr_assert_geq(lifted, 28, "only %d of 30 flipped %dx%dx%d schemes lifted (seed %llu)", lifted, fs[i].n,
+                      fs[i].m, fs[i].p, (unsigned long long)seed);
         scheme_free(standard);
     }
 }
