@@ -337,17 +337,51 @@ search_status search_run_cpu(const search_params *p, const scheme *const *starts
             scheme_free(std);
             return res->status;
         }
-        search_pool_add(&d.pool, f2, &rng0, NULL);
-        if (f2->rank < best) {
-            best = f2->rank;
-            scheme_free(d.best);
-            d.best = scheme_clone(f2);
-        }
+        if (f2->rank < res->start_rank || !i)
+            res->start_rank = f2->rank;
+        /* pooled with every reduction taken (restarts then skip the checks) */
+        search_walker *w = search_walker_new(f2, p, 0, 0);
+        scheme *red = w ? search_walker_snapshot(w) : NULL;
+        search_walker_free(w);
         scheme_free(f2);
+        if (red && !verify_f2(red, &vr)) {
+            snprintf(res->msg, sizeof res->msg, "BUG: the reduced start scheme %d does not verify: %.400s",
+                     i + 1, vr.msg);
+            scheme_free(red);
+            red = NULL;
+        } else if (!red) {
+            snprintf(res->msg, sizeof res->msg, "out of memory");
+        }
+        if (!red) {
+            res->status = SEARCH_FAILED;
+            search_pool_free(&d.pool);
+            scheme_free(std);
+            scheme_free(d.best);
+            return res->status;
+        }
+        search_pool_add(&d.pool, red, &rng0, NULL);
+        if (red->rank < best) {
+            best = red->rank;
+            scheme_free(d.best);
+            d.best = scheme_clone(red);
+        }
+        scheme_free(red);
     }
     scheme_free(std);
-    res->start_rank = best;
     atomic_store(&d.best_rank, best);
+    d.pool.reduced = true;
+    if (best < res->start_rank && d.best) {
+        /* the start itself had reductions left: that is already an improvement */
+        d.improvements++;
+        if (cb && cb->improved) {
+            search_found f = {d.best, best, 0, 0, 0};
+            if (!cb->improved(cb->ctx, &f)) {
+                d.failed = true;
+                snprintf(d.msg, sizeof d.msg, "the improvement handler failed");
+                atomic_store(&d.stop, 1);
+            }
+        }
+    }
     if (p->target_rank > 0 && best <= p->target_rank)
         atomic_store(&d.stop, 1);
 

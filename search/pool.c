@@ -4,6 +4,7 @@
  * many distinct schemes of rank r make a scheme of rank r-1 likelier than one
  * scheme walked for long). */
 #include "pool.h"
+#include "walker_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -135,7 +136,7 @@ int search_pool_restart(search_pool *p, scheme_rng *rng, search_walker *w)
     if (k >= 0) {
         const search_pool_rank *r = &p->r[k];
         const scheme *s = r->s[scheme_rng_below(rng, (uint32_t)r->count)];
-        if (!search_walker_reset(w, s))
+        if (!walker_reset(w, s, p->reduced))
             k = -1;
     }
     pthread_mutex_unlock(&p->mu);

@@ -17,13 +17,15 @@ typedef struct search_pool {
     pthread_mutex_t mu;
     int max_rank;      /* ranks 0..max_rank */
     int size, min;     /* per rank: at most size schemes; min before walkers start there */
+    bool reduced;      /* every scheme added has no reduction left (restarts skip the checks) */
     double fresh;      /* a restart starts from the start schemes (the highest rank) with this probability */
     double up;         /* a restart climbs one rank above the level with this probability, repeatedly */
     search_pool_rank *r;
     uint64_t added;
 } search_pool;
 
-/* up starts at 0 (always the level); set p->up = params.pool_up after init. */
+/* up, fresh start at 0 (always the level) and reduced at false; set them
+ * after init (the CPU driver: params.pool_up, params.pool_fresh, true). */
 bool search_pool_init(search_pool *p, int max_rank, int size, int min);
 void search_pool_free(search_pool *p);
 /* Adds a copy of s (verified by the caller) unless its canonical hash is there;

@@ -441,7 +441,9 @@ void search_walker_free(search_walker *w)
     free(w);
 }
 
-bool search_walker_reset(search_walker *w, const scheme *s)
+bool search_walker_reset(search_walker *w, const scheme *s) { return walker_reset(w, s, false); }
+
+bool walker_reset(search_walker *w, const scheme *s, bool reduced)
 {
     if (s->fmt.n != w->fmt.n || s->fmt.m != w->fmt.m || s->fmt.p != w->fmt.p)
         return false;
@@ -477,7 +479,10 @@ bool search_walker_reset(search_walker *w, const scheme *s)
         if (t->f[0] && t->f[1] && t->f[2])
             term_add(w, t->f[0], t->f[1], t->f[2]);
     }
-    process_work(w);
+    if (reduced)
+        w->nwork = 0; /* the caller vouches that no reduction is left */
+    else
+        process_work(w);
     w->plateau_count = 0;
     return true;
 }

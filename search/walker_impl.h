@@ -62,4 +62,9 @@ struct search_walker {
     search_walker_stats st;
 };
 
+/* search_walker_reset; with reduced true the caller vouches that s has no
+ * reduction left for this walker's gen_max (a pooled walker state): the
+ * checks are skipped, which makes restarts of large formats cheap. */
+bool walker_reset(search_walker *w, const scheme *s, bool reduced);
+
 #endif

@@ -715,6 +715,31 @@ Test(search_driver, start_schemes_and_bad_input)
     search_result_free(&r);
 }
 
+Test(search_driver, a_start_with_reductions_left_is_reduced_and_reported)
+{
+    /* <3,3,3> standard with one term split in two: rank 28, one pair reduction left */
+    scheme *s = scheme_standard((scheme_format){3, 3, 3});
+    scheme_term t0 = s->terms[5];
+    s->terms[5].f[2] ^= 0x10;
+    scheme_push(s, t0.f[0], t0.f[1], 0x10);
+    cr_assert_eq(s->rank, 28);
+    search_params p = params_for((scheme_format){3, 3, 3});
+    p.target_rank = 27;
+    p.progress_every = 0;
+    found_log log = {0, {0}, true};
+    search_callbacks cb = {&log, log_found, NULL};
+    const scheme *starts[1] = {s};
+    search_result r;
+    cr_assert_eq(search_run_cpu(&p, starts, 1, &cb, &r), SEARCH_REACHED, "%s", r.msg);
+    cr_assert_eq(r.start_rank, 28);
+    cr_assert_eq(r.best_rank, 27);
+    cr_assert_eq(log.n, 1);
+    cr_assert_eq(log.rank[0], 27);
+    cr_assert(log.all_valid);
+    search_result_free(&r);
+    scheme_free(s);
+}
+
 Test(search_driver, target_not_reached_within_the_budget)
 {
     search_params p = params_for((scheme_format){3, 3, 3});
