@@ -54,7 +54,9 @@ static void usage(FILE *out)
 "  --plateau L         flips without a rank drop before a plus transition (default %" PRIu64 ")\n"
 "  --plateau-min L     the adaptive plateau's lower bound (default %" PRIu64 ")\n"
 "  --plateau-max L     ... and upper bound (default %" PRIu64 ")\n"
-"  --plus-max K        plus transitions only while rank < base rank + K; 0: none (default %d)\n"
+"  --plus-max K        plus transitions only while rank < base rank + K; 0: none (default %d;\n"
+"                      the GPU backend has its own defaults for --plus-max, --pool-min and\n"
+"                      --walk-len, docs/gpu-walk.md; giving any of them runs exactly that)\n"
 "  --walk-len N        unit walk: the k-th walk of a walker lasts N * luby(k) flips\n"
 "                      without a lower rank, then it restarts from the pool (default %" PRIu64 ")\n"
 "  --walk-max N        cap on one walk (default %" PRIu64 ")\n"
@@ -574,6 +576,10 @@ int cmd_search(int argc, char **argv)
 
     search_callbacks cb = {&cx, on_improved, on_progress};
     search_result res;
+    /* The GPU has measured defaults of its own for these (search/walk_gpu.h); a value
+     * given on the command line runs as given, so the GPU defaults are then off. */
+    if (set[O_PLUS_MAX] || set[O_POOL_MIN] || set[O_WALK_LEN])
+        gopt.gpu_defaults = false;
     if (gpu)
         search_run_gpu_opts(&p, &gopt, (const scheme *const *)starts, nstarts, &cb, &res);
     else
