@@ -6,6 +6,7 @@
 #include "pool.h"
 #include "walker_impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,4 +142,35 @@ int search_pool_restart(search_pool *p, scheme_rng *rng, search_walker *w)
     }
     pthread_mutex_unlock(&p->mu);
     return k;
+}
+
+bool search_starts_prepare(const search_params *p, const scheme *const **starts, int *nstarts,
+                           scheme **std, int *max_rank, search_result *res)
+{
+    *std = NULL;
+    if (*nstarts <= 0) {
+        *std = scheme_standard(p->fmt);
+        if (!*std) {
+            snprintf(res->msg, sizeof res->msg, "out of memory");
+            res->status = SEARCH_FAILED;
+            return false;
+        }
+        *starts = (const scheme *const *)std;
+        *nstarts = 1;
+    }
+    *max_rank = 0;
+    char fb[32], fb2[32];
+    for (int i = 0; i < *nstarts; i++) {
+        const scheme *s = (*starts)[i];
+        if (s->fmt.n != p->fmt.n || s->fmt.m != p->fmt.m || s->fmt.p != p->fmt.p) {
+            snprintf(res->msg, sizeof res->msg, "start scheme %d is for %s, not %s", i + 1,
+                     scheme_format_str(s->fmt, fb), scheme_format_str(p->fmt, fb2));
+            scheme_free(*std);
+            *std = NULL;
+            return false;
+        }
+        if (s->rank > *max_rank)
+            *max_rank = s->rank;
+    }
+    return true;
 }

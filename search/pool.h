@@ -27,6 +27,13 @@ typedef struct search_pool {
 /* up, fresh start at 0 (always the level) and reduced at false; set them
  * after init (the CPU driver: params.pool_up, params.pool_fresh, true). */
 bool search_pool_init(search_pool *p, int max_rank, int size, int min);
+/* The start schemes of a run, for either backend: the given ones, each of
+ * format p->fmt, or the standard algorithm when there are none (then *std holds
+ * it: the caller frees it).  *max_rank: the largest start rank.  false with
+ * res->msg set (res->status SEARCH_FAILED when out of memory, else as it was)
+ * when a start is of another format. */
+bool search_starts_prepare(const search_params *p, const scheme *const **starts, int *nstarts,
+                           scheme **std, int *max_rank, search_result *res);
 void search_pool_free(search_pool *p);
 /* Adds a copy of s (verified by the caller) unless its canonical hash is there;
  * a full rank replaces a random member.  false: duplicate, rank out of range or

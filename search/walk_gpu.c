@@ -326,29 +326,9 @@ search_status search_run_gpu_opts(const search_params *p, const search_gpu_optio
 
     /* the start schemes, verified: the pool's first members (as driver.c) */
     scheme *std = NULL;
-    if (nstarts <= 0) {
-        std = scheme_standard(p->fmt);
-        if (!std) {
-            snprintf(res->msg, sizeof res->msg, "out of memory");
-            res->status = SEARCH_FAILED;
-            return res->status;
-        }
-        starts = (const scheme *const *)&std;
-        nstarts = 1;
-    }
-    int max_rank = 0;
-    char fb[32], fb2[32];
-    for (int i = 0; i < nstarts; i++) {
-        const scheme *s = starts[i];
-        if (s->fmt.n != p->fmt.n || s->fmt.m != p->fmt.m || s->fmt.p != p->fmt.p) {
-            snprintf(res->msg, sizeof res->msg, "start scheme %d is for %s, not %s", i + 1,
-                     scheme_format_str(s->fmt, fb), scheme_format_str(p->fmt, fb2));
-            scheme_free(std);
-            return res->status;
-        }
-        if (s->rank > max_rank)
-            max_rank = s->rank;
-    }
+    int max_rank;
+    if (!search_starts_prepare(p, &starts, &nstarts, &std, &max_rank, res))
+        return res->status;
     /* plus transitions stop at the cap; restarts come from lower ranks */
     int cap = (max_rank + 31) / 32 * 32;
     if (cap < 32)
