@@ -33,12 +33,7 @@ template <int N> __device__ __forceinline__ void cp_async_wait()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-struct SimtArgs {
-    const uint8_t *A, *B;
-    uint64_t *C;
-    long long lda_b, ldb_b, ldc_w, sa_b, sb_b, sc_w;
-    int tiles_m, tiles_n, ktiles;
-};
+using SimtArgs = BmmArgs;
 
 template <int MODE>
 __device__ __forceinline__ uint32_t acc_op(uint32_t c, uint32_t a, uint32_t b)
@@ -144,19 +139,7 @@ int bmm_simt_launch(int mode, const uint64_t *dA, const uint64_t *dBt, uint64_t 
     if (sh->m % TILE || sh->n % TILE || sh->k % 256 || sh->lda % 2 || sh->ldbt % 2 ||
         sh->stride_a % 2 || sh->stride_bt % 2)
         return 2;
-    SimtArgs a;
-    a.A = (const uint8_t *)dA;
-    a.B = (const uint8_t *)dBt;
-    a.C = dC;
-    a.lda_b = sh->lda * 8;
-    a.ldb_b = sh->ldbt * 8;
-    a.ldc_w = sh->ldc;
-    a.sa_b = sh->stride_a * 8;
-    a.sb_b = sh->stride_bt * 8;
-    a.sc_w = sh->stride_c;
-    a.tiles_m = (int)(sh->m / TILE);
-    a.tiles_n = (int)(sh->n / TILE);
-    a.ktiles = (int)(sh->k / 256);
+    SimtArgs a = bmm_args(dA, dBt, dC, sh, TILE, TILE, 256);
     const long long blocks = (long long)a.tiles_m * a.tiles_n * sh->batch;
     if (blocks <= 0) return 0;
     if (blocks > 0x7fffffffLL) return 2;

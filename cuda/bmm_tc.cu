@@ -63,13 +63,7 @@ __device__ __forceinline__ void mma_b1(int32_t (&c)[4], const uint32_t (&a)[4], 
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-struct TcArgs {
-    const uint8_t *A, *B;
-    uint64_t *C;
-    long long lda_b, ldb_b, ldc_w;        // bytes, bytes, words
-    long long sa_b, sb_b, sc_w;           // batch strides
-    int tiles_m, tiles_n, ktiles, group_m;
-};
+using TcArgs = BmmArgs;
 
 template <int MODE, int STAGES>
 __global__ void __launch_bounds__(THREADS, 1) bmm_tc_kernel(TcArgs p)
@@ -217,20 +211,7 @@ int bmm_tc_launch(int mode, const uint64_t *dA, const uint64_t *dBt, uint64_t *d
     if (sh->m % BM || sh->n % BN || sh->k % 512 || sh->lda % 8 || sh->ldbt % 8 ||
         sh->stride_a % 8 || sh->stride_bt % 8)
         return 2;
-    TcArgs a;
-    a.A = (const uint8_t *)dA;
-    a.B = (const uint8_t *)dBt;
-    a.C = dC;
-    a.lda_b = sh->lda * 8;
-    a.ldb_b = sh->ldbt * 8;
-    a.ldc_w = sh->ldc;
-    a.sa_b = sh->stride_a * 8;
-    a.sb_b = sh->stride_bt * 8;
-    a.sc_w = sh->stride_c;
-    a.tiles_m = (int)(sh->m / BM);
-    a.tiles_n = (int)(sh->n / BN);
-    a.ktiles = (int)(sh->k / 512);
-    a.group_m = 8;
+    TcArgs a = bmm_args(dA, dBt, dC, sh, BM, BN, 512);
     const long long blocks = (long long)a.tiles_m * a.tiles_n * sh->batch;
     if (blocks <= 0) return 0;
     if (blocks > 0x7fffffffLL) return 2;

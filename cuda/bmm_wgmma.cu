@@ -83,12 +83,7 @@ __device__ __forceinline__ void fence_acc(int32_t (&d)[128])
     for (int i = 0; i < 128; i++) asm volatile("" : "+r"(d[i])::"memory");
 }
 
-struct WgArgs {
-    const uint8_t *A, *B;
-    uint64_t *C;
-    long long lda_b, ldb_b, ldc_w, sa_b, sb_b, sc_w;
-    int tiles_m, tiles_n, ktiles, group_m;
-};
+using WgArgs = BmmArgs;
 
 template <int MODE, int STAGES>
 __global__ void __launch_bounds__(THREADS, 1) bmm_wgmma_kernel(WgArgs p)
@@ -216,20 +211,7 @@ int bmm_wgmma_launch(int mode, const uint64_t *dA, const uint64_t *dBt, uint64_t
     if (sh->m % BM || sh->n % BN || sh->k % (KC * 128) || sh->lda % 2 || sh->ldbt % 2 ||
         sh->stride_a % 2 || sh->stride_bt % 2)
         return 2;
-    WgArgs a;
-    a.A = (const uint8_t *)dA;
-    a.B = (const uint8_t *)dBt;
-    a.C = dC;
-    a.lda_b = sh->lda * 8;
-    a.ldb_b = sh->ldbt * 8;
-    a.ldc_w = sh->ldc;
-    a.sa_b = sh->stride_a * 8;
-    a.sb_b = sh->stride_bt * 8;
-    a.sc_w = sh->stride_c;
-    a.tiles_m = (int)(sh->m / BM);
-    a.tiles_n = (int)(sh->n / BN);
-    a.ktiles = (int)(sh->k / (KC * 128));
-    a.group_m = 8;
+    WgArgs a = bmm_args(dA, dBt, dC, sh, BM, BN, KC * 128);
     const long long blocks = (long long)a.tiles_m * a.tiles_n * sh->batch;
     if (blocks <= 0) return 0;
     if (blocks > 0x7fffffffLL) return 2;
