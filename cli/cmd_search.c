@@ -70,7 +70,8 @@ static void usage(FILE *out)
 "  --progress SECONDS  interval of progress lines (default %g)\n"
 "  --batch N           flips per walker between checks of time and signals (default %" PRIu64 ")\n"
 "\n"
-"GPU backend only: --warps N, --rounds K, --launch-ms MS (docs/gpu-walk.md)\n"
+"GPU backend only: --warps N, --rounds K, --launch-ms MS, --devices LIST (0,1: one\n"
+"walker set per GPU, one pool; docs/gpu-walk.md)\n"
 "\n"
 "exit: 0 target reached (or no target and the time ran out), 1 time ran out before\n"
 "the target, 2 bad usage or input, 3 internal failure (a scheme that fails\n"
@@ -185,7 +186,7 @@ enum {
     O_OUT, O_DB, O_FROMDB, O_RESUME, O_PLATEAU, O_PLATEAU_MIN, O_PLATEAU_MAX, O_PLUS_MAX,
     O_WALK_LEN, O_WALK_MAX, O_GEN_MAX, O_POOL_SIZE, O_POOL_MIN, O_POOL_UP, O_POOL_FRESH, O_PROGRESS,
     O_BATCH,
-    O_WARPS, O_ROUNDS, O_LAUNCH_MS, O_HELP
+    O_WARPS, O_ROUNDS, O_LAUNCH_MS, O_DEVICES, O_HELP
 };
 
 static const struct option longopts[] = {
@@ -195,6 +196,7 @@ static const struct option longopts[] = {
     {"max-flips", required_argument, 0, O_MAXFLIPS},
     {"backend", required_argument, 0, O_BACKEND},
     {"device", required_argument, 0, O_DEVICE},
+    {"devices", required_argument, 0, O_DEVICES},
     {"threads", required_argument, 0, O_THREADS},
     {"seed", required_argument, 0, O_SEED},
     {"from", required_argument, 0, O_FROM},
@@ -309,6 +311,28 @@ int cmd_search(int argc, char **argv)
                 return cli_error(CLI_USAGE, CMD, "--device %s: expected 0..255", optarg);
             p.device = (int)l;
             break;
+        case O_DEVICES: {
+            /* "0,1": one walker set per GPU (issue 9); a GPU may appear twice */
+            gopt.ndevices = 0;
+            const char *q = optarg;
+            for (;;) {
+                char *end;
+                errno = 0;
+                long v = strtol(q, &end, 10);
+                if (end == q || errno || v < 0 || v > 255 || (*end && *end != ',') ||
+                    gopt.ndevices == SEARCH_GPU_MAX_DEVICES)
+                    return cli_error(CLI_USAGE, CMD,
+                                     "--devices %s: expected a comma-separated list of at most %d "
+                                     "GPU indices 0..255",
+                                     optarg, SEARCH_GPU_MAX_DEVICES);
+                gopt.devices[gopt.ndevices++] = (int)v;
+                if (!*end)
+                    break;
+                q = end + 1;
+            }
+            p.device = gopt.devices[0];
+            break;
+        }
         case O_THREADS:
             if (!cli_parse_long(optarg, 1, 1024, &l))
                 return cli_error(CLI_USAGE, CMD, "--threads %s: expected 1..1024", optarg);
@@ -535,6 +559,10 @@ int cmd_search(int argc, char **argv)
     bool gpu = !strcmp(backend, "gpu");
     if (!strcmp(backend, "auto"))
         gpu = cuda_compiled_in() && cuda_device_count() > p.device;
+    if (gopt.ndevices > 0 && !gpu) {
+        rc = cli_error(CLI_USAGE, CMD, "--devices needs --backend gpu (or auto with a GPU visible)");
+        goto out;
+    }
 
     ctx cx = {out_dir, store, 0, verbose, quiet, PTHREAD_MUTEX_INITIALIZER};
     if (store) {

@@ -201,6 +201,12 @@ typedef struct search_progress {
     int level_count;       /* schemes in the pool at that rank */
     uint64_t plateau;      /* walker 0's adaptive L */
     uint64_t plus, restarts, reductions;
+    /* the spread of the walkers' current ranks (issue 9): how many walkers
+     * reported, and the lowest, median and highest of their ranks; 0 when
+     * the backend does not know */
+    int walkers, rank_min, rank_median, rank_max;
+    double best_age;       /* seconds since best_rank was first reached (the plateau of the run) */
+    int devices;           /* GPUs walking (0: CPU threads) */
 } search_progress;
 
 typedef struct search_callbacks {

@@ -9,6 +9,8 @@
 
 #include "search.h"
 
+#define SEARCH_GPU_MAX_DEVICES 16
+
 typedef struct search_gpu_options {
     int warps;          /* walkers (one warp each); 0: as many as the device runs at once */
     int rounds;         /* __match_any_sync rounds per step (k of seed 004) */
@@ -21,6 +23,12 @@ typedef struct search_gpu_options {
     uint32_t idle_plus; /* empty steps in a row before a plus transition (or a restart); 0: never */
     bool verbose;       /* a line per launch on stderr */
     bool collect;       /* walks ending at the level without improving pool their scheme (siblings) */
+    /* --devices (issue 9): one walker set per listed GPU, one pool and one
+     * store for all; ndevices 0: search_params.device alone.  A GPU may be
+     * listed twice (two walker sets on one device: the multi-GPU path tested
+     * on a one-GPU machine). */
+    int ndevices;
+    int devices[SEARCH_GPU_MAX_DEVICES];
     /* true (the default): a search_params field left at the CPU engine's
      * default (SEARCH_DEFAULT_*) takes the GPU's measured default below
      * instead; false: search_params as given (benchmarks sweeping them). */
