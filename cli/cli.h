@@ -92,4 +92,33 @@ int cli_cmp_double(const void *a, const void *b);
  * after saying where it looked. */
 bool cli_find_corpus(const char *cmd, const char *option, char *buf, size_t len);
 
+/* ---- the output of long runs (cli/progress.c; docs/search.md, "Progress output") ---- */
+
+struct search_progress;
+/* "flipgraph 0.1.0, commit 7a55ea1, RelWithDebInfo build, gcc 12.2.0": what
+ * was built (commit at configure time), for banners and `flipgraph version`. */
+const char *cli_build_info(char *buf, size_t len);
+/* 3725.2 -> "1:02:05" (hours not wrapped). */
+const char *cli_fmt_hms(double seconds, char *buf, size_t len);
+/* 1234567 -> "1.23M": a one-word table cell (cli_fmt_si has a space). */
+const char *cli_fmt_si_cell(double v, char *buf, size_t len);
+/* The progress table: a header line and rows of the same width, every cell
+ * one word right-aligned under its header, no newline at the end.  The
+ * header is reprinted before every CLI_PROGRESS_HEADER_EVERY rows. */
+#define CLI_PROGRESS_HEADER_EVERY 20
+const char *cli_progress_header(char *buf, size_t len);
+/* A row from a progress report and the schemes this run stored so far
+ * (UINT64_MAX: "-", a run that stores nothing). */
+const char *cli_progress_row(char *buf, size_t len, const struct search_progress *pr, uint64_t stored);
+/* A line between the rows (an improvement): the time in the elapsed column, then text. */
+const char *cli_progress_event(char *buf, size_t len, double seconds, const char *text);
+/* "key=value" lines as a grid of per_line columns, each line starting with
+ * indent and ending with a newline (the banner's parameters); caller frees;
+ * NULL when out of memory. */
+char *cli_kv_columns(const char *text, int per_line, const char *indent);
+/* --until-record: the target rank that stops at the format's GF(2) record,
+ * combined with an explicit target (0: none) as the higher of the two (the
+ * earlier stop); -1 when the format has no known record. */
+int cli_until_record_target(scheme_format f, int target_rank);
+
 #endif

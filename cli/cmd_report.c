@@ -62,7 +62,8 @@ typedef struct rep_fmt {
     db_format_row row;
     db_scheme_row best[2];
     bool has_best[2];
-    int record;
+    int record, record_z;    /* search_record_rank(_z): -1 unknown */
+    bool unsure, unsure_z;   /* records.tsv marks the record with '?' */
     int plot;        /* -1 none (no improvement log), else a report_plot_status */
     int plotted, plottable;
     char plot_err[1024];
@@ -116,6 +117,9 @@ static rep_fmt *add_fmt(report *R, scheme_format f)
     memset(x, 0, sizeof *x);
     x->row.fmt = f;
     x->record = search_record_rank(f);
+    x->record_z = search_record_rank_z(f);
+    x->unsure = search_record_uncertain(f, SCHEME_RING_F2);
+    x->unsure_z = search_record_uncertain(f, SCHEME_RING_Z);
     x->plot = -1;
     return x;
 }
@@ -452,11 +456,14 @@ static void emit_formats(FILE *f, const report *R)
         fprintf(f, ", %d with no known record", unknown);
     if (none)
         fprintf(f, ", %d with no GF(2) scheme stored", none);
-    fprintf(f, ".\nRecords are the best published ranks over GF(2) (`records.tsv`, built in); the gap is "
-               "our best GF(2) rank minus the record.\n\n");
-    fprintf(f, "| format | best GF(2) | record | gap | found by | found at (UTC) | GF(2) schemes "
+    fprintf(f, ".\nRecords are the best published ranks (`records.tsv`, built in) over GF(2) and over Z "
+               "(integer coefficients: a scheme that works over every ring); the gap is our best GF(2) "
+               "rank minus the GF(2) record. Best Z is our best stored scheme with integer coefficients "
+               "(verified over Z when stored, e.g. lifted with `flipgraph lift`).\n\n");
+    fprintf(f, "| format | best GF(2) | record | Z record | gap | found by | found at (UTC) | GF(2) schemes "
                "| best Z | Z schemes |\n");
-    fprintf(f, "| --- | ---: | ---: | --- | --- | --- | ---: | ---: | ---: |\n");
+    fprintf(f, "| --- | ---: | ---: | ---: | --- | --- | --- | ---: | ---: | ---: |\n");
+    bool unsure = false;
     for (int i = 0; i < R->nf; i++) {
         const rep_fmt *x = &R->f[i];
         char fb[32], gap[64], when[40], dur[32];
@@ -468,9 +475,15 @@ static void emit_formats(FILE *f, const report *R)
         else
             fputs("–", f);
         if (x->record > 0)
-            fprintf(f, " | %d | %s | ", x->record, gap);
+            fprintf(f, " | %d%s", x->record, x->unsure ? "?" : "");
         else
-            fprintf(f, " | ? | %s | ", gap);
+            fputs(" | ?", f);
+        if (x->record_z > 0)
+            fprintf(f, " | %d%s", x->record_z, x->unsure_z ? "?" : "");
+        else
+            fputs(" | ?", f);
+        fprintf(f, " | %s | ", gap);
+        unsure |= (x->record > 0 && x->unsure) || (x->record_z > 0 && x->unsure_z);
         if (x->has_best[0]) {
             found_by(f, R, &x->best[0]);
             fprintf(f, " | %s", fmt_when(x->best[0].found_at, when, sizeof when));
@@ -487,6 +500,9 @@ static void emit_formats(FILE *f, const report *R)
         fprintf(f, " | %lld |\n", (long long)x->row.count[1]);
     }
     fputs("\n", f);
+    if (unsure)
+        fputs("A record marked `?` is one whose published sources disagree (`records.tsv`); the number "
+              "shown is the one the file lists.\n\n", f);
 }
 
 static void emit_runs(FILE *f, const report *R)

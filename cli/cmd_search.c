@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,11 @@ static void usage(FILE *out)
 "\n"
 "  --dims NxMxP        the format (may be omitted with --from or --resume)\n"
 "  --target-rank R     stop when a scheme of rank <= R is found (default: none)\n"
-"  --time T            stop after T (30s, 10m, 8h, 1h30m; default: none unless no target: 60s)\n"
+"  --until-record      stop at the format's known GF(2) record (records.tsv, built in;\n"
+"                      exit 2 for a format without one); with --target-rank the higher\n"
+"                      of the two ranks (the earlier stop) wins\n"
+"  --time T            stop after T (30s, 10m, 8h, 1h30m; default: none with a target\n"
+"                      (--target-rank, --until-record) or --max-flips, else 60s)\n"
 "  --max-flips N       stop after N flips in all (default: none)\n"
 "  --backend B         cpu, gpu or auto (gpu when one is visible; default cpu)\n"
 "  --device N          GPU index (default 0)\n"
@@ -47,8 +52,8 @@ static void usage(FILE *out)
 "  --db PATH           store every improvement and the run in this database\n"
 "  --from-db           start from the best scheme of the format in the database\n"
 "  --resume RUN        run again with the parameters stored for run RUN, from the best stored scheme\n"
-"  -q, --quiet         no progress lines\n"
-"  -v, --verbose       a line for every improvement\n"
+"  -q, --quiet         no banner, no progress table (the summary line on stdout stays)\n"
+"  -v, --verbose       also a line for every improvement (and, on the GPU, per launch)\n"
 "\n"
 "walk parameters (docs/search.md says how each default was measured):\n"
 "  --plateau L         flips without a rank drop before a plus transition (default %" PRIu64 ")\n"
@@ -67,17 +72,25 @@ static void usage(FILE *out)
 "  --pool-up P         probability that a restart climbs one rank above that level,\n"
 "                      repeatedly (default %g)\n"
 "  --pool-fresh P      probability that a restart starts over from the start schemes (default %g)\n"
-"  --progress SECONDS  interval of progress lines (default %g)\n"
+"  --progress SECONDS  interval of progress rows; 0: none (default %g)\n"
 "  --batch N           flips per walker between checks of time and signals (default %" PRIu64 ")\n"
 "\n"
 "GPU backend only: --warps N, --rounds K, --launch-ms MS, --devices LIST (0,1: one\n"
 "walker set per GPU, one pool; docs/gpu-walk.md)\n"
 "\n"
+"output (stderr, docs/search.md \"Progress output\"): a banner (build, commit, device,\n"
+"format and record, start rank, seed, every parameter), then every --progress seconds a\n"
+"row of an aligned table, its header repeated every %d rows: elapsed, flips/s, flips,\n"
+"best rank, record, gap (best - record), walkers and the min/median/max of their current\n"
+"ranks, plateau (time since the best improved), schemes stored by this run, the pool level\n"
+"and its size.  The summary line goes to stdout.\n"
+"\n"
 "exit: 0 target reached (or no target and the time ran out), 1 time ran out before\n"
 "the target, 2 bad usage or input, 3 internal failure (a scheme that fails\n"
 "verification is a bug: reported, never kept)\n",
             d.plateau, d.plateau_min, d.plateau_max, d.plus_max, d.walk_len, d.walk_max, d.gen_max,
-            d.pool_size, d.pool_min, d.pool_up, d.pool_fresh, d.progress_every, d.batch);
+            d.pool_size, d.pool_min, d.pool_up, d.pool_fresh, d.progress_every, d.batch,
+            CLI_PROGRESS_HEADER_EVERY);
 }
 
 typedef struct ctx {
@@ -86,7 +99,15 @@ typedef struct ctx {
     int64_t run_id;
     bool verbose, quiet;
     pthread_mutex_t mu; /* the database handle: improvements and progress come from different threads */
+    _Atomic uint64_t stored; /* schemes this run wrote: new database rows, else files in --out */
+    int rows;                /* progress rows printed: the header comes again every 20 */
 } ctx;
+
+/* The stored column: "-" (UINT64_MAX) when the run stores nothing. */
+static uint64_t stored_cell(ctx *c)
+{
+    return c->db || c->out_dir ? atomic_load(&c->stored) : UINT64_MAX;
+}
 
 static bool write_native(void *c, FILE *f) { return scheme_write_native(c, f); }
 
@@ -112,6 +133,7 @@ static bool on_improved(void *p, const search_found *f)
             return false;
         }
     }
+    bool wrote = c->out_dir != NULL;
     if (c->db) {
         char err[512];
         int64_t id = 0;
@@ -126,10 +148,15 @@ static bool on_improved(void *p, const search_found *f)
             fprintf(stderr, "flipgraph search: database: %s\n", err);
             return false;
         }
+        wrote = !existed; /* already stored by an earlier run: not this run's */
     }
-    if (c->verbose) {
-        fprintf(stderr, "[%8.1fs] rank %d (walker %d, %.3g flips)%s%s\n", f->seconds, f->rank,
-                f->walker, (double)f->flips, path[0] ? " -> " : "", path);
+    if (wrote)
+        atomic_fetch_add(&c->stored, 1);
+    if (c->verbose && !c->quiet) {
+        char text[4400], line[4500], fl[32];
+        snprintf(text, sizeof text, "improved: rank %d (walker %d, %s flips)%s%s", f->rank, f->walker,
+                 cli_fmt_si_cell((double)f->flips, fl, sizeof fl), path[0] ? " -> " : "", path);
+        fprintf(stderr, "%s\n", cli_progress_event(line, sizeof line, f->seconds, text));
     }
     return true;
 }
@@ -147,14 +174,101 @@ static void on_progress(void *p, const search_progress *pr)
     }
     if (c->quiet)
         return;
-    char rec[32] = "?";
-    if (pr->record > 0)
-        snprintf(rec, sizeof rec, "%d", pr->record);
-    fprintf(stderr,
-            "[%8.1fs] %.3g flips/s  best %d (record %s)  level %d (%d schemes)  plateau %" PRIu64
-            "  plus %" PRIu64 "  restarts %" PRIu64 "\n",
-            pr->seconds, pr->flips_per_s, pr->best_rank, rec, pr->level, pr->level_count,
-            pr->plateau, pr->plus, pr->restarts);
+    char line[512];
+    /* one fprintf per line: improvement lines from walker threads never split a row */
+    if (c->rows % CLI_PROGRESS_HEADER_EVERY == 0)
+        fprintf(stderr, "%s\n", cli_progress_header(line, sizeof line));
+    c->rows++;
+    fprintf(stderr, "%s\n", cli_progress_row(line, sizeof line, pr, stored_cell(c)));
+    if (c->verbose)
+        fprintf(stderr, "%*s  plus %" PRIu64 ", restarts %" PRIu64 ", reductions %" PRIu64
+                        ", walker 0's plateau length L %" PRIu64 "\n",
+                9, "", pr->plus, pr->restarts, pr->reductions, pr->plateau);
+}
+
+/* ---- the banner: what runs, with what, from where (issue 9) ---- */
+
+typedef struct banner_info {
+    const search_params *p;
+    const search_gpu_options *g;
+    bool gpu;
+    const scheme *const *starts;
+    int nstarts;
+    const char *from;        /* where the start schemes came from, in words */
+    bool until_record;
+    int explicit_target;     /* --target-rank as given (0: none) */
+} banner_info;
+
+static void banner(const banner_info *b)
+{
+    const search_params *p = b->p;
+    char buf[512], fb[32], t[32];
+    fprintf(stderr, "%s\n", cli_build_info(buf, sizeof buf));
+
+    int rec = search_record_rank(p->fmt), recz = search_record_rank_z(p->fmt);
+    int start = p->fmt.n * p->fmt.m * p->fmt.p;
+    for (int i = 0; i < b->nstarts; i++)
+        if (!i || b->starts[i]->rank < start)
+            start = b->starts[i]->rank;
+    char rs[64] = "no known record", rz[32] = "";
+    if (rec > 0)
+        snprintf(rs, sizeof rs, "record %d%s", rec,
+                 search_record_uncertain(p->fmt, SCHEME_RING_F2) ? "?" : "");
+    if (recz > 0)
+        snprintf(rz, sizeof rz, " (over Z %d%s)", recz, search_record_uncertain(p->fmt, SCHEME_RING_Z) ? "?" : "");
+    fprintf(stderr, "search %s over GF(2): %s%s; start rank %d (%s%s); seed %" PRIu64 "\n",
+            scheme_format_str(p->fmt, fb), rs, rz, start, b->from,
+            b->nstarts > 1 ? (snprintf(t, sizeof t, ", %d schemes", b->nstarts), t) : "", p->seed);
+
+    /* when it stops */
+    char stop[256];
+    int at = snprintf(stop, sizeof stop, "stop:");
+    if (p->target_rank > 0) {
+        const char *why = "";
+        if (b->until_record)
+            why = b->explicit_target > rec ? " (--target-rank, above the record)" : " (the record)";
+        at += snprintf(stop + at, sizeof stop - (size_t)at, " at rank <= %d%s,", p->target_rank, why);
+    }
+    if (p->time_limit > 0)
+        at += snprintf(stop + at, sizeof stop - (size_t)at, " after %s,",
+                       p->time_limit < 60 ? (snprintf(t, sizeof t, "%gs", p->time_limit), t)
+                                          : cli_fmt_hms(p->time_limit, t, sizeof t));
+    if (p->max_flips)
+        at += snprintf(stop + at, sizeof stop - (size_t)at, " after %s flips,",
+                       cli_fmt_si_cell((double)p->max_flips, t, sizeof t));
+    snprintf(stop + at, sizeof stop - (size_t)at, " on SIGINT/SIGTERM");
+    fprintf(stderr, "%s\n", stop);
+
+    /* where it runs */
+    if (b->gpu) {
+        char dev[256] = "";
+        int visible = cuda_device_describe(dev, sizeof dev);
+        char list[128] = "";
+        int n = b->g->ndevices ? b->g->ndevices : 1;
+        for (int i = 0, k = 0; i < n; i++)
+            k += snprintf(list + k, sizeof list - (size_t)k, "%s%d", i ? "," : "",
+                          b->g->ndevices ? b->g->devices[i] : p->device);
+        fprintf(stderr, "backend gpu: device%s %s of %d visible (device 0: %s)\n", n > 1 ? "s" : "", list,
+                visible, visible > 0 ? dev : "none");
+        fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms", b->g->warps,
+                b->g->warps ? "" : " (as many as run at once)", b->g->rounds, b->g->launch_ms);
+        if (b->g->gpu_defaults)
+            fprintf(stderr, "; plus-max, pool-min, walk-len left at the CPU defaults below run with the "
+                            "GPU's (%d, %d, %d)",
+                    SEARCH_GPU_DEFAULT_PLUS_MAX, SEARCH_GPU_DEFAULT_POOL_MIN, SEARCH_GPU_DEFAULT_WALK_LEN);
+        fprintf(stderr, "\n");
+    } else {
+        fprintf(stderr, "backend cpu: %d CPU thread%s (one walker each)\n", p->threads,
+                p->threads == 1 ? "" : "s");
+    }
+
+    /* every parameter, as the run record stores them (--resume reads them back) */
+    char *text = search_params_to_text(p);
+    char *grid = text ? cli_kv_columns(text, 4, "  ") : NULL;
+    if (grid)
+        fprintf(stderr, "parameters:\n%s", grid);
+    free(grid);
+    free(text);
 }
 
 static void on_signal(int sig)
@@ -186,12 +300,13 @@ enum {
     O_OUT, O_DB, O_FROMDB, O_RESUME, O_PLATEAU, O_PLATEAU_MIN, O_PLATEAU_MAX, O_PLUS_MAX,
     O_WALK_LEN, O_WALK_MAX, O_GEN_MAX, O_POOL_SIZE, O_POOL_MIN, O_POOL_UP, O_POOL_FRESH, O_PROGRESS,
     O_BATCH,
-    O_WARPS, O_ROUNDS, O_LAUNCH_MS, O_DEVICES, O_HELP
+    O_WARPS, O_ROUNDS, O_LAUNCH_MS, O_DEVICES, O_UNTIL_RECORD, O_HELP
 };
 
 static const struct option longopts[] = {
     {"dims", required_argument, 0, O_DIMS},
     {"target-rank", required_argument, 0, O_TARGET},
+    {"until-record", no_argument, 0, O_UNTIL_RECORD},
     {"time", required_argument, 0, O_TIME},
     {"max-flips", required_argument, 0, O_MAXFLIPS},
     {"backend", required_argument, 0, O_BACKEND},
@@ -225,6 +340,23 @@ static const struct option longopts[] = {
     {"help", no_argument, 0, O_HELP},
     {0, 0, 0, 0},
 };
+
+/* The long name of option value c (messages). */
+static const char *opt_name(int c)
+{
+    for (const struct option *o = longopts; o->name; o++)
+        if (o->val == c)
+            return o->name;
+    return "?";
+}
+
+int cli_until_record_target(scheme_format f, int target_rank)
+{
+    int record = search_record_rank(f);
+    if (record <= 0)
+        return -1;
+    return target_rank > record ? target_rank : record;
+}
 
 static bool parse_u64(const char *s, uint64_t lo, uint64_t *out)
 {
@@ -260,7 +392,7 @@ int cmd_search(int argc, char **argv)
     int nfrom = 0;
     const char *out_dir = NULL, *db_path = NULL, *backend = "cpu";
     bool have_dims = false, have_seed = false, have_time = false, from_db = false;
-    bool quiet = false, verbose = false;
+    bool quiet = false, verbose = false, until_record = false;
     int64_t resume = 0;
     /* options given on the command line override a resumed run's parameters */
     search_params cli_set;
@@ -291,6 +423,7 @@ int cmd_search(int argc, char **argv)
                                  SCHEME_MAX_RANK);
             p.target_rank = (int)l;
             break;
+        case O_UNTIL_RECORD: until_record = true; break;
         case O_TIME:
             if (!cli_parse_duration(optarg, &p.time_limit) || p.time_limit <= 0)
                 return cli_error(CLI_USAGE, CMD, "--time %s: expected a duration such as 30s, 10m, 8h",
@@ -364,7 +497,7 @@ int cmd_search(int argc, char **argv)
         case O_BATCH:
             if (!parse_u64(optarg, 1, &u))
                 return cli_error(CLI_USAGE, CMD, "--%s %s: expected a positive integer",
-                                 longopts[c - O_DIMS].name, optarg);
+                                 opt_name(c), optarg);
             if (c == O_PLATEAU) p.plateau = u;
             if (c == O_PLATEAU_MIN) p.plateau_min = u;
             if (c == O_PLATEAU_MAX) p.plateau_max = u;
@@ -515,6 +648,21 @@ int cmd_search(int argc, char **argv)
                        p.fmt.n, p.fmt.m, p.fmt.p);
         goto out;
     }
+    int explicit_target = p.target_rank;
+    if (until_record) {
+        /* the same rule as sweep --until-record, plus an explicit target: the
+         * higher rank stops first, so the stop comes no later than either asks */
+        int t = cli_until_record_target(p.fmt, p.target_rank);
+        if (t < 0) {
+            char a[32];
+            rc = cli_error(CLI_USAGE, CMD,
+                           "--until-record: no known GF(2) record for %s (records.tsv lists the formats "
+                           "with every dimension <= 6, and <1,m,p>); give --target-rank instead",
+                           scheme_format_str(p.fmt, a));
+            goto out;
+        }
+        p.target_rank = t;
+    }
     if (from_db) {
         int64_t id;
         int rank;
@@ -564,7 +712,14 @@ int cmd_search(int argc, char **argv)
         goto out;
     }
 
-    ctx cx = {out_dir, store, 0, verbose, quiet, PTHREAD_MUTEX_INITIALIZER};
+    /* The GPU has measured defaults of its own for these (search/walk_gpu.h); a value
+     * given on the command line runs as given, so the GPU defaults are then off. */
+    if (set[O_PLUS_MAX] || set[O_POOL_MIN] || set[O_WALK_LEN])
+        gopt.gpu_defaults = false;
+    gopt.verbose = verbose && !quiet;
+
+    ctx cx = {.out_dir = out_dir, .db = store, .verbose = verbose, .quiet = quiet,
+              .mu = PTHREAD_MUTEX_INITIALIZER};
     if (store) {
         char *text = search_params_to_text(&p);
         char dev[256];
@@ -588,10 +743,10 @@ int cmd_search(int argc, char **argv)
 
     char fb[32];
     if (!quiet) {
-        int record = search_record_rank(p.fmt);
-        fprintf(stderr, "flipgraph search: %s, backend %s, %d thread%s, seed %" PRIu64 ", record %d\n",
-                scheme_format_str(p.fmt, fb), gpu ? "gpu" : "cpu", p.threads,
-                p.threads == 1 ? "" : "s", p.seed, record);
+        banner_info bi = {&p, &gopt, gpu, (const scheme *const *)starts, nstarts,
+                          nfrom ? "--from" : nstarts ? "the database's best" : "the standard algorithm",
+                          until_record, explicit_target};
+        banner(&bi);
     }
 
     search_clear_stop();
@@ -604,10 +759,6 @@ int cmd_search(int argc, char **argv)
 
     search_callbacks cb = {&cx, on_improved, on_progress};
     search_result res;
-    /* The GPU has measured defaults of its own for these (search/walk_gpu.h); a value
-     * given on the command line runs as given, so the GPU defaults are then off. */
-    if (set[O_PLUS_MAX] || set[O_POOL_MIN] || set[O_WALK_LEN])
-        gopt.gpu_defaults = false;
     if (gpu)
         search_run_gpu_opts(&p, &gopt, (const scheme *const *)starts, nstarts, &cb, &res);
     else

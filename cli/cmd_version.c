@@ -14,7 +14,9 @@ int cmd_version(int argc, char **argv)
     }
     char gpu[256];
     int visible = cuda_device_describe(gpu, sizeof gpu);
+    char build[256];
     printf("flipgraph %s (commit %s)\n", FLIPGRAPH_VERSION, FLIPGRAPH_GIT_COMMIT);
+    printf("build: %s\n", cli_build_info(build, sizeof build)); /* the search banner's line */
     printf("gpu backend: %s\n", cuda_compiled_in() ? "compiled in (sm_90a)" : "not compiled in");
     printf("gpu visible: %s\n", visible > 0 ? gpu : "none");
     return CLI_OK;

@@ -48,8 +48,10 @@ static double now_s(void)
 typedef struct worker_stat {
     _Atomic uint64_t flips, plus, restarts, reductions;
     _Atomic uint64_t plateau;
-    char pad[24];
+    atomic_int rank;        /* the walker's current rank, for the progress spread; 0: not started */
+    char pad[20];           /* one cache line per walker: no false sharing of the counters */
 } worker_stat;
+_Static_assert(sizeof(worker_stat) == 64, "worker_stat fills one cache line");
 
 typedef struct driver {
     const search_params *p;
@@ -59,6 +61,7 @@ typedef struct driver {
     double t0;
     atomic_int stop;        /* 1: finish; set by target, budget, failure, request */
     atomic_int best_rank;
+    _Atomic double best_t;  /* when best_rank was first reached (now_s clock): the plateau */
     pthread_mutex_t mu;     /* improvements: best, callbacks, failure */
     scheme *best;
     uint64_t improvements;
@@ -132,6 +135,7 @@ static bool keep(driver *d, search_walker *w, scheme_rng *rng, int id, bool repo
         pthread_mutex_lock(&d->mu);
         if (s->rank < atomic_load(&d->best_rank) && !d->failed) {
             atomic_store(&d->best_rank, s->rank);
+            atomic_store(&d->best_t, now_s());
             scheme_free(d->best);
             d->best = scheme_clone(s);
             d->improvements++;
@@ -200,6 +204,7 @@ static void *worker(void *arg)
     search_walker_stats st0, st;
     search_walker_stats_get(w, &st0);
     while (base >= 0 && !atomic_load(&d->stop)) {
+        atomic_store_explicit(&ws->rank, search_walker_rank(w), memory_order_relaxed);
         if (search_walker_rank(w) < base) {
             if (!keep(d, w, &rng, a->id, true))
                 break;
@@ -256,6 +261,32 @@ static void *worker(void *arg)
     search_walker_free(w);
     atomic_fetch_sub(&d->running, 1);
     return NULL;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The spread of the walkers' current ranks (issue 9's progress line): walkers
+ * not started yet (rank 0) are left out; the median is the lower middle one.
+ * ranks: room for d->nthreads. */
+static void rank_spread(driver *d, int *ranks, search_progress *pr)
+{
+    int n = 0;
+    for (int i = 0; i < d->nthreads; i++) {
+        int r = atomic_load_explicit(&d->ws[i].rank, memory_order_relaxed);
+        if (r > 0)
+            ranks[n++] = r;
+    }
+    pr->walkers = n;
+    if (!n)
+        return;
+    qsort(ranks, (size_t)n, sizeof *ranks, cmp_int);
+    pr->rank_min = ranks[0];
+    pr->rank_median = ranks[(n - 1) / 2];
+    pr->rank_max = ranks[n - 1];
 }
 
 static void sleep_s(double s)
@@ -369,10 +400,12 @@ search_status search_run_cpu(const search_params *p, const scheme *const *starts
     d.ws = calloc((size_t)p->threads, sizeof *d.ws);
     worker_arg *args = calloc((size_t)p->threads, sizeof *args);
     pthread_t *th = calloc((size_t)p->threads, sizeof *th);
-    if (!d.ws || !args || !th) {
+    int *ranks = calloc((size_t)p->threads, sizeof *ranks);
+    if (!d.ws || !args || !th || !ranks) {
         free(d.ws);
         free(args);
         free(th);
+        free(ranks);
         search_pool_free(&d.pool);
         scheme_free(d.best);
         snprintf(res->msg, sizeof res->msg, "out of memory");
@@ -381,6 +414,7 @@ search_status search_run_cpu(const search_params *p, const scheme *const *starts
     }
     uint64_t sm = p->seed;
     d.t0 = now_s();
+    atomic_store(&d.best_t, d.t0); /* the start's rank is the best until a walker beats it */
     int started = 0;
     /* Workers block no signals of their own: the CLI's handler only sets the
      * stop flag, whichever thread runs it. */
@@ -428,6 +462,11 @@ search_status search_run_cpu(const search_params *p, const scheme *const *starts
                 pr.restarts += atomic_load(&d.ws[i].restarts);
                 pr.reductions += atomic_load(&d.ws[i].reductions);
             }
+            rank_spread(&d, ranks, &pr);
+            pr.best_age = t - atomic_load(&d.best_t);
+            if (pr.best_age < 0) /* an improvement stamped after t was read */
+                pr.best_age = 0;
+            pr.devices = 0;
             cb->progress(cb->ctx, &pr);
             last_prog = t;
             last_flips = pr.flips;
@@ -461,6 +500,7 @@ search_status search_run_cpu(const search_params *p, const scheme *const *starts
     free(d.ws);
     free(args);
     free(th);
+    free(ranks);
     search_pool_free(&d.pool);
     pthread_mutex_destroy(&d.mu);
     return res->status;

@@ -136,6 +136,11 @@ bool search_params_from_text(const char *text, search_params *p, char *err, size
 /* Best known rank over GF(2) (../shared/records.tsv), symmetric in n, m, p;
  * <1,m,p> has rank m*p; -1 when unknown (a dimension above 6). */
 int search_record_rank(scheme_format f);
+/* The same over Z (integer coefficients; the z column), same conventions. */
+int search_record_rank_z(scheme_format f);
+/* Whether records.tsv marks that record with '?' (its sources disagree; the
+ * number is still the one returned above).  false for unknown formats. */
+bool search_record_uncertain(scheme_format f, scheme_ring ring);
 
 /* ==== 2. the walker ======================================================= */
 

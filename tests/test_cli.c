@@ -1,5 +1,7 @@
 /* Tests of CLI-level features of issue 9: `flipgraph report` (Markdown and
- * plots), `flipgraph sweep`, and `flipgraph db merge` of overlapping stores.
+ * plots), `flipgraph sweep`, `flipgraph db merge` of overlapping stores, and
+ * what `flipgraph search` prints while it runs (the banner, the progress
+ * table of cli/progress.c, -q, --until-record) and the built-in records.
  *
  * Each test builds its database in a fresh temporary folder through the API:
  * the standard algorithms, published schemes from $FLIPGRAPH_CORPUS (read
@@ -16,6 +18,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +34,11 @@
 #include "schemes/scheme.h"
 #include "search/search.h"
 #include "test_common.h"
+
+/* The progress table's formatting is pure functions over plain data: compiled
+ * in here, so that its alignment is checked on values no short search reaches.
+ * (It calls nothing else of cli/, whose objects the tests do not link.) */
+#include "cli/progress.c"
 
 /* ---- seeds, temporary folders, running the binary (test_common.h) ---- */
 
@@ -218,15 +226,17 @@ static void build_report_db(const char *name, fixture *fx)
 }
 
 /* The row of a format in the first table, with its cells. */
-static void check_format_row(const char *md, const char *fmt, int best, int record, const char *found,
-                             const char *gap)
+/* record_z: the z column of ../shared/records.tsv, written here by hand. */
+static void check_format_row(const char *md, const char *fmt, int best, int record, int record_z,
+                             const char *found, const char *gap)
 {
     char prefix[64], row[2048], cell[64];
     snprintf(prefix, sizeof prefix, "| %s | ", fmt);
     const char *r = line_starting(md, prefix, row, sizeof row);
     CHECK(r != NULL, "report.md has no row for %s:\n%s", fmt, md);
-    snprintf(cell, sizeof cell, "| %s | **%d** | %d | ", fmt, best, record);
-    CHECK(strstr(r, cell) == r, "row of %s: expected best %d and record %d: %s", fmt, best, record, r);
+    snprintf(cell, sizeof cell, "| %s | **%d** | %d | %d | ", fmt, best, record, record_z);
+    CHECK(strstr(r, cell) == r, "row of %s: expected best %d, record %d, Z record %d: %s", fmt, best,
+          record, record_z, r);
     CHECK(strstr(r, found) != NULL, "row of %s: expected '%s': %s", fmt, found, r);
     CHECK(strstr(r, gap) != NULL, "row of %s: expected the gap '%s': %s", fmt, gap, r);
 }
@@ -259,16 +269,17 @@ Test(cli, report_from_a_store_built_through_the_api)
     char found[128], gap[64];
     snprintf(found, sizeof found, "| run %lld (cpu, seed ", (long long)fx.run222);
     gap_of(fx.best222, 7, gap, sizeof gap);
-    check_format_row(md, "<2,2,2>", fx.best222, 7, found, gap);
+    check_format_row(md, "<2,2,2>", fx.best222, 7, 7, found, gap);
     snprintf(found, sizeof found, "| run %lld (cpu, seed ", (long long)fx.run333);
     gap_of(fx.best333, 23, gap, sizeof gap);
-    check_format_row(md, "<3,3,3>", fx.best333, 23, found, gap);
+    check_format_row(md, "<3,3,3>", fx.best333, 23, 23, found, gap);
     snprintf(found, sizeof found, "| run %lld (gpu, seed 4444) |", (long long)fx.run444);
-    check_format_row(md, "<4,4,4>", 47, 47, found, "| 0 (at the record) |");
+    /* <4,4,4>: 47 over GF(2) (AlphaTensor, Kauers-Moosbauer), 49 over Z */
+    check_format_row(md, "<4,4,4>", 47, 47, 49, found, "| 0 (at the record) |");
     CHECK(strstr(md, "(10m00s into the run)") != NULL, "the <4,4,4> best was found 600 s in:\n%s", md);
-    check_format_row(md, "<2,2,3>", 12, 11, "| `standard` |", "| +1 |");
+    check_format_row(md, "<2,2,3>", 12, 11, 11, "| `standard` |", "| +1 |");
     /* a Z scheme and its reduction: one each, best Z rank 15 */
-    check_format_row(md, "<2,3,3>", 15, 15, "imported from `233-15-mod0.exp", "| 0 (at the record) |");
+    check_format_row(md, "<2,3,3>", 15, 15, 15, "imported from `233-15-mod0.exp", "| 0 (at the record) |");
     char row[2048];
     CHECK(strstr(line_starting(md, "| <2,3,3> | ", row, sizeof row), "| 1 | 15 | 1 |") != NULL,
           "<2,3,3>: 1 GF(2) scheme, best Z 15, 1 Z scheme: %s", row);
@@ -373,6 +384,16 @@ Test(cli, report_dims_and_errors)
     char *md = slurp(p);
     cr_assert(strstr(md, "| <4,4,4> | **47**"), "%s", md);
     cr_assert(!strstr(md, "<2,2,2>") && !strstr(md, "<3,3,3>"), "--dims 4x4x4 shows only <4,4,4>:\n%s", md);
+    cr_assert(!strstr(md, "sources disagree"), "no uncertain record shown, no note:\n%s", md);
+    free(md);
+    /* <3,6,6>: records.tsv lists "83?" over GF(2) and over Z: both marked, with the note */
+    dir = tc_path_in("only366");
+    rc = tc_run_cli("", out, sizeof out, "report --db '%s' -o '%s' --dims 6x3x6 --no-plots", tc_path_in("r.db"), dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    md = slurp(p);
+    cr_assert(strstr(md, "| <6,3,6> | – | 83? | 83? | – |"), "the <6,3,6> row marks both records:\n%s", md);
+    cr_assert(strstr(md, "sources disagree"), "the note on '?':\n%s", md);
     free(md);
 
     cr_assert_eq(tc_run_cli("", out, sizeof out, "report --help"), 0);
@@ -646,4 +667,280 @@ Test(cli, sweep_sigint_stops_cleanly_with_the_table)
     char o2[65536];
     int rc = tc_run_cli("", o2, sizeof o2, "db check --db '%s'", dbp);
     CHECK(rc == 0, "db check after the interrupt: %d\n%s", rc, o2);
+}
+
+/* ---- the built-in records against ../shared/records.tsv ---- */
+
+Test(cli, records_match_records_tsv)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/../records.tsv", tc_corpus_dir());
+    char *text = slurp(path);
+    cr_assert_not_null(text, "%s: cannot read", path);
+    int rows = 0;
+    static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        int d[3], g, z, at = 0;
+        char gq[8] = "", zq[8] = "";
+        /* n m p gf2[?] z[?] ...: the '?' sticks to its number */
+        if (line[0] == '#' || sscanf(line, "%d %d %d %d%7[?] %n", &d[0], &d[1], &d[2], &g, gq, &at) < 4)
+            continue;
+        if (!at) /* no '?' after gf2: scan again without it */
+            sscanf(line, "%d %d %d %d %n", &d[0], &d[1], &d[2], &g, &at);
+        cr_assert(sscanf(line + at, "%d%7[?]", &z, zq) >= 1, "records.tsv: %s", line);
+        for (int k = 0; k < 6; k++) {
+            scheme_format f = {d[perm[k][0]], d[perm[k][1]], d[perm[k][2]]};
+            cr_assert_eq(search_record_rank(f), g, "<%d,%d,%d> over GF(2): %s", f.n, f.m, f.p, line);
+            cr_assert_eq(search_record_rank_z(f), z, "<%d,%d,%d> over Z: %s", f.n, f.m, f.p, line);
+            cr_assert_eq(search_record_uncertain(f, SCHEME_RING_F2), gq[0] == '?', "%s", line);
+            cr_assert_eq(search_record_uncertain(f, SCHEME_RING_Z), zq[0] == '?', "%s", line);
+        }
+        rows++;
+    }
+    free(text);
+    cr_assert_geq(rows, 35, "records.tsv: only %d rows read", rows);
+    /* outside the table: <1,m,p> is an outer product (rank m*p over every ring); others unknown */
+    cr_assert_eq(search_record_rank_z((scheme_format){4, 1, 5}), 20);
+    cr_assert_eq(search_record_rank_z((scheme_format){7, 2, 2}), -1);
+    cr_assert(!search_record_uncertain((scheme_format){7, 2, 2}, SCHEME_RING_Z));
+}
+
+/* ---- what `flipgraph search` prints while it runs ---- */
+
+/* The end offsets of the words of a line (every cell of the table is one
+ * word, right-aligned): n words. */
+static int word_ends(const char *line, int *ends, int max)
+{
+    int n = 0;
+    for (int i = 0; line[i] && line[i] != '\n'; i++)
+        if (line[i] != ' ' && (line[i + 1] == ' ' || line[i + 1] == 0 || line[i + 1] == '\n') && n < max)
+            ends[n++] = i + 1;
+    return n;
+}
+
+/* Every word of row ends where the header's word above it ends. */
+static void check_aligned(const char *header, const char *row, const char *what)
+{
+    int he[32], re[32];
+    int hn = word_ends(header, he, 32), rn = word_ends(row, re, 32);
+    CHECK(strlen(row) == strlen(header), "%s: row and header differ in width:\n%s\n%s", what, header, row);
+    CHECK(hn == rn, "%s: %d header words, %d cells:\n%s\n%s", what, hn, rn, header, row);
+    for (int i = 0; i < hn; i++)
+        CHECK(he[i] == re[i], "%s: column %d ends at %d in the header, %d in the row:\n%s\n%s", what, i + 1,
+              he[i], re[i], header, row);
+    for (const char *c = row; *c; c++)
+        CHECK(*c >= 0x20 && *c < 0x7f, "%s: not plain printable ASCII (0x%02x):\n%s", what, (unsigned char)*c,
+              row);
+}
+
+static double pick(scheme_rng *r, double lo, double hi) /* log-uniform */
+{
+    double u = (double)(scheme_rng_next(r) >> 11) / 9007199254740992.0;
+    return lo * pow(hi / lo, u);
+}
+
+Test(cli, progress_row_and_header_align)
+{
+    char header[512], row[512];
+    cli_progress_header(header, sizeof header);
+    CHECK(strstr(header, "elapsed") && strstr(header, "flips/s") && strstr(header, "best") &&
+              strstr(header, "record") && strstr(header, "gap") && strstr(header, "plateau") &&
+              strstr(header, "stored") && strstr(header, "level"),
+          "header: %s", header);
+    /* a known row: the cells say what was given */
+    search_progress pr;
+    memset(&pr, 0, sizeof pr);
+    pr.seconds = 3725.9;
+    pr.flips_per_s = 1234567;
+    pr.flips = 9876543210ull;
+    pr.best_rank = 49;
+    pr.record = 47;
+    pr.walkers = 3;
+    pr.rank_min = 49, pr.rank_median = 50, pr.rank_max = 52;
+    pr.best_age = 61;
+    pr.level = 50, pr.level_count = 1000;
+    cli_progress_row(row, sizeof row, &pr, 12);
+    check_aligned(header, row, "a known row");
+    int e[32];
+    char w[14][32];
+    CHECK(word_ends(row, e, 32) == 14 && sscanf(row, "%31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s "
+                                                     "%31s %31s", w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7],
+                                                w[8], w[9], w[10], w[11], w[12], w[13]) == 14,
+          "14 cells: %s", row);
+    static const char *want[14] = {"1:02:05", "1.23M", "9.88G", "49", "47", "+2", "3",
+                                   "49", "50", "52", "0:01:01", "12", "50", "1000"};
+    for (int i = 0; i < 14; i++)
+        CHECK(!strcmp(w[i], want[i]), "cell %d: '%s', expected '%s': %s", i + 1, w[i], want[i], row);
+    /* no walkers reported, no record, nothing stored: dashes, same columns */
+    pr.walkers = 0;
+    pr.record = -1;
+    cli_progress_row(row, sizeof row, &pr, UINT64_MAX);
+    check_aligned(header, row, "dashes");
+    CHECK(strstr(row, "  -  ") != NULL, "dashes: %s", row);
+    /* random rows up to the largest values a run reaches */
+    scheme_rng r;
+    scheme_rng_seed(&r, g_seed);
+    for (int it = 0; it < 2000; it++) {
+        memset(&pr, 0, sizeof pr);
+        pr.seconds = pick(&r, 1e-3, 999.0 * 3600);
+        pr.flips_per_s = scheme_rng_next(&r) % 8 ? pick(&r, 1e-2, 1e13) : 0;
+        pr.flips = (uint64_t)pick(&r, 1, 1.8e19);
+        pr.best_rank = 1 + (int)(scheme_rng_next(&r) % SCHEME_MAX_RANK);
+        pr.record = scheme_rng_next(&r) % 4 ? 1 + (int)(scheme_rng_next(&r) % SCHEME_MAX_RANK) : -1;
+        pr.walkers = scheme_rng_next(&r) % 4 ? (int)pick(&r, 1, 1 << 24) : 0;
+        pr.rank_min = 1 + (int)(scheme_rng_next(&r) % SCHEME_MAX_RANK);
+        pr.rank_median = 1 + (int)(scheme_rng_next(&r) % SCHEME_MAX_RANK);
+        pr.rank_max = 1 + (int)(scheme_rng_next(&r) % SCHEME_MAX_RANK);
+        pr.best_age = pick(&r, 1e-3, 999.0 * 3600);
+        pr.level = scheme_rng_next(&r) % 8 ? 1 + (int)(scheme_rng_next(&r) % SCHEME_MAX_RANK) : -1;
+        pr.level_count = (int)pick(&r, 1, 1e6);
+        uint64_t stored = scheme_rng_next(&r) % 8 ? (uint64_t)pick(&r, 1, 1e12) : UINT64_MAX;
+        cli_progress_row(row, sizeof row, &pr, stored);
+        check_aligned(header, row, tc_fmt("random row %d", it));
+    }
+    /* an event line: the time under "elapsed", the text after the column gap */
+    cli_progress_event(row, sizeof row, 3725.9, "improved: rank 48");
+    word_ends(row, e, 32);
+    int he[32];
+    word_ends(header, he, 32);
+    CHECK(e[0] == he[0] && strstr(row, "1:02:05  improved: rank 48"), "event: %s\n%s", row, header);
+}
+
+/* The progress table of a real search written to a file: the header, then
+ * rows aligned under it, the header again before every 20 rows; no \r. */
+Test(cli, search_progress_table_piped_to_a_file)
+{
+    const char *errp = tc_path_in("prog.err"), *outd = tc_path_in("prog.out");
+    unsigned long long seed = g_seed % 1000000007ull;
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' search --dims 3x3x3 --threads 1 --time 1.5s --progress 0.02 --seed %llu "
+                              "--out '%s' >/dev/null 2>'%s'",
+             tc_bin(), seed, outd, errp);
+    int rc = tc_system(cmd);
+    char *err = slurp(errp);
+    CHECK(rc == 0, "exit %d:\n%s", rc, err);
+    CHECK(!strchr(err, '\r') && !strchr(err, '\033'), "no carriage return or escape in the file");
+    char header[512];
+    cli_progress_header(header, sizeof header);
+    int rows = 0, headers = 0, since = -1, last_stored = -1, last_best = 0, with_walker = 0;
+    for (char *line = strtok(err, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!strcmp(line, header)) {
+            CHECK(since == -1 || since == CLI_PROGRESS_HEADER_EVERY,
+                  "the header came again after %d rows, not %d", since, CLI_PROGRESS_HEADER_EVERY);
+            headers++;
+            since = 0;
+            continue;
+        }
+        int e[32];
+        if (!headers || word_ends(line, e, 32) != 14 || strstr(line, "improved:"))
+            continue; /* the banner, an event line */
+        check_aligned(header, line, "a row of the run");
+        CHECK(since < CLI_PROGRESS_HEADER_EVERY, "%d rows without a header", since + 1);
+        since++;
+        rows++;
+        int best, walkers, stored;
+        char el[32], rate[32], fl[32], rec[32];
+        CHECK(sscanf(line, "%31s %31s %31s %d %31s", el, rate, fl, &best, rec) == 5 && !strcmp(rec, "23"),
+              "row: %s", line);
+        CHECK(best >= 23 && best <= 27 && (!last_best || best <= last_best), "best rank %d after %d: %s", best,
+              last_best, line);
+        last_best = best;
+        char *cells = line;
+        for (int i = 0; i < 6; i++) /* to the walkers column */
+            cells += strspn(cells, " "), cells += strcspn(cells, " ");
+        /* "-" only until the walker's thread has published its first rank */
+        bool dash = !strncmp(cells + strspn(cells, " "), "- ", 2);
+        CHECK(dash || (sscanf(cells, "%d", &walkers) == 1 && walkers == 1), "one walker: %s", line);
+        with_walker += !dash;
+        for (int i = 0; i < 5; i++) /* to the stored column */
+            cells += strspn(cells, " "), cells += strcspn(cells, " ");
+        CHECK(sscanf(cells, "%d", &stored) == 1 && stored >= last_stored, "stored: %s", line);
+        last_stored = stored;
+    }
+    CHECK(rows > CLI_PROGRESS_HEADER_EVERY, "only %d rows in 1.5 s at 0.02 s intervals", rows);
+    CHECK(with_walker > rows / 2, "only %d of %d rows show the walker's rank", with_walker, rows);
+    CHECK(headers == 1 + (rows - 1) / CLI_PROGRESS_HEADER_EVERY, "%d headers for %d rows", headers, rows);
+    /* stored counts the files this run wrote: every improvement once */
+    char c2[1200], n[64];
+    snprintf(c2, sizeof c2, "ls '%s' | wc -l", outd);
+    FILE *f = popen(c2, "r");
+    cr_assert_not_null(f);
+    cr_assert_not_null(fgets(n, sizeof n, f));
+    pclose(f);
+    CHECK(last_best != 23 || last_stored == atoi(n), "the last row says %d stored, %s has %d files",
+          last_stored, outd, atoi(n));
+    free(err);
+}
+
+Test(cli, search_quiet_prints_no_progress)
+{
+    char out[8192], err[8192], cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' search --dims 3x3x3 -q --time 0.3s --progress 0.02 --seed %llu", tc_bin(),
+             g_seed % 1000000007ull);
+    int rc = tc_exit_code(tc_system_capture(cmd, out, sizeof out, err, sizeof err));
+    CHECK(rc == 0, "exit %d: %s%s", rc, out, err);
+    CHECK(err[0] == 0, "-q: nothing on stderr, got:\n%s", err);
+    CHECK(strstr(out, "best rank ") && strstr(out, " for <3,3,3> after "), "the summary stays: %s", out);
+    /* and without -q the same run prints the banner and the table */
+    snprintf(cmd, sizeof cmd, "'%s' search --dims 3x3x3 --time 0.3s --progress 0.02 --seed %llu", tc_bin(),
+             g_seed % 1000000007ull);
+    rc = tc_exit_code(tc_system_capture(cmd, out, sizeof out, err, sizeof err));
+    char header[512];
+    CHECK(rc == 0 && strstr(err, cli_progress_header(header, sizeof header)), "exit %d:\n%s", rc, err);
+}
+
+Test(cli, search_banner_names_the_build_seed_and_parameters)
+{
+    char ver[4096], out[65536];
+    cr_assert_eq(tc_run_cli("", ver, sizeof ver, "version"), 0, "%s", ver);
+    const char *c = strstr(ver, "(commit ");
+    cr_assert_not_null(c, "version: %s", ver);
+    char commit[64];
+    cr_assert_eq(sscanf(c, "(commit %63[^)])", commit), 1, "%s", ver);
+    unsigned long long seed = 1000 + g_seed % 1000000007ull;
+    int rc = tc_run_cli("", out, sizeof out, "search --dims 2x3x3 --time 0.2s --seed %llu --plateau 3000", seed);
+    CHECK(rc == 0, "exit %d:\n%s", rc, out);
+    char want[256];
+    snprintf(want, sizeof want, "commit %s,", commit);
+    CHECK(strstr(out, want), "the banner names the commit %s:\n%s", commit, out);
+    snprintf(want, sizeof want, "seed %llu\n", seed);
+    CHECK(strstr(out, want), "the banner names the seed %llu:\n%s", seed, out);
+    CHECK(strstr(out, "flipgraph 0.") && strstr(out, " build, "), "version and build type:\n%s", out);
+    CHECK(strstr(out, "search <2,3,3> over GF(2): record 15 (over Z 15); start rank 18 (the standard algorithm)"),
+          "format, records, start:\n%s", out);
+    CHECK(strstr(out, "backend cpu: 1 CPU thread"), "backend:\n%s", out);
+    static const char *kv[] = {"plateau=3000", "pool-min=16", "walk-len=1000", "time=0.2", "target-rank=0"};
+    for (size_t i = 0; i < sizeof kv / sizeof *kv; i++) {
+        const char *at = strstr(out, kv[i]);
+        CHECK(at && (at[strlen(kv[i])] == ' ' || at[strlen(kv[i])] == '\n'), "parameter %s in the banner:\n%s",
+              kv[i], out);
+    }
+    CHECK(strstr(out, "stop: after 0.2s, on SIGINT/SIGTERM"), "when it stops:\n%s", out);
+}
+
+Test(cli, search_until_record)
+{
+    char out[65536];
+    unsigned long long seed = g_seed % 1000000007ull;
+    /* <2,2,2> from the standard algorithm (8) to Strassen's 7: no time limit needed */
+    int rc = tc_run_cli("", out, sizeof out, "search --dims 2x2x2 --until-record --seed %llu", seed);
+    CHECK(rc == 0 && strstr(out, "best rank 7 for <2,2,2>"), "exit %d:\n%s", rc, out);
+    CHECK(strstr(out, "stop: at rank <= 7 (the record)"), "the banner says when it stops:\n%s", out);
+    /* with --target-rank the higher rank wins: 6 would never be reached, 7 is */
+    rc = tc_run_cli("", out, sizeof out, "search --dims 2x2x2 --until-record --target-rank 6 --seed %llu", seed);
+    CHECK(rc == 0 && strstr(out, "best rank 7 for <2,2,2>"), "exit %d:\n%s", rc, out);
+    /* ... and a target above the record stops there (the start, 8, is already at it) */
+    rc = tc_run_cli("", out, sizeof out, "search --dims=2x2x2 --target-rank=8 --until-record --seed %llu", seed);
+    CHECK(rc == 0 && strstr(out, "best rank 8 for <2,2,2>"), "exit %d:\n%s", rc, out);
+    /* without --until-record, rank 6 is not reached in the time: exit 1 */
+    rc = tc_run_cli("", out, sizeof out, "search --dims 2x2x2 --target-rank 6 --time 0.2s -q --seed %llu", seed);
+    CHECK(rc == 1 && strstr(out, "best rank 7 for <2,2,2>"), "exit %d:\n%s", rc, out);
+    /* a format without a known record: exit 2, saying so, before any search */
+    rc = tc_run_cli("", out, sizeof out, "search --dims 7x2x2 --until-record --time 10s");
+    CHECK(rc == 2 && strstr(out, "--until-record: no known GF(2) record for <7,2,2>") && !strstr(out, "best rank"),
+          "exit %d:\n%s", rc, out);
+    /* <1,m,p> has one (m*p): the start is already there */
+    rc = tc_run_cli("", out, sizeof out, "search --dims 1x3x4 --until-record -q");
+    CHECK(rc == 0 && strstr(out, "best rank 12 for <1,3,4>"), "exit %d:\n%s", rc, out);
+    CHECK(tc_run_cli("", out, sizeof out, "search --help") == 0 && strstr(out, "--until-record"), "%s", out);
 }
