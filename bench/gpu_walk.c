@@ -3,15 +3,21 @@
  *   flips  total flips/s on <4,4,4> and <5,5,5> from the standard algorithm
  *          (kernel time; each store where it fits), and the CPU engine's
  *          flips/s on the same machine with one thread per core, side by side
- *   ttr    seconds from <4,4,4>'s standard algorithm to rank 47 (search_run_gpu),
- *          for seeds 1..N, median
- *   best   best rank after S seconds on <5,5,5>, <4,4,5>, <4,5,5>
+ *   sflips flips/s of the whole search (search_run_gpu, every walker set of
+ *          --devices, the host's verification and pool included) over
+ *          --flips-seconds on <4,4,4> and <5,5,5>: total flips / wall time
+ *   ttr    seconds from <4,4,4>'s standard algorithm to rank --ttr-rank (47)
+ *          (search_run_gpu), for seeds 1..N, median
+ *   best   best rank after S seconds on <5,5,5>, <4,4,5>, <4,5,5>, seeds 1..--best-seeds
+ * --devices LIST (0,1): the searches (sflips, ttr, best) walk one walker set
+ * per listed GPU (issue 9); flips measures one walk object on the first.
  *
- * Usage: bench_gpu_walk [--only flips|ttr|best] [--flips-seconds S] [--cpu-seconds S]
+ * Usage: bench_gpu_walk [--only flips,sflips,ttr,best] [--flips-seconds S] [--cpu-seconds S]
  *        [--ttr-seeds N] [--ttr-cap S] [--best-seconds S] [--best-formats F,F,..]
  *        [--warps N] [--rounds K] [--mix N] [--store auto|regs|smem] [--plateau L]
  *        [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1] [--idle-plus N]
  *        [--gpu-defaults 0|1] [--ttr-first SEED] [--ttr-progress S] [--pool-up X] [--collect 0|1]
+ *        [--devices LIST] [--ttr-rank R] [--best-seeds N]
  * --gpu-defaults: the GPU's own defaults (walk_gpu.h) where a shared parameter is left at the
  * CPU default; off by default as soon as one of --plateau/--walk-len/--plus-max/--pool-min is given.
  */
@@ -30,7 +36,8 @@
 typedef struct opts {
     const char *only;
     double flips_s, cpu_s, ttr_cap, best_s;
-    int ttr_seeds, ttr_first;
+    int ttr_seeds, ttr_first, ttr_rank, best_seeds;
+    char devs[64]; /* the --devices list as given, for the table */
     double ttr_progress;
     char best_formats[256];
     search_gpu_options g;
@@ -39,7 +46,7 @@ typedef struct opts {
     double pool_up; /* < 0: the default */
 } opts;
 
-static char table[64][160];
+static char table[64][320];
 static int nrows;
 
 static void row(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -101,6 +108,7 @@ static void bench_flips(const opts *o, scheme_format f, int store)
     c.check_pairs = o->g.check_pairs;
     c.idle_plus = o->g.idle_plus;
     c.walk_len = 0; /* flips/s of walks, without restarts */
+    c.device = o->g.ndevices > 0 ? o->g.devices[0] : 0;
     cuda_walk *w;
     if (cuda_walk_create(&c, &w, err, sizeof err) != 0) {
         printf("flips %s: %s\n", fb, err);
@@ -234,7 +242,7 @@ static void bench_ttr(const opts *o)
         set_params(o, &p, f);
         p.progress_every = o->ttr_progress;
         p.seed = (uint64_t)seed;
-        p.target_rank = 47;
+        p.target_rank = o->ttr_rank;
         p.time_limit = o->ttr_cap;
         char what[64];
         snprintf(what, sizeof what, "<4,4,4> seed %d", seed);
@@ -262,10 +270,11 @@ static void bench_ttr(const opts *o)
     qsort(t, (size_t)n, sizeof *t, cmp_d);
     double med = n ? t[n / 2] : 1e30;
     if (med < 1e29)
-        row("| time to rank 47 | <4,4,4> | %.1f s median | %d/%d seeds reached: %s s |", med, reached, n, list);
+        row("| time to rank %d, GPUs %s | <4,4,4> | %.1f s median | %d/%d seeds reached: %s s |", o->ttr_rank,
+            o->devs, med, reached, n, list);
     else
-        row("| time to rank 47 | <4,4,4> | > %.0f s median | %d/%d seeds reached: %s |", o->ttr_cap, reached, n,
-            list);
+        row("| time to rank %d, GPUs %s | <4,4,4> | > %.0f s median | %d/%d seeds reached: %s |", o->ttr_rank,
+            o->devs, o->ttr_cap, reached, n, list);
 }
 
 static void bench_best(const opts *o)
@@ -281,34 +290,88 @@ static void bench_best(const opts *o)
         }
         char fb[32];
         scheme_format_str(f, fb);
-        search_params p;
-        set_params(o, &p, f);
-        p.seed = 1;
-        p.time_limit = o->best_s;
-        trace_ctx tc = {fb};
-        search_callbacks cb = {&tc, on_found, NULL};
-        search_result r;
-        search_status st = search_run_gpu_opts(&p, &o->g, NULL, 0, &cb, &r);
-        printf("best %s after %.0f s: rank %d (record %d), %.3g flips, %llu restarts%s%s\n", fb, r.seconds,
-               r.best_rank, search_record_rank(f), (double)r.flips, (unsigned long long)r.restarts,
-               r.msg[0] ? ": " : "", r.msg);
-        fflush(stdout);
-        if (st > SEARCH_NOT_REACHED)
-            row("| best rank after %.0f s | %s | - | %s |", o->best_s, fb, r.msg);
-        else
-            row("| best rank after %.0f s | %s | %d | record %d; %.3g flips/s |", o->best_s, fb, r.best_rank,
-                search_record_rank(f), r.seconds > 0 ? (double)r.flips / r.seconds : 0);
-        search_result_free(&r);
+        for (int seed = 1; seed <= o->best_seeds; seed++) {
+            search_params p;
+            set_params(o, &p, f);
+            p.seed = (uint64_t)seed;
+            p.time_limit = o->best_s;
+            trace_ctx tc = {fb};
+            search_callbacks cb = {&tc, on_found, NULL};
+            search_result r;
+            search_status st = search_run_gpu_opts(&p, &o->g, NULL, 0, &cb, &r);
+            printf("best %s seed %d, GPUs %s, after %.0f s: rank %d (record %d), %.3g flips, %llu restarts%s%s\n", fb,
+                   seed, o->devs, r.seconds, r.best_rank, search_record_rank(f), (double)r.flips,
+                   (unsigned long long)r.restarts, r.msg[0] ? ": " : "", r.msg);
+            fflush(stdout);
+            if (st > SEARCH_NOT_REACHED)
+                row("| best rank after %.0f s, GPUs %s, seed %d | %s | - | %s |", o->best_s, o->devs, seed, fb, r.msg);
+            else
+                row("| best rank after %.0f s, GPUs %s, seed %d | %s | %d | record %d; %.3g flips/s |", o->best_s,
+                    o->devs, seed, fb, r.best_rank, search_record_rank(f),
+                    r.seconds > 0 ? (double)r.flips / r.seconds : 0);
+            search_result_free(&r);
+            if (st > SEARCH_NOT_REACHED)
+                break;
+        }
     }
+}
+
+/* flips/s of the whole search on every walker set of --devices: what a user
+ * running `flipgraph search --backend gpu --devices LIST` gets. */
+static void bench_sflips(const opts *o, scheme_format f)
+{
+    char fb[32];
+    scheme_format_str(f, fb);
+    search_params p;
+    set_params(o, &p, f);
+    p.seed = 1;
+    p.time_limit = o->flips_s;
+    search_result r;
+    search_gpu_stats st;
+    search_status s = search_run_gpu_stats(&p, &o->g, NULL, 0, NULL, &r, &st);
+    if (s > SEARCH_NOT_REACHED) {
+        printf("sflips %s, GPUs %s: %s\n", fb, o->devs, r.msg);
+        row("| search flips/s, GPUs %s | %s | - | %s |", o->devs, fb, r.msg);
+    } else {
+        char sets[256] = "";
+        for (int k = 0; k < st.sets; k++)
+            snprintf(sets + strlen(sets), sizeof sets - strlen(sets), "%s%.3g (GPU %d, %d walkers)", k ? ", " : "",
+                     r.seconds > 0 ? (double)st.set[k].flips / r.seconds : 0, st.set[k].device, st.set[k].walkers);
+        const double fps = r.seconds > 0 ? (double)r.flips / r.seconds : 0;
+        printf("sflips %s, GPUs %s: %.3g flips/s over %.1f s (per set: %s), best rank %d, %llu restarts, %llu pooled\n",
+               fb, o->devs, fps, r.seconds, sets, r.best_rank, (unsigned long long)r.restarts,
+               (unsigned long long)st.pool_added);
+        row("| search flips/s, GPUs %s | %s | %.3g | %.0f s from the standard algorithm; per set %s; best rank %d |",
+            o->devs, fb, fps, r.seconds, sets, r.best_rank);
+    }
+    search_result_free(&r);
+    fflush(stdout);
+}
+
+/* --only: a comma-separated list of phases; none: flips, ttr, best */
+static bool phase(const opts *o, const char *name)
+{
+    if (!o->only)
+        return strcmp(name, "sflips") != 0;
+    const size_t n = strlen(name);
+    for (const char *q = o->only; *q;) {
+        const char *e = strchr(q, ',');
+        const size_t len = e ? (size_t)(e - q) : strlen(q);
+        if (len == n && !strncmp(q, name, n))
+            return true;
+        q += len + (e != NULL);
+    }
+    return false;
 }
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: bench_gpu_walk [--only flips|ttr|best] [--flips-seconds S] [--cpu-seconds S]\n"
+    fprintf(out, "usage: bench_gpu_walk [--only flips,sflips,ttr,best] [--flips-seconds S] [--cpu-seconds S]\n"
                  "       [--ttr-seeds N] [--ttr-cap S] [--best-seconds S] [--best-formats F,F,..]\n"
                  "       [--warps N] [--rounds K] [--mix N] [--store auto|regs|smem] [--plateau L]\n"
                  "       [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1] [--idle-plus N]\n"
-                 "       [--gpu-defaults 0|1] [--ttr-first SEED] [--ttr-progress S] [--pool-up X] [--collect 0|1]\n");
+                 "       [--gpu-defaults 0|1] [--ttr-first SEED] [--ttr-progress S] [--pool-up X] [--collect 0|1]\n"
+                 "       [--devices LIST] [--ttr-rank R] [--best-seeds N]\n");
 }
 
 int main(int argc, char **argv)
@@ -319,6 +382,9 @@ int main(int argc, char **argv)
     o.cpu_s = 5;
     o.ttr_seeds = 5;
     o.ttr_first = 1;
+    o.ttr_rank = 47;
+    o.best_seeds = 1;
+    snprintf(o.devs, sizeof o.devs, "0");
     o.ttr_cap = 60;
     o.best_s = 120;
     o.plus_max = -1;
@@ -337,7 +403,8 @@ int main(int argc, char **argv)
         {"pairs", required_argument, 0, 'p'},      {"idle-plus", required_argument, 0, 'I'},
         {"gpu-defaults", required_argument, 0, 'G'}, {"ttr-first", required_argument, 0, 'N'},
         {"ttr-progress", required_argument, 0, 'R'}, {"pool-up", required_argument, 0, 'U'},
-        {"collect", required_argument, 0, 'C'},
+        {"collect", required_argument, 0, 'C'},     {"devices", required_argument, 0, 'D'},
+        {"ttr-rank", required_argument, 0, 'K'},    {"best-seeds", required_argument, 0, 'B'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     int gpu_defaults = -1;
     optind = 0;
@@ -370,6 +437,21 @@ int main(int argc, char **argv)
         case 'R': o.ttr_progress = atof(optarg); break;
         case 'U': o.pool_up = atof(optarg); break;
         case 'C': o.g.collect = atoi(optarg) != 0; break;
+        case 'D': {
+            o.g.ndevices = 0;
+            snprintf(o.devs, sizeof o.devs, "%s", optarg);
+            for (char *q = optarg, *e; *q; q = *e ? e + 1 : e) {
+                long v = strtol(q, &e, 10);
+                if (e == q || v < 0 || v > 255 || (*e && *e != ',') || o.g.ndevices == SEARCH_GPU_MAX_DEVICES) {
+                    fprintf(stderr, "bench_gpu_walk: --devices %s: expected GPU indices like 0,1\n", o.devs);
+                    return 2;
+                }
+                o.g.devices[o.g.ndevices++] = (int)v;
+            }
+            break;
+        }
+        case 'K': o.ttr_rank = atoi(optarg); break;
+        case 'B': o.best_seeds = atoi(optarg); break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -386,8 +468,7 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("bench_gpu_walk on %s, %ld CPU cores\n", dev, sysconf(_SC_NPROCESSORS_ONLN));
-    const bool all = !o.only;
-    if (all || strstr(o.only, "flips")) {
+    if (phase(&o, "flips")) {
         bench_flips(&o, (scheme_format){4, 4, 4}, o.g.store);
         if (o.g.store == CUDA_WALK_STORE_AUTO)
             bench_flips(&o, (scheme_format){4, 4, 4}, CUDA_WALK_STORE_SMEM);
@@ -397,9 +478,13 @@ int main(int argc, char **argv)
             bench_cpu(&o, (scheme_format){5, 5, 5});
         }
     }
-    if (all || strstr(o.only, "ttr"))
+    if (phase(&o, "sflips")) {
+        bench_sflips(&o, (scheme_format){4, 4, 4});
+        bench_sflips(&o, (scheme_format){5, 5, 5});
+    }
+    if (phase(&o, "ttr"))
         bench_ttr(&o);
-    if (all || strstr(o.only, "best"))
+    if (phase(&o, "best"))
         bench_best(&o);
     printf("\n| what | format | value | note |\n| --- | --- | --- | --- |\n");
     for (int i = 0; i < nrows; i++)

@@ -50,4 +50,31 @@ search_status search_run_gpu_opts(const search_params *p, const search_gpu_optio
                                   const scheme *const *starts, int nstarts,
                                   const search_callbacks *cb, search_result *res);
 
+/* What each walker set did (issue 9; docs/gpu-walk.md, "Several GPUs").
+ * Set k walks on devices[k] (search_params.device when ndevices is 0); its
+ * warps are walkers first_walker .. first_walker + walkers - 1 in
+ * search_found.walker.  The sets' flips, plus, reductions and restarts add up
+ * to search_result's; their improvements to search_result.improvements. */
+typedef struct search_gpu_set_stats {
+    int device;
+    int walkers, first_walker;
+    uint64_t seed;          /* the set's kernel seed: search_params.seed for set 0, derived for the others */
+    uint64_t flips, plus, reductions, restarts;
+    uint64_t returned;      /* schemes the set returned (each verified before anything else) */
+    uint64_t pooled;        /* of those, new to the shared pool */
+    uint64_t improvements;  /* of those, a rank below the run's best so far */
+    uint64_t refreshes;     /* uploads of the shared pool to the set's device pool */
+} search_gpu_set_stats;
+
+typedef struct search_gpu_stats {
+    int sets;
+    search_gpu_set_stats set[SEARCH_GPU_MAX_DEVICES];
+    uint64_t pool_added;    /* schemes the shared pool took in all, the starts included */
+} search_gpu_stats;
+
+/* search_run_gpu_opts that also fills *st (NULL: not). */
+search_status search_run_gpu_stats(const search_params *p, const search_gpu_options *o,
+                                   const scheme *const *starts, int nstarts,
+                                   const search_callbacks *cb, search_result *res, search_gpu_stats *st);
+
 #endif

@@ -14,6 +14,11 @@
  *   planted: a scheme with a planted redundant pair loses it.
  *   replay:  the same seed gives the same walk; another seed another.
  *   driver:  search_run_gpu reaches <2,2,2>:7 and <3,3,3>:23 in checking mode.
+ *   multi:   several walker sets (issue 9): GPU 0 listed twice (and 0,1 where
+ *            two GPUs are): every scheme verifies, every set pools into the
+ *            one pool and refreshes from it, per-set totals add up to the
+ *            run's, progress reports the walkers' rank spread; a bad index
+ *            in the list is refused, named.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -597,6 +602,175 @@ static void t_bad_device(void)
     search_result_free(&res);
 }
 
+/* ---- several walker sets (issue 9) ------------------------------------------ */
+
+typedef struct multi_ctx {
+    int calls, bad, last;
+    int walker[512];       /* search_found.walker of each improvement */
+    int prog, prog_bad;
+    char why[256];
+} multi_ctx;
+
+static bool on_multi_found(void *ctx, const search_found *f)
+{
+    multi_ctx *mc = ctx;
+    verify_result vr;
+    memset(&vr, 0, sizeof vr);
+    if (!verify_f2(f->s, &vr) || f->rank != f->s->rank || (mc->last && f->rank >= mc->last))
+        mc->bad++;
+    if (mc->calls < 512)
+        mc->walker[mc->calls] = f->walker;
+    mc->calls++;
+    mc->last = f->rank;
+    return true;
+}
+
+static int g_multi_walkers, g_multi_devices; /* what progress must report (set before the run) */
+
+static void on_multi_progress(void *ctx, const search_progress *pr)
+{
+    multi_ctx *mc = ctx;
+    mc->prog++;
+    bool ok = pr->walkers >= 0 && pr->walkers <= g_multi_walkers && pr->devices == g_multi_devices &&
+              pr->best_age >= 0 && pr->best_age <= pr->seconds + 1e-6 &&
+              (pr->walkers == 0 || (1 <= pr->rank_min && pr->rank_min <= pr->rank_median &&
+                                    pr->rank_median <= pr->rank_max));
+    if (!ok && !mc->prog_bad++)
+        snprintf(mc->why, sizeof mc->why, "progress: %d walkers (of %d), ranks %d/%d/%d, devices %d (want %d), best age %.2f of %.2f s",
+                 pr->walkers, g_multi_walkers, pr->rank_min, pr->rank_median, pr->rank_max, pr->devices,
+                 g_multi_devices, pr->best_age, pr->seconds);
+}
+
+/* A search with the walker sets devs[0..n) (a GPU listed twice: two sets on
+ * one device): every scheme verifies, both sets pool into the one pool, and
+ * the per-set totals add up to the run's. */
+static void t_multi(const int *devs, int n, scheme_format f, double seconds)
+{
+    char tn[128], fb[32], dl[48] = "";
+    for (int k = 0; k < n; k++)
+        snprintf(dl + strlen(dl), sizeof dl - strlen(dl), "%s%d", k ? "," : "", devs[k]);
+    snprintf(tn, sizeof tn, "multi devices %s %s", dl, scheme_format_str(f, fb));
+    if (!wanted(tn))
+        return;
+    search_params p;
+    search_params_default(&p);
+    p.fmt = f;
+    p.time_limit = seconds;
+    p.seed = g_seed;
+    p.progress_every = seconds / 8;
+    search_gpu_options o;
+    search_gpu_options_default(&o);
+    o.check = 16;
+    o.warps = g_quick ? 32 : 0;
+    o.steps = g_quick ? 64 : 0; /* the emulator runs ~1e4 steps/s: short launches */
+    o.ndevices = n;
+    for (int k = 0; k < n; k++)
+        o.devices[k] = devs[k];
+    int distinct = 0;
+    for (int k = 0; k < n; k++) {
+        bool seen = false;
+        for (int j = 0; j < k; j++)
+            seen |= devs[j] == devs[k];
+        distinct += !seen;
+    }
+    static multi_ctx mc;
+    memset(&mc, 0, sizeof mc);
+    g_multi_walkers = o.warps ? n * o.warps : 1 << 30;
+    g_multi_devices = distinct;
+    search_callbacks cb = {&mc, on_multi_found, on_multi_progress};
+    search_result res;
+    search_gpu_stats st;
+    search_status stt = search_run_gpu_stats(&p, &o, NULL, 0, &cb, &res, &st);
+    verify_result vr;
+    memset(&vr, 0, sizeof vr);
+    char why[400] = "";
+    bool ok = stt == SEARCH_REACHED && res.best && verify_f2(res.best, &vr) && res.best->rank == res.best_rank;
+    if (!ok)
+        snprintf(why, sizeof why, "status %d, best %d: %.300s", (int)stt, res.best_rank, res.msg);
+    uint64_t flips = 0, plus = 0, red = 0, restarts = 0, impr = 0, pooled = 0;
+    int next_first = 0;
+    if (ok && st.sets != n) {
+        ok = false;
+        snprintf(why, sizeof why, "%d sets reported, %d listed", st.sets, n);
+    }
+    for (int k = 0; ok && k < n; k++) {
+        const search_gpu_set_stats *s = &st.set[k];
+        flips += s->flips;
+        plus += s->plus;
+        red += s->reductions;
+        restarts += s->restarts;
+        impr += s->improvements;
+        pooled += s->pooled;
+        /* every set walked, brought schemes into the one pool and took it back
+         * (quick mode, the CPU emulator included, walks too little for the
+         * pooling part: ~1e4 flips in all) */
+        const bool pooling = g_quick || (s->pooled && s->refreshes >= 2);
+        if (s->device != devs[k] || s->first_walker != next_first || s->walkers < 1 || !s->flips ||
+            !pooling || s->pooled > s->returned || s->refreshes < 1 || (k == 0 && s->seed != p.seed) ||
+            (k > 0 && s->seed == st.set[k - 1].seed)) {
+            ok = false;
+            snprintf(why, sizeof why, "set %d: GPU %d, walkers %d from %d (want %d), %.3g flips, %llu returned, "
+                     "%llu pooled, %llu refreshes, seed %llu", k, s->device, s->walkers, s->first_walker, next_first,
+                     (double)s->flips, (unsigned long long)s->returned, (unsigned long long)s->pooled,
+                     (unsigned long long)s->refreshes, (unsigned long long)s->seed);
+        }
+        next_first += s->walkers;
+        /* the improvements the callback saw from this set's walkers */
+        uint64_t seen = 0;
+        for (int i = 0; i < mc.calls && i < 512; i++)
+            seen += mc.walker[i] >= s->first_walker && mc.walker[i] < s->first_walker + s->walkers;
+        if (ok && mc.calls <= 512 && seen != s->improvements) {
+            ok = false;
+            snprintf(why, sizeof why, "set %d: %llu improvements counted, %llu reported by its walkers", k,
+                     (unsigned long long)s->improvements, (unsigned long long)seen);
+        }
+    }
+    if (ok && (flips != res.flips || plus != res.plus || red != res.reductions || restarts != res.restarts ||
+               impr != res.improvements || impr != (uint64_t)mc.calls || st.pool_added != 1 + pooled)) {
+        ok = false;
+        snprintf(why, sizeof why, "totals: flips %.4g vs %.4g, plus %llu vs %llu, restarts %llu vs %llu, "
+                 "improvements %llu vs %llu vs %d reported, pool %llu vs 1 + %llu",
+                 (double)flips, (double)res.flips, (unsigned long long)plus, (unsigned long long)res.plus,
+                 (unsigned long long)restarts, (unsigned long long)res.restarts, (unsigned long long)impr,
+                 (unsigned long long)res.improvements, mc.calls, (unsigned long long)st.pool_added,
+                 (unsigned long long)pooled);
+    }
+    if (ok && (mc.bad || !mc.calls)) {
+        ok = false;
+        snprintf(why, sizeof why, "%d improvements reported, %d bad", mc.calls, mc.bad);
+    }
+    if (ok && (!mc.prog || mc.prog_bad)) {
+        ok = false;
+        snprintf(why, sizeof why, "%d progress reports, %d bad: %s", mc.prog, mc.prog_bad, mc.why);
+    }
+    report(ok, tn, "best rank %d after %.2f s, %.3g flips over %d sets, %llu pooled (pool took %llu), "
+           "%d improvements, %d progress reports%s%s", res.best_rank, res.seconds, (double)res.flips, st.sets,
+           (unsigned long long)pooled, (unsigned long long)st.pool_added, mc.calls, mc.prog, why[0] ? ": " : "",
+           why);
+    search_result_free(&res);
+}
+
+static void t_multi_bad_device(int ndev)
+{
+    if (!wanted("multi bad device"))
+        return;
+    search_params p;
+    search_params_default(&p);
+    p.fmt = (scheme_format){2, 2, 2};
+    p.time_limit = 1;
+    search_gpu_options o;
+    search_gpu_options_default(&o);
+    o.ndevices = 2;
+    o.devices[0] = 0;
+    o.devices[1] = ndev; /* one past the last */
+    search_result res;
+    search_status st = search_run_gpu_opts(&p, &o, NULL, 0, NULL, &res);
+    char want[32];
+    snprintf(want, sizeof want, "GPU %d", ndev);
+    report(st == SEARCH_BAD_PARAMS && strstr(res.msg, want), "multi bad device", "status %d: %s", (int)st, res.msg);
+    search_result_free(&res);
+}
+
 static uint64_t seed_from_env(void)
 {
     const char *e = getenv("FLIPGRAPH_TEST_SEED");
@@ -678,6 +852,17 @@ int main(void)
     t_driver((scheme_format){2, 2, 2}, 7, 20);
     t_driver((scheme_format){3, 3, 3}, 23, 30);
     t_bad_device();
+    {
+        /* several walker sets: one GPU listed twice (any machine), then two GPUs where there are */
+        const int twice[2] = {0, 0}, two[2] = {0, 1};
+        const double secs = g_quick ? 2 : 3;
+        t_multi(twice, 2, g_quick ? (scheme_format){2, 2, 3} : (scheme_format){3, 3, 3}, secs);
+        if (!g_quick)
+            t_multi(twice, 2, (scheme_format){4, 4, 4}, secs);
+        if (cuda_device_count() >= 2)
+            t_multi(two, 2, (scheme_format){4, 4, 4}, secs);
+        t_multi_bad_device(cuda_device_count());
+    }
     printf("%d passed, %d failed\n", n_pass, n_fail);
     return n_fail ? 1 : 0;
 }
