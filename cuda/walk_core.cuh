@@ -19,7 +19,8 @@
  *      each test one non-empty subset D of the members for factors at y (or z)
  *      that sum to zero (seed 004's generalized flip), one ballot decides: a
  *      dependent subset is a reduction (search_reduce_dependent), else a flip
- *      of two random members (search_flip);
+ *      of two random members (search_flip); while no term was dropped, the
+ *      next set of the same match follows (up to kFlipsPerStep flips a step);
  *   5. terms left with a zero factor are dropped (the last term takes the
  *      place, highest index first, as scheme_remove does).
  */
@@ -63,9 +64,13 @@ struct Params {
     uint32_t steps, plateau;
     uint64_t seed;
     int rounds, plus_max, target, mix_every, gen_max, check_pairs;
+    int flips_per_step;     /* set by the launch (walk_kernel.cu, walk_emu.cpp): kFlipsPerStep */
 };
 
 static const uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
+/* Flips a step may take from the sets of one match (1: one per step; the
+ * launch may override it for measurement: FLIPGRAPH_WALK_FLIPS). */
+static const int kFlipsPerStep = 4;
 
 /* splitmix64's finalizer: a counter-based stream is mix64(key + n * golden). */
 WK_FN uint64_t mix64(uint64_t z)
@@ -132,8 +137,10 @@ WK_FN uint32_t below(uint32_t r, uint32_t n) { return (uint32_t)(((uint64_t)r * 
 WK_FN uint32_t rotr32(uint32_t x, int r) { return (x >> r) | (x << ((32 - r) & 31)); }
 
 /* A term's factor at a warp-uniform position without dynamic register indexing. */
-WK_FN uint64_t sel3(int x, const uint64_t t[3]) { return x == 0 ? t[0] : (x == 1 ? t[1] : t[2]); }
-WK_FN void put3(uint64_t t[3], int x, uint64_t v)
+template <class F>
+WK_FN F sel3(int x, const F t[3]) { return x == 0 ? t[0] : (x == 1 ? t[1] : t[2]); }
+template <class F>
+WK_FN void put3(F t[3], int x, F v)
 {
     t[0] = x == 0 ? v : t[0];
     t[1] = x == 1 ? v : t[1];
@@ -143,19 +150,24 @@ WK_FN int pos_y(int x) { return x == 2 ? 0 : x + 1; }
 WK_FN int pos_z(int x) { return x == 0 ? 2 : x - 1; }
 
 /* A lane's terms in registers: K slots, selected with predicated moves so that
- * nothing spills to local memory (K <= 4 keeps 24 registers of terms). */
-template <int K>
+ * nothing spills to local memory (K <= 4 keeps 24 registers of terms).  F is
+ * the factor word: uint32_t where every factor of the scheme fits in 32 bits
+ * (the format's n*m, m*p, p*n <= 32: <4,4,4> and <5,5,5> included), which
+ * halves the registers of terms and the shuffles and compares of a step;
+ * uint64_t otherwise. */
+template <int K, class F = uint64_t>
 struct RegStore {
-    uint64_t f[K][3];
+    typedef F Word;
+    F f[K][3];
     WK_FN int slots() const { return K; }
-    WK_FN void get(int j, uint64_t t[3]) const
+    WK_FN void get(int j, F t[3]) const
     {
         t[0] = f[0][0]; t[1] = f[0][1]; t[2] = f[0][2];
         WK_UNROLL
         for (int k = 1; k < K; ++k)
             if (j == k) { t[0] = f[k][0]; t[1] = f[k][1]; t[2] = f[k][2]; }
     }
-    WK_FN void set(int j, const uint64_t t[3])
+    WK_FN void set(int j, const F t[3])
     {
         WK_UNROLL
         for (int k = 0; k < K; ++k)
@@ -166,6 +178,7 @@ struct RegStore {
 /* A lane's terms in shared memory (any rank up to CUDA_WALK_MAX_CAP): word
  * (slot*3 + pos)*32 + lane, so a warp's access is 32 consecutive words. */
 struct SmemStore {
+    typedef uint64_t Word;
     uint64_t *s;
     int K, lane;
     WK_FN int slots() const { return K; }
@@ -181,22 +194,29 @@ struct SmemStore {
     }
 };
 
+/* Loads a scheme; returns whether one of this lane's factors has a bit at 32 or
+ * above (a narrow store keeps the low 32 bits only: its walk must not run). */
 template <class S>
-WK_FN void store_load(S &st, const uint64_t *g, int R, int lane)
+WK_FN bool store_load(S &st, const uint64_t *g, int R, int lane)
 {
+    typedef typename S::Word F;
+    uint64_t hi = 0;
     for (int k = 0; k < st.slots(); ++k) {
         const int i = k * 32 + lane;
         uint64_t t[3] = {0, 0, 0};
         if (i < R) { t[0] = g[3 * i]; t[1] = g[3 * i + 1]; t[2] = g[3 * i + 2]; }
-        st.set(k, t);
+        hi |= t[0] | t[1] | t[2];
+        const F n[3] = {(F)t[0], (F)t[1], (F)t[2]};
+        st.set(k, n);
     }
+    return (hi >> 32) != 0;
 }
 template <class S>
 WK_FN void store_save(const S &st, uint64_t *g, int R, int lane)
 {
     for (int k = 0; k < st.slots(); ++k) {
         const int i = k * 32 + lane;
-        uint64_t t[3];
+        typename S::Word t[3];
         st.get(k, t);
         if (i < R) { g[3 * i] = t[0]; g[3 * i + 1] = t[1]; g[3 * i + 2] = t[2]; }
     }
@@ -208,7 +228,7 @@ WK_FN void remove_term(S &st, W &wp, int &R, int d, int lane)
 {
     const int last = R - 1;
     if (d != last) {
-        uint64_t lt[3];
+        typename S::Word lt[3];
         st.get(last >> 5, lt);
         for (int f = 0; f < 3; ++f)
             lt[f] = wp.shfl(lt[f], last & 31);
@@ -226,12 +246,12 @@ WK_FN int track(int idx, int d, int R)
 /* The lowest-lane term other than iu that shares two or more factors with U
  * (warp-uniform), -1 when none: every lane compares its own terms. */
 template <class S, class W>
-WK_FN int find_pair(const S &st, W &wp, int R, int iu, const uint64_t U[3], int lane)
+WK_FN int find_pair(const S &st, W &wp, int R, int iu, const typename S::Word U[3], int lane)
 {
     int fk = -1;
     for (int k = 0; k < st.slots(); ++k) {
         const int i = k * 32 + lane;
-        uint64_t u[3];
+        typename S::Word u[3];
         st.get(k, u);
         const int c = (u[0] == U[0]) + (u[1] == U[1]) + (u[2] == U[2]);
         if (i < R && i != iu && c >= 2 && fk < 0) fk = k;
@@ -280,10 +300,21 @@ WK_FN void report_current(const Params &p, const S &st, W &wp, int w, int R, int
     if (lane == 0) { p.qwarp[q] = w; p.qrank[q] = R; }
 }
 
-/* Walks warp w for p.steps steps (or until its rank reaches p.target). */
+/* Walks warp w for p.steps steps (or until its rank reaches p.target).
+ *
+ * Width: a narrow store (32-bit words) walks only a scheme whose factors all
+ * fit in 32 bits and returns at once otherwise; with wide_only, a wide store
+ * walks only the others, so that the narrow and the wide kernel launched one
+ * after the other (walk_kernel.cu) walk every warp once.  Every correct scheme
+ * of a format has the same width (each bit of a factor is a matrix entry the
+ * tensor needs), so a walker's restarts keep its width; where a pool scheme is
+ * wider all the same, the narrow walk writes it home and leaves the rest of the
+ * launch to the wide kernel. */
 template <bool kTrace, class S, class W>
-WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
+WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = false)
 {
+    typedef typename S::Word F;
+    const bool narrow = sizeof(F) < sizeof(uint64_t);
     const int lane = wp.lane();
     const int cap = p.cap;
     const size_t base = (size_t)w * (size_t)cap * 3;
@@ -294,7 +325,10 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
         return;
     uint32_t n_steps = 0, n_flips = 0, n_red = 0, n_removed = 0, n_plus = 0, n_skip = 0, n_restart = 0;
 
-    store_load(st, p.terms + base, R, lane);
+    const bool wide = wp.ballot(store_load(st, p.terms + base, R, lane)) != 0;
+    if (narrow ? wide : (wide_only && !wide))
+        return;
+    bool handed = false; /* a narrow walk that restarted from a wide pool scheme */
     Rng lr = {lane_key(p.seed, w, lane) + wsp->rng_lane};
     Rng wr = {warp_key(p.seed, w) + wsp->rng_warp};
     const bool trace = kTrace;
@@ -336,12 +370,20 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
                     report_current(p, st, wp, w, R, lane);
                 const int k = (int)below(ulo, (uint32_t)p.pool_n);
                 R = p.pool_rank[k];
-                store_load(st, p.pool + (size_t)k * (size_t)cap * 3, R, lane);
+                const uint64_t *src = p.pool + (size_t)k * (size_t)cap * 3;
+                if (wp.ballot(store_load(st, src, R, lane)) && narrow) {
+                    uint64_t *dst = p.terms + base;
+                    for (int i = lane; i < R * 3; i += 32)
+                        dst[i] = src[i];
+                    handed = true;
+                }
                 best = reported = R;
                 since = since_best = 0;
                 ++n_restart;
                 wlim = walk_limit(p, ++nwalk); /* Luby restarts, as driver.c */
                 if (trace) mv.kind = CUDA_WALK_MOVE_RESTART;
+                if (handed)
+                    break;
                 continue;
             }
         }
@@ -363,20 +405,20 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
             j += j >= i;
             const int x = (int)below((uint32_t)wr.next(), 3u);
             const int y = pos_y(x), z = pos_z(x);
-            uint64_t ti[3], tj[3];
+            F ti[3], tj[3];
             st.get(i >> 5, ti);
             st.get(j >> 5, tj);
             for (int f = 0; f < 3; ++f) {
                 ti[f] = wp.shfl(ti[f], i & 31);
                 tj[f] = wp.shfl(tj[f], j & 31);
             }
-            const uint64_t px = sel3(x, ti), py = sel3(y, ti), pz = sel3(z, ti);
-            const uint64_t qx = sel3(x, tj), qy = sel3(y, tj), qz = sel3(z, tj);
+            const F px = sel3(x, ti), py = sel3(y, ti), pz = sel3(z, ti);
+            const F qx = sel3(x, tj), qy = sel3(y, tj), qz = sel3(z, tj);
             if (px == qx || py == qy || pz == qz) {
                 ++n_skip;
                 continue;
             }
-            uint64_t ni[3], nj[3], nn[3];
+            F ni[3], nj[3], nn[3];
             put3(ni, x, px ^ qx); put3(ni, y, py); put3(ni, z, pz);
             put3(nj, x, qx); put3(nj, y, qy); put3(nj, z, pz ^ qz);
             put3(nn, x, qx); put3(nn, y, py ^ qy); put3(nn, z, pz);
@@ -400,7 +442,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
             const uint64_t u2 = wr.next();
             const int k = (int)below((uint32_t)u2, (uint32_t)(R >> 5));
             const int sh = 1 + (int)below((uint32_t)(u2 >> 32), 31u);
-            uint64_t t[3];
+            F t[3];
             st.get(k, t);
             for (int f = 0; f < 3; ++f)
                 t[f] = wp.shfl(t[f], (lane + 32 - sh) & 31);
@@ -410,14 +452,14 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
         /* 3. candidates: terms sharing the factor at x, found by hardware. */
         const int nl = R > lane ? ((R - 1 - lane) >> 5) + 1 : 0;
         int x = (int)below(ulo, 3u);
-        uint64_t t[3] = {0, 0, 0};
+        F t[3] = {0, 0, 0};
         int j = 0;
         uint32_t m = 0, cand = 0;
         for (int r = 0; r < p.rounds; ++r) {
             if (r) x = pos_y(x);
             j = (int)below(lr.next32(), (uint32_t)nl);
             st.get(j, t);
-            const uint64_t v = nl ? sel3(x, t) : 0;
+            const F v = nl ? sel3(x, t) : 0;
             m = wp.match(v);
             cand = wp.ballot(v != 0 && WK_POPC(m) >= 2);
             if (cand)
@@ -430,152 +472,179 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
         }
         idle = 0;
 
-        /* 4. one set sharing x, up to 5 members, chosen at random. */
-        const int rot = (int)(ulo & 31);
-        const int L = (WK_FFS(rotr32(cand, rot)) - 1 + rot) & 31;
-        const uint32_t M = wp.shfl32(m, L);
-        const int rot2 = (int)((ulo >> 5) & 31);
-        const uint32_t Mr = rotr32(M, rot2);
-        const int cnt = WK_POPC(M) < p.gen_max ? WK_POPC(M) : p.gen_max;
-        /* this lane's member index: its rank among the set bits of Mr */
-        const int pl = (lane - rot2) & 31;
-        int mi = -1;
-        if ((Mr >> pl) & 1) {
-            const int k = WK_POPC(Mr & ((1u << pl) - 1u));
-            mi = k < cnt ? k : -1;
-        }
-        const int y = pos_y(x), z = pos_z(x);
-        uint64_t myy = sel3(y, t), myz = sel3(z, t);
-        /* lane s tests the subset D = bits of s (seed 004: 31 lanes, 31
-         * subsets), summing the members' factors as they are broadcast */
-        const uint32_t sub = (uint32_t)lane;
-        const bool ok = sub != 0 && sub < (1u << cnt);
-        uint64_t sy = 0, sz = 0;
-        {
-            uint32_t mr = Mr;
-            WK_UNROLL
-            for (int k = 0; k < 5; ++k) {
-                if (k < cnt) {
-                    const int lk = (WK_FFS(mr) - 1 + rot2) & 31;
-                    mr &= mr - 1;
-                    const uint64_t yk = wp.shfl(myy, lk), zk = wp.shfl(myz, lk);
-                    if ((sub >> k) & 1) { sy ^= yk; sz ^= zk; }
-                }
-            }
-        }
-        const uint32_t dy = wp.ballot(ok && sy == 0), dz = wp.ballot(ok && sz == 0);
-
-        bool changed = false, dead = false;
-        int la = 0, lb = 0;
-        if (dy | dz) {
-            const int D = WK_FFS(dy | dz) - 1;
-            const bool byY = (dy >> D) & 1;
-            const int r = WK_FFS((uint32_t)D) - 1;
-            const int lr_ = member_lane(Mr, r, rot2);
-            const uint64_t vr = wp.shfl(byY ? myz : myy, lr_);
-            if (mi >= 0 && ((D >> mi) & 1)) {
-                changed = true;
-                if (mi == r) dead = true;
-                else if (byY) { myz ^= vr; dead = myz == 0; }
-                else { myy ^= vr; dead = myy == 0; }
-            }
-            ++n_red;
-            if (trace) {
-                mv.kind = CUDA_WALK_MOVE_REDUCE; mv.x = x; mv.y = byY ? y : z;
-                mv.subset = (uint32_t)D; mv.a = mv.b = 0;
-            }
-        } else {
-            const int a = (int)below(uhi, (uint32_t)cnt);
-            int b = (int)below(uhi << 16, (uint32_t)(cnt - 1));
-            b += b >= a;
-            la = member_lane(Mr, a, rot2);
-            lb = member_lane(Mr, b, rot2);
-            const uint64_t yb = wp.shfl(myy, lb), za = wp.shfl(myz, la);
-            if (mi == a) { myy ^= yb; changed = true; dead = myy == 0; }
-            if (mi == b) { myz ^= za; changed = true; dead = dead || myz == 0; }
-            if (trace) {
-                mv.kind = CUDA_WALK_MOVE_FLIP; mv.x = x; mv.y = y;
-                mv.subset = 0; mv.a = a; mv.b = b;
-            }
-        }
-        ++n_flips;
-        ++since_best;
-        const int myidx = j * 32 + lane;
-        if (trace) {
-            mv.s = cnt;
-            WK_UNROLL
-            for (int k = 0; k < 5; ++k) {
-                mv.idx[k] = -1;
-                if (k < cnt) mv.idx[k] = (int)wp.shfl32((uint32_t)myidx, member_lane(Mr, k, rot2));
-            }
-        }
-        if (changed) {
-            put3(t, y, myy);
-            put3(t, z, myz);
-            st.set(j, t);
-        }
-
-        /* 5. drop terms with a zero factor, highest index first. */
+        /* Several flips per step (seed 004's k rounds): the sets of one match
+         * are disjoint, and a flip changes only two terms of its own set, so
+         * while no term was dropped (positions unchanged) every other set is
+         * still a set of terms sharing x; the next is taken with fresh random
+         * bits.  A trace records one move per step: one flip there. */
         const int R0 = R;
-        uint32_t deadm = wp.ballot(dead);
-        while (deadm) {
-            const int d = (int)wp.max(dead ? (uint32_t)myidx + 1u : 0u) - 1;
-            remove_term(st, wp, R, d, lane);
-            if (dead && myidx == d) dead = false;
-            deadm = wp.ballot(dead);
-        }
-
-        /* 6. after a flip, the two changed terms against every term: a pair
-         * sharing two factors is reduced at once (as search_reduce_pair), so
-         * that no pair reduction waits to be sampled.  Before the flip no pair
-         * shared two factors (inductively), so only these two can. */
-        if (p.check_pairs && !(dy | dz)) {
-            /* the two changed terms, from their lanes (written back above) */
-            int im[2];
-            im[0] = (int)wp.shfl32((uint32_t)myidx, la);
-            im[1] = (int)wp.shfl32((uint32_t)myidx, lb);
-            uint64_t T[2][3];
-            for (int f = 0; f < 3; ++f) {
-                T[0][f] = wp.shfl(t[f], la);
-                T[1][f] = wp.shfl(t[f], lb);
+        uint32_t ur = ulo, uh = uhi;
+        for (int fi = 0;; ++fi) {
+            /* 4. one set sharing x, up to 5 members, chosen at random. */
+            const int rot = (int)(ur & 31);
+            const int L = (WK_FFS(rotr32(cand, rot)) - 1 + rot) & 31;
+            const uint32_t M = wp.shfl32(m, L);
+            const int rot2 = (int)((ur >> 5) & 31);
+            const uint32_t Mr = rotr32(M, rot2);
+            const int cnt = WK_POPC(M) < p.gen_max ? WK_POPC(M) : p.gen_max;
+            /* this lane's member index: its rank among the set bits of Mr */
+            const int pl = (lane - rot2) & 31;
+            int mi = -1;
+            if ((Mr >> pl) & 1) {
+                const int k = WK_POPC(Mr & ((1u << pl) - 1u));
+                mi = k < cnt ? k : -1;
             }
-            int np = 0;
-            WK_UNROLL
-            for (int pass = 0; pass < 2; ++pass) {
-                uint64_t U[3] = {T[pass][0], T[pass][1], T[pass][2]};
-                int iu = im[pass];
-                for (int it = 0; it < 4 && iu >= 0; ++it) {
-                    const int ip = find_pair(st, wp, R, iu, U, lane);
-                    if (ip < 0)
-                        break;
-                    uint64_t P[3];
-                    st.get(ip >> 5, P);
-                    for (int f = 0; f < 3; ++f)
-                        P[f] = wp.shfl(P[f], ip & 31);
-                    if (trace && np < 8) { mv.pair[np][0] = iu; mv.pair[np][1] = ip; }
-                    ++np;
-                    ++n_red;
-                    const bool same = P[0] == U[0] && P[1] == U[1] && P[2] == U[2];
-                    /* the other of the pair takes the sum of the differing factors */
-                    U[0] ^= U[0] != P[0] ? P[0] : 0;
-                    U[1] ^= U[1] != P[1] ? P[1] : 0;
-                    U[2] ^= U[2] != P[2] ? P[2] : 0;
-                    if (!same && lane == (iu & 31)) st.set(iu >> 5, U);
-                    /* drop ip (and iu when equal), the higher index first,
-                     * following where the two changed terms go */
-                    int hi = ip, lo = -1;
-                    if (same) { hi = ip > iu ? ip : iu; lo = ip > iu ? iu : ip; }
-                    iu = same ? -1 : track(iu, hi, R);
-                    im[1] = track(im[1], hi, R);
-                    remove_term(st, wp, R, hi, lane);
-                    if (same) {
-                        im[1] = track(im[1], lo, R);
-                        remove_term(st, wp, R, lo, lane);
+            const int y = pos_y(x), z = pos_z(x);
+            F myy = sel3(y, t), myz = sel3(z, t);
+            /* lane s tests the subset D = bits of s (seed 004: 31 lanes, 31
+             * subsets), summing the members' factors as they are broadcast */
+            const uint32_t sub = (uint32_t)lane;
+            const bool ok = sub != 0 && sub < (1u << cnt);
+            F sy = 0, sz = 0;
+            {
+                uint32_t mr = Mr;
+                WK_UNROLL
+                for (int k = 0; k < 5; ++k) {
+                    if (k < cnt) {
+                        const int lk = (WK_FFS(mr) - 1 + rot2) & 31;
+                        mr &= mr - 1;
+                        const F yk = wp.shfl(myy, lk), zk = wp.shfl(myz, lk);
+                        if ((sub >> k) & 1) { sy ^= yk; sz ^= zk; }
                     }
                 }
-                if (pass == 0) im[0] = iu;
             }
-            if (trace) mv.npairs = np;
+            const uint32_t dy = wp.ballot(ok && sy == 0), dz = wp.ballot(ok && sz == 0);
+
+            bool changed = false, dead = false;
+            int la = 0, lb = 0;
+            if (dy | dz) {
+                const int D = WK_FFS(dy | dz) - 1;
+                const bool byY = (dy >> D) & 1;
+                const int r = WK_FFS((uint32_t)D) - 1;
+                const int lr_ = member_lane(Mr, r, rot2);
+                const F vr = wp.shfl(byY ? myz : myy, lr_);
+                if (mi >= 0 && ((D >> mi) & 1)) {
+                    changed = true;
+                    if (mi == r) dead = true;
+                    else if (byY) { myz ^= vr; dead = myz == 0; }
+                    else { myy ^= vr; dead = myy == 0; }
+                }
+                ++n_red;
+                if (trace) {
+                    mv.kind = CUDA_WALK_MOVE_REDUCE; mv.x = x; mv.y = byY ? y : z;
+                    mv.subset = (uint32_t)D; mv.a = mv.b = 0;
+                }
+            } else {
+                const int a = (int)below(uh, (uint32_t)cnt);
+                int b = (int)below(uh << 16, (uint32_t)(cnt - 1));
+                b += b >= a;
+                la = member_lane(Mr, a, rot2);
+                lb = member_lane(Mr, b, rot2);
+                const F yb = wp.shfl(myy, lb), za = wp.shfl(myz, la);
+                if (mi == a) { myy ^= yb; changed = true; dead = myy == 0; }
+                if (mi == b) { myz ^= za; changed = true; dead = dead || myz == 0; }
+                if (trace) {
+                    mv.kind = CUDA_WALK_MOVE_FLIP; mv.x = x; mv.y = y;
+                    mv.subset = 0; mv.a = a; mv.b = b;
+                }
+            }
+            ++n_flips;
+            ++since_best;
+            const int myidx = j * 32 + lane;
+            if (trace) {
+                mv.s = cnt;
+                WK_UNROLL
+                for (int k = 0; k < 5; ++k) {
+                    mv.idx[k] = -1;
+                    if (k < cnt) mv.idx[k] = (int)wp.shfl32((uint32_t)myidx, member_lane(Mr, k, rot2));
+                }
+            }
+            if (changed) {
+                put3(t, y, myy);
+                put3(t, z, myz);
+                st.set(j, t);
+            }
+
+            /* 5. drop terms with a zero factor, highest index first. */
+            uint32_t deadm = wp.ballot(dead);
+            while (deadm) {
+                const int d = (int)wp.max(dead ? (uint32_t)myidx + 1u : 0u) - 1;
+                remove_term(st, wp, R, d, lane);
+                if (dead && myidx == d) dead = false;
+                deadm = wp.ballot(dead);
+            }
+
+            /* 6. after a flip, the two changed terms against every term: a pair
+             * sharing two factors is reduced at once (as search_reduce_pair), so
+             * that no pair reduction waits to be sampled.  Before the flip no pair
+             * shared two factors (inductively), so only these two can. */
+            if (p.check_pairs && !(dy | dz)) {
+                /* the two changed terms, from their lanes (written back above) */
+                int im[2];
+                im[0] = (int)wp.shfl32((uint32_t)myidx, la);
+                im[1] = (int)wp.shfl32((uint32_t)myidx, lb);
+                F T[2][3];
+                for (int f = 0; f < 3; ++f) {
+                    T[0][f] = wp.shfl(t[f], la);
+                    T[1][f] = wp.shfl(t[f], lb);
+                }
+                /* one ballot first: mostly neither has a partner */
+                bool hit = false;
+                for (int k = 0; k < st.slots(); ++k) {
+                    const int i = k * 32 + lane;
+                    F u[3];
+                    st.get(k, u);
+                    const int ca = (u[0] == T[0][0]) + (u[1] == T[0][1]) + (u[2] == T[0][2]);
+                    const int cb = (u[0] == T[1][0]) + (u[1] == T[1][1]) + (u[2] == T[1][2]);
+                    hit = hit || (i < R && ((ca >= 2 && i != im[0]) || (cb >= 2 && i != im[1])));
+                }
+                int np = 0;
+                if (wp.ballot(hit)) {
+                    WK_UNROLL
+                    for (int pass = 0; pass < 2; ++pass) {
+                        F U[3] = {T[pass][0], T[pass][1], T[pass][2]};
+                        int iu = im[pass];
+                        for (int it = 0; it < 4 && iu >= 0; ++it) {
+                            const int ip = find_pair(st, wp, R, iu, U, lane);
+                            if (ip < 0)
+                                break;
+                            F P[3];
+                            st.get(ip >> 5, P);
+                            for (int f = 0; f < 3; ++f)
+                                P[f] = wp.shfl(P[f], ip & 31);
+                            if (trace && np < 8) { mv.pair[np][0] = iu; mv.pair[np][1] = ip; }
+                            ++np;
+                            ++n_red;
+                            const bool same = P[0] == U[0] && P[1] == U[1] && P[2] == U[2];
+                            /* the other of the pair takes the sum of the differing factors */
+                            U[0] ^= U[0] != P[0] ? P[0] : 0;
+                            U[1] ^= U[1] != P[1] ? P[1] : 0;
+                            U[2] ^= U[2] != P[2] ? P[2] : 0;
+                            if (!same && lane == (iu & 31)) st.set(iu >> 5, U);
+                            /* drop ip (and iu when equal), the higher index first,
+                             * following where the two changed terms go */
+                            int hi = ip, lo = -1;
+                            if (same) { hi = ip > iu ? ip : iu; lo = ip > iu ? iu : ip; }
+                            iu = same ? -1 : track(iu, hi, R);
+                            im[1] = track(im[1], hi, R);
+                            remove_term(st, wp, R, hi, lane);
+                            if (same) {
+                                im[1] = track(im[1], lo, R);
+                                remove_term(st, wp, R, lo, lane);
+                            }
+                        }
+                        if (pass == 0) im[0] = iu;
+                    }
+                }
+                if (trace) mv.npairs = np;
+            }
+            if (kTrace || R != R0 || fi + 1 >= p.flips_per_step)
+                break;
+            cand &= ~M;
+            if (!cand)
+                break;
+            ur = hash32(ur ^ 0x85ebca6bu);
+            uh = hash32(uh ^ ur);
         }
         const int removed_now = R0 - R;
         if (!removed_now) {
@@ -591,7 +660,8 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w)
         }
     }
 
-    store_save(st, p.terms + base, R, lane);
+    if (!handed)
+        store_save(st, p.terms + base, R, lane);
     if (trace && lane == 0)
         p.moves[w] = mv;
     if (best < reported && report_best(p, wp, w, best, lane))

@@ -33,7 +33,8 @@ struct Lanes {
     std::vector<uint64_t> smem;
 };
 
-Lanes *g_lanes;
+// per host thread: the driver walks several walker sets at once, one thread each
+thread_local Lanes *g_lanes;
 
 struct EmuWarp {
     int ln;
@@ -83,6 +84,17 @@ struct EmuWarp {
     }
 };
 
+template <int K, bool kTrace>
+void run_regs(Lanes &L, EmuWarp &wp)
+{
+    {
+        walk::RegStore<K, uint32_t> st;
+        walk::walk_warp<kTrace>(*L.p, st, wp, L.w);
+    }
+    walk::RegStore<K, uint64_t> st;
+    walk::walk_warp<kTrace>(*L.p, st, wp, L.w, true);
+}
+
 template <bool kTrace>
 void run_lane_t(int ln)
 {
@@ -90,11 +102,13 @@ void run_lane_t(int ln)
     EmuWarp wp{ln};
     const int K = L.cap >> 5;
     if (L.store == CUDA_WALK_STORE_REGS) {
+        // as walk_kernel.cu: the narrow kernel, then the wide one (each walks
+        // the warps of its width)
         switch (K) {
-        case 1: { walk::RegStore<1> st; walk::walk_warp<kTrace>(*L.p, st, wp, L.w); break; }
-        case 2: { walk::RegStore<2> st; walk::walk_warp<kTrace>(*L.p, st, wp, L.w); break; }
-        case 3: { walk::RegStore<3> st; walk::walk_warp<kTrace>(*L.p, st, wp, L.w); break; }
-        case 4: { walk::RegStore<4> st; walk::walk_warp<kTrace>(*L.p, st, wp, L.w); break; }
+        case 1: run_regs<1, kTrace>(L, wp); break;
+        case 2: run_regs<2, kTrace>(L, wp); break;
+        case 3: run_regs<3, kTrace>(L, wp); break;
+        case 4: run_regs<4, kTrace>(L, wp); break;
         }
     } else {
         walk::SmemStore st = {L.smem.data(), K, ln};
@@ -303,6 +317,7 @@ extern "C" int cuda_walk_launch(cuda_walk *w, uint32_t steps, char *err, size_t 
     }
     walk::Params p = w->p;
     p.steps = steps;
+    p.flips_per_step = walk::kFlipsPerStep;
     p.pool = w->pool.data();
     p.pool_rank = w->pool_rank.data();
     p.pool_n = (int)w->pool_rank.size();

@@ -2,6 +2,7 @@
 // instantiation per register store size, one for shared memory; and the small
 // kernel that scatters staged schemes into their walkers.
 #include <cuda_runtime.h>
+#include <stdlib.h>
 
 #include "walk_core.cuh"
 #include "walk_kernel.cuh"
@@ -20,11 +21,13 @@ struct DevWarp {
     {
         return __match_any_sync(kFull, (unsigned long long)v);
     }
+    __device__ __forceinline__ uint32_t match(uint32_t v) const { return __match_any_sync(kFull, v); }
     __device__ __forceinline__ uint32_t ballot(bool b) const { return __ballot_sync(kFull, b); }
     __device__ __forceinline__ uint64_t shfl(uint64_t v, int src) const
     {
         return (uint64_t)__shfl_sync(kFull, (unsigned long long)v, src);
     }
+    __device__ __forceinline__ uint32_t shfl(uint32_t v, int src) const { return __shfl_sync(kFull, v, src); }
     __device__ __forceinline__ uint32_t shfl32(uint32_t v, int src) const
     {
         return __shfl_sync(kFull, v, src);
@@ -39,14 +42,31 @@ struct DevWarp {
 // Occupancy is what hides the latency of one warp's long chain of shuffles
 // (ncu on an H100: 16 walkers/SM at 125 registers left 42% of issue slots
 // idle), so the register budget is capped where ptxas does not spill (K <= 3:
-// 5 blocks of 4 warps; K = 4 would spill).
+// 5 blocks of 4 warps; K = 4 would spill).  This is the wide (64-bit) kernel;
+// the narrow one below walks the 32-bit formats.
 template <int K, bool kTrace>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, K <= 3 ? 5 : 4) walk_regs_kernel(Params p)
 {
     const int w = (int)(blockIdx.x * kWarpsPerBlock + (threadIdx.x >> 5));
     if (w >= p.warps)
         return;
-    RegStore<K> st;
+    RegStore<K, uint64_t> st;
+    DevWarp wp;
+    walk_warp<kTrace>(p, st, wp, w, true);
+}
+// The narrow kernel (32-bit factor words) at NB blocks of 4 warps per SM: ptxas
+// caps the registers at 65536 / (NB * 128) (72 at 7, 64 at 8; the few spills
+// go to L1).  Measured on an H100 (bench/RESULTS.md, "GPU walk speed"), flips/s
+// with 5/6/7/8 blocks: <4,4,4> 1.69/1.79/1.91/1.91e9, <5,5,5> 1.49/1.55/1.57/
+// 1.57e9; beyond 7 the step is issue-bound (ncu: 0.69 warps issued per
+// scheduler and cycle, 1.7 eligible), not latency-bound.
+template <int K, bool kTrace, int NB>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, NB) walk_narrow_kernel(Params p)
+{
+    const int w = (int)(blockIdx.x * kWarpsPerBlock + (threadIdx.x >> 5));
+    if (w >= p.warps)
+        return;
+    RegStore<K, uint32_t> st;
     DevWarp wp;
     walk_warp<kTrace>(p, st, wp, w);
 }
@@ -87,19 +107,69 @@ __global__ void walk_load_kernel(Params p, const int32_t *ids, const int32_t *ra
     }
 }
 
+// Blocks per SM of the narrow kernel: 7 up to 2 slots (72 registers, 60 bytes
+// of spills), 8 beyond (measured equal to 7); FLIPGRAPH_WALK_BLOCKS (5..8)
+// overrides it for measurement (scripts/device_walk.sh knobs).  Read once.
+int narrow_blocks(int K)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("FLIPGRAPH_WALK_BLOCKS");
+        const int n = e ? atoi(e) : 0;
+        v = n >= 5 && n <= 8 ? n : 0;
+    }
+    return v ? v : (K <= 2 ? 7 : 8);
+}
+// Flips a step may take (walk_core.cuh kFlipsPerStep: 4; measured 1/4/8 at 7
+// blocks: <4,4,4> 1.61/1.91/1.75e9 flips/s), or FLIPGRAPH_WALK_FLIPS (1..32)
+// for measurement.  A trace takes one flip per step whatever this says.
+int flips_per_step()
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("FLIPGRAPH_WALK_FLIPS");
+        const int n = e ? atoi(e) : 0;
+        v = n >= 1 && n <= 32 ? n : kFlipsPerStep;
+    }
+    return v;
+}
+template <int K, bool kTrace>
+const void *nfn()
+{
+    switch (narrow_blocks(K)) {
+    case 5: return (const void *)walk_narrow_kernel<K, kTrace, 5>;
+    case 6: return (const void *)walk_narrow_kernel<K, kTrace, 6>;
+    case 7: return (const void *)walk_narrow_kernel<K, kTrace, 7>;
+    default: return (const void *)walk_narrow_kernel<K, kTrace, 8>;
+    }
+}
+template <int K, bool kTrace>
+void nlaunch(const Params &p, int blocks, int threads, cudaStream_t stream)
+{
+    switch (narrow_blocks(K)) {
+    case 5: walk_narrow_kernel<K, kTrace, 5><<<blocks, threads, 0, stream>>>(p); break;
+    case 6: walk_narrow_kernel<K, kTrace, 6><<<blocks, threads, 0, stream>>>(p); break;
+    case 7: walk_narrow_kernel<K, kTrace, 7><<<blocks, threads, 0, stream>>>(p); break;
+    default: walk_narrow_kernel<K, kTrace, 8><<<blocks, threads, 0, stream>>>(p); break;
+    }
+}
+
 }  // namespace
 
 bool regs_fit(int cap) { return cap <= 32 * kMaxRegSlots; }
 
+// The register store's kernel for the occupancy query (the walkers per SM) is
+// the narrow one: 32-bit formats are those the speed is measured on; a wide
+// format runs the same walkers in more waves where its kernel fits fewer.
 template <bool kTrace>
 const void *kernel_fn(int store, int cap)
 {
     if (store == CUDA_WALK_STORE_REGS) {
         switch (cap >> 5) {
-        case 1: return (const void *)walk_regs_kernel<1, kTrace>;
-        case 2: return (const void *)walk_regs_kernel<2, kTrace>;
-        case 3: return (const void *)walk_regs_kernel<3, kTrace>;
-        case 4: return (const void *)walk_regs_kernel<4, kTrace>;
+        case 1: return nfn<1, kTrace>();
+        case 2: return nfn<2, kTrace>();
+        case 3: return nfn<3, kTrace>();
+        case 4: return nfn<4, kTrace>();
         default: return nullptr;
         }
     }
@@ -121,11 +191,17 @@ void launch(const Params &p, int store, int blocks, size_t smem, cudaStream_t st
 {
     const int threads = kWarpsPerBlock * 32;
     if (store == CUDA_WALK_STORE_REGS) {
+        // each warp walks in one of the two (walk_warp's width check): the
+        // wide kernel of a narrow format costs a load of every scheme
         switch (p.cap >> 5) {
-        case 1: walk_regs_kernel<1, kTrace><<<blocks, threads, 0, stream>>>(p); break;
-        case 2: walk_regs_kernel<2, kTrace><<<blocks, threads, 0, stream>>>(p); break;
-        case 3: walk_regs_kernel<3, kTrace><<<blocks, threads, 0, stream>>>(p); break;
-        case 4: walk_regs_kernel<4, kTrace><<<blocks, threads, 0, stream>>>(p); break;
+        case 1: nlaunch<1, kTrace>(p, blocks, threads, stream);
+                walk_regs_kernel<1, kTrace><<<blocks, threads, 0, stream>>>(p); break;
+        case 2: nlaunch<2, kTrace>(p, blocks, threads, stream);
+                walk_regs_kernel<2, kTrace><<<blocks, threads, 0, stream>>>(p); break;
+        case 3: nlaunch<3, kTrace>(p, blocks, threads, stream);
+                walk_regs_kernel<3, kTrace><<<blocks, threads, 0, stream>>>(p); break;
+        case 4: nlaunch<4, kTrace>(p, blocks, threads, stream);
+                walk_regs_kernel<4, kTrace><<<blocks, threads, 0, stream>>>(p); break;
         }
     } else {
         walk_smem_kernel<kTrace><<<blocks, threads, smem, stream>>>(p);
@@ -138,10 +214,12 @@ cudaError_t walk_launch_kernel(const Params &p, int store, int blocks, cudaStrea
     if (!walk_kernel_fn(store, p.cap, trace))
         return cudaErrorInvalidValue;
     const size_t smem = walk_smem_bytes(store, p.cap);
+    Params q = p; // the launch's own settings: the host launcher does not set them
+    q.flips_per_step = flips_per_step();
     if (trace)
-        launch<true>(p, store, blocks, smem, stream);
+        launch<true>(q, store, blocks, smem, stream);
     else
-        launch<false>(p, store, blocks, smem, stream);
+        launch<false>(q, store, blocks, smem, stream);
     return cudaGetLastError();
 }
 

@@ -8,6 +8,8 @@
 #   ttr      bench: <4,4,4> from the standard algorithm to rank 47 (TTR_SEEDS seeds, TTR_CAP s each)
 #   best     bench: best rank after BEST_SECONDS on BEST_FORMATS
 #   ncu      one launch of the <4,4,4> kernel under Nsight Compute (the profile of the gap)
+#   knobs    flips/s per narrow-kernel setting: KNOBS="blocks:flips ..." (FLIPGRAPH_WALK_BLOCKS,
+#            FLIPGRAPH_WALK_FLIPS; default "5:4 6:4 7:4 8:4 7:1 8:1"), KNOB_SECONDS each
 #   sweep    <4,4,4> to rank 47 once per setting: SWEEP="args;args;..." (bench_gpu_walk options,
 #            e.g. "--plus-max 0 --idle-plus 16;--plus-max 4 --idle-plus 32"), TTR_SEEDS seeds of
 #            TTR_CAP s each from TTR_FIRST (default 1); one table row per setting
@@ -131,17 +133,28 @@ for ph in $PHASES; do
     ;;
   ncu)
     if command -v ncu >/dev/null; then
-      timeout 240 ncu --kernel-name regex:walk_regs --launch-skip 1 --launch-count 1 \
+      # the narrow (32-bit) kernel walks <4,4,4>; the wide one after it finds nothing to do
+      timeout 240 ncu --kernel-name regex:walk_narrow --launch-skip 1 --launch-count 1 \
         --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
         --section SchedulerStats --section InstructionStats \
         "$BUILD/bench_gpu_walk" --only flips --flips-seconds 1 --cpu-seconds 0 --steps 20000 \
         > "$OUT/ncu.log" 2>&1
-      grep -E "walk_regs|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Ipc Active|Stall" "$OUT/ncu.log" | head -40
-      grep -E "Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued" "$OUT/ncu.log" | head -4 | \
+      grep -E "walk_narrow|Executed Instructions|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Ipc Active|Stall" "$OUT/ncu.log" | head -40
+      grep -E "Registers Per|Executed Instructions  |Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued|No Eligible" "$OUT/ncu.log" | head -8 | \
         sed 's/^ */| ncu | /; s/ \{2,\}/ | /g' >> "$SUMMARY"
     else
       note "| ncu | not found |"
     fi
+    ;;
+  knobs)
+    for kv in ${KNOBS:-5:4 6:4 7:4 8:4 7:1 8:1}; do
+      nb=${kv%%:*}; nf=${kv##*:}
+      FLIPGRAPH_WALK_BLOCKS=$nb FLIPGRAPH_WALK_FLIPS=$nf timeout 120 "$BUILD/bench_gpu_walk" --only flips \
+        --flips-seconds "${KNOB_SECONDS:-1.5}" --cpu-seconds 0 --store regs > "$OUT/knobs.log.tmp" 2>&1
+      cat "$OUT/knobs.log.tmp" >> "$OUT/knobs.log"
+      grep "^flips" "$OUT/knobs.log.tmp"
+      grep "^| GPU flips" "$OUT/knobs.log.tmp" | sed "s/^| GPU flips\/s/| blocks $nb, flips\/step $nf/" >> "$SUMMARY"
+    done
     ;;
   *) echo "unknown phase $ph" ;;
   esac
