@@ -164,9 +164,9 @@ static void bench_flips(const opts *o, scheme_format f, int store)
     } else {
         const double fps = ms > 0 ? (double)(f1 - f0) / (ms / 1000) : 0;
         printf("flips %s (%s store, %d walkers, %u steps/launch, %d launches): %.3g flips/s (kernel), %.3g "
-               "(wall), %.3g steps/s, %.1f%% steps with a flip, mean rank %.1f, best %d, %llu plus, %llu reductions\n",
+               "(wall), %.3g steps/s, %.2f flips per step, mean rank %.1f, best %d, %llu plus, %llu reductions\n",
                fb, sn, in.warps, steps, launches, fps, (double)(f1 - f0) / wall, (double)(s1 - s0) / (ms / 1000),
-               s1 > s0 ? 100.0 * (double)(f1 - f0) / (double)(s1 - s0) : 0, sum_rank / b.warps, best,
+               s1 > s0 ? (double)(f1 - f0) / (double)(s1 - s0) : 0, sum_rank / b.warps, best,
                (unsigned long long)plus, (unsigned long long)red);
         row("| GPU flips/s | %s | %.3g | %s store, %d walkers, mean rank %.1f |", fb, fps, sn, in.warps,
             sum_rank / b.warps);
