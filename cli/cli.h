@@ -83,6 +83,8 @@ scheme *cli_load_stored(const char *path, int64_t id, db_scheme_row *row, db_sta
 /* A seed from /dev/urandom, else from the clock and the process id; never 0. */
 uint64_t cli_random_seed(void);
 /* 12345678 -> "12.3 M": counts a reader takes in at a glance. */
+/* 1234567 with sep " " -> "1.23 M", with "" -> "1.23M" (SI prefixes up to Y). */
+const char *cli_fmt_si_sep(double v, const char *sep, char *buf, size_t len);
 const char *cli_fmt_si(double v, char *buf, size_t len);
 /* qsort order of doubles (timings: best first, median in the middle). */
 int cli_cmp_double(const void *a, const void *b);

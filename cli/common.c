@@ -161,20 +161,8 @@ uint64_t cli_random_seed(void)
     return s ? s : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 }
 
-const char *cli_fmt_si(double v, char *buf, size_t len)
-{
-    static const char *sfx[] = {"", " k", " M", " G", " T", " P"};
-    int k = 0;
-    while (v >= 1000 && k < 5) {
-        v /= 1000;
-        k++;
-    }
-    if (k == 0)
-        snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "%.3g%s", v, sfx[k]);
-    return buf;
-}
+/* cli_fmt_si_sep lives in progress.c with the table cells (tests/test_cli.c compiles that file alone) */
+const char *cli_fmt_si(double v, char *buf, size_t len) { return cli_fmt_si_sep(v, " ", buf, len); }
 
 int cli_cmp_double(const void *a, const void *b)
 {

@@ -56,12 +56,10 @@ const char *cli_fmt_hms(double s, char *buf, size_t len)
     return buf;
 }
 
-const char *cli_fmt_si_cell(double v, char *buf, size_t len)
+const char *cli_fmt_si_sep(double v, const char *sep, char *buf, size_t len)
 {
     static const char sfx[] = " kMGTPEZY";
     int k = 0;
-    if (!(v >= 0))
-        v = 0;
     /* 999.5 rounds to "1e+03" under %.3g: it is the next unit's 1 */
     while (v >= 999.5 && k < 8) {
         v /= 1000;
@@ -70,8 +68,13 @@ const char *cli_fmt_si_cell(double v, char *buf, size_t len)
     if (k == 0)
         snprintf(buf, len, "%.0f", v);
     else
-        snprintf(buf, len, "%.3g%c", v, sfx[k]);
+        snprintf(buf, len, "%.3g%s%c", v, sep, sfx[k]);
     return buf;
+}
+
+const char *cli_fmt_si_cell(double v, char *buf, size_t len)
+{
+    return cli_fmt_si_sep(v >= 0 ? v : 0, "", buf, len); /* a cell: no space, never negative */
 }
 
 /* ---- the progress table ---- */
