@@ -85,6 +85,9 @@ static void usage(FILE *out)
 "ranks, plateau (time since the best improved), schemes stored by this run, the pool level\n"
 "and its size.  The summary line goes to stdout.\n"
 "\n"
+"SIGINT or SIGTERM: the walkers finish their batch, the run is stored and its summary\n"
+"printed (exit 0 without a target, else 1); a second signal ends the process at once\n"
+"(the store stays whole).\n\n"
 "exit: 0 target reached (or no target and the time ran out), 1 time ran out before\n"
 "the target, 2 bad usage or input, 3 internal failure (a scheme that fails\n"
 "verification is a bug: reported, never kept)\n",
@@ -269,12 +272,6 @@ static void banner(const banner_info *b)
         fprintf(stderr, "parameters:\n%s", grid);
     free(grid);
     free(text);
-}
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    search_request_stop();
 }
 
 static uint64_t random_seed(void)
@@ -752,7 +749,8 @@ int cmd_search(int argc, char **argv)
     search_clear_stop();
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_handler = cli_stop_signal_handler;
+    cli_stop_signal_reset();
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);

@@ -160,21 +160,6 @@ static bool parse_list(const char *s, fmt_list *L, char *err, size_t errlen)
     return ok;
 }
 
-/* ---- signals: the handler only asks the search to stop ---- */
-
-static volatile sig_atomic_t g_signals;
-
-static void on_signal(int sig)
-{
-    if (g_signals++) {
-        /* The second one: leave now.  Every store change is a transaction. */
-        signal(sig, SIG_DFL);
-        raise(sig);
-        return;
-    }
-    search_request_stop();
-}
-
 /* ---- one format ---- */
 
 typedef struct sweep_row {
@@ -413,16 +398,16 @@ int cmd_sweep(int argc, char **argv)
 
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_handler = cli_stop_signal_handler;
+    cli_stop_signal_reset();
     sigemptyset(&sa.sa_mask);
-    g_signals = 0;
     search_clear_stop();
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
 
     int rc = CLI_OK, done = 0;
     uint64_t sm = seed;
-    for (int i = 0; i < L.n && !g_signals; i++) {
+    for (int i = 0; i < L.n && !cli_stop_signal_seen(); i++) {
         sweep_row *row = &rows[i];
         row->fmt = L.v[i];
         row->record = search_record_rank(row->fmt);
@@ -533,7 +518,7 @@ int cmd_sweep(int argc, char **argv)
         if (rc == CLI_INTERNAL)
             break;
     }
-    bool interrupted = g_signals != 0;
+    bool interrupted = cli_stop_signal_seen();
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     search_clear_stop();

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../search/search.h"
 #include "cli.h"
 
 int cli_error(int code, const char *cmd, const char *fmt, ...)
@@ -214,4 +216,25 @@ bool cli_find_corpus(const char *cmd, const char *option, char *buf, size_t len)
         return true;
     cli_error(CLI_USAGE, cmd, "no corpus at %s (--corpus DIR or FLIPGRAPH_CORPUS)", buf);
     return false;
+}
+
+/* SIGINT/SIGTERM during a search or sweep (issue 9): the first only asks the
+ * walkers to finish their batch (the run then stores, prints its summary and
+ * exits 1); a second leaves at once by the signal's default action.  Nothing
+ * is lost that way: every store change is a SQLite transaction (rolled back
+ * on the next open) and every file is written to a temporary name and renamed. */
+static volatile sig_atomic_t cli_stop_signals;
+
+void cli_stop_signal_reset(void) { cli_stop_signals = 0; }
+
+bool cli_stop_signal_seen(void) { return cli_stop_signals != 0; }
+
+void cli_stop_signal_handler(int sig)
+{
+    if (cli_stop_signals++) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    search_request_stop();
 }
