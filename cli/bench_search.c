@@ -45,6 +45,7 @@ static double walker_rate(scheme_format f, double seconds, uint64_t seed, int *r
     search_params_default(&p);
     p.fmt = f;
     p.plus_max = 0;
+    p.isolated_plus = 1; /* the bare walker's speed: it never stops at an isolated scheme */
     scheme *s = scheme_standard(f);
     search_walker *w = s ? search_walker_new(s, &p, seed, 0) : NULL;
     scheme_free(s);

@@ -67,6 +67,9 @@ static void usage(FILE *out)
 "  --walk-max N        cap on one walk (default %" PRIu64 ")\n"
 "  --gen-max S         largest set of terms sharing a factor checked for dependent\n"
 "                      factors (general reductions, seed 004); 2: pairs only (default %d)\n"
+"  --isolated-plus B   at a flip-isolated scheme (no two terms share a factor), 1: take a\n"
+"                      plus transition and walk on; 0: restart from the pool (default %d;\n"
+"                      CPU engine; docs/search.md, \"The isolated trap\")\n"
 "  --pool-size N       schemes kept per rank (default %d)\n"
 "  --pool-min N        schemes of rank r needed before walkers start from rank r (default %d)\n"
 "  --pool-up P         probability that a restart climbs one rank above that level,\n"
@@ -92,7 +95,7 @@ static void usage(FILE *out)
 "the target, 2 bad usage or input, 3 internal failure (a scheme that fails\n"
 "verification is a bug: reported, never kept)\n",
             d.plateau, d.plateau_min, d.plateau_max, d.plus_max, d.walk_len, d.walk_max, d.gen_max,
-            d.pool_size, d.pool_min, d.pool_up, d.pool_fresh, d.progress_every, d.batch,
+            d.isolated_plus, d.pool_size, d.pool_min, d.pool_up, d.pool_fresh, d.progress_every, d.batch,
             CLI_PROGRESS_HEADER_EVERY);
 }
 
@@ -295,7 +298,7 @@ static uint64_t random_seed(void)
 enum {
     O_DIMS = 256, O_TARGET, O_TIME, O_MAXFLIPS, O_BACKEND, O_DEVICE, O_THREADS, O_SEED, O_FROM,
     O_OUT, O_DB, O_FROMDB, O_RESUME, O_PLATEAU, O_PLATEAU_MIN, O_PLATEAU_MAX, O_PLUS_MAX,
-    O_WALK_LEN, O_WALK_MAX, O_GEN_MAX, O_POOL_SIZE, O_POOL_MIN, O_POOL_UP, O_POOL_FRESH, O_PROGRESS,
+    O_WALK_LEN, O_WALK_MAX, O_GEN_MAX, O_ISOLATED_PLUS, O_POOL_SIZE, O_POOL_MIN, O_POOL_UP, O_POOL_FRESH, O_PROGRESS,
     O_BATCH,
     O_WARPS, O_ROUNDS, O_LAUNCH_MS, O_DEVICES, O_UNTIL_RECORD, O_HELP
 };
@@ -323,6 +326,7 @@ static const struct option longopts[] = {
     {"walk-len", required_argument, 0, O_WALK_LEN},
     {"walk-max", required_argument, 0, O_WALK_MAX},
     {"gen-max", required_argument, 0, O_GEN_MAX},
+    {"isolated-plus", required_argument, 0, O_ISOLATED_PLUS},
     {"pool-size", required_argument, 0, O_POOL_SIZE},
     {"pool-min", required_argument, 0, O_POOL_MIN},
     {"pool-up", required_argument, 0, O_POOL_UP},
@@ -512,6 +516,11 @@ int cmd_search(int argc, char **argv)
                 return cli_error(CLI_USAGE, CMD, "--gen-max %s: expected 2..32", optarg);
             p.gen_max = (int)l;
             break;
+        case O_ISOLATED_PLUS:
+            if (!cli_parse_long(optarg, 0, 1, &l))
+                return cli_error(CLI_USAGE, CMD, "--isolated-plus %s: expected 0 or 1", optarg);
+            p.isolated_plus = (int)l;
+            break;
         case O_POOL_SIZE:
             if (!cli_parse_long(optarg, 1, 1000000, &l))
                 return cli_error(CLI_USAGE, CMD, "--pool-size %s: expected 1..1000000", optarg);
@@ -607,7 +616,7 @@ int cmd_search(int argc, char **argv)
         KEEP(O_MAXFLIPS, max_flips); KEEP(O_THREADS, threads); KEEP(O_DEVICE, device);
         KEEP(O_PLATEAU, plateau); KEEP(O_PLATEAU_MIN, plateau_min); KEEP(O_PLATEAU_MAX, plateau_max);
         KEEP(O_PLUS_MAX, plus_max); KEEP(O_WALK_LEN, walk_len); KEEP(O_WALK_MAX, walk_max);
-        KEEP(O_GEN_MAX, gen_max); KEEP(O_POOL_SIZE, pool_size); KEEP(O_POOL_MIN, pool_min);
+        KEEP(O_GEN_MAX, gen_max); KEEP(O_ISOLATED_PLUS, isolated_plus); KEEP(O_POOL_SIZE, pool_size); KEEP(O_POOL_MIN, pool_min);
         KEEP(O_POOL_UP, pool_up); KEEP(O_POOL_FRESH, pool_fresh); KEEP(O_PROGRESS, progress_every);
         KEEP(O_BATCH, batch);
 #undef KEEP

@@ -239,8 +239,12 @@ static void *worker(void *arg)
         }
         uint64_t done = search_walker_walk(w, n, base, base);
         if (!done && search_walker_rank(w) >= base) {
-            /* no flip and no plus possible: restart; twice in a row: nothing to do */
-            if (++stuck > 2)
+            /* a flip-isolated scheme: restart from the pool; when the restart is
+             * isolated too, a plus transition moves on (the only move there is);
+             * when that fails as well, nothing is left to do */
+            if (stuck++ == 1 && search_walker_plus(w))
+                continue;
+            if (stuck > 3)
                 break;
             since = wlen;
             continue;

@@ -23,6 +23,7 @@ void search_params_default(search_params *p)
     p->walk_len = SEARCH_DEFAULT_WALK_LEN;
     p->walk_max = SEARCH_DEFAULT_WALK_MAX;
     p->gen_max = SEARCH_DEFAULT_GEN_MAX;
+    p->isolated_plus = SEARCH_DEFAULT_ISOLATED_PLUS;
     p->pool_size = SEARCH_DEFAULT_POOL_SIZE;
     p->pool_min = SEARCH_DEFAULT_POOL_MIN;
     p->pool_up = SEARCH_DEFAULT_POOL_UP;
@@ -52,6 +53,8 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
         return scheme_fail(err, errlen, "walk lengths: expected 1 <= walk-len <= walk-max");
     if (p->gen_max < 2 || p->gen_max > 32)
         return scheme_fail(err, errlen, "gen-max %d: expected 2..32", p->gen_max);
+    if (p->isolated_plus != 0 && p->isolated_plus != 1)
+        return scheme_fail(err, errlen, "isolated-plus %d: expected 0 or 1", p->isolated_plus);
     if (p->pool_size < 1 || p->pool_size > 1000000)
         return scheme_fail(err, errlen, "pool-size %d: expected 1..1000000", p->pool_size);
     if (p->pool_min < 1 || p->pool_min > p->pool_size)
@@ -89,6 +92,7 @@ static const struct {
     {"walk-len", T_U64, offsetof(search_params, walk_len)},
     {"walk-max", T_U64, offsetof(search_params, walk_max)},
     {"gen-max", T_INT, offsetof(search_params, gen_max)},
+    {"isolated-plus", T_INT, offsetof(search_params, isolated_plus)},
     {"pool-size", T_INT, offsetof(search_params, pool_size)},
     {"pool-min", T_INT, offsetof(search_params, pool_min)},
     {"pool-up", T_DBL, offsetof(search_params, pool_up)},

@@ -92,6 +92,7 @@ uint64_t search_count_flips(const scheme_term *t, int rank);
 #define SEARCH_DEFAULT_WALK_LEN 1000
 #define SEARCH_DEFAULT_WALK_MAX 100000000
 #define SEARCH_DEFAULT_GEN_MAX 5
+#define SEARCH_DEFAULT_ISOLATED_PLUS 0
 #define SEARCH_DEFAULT_POOL_SIZE 1000
 #define SEARCH_DEFAULT_POOL_MIN 16
 #define SEARCH_DEFAULT_POOL_UP 0.25
@@ -115,6 +116,11 @@ typedef struct search_params {
                               flips without a lower rank, then it restarts from the pool */
     uint64_t walk_max;     /* cap on one walk's length */
     int gen_max;           /* largest set sharing a factor tested for dependent factors (2: pairs only) */
+    int isolated_plus;     /* a walk that reaches a flip-isolated scheme (no two terms share a
+                              factor: Strassen's square at <4,4,4>:49) 1: takes a plus transition
+                              there and walks on; 0: ends, and the walker restarts from the pool
+                              (a plus only when the restart is isolated too).  The plus loop is a
+                              trap: plus, a few flips, the reduction back, again (docs/search.md) */
     int pool_size;         /* schemes kept per rank */
     int pool_min;          /* schemes of rank r needed before walkers start from rank r */
     double pool_up;        /* a restart climbs one nonempty rank above that level with this

@@ -378,6 +378,7 @@ search_walker *search_walker_new(const scheme *start, const search_params *p, ui
     w->cap = cap;
     w->gen_max = p->gen_max > 32 ? 32 : p->gen_max;
     w->plus_max = p->plus_max;
+    w->isolated_plus = p->isolated_plus != 0;
     w->L = p->plateau ? p->plateau : 1;
     w->Lmin = p->plateau_min ? p->plateau_min : w->L;
     w->Lmax = p->plateau_max ? p->plateau_max : w->L;
@@ -576,8 +577,10 @@ uint64_t search_walker_walk(search_walker *w, uint64_t n, int base, int stop_bel
     while (done < n) {
         int before = w->rank;
         if (!search_walker_flip(w)) {
-            /* nothing shares a factor: only a plus transition can move on */
-            if (!search_walker_plus(w))
+            /* nothing shares a factor: only a plus transition can move on, and from
+             * there a few flips lead back to where it was (the trap of
+             * search_params.isolated_plus); without it the caller restarts */
+            if (!w->isolated_plus || !search_walker_plus(w))
                 return done;
             continue;
         }

@@ -36,6 +36,7 @@ struct search_walker {
     int cap;            /* slots */
     int rank;           /* alive terms */
     int gen_max, plus_max;
+    bool isolated_plus; /* search_params.isolated_plus */
     uint64_t L, Lmin, Lmax;  /* adaptive plateau length and its bounds */
     uint64_t plateau_count;  /* flips since the rank last dropped or a plus */
 
