@@ -558,6 +558,67 @@ Test(search_walker, flips_are_uniform_over_ordered_pairs, .timeout = 120)
     search_walker_free(w);
 }
 
+/* Strassen's algorithm over GF(2): no two terms share a factor (flip-isolated). */
+static scheme *strassen_f2(void)
+{
+    /* bits: A11 A12 A21 A22 = 1 2 4 8 (same for B); c is C transposed: C11 C21 C12 C22 = 1 2 4 8 */
+    static const uint64_t t[7][3] = {{9, 9, 9}, {12, 1, 10}, {1, 10, 12}, {8, 5, 3},
+                                     {3, 8, 5}, {5, 3, 8},   {10, 12, 1}};
+    scheme *s = scheme_new((scheme_format){2, 2, 2}, SCHEME_RING_F2, 8);
+    for (int r = 0; s && r < 7; r++)
+        cr_assert(scheme_push(s, t[r][0], t[r][1], t[r][2]));
+    return s;
+}
+
+/* The isolated trap (docs/search.md): at a flip-isolated scheme the walker with
+ * isolated_plus 0 stops and leaves the scheme as it was; with 1 it takes a plus
+ * transition and walks on; the driver still gets away from an isolated start. */
+Test(search_walker, an_isolated_scheme_ends_the_walk_or_takes_a_plus)
+{
+    scheme *st = strassen_f2();
+    cr_assert_not_null(st);
+    verify_result vr;
+    cr_assert(verify_f2(st, &vr), "Strassen over GF(2): %s", vr.msg);
+    cr_assert_eq(search_count_flips(st->terms, st->rank), 0, "Strassen's terms share no factor");
+    uint64_t seed = test_seed();
+    for (int iso = 0; iso <= 1; iso++) {
+        search_params p = params_for(st->fmt);
+        p.isolated_plus = iso;
+        search_walker *w = search_walker_new(st, &p, seed, 0);
+        cr_assert_not_null(w);
+        uint64_t done = search_walker_walk(w, 100, 7, 0);
+        search_walker_stats ws;
+        search_walker_stats_get(w, &ws);
+        if (!iso) {
+            cr_assert_eq(done, 0, "isolated_plus 0: no flip is possible, the walk ends (seed %llu)",
+                         (unsigned long long)seed);
+            cr_assert_eq(ws.plus, 0);
+            scheme *now = search_walker_snapshot(w);
+            cr_assert(scheme_equal(now, st), "the scheme is left as it was");
+            scheme_free(now);
+        } else {
+            cr_assert_gt(ws.plus, 0, "isolated_plus 1: a plus transition leaves the isolated scheme");
+            cr_assert_gt(done, 0, "... and the walk goes on with flips (seed %llu)", (unsigned long long)seed);
+        }
+        search_walker_free(w);
+    }
+    /* the driver from Strassen alone, isolated_plus 0: it walks (a plus when the restart is
+     * isolated too) instead of finding nothing to do */
+    search_params p = params_for(st->fmt);
+    p.max_flips = 20000;
+    p.seed = seed;
+    p.progress_every = 0;
+    const scheme *starts[1] = {st};
+    search_result res;
+    search_status rc = search_run_cpu(&p, starts, 1, NULL, &res);
+    cr_assert(rc == SEARCH_REACHED || rc == SEARCH_NOT_REACHED, "status %d: %s", rc, res.msg);
+    cr_assert_gt(res.flips, 0, "the search walked away from the isolated start (seed %llu)",
+                 (unsigned long long)seed);
+    cr_assert_eq(res.best_rank, 7);
+    search_result_free(&res);
+    scheme_free(st);
+}
+
 Test(search_walker, same_seed_same_walk_different_seeds_differ)
 {
     scheme_format f = {4, 4, 4};
