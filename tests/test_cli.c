@@ -611,9 +611,10 @@ Test(cli, sweep_lists_and_usage)
     }
 }
 
-Test(cli, sweep_sigint_stops_cleanly_with_the_table)
+/* Starts `flipgraph ARGV...` in the background with stdout and stderr to outp
+ * (SIGINT at its default, whatever the test runner set); returns its pid. */
+static pid_t spawn_cli_logged(const char *outp, char *const argv[])
 {
-    const char *outp = tc_path_in("sig.out"), *dbp = tc_path_in("sig.db");
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
@@ -622,27 +623,42 @@ Test(cli, sweep_sigint_stops_cleanly_with_the_table)
             _exit(120);
         dup2(fd, 1);
         dup2(fd, 2);
-        char seed[32];
-        snprintf(seed, sizeof seed, "%llu", g_seed % 1000000);
         signal(SIGINT, SIG_DFL);
-        execl(tc_bin(), tc_bin(), "sweep", "--dims-list", "3x3x3..3x3x4", "--time-per", "10m", "--threads",
-              "1", "--seed", seed, "--db", dbp, "--backend", "cpu", "--progress", "0", (char *)NULL);
+        execv(tc_bin(), argv);
         _exit(121);
     }
-    /* Wait until the first format is under way (its run is recorded), then interrupt. */
-    bool started = false;
-    for (int i = 0; i < 600 && !started; i++) {
+    return pid;
+}
+
+/* Waits up to 30 s until outp contains text; kills pid and fails the test if it never does. */
+static void wait_for_text(pid_t pid, const char *outp, const char *text, const char *what)
+{
+    bool seen = false;
+    for (int i = 0; i < 600 && !seen; i++) {
         struct timespec ts = {0, 50 * 1000000};
         nanosleep(&ts, NULL);
         char err[256];
         size_t len;
         char *s = scheme_slurp(outp, 1 << 20, &len, err, sizeof err);
-        started = s && strstr(s, "[1/2]");
+        seen = s && strstr(s, text);
         free(s);
     }
-    if (!started)
+    if (!seen)
         kill(pid, SIGKILL);
-    cr_assert(started, "the sweep did not start within 30 s");
+    cr_assert(seen, "%s within 30 s", what);
+}
+
+Test(cli, sweep_sigint_stops_cleanly_with_the_table)
+{
+    const char *outp = tc_path_in("sig.out"), *dbp = tc_path_in("sig.db");
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", g_seed % 1000000);
+    char *const argv[] = {(char *)tc_bin(), "sweep", "--dims-list", "3x3x3..3x3x4", "--time-per", "10m",
+                          "--threads", "1", "--seed", seed, "--db", (char *)dbp, "--backend", "cpu",
+                          "--progress", "0", NULL};
+    pid_t pid = spawn_cli_logged(outp, argv);
+    /* Wait until the first format is under way (its run is recorded), then interrupt. */
+    wait_for_text(pid, outp, "[1/2]", "the sweep did not start");
     struct timespec ts = {0, 300 * 1000000};
     nanosleep(&ts, NULL);
     kill(pid, SIGINT);
@@ -673,33 +689,11 @@ Test(cli, sweep_sigint_stops_cleanly_with_the_table)
 Test(cli, search_second_sigint_exits_at_once_store_whole)
 {
     const char *outp = tc_path_in("sig2.out"), *dbp = tc_path_in("sig2.db");
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        int fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0)
-            _exit(120);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        signal(SIGINT, SIG_DFL);
-        execl(tc_bin(), tc_bin(), "search", "--dims", "4x4x4", "--time", "10m", "--threads", "1", "--db", dbp,
-              "--backend", "cpu", "--progress", "0", "-v", (char *)NULL);
-        _exit(121);
-    }
-    /* wait for the first stored improvement (the walk is under way and writing) */
-    bool started = false;
-    for (int i = 0; i < 600 && !started; i++) {
-        struct timespec ts = {0, 50 * 1000000};
-        nanosleep(&ts, NULL);
-        char err[256];
-        size_t len;
-        char *s = scheme_slurp(outp, 1 << 20, &len, err, sizeof err);
-        started = s && strstr(s, "rank 5");
-        free(s);
-    }
-    if (!started)
-        kill(pid, SIGKILL);
-    cr_assert(started, "the search did not store an improvement within 30 s");
+    char *const argv[] = {(char *)tc_bin(), "search", "--dims", "4x4x4", "--time", "10m", "--threads", "1",
+                          "--db", (char *)dbp, "--backend", "cpu", "--progress", "0", "-v", NULL};
+    pid_t pid = spawn_cli_logged(outp, argv);
+    /* the first stored improvement: the walk is under way and writing */
+    wait_for_text(pid, outp, "rank 5", "the search did not store an improvement");
     kill(pid, SIGINT);
     kill(pid, SIGINT);
     int status;
