@@ -220,7 +220,8 @@ bool cli_find_corpus(const char *cmd, const char *option, char *buf, size_t len)
 
 /* SIGINT/SIGTERM during a search or sweep (issue 9): the first only asks the
  * walkers to finish their batch (the run then stores, prints its summary and
- * exits 1); a second leaves at once by the signal's default action.  Nothing
+ * exits with its usual code: 0 without a target, 1 when one was not met); a
+ * second leaves at once by the signal's default action.  Nothing
  * is lost that way: every store change is a SQLite transaction (rolled back
  * on the next open) and every file is written to a temporary name and renamed. */
 static volatile sig_atomic_t cli_stop_signals;
