@@ -93,8 +93,9 @@ static void bench_flips(const opts *o, scheme_format f, int store)
     char fb[32], err[256];
     scheme_format_str(f, fb);
     scheme *s = scheme_standard(f);
-    search_params p;
-    set_params(o, &p, f);
+    search_params p0, p;
+    set_params(o, &p0, f);
+    search_gpu_params(&p0, &o->g, &p); /* the plateau and plus-max a search would run with */
     cuda_walk_config c;
     memset(&c, 0, sizeof c);
     c.warps = o->g.warps;
@@ -107,6 +108,7 @@ static void bench_flips(const opts *o, scheme_format f, int store)
     c.store = store;
     c.check_pairs = o->g.check_pairs;
     c.idle_plus = o->g.idle_plus;
+    c.isolated_restart = o->g.isolated_restart;
     c.walk_len = 0; /* flips/s of walks, without restarts */
     c.device = o->g.ndevices > 0 ? o->g.devices[0] : 0;
     cuda_walk *w;
@@ -371,7 +373,8 @@ static void usage(FILE *out)
                  "       [--warps N] [--rounds K] [--mix N] [--store auto|regs|smem] [--plateau L]\n"
                  "       [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1] [--idle-plus N]\n"
                  "       [--gpu-defaults 0|1] [--ttr-first SEED] [--ttr-progress S] [--pool-up X] [--collect 0|1]\n"
-                 "       [--devices LIST] [--ttr-rank R] [--best-seeds N]\n");
+                 "       [--devices LIST] [--ttr-rank R] [--best-seeds N]\n"
+                 "       [--isolated-restart 0|1]\n");
 }
 
 int main(int argc, char **argv)
@@ -405,6 +408,7 @@ int main(int argc, char **argv)
         {"ttr-progress", required_argument, 0, 'R'}, {"pool-up", required_argument, 0, 'U'},
         {"collect", required_argument, 0, 'C'},     {"devices", required_argument, 0, 'D'},
         {"ttr-rank", required_argument, 0, 'K'},    {"best-seeds", required_argument, 0, 'B'},
+        {"isolated-restart", required_argument, 0, 'i'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     int gpu_defaults = -1;
     optind = 0;
@@ -432,6 +436,7 @@ int main(int argc, char **argv)
         case 'S': o.g.steps = (uint32_t)strtoul(optarg, NULL, 0); break;
         case 'p': o.g.check_pairs = atoi(optarg) != 0; break;
         case 'I': o.g.idle_plus = (uint32_t)strtoul(optarg, NULL, 0); break;
+        case 'i': o.g.isolated_restart = atoi(optarg) != 0; break;
         case 'G': gpu_defaults = atoi(optarg) != 0; break;
         case 'N': o.ttr_first = atoi(optarg); break;
         case 'R': o.ttr_progress = atof(optarg); break;

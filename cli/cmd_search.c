@@ -60,8 +60,9 @@ static void usage(FILE *out)
 "  --plateau-min L     the adaptive plateau's lower bound (default %" PRIu64 ")\n"
 "  --plateau-max L     ... and upper bound (default %" PRIu64 ")\n"
 "  --plus-max K        plus transitions only while rank < base rank + K; 0: none (default %d;\n"
-"                      the GPU backend has its own defaults for --plus-max, --pool-min and\n"
-"                      --walk-len, docs/gpu-walk.md; giving any of them runs exactly that)\n"
+"                      the GPU backend has its own defaults for --plateau, --plus-max,\n"
+"                      --pool-min and --walk-len, docs/gpu-walk.md; giving any of them\n"
+"                      runs exactly what was given)\n"
 "  --walk-len N        unit walk: the k-th walk of a walker lasts N * luby(k) flips\n"
 "                      without a lower rank, then it restarts from the pool (default %" PRIu64 ")\n"
 "  --walk-max N        cap on one walk (default %" PRIu64 ")\n"
@@ -259,9 +260,10 @@ static void banner(const banner_info *b)
         fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms", b->g->warps,
                 b->g->warps ? "" : " (as many as run at once)", b->g->rounds, b->g->launch_ms);
         if (b->g->gpu_defaults)
-            fprintf(stderr, "; plus-max, pool-min, walk-len left at the CPU defaults below run with the "
-                            "GPU's (%d, %d, %d)",
-                    SEARCH_GPU_DEFAULT_PLUS_MAX, SEARCH_GPU_DEFAULT_POOL_MIN, SEARCH_GPU_DEFAULT_WALK_LEN);
+            fprintf(stderr, "; plateau, plus-max, pool-min, walk-len left at the CPU defaults below run "
+                            "with the GPU's (%d steps, %d, %d, %d)",
+                    SEARCH_GPU_DEFAULT_PLATEAU, SEARCH_GPU_DEFAULT_PLUS_MAX, SEARCH_GPU_DEFAULT_POOL_MIN,
+                    SEARCH_GPU_DEFAULT_WALK_LEN);
         fprintf(stderr, "\n");
     } else {
         fprintf(stderr, "backend cpu: %d CPU thread%s (one walker each)\n", p->threads,
@@ -720,7 +722,7 @@ int cmd_search(int argc, char **argv)
 
     /* The GPU has measured defaults of its own for these (search/walk_gpu.h); a value
      * given on the command line runs as given, so the GPU defaults are then off. */
-    if (set[O_PLUS_MAX] || set[O_POOL_MIN] || set[O_WALK_LEN])
+    if (set[O_PLATEAU] || set[O_PLUS_MAX] || set[O_POOL_MIN] || set[O_WALK_LEN])
         gopt.gpu_defaults = false;
     gopt.verbose = verbose && !quiet;
 

@@ -138,6 +138,9 @@ typedef struct cuda_walk_config {
     int gen_max;          /* most terms sharing a factor tested for a dependent subset (2..5; 0: 5) */
     int check_pairs;      /* after a flip, test the two changed terms against all for a pair
                              sharing two factors, and reduce it at once */
+    int isolated_restart; /* a walker with no flip in reach (idle_plus empty steps) restarts
+                             from the pool instead of taking a plus transition (the GPU's
+                             search_params.isolated_plus = 0) */
     uint32_t plateau;     /* steps without a rank drop before a plus transition; 0: never */
     int plus_max;         /* plus transitions only while rank < best rank since (re)seed + plus_max */
     int target_rank;      /* a walker stops at this rank or below; 0: never */

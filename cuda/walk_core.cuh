@@ -22,7 +22,11 @@
  *      of two random members (search_flip); while no term was dropped, the
  *      next set of the same match follows (up to kFlipsPerStep flips a step);
  *   5. terms left with a zero factor are dropped (the last term takes the
- *      place, highest index first, as scheme_remove does).
+ *      place, highest index first, as scheme_remove does);
+ *   6. after a flip, a pair the two changed terms form with any term is
+ *      reduced at once (check_pairs).
+ * A walker that finds no flip for idle_plus steps takes a plus transition, or
+ * with isolated_restart ends its walk and restarts from the pool.
  */
 #ifndef FLIPGRAPH_WALK_CORE_CUH
 #define FLIPGRAPH_WALK_CORE_CUH
@@ -64,6 +68,7 @@ struct Params {
     uint32_t steps, plateau;
     uint64_t seed;
     int rounds, plus_max, target, mix_every, gen_max, check_pairs;
+    int isolated_restart;   /* idle_plus empty steps end the walk instead of a plus */
     int flips_per_step;     /* set by the launch (walk_kernel.cu, walk_emu.cpp): kFlipsPerStep */
 };
 
@@ -394,7 +399,8 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
          * the plateau: after idle_plus empty steps it takes a plus transition,
          * or, when its rank may not rise, restarts from the pool. */
         const bool stuck = p.idle_plus && idle >= p.idle_plus;
-        if (stuck && !(R < cap && R < best + p.plus_max) && p.walk_len && p.pool_n > 0) {
+        if (stuck && (p.isolated_restart || !(R < cap && R < best + p.plus_max)) && p.walk_len &&
+            p.pool_n > 0) {
             since_best = wlim; /* restart at the next step */
             idle = 0;
             continue;

@@ -250,6 +250,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     p.walk_len = cfg->walk_len;
     p.walk_max = cfg->walk_max;
     p.check_pairs = cfg->check_pairs;
+    p.isolated_restart = cfg->isolated_restart;
     p.idle_plus = cfg->idle_plus;
     w->pool_cap = cfg->pool_cap ? cfg->pool_cap : 256;
     *out = w;

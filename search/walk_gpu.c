@@ -53,12 +53,19 @@ void search_gpu_options_default(search_gpu_options *o)
 
 /* The shared parameters the GPU runs with: p, where the caller left a CPU
  * default, the GPU's measured default instead (search.h's defaults were
- * measured for one CPU thread; the GPU walks 2640 schemes at once). */
-static void gpu_params(const search_params *p, const search_gpu_options *o, search_params *q)
+ * measured for one CPU thread; the GPU walks thousands of schemes at once).
+ * The GPU's plateau does not adapt: plateau-min/max only follow it where
+ * search_params_check needs them to. */
+void search_gpu_params(const search_params *p, const search_gpu_options *o, search_params *q)
 {
     *q = *p;
     if (!o->gpu_defaults)
         return;
+    if (q->plateau == SEARCH_DEFAULT_PLATEAU) {
+        q->plateau = SEARCH_GPU_DEFAULT_PLATEAU;
+        if (q->plateau_min > q->plateau)
+            q->plateau_min = q->plateau;
+    }
     if (q->plus_max == SEARCH_DEFAULT_PLUS_MAX)
         q->plus_max = SEARCH_GPU_DEFAULT_PLUS_MAX;
     if (q->pool_min == SEARCH_DEFAULT_POOL_MIN && SEARCH_GPU_DEFAULT_POOL_MIN <= q->pool_size)
@@ -546,6 +553,7 @@ static bool set_create(gpu_search *g, gpu_set *s, int cap, int first_walker, sch
     cfg.sample = o->check;
     cfg.check_pairs = o->check_pairs;
     cfg.idle_plus = o->idle_plus;
+    cfg.isolated_restart = o->isolated_restart;
     cfg.store = o->store;
     int rc = cuda_walk_create(&cfg, &s->w, err, sizeof err);
     if (rc != 0) {
@@ -604,7 +612,7 @@ search_status search_run_gpu_stats(const search_params *p, const search_gpu_opti
         o = &od;
     }
     search_params pg;
-    gpu_params(p, o, &pg);
+    search_gpu_params(p, o, &pg);
     p = &pg;
     if (!search_params_check(p, res->msg, sizeof res->msg))
         return res->status;

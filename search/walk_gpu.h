@@ -21,6 +21,7 @@ typedef struct search_gpu_options {
     int check;          /* checking mode: walkers whose current scheme is verified after every launch */
     bool check_pairs;   /* after each flip, reduce any pair the two changed terms form at once */
     uint32_t idle_plus; /* empty steps in a row before a plus transition (or a restart); 0: never */
+    bool isolated_restart; /* idle_plus empty steps end the walk (restart) rather than a plus */
     bool verbose;       /* a line per launch on stderr */
     bool collect;       /* walks ending at the level without improving pool their scheme (siblings) */
     /* --devices (issue 9): one walker set per listed GPU, one pool and one
@@ -37,13 +38,22 @@ typedef struct search_gpu_options {
 
 /* The GPU's own defaults for the shared walk parameters (docs/gpu-walk.md,
  * "Defaults": measured on an H100, <4,4,4> from the standard algorithm).
- * Applied per field when the caller left the CPU default there. */
-#define SEARCH_GPU_DEFAULT_PLUS_MAX 4
+ * Applied per field when the caller left the CPU default there.  The GPU's
+ * plateau counts steps (a step takes up to 4 flips) and does not adapt: at a
+ * hard level the CPU's adaptive plateau sits at its floor (plateau_min, 2000
+ * flips), and a GPU plateau of 20000 steps made plus transitions so rare that
+ * <4,4,4> never left rank 49 (bench/RESULTS.md, "the plateau"). */
+#define SEARCH_GPU_DEFAULT_PLATEAU 500
+#define SEARCH_GPU_DEFAULT_PLUS_MAX 2
 #define SEARCH_GPU_DEFAULT_POOL_MIN 4
-#define SEARCH_GPU_DEFAULT_WALK_LEN 1000
+#define SEARCH_GPU_DEFAULT_WALK_LEN 1000000
 #define SEARCH_GPU_DEFAULT_IDLE_PLUS 32
 
 void search_gpu_options_default(search_gpu_options *o);
+
+/* The shared walk parameters the GPU runs with: p, where o->gpu_defaults is set
+ * and a field holds the CPU default, with the GPU's default above instead. */
+void search_gpu_params(const search_params *p, const search_gpu_options *o, search_params *q);
 
 /* search_run_gpu with the GPU's own options (NULL: the defaults). */
 search_status search_run_gpu_opts(const search_params *p, const search_gpu_options *o,

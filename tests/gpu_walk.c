@@ -478,6 +478,64 @@ static void t_restarts(const scheme *start, const scheme *pooled)
     cuda_walk_destroy(w);
 }
 
+/* ---- a flip-isolated scheme: restart or plus ----------------------------- */
+
+/* Strassen's algorithm over GF(2): no two terms share a factor (tests/test_search.c). */
+static const uint64_t strassen_f2[7][3] = {{9, 9, 9}, {12, 1, 10}, {1, 10, 12}, {8, 5, 3},
+                                           {3, 8, 5}, {5, 3, 8},   {10, 12, 1}};
+
+/* From Strassen, with the pool holding it: isolated_restart 1 ends every walk
+ * that finds no flip (restarts, no plus); 0 takes plus transitions instead. */
+static void t_isolated(int isolated_restart)
+{
+    char tn[64], err[256], why[300] = "";
+    snprintf(tn, sizeof tn, "flip-isolated Strassen, isolated_restart %d", isolated_restart);
+    if (!wanted(tn))
+        return;
+    cuda_walk_config c = base_config(32, g_seed ^ 0x150);
+    c.plateau = 0;      /* plus transitions only when idle */
+    c.idle_plus = 4;
+    c.plus_max = 4;
+    c.walk_len = 100000; /* no walk ends by its length here */
+    c.isolated_restart = isolated_restart;
+    cuda_walk *w;
+    if (cuda_walk_create(&c, &w, err, sizeof err) != 0) {
+        report(false, tn, "create: %s", err);
+        return;
+    }
+    cuda_walk_info in;
+    cuda_walk_get_info(w, &in);
+    uint64_t pt[32 * 3] = {0};
+    memcpy(pt, strassen_f2, sizeof strassen_f2);
+    int32_t pr = 7;
+    bool ok = true;
+    for (int i = 0; ok && i < in.warps; i++)
+        ok = cuda_walk_load(w, i, pt, 7, err, sizeof err) == 0;
+    ok = ok && cuda_walk_set_pool(w, pt, &pr, 1, err, sizeof err) == 0;
+    cuda_walk_batch b;
+    ok = ok && !cuda_walk_launch(w, qs(400), err, sizeof err) && !cuda_walk_collect(w, &b, err, sizeof err);
+    if (!ok)
+        snprintf(why, sizeof why, "%s", err);
+    int with_plus = 0, restarted = 0;
+    for (int i = 0; ok && i < b.warps; i++) {
+        with_plus += b.warp[i].plus > 0;
+        restarted += b.warp[i].restarts > 0;
+    }
+    if (ok && isolated_restart && (with_plus || restarted != b.warps)) {
+        ok = false;
+        snprintf(why, sizeof why, "%d of %d walkers took a plus, %d restarted", with_plus, b.warps, restarted);
+    }
+    if (ok && !isolated_restart && with_plus != b.warps) {
+        ok = false;
+        snprintf(why, sizeof why, "%d of %d walkers took a plus transition", with_plus, b.warps);
+    }
+    if (ok)
+        report(true, tn, "%d walkers: %d restarted, %d took a plus", b.warps, restarted, with_plus);
+    else
+        report(false, tn, "%s", why);
+    cuda_walk_destroy(w);
+}
+
 /* ---- replay: the seed decides the walk ----------------------------------- */
 
 /* A hash of every walker's scheme after three launches (and its state). */
@@ -844,6 +902,8 @@ int main(void)
         scheme_free(k);
         scheme_free(s);
     }
+    t_isolated(1);
+    t_isolated(0);
     {
         scheme *s = scheme_standard((scheme_format){3, 3, 3});
         t_replay(s);
