@@ -57,7 +57,8 @@ static void usage(FILE *out)
 "\n"
 "walk parameters (docs/search.md says how each default was measured):\n"
 "  --plateau L         flips without a rank drop before a plus transition (default %" PRIu64 ")\n"
-"  --plateau-min L     the adaptive plateau's lower bound (default %" PRIu64 ")\n"
+"  --plateau-min L     the adaptive plateau's lower bound (default %" PRIu64 "; a --plateau\n"
+"                      below it without --plateau-min lowers it to the plateau)\n"
 "  --plateau-max L     ... and upper bound (default %" PRIu64 ")\n"
 "  --plus-max K        plus transitions only while rank < base rank + K; 0: none (default %d;\n"
 "                      the GPU backend has its own defaults for --plateau, --plus-max,\n"
@@ -707,6 +708,12 @@ int cmd_search(int argc, char **argv)
             goto out;
         }
     }
+    /* --plateau alone outside the adaptive bounds means that plateau: the bound
+     * not given follows it (the GPU's plateau, 500 steps, is below the CPU's floor) */
+    if (set[O_PLATEAU] && !set[O_PLATEAU_MIN] && p.plateau_min > p.plateau)
+        p.plateau_min = p.plateau;
+    if (set[O_PLATEAU] && !set[O_PLATEAU_MAX] && p.plateau_max < p.plateau)
+        p.plateau_max = p.plateau;
     if (!search_params_check(&p, err, sizeof err)) {
         rc = cli_error(CLI_USAGE, CMD, "%s", err);
         goto out;

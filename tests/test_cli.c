@@ -961,6 +961,21 @@ Test(cli, search_banner_names_the_build_seed_and_parameters)
     CHECK(strstr(out, "stop: after 0.2s, on SIGINT/SIGTERM"), "when it stops:\n%s", out);
 }
 
+/* --plateau alone below the default floor (2000) runs that plateau; with an
+ * explicit --plateau-min above it the bounds are contradictory: exit 2 */
+Test(cli, search_plateau_alone_moves_the_bound)
+{
+    char out[65536];
+    unsigned long long seed = g_seed % 1000000007ull;
+    int rc = tc_run_cli("", out, sizeof out, "search --dims 2x2x3 --time 0.2s --seed %llu --plateau 150", seed);
+    CHECK(rc == 0, "exit %d:\n%s", rc, out);
+    CHECK((strstr(out, " plateau=150 ") || strstr(out, " plateau=150\n")) &&
+              (strstr(out, " plateau-min=150 ") || strstr(out, " plateau-min=150\n")),
+          "the banner:\n%s", out);
+    rc = tc_run_cli("", out, sizeof out, "search --dims 2x2x3 --time 0.2s --plateau 150 --plateau-min 200");
+    CHECK(rc == 2 && strstr(out, "plateau-min <= plateau"), "exit %d:\n%s", rc, out);
+}
+
 Test(cli, search_until_record)
 {
     char out[65536];
