@@ -138,6 +138,19 @@ static cuda_walk_config base_config(int cap, uint64_t seed)
 
 static int round32(int r) { return (r + 31) / 32 * 32; }
 
+/* A walk object for c with its info in *in; NULL once test tn is reported failed. */
+static cuda_walk *open_walk(const cuda_walk_config *c, const char *tn, cuda_walk_info *in)
+{
+    char err[256];
+    cuda_walk *w;
+    if (cuda_walk_create(c, &w, err, sizeof err) != 0) {
+        report(false, tn, "create: %s", err);
+        return NULL;
+    }
+    cuda_walk_get_info(w, in);
+    return w;
+}
+
 /* ---- trace: every move against the CPU definition ---------------------- */
 
 static void t_trace(const char *name, const scheme *start, int store, int launches)
@@ -158,13 +171,10 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
     c.trace = 1;
     c.store = store;
     c.sample = c.warps;
-    cuda_walk *w;
-    if (cuda_walk_create(&c, &w, err, sizeof err) != 0) {
-        report(false, tn, "create: %s", err);
-        return;
-    }
     cuda_walk_info in;
-    cuda_walk_get_info(w, &in);
+    cuda_walk *w = open_walk(&c, tn, &in);
+    if (!w)
+        return;
     load_all(w, &in, start);
     const int W = in.warps;
     scheme_term *prev = malloc((size_t)W * cap * sizeof *prev);
@@ -301,13 +311,10 @@ static void t_walks(const char *name, const scheme *start, int store, int warps,
     c.warps = warps;
     c.store = store;
     c.sample = warps < 64 ? warps : 64;
-    cuda_walk *w;
-    if (cuda_walk_create(&c, &w, err, sizeof err) != 0) {
-        report(false, tn, "create: %s", err);
-        return;
-    }
     cuda_walk_info in;
-    cuda_walk_get_info(w, &in);
+    cuda_walk *w = open_walk(&c, tn, &in);
+    if (!w)
+        return;
     load_all(w, &in, start);
     bool ok = true;
     int best = start->rank, returned = 0;
@@ -389,14 +396,12 @@ static void t_planted(const char *name, const scheme *s0)
     cuda_walk_config c = base_config(round32(s->rank), g_seed ^ 0x1234);
     c.warps = qw(256);
     c.plateau = 0; /* no plus: the rank can only fall */
-    cuda_walk *w;
-    if (cuda_walk_create(&c, &w, err, sizeof err) != 0) {
-        report(false, tn, "create: %s", err);
+    cuda_walk_info in;
+    cuda_walk *w = open_walk(&c, tn, &in);
+    if (!w) {
         scheme_free(s);
         return;
     }
-    cuda_walk_info in;
-    cuda_walk_get_info(w, &in);
     load_all(w, &in, s);
     cuda_walk_batch b;
     int fell = 0;
@@ -428,13 +433,10 @@ static void t_restarts(const scheme *start, const scheme *pooled)
     cuda_walk_config c = base_config(cap, g_seed ^ 0xfeed);
     c.walk_len = 300;
     c.sample = qw(64);
-    cuda_walk *w;
-    if (cuda_walk_create(&c, &w, err, sizeof err) != 0) {
-        report(false, tn, "create: %s", err);
-        return;
-    }
     cuda_walk_info in;
-    cuda_walk_get_info(w, &in);
+    cuda_walk *w = open_walk(&c, tn, &in);
+    if (!w)
+        return;
     load_all(w, &in, start);
     uint64_t *pt = calloc((size_t)cap * 3, sizeof *pt);
     for (int i = 0; i < pooled->rank; i++)
@@ -498,13 +500,10 @@ static void t_isolated(int isolated_restart)
     c.plus_max = 4;
     c.walk_len = 100000; /* no walk ends by its length here */
     c.isolated_restart = isolated_restart;
-    cuda_walk *w;
-    if (cuda_walk_create(&c, &w, err, sizeof err) != 0) {
-        report(false, tn, "create: %s", err);
-        return;
-    }
     cuda_walk_info in;
-    cuda_walk_get_info(w, &in);
+    cuda_walk *w = open_walk(&c, tn, &in);
+    if (!w)
+        return;
     uint64_t pt[32 * 3] = {0};
     memcpy(pt, strassen_f2, sizeof strassen_f2);
     int32_t pr = 7;
