@@ -207,6 +207,28 @@ typedef struct banner_info {
     int explicit_target;     /* --target-rank as given (0: none) */
 } banner_info;
 
+/* The GPU's own defaults replace some of the parameters the run record keeps
+ * (search_gpu_params): say which, with the values that run. */
+static void gpu_overrides(const search_params *p, const search_gpu_options *g)
+{
+    search_params q;
+    search_gpu_params(p, g, &q);
+    char line[256] = "";
+    int k = 0;
+    if (q.plateau != p->plateau)
+        k += snprintf(line + k, sizeof line - (size_t)k, " plateau=%" PRIu64 " (steps)", q.plateau);
+    if (q.plateau_min != p->plateau_min)
+        k += snprintf(line + k, sizeof line - (size_t)k, " plateau-min=%" PRIu64, q.plateau_min);
+    if (q.plus_max != p->plus_max)
+        k += snprintf(line + k, sizeof line - (size_t)k, " plus-max=%d", q.plus_max);
+    if (q.pool_min != p->pool_min)
+        k += snprintf(line + k, sizeof line - (size_t)k, " pool-min=%d", q.pool_min);
+    if (q.walk_len != p->walk_len)
+        k += snprintf(line + k, sizeof line - (size_t)k, " walk-len=%" PRIu64, q.walk_len);
+    if (k)
+        fprintf(stderr, "the GPU runs its own defaults in their place:%s\n", line);
+}
+
 static void banner(const banner_info *b)
 {
     const search_params *p = b->p;
@@ -258,14 +280,8 @@ static void banner(const banner_info *b)
                           b->g->ndevices ? b->g->devices[i] : p->device);
         fprintf(stderr, "backend gpu: device%s %s of %d visible (device 0: %s)\n", n > 1 ? "s" : "", list,
                 visible, visible > 0 ? dev : "none");
-        fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms", b->g->warps,
+        fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms\n", b->g->warps,
                 b->g->warps ? "" : " (as many as run at once)", b->g->rounds, b->g->launch_ms);
-        if (b->g->gpu_defaults)
-            fprintf(stderr, "; plateau, plus-max, pool-min, walk-len left at the CPU defaults below run "
-                            "with the GPU's (%d steps, %d, %d, %d)",
-                    SEARCH_GPU_DEFAULT_PLATEAU, SEARCH_GPU_DEFAULT_PLUS_MAX, SEARCH_GPU_DEFAULT_POOL_MIN,
-                    SEARCH_GPU_DEFAULT_WALK_LEN);
-        fprintf(stderr, "\n");
     } else {
         fprintf(stderr, "backend cpu: %d CPU thread%s (one walker each)\n", p->threads,
                 p->threads == 1 ? "" : "s");
@@ -278,6 +294,8 @@ static void banner(const banner_info *b)
         fprintf(stderr, "parameters:\n%s", grid);
     free(grid);
     free(text);
+    if (b->gpu)
+        gpu_overrides(p, b->g);
 }
 
 static uint64_t random_seed(void)

@@ -976,6 +976,30 @@ Test(cli, search_plateau_alone_moves_the_bound)
     CHECK(rc == 2 && strstr(out, "plateau-min <= plateau"), "exit %d:\n%s", rc, out);
 }
 
+/* With --backend gpu the banner names the GPU defaults that replace the
+ * recorded parameters; none once a walk parameter is given.  The banner comes
+ * before the backend starts, so this holds with a GPU (exit 0) and without (2). */
+Test(cli, search_gpu_banner_names_the_gpu_defaults)
+{
+    char out[65536];
+    int rc = tc_run_cli("", out, sizeof out, "search --backend gpu --dims 2x2x2 --time 0.5s --seed 3");
+    CHECK(rc == 0 || rc == 2, "exit %d:\n%s", rc, out);
+    const char *l = strstr(out, "the GPU runs its own defaults in their place:");
+    CHECK(l, "the banner names the GPU defaults:\n%s", out);
+    if (l) {
+        char line[256];
+        snprintf(line, sizeof line, "%.*s", (int)strcspn(l, "\n"), l);
+        CHECK(strstr(line, " plateau=500 (steps)") && strstr(line, " walk-len=1000000") &&
+                  strstr(line, " pool-min=4"),
+              "values: %s", line);
+    }
+    CHECK(strstr(out, " plateau=20000"), "the recorded plateau stays in the grid:\n%s", out);
+    rc = tc_run_cli("", out, sizeof out, "search --backend gpu --dims 2x2x2 --time 0.5s --seed 3 --plateau 800");
+    CHECK(rc == 0 || rc == 2, "exit %d:\n%s", rc, out);
+    CHECK(!strstr(out, "in their place") && (strstr(out, " plateau=800 ") || strstr(out, " plateau=800\n")),
+          "a given --plateau runs as given:\n%s", out);
+}
+
 Test(cli, search_until_record)
 {
     char out[65536];
