@@ -1,7 +1,8 @@
 /* bench_gpu_walk: the GPU flip-graph walk's figures (issue 5), a table last.
  *
  *   flips  total flips/s on <4,4,4> and <5,5,5> from the standard algorithm
- *          (kernel time; each store where it fits), and the CPU engine's
+ *          (kernel time; each store where it fits; launches of equal step
+ *          counts, the baseline, beside timed launches), and the CPU engine's
  *          flips/s on the same machine with one thread per core, side by side
  *   sflips flips/s of the whole search (search_run_gpu, every walker set of
  *          --devices, the host's verification and pool included) over
@@ -17,7 +18,10 @@
  *        [--warps N] [--rounds K] [--mix N] [--store auto|regs|smem] [--plateau L]
  *        [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1] [--idle-plus N]
  *        [--gpu-defaults 0|1] [--ttr-first SEED] [--ttr-progress S] [--pool-up X] [--collect 0|1]
- *        [--devices LIST] [--ttr-rank R] [--best-seeds N]
+ *        [--devices LIST] [--ttr-rank R] [--best-seeds N] [--isolated-restart 0|1] [--timed 0|1]
+ *        [--flips-mode both|steps|timed]
+ * --timed 0: the searches' launches adapt their step count (the baseline) instead of timing
+ * each walker (search_gpu_options.timed).
  * --gpu-defaults: the GPU's own defaults (walk_gpu.h) where a shared parameter is left at the
  * CPU default; off by default as soon as one of --plateau/--walk-len/--plus-max/--pool-min is given.
  */
@@ -37,6 +41,7 @@ typedef struct opts {
     const char *only;
     double flips_s, cpu_s, ttr_cap, best_s;
     int ttr_seeds, ttr_first, ttr_rank, best_seeds;
+    int flips_mode; /* flips phase: 0 both launch kinds, 1 equal step counts only, 2 timed only */
     char devs[64]; /* the --devices list as given, for the table */
     double ttr_progress;
     char best_formats[256];
@@ -88,7 +93,7 @@ static void set_params(const opts *o, search_params *p, scheme_format f)
 
 /* flips/s of the kernel alone: walkers from the standard algorithm, launches
  * for `seconds` after a warm-up launch (the first ranks fall fast). */
-static void bench_flips(const opts *o, scheme_format f, int store)
+static void bench_flips(const opts *o, scheme_format f, int store, bool timed)
 {
     char fb[32], err[256];
     scheme_format_str(f, fb);
@@ -110,6 +115,9 @@ static void bench_flips(const opts *o, scheme_format f, int store)
     c.idle_plus = o->g.idle_plus;
     c.isolated_restart = o->g.isolated_restart;
     c.walk_len = 0; /* flips/s of walks, without restarts */
+    /* timed: each walker walks 200 ms a launch by its clock (what a search
+     * runs); else the baseline, equal step counts of about 200 ms */
+    c.launch_us = timed && !o->g.steps ? 200000 : 0;
     c.device = o->g.ndevices > 0 ? o->g.devices[0] : 0;
     cuda_walk *w;
     if (cuda_walk_create(&c, &w, err, sizeof err) != 0) {
@@ -126,7 +134,7 @@ static void bench_flips(const opts *o, scheme_format f, int store)
     for (int i = 0; i < in.warps; i++)
         cuda_walk_load(w, i, t, s->rank, err, sizeof err);
     cuda_walk_batch b;
-    uint32_t steps = o->g.steps ? o->g.steps : 20000;
+    uint32_t steps = o->g.steps ? o->g.steps : c.launch_us ? 1u << 24 : 20000;
     cuda_walk_launch(w, steps, err, sizeof err);
     cuda_walk_collect(w, &b, err, sizeof err);
     uint64_t f0 = 0, s0 = 0;
@@ -135,7 +143,7 @@ static void bench_flips(const opts *o, scheme_format f, int store)
         s0 += b.warp[i].steps;
     }
     /* about 200 ms per launch */
-    if (!o->g.steps && b.ms > 0)
+    if (!o->g.steps && !c.launch_us && b.ms > 0)
         steps = (uint32_t)(steps * 200.0 / b.ms) + 1;
     double ms = 0, t0 = now_s();
     uint64_t f1 = f0, s1 = s0, plus = 0, red = 0;
@@ -165,13 +173,14 @@ static void bench_flips(const opts *o, scheme_format f, int store)
         row("| flips/s | %s | - | %s |", fb, err);
     } else {
         const double fps = ms > 0 ? (double)(f1 - f0) / (ms / 1000) : 0;
-        printf("flips %s (%s store, %d walkers, %u steps/launch, %d launches): %.3g flips/s (kernel), %.3g "
+        const char *mode = c.launch_us ? "timed launches" : "step launches";
+        printf("flips %s (%s store, %s, %d walkers, %u steps/launch, %d launches): %.3g flips/s (kernel), %.3g "
                "(wall), %.3g steps/s, %.2f flips per step, mean rank %.1f, best %d, %llu plus, %llu reductions\n",
-               fb, sn, in.warps, steps, launches, fps, (double)(f1 - f0) / wall, (double)(s1 - s0) / (ms / 1000),
+               fb, sn, mode, in.warps, steps, launches, fps, (double)(f1 - f0) / wall, (double)(s1 - s0) / (ms / 1000),
                s1 > s0 ? (double)(f1 - f0) / (double)(s1 - s0) : 0, sum_rank / b.warps, best,
                (unsigned long long)plus, (unsigned long long)red);
-        row("| GPU flips/s | %s | %.3g | %s store, %d walkers, mean rank %.1f |", fb, fps, sn, in.warps,
-            sum_rank / b.warps);
+        row("| GPU flips/s | %s | %.3g | %s store, %s, %d walkers, mean rank %.1f |", fb, fps, sn, mode,
+            in.warps, sum_rank / b.warps);
     }
     fflush(stdout);
     free(t);
@@ -374,7 +383,7 @@ static void usage(FILE *out)
                  "       [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1] [--idle-plus N]\n"
                  "       [--gpu-defaults 0|1] [--ttr-first SEED] [--ttr-progress S] [--pool-up X] [--collect 0|1]\n"
                  "       [--devices LIST] [--ttr-rank R] [--best-seeds N]\n"
-                 "       [--isolated-restart 0|1]\n");
+                 "       [--isolated-restart 0|1] [--timed 0|1] [--flips-mode both|steps|timed]\n");
 }
 
 int main(int argc, char **argv)
@@ -408,7 +417,8 @@ int main(int argc, char **argv)
         {"ttr-progress", required_argument, 0, 'R'}, {"pool-up", required_argument, 0, 'U'},
         {"collect", required_argument, 0, 'C'},     {"devices", required_argument, 0, 'D'},
         {"ttr-rank", required_argument, 0, 'K'},    {"best-seeds", required_argument, 0, 'B'},
-        {"isolated-restart", required_argument, 0, 'i'},
+        {"isolated-restart", required_argument, 0, 'i'}, {"timed", required_argument, 0, 'T'},
+        {"flips-mode", required_argument, 0, 'Y'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     int gpu_defaults = -1;
     optind = 0;
@@ -437,6 +447,14 @@ int main(int argc, char **argv)
         case 'p': o.g.check_pairs = atoi(optarg) != 0; break;
         case 'I': o.g.idle_plus = (uint32_t)strtoul(optarg, NULL, 0); break;
         case 'i': o.g.isolated_restart = atoi(optarg) != 0; break;
+        case 'T': o.g.timed = atoi(optarg) != 0; break;
+        case 'Y':
+            o.flips_mode = !strcmp(optarg, "steps") ? 1 : !strcmp(optarg, "timed") ? 2 : 0;
+            if (!o.flips_mode && strcmp(optarg, "both")) {
+                fprintf(stderr, "bench_gpu_walk: --flips-mode %s: expected steps, timed or both\n", optarg);
+                return 2;
+            }
+            break;
         case 'G': gpu_defaults = atoi(optarg) != 0; break;
         case 'N': o.ttr_first = atoi(optarg); break;
         case 'R': o.ttr_progress = atof(optarg); break;
@@ -474,10 +492,19 @@ int main(int argc, char **argv)
     }
     printf("bench_gpu_walk on %s, %ld CPU cores\n", dev, sysconf(_SC_NPROCESSORS_ONLN));
     if (phase(&o, "flips")) {
-        bench_flips(&o, (scheme_format){4, 4, 4}, o.g.store);
+        /* the baseline (equal step counts: the launch waits for its slowest
+         * walker) beside the timed launches a search runs */
+        const bool steps = o.flips_mode != 2, timed = o.flips_mode != 1;
+        if (steps)
+            bench_flips(&o, (scheme_format){4, 4, 4}, o.g.store, false);
+        if (timed)
+            bench_flips(&o, (scheme_format){4, 4, 4}, o.g.store, true);
         if (o.g.store == CUDA_WALK_STORE_AUTO)
-            bench_flips(&o, (scheme_format){4, 4, 4}, CUDA_WALK_STORE_SMEM);
-        bench_flips(&o, (scheme_format){5, 5, 5}, o.g.store);
+            bench_flips(&o, (scheme_format){4, 4, 4}, CUDA_WALK_STORE_SMEM, timed);
+        if (steps)
+            bench_flips(&o, (scheme_format){5, 5, 5}, o.g.store, false);
+        if (timed)
+            bench_flips(&o, (scheme_format){5, 5, 5}, o.g.store, true);
         if (o.cpu_s > 0) {
             bench_cpu(&o, (scheme_format){4, 4, 4});
             bench_cpu(&o, (scheme_format){5, 5, 5});

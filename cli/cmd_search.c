@@ -280,8 +280,9 @@ static void banner(const banner_info *b)
                           b->g->ndevices ? b->g->devices[i] : p->device);
         fprintf(stderr, "backend gpu: device%s %s of %d visible (device 0: %s)\n", n > 1 ? "s" : "", list,
                 visible, visible > 0 ? dev : "none");
-        fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms\n", b->g->warps,
-                b->g->warps ? "" : " (as many as run at once)", b->g->rounds, b->g->launch_ms);
+        fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms (%s)\n", b->g->warps,
+                b->g->warps ? "" : " (as many as run at once)", b->g->rounds, b->g->launch_ms,
+                b->g->steps ? "fixed steps" : b->g->timed ? "each walker's clock" : "adaptive steps");
     } else {
         fprintf(stderr, "backend cpu: %d CPU thread%s (one walker each)\n", p->threads,
                 p->threads == 1 ? "" : "s");
@@ -578,8 +579,8 @@ int cmd_search(int argc, char **argv)
             gopt.rounds = (int)l;
             break;
         case O_LAUNCH_MS:
-            if (!parse_double(optarg, &x) || !(x > 0))
-                return cli_error(CLI_USAGE, CMD, "--launch-ms %s: expected milliseconds > 0", optarg);
+            if (!parse_double(optarg, &x) || !(x > 0) || x > 60000)
+                return cli_error(CLI_USAGE, CMD, "--launch-ms %s: expected milliseconds in (0, 60000]", optarg);
             gopt.launch_ms = x;
             break;
         case 'q': quiet = true; break;

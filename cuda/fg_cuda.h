@@ -158,6 +158,11 @@ typedef struct cuda_walk_config {
     int sample;           /* checking mode: walkers whose current scheme returns after every launch */
     int trace;            /* record every walker's last move (differential tests) */
     int store;            /* CUDA_WALK_STORE_*: terms in registers (cap <= 128) or shared memory */
+    uint32_t launch_us;   /* a walker ends its part of a launch after this many microseconds of
+                             walking (its own clock, from its start) or after the launch's steps,
+                             whichever comes first; 0: steps only (exact replay of a seed).
+                             Bounding by time keeps every warp busy to the end of the launch:
+                             with steps alone the launch waits for its slowest warp */
 } cuda_walk_config;
 
 /* The state of one walker at the end of a launch. */

@@ -70,6 +70,7 @@ struct Params {
     int rounds, plus_max, target, mix_every, gen_max, check_pairs;
     int isolated_restart;   /* idle_plus empty steps end the walk instead of a plus */
     int flips_per_step;     /* set by the launch (walk_kernel.cu, walk_emu.cpp): kFlipsPerStep */
+    uint64_t budget_ns;     /* a warp's walking time per launch (cuda_walk_config.launch_us); 0: steps only */
 };
 
 static const uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
@@ -349,8 +350,17 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
     uint32_t nwalk = wsp->walks ? wsp->walks : 1; /* this is the walker's nwalk-th walk */
     uint32_t wlim = walk_limit(p, nwalk);
 
+    /* The launch tail: steps cost more or less (1 to kFlipsPerStep flips, pair
+     * checks, plus transitions), so a launch of equal step counts waits for its
+     * slowest warp while the others' slots idle (ncu on an H100: 35% achieved
+     * against 44% theoretical occupancy).  A time budget ends every warp
+     * together.  Lane 0's clock decides for the warp (one ballot). */
+    const uint64_t t_start = p.budget_ns ? wp.now_ns() : 0;
     for (uint32_t step = 0; step < p.steps; ++step) {
         if (R <= p.target)
+            break;
+        if (p.budget_ns && (step & 7) == 0 && step &&
+            wp.ballot(lane == 0 && wp.now_ns() - t_start >= p.budget_ns))
             break;
         ++n_steps;
         const uint64_t u = wr.next();

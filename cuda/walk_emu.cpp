@@ -76,6 +76,11 @@ struct EmuWarp {
             if (b[i] > m) m = b[i];
         return (uint32_t)m;
     }
+    uint64_t now_ns() const
+    {
+        return (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::steady_clock::now().time_since_epoch()).count();
+    }
     int32_t atomic_add(int32_t *p, int32_t v)
     {
         int32_t old = *p;
@@ -252,6 +257,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     p.check_pairs = cfg->check_pairs;
     p.isolated_restart = cfg->isolated_restart;
     p.idle_plus = cfg->idle_plus;
+    p.budget_ns = (uint64_t)cfg->launch_us * 1000u;
     w->pool_cap = cfg->pool_cap ? cfg->pool_cap : 256;
     *out = w;
     return 0;

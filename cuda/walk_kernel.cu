@@ -33,6 +33,13 @@ struct DevWarp {
         return __shfl_sync(kFull, v, src);
     }
     __device__ __forceinline__ uint32_t max(uint32_t v) const { return __reduce_max_sync(kFull, v); }
+    // %globaltimer: nanoseconds, the same clock on every SM
+    __device__ __forceinline__ uint64_t now_ns() const
+    {
+        uint64_t t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        return t;
+    }
     __device__ __forceinline__ int32_t atomic_add(int32_t *p, int32_t v) const
     {
         return atomicAdd((int *)p, (int)v);

@@ -7,7 +7,9 @@
 #   flips    bench: flips/s on <4,4,4> and <5,5,5>, GPU and CPU side by side
 #   ttr      bench: <4,4,4> from the standard algorithm to rank 47 (TTR_SEEDS seeds, TTR_CAP s each)
 #   best     bench: best rank after BEST_SECONDS on BEST_FORMATS
-#   ncu      one launch of the <4,4,4> kernel under Nsight Compute (the profile of the gap)
+#   bsweep   best rank after BEST_SECONDS on BEST_FORMATS once per setting: SWEEP="args;args;..."
+#   ncu      one launch of the <4,4,4> kernel under Nsight Compute (the profile of the gap);
+#            NCU_MODE=timed (default: walkers stop by their clock, as a search runs) or steps
 #   knobs    flips/s per narrow-kernel setting: KNOBS="blocks:flips ..." (FLIPGRAPH_WALK_BLOCKS,
 #            FLIPGRAPH_WALK_FLIPS; default "5:4 6:4 7:4 8:4 7:1 8:1"), KNOB_SECONDS each
 #   sweep    <4,4,4> to rank 47 once per setting: SWEEP="args;args;..." (bench_gpu_walk options,
@@ -131,13 +133,29 @@ for ph in $PHASES; do
       note "| sweep \`${a:-defaults}\` |${res:- exit $rc} |"
     done
     ;;
+  bsweep)
+    # best rank after BEST_SECONDS on BEST_FORMATS once per setting: SWEEP="args;args;..."
+    # (bench_gpu_walk options; "--gpu-defaults 1 --pool-min 64" keeps the other GPU defaults)
+    IFS=';' read -r -a sets <<< "$SWEEP"
+    for a in "${sets[@]}"; do
+      echo "== bsweep: $a"
+      timeout $(( 60 + 3 * BEST_SECONDS )) "$BUILD/bench_gpu_walk" --only best --best-formats "$BEST_FORMATS" \
+        --best-seconds "$BEST_SECONDS" $a > "$OUT/bsweep.log.tmp" 2>&1
+      rc=$?
+      cat "$OUT/bsweep.log.tmp" >> "$OUT/bsweep.log"
+      grep -E "^best|: rank [0-9]+ at" "$OUT/bsweep.log.tmp" | tail -6
+      grep "^| best rank" "$OUT/bsweep.log.tmp" | sed "s/^| best rank/| bsweep \`${a:-defaults}\` best rank/" >> "$SUMMARY"
+      [ $rc -eq 0 ] || note "| bsweep \`${a:-defaults}\` | exit $rc |"
+    done
+    ;;
   ncu)
     if command -v ncu >/dev/null; then
       # the narrow (32-bit) kernel walks <4,4,4>; the wide one after it finds nothing to do
       timeout 240 ncu --kernel-name regex:walk_narrow --launch-skip 1 --launch-count 1 \
         --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
         --section SchedulerStats --section InstructionStats \
-        "$BUILD/bench_gpu_walk" --only flips --flips-seconds 1 --cpu-seconds 0 --steps 20000 \
+        "$BUILD/bench_gpu_walk" --only flips --flips-seconds 1 --cpu-seconds 0 --store regs \
+        --flips-mode "${NCU_MODE:-timed}" \
         > "$OUT/ncu.log" 2>&1
       grep -E "walk_narrow|Executed Instructions|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Ipc Active|Stall" "$OUT/ncu.log" | head -40
       grep -E "Registers Per|Executed Instructions  |Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued|No Eligible" "$OUT/ncu.log" | head -8 | \

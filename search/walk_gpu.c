@@ -44,6 +44,7 @@ void search_gpu_options_default(search_gpu_options *o)
     o->store = CUDA_WALK_STORE_AUTO;
     o->steps = 0;
     o->launch_ms = 100;
+    o->timed = true;
     o->check = 0;
     o->check_pairs = true;
     o->idle_plus = SEARCH_GPU_DEFAULT_IDLE_PLUS;
@@ -362,7 +363,10 @@ static void *set_walk(void *arg)
     const search_params *p = g->p;
     const search_gpu_options *o = g->o;
     char err[256];
-    uint32_t steps = o->steps ? o->steps : 2048;
+    /* timed launches: the clock ends each walker's part; the step count only
+     * bounds it (1 << 24 steps take minutes) */
+    const bool timed = !o->steps && o->timed;
+    uint32_t steps = o->steps ? o->steps : timed ? 1u << 24 : 2048;
     pthread_mutex_lock(&g->mu);
     bool stopping = g->stop, failed = g->failed;
     pthread_mutex_unlock(&g->mu);
@@ -395,7 +399,7 @@ static void *set_walk(void *arg)
                     who, b.launch, b.steps, b.ms, b.improved, b.improved_dropped, best,
                     (double)s->st.flips / (t - g->t0));
         }
-        if (!o->steps) {
+        if (!o->steps && !timed) {
             if (b.ms < o->launch_ms / 2 && steps < (1u << 24))
                 steps *= 2;
             else if (b.ms > o->launch_ms * 2 && steps > 64)
@@ -555,6 +559,8 @@ static bool set_create(gpu_search *g, gpu_set *s, int cap, int first_walker, sch
     cfg.idle_plus = o->idle_plus;
     cfg.isolated_restart = o->isolated_restart;
     cfg.store = o->store;
+    if (!o->steps && o->timed)
+        cfg.launch_us = (uint32_t)(o->launch_ms * 1000);
     int rc = cuda_walk_create(&cfg, &s->w, err, sizeof err);
     if (rc != 0) {
         snprintf(res->msg, sizeof res->msg, "GPU walk%s: %s", where, err);
@@ -639,8 +645,8 @@ search_status search_run_gpu_stats(const search_params *p, const search_gpu_opti
         }
     }
     if (o->rounds < 1 || o->rounds > 64 || o->warps < 0 || o->mix_every < 0 || o->check < 0 ||
-        o->store < 0 || o->store > 2 || !(o->launch_ms > 0)) {
-        snprintf(res->msg, sizeof res->msg, "bad GPU options (rounds 1..64, no negative values)");
+        o->store < 0 || o->store > 2 || !(o->launch_ms > 0) || o->launch_ms > 60000) {
+        snprintf(res->msg, sizeof res->msg, "bad GPU options (rounds 1..64, launch 0..60000 ms, no negative values)");
         return res->status;
     }
 

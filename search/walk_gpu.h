@@ -16,8 +16,12 @@ typedef struct search_gpu_options {
     int rounds;         /* __match_any_sync rounds per step (k of seed 004) */
     int mix_every;      /* steps between rotations of one slot across lanes; 0: never */
     int store;          /* CUDA_WALK_STORE_*: 0 auto (registers up to rank 128) */
-    uint32_t steps;     /* steps per launch; 0: adapt so that a launch takes about launch_ms */
+    uint32_t steps;     /* steps per launch (exact replay of a seed); 0: launches of launch_ms */
     double launch_ms;
+    bool timed;         /* with steps 0: every walker walks launch_ms per launch, bounded by its
+                           clock (cuda_walk_config.launch_us; no launch tail); false: the step
+                           count adapts so that a launch takes about launch_ms (the slowest
+                           walker's time: the others wait at the end) */
     int check;          /* checking mode: walkers whose current scheme is verified after every launch */
     bool check_pairs;   /* after each flip, reduce any pair the two changed terms form at once */
     uint32_t idle_plus; /* empty steps in a row before a plus transition (or a restart); 0: never */

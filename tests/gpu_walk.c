@@ -297,26 +297,32 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
 
 /* ---- walks: validity over many steps ------------------------------------ */
 
+/* launch_us > 0: timed launches (cuda_walk_config.launch_us) with a step cap
+ * of 1 << 22 (seconds of walking): every walker must have walked and stopped
+ * by its clock, short of the cap, in every launch. */
 static void t_walks(const char *name, const scheme *start, int store, int warps, uint32_t steps, int launches,
-                    int expect_below)
+                    int expect_below, uint32_t launch_us)
 {
     char tn[160], err[256], why[600] = "";
-    snprintf(tn, sizeof tn, "walks %s (%s)", name, store == CUDA_WALK_STORE_SMEM ? "smem" : "auto");
+    snprintf(tn, sizeof tn, "walks %s (%s%s)", name, store == CUDA_WALK_STORE_SMEM ? "smem" : "auto",
+             launch_us ? ", timed" : "");
     if (!wanted(tn))
         return;
     warps = qw(warps);
-    steps = qs(steps);
+    steps = launch_us ? 1u << 22 : qs(steps);
     const int cap = round32(start->rank);
     cuda_walk_config c = base_config(cap, g_seed + (uint64_t)start->rank);
     c.warps = warps;
     c.store = store;
     c.sample = warps < 64 ? warps : 64;
+    c.launch_us = launch_us;
     cuda_walk_info in;
     cuda_walk *w = open_walk(&c, tn, &in);
     if (!w)
         return;
     load_all(w, &in, start);
-    bool ok = true;
+    uint64_t *steps_before = calloc((size_t)in.warps, sizeof *steps_before);
+    bool ok = steps_before != NULL;
     int best = start->rank, returned = 0;
     long checked = 0;
     double ms = 0;
@@ -361,8 +367,16 @@ static void t_walks(const char *name, const scheme *start, int store, int warps,
                          s->rank, s->best_rank, start->rank, (unsigned long long)s->plus,
                          (unsigned long long)s->removed);
             }
+            const uint64_t walked = s->steps - steps_before[i];
+            steps_before[i] = s->steps;
+            if (ok && launch_us && (walked == 0 || walked >= steps)) {
+                ok = false;
+                snprintf(why, sizeof why, "launch %d, walker %d walked %llu steps (cap %u): %s", l, i,
+                         (unsigned long long)walked, steps, walked ? "its clock did not stop it" : "none");
+            }
         }
     }
+    free(steps_before);
     if (ok && expect_below && best >= expect_below) {
         ok = false;
         snprintf(why, sizeof why, "best rank %d, expected below %d", best, expect_below);
@@ -869,9 +883,12 @@ int main(void)
             t_trace(name, s, CUDA_WALK_STORE_SMEM, ntrace);
         /* reductions must be taken: the rank falls (quick mode walks too little
          * for the larger formats, whose first reduction takes ~1e4 flips) */
-        t_walks(name, s, 0, 256, 20000, 3, g_quick && s->rank > 27 ? 0 : s->rank);
+        t_walks(name, s, 0, 256, 20000, 3, g_quick && s->rank > 27 ? 0 : s->rank, 0);
         if (i == 2)
-            t_walks(name, s, CUDA_WALK_STORE_SMEM, 256, 20000, 3, s->rank);
+            t_walks(name, s, CUDA_WALK_STORE_SMEM, 256, 20000, 3, s->rank, 0);
+        /* timed launches (what a search runs): 50 ms of walking per launch */
+        if (i == 2 || i == 4 || i == 6)
+            t_walks(name, s, 0, 256, 0, 3, 0, 50000);
         scheme_free(s);
     }
     for (size_t i = 0; i < sizeof corpus / sizeof *corpus; i++) {
@@ -881,7 +898,7 @@ int main(void)
             continue;
         }
         t_trace(corpus[i], s, 0 == i % 2 ? CUDA_WALK_STORE_REGS : CUDA_WALK_STORE_SMEM, ntrace);
-        t_walks(corpus[i], s, 0, 256, 20000, 2, 0);
+        t_walks(corpus[i], s, 0, 256, 20000, 2, 0, 0);
         t_planted(corpus[i], s);
         scheme_free(s);
     }
@@ -890,7 +907,8 @@ int main(void)
         t_trace("standard <8,8,8>", s, CUDA_WALK_STORE_SMEM, g_quick ? 5 : 10);
         /* validity only: from <8,8,8>'s standard algorithm the first reduction
          * takes longer than this check walks (none in 128 x 40000 flips) */
-        t_walks("standard <8,8,8>", s, 0, 128, 20000, 2, 0);
+        t_walks("standard <8,8,8>", s, 0, 128, 20000, 2, 0, 0);
+        t_walks("standard <8,8,8>", s, 0, 128, 0, 2, 0, 50000);
         scheme_free(s);
     }
     {
