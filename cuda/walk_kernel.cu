@@ -66,7 +66,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, K <= 3 ? 5 : 4) walk_regs
 // go to L1).  Measured on an H100 (bench/RESULTS.md, "GPU walk speed"), flips/s
 // with 5/6/7/8 blocks: <4,4,4> 1.69/1.79/1.91/1.91e9, <5,5,5> 1.49/1.55/1.57/
 // 1.57e9; beyond 7 the step is issue-bound (ncu: 0.69 warps issued per
-// scheduler and cycle, 1.7 eligible), not latency-bound.
+// scheduler and cycle, 1.7 eligible), not latency-bound.  Measured with equal
+// step counts per launch; timed launches (walk_core.cuh) removed the tail
+// since, and 8 blocks were not measured again.
 template <int K, bool kTrace, int NB>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, NB) walk_narrow_kernel(Params p)
 {
