@@ -355,6 +355,10 @@ static void process(gpu_set *s, const cuda_walk_batch *b)
         upload_pool(s);
 }
 
+/* Launches end each walker by its clock (cuda_walk_config.launch_us) unless a
+ * fixed step count is asked for (exact replay) or timed is off (the baseline). */
+static bool timed_launches(const search_gpu_options *o) { return !o->steps && o->timed; }
+
 /* A set's thread: its launch loop, two launches in flight. */
 static void *set_walk(void *arg)
 {
@@ -364,8 +368,8 @@ static void *set_walk(void *arg)
     const search_gpu_options *o = g->o;
     char err[256];
     /* timed launches: the clock ends each walker's part; the step count only
-     * bounds it (1 << 24 steps take minutes) */
-    const bool timed = !o->steps && o->timed;
+     * bounds it (1 << 24 steps take a minute or more) */
+    const bool timed = timed_launches(o);
     uint32_t steps = o->steps ? o->steps : timed ? 1u << 24 : 2048;
     pthread_mutex_lock(&g->mu);
     bool stopping = g->stop, failed = g->failed;
@@ -559,7 +563,7 @@ static bool set_create(gpu_search *g, gpu_set *s, int cap, int first_walker, sch
     cfg.idle_plus = o->idle_plus;
     cfg.isolated_restart = o->isolated_restart;
     cfg.store = o->store;
-    if (!o->steps && o->timed)
+    if (timed_launches(o))
         cfg.launch_us = (uint32_t)(o->launch_ms * 1000);
     int rc = cuda_walk_create(&cfg, &s->w, err, sizeof err);
     if (rc != 0) {

@@ -994,6 +994,10 @@ Test(cli, search_gpu_banner_names_the_gpu_defaults)
               "values: %s", line);
     }
     CHECK(strstr(out, " plateau=20000"), "the recorded plateau stays in the grid:\n%s", out);
+    CHECK(strstr(out, "launch 100 ms (each walker's clock)"), "the banner names timed launches:\n%s", out);
+    rc = tc_run_cli("", out, sizeof out, "search --backend gpu --dims 2x2x2 --time 0.5s --seed 3 --launch-ms 60001");
+    CHECK(rc == 2 && strstr(out, "--launch-ms 60001: expected milliseconds in (0, 60000]"),
+          "a launch over a minute is refused (exit %d):\n%s", rc, out);
     rc = tc_run_cli("", out, sizeof out, "search --backend gpu --dims 2x2x2 --time 0.5s --seed 3 --plateau 800");
     CHECK(rc == 0 || rc == 2, "exit %d:\n%s", rc, out);
     CHECK(!strstr(out, "in their place") && (strstr(out, " plateau=800 ") || strstr(out, " plateau=800\n")),
