@@ -13,11 +13,13 @@
 #   SEED          (default 1)
 #   BACKEND       gpu (default); cpu runs the same table anywhere (to try the script)
 #   F             a built flipgraph (default build-device/flipgraph; when it is
-#                 missing, scripts/device_check.sh builds and checks it first)
+#                 missing, scripts/device_check.sh builds and checks it first).  A
+#                 flipgraph built elsewhere and carried finds the shared libraries
+#                 the GPU machine lacks (libm4ri) in its own folder.
 # Logs: $OUT/best_<format>.log; the table is printed last.  580 s runs leave no
 # room for the build in one 600 s call: run scripts/device_check.sh in the call
 # before (build-device/ stays while the machine is warm), or shorten the runs.
-# Tried here with BACKEND=cpu only; its first GPU call is its test.
+# Ran on the H100 on 2026-11-24 (bench/RESULTS.md, "timed launches"), one format per call.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
@@ -36,6 +38,7 @@ if [ "$BACKEND" = gpu ]; then
   [ "$NGPU" -ge 1 ] || { echo "no GPU visible (BACKEND=cpu runs on the CPU)"; exit 2; }
 fi
 IFS=',' read -r -a fmts <<< "$FORMATS"
+export LD_LIBRARY_PATH="$(cd "$(dirname "$F")" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 run_one() { # format gpu
   CUDA_VISIBLE_DEVICES=$2 "$F" search --backend "$BACKEND" --dims "$1" --time "${SECS}s" --seed "$SEED" \
