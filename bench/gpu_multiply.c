@@ -1,7 +1,8 @@
-/* GPU bit-matrix products (issue 8): effective bit operations per second,
+/* GPU bit-matrix products (docs/gpu-runtime.md): effective bit operations per second,
  * (2n^3 - n^2) / time, of the inner kernels and the plans, side by side with
  * the route a user would take today (cuBLAS int8 GEMM on 0/1 bytes, then the
- * parity or non-zero test) and a CUDA-core kernel in the style of seed 000.
+ * parity or non-zero test) and a CUDA-core kernel in the style of Karppa, Kaski
+ * 2019 (docs/references.md).
  *
  *   bench_gpu_multiply [--log2 14,15,16] [--reps 5] [--no-plans] [--no-cublas]
  *
@@ -248,7 +249,7 @@ static void bench_plans(long long n, int reps, double ceil_tc, int kernel)
     {
         const char *dir = getenv("FLIPGRAPH_CORPUS");
         char path[1024];
-        snprintf(path, sizeof path, "%s/kauers-moosbauer/444-47-mod2.exp", dir ? dir : "../shared/corpus");
+        snprintf(path, sizeof path, "%s/kauers-moosbauer/444-47-mod2.exp", dir ? dir : "data/corpus");
         scheme_diag d;
         memset(&d, 0, sizeof d);
         s444 = scheme_read_file(path, NULL, &d);
@@ -340,7 +341,7 @@ int main(int argc, char **argv)
     }
     char dev[256];
     cuda_device_describe(dev, sizeof dev);
-    /* Measured ceilings (../shared/device/NOTES.md): mma.sync b1 AND.popc, LOP3. */
+    /* Measured ceilings (docs/device.md): mma.sync b1 AND.popc, LOP3. */
     /* wgmma: 1.5e16 measured on an H100; no H200 figure yet, the same is used. */
     const double ceil_tc = strstr(dev, "H200") ? 9.7e15 : 8.6e15, ceil_lop = 1.06e15;
     ceil_wg = 1.5e16;

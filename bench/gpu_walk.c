@@ -1,4 +1,4 @@
-/* bench_gpu_walk: the GPU flip-graph walk's figures (issue 5), a table last.
+/* bench_gpu_walk: the GPU flip-graph walk's figures (docs/gpu-walk.md), a table last.
  *
  *   flips  total flips/s on <4,4,4> and <5,5,5> from the standard algorithm
  *          (kernel time; each store where it fits; launches of equal step
@@ -11,7 +11,7 @@
  *          (search_run_gpu), for seeds 1..N, median
  *   best   best rank after S seconds on <5,5,5>, <4,4,5>, <4,5,5>, seeds 1..--best-seeds
  * --devices LIST (0,1): the searches (sflips, ttr, best) walk one walker set
- * per listed GPU (issue 9); flips measures one walk object on the first.
+ * per listed GPU; flips measures one walk object on the first.
  *
  * Usage: bench_gpu_walk [--only flips,sflips,ttr,best] [--flips-seconds S] [--cpu-seconds S]
  *        [--ttr-seeds N] [--ttr-cap S] [--best-seconds S] [--best-formats F,F,..]

@@ -14,7 +14,7 @@
 
 #define CMD "bench lift"
 
-/* One random flip (ARCHITECTURE.md section 4) over GF(2): two terms sharing
+/* One random flip (docs/search.md, "Moves") over GF(2): two terms sharing
  * the factor x, (x, y, z) + (x, y', z') -> (x, y + y', z) + (x, y', z' + z);
  * a term whose factor became 0 is dropped (a reduction). */
 static void flip_once(scheme *s, scheme_rng *rng)
@@ -76,7 +76,7 @@ static void usage(FILE *out)
             "(moosbauer-poole/555m93.txt), and the time to refuse the GF(2)-only <4,4,4>\n"
             "rank 47 (kauers-moosbauer/444-47-mod2.exp).  Best and median of N runs.\n"
             "\n"
-            "  --corpus DIR  the corpus (default $FLIPGRAPH_CORPUS, else ../shared/corpus)\n"
+            "  --corpus DIR  the corpus (default $FLIPGRAPH_CORPUS, else data/corpus)\n"
             "  --repeat N    runs per scheme (default 5)\n"
             "  -h, --help    this text\n");
 }

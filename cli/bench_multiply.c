@@ -166,9 +166,9 @@ int bench_multiply_cmd(int argc, char **argv)
 #endif
     char err[512], pathbuf[1024];
     if (!s444_path) {
-        const char *corpus = getenv("FLIPGRAPH_CORPUS");
-        snprintf(pathbuf, sizeof pathbuf, "%s/kauers-moosbauer/444-47-mod2.exp",
-                 corpus && *corpus ? corpus : "../shared/corpus");
+        char corpus[900];
+        cli_find_corpus("bench multiply", NULL, corpus, sizeof corpus); /* says where it looked */
+        snprintf(pathbuf, sizeof pathbuf, "%s/kauers-moosbauer/444-47-mod2.exp", corpus);
         s444_path = pathbuf;
     }
     scheme *strassen = rt_scheme_builtin("strassen", err, sizeof err);

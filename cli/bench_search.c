@@ -5,8 +5,9 @@
  * the reductions they enable, no restarts) from a state reached after a
  * warm-up, and the whole search (restarts, pool, verification of every kept
  * scheme) running without a target.  The reference figure next to them, 2.5e6
- * flips/s per core, is the one issue 3 quotes for the best published CPU
- * walker on this kind of machine; it was not measured here. */
+ * flips/s per core, is a figure quoted for the best published CPU walker on
+ * this kind of machine; it was not measured here, and no paper of
+ * docs/references.md states it. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -163,7 +164,7 @@ int bench_search_cmd(int argc, char **argv)
     printf("flipgraph bench search%s: %ld thread%s per search\n", quick ? " --quick" : "", threads,
            threads == 1 ? "" : "s");
     if (flips) {
-        printf("\nflips/s per thread (published CPU walker, as quoted by issue 3: %.1e per core)\n",
+        printf("\nflips/s per thread (published CPU walker, quoted, not measured here: %.1e per core)\n",
                PUBLISHED_FLIPS_PER_CORE);
         printf("%-8s %14s %8s %16s %8s\n", "format", "bare walker", "at rank", "whole search", "best");
         static const scheme_format ff[] = {{4, 4, 4}, {5, 5, 5}};

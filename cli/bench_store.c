@@ -4,7 +4,7 @@
  * insert re-verifies its scheme, so a "verify only" row shows how much of the
  * time is verification and how much is the store.  The schemes are distinct
  * valid GF(2) schemes made by random flips from the standard algorithm
- * (ARCHITECTURE.md section 4), generated before the clock starts. */
+ * (docs/search.md, "Moves"), generated before the clock starts. */
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>

@@ -23,7 +23,7 @@ static void usage(FILE *out)
             "packed words) against verify_f2_reference (the per-equation triple loop) and\n"
             "verify_z, in the same run.\n"
             "\n"
-            "  --corpus DIR  the corpus (default $FLIPGRAPH_CORPUS, else ../shared/corpus)\n"
+            "  --corpus DIR  the corpus (default $FLIPGRAPH_CORPUS, else data/corpus)\n"
             "  --seconds S   time per measurement (default 1)\n"
             "  -h, --help    this text\n");
 }

@@ -1,6 +1,6 @@
 /* cli: the flipgraph command and its subcommands.
  *
- * Exit codes (ARCHITECTURE.md section 8), the same for every subcommand:
+ * Exit codes (docs/db.md, "Exit codes"), the same for every subcommand:
  *   0 success; 1 a negative answer (a scheme is invalid, a target rank not
  *   reached, two matrices differ); 2 bad usage or unreadable/malformed input;
  *   3 an internal or device failure.
@@ -69,7 +69,8 @@ int cli_option_error(const char *cmd, char **argv);
 bool cli_is_scheme_id(const char *arg);
 /* The exit code of a store failure (the table of docs/db.md): DB_INVALID 1;
  * what the user gave (missing, read-only, not flipgraph's, newer, corrupt, no
- * such id) 2; the rest (busy, full, I/O) 3. */
+ * such id, a request that makes no sense such as merging a file into itself)
+ * 2; the rest (busy, full, I/O) 3. */
 int cli_db_exit(db_status st);
 /* A stored scheme by id, with the store at path opened read-only for the time
  * of the read; row (may be NULL) gets its provenance.  NULL on failure, with
@@ -95,8 +96,8 @@ const char *cli_fmt_si(double v, char *buf, size_t len);
 /* qsort order of doubles (timings: best first, median in the middle). */
 int cli_cmp_double(const void *a, const void *b);
 /* The corpus folder of the benchmarks: option (--corpus DIR), else
- * $FLIPGRAPH_CORPUS, else ../shared/corpus beside the source tree, seen from the
- * working directory or from the binary's folder.  false when no corpus is there,
+ * $FLIPGRAPH_CORPUS, else the repository's data/corpus, seen from the working
+ * directory, from the binary's folder or from the configured source tree.  false when no corpus is there,
  * after saying where it looked. */
 bool cli_find_corpus(const char *cmd, const char *option, char *buf, size_t len);
 

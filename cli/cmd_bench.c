@@ -1,5 +1,5 @@
 /* flipgraph bench SUBJECT: benchmarks that print a short table, ours against
- * the baseline named in the issue, side by side in one run. */
+ * a baseline (the subjects below name it), side by side in one run. */
 #include <stdio.h>
 #include <string.h>
 

@@ -52,42 +52,19 @@ static int fail(db_status st, const char *sub, const char *err)
     return cli_error(cli_db_exit(st), cmd, "%s", err);
 }
 
-/* FLIPGRAPH_DB_MAX_BYTES caps the file (a quota; the tests use it to fill
- * the "disk" without a small file system). */
-static db_status apply_limit(db *d, char *err, size_t errlen)
-{
-    const char *env = getenv("FLIPGRAPH_DB_MAX_BYTES");
-    long v;
-    if (!env || !*env)
-        return DB_OK;
-    if (!cli_parse_long(env, 1, LONG_MAX, &v)) {
-        snprintf(err, errlen, "FLIPGRAPH_DB_MAX_BYTES='%s': expected a number of bytes", env);
-        return DB_IO;
-    }
-    return db_set_max_bytes(d, v, err, errlen);
-}
-
-/* Opens for writing (creating when asked) or, for commands that only read,
- * read-write when possible and read-only otherwise. */
+/* Opens for writing (creating when asked; DB_OPEN_WRITE refuses a read-only
+ * file, applies FLIPGRAPH_DB_MAX_BYTES and warns about a store a check found
+ * damaged) or, for commands that only read, read-write when possible and
+ * read-only otherwise. */
 static db *open_db(const char *sub, const char *path, bool write, bool create, int *code)
 {
     char err[1024];
     db_status st;
     const char *p = db_default_path(path);
-    db *d = db_open_ex(p, create ? DB_OPEN_CREATE : 0, &st, err, sizeof err);
+    db *d = db_open_ex(p, (create ? DB_OPEN_CREATE : 0) | (write ? DB_OPEN_WRITE : 0), &st, err,
+                       sizeof err);
     if (!d && !write && st == DB_READONLY)
         d = db_open_ex(p, DB_OPEN_READONLY, &st, err, sizeof err);
-    if (d && write && db_is_readonly(d)) {
-        snprintf(err, sizeof err, "%s: the database is read-only (file or folder not writable)",
-                 p);
-        st = DB_READONLY;
-        db_close(d);
-        d = NULL;
-    }
-    if (d && write && (st = apply_limit(d, err, sizeof err)) != DB_OK) {
-        db_close(d);
-        d = NULL;
-    }
     if (!d)
         *code = fail(st, sub, err);
     return d;
@@ -283,8 +260,16 @@ static int db_stats_cmd(int argc, char **argv, opts *o)
         printf("schemes    %lld (GF(2) %lld, Z %lld) in %lld format%s\n",
                (long long)(s.schemes[0] + s.schemes[1]), (long long)s.schemes[0],
                (long long)s.schemes[1], (long long)s.formats, s.formats == 1 ? "" : "s");
-        printf("runs       %lld (%lld running), %lld improvements logged\n", (long long)s.runs,
-               (long long)s.runs_running, (long long)s.improvements);
+        printf("runs       %lld (%lld running, %lld killed), %lld improvements logged\n",
+               (long long)s.runs, (long long)s.runs_running, (long long)s.runs_killed,
+               (long long)s.improvements);
+        char at[32];
+        int64_t problems;
+        bool integrity;
+        if (db_last_check(d, at, &problems, &integrity, NULL, 0) == DB_OK)
+            printf("checked    %.10s %.8s UTC: %lld problem%s found (`flipgraph db check` again "
+                   "once repaired)\n", at, at + (strlen(at) > 11 ? 11 : strlen(at)),
+                   (long long)problems, problems == 1 ? "" : "s");
         if (s.formats) {
             printf("\n%-10s %8s %8s %8s %8s %8s %8s\n", "format", "f2 best", "f2 id", "f2 n",
                    "z best", "z id", "z n");
@@ -566,8 +551,10 @@ static int db_check_cmd(int argc, char **argv, opts *o)
         "usage: flipgraph db check [--db PATH]\n\n"
         "Runs SQLite's integrity and foreign-key checks, then decodes every stored scheme,\n"
         "compares it with its row (format, ring, rank, hash) and re-verifies it.\n"
+        "The verdict is recorded in the store: while the last check found problems, every\n"
+        "command that writes to it warns first (a clean check clears it).\n"
         "exit: 0 all well; 1 problems found (each printed); 2 the file cannot be opened as a\n"
-        "flipgraph database.\n";
+        "flipgraph database; 3 a clean check whose verdict could not be recorded.\n";
     int rc = parse("check", argc, argv, "", help, o);
     if (rc >= 0 || (rc = no_args("check", argc, o)) >= 0)
         return rc;
@@ -578,13 +565,26 @@ static int db_check_cmd(int argc, char **argv, opts *o)
     db_check_report rep;
     char err[1024];
     db_status st = db_check(d, print_problem, NULL, &rep, err, sizeof err);
-    db_close(d);
-    if (st != DB_OK)
+    if (st != DB_OK) {
+        db_close(d);
         return fail(st, "check", err);
+    }
     printf("integrity %s; %lld schemes, %lld verified; %lld problem%s\n",
            rep.integrity_ok ? "ok" : "FAILED", (long long)rep.schemes, (long long)rep.verified,
            (long long)rep.problems, rep.problems == 1 ? "" : "s");
-    return rep.problems ? CLI_NEGATIVE : CLI_OK;
+    fflush(stdout);
+    code = rep.problems ? CLI_NEGATIVE : CLI_OK;
+    /* the verdict, for the writers that come later (they warn while it says damaged) */
+    if (db_is_readonly(d)) {
+        fprintf(stderr, "flipgraph db check: %s is read-only here: the verdict was not recorded "
+                        "in it\n", db_path(d));
+    } else if ((st = db_record_check(d, &rep, err, sizeof err)) != DB_OK) {
+        cli_error(code, CMD " check", "the verdict could not be recorded in the store: %s", err);
+        if (code == CLI_OK) /* an earlier verdict of damage may stay: say so by the code */
+            code = CLI_INTERNAL;
+    }
+    db_close(d);
+    return code;
 }
 
 /* ---- runs ---- */
@@ -595,18 +595,22 @@ static bool print_run(void *ctx, const db_run_row *r)
     if ((*n)++ == 0)
         printf("%6s  %-10s %-11s %-4s %20s %14s %5s %6s %7s  %-19s  %-19s  %s\n", "id", "format",
                "status", "back", "seed", "flips", "best", "impr", "schemes", "started (UTC)",
-               "ended (UTC)", "device / host / version");
+               "ended (UTC)", "device / host:pid / version");
     char fb[32], t1[24], t2[24], best[16];
     fmt_short(r->fmt, fb);
     if (r->best_rank)
         snprintf(best, sizeof best, "%d", r->best_rank);
     else
         snprintf(best, sizeof best, "-");
-    printf("%6lld  %-10s %-11s %-4s %20llu %14llu %5s %6lld %7lld  %-19s  %-19s  %s / %s / %s\n",
-           (long long)r->id, fb, r->status, r->backend, (unsigned long long)r->seed,
+    char pid[24] = "";
+    if (r->pid)
+        snprintf(pid, sizeof pid, ":%lld", (long long)r->pid);
+    /* effective: "killed" for a run marked running whose process is gone (db_run_gone) */
+    printf("%6lld  %-10s %-11s %-4s %20llu %14llu %5s %6lld %7lld  %-19s  %-19s  %s / %s%s / %s\n",
+           (long long)r->id, fb, r->effective, r->backend, (unsigned long long)r->seed,
            (unsigned long long)r->flips, best, (long long)r->improvements, (long long)r->schemes,
            short_time(r->started, t1), short_time(r->ended, t2), r->device[0] ? r->device : "-",
-           r->host, r->version);
+           r->host, pid, r->version);
     return true;
 }
 
@@ -615,7 +619,10 @@ static int db_runs_cmd(int argc, char **argv, opts *o)
     static const char *help =
         "usage: flipgraph db runs [--db PATH]\n\n"
         "The searches recorded: format, status, backend, seed, flips, best rank, number of\n"
-        "improvements logged and schemes stored, start and end, device, host, version.\n"
+        "improvements logged and schemes stored, start and end, device, host and process id,\n"
+        "version.  A run marked running whose process is gone shows as killed: on this host\n"
+        "its process id is no longer alive (or belongs to a later process); on another host\n"
+        "its heartbeat (progress written at least every minute) is older than 15 minutes.\n"
         "`flipgraph search --resume ID` continues one with its stored parameters.\n";
     int rc = parse("runs", argc, argv, "", help, o);
     if (rc >= 0 || (rc = no_args("runs", argc, o)) >= 0)

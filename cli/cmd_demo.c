@@ -3,10 +3,11 @@
  * It walks the flip graph of <3,3,3> from the standard algorithm (rank 27)
  * down to Laderman's rank 23, stores every verified improvement with its run,
  * reads the best back from the store, lifts it to the integers, and multiplies
- * two random bit matrices with it (one Yates level, seed 000), checked against
+ * two random bit matrices with it (one Yates level, Karppa, Kaski 2019), checked against
  * the naive product.  Each step is a piece a researcher uses on its own.
  */
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@ typedef struct {
     db *store;
     int64_t run_id;
     int stored;
+    bool store_failed;
+    pthread_mutex_t mu; /* the store: improvements (walker threads) and heartbeats (driver) */
 } demo_ctx;
 
 static bool demo_improved(void *vctx, const search_found *f)
@@ -32,16 +35,41 @@ static bool demo_improved(void *vctx, const search_found *f)
     bool existed = false;
     db_provenance prov = {.run_id = ctx->run_id, .source = "search",
                           .flips = f->flips, .seconds = f->seconds};
-    if (db_insert_scheme(ctx->store, f->s, &prov, &id, &existed, err, sizeof err) != DB_OK) {
-        fprintf(stderr, "flipgraph demo: storing rank %d: %s\n", f->rank, err);
+    pthread_mutex_lock(&ctx->mu);
+    db_status st = db_insert_scheme(ctx->store, f->s, &prov, &id, &existed, err, sizeof err);
+    if (st != DB_OK) {
+        pthread_mutex_unlock(&ctx->mu);
+        fprintf(stderr, "flipgraph demo: the rank-%d scheme found after %.3f s was NOT stored: %s\n",
+                f->rank, f->seconds, err);
+        ctx->store_failed = true;
         return false;
     }
-    db_run_improvement(ctx->store, ctx->run_id, f->seconds, f->rank, err, sizeof err);
+    st = db_run_improvement(ctx->store, ctx->run_id, f->seconds, f->rank, err, sizeof err);
+    pthread_mutex_unlock(&ctx->mu);
+    if (st != DB_OK) {
+        fprintf(stderr, "flipgraph demo: the rank-%d scheme is stored as #%lld, but not its entry "
+                "in run %lld's improvement log: %s\n", f->rank, (long long)id,
+                (long long)ctx->run_id, err);
+        ctx->store_failed = true;
+        return false;
+    }
     ctx->stored++;
     printf("  rank %3d  after %7.3f s  %10.3g flips  verified, stored as #%lld\n", f->rank,
            f->seconds, (double)f->flips, (long long)id);
     fflush(stdout);
     return true;
+}
+
+/* The run's heartbeat in the store (db_run_progress), every DB_RUN_HEARTBEAT_SECONDS. */
+static void demo_progress(void *vctx, const search_progress *pr)
+{
+    demo_ctx *ctx = vctx;
+    char err[512];
+    pthread_mutex_lock(&ctx->mu);
+    db_status st = db_run_progress(ctx->store, ctx->run_id, pr->flips, pr->best_rank, err, sizeof err);
+    pthread_mutex_unlock(&ctx->mu);
+    if (st != DB_OK)
+        fprintf(stderr, "flipgraph demo: recording progress: %s\n", err);
 }
 
 static void demo_usage(FILE *out)
@@ -95,9 +123,8 @@ int cmd_demo(int argc, char **argv)
     char err[512];
     db_status st;
     db *store = db_open(db_path, true, &st, err, sizeof err);
-    if (!store)
-        return cli_error(st == DB_FULL || st == DB_IO || st == DB_BUSY ? CLI_INTERNAL : CLI_USAGE,
-                         "demo", "%s", err);
+    if (!store) /* the store's message names the path; its table of exit codes */
+        return cli_error(cli_db_exit(st), "demo", "%s", err);
 
     /* 1-2. search, verify, store */
     scheme_format fmt = {3, 3, 3};
@@ -114,26 +141,34 @@ int cmd_demo(int argc, char **argv)
     snprintf(device, sizeof device, "%ld threads", threads);
     db_run_info info = {.fmt = fmt, .params = params, .seed = p.seed, .backend = "cpu",
                         .device = device};
-    demo_ctx ctx = {.store = store};
+    demo_ctx ctx = {.store = store, .mu = PTHREAD_MUTEX_INITIALIZER};
     int code = CLI_OK;
-    if (db_run_begin(store, &info, &ctx.run_id, err, sizeof err) != DB_OK) {
+    if ((st = db_run_begin(store, &info, &ctx.run_id, err, sizeof err)) != DB_OK) {
         free(params);
         db_close(store);
-        return cli_error(CLI_INTERNAL, "demo", "%s", err);
+        return cli_error(cli_db_exit(st), "demo", "recording the run: %s", err);
     }
     free(params);
     printf("1. search <3,3,3> from the standard algorithm (rank 27), target 23 (Laderman), "
            "seed %ld, %ld threads\n", seed, threads);
-    search_callbacks cb = {.ctx = &ctx, .improved = demo_improved};
+    search_callbacks cb = {.ctx = &ctx, .improved = demo_improved, .progress = demo_progress};
     search_result res;
-    search_run_cpu(&p, NULL, 0, &cb, &res);
-    db_run_end(store, ctx.run_id, res.status == SEARCH_FAILED ? "failed" : "finished", res.flips,
-               res.best_rank, err, sizeof err);
+    search_params run_p = p; /* p is stored; the engine reports for the heartbeat alone */
+    run_p.progress_every = DB_RUN_HEARTBEAT_SECONDS;
+    search_run_cpu(&run_p, NULL, 0, &cb, &res);
+    const char *end = res.status == SEARCH_FAILED ? "failed" : "finished";
+    if (db_run_end(store, ctx.run_id, end, res.flips, res.best_rank, err, sizeof err) != DB_OK) {
+        code = cli_error(CLI_INTERNAL, "demo", "the end of run #%lld (%s, best rank %d) was NOT "
+                         "stored; the store keeps it marked running: %s", (long long)ctx.run_id,
+                         end, res.best_rank, err);
+        goto out_search;
+    }
     printf("   best rank %d after %.2f s, %.3g flips (%.3g flips/s), run #%lld in %s\n",
            res.best_rank, res.seconds, (double)res.flips,
            res.seconds > 0 ? (double)res.flips / res.seconds : 0.0, (long long)ctx.run_id, db_path);
     if (res.status == SEARCH_FAILED) {
-        code = cli_error(CLI_INTERNAL, "demo", "search failed: %s", res.msg);
+        code = cli_error(CLI_INTERNAL, "demo", "search failed: %s",
+                         ctx.store_failed ? "the store refused an improvement (above)" : res.msg);
         goto out_search;
     }
     if (res.best_rank > p.target_rank) {
@@ -168,7 +203,8 @@ int cmd_demo(int argc, char **argv)
             printf("3. lifted to Z: valid over the integers, stored as #%lld (parent #%lld)\n",
                    (long long)zid, (long long)best_id);
         else
-            printf("3. lifted to Z, but storing it failed: %s\n", err);
+            code = cli_error(CLI_INTERNAL, "demo", "3. lifted to Z, but the lift was NOT stored: %s",
+                             err);
         scheme_free(lifted);
     } else {
         printf("3. no lift to Z: %s\n", lr.msg);

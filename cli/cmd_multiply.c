@@ -1,4 +1,5 @@
-/* flipgraph multiply: C = A B for bit matrices with a chain of schemes (seed 000). */
+/* flipgraph multiply: C = A B for bit matrices with a chain of schemes (Karppa, Kaski
+ * 2019; docs/references.md, docs/runtime.md). */
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -21,7 +22,7 @@ static const char *usage_text =
     "\n"
     "Multiplies the bit matrices A (R x K) and B (K x C) into C with a plan: one scheme per\n"
     "level, applied with Yates's algorithm, and a word-level kernel for the blocks inside\n"
-    "(seed 000; docs/runtime.md).  Sizes that are not multiples of the plan's are padded\n"
+    "(Karppa, Kaski 2019; docs/runtime.md).  Sizes that are not multiples of the plan's are padded\n"
     "with zeros and the product cropped.\n"
     "\n"
     "  --scheme S[,S...]  one scheme per level, outermost first.  Each S is a file (any\n"
@@ -88,8 +89,8 @@ static scheme *resolve(const char *spec, const char *db_opt, char *name, size_t 
             cli_error(CLI_USAGE, "multiply", "--scheme %s: %s", spec, err);
         else
             cli_error(CLI_USAGE, "multiply",
-                      "--scheme %s: no such file, not a database id and not a built-in "
-                      "(strassen, std:NxMxP, cubic)", spec);
+                      "--scheme %s: no such file, not a database id and not a built-in scheme "
+                      "(strassen, std:NxMxP; or --scheme cubic alone for no levels)", spec);
     }
     return s;
 }
@@ -203,7 +204,26 @@ int cmd_multiply(int argc, char **argv)
     int nspecs = 0;
     char *list = scheme_list ? strdup(scheme_list) : NULL;
     if (list && strcmp(list, "cubic") != 0) {
-        for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        /* strsep, not strtok: "strassen,,strassen" has an empty level 2, which
+         * strtok would drop silently and so multiply with one level less */
+        char *rest = list;
+        for (int level = 1; rest; level++) {
+            char *tok = strsep(&rest, ",");
+            if (!*tok) {
+                int rc = cli_error(CLI_USAGE, "multiply",
+                                   "--scheme %s: level %d is empty; give one scheme per level, "
+                                   "separated by single commas", scheme_list, level);
+                free(list);
+                return rc;
+            }
+            if (strcmp(tok, "cubic") == 0) {
+                int rc = cli_error(CLI_USAGE, "multiply",
+                                   "--scheme %s: level %d is 'cubic', which means no levels at all and "
+                                   "stands alone (--scheme cubic); a level is a scheme: strassen, "
+                                   "std:NxMxP, a file or a database id", scheme_list, level);
+                free(list);
+                return rc;
+            }
             if (nspecs == MAX_SPECS) {
                 free(list);
                 return cli_error(CLI_USAGE, "multiply", "--scheme: at most %d levels", MAX_SPECS);

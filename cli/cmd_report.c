@@ -521,7 +521,7 @@ static void emit_runs(FILE *f, const report *R)
         char fb[32], when[40], dur[32], fl[32], rate[32];
         int rec = search_record_rank(r->row.fmt);
         fprintf(f, "| %lld | %s | ", (long long)r->row.id, scheme_format_str(r->row.fmt, fb));
-        md_text(f, r->row.status);
+        md_text(f, r->row.effective); /* "killed": marked running, its process gone */
         fputs(" | ", f);
         md_text(f, r->row.backend);
         fputs(" | ", f);
@@ -533,7 +533,7 @@ static void emit_runs(FILE *f, const report *R)
         fprintf(f, " | %llu | %s | %s | %s | %s | ", (unsigned long long)r->row.seed,
                 fmt_when(r->row.started, when, sizeof when),
                 r->duration >= 0 ? fmt_duration(r->duration, dur, sizeof dur)
-                                 : (!strcmp(r->row.status, "running") ? "running" : "?"),
+                                 : (!strcmp(r->row.effective, "running") ? "running" : "?"),
                 cli_fmt_si((double)r->row.flips, fl, sizeof fl),
                 r->duration > 0 ? cli_fmt_si((double)r->row.flips / r->duration, rate, sizeof rate)
                                 : "?");
@@ -609,10 +609,10 @@ static void emit_report(FILE *f, const report *R)
         fprintf(f, ", format %s only", scheme_format_str(R->dims, fb));
     }
     fprintf(f, ".\nIt holds %lld GF(2) and %lld Z schemes of %lld formats, and %lld runs (%lld "
-               "still marked running) with %lld improvements logged.\n\n",
+               "still running, %lld killed) with %lld improvements logged.\n\n",
             (long long)R->stats.schemes[0], (long long)R->stats.schemes[1],
             (long long)R->stats.formats, (long long)R->stats.runs, (long long)R->stats.runs_running,
-            (long long)R->stats.improvements);
+            (long long)R->stats.runs_killed, (long long)R->stats.improvements);
     emit_formats(f, R);
     emit_runs(f, R);
     emit_plots(f, R);

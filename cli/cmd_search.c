@@ -110,6 +110,12 @@ typedef struct ctx {
     pthread_mutex_t mu; /* the database handle: improvements and progress come from different threads */
     _Atomic uint64_t stored; /* schemes this run wrote: new database rows, else files in --out */
     int rows;                /* progress rows printed: the header comes again every 20 */
+    const char *db_path;
+    /* Progress reports come every engine interval; a row is printed every
+     * print_every seconds (0: never).  They differ when the store needs a
+     * heartbeat more often than rows are asked for (DB_RUN_HEARTBEAT_SECONDS). */
+    double print_every, engine_every, next_print;
+    _Atomic int unstored;    /* improvements the store refused (the run then stops) */
 } ctx;
 
 /* The stored column: "-" (UINT64_MAX) when the run stores nothing. */
@@ -150,11 +156,22 @@ static bool on_improved(void *p, const search_found *f)
         db_provenance prov = {c->run_id, 0, "search", f->flips, f->seconds};
         pthread_mutex_lock(&c->mu);
         db_status st = db_insert_scheme(c->db, f->s, &prov, &id, &existed, err, sizeof err);
+        bool scheme_in = st == DB_OK;
         if (st == DB_OK)
             st = db_run_improvement(c->db, c->run_id, f->seconds, f->rank, err, sizeof err);
         pthread_mutex_unlock(&c->mu);
         if (st != DB_OK) {
-            fprintf(stderr, "flipgraph search: database: %s\n", err);
+            char fb[32];
+            atomic_fetch_add(&c->unstored, 1);
+            if (scheme_in)
+                fprintf(stderr, "flipgraph search: the %s rank-%d scheme found after %.1f s is "
+                        "stored (id %" PRId64 "), but not its entry in run %" PRId64 "'s "
+                        "improvement log: %s\n", scheme_format_str(f->s->fmt, fb), f->rank,
+                        f->seconds, id, c->run_id, err);
+            else
+                fprintf(stderr, "flipgraph search: the %s rank-%d scheme found after %.1f s was "
+                        "NOT stored: %s\n", scheme_format_str(f->s->fmt, fb), f->rank, f->seconds,
+                        err);
             return false;
         }
         wrote = !existed; /* already stored by an earlier run: not this run's */
@@ -173,7 +190,7 @@ static bool on_improved(void *p, const search_found *f)
 static void on_progress(void *p, const search_progress *pr)
 {
     ctx *c = p;
-    if (c->db) {
+    if (c->db) { /* the run's progress and heartbeat */
         char err[512];
         pthread_mutex_lock(&c->mu);
         if (db_run_progress(c->db, c->run_id, pr->flips, pr->best_rank, err, sizeof err) != DB_OK &&
@@ -181,8 +198,13 @@ static void on_progress(void *p, const search_progress *pr)
             fprintf(stderr, "flipgraph search: database (progress): %s\n", err);
         pthread_mutex_unlock(&c->mu);
     }
-    if (c->quiet)
+    if (c->quiet || c->print_every <= 0)
         return;
+    if (c->engine_every != c->print_every) {
+        if (pr->seconds + 1e-3 < c->next_print)
+            return;
+        c->next_print = pr->seconds + c->print_every;
+    }
     char line[512];
     /* one fprintf per line: improvement lines from walker threads never split a row */
     if (c->rows % CLI_PROGRESS_HEADER_EVERY == 0)
@@ -195,7 +217,7 @@ static void on_progress(void *p, const search_progress *pr)
                 9, "", pr->plus, pr->restarts, pr->reductions, pr->plateau);
 }
 
-/* ---- the banner: what runs, with what, from where (issue 9) ---- */
+/* ---- the banner: what runs, with what, from where (docs/search.md) ---- */
 
 typedef struct banner_info {
     const search_params *p;
@@ -469,7 +491,7 @@ int cmd_search(int argc, char **argv)
             p.device = (int)l;
             break;
         case O_DEVICES: {
-            /* "0,1": one walker set per GPU (issue 9); a GPU may appear twice */
+            /* "0,1": one walker set per GPU; a GPU may appear twice */
             gopt.ndevices = 0;
             const char *q = optarg;
             for (;;) {
@@ -609,22 +631,31 @@ int cmd_search(int argc, char **argv)
     char err[512];
 
     if (db_path) {
+        /* the store's own messages name the path; its table of exit codes (docs/db.md) */
         db_status st;
         store = db_open(db_path, true, &st, err, sizeof err);
         if (!store)
-            return cli_error(st == DB_NOT_FLIPGRAPH || st == DB_NEWER || st == DB_READONLY ? CLI_USAGE
-                                                                                           : CLI_INTERNAL,
-                             CMD, "%s: %s", db_path, err);
+            return cli_error(cli_db_exit(st), CMD, "%s", err);
     }
 
     if (resume) {
         db_status st;
-        char *text = db_run_params(store, resume, &st, err, sizeof err);
+        db_run_row old;
+        char *text = NULL;
+        if ((st = db_run_get(store, resume, &old, err, sizeof err)) == DB_OK)
+            text = db_run_params(store, resume, &st, err, sizeof err);
         if (!text) {
             db_close(store);
-            return cli_error(st == DB_NOT_FOUND ? CLI_USAGE : CLI_INTERNAL, CMD, "--resume %" PRId64 ": %s",
-                             resume, err);
+            return cli_error(cli_db_exit(st), CMD, "--resume %" PRId64 ": %s", resume, err);
         }
+        /* a run marked running: killed (its process gone, db_run_gone), or alive */
+        if (!strcmp(old.effective, "killed") && !quiet)
+            fprintf(stderr, "flipgraph search: run %" PRId64 " was killed (pid %lld on %s is "
+                    "gone); going on from what it stored\n", resume, (long long)old.pid, old.host);
+        else if (!strcmp(old.effective, "running"))
+            fprintf(stderr, "flipgraph search: warning: run %" PRId64 " is still running (pid %lld "
+                    "on %s); a second run from its parameters starts beside it\n", resume,
+                    (long long)old.pid, old.host);
         search_params stored = p;
         search_params_default(&stored);
         bool ok = search_params_from_text(text, &stored, err, sizeof err);
@@ -699,7 +730,7 @@ int cmd_search(int argc, char **argv)
         if (st == DB_OK) {
             scheme *s = db_load_scheme(store, id, &st, err, sizeof err);
             if (!s) {
-                rc = cli_error(CLI_INTERNAL, CMD, "%s: scheme %" PRId64 ": %s", db_path, id, err);
+                rc = cli_error(cli_db_exit(st), CMD, "--from-db: scheme %" PRId64 ": %s", id, err);
                 goto out;
             }
             starts[nstarts++] = s;
@@ -709,7 +740,7 @@ int cmd_search(int argc, char **argv)
                 fprintf(stderr, "flipgraph search: no %s scheme in %s yet: starting from the standard algorithm\n",
                         scheme_format_str(p.fmt, a), db_path);
         } else {
-            rc = cli_error(CLI_INTERNAL, CMD, "%s: %s", db_path, err);
+            rc = cli_error(cli_db_exit(st), CMD, "--from-db: %s", err);
             goto out;
         }
     }
@@ -754,7 +785,15 @@ int cmd_search(int argc, char **argv)
     gopt.verbose = verbose && !quiet;
 
     ctx cx = {.out_dir = out_dir, .db = store, .verbose = verbose, .quiet = quiet,
-              .mu = PTHREAD_MUTEX_INITIALIZER};
+              .mu = PTHREAD_MUTEX_INITIALIZER, .db_path = db_path};
+    /* What the engine runs: p, but with progress reports often enough for the
+     * store's heartbeat (the stored parameters and the rows keep --progress). */
+    search_params run_p = p;
+    if (store && (run_p.progress_every <= 0 || run_p.progress_every > DB_RUN_HEARTBEAT_SECONDS))
+        run_p.progress_every = DB_RUN_HEARTBEAT_SECONDS;
+    cx.print_every = p.progress_every;
+    cx.engine_every = run_p.progress_every;
+    cx.next_print = p.progress_every;
     if (store) {
         char *text = search_params_to_text(&p);
         char dev[256];
@@ -768,7 +807,7 @@ int cmd_search(int argc, char **argv)
         db_status st = db_run_begin(store, &info, &cx.run_id, err, sizeof err);
         free(text);
         if (st != DB_OK) {
-            rc = cli_error(CLI_INTERNAL, CMD, "%s: %s", db_path, err);
+            rc = cli_error(cli_db_exit(st), CMD, "recording the run: %s", err);
             goto out;
         }
         if (resume && !quiet)
@@ -796,19 +835,26 @@ int cmd_search(int argc, char **argv)
     search_callbacks cb = {&cx, on_improved, on_progress};
     search_result res;
     if (gpu)
-        search_run_gpu_opts(&p, &gopt, (const scheme *const *)starts, nstarts, &cb, &res);
+        search_run_gpu_opts(&run_p, &gopt, (const scheme *const *)starts, nstarts, &cb, &res);
     else
-        search_run_cpu(&p, (const scheme *const *)starts, nstarts, &cb, &res);
+        search_run_cpu(&run_p, (const scheme *const *)starts, nstarts, &cb, &res);
 
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
 
+    bool end_lost = false;
     if (store && cx.run_id) {
         const char *status = res.status == SEARCH_FAILED ? "failed"
                              : res.interrupted           ? "interrupted"
                                                          : "finished";
-        if (db_run_end(store, cx.run_id, status, res.flips, res.best_rank, err, sizeof err) != DB_OK)
-            fprintf(stderr, "flipgraph search: %s: %s\n", db_path, err);
+        if (db_run_end(store, cx.run_id, status, res.flips, res.best_rank, err, sizeof err) != DB_OK) {
+            /* the schemes stored on the way stay; the run would read "running" (then
+             * "killed" once this process is gone, db runs) */
+            cli_error(CLI_INTERNAL, CMD, "the end of run %" PRId64 " (%s, best rank %d, %" PRIu64
+                      " flips) was NOT stored; the store keeps it marked running: %s",
+                      cx.run_id, status, res.best_rank, res.flips, err);
+            end_lost = true;
+        }
     }
     if (res.status == SEARCH_FAILED || res.status == SEARCH_BAD_PARAMS) {
         rc = cli_error(res.status == SEARCH_FAILED ? CLI_INTERNAL : CLI_USAGE, CMD, "%s", res.msg);
@@ -827,6 +873,8 @@ int cmd_search(int argc, char **argv)
            res.seconds > 0 ? (double)res.flips / res.seconds : 0.0);
     fflush(stdout);
     rc = res.status == SEARCH_REACHED ? CLI_OK : CLI_NEGATIVE;
+    if (end_lost) /* a store failure outweighs the search's answer */
+        rc = CLI_INTERNAL;
     search_result_free(&res);
 out:
     for (int i = 0; i < nstarts; i++)

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +178,10 @@ typedef struct sweep_ctx {
     bool quiet;
     bool db_failed;
     char fmtbuf[32];
+    /* progress reports come every engine_every seconds (often enough for the
+     * run's heartbeat in the store); a line is printed every print_every (0: none) */
+    double print_every, engine_every, next_print;
+    pthread_mutex_t mu; /* the store: improvements (walker threads) and progress (driver) */
 } sweep_ctx;
 
 static bool on_improved(void *ctx, const search_found *f)
@@ -190,13 +195,21 @@ static bool on_improved(void *ctx, const search_found *f)
         return true;
     char err[1024];
     db_provenance prov = {c->run_id, 0, "search", f->flips, f->seconds};
-    int64_t id;
-    bool existed;
+    int64_t id = 0;
+    bool existed = false;
+    pthread_mutex_lock(&c->mu);
     db_status st = db_insert_scheme(c->d, f->s, &prov, &id, &existed, err, sizeof err);
     if (st == DB_OK)
         st = db_run_improvement(c->d, c->run_id, f->seconds, f->rank, err, sizeof err);
+    pthread_mutex_unlock(&c->mu);
     if (st != DB_OK) {
-        cli_error(CLI_INTERNAL, CMD, "storing a scheme of %s: %s", c->fmtbuf, err);
+        if (existed || id)
+            cli_error(CLI_INTERNAL, CMD, "the %s rank-%d scheme found after %.1f s is stored (id "
+                      "%" PRId64 "), but not its entry in run %" PRId64 "'s improvement log: %s",
+                      c->fmtbuf, f->rank, f->seconds, id, c->run_id, err);
+        else
+            cli_error(CLI_INTERNAL, CMD, "the %s rank-%d scheme found after %.1f s was NOT "
+                      "stored: %s", c->fmtbuf, f->rank, f->seconds, err);
         c->db_failed = true;
         return false;
     }
@@ -206,6 +219,21 @@ static bool on_improved(void *ctx, const search_found *f)
 static void on_progress(void *ctx, const search_progress *pr)
 {
     sweep_ctx *c = ctx;
+    if (c->d) { /* the run's progress and heartbeat */
+        char err[1024];
+        pthread_mutex_lock(&c->mu);
+        db_status st = db_run_progress(c->d, c->run_id, pr->flips, pr->best_rank, err, sizeof err);
+        pthread_mutex_unlock(&c->mu);
+        if (st != DB_OK && !c->quiet)
+            fprintf(stderr, "flipgraph sweep: %s: recording progress: %s\n", c->fmtbuf, err);
+    }
+    if (c->quiet || c->print_every <= 0)
+        return;
+    if (c->engine_every != c->print_every) {
+        if (pr->seconds + 1e-3 < c->next_print)
+            return;
+        c->next_print = pr->seconds + c->print_every;
+    }
     char rec[32] = "?", rate[32];
     if (pr->record > 0)
         snprintf(rec, sizeof rec, "%d", pr->record);
@@ -425,8 +453,15 @@ int cmd_sweep(int argc, char **argv)
 
         sweep_ctx cx;
         memset(&cx, 0, sizeof cx);
+        pthread_mutex_init(&cx.mu, NULL);
         cx.d = d;
         cx.quiet = quiet;
+        search_params run_p = p; /* p is stored; the engine reports often enough for the heartbeat */
+        if (d && (run_p.progress_every <= 0 || run_p.progress_every > DB_RUN_HEARTBEAT_SECONDS))
+            run_p.progress_every = DB_RUN_HEARTBEAT_SECONDS;
+        cx.print_every = p.progress_every;
+        cx.engine_every = run_p.progress_every;
+        cx.next_print = p.progress_every;
         scheme_format_str(row->fmt, cx.fmtbuf);
         done = i + 1;
 
@@ -441,7 +476,7 @@ int cmd_sweep(int argc, char **argv)
                 from = "the database's best";
             }
             if (st != DB_OK && st != DB_NOT_FOUND) {
-                rc = cli_error(CLI_INTERNAL, CMD, "%s: %s", cx.fmtbuf, err);
+                rc = cli_error(cli_db_exit(st), CMD, "%s: --from-db: %s", cx.fmtbuf, err);
                 scheme_free(start);
                 break;
             }
@@ -452,7 +487,7 @@ int cmd_sweep(int argc, char **argv)
             db_status st = db_run_begin(d, &info, &cx.run_id, err, sizeof err);
             free(text);
             if (st != DB_OK) {
-                rc = cli_error(CLI_INTERNAL, CMD, "%s: recording the run: %s", cx.fmtbuf, err);
+                rc = cli_error(cli_db_exit(st), CMD, "%s: recording the run: %s", cx.fmtbuf, err);
                 scheme_free(start);
                 break;
             }
@@ -467,10 +502,10 @@ int cmd_sweep(int argc, char **argv)
             printf("\n");
             fflush(stdout);
         }
-        search_callbacks cb = {&cx, on_improved, quiet ? NULL : on_progress};
+        search_callbacks cb = {&cx, on_improved, on_progress};
         search_result res;
         const scheme *starts[1] = {start};
-        search_status ss = run_fn(&p, start ? starts : NULL, start ? 1 : 0, &cb, &res);
+        search_status ss = run_fn(&run_p, start ? starts : NULL, start ? 1 : 0, &cb, &res);
         scheme_free(start);
         row->start = res.start_rank;
         row->best = res.best_rank;
@@ -500,7 +535,9 @@ int cmd_sweep(int argc, char **argv)
             db_status st = db_run_end(d, cx.run_id, run_status, res.flips, res.best_rank, err,
                                       sizeof err);
             if (st != DB_OK) {
-                cli_error(CLI_INTERNAL, CMD, "%s: ending the run: %s", cx.fmtbuf, err);
+                cli_error(CLI_INTERNAL, CMD, "%s: the end of run %" PRId64 " (%s, best rank %d) was "
+                          "NOT stored; the store keeps it marked running: %s", cx.fmtbuf, cx.run_id,
+                          run_status, res.best_rank, err);
                 rc = CLI_INTERNAL;
             }
             int64_t id;
@@ -515,6 +552,7 @@ int cmd_sweep(int argc, char **argv)
             fflush(stdout);
         }
         search_result_free(&res);
+        pthread_mutex_destroy(&cx.mu);
         if (rc == CLI_INTERNAL)
             break;
     }

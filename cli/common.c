@@ -124,6 +124,7 @@ int cli_db_exit(db_status st)
     case DB_NOT_FLIPGRAPH:
     case DB_CORRUPT:
     case DB_NEWER:
+    case DB_MISUSE:
         return CLI_USAGE;
     case DB_BUSY:
     case DB_FULL:
@@ -194,8 +195,10 @@ static bool corpus_at(const char *option, char *buf, size_t len)
     char *slash = strrchr(exe, '/');
     if (slash)
         *slash = 0;
-    const char *cands[4][2] = {{"", "../shared/corpus"}, {exe, "/../../shared/corpus"},
-                               {exe, "/../shared/corpus"}, {"", "shared/corpus"}};
+    /* the repository's data/corpus: seen from the repository root, from a build
+     * folder inside it (build/flipgraph), or where CMake configured the source */
+    const char *cands[4][2] = {{"", "data/corpus"}, {exe, "/../data/corpus"},
+                               {exe, "/../../data/corpus"}, {"", FLIPGRAPH_SOURCE_DIR "/data/corpus"}};
     for (int i = 0; i < 4; i++) {
         if (cands[i][0] == exe && !exe[0])
             continue;
@@ -206,7 +209,7 @@ static bool corpus_at(const char *option, char *buf, size_t len)
             return true;
         }
     }
-    snprintf(buf, len, "../shared/corpus");
+    snprintf(buf, len, "data/corpus");
     return false;
 }
 
@@ -218,7 +221,7 @@ bool cli_find_corpus(const char *cmd, const char *option, char *buf, size_t len)
     return false;
 }
 
-/* SIGINT/SIGTERM during a search or sweep (issue 9): the first only asks the
+/* SIGINT/SIGTERM during a search or sweep (README.md, docs/search.md): the first only asks the
  * walkers to finish their batch (the run then stores, prints its summary and
  * exits with its usual code: 0 without a target, 1 when one was not met); a
  * second leaves at once by the signal's default action.  Nothing

@@ -1,4 +1,4 @@
-/* The text of a long run's output (issue 9, "While it runs"): the build line
+/* The text of a long run's output (README.md, docs/search.md): the build line
  * of the banner, the parameters as an aligned grid, and the progress table
  * (docs/search.md, "Progress output").
  *

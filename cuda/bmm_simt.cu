@@ -1,10 +1,10 @@
-// The inner layer on CUDA cores, in the style of seed 000 (section 3.10):
+// The inner layer on CUDA cores, in the style of Karppa, Kaski 2019 (section 3.10):
 // word operations only.  C[i][j] accumulates, 32 bits at a time, the word
 // a & b of row i of A and row j of Bt with one LOP3 (XOR for GF(2), OR for the
 // Boolean product: acc = acc ^ (a & b) or acc | (a & b)); at the end a single
 // popcount gives the parity (GF(2)) or the test for non-zero (Boolean).  No
 // per-bit masks and one LOP3 per 64 bit operations (32 AND + 32 XOR), the most
-// a CUDA core does (1.06e15 bit-ops/s measured on an H200, ../shared/device).
+// a CUDA core does (1.06e15 bit-ops/s measured on an H200, docs/device.md).
 //
 // A block computes a 128 x 128 tile of C with 256 threads, each an 8 x 8
 // register tile (rows ty + 16r, columns tx + 16c) so that both shared-memory

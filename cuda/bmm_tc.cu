@@ -1,10 +1,10 @@
 // The inner layer on bit tensor cores: C = A * Bt^T over GF(2) or Boolean.
 //
-// Seed 000 (section 3.10) ran the inner layer as word operations with warp
+// Karppa, Kaski 2019 (section 3.10) ran the inner layer as word operations with warp
 // shuffles; Hopper has bit tensor cores that do exactly AND + popcount:
 // mma.sync.m16n8k256.row.col.s32.b1.b1.s32.and.popc.  Over GF(2) an entry is
 // the parity of the popcount, for the Boolean product it is "popcount != 0"
-// (ARCHITECTURE.md, section 6).  No XOR-popc: Hopper emulates it.
+// (docs/gpu-runtime.md).  No XOR-popc: Hopper emulates it.
 //
 // A block computes a 128 x 256 tile of C with 8 warps (2 x 4), each warp a
 // 64 x 64 tile = 4 x 8 mma tiles, 128 s32 accumulators a thread.  K advances

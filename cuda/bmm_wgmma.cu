@@ -2,7 +2,7 @@
 // (sm_90a only), C = A * Bt^T over GF(2) (parity) or Boolean (non-zero).
 //
 // The same product as bmm_tc.cu, with the instruction that the measured
-// ceilings favour (../shared/device/NOTES.md: 1.5e16 bit-ops/s against 8.6e15
+// ceilings favour (docs/device.md: 1.5e16 bit-ops/s against 8.6e15
 // for mma.sync on an H100): a warpgroup multiplies a 64 x 256 tile by reading
 // both operands straight from shared memory through matrix descriptors, so no
 // fragments pass through registers and a thread holds only its 128 s32

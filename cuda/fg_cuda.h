@@ -24,7 +24,7 @@ int cuda_device_describe(char *buf, size_t len);
 /* Number of visible GPUs, 0 when none or not compiled in. */
 int cuda_device_count(void);
 
-/* ==== runtime: bit-matrix products on the GPU (issue 8) ======================
+/* ==== runtime: bit-matrix products on the GPU ================================
  * Owned by cuda/rt_*.cu and cuda/bmm_*.cu; docs/gpu-runtime.md.
  *
  * A bit matrix is row-major 64-bit words: bit c of row i is bit c%64 of word
@@ -39,7 +39,7 @@ enum { CUDA_BMM_GF2 = 0,   /* parity of popcount(AND) */
 /* Inner-layer kernels. */
 enum { CUDA_BMM_AUTO = -1, /* the fastest this GPU has (wgmma on Hopper) */
        CUDA_BMM_TC = 0,    /* bit tensor cores: mma.sync m16n8k256 b1 AND.popc */
-       CUDA_BMM_SIMT = 1,  /* CUDA cores: LOP3 AND/XOR (AND/OR) on words, seed 000's style */
+       CUDA_BMM_SIMT = 1,  /* CUDA cores: LOP3 AND/XOR (AND/OR) on words, as Karppa, Kaski 2019 */
        CUDA_BMM_WGMMA = 2, /* warpgroup tensor cores: wgmma m64n256k256 b1 AND.popc (sm_90a) */
        CUDA_BMM_KERNELS = 3 };
 
@@ -56,7 +56,7 @@ typedef struct cuda_rt_stats {
     double ms_upload, ms_pack, ms_expand, ms_inner, ms_compress, ms_unpack, ms_download;
     double ms_device;   /* pack + expand + inner + compress + unpack */
     double ms_total;    /* everything, transfers and allocations included */
-    int serial_levels;  /* levels run by the serial layer (seed 000, 3.8) */
+    int serial_levels;  /* levels run by the serial layer (Karppa, Kaski 2019, 3.8) */
     int parallel_levels;
     unsigned long long rows_pad, inner_pad, cols_pad; /* padded sizes used */
     double peak_bytes;  /* device memory held at once */
@@ -114,7 +114,7 @@ int cuda_rt_mem_info(size_t *free_bytes, size_t *total_bytes);
 const char *cuda_rt_last_error(void);
 /* ==== end runtime ============================================================ */
 
-/* ==== walk: flip-graph walks on the GPU, one warp per scheme (issue 5) ========
+/* ==== walk: flip-graph walks on the GPU, one warp per scheme ==================
  * Owned by cuda/walk*.cu (no-CUDA fallbacks in cuda/no_cuda.c); docs/gpu-walk.md.
  *
  * Terms are GF(2) words, three per term (a, b, c), the layout of scheme_term.
@@ -134,7 +134,7 @@ typedef struct cuda_walk_config {
     int cap;              /* most terms of a walker (plus transitions stop there); rounded up to 32 */
     int device;
     uint64_t seed;        /* every lane's random stream derives from it */
-    int rounds;           /* __match_any_sync rounds per step before giving up (k of seed 004) */
+    int rounds;           /* __match_any_sync rounds per step before giving up (k of the Flip-graph post) */
     int gen_max;          /* most terms sharing a factor tested for a dependent subset (2..5; 0: 5) */
     int check_pairs;      /* after a flip, test the two changed terms against all for a pair
                              sharing two factors, and reduce it at once */

@@ -13,7 +13,7 @@ int cuda_device_describe(char *buf, size_t len)
 }
 #endif
 
-/* ==== runtime (issue 8): without nvcc every call answers 3, "no GPU backend" ==== */
+/* ==== runtime: without nvcc every call answers 3, "no GPU backend" ==== */
 #if !FLIPGRAPH_HAVE_CUDA
 int cuda_rt_multiply(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
                      unsigned long long rows, unsigned long long inner, unsigned long long cols,
@@ -69,7 +69,7 @@ const char *cuda_rt_last_error(void) { return "no GPU backend in this build (bui
 #endif
 /* ==== end runtime ==== */
 
-/* ==== walk (issue 5): no GPU backend in this build ==== */
+/* ==== walk: no GPU backend in this build ==== */
 #if !FLIPGRAPH_HAVE_CUDA
 #include <string.h>
 

@@ -8,7 +8,7 @@
 
 #define RT_MAX_LEVELS 16
 
-// A mixed-radix block layout (seed 000, section 3.5): a rows x cols bit matrix
+// A mixed-radix block layout (Karppa, Kaski 2019, section 3.5): a rows x cols bit matrix
 // split d times; level l splits rows by rs[l] and columns by cs[l].  Block
 // (I, J) with digits (i_0..i_{d-1}), (j_0..j_{d-1}) (level 0 most significant)
 // sits at block index  sum over l of the digits i_0 j_0 i_1 j_1 ... in radices

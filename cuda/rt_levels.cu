@@ -1,5 +1,5 @@
-// Yates levels over bit-sliced words on the GPU (seed 000, sections 3.9 and
-// 3.11), and the block layouts around them (section 3.5).
+// Yates levels over bit-sliced words on the GPU (Karppa, Kaski 2019, sections
+// 3.9 and 3.11), and the block layouts around them (section 3.5).
 //
 // A level maps [P][a][L] to [P][h][L]: for each prefix p and each 16-byte unit
 // l of the rest, a thread loads the `na` inputs into registers, then writes

@@ -1,4 +1,4 @@
-// The GPU executor of a plan (seed 000, section 3): C = A * B over GF(2) with a
+// The GPU executor of a plan (Karppa, Kaski 2019, section 3): C = A * B over GF(2) with a
 // chain of schemes, or the cubic product (GF(2) or Boolean) on the inner layer.
 //
 // Layers, outermost first:
@@ -306,7 +306,7 @@ struct Exec {
         return Q;
     }
 
-    // The serial layer at depth l: one product h at a time (seed 000, 3.8).
+    // The serial layer at depth l: one product h at a time (Karppa, Kaski 2019, 3.8).
     uint64_t *serial(int l, uint64_t *T, uint64_t *S)
     {
         if (l == ds) return parallel(T, S, false);
@@ -496,7 +496,7 @@ extern "C" int cuda_rt_multiply(const cuda_rt_level *levels, int nlevels, int mo
     if (ds < 0) {
         char m[200];
         snprintf(m, sizeof m, "the product needs more than the GPU's %.1f GiB free even with every "
-                 "level serial (the host pipeline of seed 000, 3.16, is not built yet)",
+                 "level serial (the host pipeline of Karppa, Kaski 2019, 3.16, is not built yet)",
                  free_b / 1073741824.0);
         return say(err, errlen, 2, "%s", m);
     }

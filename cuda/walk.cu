@@ -1,6 +1,6 @@
 // The host side of the GPU walk: one walk object = W walkers on one device and
 // one stream, with two launches in flight so the host verifies and reseeds
-// while the GPU walks (issue 5; fg_cuda.h's walk block says the contract).
+// while the GPU walks (docs/gpu-walk.md; fg_cuda.h's walk block says the contract).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

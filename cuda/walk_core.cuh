@@ -1,5 +1,6 @@
-/* One warp walks one scheme on the flip graph over GF(2) (seed 004, "GPU-Accelerated
- * Search"; ARCHITECTURE.md sections 4-5).
+/* One warp walks one scheme on the flip graph over GF(2) (the Flip-graph post,
+ * "GPU-Accelerated Search", docs/references.md; moves as docs/search.md, the
+ * walk as docs/gpu-walk.md).
  *
  * Written once for two targets: the CUDA kernel (walk_kernel.cu, W = the warp
  * intrinsics) and the CPU emulator (walk_emu.cpp, W = 32 cooperating lane
@@ -9,15 +10,15 @@
  *
  * Lane t holds terms t, t+32, t+64, ... (slot k = term k*32+t).  A step:
  *   1. after a plateau of `plateau` steps without a rank drop: a plus
- *      transition (Arai et al.) on two random terms sharing no factor;
+ *      transition (Arai, Ichikawa, Hukushima 2024) on two random terms sharing no factor;
  *   2. every `mix_every` steps one full slot rotates across lanes, because two
  *      terms of one lane are never compared by __match_any_sync;
  *   3. up to `rounds` times: the warp agrees on a position x, every lane picks
  *      one of its terms at random, __match_any_sync on its factor at x; a mask
- *      of two or more lanes is a set of terms sharing x (seed 004);
+ *      of two or more lanes is a set of terms sharing x (Flip-graph post);
  *   4. the warp picks one such set M at random, up to 5 members; lanes 1..31
  *      each test one non-empty subset D of the members for factors at y (or z)
- *      that sum to zero (seed 004's generalized flip), one ballot decides: a
+ *      that sum to zero (the Flip-graph post's generalized flip), one ballot decides: a
  *      dependent subset is a reduction (search_reduce_dependent), else a flip
  *      of two random members (search_flip); while no term was dropped, the
  *      next set of the same match follows (up to kFlipsPerStep flips a step);
@@ -488,7 +489,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
         }
         idle = 0;
 
-        /* Several flips per step (seed 004's k rounds): the sets of one match
+        /* Several flips per step (the Flip-graph post's k rounds): the sets of one match
          * are disjoint, and a flip changes only two terms of its own set, so
          * while no term was dropped (positions unchanged) every other set is
          * still a set of terms sharing x; the next is taken with fresh random
@@ -512,7 +513,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
             }
             const int y = pos_y(x), z = pos_z(x);
             F myy = sel3(y, t), myz = sel3(z, t);
-            /* lane s tests the subset D = bits of s (seed 004: 31 lanes, 31
+            /* lane s tests the subset D = bits of s (Flip-graph post: 31 lanes, 31
              * subsets), summing the members' factors as they are broadcast */
             const uint32_t sub = (uint32_t)lane;
             const bool ok = sub != 0 && sub < (1u << cnt);

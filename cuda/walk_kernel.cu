@@ -13,7 +13,7 @@ namespace {
 
 const unsigned kFull = 0xffffffffu;
 
-// seed 004: flip candidates come from __match_any_sync (MATCH.ANY.U64), the
+// As in the Flip-graph post: flip candidates come from __match_any_sync (MATCH.ANY.U64), the
 // subset tests from ballots, the exchanges from shuffles.
 struct DevWarp {
     __device__ __forceinline__ int lane() const { return (int)(threadIdx.x & 31); }

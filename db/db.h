@@ -1,9 +1,9 @@
-/* db: the scheme store, one SQLite file (ARCHITECTURE.md section 7).
+/* db: the scheme store, one SQLite file (docs/db.md).
  *
  * A scheme row is inserted only after it verified (the insert re-verifies it);
  * the canonical hash is unique per ring.  Every row says where it came from.
  * Several processes may write one database at once (WAL, busy timeout,
- * BEGIN IMMEDIATE).  This is the interface; db/ implements it (issue 4).
+ * BEGIN IMMEDIATE).  This is the interface; db/ implements it.
  */
 #ifndef FLIPGRAPH_DB_H
 #define FLIPGRAPH_DB_H
@@ -25,13 +25,16 @@ typedef enum db_status {
     DB_NOT_FLIPGRAPH,/* a SQLite file of something else, or not SQLite at all */
     DB_CORRUPT,      /* SQLite reports corruption */
     DB_NEWER,        /* written by a newer schema version than this program knows */
-    DB_IO            /* any other failure */
+    DB_IO,           /* any other failure */
+    DB_MISUSE        /* the request itself is wrong (merging a database into itself, a
+                      * malformed FLIPGRAPH_DB_MAX_BYTES): nothing was done */
 } db_status;
 
 /* --db PATH, else $FLIPGRAPH_DB, else ./flipgraph.db */
 const char *db_default_path(const char *option);
 
-/* Opens (creating and migrating when create is true) a database. */
+/* Opens a database for writing (creating it when create is true; migrating
+ * an older one): db_open_ex with DB_OPEN_WRITE, plus DB_OPEN_CREATE. */
 db *db_open(const char *path, bool create, db_status *st, char *err, size_t errlen);
 void db_close(db *d);
 
@@ -76,20 +79,37 @@ db_status db_run_end(db *d, int64_t run_id, const char *status, uint64_t flips, 
 char *db_run_params(db *d, int64_t run_id, db_status *st, char *err, size_t errlen);
 
 /* ======================================================================
- * Extensions (issue 4).  Everything above keeps its meaning; see docs/db.md.
+ * Extensions.  Everything above keeps its meaning; see docs/db.md.
  * ====================================================================== */
 
 /* PRAGMA application_id of every flipgraph database: "FLGR" in ASCII.
  * PRAGMA user_version is the schema version; migrations bring older files
  * up to DB_SCHEMA_VERSION, newer ones are refused (DB_NEWER). */
 #define DB_APPLICATION_ID 0x464C4752
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 
 /* Flags of db_open_ex.  DB_OPEN_READONLY opens with SQLITE_OPEN_READONLY:
  * every change then fails with DB_READONLY (this works for root too, whom
- * file permissions do not stop). */
-enum { DB_OPEN_CREATE = 1u, DB_OPEN_READONLY = 2u };
+ * file permissions do not stop); files of an older schema version are read
+ * as they are (nothing is migrated).  DB_OPEN_WRITE: the caller means to
+ * write, so a file that can only be opened read-only is refused with
+ * DB_READONLY, and when the last `flipgraph db check` recorded in the file
+ * found problems, a warning goes to the warning handler (below).  Without
+ * DB_OPEN_READONLY the file is opened read-write where it can be, and
+ * FLIPGRAPH_DB_MAX_BYTES (a number of bytes), when set, caps every writable
+ * handle as db_set_max_bytes does (a quota; the tests fill the "disk" with
+ * it); a malformed value refuses the open with DB_MISUSE. */
+enum { DB_OPEN_CREATE = 1u, DB_OPEN_READONLY = 2u, DB_OPEN_WRITE = 4u };
 db *db_open_ex(const char *path, unsigned flags, db_status *st, char *err, size_t errlen);
+
+/* Where the store's warnings go (today one: a store whose last recorded
+ * `db check` found problems is opened for writing): "warning: MSG" on
+ * stderr by default (fn NULL); process-wide. */
+typedef void (*db_warning_fn)(void *ctx, const char *msg);
+void db_set_warning_handler(db_warning_fn fn, void *ctx);
+/* The schema version of the open file (older than DB_SCHEMA_VERSION only
+ * for a read-only handle on an old file). */
+int db_schema_version(const db *d);
 
 /* "ok", "invalid", "not found", ... for messages. */
 const char *db_status_name(db_status st);
@@ -165,7 +185,9 @@ typedef struct db_stats_info {
     int schema_version;
     int64_t schemes[2];      /* by ring */
     int64_t formats;
-    int64_t runs, runs_running, improvements;
+    int64_t runs, improvements;
+    int64_t runs_running;    /* marked running and not killed (db_run_row.effective) */
+    int64_t runs_killed;     /* marked running, their process gone */
     int64_t bytes;           /* page_count * page_size */
     char journal_mode[16];
 } db_stats_info;
@@ -182,7 +204,14 @@ typedef struct db_run_row {
     char host[128];
     char version[64];
     char started[32], ended[32]; /* ended "" while running */
-    char status[16];
+    char status[16];         /* as stored: running, finished, interrupted, failed */
+    char effective[16];      /* status, or "killed" when it says running and its
+                              * process is gone (db_run_gone) */
+    int64_t pid;             /* the process that ran it; 0: unknown (schema 1) */
+    int64_t pid_start;       /* its start time (/proc/PID/stat, clock ticks after boot); 0: unknown */
+    char boot_id[40];        /* the host's boot id when it started; "" unknown */
+    char heartbeat[32];      /* UTC of its last sign of life; "" unknown */
+    double heartbeat_age;    /* seconds since then; -1 unknown */
     uint64_t flips;
     int best_rank;           /* 0: none yet */
     int64_t schemes;         /* schemes stored with this run_id */
@@ -192,9 +221,20 @@ typedef bool (*db_run_fn)(void *ctx, const db_run_row *row);
 db_status db_list_runs(db *d, db_run_fn fn, void *ctx, char *err, size_t errlen);
 db_status db_run_get(db *d, int64_t run_id, db_run_row *row, char *err, size_t errlen);
 /* Records progress of a live run (flips so far, best rank; 0 keeps it) so that
- * a run killed without db_run_end still says how far it got. */
+ * a run killed without db_run_end still says how far it got; it is also the
+ * run's heartbeat (db_run_begin, db_run_improvement and db_run_end beat too).
+ * A live run writes progress at least every DB_RUN_HEARTBEAT_SECONDS. */
 db_status db_run_progress(db *d, int64_t run_id, uint64_t flips, int best_rank,
                           char *err, size_t errlen);
+#define DB_RUN_HEARTBEAT_SECONDS 60
+/* A run marked running whose process is gone: on this host (same host name),
+ * another boot, or its pid not alive (kill(pid, 0) fails with ESRCH, a
+ * zombie, or a live pid with another start time: reused); on another host, a
+ * heartbeat older than DB_RUN_STALE_SECONDS.  A row without pid or heartbeat
+ * (schema 1) is taken as alive.  db_list_runs and db_run_get fill
+ * row->effective with it ("killed"). */
+#define DB_RUN_STALE_SECONDS 900
+bool db_run_gone(const db_run_row *row);
 /* The improvement log of a run, oldest first (caller frees *out). */
 typedef struct db_improvement {
     double seconds;
@@ -214,6 +254,14 @@ typedef struct db_check_report {
 typedef void (*db_problem_fn)(void *ctx, int64_t scheme_id, const char *msg);
 db_status db_check(db *d, db_problem_fn fn, void *ctx, db_check_report *report,
                    char *err, size_t errlen);
+/* Records a check's verdict in the store (table checks): one row when it
+ * found problems, none when it was clean; opening for writing then warns
+ * (DB_OPEN_WRITE).  DB_READONLY on a read-only handle. */
+db_status db_record_check(db *d, const db_check_report *report, char *err, size_t errlen);
+/* The verdict recorded last: DB_NOT_FOUND when none (never checked, or the
+ * last check was clean). */
+db_status db_last_check(db *d, char at[32], int64_t *problems, bool *integrity_ok, char *err,
+                        size_t errlen);
 
 /* Takes every run and scheme of another database (opened read-only) into d:
  * runs matched by uid, schemes by hash, every scheme re-verified before it is

@@ -113,3 +113,61 @@ db_status db_check(db *d, db_problem_fn fn, void *ctx, db_check_report *report, 
     (void)errlen;
     return DB_OK;
 }
+
+/* ---- the verdict, kept in the store (table checks, schema 2) ---- */
+
+db_status db_record_check(db *d, const db_check_report *rep, char *err, size_t errlen)
+{
+    if (d->readonly)
+        return db__err(DB_READONLY, err, errlen, "%s: the database is read-only", d->path);
+    db_status res = db__begin(d, err, errlen);
+    if (res != DB_OK)
+        return res;
+    int rc = sqlite3_exec(d->h, "DELETE FROM checks", NULL, NULL, NULL);
+    if (rc == SQLITE_OK && rep->problems > 0) {
+        sqlite3_stmt *st;
+        rc = sqlite3_prepare_v2(d->h,
+                                "INSERT INTO checks (at, problems, integrity_ok) VALUES "
+                                "(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?1, ?2)", -1, &st, NULL);
+        if (rc == SQLITE_OK) {
+            sqlite3_bind_int64(st, 1, rep->problems);
+            sqlite3_bind_int(st, 2, rep->integrity_ok ? 1 : 0);
+            rc = sqlite3_step(st);
+            sqlite3_finalize(st);
+            if (rc == SQLITE_DONE)
+                rc = SQLITE_OK;
+        }
+    }
+    if (rc != SQLITE_OK) {
+        res = db__fail(d, rc, "recording the check's verdict", err, errlen);
+        db__rollback(d);
+        return res;
+    }
+    return db__commit(d, err, errlen);
+}
+
+db_status db_last_check(db *d, char at[32], int64_t *problems, bool *integrity_ok, char *err,
+                        size_t errlen)
+{
+    if (d->version < 2)
+        return db__err(DB_NOT_FOUND, err, errlen, "%s: no check recorded", d->path);
+    sqlite3_stmt *st;
+    int rc = db__prepare(d,
+                         "SELECT at, problems, integrity_ok FROM checks ORDER BY rowid DESC "
+                         "LIMIT 1", &st);
+    if (rc != SQLITE_OK)
+        return db__fail(d, rc, "reading the last check", err, errlen);
+    rc = db__step_first(d, st);
+    db_status res = DB_OK;
+    if (rc == SQLITE_ROW) {
+        db__col_text(st, 0, at, 32);
+        *problems = sqlite3_column_int64(st, 1);
+        *integrity_ok = sqlite3_column_int(st, 2) != 0;
+    } else if (rc == SQLITE_DONE) {
+        res = db__err(DB_NOT_FOUND, err, errlen, "%s: no check recorded", d->path);
+    } else {
+        res = db__fail(d, rc, "reading the last check", err, errlen);
+    }
+    sqlite3_finalize(st);
+    return res;
+}

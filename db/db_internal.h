@@ -12,6 +12,7 @@ struct db {
     bool readonly;
     bool immutable;    /* opened with immutable=1 (a WAL file in a folder we cannot write) */
     double busy_limit; /* seconds a write may wait for other writers */
+    int version;       /* the file's schema version once open (db_schema_version) */
     sqlite3_stmt *find, *insert; /* cached: inserts come in bursts */
 };
 
@@ -51,6 +52,8 @@ void db__col_text(sqlite3_stmt *st, int col, char *buf, size_t len);
 const char *db__ring_name(scheme_ring r);
 /* The version string db_set_program_version set. */
 const char *db__program_version(void);
+/* Passes a warning to the handler of db_set_warning_handler (stderr by default). */
+void db__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A scheme ready to store: checked, canonical bytes and hash (db_codec.c). */
 typedef struct db_prepared {

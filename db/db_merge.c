@@ -1,5 +1,5 @@
 /* Merging another database into this one (independent jobs of a cluster,
- * issue 9): runs are matched by their uid, schemes by ring and hash, and
+ * docs/db.md): runs are matched by their uid, schemes by ring and hash, and
  * every scheme taken is decoded and re-verified as if it were inserted.
  * Runs go in one transaction, schemes in batches of MERGE_BATCH: a merge
  * that stops half-way can be repeated and takes only what is missing. */
@@ -60,9 +60,15 @@ static db_status merge_runs(db *d, db *o, idmap *runs, db_merge_report *rep, cha
                             size_t errlen)
 {
     sqlite3_stmt *rd, *find = NULL, *ins = NULL, *imp_rd = NULL, *imp_ins = NULL;
+    /* the liveness columns of schema 2: NULL from a file of schema 1 */
     int rc = db__prepare(o,
-                         "SELECT id, uid, n, m, p, params, seed, backend, device, host, version, "
-                         "started, ended, status, flips, best_rank FROM runs ORDER BY id", &rd);
+                         o->version >= 2
+                             ? "SELECT id, uid, n, m, p, params, seed, backend, device, host, "
+                               "version, started, ended, status, flips, best_rank, pid, pid_start, "
+                               "boot_id, heartbeat FROM runs ORDER BY id"
+                             : "SELECT id, uid, n, m, p, params, seed, backend, device, host, "
+                               "version, started, ended, status, flips, best_rank, NULL, NULL, "
+                               "NULL, NULL FROM runs ORDER BY id", &rd);
     if (rc != SQLITE_OK)
         return db__fail(o, rc, "reading runs", err, errlen);
     db_status st = db__begin(d, err, errlen);
@@ -73,9 +79,10 @@ static db_status merge_runs(db *d, db *o, idmap *runs, db_merge_report *rep, cha
     if ((rc = sqlite3_prepare_v2(d->h, "SELECT id FROM runs WHERE uid = ?1", -1, &find, NULL)) ||
         (rc = sqlite3_prepare_v2(d->h,
                                  "INSERT INTO runs (uid, n, m, p, params, seed, backend, device, "
-                                 "host, version, started, ended, status, flips, best_rank) VALUES "
-                                 "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-                                 "?15)", -1, &ins, NULL)) ||
+                                 "host, version, started, ended, status, flips, best_rank, pid, "
+                                 "pid_start, boot_id, heartbeat) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                                 "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                                 -1, &ins, NULL)) ||
         (rc = sqlite3_prepare_v2(o->h,
                                  "SELECT seconds, rank FROM improvements WHERE run_id = ?1 "
                                  "ORDER BY rowid", -1, &imp_rd, NULL)) ||
@@ -103,7 +110,7 @@ static db_status merge_runs(db *d, db *o, idmap *runs, db_merge_report *rep, cha
             goto out;
         }
         sqlite3_reset(ins);
-        for (int i = 1; i <= 15; i++)
+        for (int i = 1; i <= 19; i++)
             sqlite3_bind_value(ins, i, sqlite3_column_value(rd, i));
         if ((frc = sqlite3_step(ins)) != SQLITE_DONE) {
             st = db__fail(d, frc, "merging runs", err, errlen);
@@ -209,7 +216,9 @@ db_status db_merge(db *d, const char *other_path, db_problem_fn fn, void *ctx,
     if (d->readonly)
         return db__err(DB_READONLY, err, errlen, "%s: the database is read-only", d->path);
     if (same_file(d->path, other_path))
-        return db__err(DB_IO, err, errlen, "%s: merging a database into itself", other_path);
+        return db__err(DB_MISUSE, err, errlen,
+                       "%s and %s are the same file: a database cannot be merged into itself",
+                       other_path, d->path);
     db_status st;
     db *o = db_open_ex(other_path, DB_OPEN_READONLY, &st, err, errlen);
     if (!o)

@@ -1,5 +1,6 @@
 /* Opening a database: is it ours, which schema version, WAL, migrations. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,15 @@ static bool is_fresh(const header *h) { return h->app == 0 && h->version == 0 &&
 static db_status judge(db *d, const header *h, bool create, char *err, size_t errlen)
 {
     if (h->app == DB_APPLICATION_ID) {
+        /* Our migrations set the id, the version and the tables in one
+         * transaction: tables at version 0 were not made by flipgraph (or by
+         * hand), and migrating would meet "table runs already exists". */
+        if (h->version <= 0 && h->objects > 0)
+            return db__err(DB_NOT_FLIPGRAPH, err, errlen,
+                           "%s: not a flipgraph database: it carries flipgraph's application_id, "
+                           "but schema version %d with tables present (%lld schema objects; "
+                           "flipgraph writes the version with its tables): refusing to touch it",
+                           d->path, h->version, (long long)h->objects);
         if (h->version > DB_SCHEMA_VERSION)
             return db__err(DB_NEWER, err, errlen,
                            "%s: written by a newer flipgraph (schema version %d; this program "
@@ -253,9 +263,42 @@ static db *fail_open(db *d, db_status code, db_status *st)
     return NULL;
 }
 
+/* FLIPGRAPH_DB_MAX_BYTES on a writable handle (db_open_ex). */
+static db_status apply_max_bytes(db *d, char *err, size_t errlen)
+{
+    const char *env = getenv("FLIPGRAPH_DB_MAX_BYTES");
+    if (!env || !*env)
+        return DB_OK;
+    char *end;
+    errno = 0;
+    long long v = strtoll(env, &end, 10);
+    if (end == env || *end || errno || v < 1)
+        return db__err(DB_MISUSE, err, errlen,
+                       "FLIPGRAPH_DB_MAX_BYTES='%s': expected a positive number of bytes", env);
+    return db_set_max_bytes(d, v, err, errlen);
+}
+
+/* The verdict of the last `db check`, when it found problems: a warning
+ * before anything is written (DB_OPEN_WRITE). */
+static void warn_if_checked_bad(db *d)
+{
+    char at[32], when[32];
+    int64_t problems;
+    bool integrity;
+    if (db_last_check(d, at, &problems, &integrity, NULL, 0) != DB_OK || problems <= 0)
+        return;
+    snprintf(when, sizeof when, "%.19s UTC", at);
+    if (strlen(when) > 10 && when[10] == 'T')
+        when[10] = ' ';
+    db__warn("%s: the last `flipgraph db check` (%s) found %lld problem%s%s; writing anyway",
+             d->path, when, (long long)problems, problems == 1 ? "" : "s",
+             integrity ? "" : " (SQLite's integrity check failed)");
+}
+
 db *db_open_ex(const char *path, unsigned flags, db_status *st, char *err, size_t errlen)
 {
     bool create = flags & DB_OPEN_CREATE, ro = flags & DB_OPEN_READONLY;
+    bool write = !ro && (flags & DB_OPEN_WRITE);
     if (err && errlen)
         err[0] = 0;
     if (!path || !*path) {
@@ -335,6 +378,10 @@ db *db_open_ex(const char *path, unsigned flags, db_status *st, char *err, size_
     db_status js = judge(d, &h, create && !d->readonly, err, errlen);
     if (js != DB_OK)
         return fail_open(d, js, st);
+    if (write && d->readonly) /* SQLite opened it read-only without a word */
+        return fail_open(d, db__err(DB_READONLY, err, errlen,
+                                    "%s: the database is read-only: the file or its folder is "
+                                    "not writable", path), st);
     if (!d->readonly) {
         db_status ws = set_wal(d, err, errlen);
         if (ws != DB_OK)
@@ -343,7 +390,10 @@ db *db_open_ex(const char *path, unsigned flags, db_status *st, char *err, size_
         db__exec(d, "PRAGMA synchronous = FULL");
     }
     db__exec(d, "PRAGMA foreign_keys = ON");
-    if (h.app != DB_APPLICATION_ID || h.version < DB_SCHEMA_VERSION) {
+    d->version = h.app == DB_APPLICATION_ID ? h.version : 0;
+    if (d->readonly && d->version >= 1) {
+        /* an older file, read as it is: the queries know every version */
+    } else if (h.app != DB_APPLICATION_ID || h.version < DB_SCHEMA_VERSION) {
         if (d->readonly)
             return fail_open(d, db__err(DB_READONLY, err, errlen,
                                         "%s: schema version %d must be migrated to %d, but the "
@@ -352,15 +402,26 @@ db *db_open_ex(const char *path, unsigned flags, db_status *st, char *err, size_
         db_status ms = migrate(d, create, err, errlen);
         if (ms != DB_OK)
             return fail_open(d, ms, st);
+        d->version = DB_SCHEMA_VERSION;
     }
+    if (!d->readonly) {
+        /* after the migration: a quota must not keep a file from being brought up */
+        db_status ls = apply_max_bytes(d, err, errlen);
+        if (ls != DB_OK)
+            return fail_open(d, ls, st);
+    }
+    if (write)
+        warn_if_checked_bad(d);
     if (st)
         *st = DB_OK;
     return d;
 }
 
+int db_schema_version(const db *d) { return d->version; }
+
 db *db_open(const char *path, bool create, db_status *st, char *err, size_t errlen)
 {
-    return db_open_ex(path, create ? DB_OPEN_CREATE : 0, st, err, errlen);
+    return db_open_ex(path, DB_OPEN_WRITE | (create ? DB_OPEN_CREATE : 0), st, err, errlen);
 }
 
 void db_close(db *d)
@@ -385,3 +446,27 @@ void db_set_program_version(const char *version)
 }
 
 const char *db__program_version(void) { return program_version; }
+
+/* ---- warnings ---- */
+
+static db_warning_fn warning_fn;
+static void *warning_ctx;
+
+void db_set_warning_handler(db_warning_fn fn, void *ctx)
+{
+    warning_fn = fn;
+    warning_ctx = ctx;
+}
+
+void db__warn(const char *fmt, ...)
+{
+    char msg[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (warning_fn)
+        warning_fn(warning_ctx, msg);
+    else
+        fprintf(stderr, "warning: %s\n", msg);
+}

@@ -218,6 +218,13 @@ static db_status count(db *d, const char *sql, int64_t *out, char *err, size_t e
     return rc == SQLITE_ROW ? DB_OK : db__fail(d, rc, "counting", err, errlen);
 }
 
+static bool count_killed(void *ctx, const db_run_row *r)
+{
+    if (!strcmp(r->effective, "killed"))
+        ++*(int64_t *)ctx;
+    return true;
+}
+
 db_status db_stats(db *d, db_stats_info *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -240,6 +247,11 @@ db_status db_stats(db *d, db_stats_info *out, char *err, size_t errlen)
         (st = count(d, "PRAGMA page_size", &psize, err, errlen)))
         return st;
     out->bytes = pages * psize;
+    /* "running" as stored, less the runs whose process is gone (db_run_gone) */
+    if (out->runs_running > 0 &&
+        (st = db_list_runs(d, count_killed, &out->runs_killed, err, errlen)) != DB_OK)
+        return st;
+    out->runs_running -= out->runs_killed;
     sqlite3_stmt *s;
     if (d->immutable)
         snprintf(out->journal_mode, sizeof out->journal_mode, "immutable");

@@ -56,6 +56,21 @@ const db_migration db_migrations[] = {
      "  rank      INTEGER NOT NULL\n"
      ");\n"
      "CREATE INDEX improvements_by_run ON improvements (run_id, seconds);\n"},
+    {2,
+     /* Is a run that says "running" still alive?  Its process (host is
+      * there already), when that process started, the boot, and its last
+      * sign of life (db_run_gone).  NULL in rows of schema 1. */
+     "ALTER TABLE runs ADD COLUMN pid INTEGER;\n"
+     "ALTER TABLE runs ADD COLUMN pid_start INTEGER;\n"  /* /proc/PID/stat starttime */
+     "ALTER TABLE runs ADD COLUMN boot_id TEXT;\n"       /* /proc/sys/kernel/random/boot_id */
+     "ALTER TABLE runs ADD COLUMN heartbeat TEXT;\n"     /* UTC, like started */
+     /* The verdict of the last `flipgraph db check` that found problems
+      * (none when the last one was clean): writers warn while it is there. */
+     "CREATE TABLE checks (\n"
+     "  at           TEXT NOT NULL,\n"
+     "  problems     INTEGER NOT NULL,\n"
+     "  integrity_ok INTEGER NOT NULL\n"
+     ");\n"},
 };
 
 const int db_migration_count = (int)(sizeof db_migrations / sizeof *db_migrations);

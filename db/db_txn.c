@@ -68,6 +68,7 @@ const char *db_status_name(db_status st)
     case DB_CORRUPT: return "corrupt database";
     case DB_NEWER: return "newer schema";
     case DB_IO: return "I/O or internal error";
+    case DB_MISUSE: return "bad request";
     }
     return "unknown status";
 }

@@ -10,7 +10,7 @@
 
 #include "../schemes/scheme.h"
 
-/* ---- scheme writers (issue 6) ---- */
+/* ---- scheme writers (docs/export.md) ---- */
 
 /* Every format `flipgraph export --to` knows; docs/export.md describes each. */
 typedef enum export_format {
@@ -19,7 +19,7 @@ typedef enum export_format {
     EXPORT_M,       /* Mathematica nested lists, as in the corpus */
     EXPORT_NATIVE,  /* flipgraph's own (scheme_write_native) */
     EXPORT_JSON,    /* the schema of docs/export.md */
-    EXPORT_BB,      /* Benson-Ballard / Huang U, V, W coefficient file (seed 003, ch. 4) */
+    EXPORT_BB,      /* Benson-Ballard / Huang U, V, W coefficient file (Huang 2018, ch. 4) */
     EXPORT_TEX,     /* the terms as a LaTeX longtable */
     EXPORT_MD,      /* the terms as a Markdown table */
     EXPORT_C,       /* a C11 straight-line program (uint64_t over GF(2), double over Z) */
@@ -84,7 +84,7 @@ const char *export_bb_filename(const scheme *s, const char *name, char *buf, siz
 /* ---- straight-line programs for the C writer ----
  * One side of a scheme as linear forms: outputs y_o = sum_v coef * x_v over the
  * inputs and over temporaries t = x + sign*y that the greedy pair elimination
- * (Paar's algorithm; Benson-Ballard's subexpr_elim, seed 003 ref. [9]) shares
+ * (Paar 1997; Benson-Ballard's subexpr_elim of fast-matmul, Benson, Ballard 2015) shares
  * between forms.  Variables 0..nin-1 are the inputs, nin+k the k-th op's result. */
 typedef struct export_slp_op {
     int x, y;  /* operands (variables) */
@@ -135,18 +135,18 @@ typedef struct export_c_program {
 bool export_c_program_build(const scheme *s, bool cse, export_c_program *prog);
 void export_c_program_free(export_c_program *prog);
 
-/* ---- the runtime's plan (issue 7) ----
+/* ---- the runtime's plan (docs/runtime.md) ----
  *
  * A plan multiplies A (rows x inner) by B (inner x cols) over GF(2), or as
- * Boolean matrices, with a chain of schemes, one per level (seed 000, sections
- * 2.5-2.6): C = (zeta_1 x .. x zeta_d)((xi_1 x .. x xi_d) A . (eta_1 x .. x eta_d) B).
+ * Boolean matrices, with a chain of schemes, one per level (Karppa, Kaski 2019,
+ * sections 2.5-2.6): C = (zeta_1 x .. x zeta_d)((xi_1 x .. x xi_d) A . (eta_1 x .. x eta_d) B).
  * It is plain data (fixed-width integers and flat arrays, no pointers into
  * schemes) so that a GPU executor can copy it to the device as it is; the CPU
  * executor (runtime/) is the reference.  docs/runtime.md describes the layout
  * of the operands between the levels.
  *
  * Level l (0 = outermost) uses a scheme <s,t,u> of rank r (s,t,u = n,m,p):
- *   xi   r x (s*t):   xi[h*s*t + i*t + j]   = a_h[i,j]  (A side, "alpha" of seed 000)
+ *   xi   r x (s*t):   xi[h*s*t + i*t + j]   = a_h[i,j]  (A side, "alpha" of Karppa, Kaski 2019)
  *   eta  r x (t*u):   eta[h*t*u + j*u + k]  = b_h[j,k]  (B side)
  *   zeta (s*u) x r:   zeta[(i*u + k)*r + h] = c_h[k,i]  (product side; c is transposed)
  * as 0/1 bytes, and as int8 over Z when the scheme's integer coefficients
@@ -199,7 +199,7 @@ typedef struct export_plan {
     uint64_t words_a, words_b, words_q;
     double peak_bytes;
     /* Predicted bit operations (GF(2): one XOR or AND of two bits is one; the
-     * inner layer counts bs*bu*(2*bt-1) per product as seed 000 does). */
+     * inner layer counts bs*bu*(2*bt-1) per product as Karppa, Kaski 2019 do). */
     double ops_expand_a, ops_expand_b, ops_inner, ops_compress, ops_total;
     double ops_effective; /* 2*r*i*c - r*c of the unpadded cubic product */
 } export_plan;
@@ -207,7 +207,7 @@ typedef struct export_plan {
 /* Builds the size-free part: per level the coefficient matrices, the Z check and
  * the three programs.  chain[l] is the scheme of level l (outermost first; any
  * ring: GF(2) uses its words), names[l] may be NULL.  The matrices are checked
- * against the triple product property (seed 000, (19)) over GF(2): a chain that
+ * against the triple product property (Karppa, Kaski 2019, (19)) over GF(2): a chain that
  * fails is refused with a message naming the level.  levels may be 0 (cubic).
  * false with a message in err (the plan is then freed). */
 bool export_plan_init(export_plan *p, const scheme *const *chain, const char *const *names,

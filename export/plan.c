@@ -1,6 +1,6 @@
 /* The runtime's plan: a chain of schemes as the data Yates's algorithm runs on.
  *
- * Seed 000, section 2.5: a scheme <s,t,u> of rank r is a triple (zeta | xi, eta)
+ * Karppa, Kaski 2019, section 2.5: a scheme <s,t,u> of rank r is a triple (zeta | xi, eta)
  * with the triple product property (19); Kronecker products of such triples
  * multiply (s1 s2 ..) x (t1 t2 ..) by (t1 t2 ..) x (u1 u2 ..) matrices (24), and
  * Yates's algorithm (30) applies the Kronecker factors one level at a time.  This

@@ -1,9 +1,9 @@
 /* Straight-line programs over GF(2) for the levels of a plan.
  *
  * Each level of Yates's algorithm multiplies many vectors by one small 0/1
- * matrix (seed 000, (30)-(32)); its cost is the number of additions of a
+ * matrix (Karppa, Kaski 2019, (30)-(32)); its cost is the number of additions of a
  * straight-line program for that matrix, so the plan shares common
- * subexpressions.  The method is Paar's greedy pair elimination: while some row
+ * subexpressions.  The method is Paar's greedy pair elimination (Paar 1997): while some row
  * has two or more variables, take the pair of variables that occurs together in
  * the most rows, make it a new variable, and substitute it.  Ties matter, so a
  * few seeded tie-breaks are tried and the shortest program kept; the result is

@@ -1,12 +1,12 @@
 /* Straight-line programs for linear forms, with shared subexpressions.
  *
  * Each side of a bilinear scheme is a matrix-vector product by a small
- * constant matrix (seed 000, section 2.6: the P_l additions of a straight-line
+ * constant matrix (Karppa, Kaski 2019, section 2.6: the P_l additions of a straight-line
  * program for xi, eta, zeta).  Written form by form it costs nnz - 1 additions
  * per form; pairs x_i + x_j that occur in several forms are computed once.
  * The greedy choice (repeatedly share the pair that occurs in the most forms) is
- * Paar's algorithm for XOR networks and what Benson-Ballard's fast-matmul does in
- * codegen/subexpr_elim.py (seed 003, ref. [9]); over Z a pair is shared when
+ * Paar's algorithm for XOR networks (Paar 1997) and what Benson-Ballard's
+ * fast-matmul does in codegen/subexpr_elim.py (Benson, Ballard 2015); over Z a pair is shared when
  * its two coefficients agree up to one common factor and a sign
  * (c x_i + c s x_j = c (x_i + s x_j), s = +-1).  Each share saves count - 1
  * additions.  Not optimal (that is NP-hard) but good and deterministic. */

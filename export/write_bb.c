@@ -1,6 +1,7 @@
 /* The U, V, W coefficient file of Benson-Ballard's fast-matmul code generator
  * (github arbenson/fast-matmul, codegen/algorithms/) and of Huang's fmm-gen
- * (github flame/fmm-gen, meta/algorithms/, the same files), seed 003 chapter 4:
+ * (github flame/fmm-gen, meta/algorithms/, the same files), Huang 2018 chapter 4
+ * (docs/references.md):
  *
  *     M_r = (sum_i u_ir A_i) x (sum_j v_jr B_j),   C_p += w_pr M_r,
  *

@@ -1,6 +1,6 @@
 /* The CPU executor over GF(2) (and the cubic Boolean product).
  *
- * Seed 000, sections 2.6 and 3.9-3.11, breadth first: the operands are padded
+ * Karppa, Kaski 2019, sections 2.6 and 3.9-3.11, breadth first: the operands are padded
  * and permuted into blocks (layout.c), each expanding level turns the s*t input
  * runs of every application into r output runs with the level's straight-line
  * program, the inner layer multiplies the R pairs of blocks with the table

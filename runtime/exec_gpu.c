@@ -1,5 +1,5 @@
 /* The GPU backend of `flipgraph multiply`: the plan's levels handed to the
- * CUDA executor (cuda/, issue 8), which runs the same plan and layout of
+ * CUDA executor (cuda/, docs/gpu-runtime.md), which runs the same plan and layout of
  * docs/runtime.md on the device.  Without nvcc, or without a visible GPU, it
  * says so: the CPU executor is the reference. */
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* The Boolean product with scheme levels: integers through the levels.
  *
  * Over the Boolean semiring there is no subtraction, so a scheme cannot be
- * applied to bits directly (seed 000, section 3.18 uses the cubic method).  A
+ * applied to bits directly (Karppa, Kaski 2019, section 3.18, use the cubic method).  A
  * scheme valid over Z computes the integer product A B exactly; its entries lie
  * in 0 .. inner, so the product modulo 2^32 determines them whenever inner is
  * below 2^32, and the Boolean product is "entry not zero".  Arithmetic modulo

@@ -5,7 +5,7 @@
  * addition from a smaller one); then each row of A adds 8 table entries into
  * its row of C.  So one word of A costs 8 vector additions, against 64 with the
  * row-by-row product.  For blocks of few rows, where building 255-entry tables
- * does not pay, 16 tables of 4-bit chunks are used instead.  Seed 000 (section 3.10) does the inner layer with
+ * does not pay, 16 tables of 4-bit chunks are used instead.  Karppa, Kaski 2019 (section 3.10) do the inner layer with
  * word-parallel AND and popcount instead; on a CPU the table method moves less
  * data (it needs no transpose and reads each word of A once per panel).
  * Two word columns are done per pass over the rows, halving the traffic of C.

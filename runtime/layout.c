@@ -1,4 +1,4 @@
-/* The interleaved block order of seed 000 (section 3.5, (51)-(52)): an operand
+/* The interleaved block order of Karppa, Kaski 2019 (section 3.5, (51)-(52)): an operand
  * split into S x T blocks by the levels is stored block by block in the order of
  * the digits (i_0 j_0 i_1 j_1 ... i_{d-1} j_{d-1}), so that level l acts on
  * contiguous runs of words: the s_l t_l inputs of one application of its matrix

@@ -9,7 +9,7 @@
 /* Block offsets of one operand: the block in block-row I and block-column J
  * (I, J in mixed radix over the levels, level 0 most significant) sits at block
  * index off_row[I] + off_col[J] of the interleaved order (x_0 y_0 x_1 y_1 ...),
- * seed 000 (51)-(52). */
+ * Karppa, Kaski 2019, (51)-(52). */
 typedef struct rt_layout {
     uint64_t nrow, ncol; /* S and T (A), T and U (B), S and U (C) */
     uint64_t *off_row, *off_col;
@@ -22,7 +22,7 @@ void rt_layout_free(rt_layout *lay);
 /* Level l of a pass through the levels applies its matrix left times (the
  * product of the ranks of the levels above it), each time to runs of right
  * blocks (the product of the levels below it of s*t on side EXPORT_PLAN_XI,
- * t*u on _ETA, s*u on _ZETA): seed 000 (30)-(32) in the layout above. */
+ * t*u on _ETA, s*u on _ZETA): Karppa, Kaski 2019, (30)-(32), in the layout above. */
 uint64_t rt_level_left(const export_plan *p, int l);
 uint64_t rt_level_right(const export_plan *p, int l, int side);
 

@@ -1,11 +1,12 @@
-/* runtime: bit matrices, their files, and the plan executor (seed 000).
+/* runtime: bit matrices, their files, and the plan executor (Karppa, Kaski 2019;
+ * docs/references.md).
  *
  * A bit matrix is rows x cols bits stored row by row, each row a whole number of
  * 64-bit words (bit c of a row is bit c%64 of word c/64); bits past cols are
  * always zero.  The executor multiplies two of them with a plan (export/export.h):
  * pad and permute the operands into blocks, expanding Yates levels, products of
  * blocks with a word-level kernel, compressing levels, permute back.  This CPU
- * executor is the reference that a GPU executor (issue 8) is checked against;
+ * executor is the reference that a GPU executor (cuda/) is checked against;
  * docs/runtime.md gives the file formats and the layout between the levels.
  */
 #ifndef FLIPGRAPH_RUNTIME_H
@@ -141,7 +142,7 @@ rt_status rt_execute(const export_plan *plan, const rt_matrix *A, const rt_matri
 /* The Boolean path with levels (integers); rt_execute calls it. */
 rt_status rt_execute_z(const export_plan *plan, const rt_matrix *A, const rt_matrix *B,
                        rt_matrix *C, int threads, rt_stats *stats, char *err, size_t errlen);
-/* The same on GPU 0 through the CUDA executor (cuda/fg_cuda.h, issue 8): the
+/* The same on GPU 0 through the CUDA executor (cuda/fg_cuda.h, docs/gpu-runtime.md): the
  * cubic Boolean product or GF(2) with any chain.  RT_EBACKEND with a message
  * when the build has no CUDA or no GPU is visible. */
 rt_status rt_execute_gpu(const export_plan *plan, const rt_matrix *A, const rt_matrix *B,

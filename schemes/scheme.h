@@ -3,7 +3,7 @@
  * A format <n,m,p> multiplies an n x m matrix A by an m x p matrix B.  A term is
  * three factors (a, b, c): a is n x m, b is m x p, c is p x n (the *transposed*
  * product position, the cyclic convention of every published format, see
- * ../shared/corpus/README.md):
+ * data/corpus/CONVENTIONS.md and docs/formats.md):
  *
  *     sum_r a_r[i,j] b_r[j',k] c_r[k',i'] = [j=j'][k=k'][i=i'].
  *
@@ -169,9 +169,21 @@ bool scheme_write_cb(void *ctx, FILE *f);
 
 /* ---- small shared utilities ------------------------------------------ */
 
-/* Writes a file whole or not at all: to PATH.tmp.PID, fsync, rename.
- * write_fn(ctx, f) returns false on failure.  "-" writes to stdout.
- * false with errno (and a message in err) on failure; nothing is left behind. */
+/* Writes what write_fn(ctx, f) produces (false on failure) to PATH, which the
+ * user named (every -o goes through here), replacing nothing that is not a
+ * file of ours to replace:
+ *  - "-": standard output.
+ *  - absent or a regular file: whole or not at all, through a uniquely named
+ *    temporary beside it (O_EXCL), fsync, rename.  An existing file keeps its
+ *    mode and, where the process may set them, its owner and group; a new
+ *    file gets 0666 & ~umask, as fopen would give it.
+ *  - a symlink (a chain, relative or dangling): the file it finally names is
+ *    written by these rules, the link itself is left as it is.
+ *  - a character or block device or a FIFO: opened O_WRONLY (no create, no
+ *    truncate, no rename) and written in place; a FIFO waits for a reader.
+ *  - a directory, a socket, anything else: refused ("PATH: is a directory").
+ * false with errno and a message naming PATH and the reason in err on
+ * failure; no temporary is left behind. */
 bool scheme_write_file_atomic(const char *path, bool (*write_fn)(void *ctx, FILE *f),
                               void *ctx, char *err, size_t errlen);
 /* Reads a whole file (at most max bytes) into a malloc'd NUL-terminated buffer. */

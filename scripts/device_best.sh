@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Best rank after a fixed time for several formats (issue 5: "best rank after 2
-# and 10 minutes for <5,5,5>, <4,4,5> and <4,5,5>"), one format per visible GPU
+# Best rank after a fixed time for several formats (the GPU walk's measure:
+# best rank after 2 and 10 minutes for <5,5,5>, <4,4,5> and <4,5,5>; docs/gpu-walk.md,
+# bench/RESULTS.md), one format per visible GPU
 # at once: on a 4-GPU machine the three 10-minute runs fit one call.  With
 # fewer GPUs than formats, each GPU runs its share one after the other.
 #

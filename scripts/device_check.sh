@@ -4,8 +4,8 @@
 # <3,3,3>:23 with every scheme verified and stored, and `multiply --backend gpu`
 # against `--backend cpu`.  The short table is printed last; the log is kept
 # in $OUT/device_check.log.  Carry deps/ (the SQLite/xxHash -dev packages,
-# ../shared/device/NOTES.md) and deps/gpuwalk-corpus (the corpus files the
-# checks read, since ../shared does not travel).
+# docs/device.md); the corpus files the checks read are in the repository
+# (data/corpus) and travel with the tree.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
@@ -26,8 +26,7 @@ step configure cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DFLIPGRAPH_CUDA_ARCH
   -DSQLite3_INCLUDE_DIR=$DEPS/usr/include -DSQLite3_LIBRARY="$SQLITE_LIB" -DXXHASH_INCLUDE_DIR=$DEPS/usr/include
 step build cmake --build $B -j"$(nproc)" --target flipgraph gpu_walk gpu_runtime
 export FLIPGRAPH_BIN=$PWD/$B/flipgraph
-export FLIPGRAPH_CORPUS=$PWD/../shared/corpus
-[ -d "$FLIPGRAPH_CORPUS" ] || export FLIPGRAPH_CORPUS=$PWD/deps/gpuwalk-corpus
+export FLIPGRAPH_CORPUS=$PWD/data/corpus
 F=$B/flipgraph
 step "flipgraph version sees a GPU" bash -c "$F version | tee -a $LOG | grep -q 'gpu visible: NVIDIA'"
 step "tests/gpu_walk" bash -c "$B/gpu_walk 2>&1 | tail -3 | tee -a $LOG | grep -E '^[0-9]+ passed, 0 failed'"

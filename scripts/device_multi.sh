@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Several GPUs (issue 9) on the GPU machine in one call: build, checks, then
-# the search on --devices 0 against --devices 0,1 (the 2-GPU machine); a short
-# table last, the full log in $OUT/device_multi.log (OUT defaults to out/).
+# Several GPUs (docs/gpu-walk.md, "Several GPUs") on the GPU machine in one
+# call: build, checks, then the search on --devices 0 against --devices 0,1
+# (the 2-GPU machine); a short table last, the full log in $OUT/device_multi.log
+# (OUT defaults to out/).
 #
 # Usage: scripts/device_multi.sh [PHASE...]
 #   check   tests/gpu_walk (the multi-set checks: GPU 0 twice, 0,1 where two are)
@@ -13,8 +14,8 @@
 #   (default: check flips ttr best)
 # DEVICES: the list compared with GPU 0 alone (default: every visible GPU, "0,1" on
 # the 2-GPU machine; "0,0" on a one-GPU machine: two walker sets on one GPU).
-# Carry deps/ (the SQLite/xxHash -dev packages; ../shared/device/NOTES.md) and
-# deps/gpuwalk-corpus (the corpus the checks read).
+# Carry deps/ (the SQLite/xxHash -dev packages; docs/device.md); the corpus the
+# checks read is data/corpus, in the tree.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -43,11 +44,7 @@ echo "== device_multi: $(date -u +%FT%TZ), phases: $PHASES, GPU 0 vs GPUs $DEVIC
 echo "== host $(hostname), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>/dev/null
 git rev-parse --short=12 HEAD 2>/dev/null || true
-if [ -d ../shared/corpus ]; then
-  export FLIPGRAPH_CORPUS=$(cd ../shared/corpus && pwd)
-else
-  export FLIPGRAPH_CORPUS=$ROOT/deps/gpuwalk-corpus
-fi
+export FLIPGRAPH_CORPUS=$ROOT/data/corpus
 
 # ---- build ------------------------------------------------------------------
 CMAKE_ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90a)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU runtime (issue 8) on the device machine in one call: build, the
+# The GPU runtime (docs/gpu-runtime.md) on the device machine in one call: build, the
 # differential tests, one compute-sanitizer run, the SASS check, benchmarks and
 # a short profile; the short table is printed last, the full log is kept.
 #
@@ -7,7 +7,7 @@
 #
 # The device lacks the SQLite and xxHash headers: carry the git-ignored deps/
 # folder (apt-get download libsqlite3-dev libxxhash-dev) and they are unpacked
-# under /tmp/deps (../shared/device/NOTES.md).  Results go to $OUT (the device
+# under /tmp/deps (docs/device.md).  Results go to $OUT (the device
 # tool's folder) or out/device_multiply.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -48,11 +48,8 @@ step "build" 300 cmake --build $B -j"$(nproc)" --target gpu_runtime bench_gpu_mu
 # flipgraph itself only where it builds now (other modules are in flux).
 step "build flipgraph" 200 cmake --build $B -j"$(nproc)" --target flipgraph
 
-export FLIPGRAPH_CORPUS=$PWD/../shared/corpus
-[ -d "$FLIPGRAPH_CORPUS" ] || export FLIPGRAPH_CORPUS=$PWD/shared/corpus
-# The device gets the checkout only: carry out/gpurt-corpus (a copy of the
-# corpus files the checks read) when ../shared is not there.
-[ -d "$FLIPGRAPH_CORPUS" ] || export FLIPGRAPH_CORPUS=$PWD/out/gpurt-corpus
+# the corpus is in the repository (data/corpus), so it travels with the checkout
+export FLIPGRAPH_CORPUS=$PWD/data/corpus
 
 say "SASS: bit tensor-core instructions in the inner kernel"
 for o in bmm_tc bmm_wgmma; do

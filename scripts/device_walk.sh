@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU walk (issue 5) on the GPU machine in one go: build, checks, benchmarks,
+# The GPU walk (docs/gpu-walk.md) on the GPU machine in one go: build, checks, benchmarks,
 # a short table last; the full log in $OUT/device_walk.log (OUT defaults to out/).
 #
 # Usage: scripts/device_walk.sh [PHASE...]
@@ -21,7 +21,7 @@
 # (cuda/walk_emu.cpp) and run it quickly here; no GPU needed.
 #
 # The GPU machine has no SQLite/xxHash headers: the Debian -dev packages in
-# deps/ (git-ignored; carry them) are unpacked to /tmp/fgdeps (../shared/device/NOTES.md).
+# deps/ (git-ignored; carry them) are unpacked to /tmp/fgdeps (docs/device.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -46,11 +46,7 @@ SUMMARY=$OUT/device_walk.summary
 : > "$SUMMARY"
 note() { echo "$*" | tee -a "$SUMMARY" >/dev/null; echo "$*"; }
 
-if [ -d ../shared/corpus ]; then
-  export FLIPGRAPH_CORPUS=${FLIPGRAPH_CORPUS:-$(cd ../shared/corpus && pwd)}
-else
-  export FLIPGRAPH_CORPUS=${FLIPGRAPH_CORPUS:-$ROOT/deps/gpuwalk-corpus}
-fi
+export FLIPGRAPH_CORPUS=${FLIPGRAPH_CORPUS:-$ROOT/data/corpus}
 
 if [ "${1:-}" = "--emulate" ]; then
   B=${BUILD_DIR:-$ROOT/build-gpuwalk-emu}

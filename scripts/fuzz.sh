@@ -3,14 +3,14 @@
 #   scripts/fuzz.sh [SECONDS]        (default 60; run it under `nice -n 19` on a shared box)
 # Not part of the normal build or CI: it compiles schemes/*.c directly with
 # clang (-fsanitize=fuzzer,address,undefined).  The seed corpus is every file of
-# $FLIPGRAPH_CORPUS (default ../shared/corpus) plus tests/fuzz/seeds/; new
-# inputs go to $FUZZ_DIR/corpus, crashes to $FUZZ_DIR/artifacts (FUZZ_DIR
-# defaults to build-fuzz/).  Replay one:  build-fuzz/fuzz_read FILE
+# $FLIPGRAPH_CORPUS (the scheme corpus; data/corpus is the repository's copy)
+# plus tests/fuzz/seeds/; new inputs go to $FUZZ_DIR/corpus, crashes to
+# $FUZZ_DIR/artifacts (FUZZ_DIR defaults to build-fuzz/).  Replay one:  build-fuzz/fuzz_read FILE
 set -euo pipefail
 secs=${1:-60}
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${FUZZ_DIR:-$root/build-fuzz}
-corpus=${FLIPGRAPH_CORPUS:-$root/../shared/corpus}
+corpus=${FLIPGRAPH_CORPUS:-$root/data/corpus}
 cc=${CC_FUZZ:-clang}
 mkdir -p "$out/corpus" "$out/artifacts" "$out/seeds"
 

@@ -273,7 +273,7 @@ static int cmp_int(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The spread of the walkers' current ranks (issue 9's progress line): walkers
+/* The spread of the walkers' current ranks (the progress line's min, med, max): walkers
  * not started yet (rank 0) are left out; the median is the lower middle one.
  * ranks: room for d->nthreads. */
 static void rank_spread(driver *d, int *ranks, search_progress *pr)

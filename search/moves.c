@@ -1,4 +1,4 @@
-/* Moves on a plain term array: the definitions (ARCHITECTURE.md section 4).
+/* Moves on a plain term array: the definitions (docs/search.md, "Moves").
  * The walker (walker.c) and the GPU kernels implement the same moves on their
  * own data structures and are tested against these. */
 #include "search.h"

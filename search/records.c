@@ -1,6 +1,7 @@
-/* Best known ranks over GF(2) and over Z, from ../shared/records.tsv (the
- * gf2 and z columns; sources there: Kauers-Moosbauer flips, Arai-Ichikawa-
- * Hukushima, Moosbauer-Poole, AlphaTensor, AlphaEvolve).  The rank is the
+/* Best known ranks over GF(2) and over Z, from data/records.tsv (the gf2
+ * and z columns, turned into records_table.inc by cmake/records.cmake;
+ * sources there: Kauers-Moosbauer flips, Arai-Ichikawa-Hukushima,
+ * Moosbauer-Poole, AlphaTensor, AlphaEvolve).  The rank is the
  * same for every permutation of n, m, p.  A value the file marks with '?'
  * (its sources disagree: <3,6,6> is "83?" in both columns, one catalogue has
  * 82 over GF(2)) keeps its number here and carries an UNSURE flag, so that a
@@ -15,41 +16,7 @@ static const struct {
     short gf2, z;
     unsigned char unsure;
 } records[] = {
-    {2, 2, 2, 7, 7, 0},
-    {2, 2, 3, 11, 11, 0},
-    {2, 2, 4, 14, 14, 0},
-    {2, 2, 5, 18, 18, 0},
-    {2, 2, 6, 21, 21, 0},
-    {2, 3, 3, 15, 15, 0},
-    {2, 3, 4, 20, 20, 0},
-    {2, 3, 5, 25, 25, 0},
-    {2, 3, 6, 30, 30, 0},
-    {2, 4, 4, 26, 26, 0},
-    {2, 4, 5, 33, 33, 0},
-    {2, 4, 6, 39, 39, 0},
-    {2, 5, 5, 40, 40, 0},
-    {2, 5, 6, 47, 47, 0},
-    {2, 6, 6, 56, 56, 0},
-    {3, 3, 3, 23, 23, 0},
-    {3, 3, 4, 29, 29, 0},
-    {3, 3, 5, 36, 36, 0},
-    {3, 3, 6, 42, 42, 0},
-    {3, 4, 4, 38, 38, 0},
-    {3, 4, 5, 47, 47, 0},
-    {3, 4, 6, 54, 54, 0},
-    {3, 5, 5, 58, 58, 0},
-    {3, 5, 6, 68, 68, 0},
-    {3, 6, 6, 83, 83, GF2_UNSURE | Z_UNSURE},
-    {4, 4, 4, 47, 49, 0},
-    {4, 4, 5, 60, 61, 0},
-    {4, 4, 6, 73, 73, 0},
-    {4, 5, 5, 73, 76, 0},
-    {4, 5, 6, 89, 90, 0},
-    {4, 6, 6, 105, 105, 0},
-    {5, 5, 5, 93, 93, 0},
-    {5, 5, 6, 110, 110, 0},
-    {5, 6, 6, 130, 130, 0},
-    {6, 6, 6, 153, 153, 0},
+#include "records_table.inc"
 };
 
 /* The row of f in records[] (dimensions sorted), -1 for <1,m,p> (rank m*p

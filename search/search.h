@@ -1,5 +1,5 @@
 /* search: moves on the flip graph over GF(2), the CPU walker, pools, and the
- * search driver that runs a backend (ARCHITECTURE.md section 4; docs/search.md).
+ * search driver that runs a backend (docs/search.md).
  *
  * Three layers, each usable on its own:
  *   1. moves on a plain term array (flip, reductions, plus, generalized flip):
@@ -41,7 +41,7 @@ bool search_reduce_pair(scheme_term *t, int *rank, int i, int j);
  * zero, found by elimination; 0 when the vectors are linearly independent. */
 uint32_t search_find_dependent(const uint64_t *v, int s);
 
-/* General reduction (seed 004's generalized flip that finds a zero):
+/* General reduction (the Flip-graph post's generalized flip that finds a zero):
  * terms idx[0..s) share their factor at x; the factors at y of the subset
  * D (bit k: idx[k]) sum to zero.  With r the lowest member of D, term r is
  * dropped and its factor at z = the third position is added to the factor at
@@ -50,7 +50,7 @@ uint32_t search_find_dependent(const uint64_t *v, int s);
 bool search_reduce_dependent(scheme_term *t, int *rank, const int *idx, int s, int x, int y,
                              uint32_t subset);
 
-/* Generalized flip over s <= 5 terms idx[] sharing the factor at x (seed 004):
+/* Generalized flip over s <= 5 terms idx[] sharing the factor at x (Flip-graph post):
  * with G an invertible s x s matrix over GF(2) (row i: bit j = G[i][j]),
  * y_i <- sum_j G[i][j] y_j and z_i <- sum_j (G^-T)[i][j] z_j, where y is the
  * position given and z the third.  The flip is G = [[1,1],[0,1]]. */
@@ -139,7 +139,7 @@ char *search_params_to_text(const search_params *p);
 /* Reads such lines over *p (unknown keys are an error; missing keys keep *p's value). */
 bool search_params_from_text(const char *text, search_params *p, char *err, size_t errlen);
 
-/* Best known rank over GF(2) (../shared/records.tsv), symmetric in n, m, p;
+/* Best known rank over GF(2) (data/records.tsv), symmetric in n, m, p;
  * <1,m,p> has rank m*p; -1 when unknown (a dimension above 6). */
 int search_record_rank(scheme_format f);
 /* The same over Z (integer coefficients; the z column), same conventions. */
@@ -212,7 +212,7 @@ typedef struct search_progress {
     int level_count;       /* schemes in the pool at that rank */
     uint64_t plateau;      /* walker 0's adaptive L */
     uint64_t plus, restarts, reductions;
-    /* the spread of the walkers' current ranks (issue 9): how many walkers
+    /* the spread of the walkers' current ranks (progress line): how many walkers
      * reported, and the lowest, median and highest of their ranks; 0 when
      * the backend does not know */
     int walkers, rank_min, rank_median, rank_max;
@@ -249,7 +249,7 @@ typedef search_status (*search_run_fn)(const search_params *p, const scheme *con
                                        int nstarts, const search_callbacks *cb, search_result *res);
 search_status search_run_cpu(const search_params *p, const scheme *const *starts, int nstarts,
                              const search_callbacks *cb, search_result *res);
-/* The GPU backend (search/walk_gpu.c, issue 5); SEARCH_BAD_PARAMS when not built. */
+/* The GPU backend (search/walk_gpu.c, docs/gpu-walk.md); SEARCH_BAD_PARAMS when not built. */
 search_status search_run_gpu(const search_params *p, const scheme *const *starts, int nstarts,
                              const search_callbacks *cb, search_result *res);
 

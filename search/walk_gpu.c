@@ -1,5 +1,5 @@
-/* The GPU search driver (issue 5, several GPUs: issue 9; docs/gpu-walk.md):
- * thousands of warps walk (cuda/walk*.cu, one warp per scheme, seed 004)
+/* The GPU search driver (one GPU or several; docs/gpu-walk.md):
+ * thousands of warps walk (cuda/walk*.cu, one warp per scheme, after the Flip-graph post)
  * while the host collects the walkers whose rank fell, verifies each scheme
  * with verify_f2 before it is pooled or reported, and keeps the GPU's copy of
  * the pool of best schemes (which stalled walkers restart from) up to date.

@@ -1,4 +1,4 @@
-/* search: the GPU backend's own knobs (issue 5; docs/gpu-walk.md).
+/* search: the GPU backend's own knobs (docs/gpu-walk.md).
  *
  * search_run_gpu(p, ...) is search_run_gpu_opts(p, NULL, ...): the defaults
  * below.  The walk parameters shared with the CPU engine (plateau, plus_max,
@@ -13,7 +13,7 @@
 
 typedef struct search_gpu_options {
     int warps;          /* walkers (one warp each); 0: as many as the device runs at once */
-    int rounds;         /* __match_any_sync rounds per step (k of seed 004) */
+    int rounds;         /* __match_any_sync rounds per step (k of the Flip-graph post) */
     int mix_every;      /* steps between rotations of one slot across lanes; 0: never */
     int store;          /* CUDA_WALK_STORE_*: 0 auto (registers up to rank 128) */
     uint32_t steps;     /* steps per launch (exact replay of a seed); 0: launches of launch_ms */
@@ -28,7 +28,7 @@ typedef struct search_gpu_options {
     bool isolated_restart; /* idle_plus empty steps end the walk (restart) rather than a plus */
     bool verbose;       /* a line per launch on stderr */
     bool collect;       /* walks ending at the level without improving pool their scheme (siblings) */
-    /* --devices (issue 9): one walker set per listed GPU, one pool and one
+    /* --devices: one walker set per listed GPU, one pool and one
      * store for all; ndevices 0: search_params.device alone.  A GPU may be
      * listed twice (two walker sets on one device: the multi-GPU path tested
      * on a one-GPU machine). */
@@ -64,7 +64,7 @@ search_status search_run_gpu_opts(const search_params *p, const search_gpu_optio
                                   const scheme *const *starts, int nstarts,
                                   const search_callbacks *cb, search_result *res);
 
-/* What each walker set did (issue 9; docs/gpu-walk.md, "Several GPUs").
+/* What each walker set did (docs/gpu-walk.md, "Several GPUs").
  * Set k walks on devices[k] (search_params.device when ndevices is 0); its
  * warps are walkers first_walker .. first_walker + walkers - 1 in
  * search_found.walker.  The sets' flips, plus, reductions and restarts add up

@@ -1,7 +1,7 @@
 /* The CPU walker: one scheme, an incremental index of flip candidates, random
  * flips, every reduction at once, plus transitions after a plateau.
  *
- * Index (the classic one of flip-graph walkers, seed 004 "existing flip graph
+ * Index (the classic one of flip-graph walkers, the Flip-graph post: "existing flip graph
  * search procedures ... maintain, for each position A,B,C, a map"): per
  * position an open-addressing hash table factor value -> bucket, each bucket a
  * doubly linked list of the terms holding that value there.  Terms live in
@@ -15,7 +15,7 @@
  * Reductions are kept exhaustive incrementally: after every change of the
  * factor at (slot, q) the buckets of that slot are checked (pairs sharing two
  * factors; with gen_max >= 3 the sets of up to gen_max terms sharing a factor
- * whose other factors are dependent, seed 004's generalized flip), and the
+ * whose other factors are dependent, the Flip-graph post's generalized flip), and the
  * changes those reductions make are checked in turn (a work list).
  */
 #include "walker_impl.h"

@@ -1,4 +1,4 @@
-/* Tests of CLI-level features of issue 9: `flipgraph report` (Markdown and
+/* Tests of CLI-level features: `flipgraph report` (Markdown and
  * plots), `flipgraph sweep`, `flipgraph db merge` of overlapping stores, and
  * what `flipgraph search` prints while it runs (the banner, the progress
  * table of cli/progress.c, -q, --until-record) and the built-in records.
@@ -90,8 +90,8 @@ static bool gnuplot_installed(void)
 {
     const char *g = getenv("FLIPGRAPH_GNUPLOT");
     if (g && *g)
-        return system("command -v \"$FLIPGRAPH_GNUPLOT\" >/dev/null 2>&1") == 0;
-    return system("command -v gnuplot >/dev/null 2>&1") == 0;
+        return system("command -v \"$FLIPGRAPH_GNUPLOT\" >&2") == 0;
+    return system("command -v gnuplot >&2") == 0;
 }
 
 /* No temporary of an atomic write is left behind in dir. */
@@ -226,7 +226,7 @@ static void build_report_db(const char *name, fixture *fx)
 }
 
 /* The row of a format in the first table, with its cells. */
-/* record_z: the z column of ../shared/records.tsv, written here by hand. */
+/* record_z: the z column of data/records.tsv, written here by hand. */
 static void check_format_row(const char *md, const char *fmt, int best, int record, int record_z,
                              const char *found, const char *gap)
 {
@@ -685,7 +685,7 @@ Test(cli, sweep_sigint_stops_cleanly_with_the_table)
     CHECK(rc == 0, "db check after the interrupt: %d\n%s", rc, o2);
 }
 
-/* Issue 9: a second SIGINT ends the search at once, and what is stored stays whole. */
+/* A second SIGINT ends the search at once, and what is stored stays whole. */
 Test(cli, search_second_sigint_exits_at_once_store_whole)
 {
     const char *outp = tc_path_in("sig2.out"), *dbp = tc_path_in("sig2.db");
@@ -712,7 +712,7 @@ Test(cli, search_second_sigint_exits_at_once_store_whole)
     CHECK(rc == 0, "the stored schemes are there: %d\n%s", rc, o2);
 }
 
-/* ---- the built-in records against ../shared/records.tsv ---- */
+/* ---- the built-in records against data/records.tsv (the corpus folder's parent) ---- */
 
 Test(cli, records_match_records_tsv)
 {
@@ -857,8 +857,8 @@ Test(cli, search_progress_table_piped_to_a_file)
     unsigned long long seed = g_seed % 1000000007ull;
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "'%s' search --dims 3x3x3 --threads 1 --time 1.5s --progress 0.02 --seed %llu "
-                              "--out '%s' >/dev/null 2>'%s'",
-             tc_bin(), seed, outd, errp);
+                              "--out '%s' >'%s' 2>'%s'",
+             tc_bin(), seed, outd, tc_path_in("prog.stdout"), errp);
     int rc = tc_system(cmd);
     char *err = slurp(errp);
     CHECK(rc == 0, "exit %d:\n%s", rc, err);

@@ -62,10 +62,10 @@ static inline const char *tc_fmt(const char *fmt, ...)
     return buf;
 }
 
-/* ---- the corpus (/work/shared/corpus, see its README) ---- */
+/* ---- the corpus (data/corpus, see data/README.md) ---- */
 
-/* $FLIPGRAPH_CORPUS, else ../shared/corpus beside $FLIPGRAPH_SOURCE (else
- * beside the working directory).  Not inlined: callers size their buffers for
+/* $FLIPGRAPH_CORPUS, else data/corpus in $FLIPGRAPH_SOURCE (else in the
+ * working directory).  Not inlined: callers size their buffers for
  * real paths, not for this fallback's buffer. */
 __attribute__((noinline, unused)) static const char *tc_corpus_dir(void)
 {
@@ -74,7 +74,7 @@ __attribute__((noinline, unused)) static const char *tc_corpus_dir(void)
     if (c && *c)
         return c;
     const char *src = getenv("FLIPGRAPH_SOURCE");
-    snprintf(buf, sizeof buf, "%s/../shared/corpus", src && *src ? src : ".");
+    snprintf(buf, sizeof buf, "%s/data/corpus", src && *src ? src : ".");
     return buf;
 }
 

@@ -1,10 +1,10 @@
 /* Tests of the scheme store (db/) and `flipgraph db`.
  *
  * Schemes are made fresh for every run: random flips from the standard
- * algorithm (ARCHITECTURE.md section 4) over GF(2), and the signed flip over
+ * algorithm (docs/search.md, "Moves") over GF(2), and the signed flip over
  * Z, so every stored scheme is valid and distinct ones are plentiful.  The
  * seed comes from /dev/urandom (or FLIPGRAPH_TEST_SEED to replay) and every
- * assertion that depends on it prints it.  The faults of issue 4 each have a
+ * assertion that depends on it prints it.  The faults of docs/db.md each have a
  * test: two writers at once, SIGKILL mid-insert, read-only, full, not ours,
  * corrupt.  Under FLIPGRAPH_SANITIZED=1 the loops are scaled down. */
 #include <criterion/criterion.h>

@@ -5,7 +5,7 @@
  *
  * Randomized tests draw a fresh seed from /dev/urandom and print it on failure;
  * FLIPGRAPH_EXPORT_SEED=N replays one.  Corpus: $FLIPGRAPH_CORPUS
- * (../shared/corpus, see its README). */
+ * (data/corpus, see data/README.md). */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
@@ -156,7 +156,7 @@ static void remove_pair(scheme *s, int r, bool drop_r, int q, bool drop_q)
     if (drop_lo) scheme_remove(s, lo);
 }
 
-/* Flips (seed 004; ARCHITECTURE.md section 4): (x,y,z) + (x,y',z') ->
+/* Flips (docs/search.md, "Moves"): (x,y,z) + (x,y',z') ->
  * (x, y+y', z) + (x, y', z'-z).  Over GF(2) on the words, over Z on the
  * coefficients (a flip that would leave int8 range is skipped), with random
  * sign changes (-x) (x) (-y) over Z so that negative entries appear. */
@@ -660,7 +660,7 @@ Test(export, bb_files_satisfy_their_verifier)
     free_files(files, n);
     scheme *s = strassen_z();
     check_bb(s, "strassen");
-    /* Strassen's terms typed above are those of seed 003, Figure 4.1 (M0..M6 in
+    /* Strassen's terms typed above are those of Huang 2018, Figure 4.1 (M0..M6 in
      * the same order), so the file must hold exactly its equation (4.3). */
     char *text = write_mem(s, EXPORT_BB, NULL, NULL);
     const char *body = strchr(text, '\n');
@@ -1183,10 +1183,15 @@ Test(export, c_code_for_strassen_and_random_flipped_schemes, .timeout = 600)
 /* the command line                                                       */
 /* ===================================================================== */
 
+/* The output of flipgraph() goes to a log in the calling test's own folder:
+ * a test writes nowhere else. */
+static char flipgraph_log[512];
+
 static int flipgraph(const char *args)
 {
+    cr_assert(flipgraph_log[0], "flipgraph(): the test set no log file");
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' %s > /dev/null 2>&1", tc_bin(), args);
+    snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>&1", tc_bin(), args, flipgraph_log);
     return tc_system(cmd);
 }
 
@@ -1194,6 +1199,7 @@ Test(export, cli_formats_exit_codes_and_the_store, .timeout = 300)
 {
     char dir[] = "/tmp/fg_export_cli_XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
+    snprintf(flipgraph_log, sizeof flipgraph_log, "%s/flipgraph.log", dir);
     char args[4096], out[2048], src[1024];
     snprintf(src, sizeof src, "%s/kauers-moosbauer/223-11-mod0.exp", tc_corpus_dir());
 

@@ -450,7 +450,7 @@ Test(runtime, boolean_products_with_z_chains)
 
 Test(runtime, mixed_chain_444_then_222)
 {
-    /* The example: <4,4,4>:47 then Strassen, on sizes that are not multiples. */
+    /* A mixed chain: <4,4,4>:47 then Strassen, on sizes that are not multiples. */
     uint64_t seed = test_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
@@ -510,7 +510,7 @@ Test(runtime, end_to_end_binary)
     snprintf(cmd, sizeof cmd, "%s multiply -q --scheme strassen,std:2x1x3 --a %s/a.fgm --b %s/b.fgm -o %s/c.fgm --threads 2",
              b, dir, dir, dir);
     cr_assert_eq(tc_system(cmd), 0, "%s", cmd);
-    snprintf(cmd, sizeof cmd, "%s matrix cmp %s/c.fgm %s/naive.fgm >/dev/null", b, dir, dir);
+    snprintf(cmd, sizeof cmd, "%s matrix cmp %s/c.fgm %s/naive.fgm >%s/log.txt", b, dir, dir, dir);
     cr_assert_eq(tc_system(cmd), 0, "seed %" PRIu64 ": %s", seed, cmd);
     /* Boolean: cubic, and with Strassen (valid over Z), against the naive OR product, on
      * sparse inputs (dense ones make an all-ones product). */
@@ -521,8 +521,8 @@ Test(runtime, end_to_end_binary)
     snprintf(cmd, sizeof cmd, "%s matrix mul --naive --boolean %s/as.fgm %s/bs.txt -o %s/bn.txt --format text && "
              "%s multiply -q --boolean --scheme strassen --levels 2 --a %s/as.fgm --b %s/bs.txt -o %s/bc.fgm && "
              "%s multiply -q --boolean --a %s/as.fgm --b %s/bs.txt -o %s/bq.fgm && "
-             "%s matrix cmp %s/bc.fgm %s/bn.txt >/dev/null && %s matrix cmp %s/bq.fgm %s/bn.txt >/dev/null",
-             b, dir, dir, dir, b, dir, dir, dir, b, dir, dir, dir, b, dir, dir, b, dir, dir);
+             "%s matrix cmp %s/bc.fgm %s/bn.txt >%s/log.txt && %s matrix cmp %s/bq.fgm %s/bn.txt >%s/log.txt",
+             b, dir, dir, dir, b, dir, dir, dir, b, dir, dir, dir, b, dir, dir, dir, b, dir, dir, dir);
     cr_assert_eq(tc_system(cmd), 0, "seed %" PRIu64 ": %s", seed, cmd);
     /* Different matrices: exit 1, saying where; different sizes: exit 1. */
     snprintf(cmd, sizeof cmd, "%s matrix random --rows %u --cols %u --seed %" PRIu64 " -o %s/a2.fgm && "
@@ -531,7 +531,7 @@ Test(runtime, end_to_end_binary)
     snprintf(cmd, sizeof cmd, "grep -q 'first at row' %s/cmp.txt", dir);
     cr_assert_eq(tc_system(cmd), 0, "matrix cmp does not say where");
     if (rows != inner || inner != cols) {
-        snprintf(cmd, sizeof cmd, "%s matrix cmp %s/a.fgm %s/b.fgm >/dev/null 2>&1", b, dir, dir);
+        snprintf(cmd, sizeof cmd, "%s matrix cmp %s/a.fgm %s/b.fgm >%s/log.txt 2>&1", b, dir, dir, dir);
         cr_assert_eq(tc_system(cmd), 1, "%s", cmd);
     }
     /* A GF(2)-only scheme cannot do the Boolean product: exit 2 with a message. */
@@ -541,33 +541,33 @@ Test(runtime, end_to_end_binary)
     snprintf(cmd, sizeof cmd, "grep -q 'valid over GF(2) only' %s/err.txt", dir);
     cr_assert_eq(tc_system(cmd), 0, "the refusal does not say why");
     /* Bad usage: exit 2, and no output file left behind. */
-    snprintf(cmd, sizeof cmd, "%s multiply -q --scheme strassen --a %s/a.fgm --b %s/a.fgm -o %s/x.fgm 2>/dev/null",
-             b, dir, dir, dir);
-    cr_assert_eq(tc_system(cmd), rows == inner ? 0 : 2, "%s", cmd);
-    snprintf(cmd, sizeof cmd, "%s multiply -q --boolean --scheme strassen --a %s/a.fgm --b %s/b.fgm -o %s/y.fgm 2>/dev/null",
-             b, dir, dir, dir);
-    cr_assert_eq(tc_system(cmd), 0, "%s", cmd);
-    snprintf(cmd, sizeof cmd, "%s multiply --scheme %s/nope.exp --a %s/a.fgm --b %s/b.fgm -o %s/z.fgm 2>/dev/null",
+    snprintf(cmd, sizeof cmd, "%s multiply -q --scheme strassen --a %s/a.fgm --b %s/a.fgm -o %s/x.fgm 2>%s/log.txt",
              b, dir, dir, dir, dir);
+    cr_assert_eq(tc_system(cmd), rows == inner ? 0 : 2, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "%s multiply -q --boolean --scheme strassen --a %s/a.fgm --b %s/b.fgm -o %s/y.fgm 2>%s/log.txt",
+             b, dir, dir, dir, dir);
+    cr_assert_eq(tc_system(cmd), 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "%s multiply --scheme %s/nope.exp --a %s/a.fgm --b %s/b.fgm -o %s/z.fgm 2>%s/log.txt",
+             b, dir, dir, dir, dir, dir);
     cr_assert_eq(tc_system(cmd), 2, "%s", cmd);
     char path[512];
     snprintf(path, sizeof path, "%s/z.fgm", dir);
     cr_assert_neq(access(path, F_OK), 0, "a failed multiply left %s", path);
-    snprintf(cmd, sizeof cmd, "%s multiply --backend gpu --scheme strassen --a %s/a.fgm --b %s/b.fgm -o %s/g.fgm 2>/dev/null",
-             b, dir, dir, dir);
+    snprintf(cmd, sizeof cmd, "%s multiply --backend gpu --scheme strassen --a %s/a.fgm --b %s/b.fgm -o %s/g.fgm 2>%s/log.txt",
+             b, dir, dir, dir, dir);
     int grc = tc_system(cmd);
     cr_assert(grc == 0 || grc == 2, "--backend gpu: exit %d", grc);
     /* A scheme by database id (db/ stores it; the Z file's reduction mod 2 is id 2). */
-    snprintf(cmd, sizeof cmd, "%s db --db %s/s.db init >/dev/null 2>&1 && "
-             "%s db --db %s/s.db import %s/kauers-moosbauer/223-11-mod0.exp >/dev/null 2>&1",
-             b, dir, b, dir, tc_corpus_dir());
+    snprintf(cmd, sizeof cmd, "%s db --db %s/s.db init >%s/log.txt 2>&1 && "
+             "%s db --db %s/s.db import %s/kauers-moosbauer/223-11-mod0.exp >%s/log.txt 2>&1",
+             b, dir, dir, b, dir, tc_corpus_dir(), dir);
     if (tc_system(cmd) == 0) {
         snprintf(cmd, sizeof cmd, "%s multiply -q --db %s/s.db --scheme 1,db:2,strassen --a %s/a.fgm "
-                 "--b %s/b.fgm -o %s/d.fgm && %s matrix cmp %s/d.fgm %s/naive.fgm >/dev/null",
-                 b, dir, dir, dir, dir, b, dir, dir);
+                 "--b %s/b.fgm -o %s/d.fgm && %s matrix cmp %s/d.fgm %s/naive.fgm >%s/log.txt",
+                 b, dir, dir, dir, dir, b, dir, dir, dir);
         cr_assert_eq(tc_system(cmd), 0, "seed %" PRIu64 ": %s", seed, cmd);
         snprintf(cmd, sizeof cmd, "%s multiply -q --db %s/s.db --scheme 99 --a %s/a.fgm --b %s/b.fgm "
-                 "-o %s/e.fgm 2>/dev/null", b, dir, dir, dir, dir);
+                 "-o %s/e.fgm 2>%s/log.txt", b, dir, dir, dir, dir, dir);
         cr_assert_eq(tc_system(cmd), 2, "%s", cmd);
     } else {
         cr_log_warn("flipgraph db init/import failed: the database ids are not tested");

@@ -1,6 +1,6 @@
 /* Tests of the scheme model (schemes/): formats, the standard algorithm, the
  * canonical form and hash, every reader and writer on every corpus file
- * (../shared/corpus, cited per folder in CORPUS below), malformed inputs at
+ * (data/corpus, cited per folder in CORPUS below), malformed inputs at
  * the library level and through `flipgraph convert`.
  *
  * Randomized tests seed from /dev/urandom (or FLIPGRAPH_SEED) and print the
@@ -263,7 +263,7 @@ typedef struct corpus_file {
 
 /* kauers-moosbauer/: github jakobmoosbauer/flips, solutions/; arai/: github
  * Yamato-Arai/adap, data/; moosbauer-poole/: github jakobmoosbauer/symmetric-flips,
- * schemes/ (see ../shared/corpus/README.md).  555m93.txt joins its factors
+ * schemes/ (see data/corpus/CONVENTIONS.md).  555m93.txt joins its factors
  * with '*', so by content it is an .exp file; 366-85-mod2.exp holds 86 terms. */
 static const corpus_file CORPUS[] = {
     {"arai/455_73.m", SCHEME_FILE_M, 4, 5, 5, SCHEME_RING_F2, 73},
@@ -858,11 +858,18 @@ Test(write, random_schemes_round_trip_in_every_format)
             bool can = scheme_writable(s, kinds[k], err, sizeof err);
             cr_assert_eq(can, k < 2 || small, "seed %llu: %s", (unsigned long long)seed, err);
             if (!can) {
-                FILE *devnull = fopen("/dev/null", "w");
+                /* In memory: a refusal must not write a byte. */
+                char *sink_buf = NULL;
+                size_t sink_len = 0;
+                FILE *sink = open_memstream(&sink_buf, &sink_len);
+                cr_assert_not_null(sink);
                 errno = 0;
-                cr_assert_not(scheme_write(s, kinds[k], devnull));
+                cr_assert_not(scheme_write(s, kinds[k], sink));
                 cr_assert_eq(errno, EINVAL);
-                fclose(devnull);
+                fclose(sink);
+                cr_assert_eq(sink_len, 0, "seed %llu: a refused write wrote %zu bytes",
+                             (unsigned long long)seed, sink_len);
+                free(sink_buf);
                 continue;
             }
             char *txt = write_to_string(s, kinds[k], NULL);
@@ -962,7 +969,9 @@ Test(convert_cli, converts_there_and_back)
     char dir[] = "/tmp/fg_test_conv_XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     char cmd[16384], err[4096];
-    snprintf(cmd, sizeof cmd, "'%s' convert --help >/dev/null", tc_bin());
+    char log[128];
+    snprintf(log, sizeof log, "%s/stdout.txt", dir);
+    snprintf(cmd, sizeof cmd, "'%s' convert --help >'%s'", tc_bin(), log);
     cr_assert_eq(run(cmd, err, sizeof err), 0);
     snprintf(cmd, sizeof cmd, "'%s' convert --to nonsense x", tc_bin());
     cr_assert_eq(run(cmd, err, sizeof err), 2);
@@ -989,11 +998,12 @@ Test(convert_cli, converts_there_and_back)
     /* A format with a dimension above 9 converts to native but not to .exp. */
     char *p = tmp_file(dir, "wide.native",
                        "flipgraph-scheme 1\nformat 2x32x2\nring f2\nrank 1\n(a1_12)*(b12_1)*(c1_1)\n");
-    snprintf(cmd, sizeof cmd, "'%s' convert --to exp '%s' >/dev/null", tc_bin(), p);
+    snprintf(cmd, sizeof cmd, "'%s' convert --to exp '%s' >'%s'", tc_bin(), p, log);
     cr_assert_eq(run(cmd, err, sizeof err), 2);
     cr_assert(strstr(err, "native"), "%s", err);
-    snprintf(cmd, sizeof cmd, "'%s' convert --to native '%s' >/dev/null", tc_bin(), p);
+    snprintf(cmd, sizeof cmd, "'%s' convert --to native '%s' >'%s'", tc_bin(), p, log);
     cr_assert_eq(run(cmd, err, sizeof err), 0, "%s", err);
     unlink(p);
+    unlink(log);
     rmdir(dir);
 }

@@ -1,6 +1,6 @@
 /* Tests of verify/: the Brent equations over GF(2) and Z, and Hensel lifting.
  *
- * Real files: every scheme of ../shared/corpus (kauers-moosbauer/, arai/,
+ * Real files: every scheme of data/corpus (kauers-moosbauer/, arai/,
  * moosbauer-poole/; see its README) is read and verified.  Randomized tests
  * seed from /dev/urandom (or FLIPGRAPH_SEED, to replay) and print the seed in
  * every failure message.  Under FLIPGRAPH_SANITIZED=1 the loops shrink. */
@@ -79,7 +79,7 @@ static void rederive_words(scheme *s)
         tc_z_words(s, r);
 }
 
-/* ---- a tiny local flip (ARCHITECTURE.md section 4), GF(2) and Z ----
+/* ---- a tiny local flip (docs/search.md, "Moves"), GF(2) and Z ----
  * Two terms sharing the factor x: (x, y, z) + (x, y', z') =
  * (x, y + y', z) + (x, y', z' - z).  Kept local so these tests do not depend
  * on search/.  allow_drop: a factor that became 0 drops its term. */
@@ -1076,7 +1076,8 @@ Test(verify_cli, lift_through_the_database)
     snprintf(dbp, sizeof dbp, "%s/t.db", dir);
     const char *c = tc_corpus_dir();
     /* A FILE with --db: imported, lifted, the lift stored with its parent. */
-    snprintf(cmd, sizeof cmd, "%s lift %s/kauers-moosbauer/233-15-mod0.exp --db %s -o /dev/null", tc_bin(), c, dbp);
+    snprintf(cmd, sizeof cmd, "%s lift %s/kauers-moosbauer/233-15-mod0.exp --db %s -o %s/lifted.exp", tc_bin(), c,
+             dbp, dir);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
     cr_assert(strstr(out, "stored as id"), "%s%s", out, err);
 

@@ -3,7 +3,7 @@
  * Equation (ea, eb, ec) of <n,m,p> is  sum_r a_r[i,j] b_r[j',k] c_r[k',i'] =
  * [j=j'][k=k'][i=i']  with ea = i*m+j, eb = j'*p+k, ec = k'*n+i'.  The files
  * write the third factor's entry c[k',i'] as c{k'+1}{i'+1}: first the column of
- * the product, then its row (../shared/corpus/README.md). */
+ * the product, then its row (data/corpus/CONVENTIONS.md). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

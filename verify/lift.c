@@ -1,4 +1,4 @@
-/* Hensel lifting of a GF(2) scheme to the integers (issue 6; docs/verify.md).
+/* Hensel lifting of a GF(2) scheme to the integers (docs/verify.md).
  *
  * Unknowns: every coefficient entry x = (a_r[e], b_r[e], c_r[e]) of every term.
  * Equations: F(x) = sum_r a_r[ea] b_r[eb] c_r[ec] - [j=j'][k=k'][i=i'] = 0.

@@ -27,7 +27,7 @@ bool verify_f2_reference(const scheme *s, verify_result *res);
 /* verify_z for SCHEME_RING_Z, verify_f2 otherwise.  res may be NULL in all four. */
 bool verify_scheme(const scheme *s, scheme_ring ring, verify_result *res);
 
-/* Hensel lifting (issue 6). */
+/* Hensel lifting (docs/verify.md). */
 typedef enum verify_lift_status {
     VERIFY_LIFT_OK = 0,     /* lifted; the result passed verify_z */
     VERIFY_LIFT_NONE,       /* proved: no solution mod 4 reduces to this scheme */

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The repository stands alone: no file that the build, the tests, the scripts or
+# the program read may name a path outside it (the engineers' reading matter
+# beside the checkout, ../shared, is never a dependency).  Run by ctest; the
+# CI's second pass also builds and tests a copy with nothing beside it
+# (scripts/test.sh).  Prints "N passed, N failed".
+set -u
+src=${FLIPGRAPH_SOURCE:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$src" || exit 2
+pass=0 fail=0
+check() { # name, then a command that succeeds when the check holds
+  local name=$1; shift
+  if "$@"; then pass=$((pass + 1)); echo "ok   $name"; else fail=$((fail + 1)); echo "FAIL $name"; fi
+}
+# Files that are code, build or test input (docs may tell an engineer where reading matter lives).
+files=$(find CMakeLists.txt cmake .ci scripts tests cli search db schemes verify export runtime cuda bench \
+             -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' -o -name '*.cpp' \
+             -o -name '*.sh' -o -name '*.cmake' -o -name 'CMakeLists.txt' -o -name run \) 2>/dev/null |
+        grep -v '^tests/check_standalone.sh$')
+no_outside_paths() {
+  local hits
+  hits=$(grep -nE '\.\./shared|/work/shared|[^a-z_]shared/(corpus|records|device|seeds|design)' $files)
+  [ -z "$hits" ] || { echo "$hits" | head -20; return 1; }
+}
+check "no code, build or test file names a path outside the repository" no_outside_paths
+check "data/records.tsv is in the repository" test -s data/records.tsv
+check "data/corpus holds the scheme files the tests read" test -s data/corpus/kauers-moosbauer/444-47-mod2.exp
+check "data/README.md says where the data comes from" grep -q 'licence' data/README.md
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
