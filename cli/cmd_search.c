@@ -68,7 +68,7 @@ static void usage(FILE *out)
 "                      without a lower rank, then it restarts from the pool (default %" PRIu64 ")\n"
 "  --walk-max N        cap on one walk (default %" PRIu64 ")\n"
 "  --gen-max S         largest set of terms sharing a factor checked for dependent\n"
-"                      factors (general reductions, seed 004); 2: pairs only (default %d)\n"
+"                      factors (general reductions); 2: pairs only (default %d)\n"
 "  --isolated-plus B   at a flip-isolated scheme (no two terms share a factor), 1: take a\n"
 "                      plus transition and walk on; 0: restart from the pool (default %d;\n"
 "                      CPU engine; docs/search.md, \"The isolated trap\")\n"

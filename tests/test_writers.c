@@ -24,7 +24,15 @@ TestSuite(writers, .init = wr_init, .fini = tc_suite_dir_remove, .timeout = 120)
 
 /* ---- helpers ---- */
 
-static bool wr_root(void) { return geteuid() == 0; }
+/* Skips the test unless root.  Criterion runs no .fini after a skip: the
+ * folder .init made goes first. */
+static void wr_need_root(const char *what)
+{
+    if (geteuid() == 0)
+        return;
+    tc_suite_dir_remove();
+    cr_skip_test("not root: %s", what);
+}
 
 /* A copy of the memory device major,minor (1,3 /dev/null; 1,7 /dev/full). */
 static void wr_mknod(const char *path, unsigned minor)
@@ -135,6 +143,13 @@ static char *wr_reader_finish(wr_reader *r)
         pid_t w = waitpid(r->pid, &st, WNOHANG);
         if (w == r->pid)
             break;
+        struct stat sb;
+        if (lstat(r->fifo, &sb) != 0 || !S_ISFIFO(sb.st_mode)) {
+            /* renamed over or removed: nothing can reach the reader now */
+            kill(r->pid, SIGKILL);
+            waitpid(r->pid, &st, 0);
+            cr_assert_fail("%s is no longer a FIFO: the writer replaced it", r->fifo);
+        }
         int fd = open(r->fifo, O_WRONLY | O_NONBLOCK);
         if (fd >= 0)
             close(fd);
@@ -208,8 +223,7 @@ Test(writers, existing_file_keeps_its_mode)
 
 Test(writers, existing_file_keeps_its_owner_and_group)
 {
-    if (!wr_root())
-        cr_skip_test("not root: only root can give a file to another owner, so this is not checked");
+    wr_need_root("only root can give a file to another owner, so this is not checked");
     char err[1024];
     const char *p = tc_path_in("owned");
     wr_put_file(p, "old\n", 0640);
@@ -307,8 +321,7 @@ Test(writers, a_socket_is_refused)
 
 Test(writers, a_char_device_is_written_in_place)
 {
-    if (!wr_root())
-        cr_skip_test("not root: mknod of a device copy needs root, so devices are not checked");
+    wr_need_root("mknod of a device copy needs root, so devices are not checked");
     char err[1024];
     const char *nul = tc_path_in("null"), *full = tc_path_in("full");
     wr_mknod(nul, 3);
@@ -568,8 +581,7 @@ static void wr_assert_same_output(const wr_cmd *c, const char *got_raw, const ch
 
 static void wr_cli_char_device(const wr_cmd *c)
 {
-    if (!wr_root())
-        cr_skip_test("not root: mknod of a device copy needs root, so -o onto a device is not checked");
+    wr_need_root("mknod of a device copy needs root, so -o onto a device is not checked");
     wr_prepare(c);
     wr_run r;
     wr_paths(&r, c, "w");
@@ -713,8 +725,7 @@ WR_CLI_TESTS(report)
 /* report's -o names a folder: a device there is refused, not written. */
 Test(writers_report, onto_a_char_device_as_the_folder)
 {
-    if (!wr_root())
-        cr_skip_test("not root: mknod of a device copy needs root, so this is not checked");
+    wr_need_root("mknod of a device copy needs root, so this is not checked");
     wr_prepare(&WR_report);
     wr_run r;
     snprintf(r.w, sizeof r.w, "%s", tc_path_in("null"));
