@@ -120,8 +120,10 @@ bool db_is_readonly(const db *d);
 /* The program version recorded in new run rows when db_run_info.version is
  * NULL (the CLI sets FLIPGRAPH_VERSION and its commit); default "unknown". */
 void db_set_program_version(const char *version);
-/* How long a write waits for other writers before DB_BUSY (default 600 s;
- * SQLite's busy timeout and a retry loop around BEGIN IMMEDIATE). */
+/* How long a write waits for other writers before DB_BUSY (default 600 s, or
+ * FLIPGRAPH_DB_BUSY_SECONDS when set, read by db_open_ex: a malformed value
+ * refuses the open with DB_MISUSE; SQLite's busy timeout and a retry loop
+ * around BEGIN IMMEDIATE). */
 void db_set_busy_limit(db *d, double seconds);
 /* Caps this connection's file size (PRAGMA max_page_count): a change that
  * would grow past it fails with DB_FULL and stores nothing (quotas, tests). */

@@ -247,7 +247,9 @@ static int open_handle(db *d, const char *path, int flags, bool immutable)
     if (rc != SQLITE_OK)
         return rc;
     sqlite3_extended_result_codes(d->h, 1);
-    sqlite3_busy_timeout(d->h, DB_BUSY_TIMEOUT_MS);
+    /* one wait of SQLite's never outlasts the whole limit */
+    sqlite3_busy_timeout(d->h, d->busy_limit * 1000 < DB_BUSY_TIMEOUT_MS ? (int)(d->busy_limit * 1000)
+                                                                          : DB_BUSY_TIMEOUT_MS);
     /* A file we may not write is opened read-only by SQLite without a word:
      * remember it, so that a change says "read-only" rather than failing oddly. */
     if (sqlite3_db_readonly(d->h, "main") == 1)
@@ -315,6 +317,19 @@ db *db_open_ex(const char *path, unsigned flags, db_status *st, char *err, size_
     }
     d->busy_limit = DB_DEFAULT_BUSY_LIMIT;
     d->readonly = ro;
+    /* FLIPGRAPH_DB_BUSY_SECONDS: how long a writer waits for another's lock
+     * (a cluster's shared store may want more; tests of a locked store less) */
+    const char *busy = getenv("FLIPGRAPH_DB_BUSY_SECONDS");
+    if (busy && *busy) {
+        char *end;
+        errno = 0;
+        double v = strtod(busy, &end);
+        if (end == busy || *end || errno || !(v > 0 && v <= 1e6))
+            return fail_open(d, db__err(DB_MISUSE, err, errlen,
+                                        "FLIPGRAPH_DB_BUSY_SECONDS='%s': expected seconds, more "
+                                        "than 0 and at most 1e6", busy), st);
+        d->busy_limit = v;
+    }
 
     struct stat sb;
     if (stat(path, &sb) != 0) {
