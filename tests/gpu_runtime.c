@@ -150,7 +150,10 @@ static scheme *corpus(const char *rel)
     scheme_diag d;
     memset(&d, 0, sizeof d);
     scheme *s = scheme_read_file(path, NULL, &d);
-    if (!s) fprintf(stderr, "note: %s unreadable (%s), its cases are left out\n", path, d.msg);
+    if (!s) { /* the corpus is part of the repository (data/corpus): missing is a failure */
+        printf("FAIL corpus %s:%d:%d: %s (its cases cannot run)\n", path, d.line, d.col, d.msg);
+        g_fail++;
+    }
     return s;
 }
 
