@@ -85,6 +85,22 @@ out:
     return added;
 }
 
+/* ---- the restart policy ----------------------------------------------------
+ * One rule for every backend (docs/search.md, "Restarts"):
+ *   1. the level: the lowest rank holding at least `min` schemes; while no rank
+ *      holds that many, the highest nonempty rank (the start schemes), so that
+ *      independent descents from the starts fill the ranks below;
+ *   2. with probability `fresh`, the highest nonempty rank instead (the starts);
+ *   3. then, repeatedly, with probability `up`, the next nonempty rank above
+ *      (the j-th nonempty rank above the level: up^j (1 - up); the topmost
+ *      takes what is left);
+ *   4. a uniformly random scheme of that rank.
+ * pick_rank_locked draws it (the CPU walkers' restarts: its random draws are
+ * those of the measured policy, so a seed replays as before) and
+ * weights_locked computes its exact distribution, from which the GPU's device
+ * pool is staged (search_pool_stage).  tests/test_engine.c checks that the two
+ * agree. */
+
 static int level_locked(search_pool *p, int *count)
 {
     int highest = -1;
@@ -105,6 +121,65 @@ static int level_locked(search_pool *p, int *count)
     return highest;
 }
 
+static int highest_locked(const search_pool *p)
+{
+    for (int j = p->max_rank; j >= 0; j--)
+        if (p->r[j].count)
+            return j;
+    return -1;
+}
+
+/* The next nonempty rank above k; -1 when none. */
+static int above_locked(const search_pool *p, int k)
+{
+    for (int j = k + 1; j <= p->max_rank; j++)
+        if (p->r[j].count)
+            return j;
+    return -1;
+}
+
+static double uniform01(scheme_rng *rng) { return (double)(scheme_rng_next(rng) >> 11) * 0x1p-53; }
+
+/* Steps 1-3: the rank a restart draws from; -1 when the pool is empty. */
+static int pick_rank_locked(search_pool *p, scheme_rng *rng)
+{
+    int k = level_locked(p, NULL);
+    /* sometimes the start schemes: a fresh descent may find a better basin */
+    if (k >= 0 && p->fresh > 0 && uniform01(rng) < p->fresh)
+        k = highest_locked(p);
+    /* sometimes a rank above the level: fresh descents keep the pools diverse */
+    while (k >= 0 && p->up > 0 && uniform01(rng) < p->up) {
+        int j = above_locked(p, k);
+        if (j < 0)
+            break;
+        k = j;
+    }
+    return k;
+}
+
+/* The distribution of pick_rank_locked: w[k] for k = 0..max_rank; returns the level. */
+static int weights_locked(search_pool *p, double *w)
+{
+    for (int k = 0; k <= p->max_rank; k++)
+        w[k] = 0;
+    const int level = level_locked(p, NULL);
+    if (level < 0)
+        return -1;
+    const double fresh = p->fresh > 0 ? p->fresh : 0;
+    const int from[2] = {level, highest_locked(p)};
+    const double mass[2] = {1 - fresh, fresh};
+    for (int s = 0; s < 2; s++) {
+        double m = mass[s];
+        int k = from[s];
+        for (int j; m > 0 && p->up > 0 && (j = above_locked(p, k)) >= 0; k = j) {
+            w[k] += m * (1 - p->up);
+            m *= p->up;
+        }
+        w[k] += m;
+    }
+    return level;
+}
+
 int search_pool_level(search_pool *p, int *count)
 {
     pthread_mutex_lock(&p->mu);
@@ -116,24 +191,7 @@ int search_pool_level(search_pool *p, int *count)
 int search_pool_restart(search_pool *p, scheme_rng *rng, search_walker *w)
 {
     pthread_mutex_lock(&p->mu);
-    int k = level_locked(p, NULL);
-    /* sometimes the start schemes: a fresh descent may find a better basin */
-    if (k >= 0 && p->fresh > 0 && (double)(scheme_rng_next(rng) >> 11) * 0x1p-53 < p->fresh) {
-        for (int j = p->max_rank; j >= 0; j--)
-            if (p->r[j].count) {
-                k = j;
-                break;
-            }
-    }
-    /* sometimes a rank above the level: fresh descents keep the pools diverse */
-    while (k >= 0 && p->up > 0 && (double)(scheme_rng_next(rng) >> 11) * 0x1p-53 < p->up) {
-        int j = k + 1;
-        while (j <= p->max_rank && !p->r[j].count)
-            j++;
-        if (j > p->max_rank)
-            break;
-        k = j;
-    }
+    int k = pick_rank_locked(p, rng);
     if (k >= 0) {
         const search_pool_rank *r = &p->r[k];
         const scheme *s = r->s[scheme_rng_below(rng, (uint32_t)r->count)];
@@ -142,6 +200,96 @@ int search_pool_restart(search_pool *p, scheme_rng *rng, search_walker *w)
     }
     pthread_mutex_unlock(&p->mu);
     return k;
+}
+
+int search_pool_restart_weights(search_pool *p, double *w)
+{
+    pthread_mutex_lock(&p->mu);
+    int k = weights_locked(p, w);
+    pthread_mutex_unlock(&p->mu);
+    return k;
+}
+
+int search_pool_stage(search_pool *p, scheme_rng *rng, int n, search_pool_visit visit, void *ctx, int *level,
+                      int *level_count)
+{
+    const int nr = p->max_rank + 1;
+    double *w = malloc((size_t)nr * sizeof *w);
+    int *q = malloc((size_t)nr * sizeof *q);
+    int *idx = malloc((size_t)(p->size > 0 ? p->size : 1) * sizeof *idx);
+    if (!w || !q || !idx) {
+        free(w);
+        free(q);
+        free(idx);
+        return -1;
+    }
+    int staged = 0;
+    pthread_mutex_lock(&p->mu);
+    const int lv = weights_locked(p, w);
+    if (level)
+        *level = lv;
+    if (level_count)
+        *level_count = lv >= 0 ? p->r[lv].count : 0;
+    if (lv < 0 || n <= 0)
+        goto out;
+    /* entries per rank: n w[k], rounded by largest remainders (sum n); one rank
+     * alone needs no more entries than it has schemes */
+    int ranks = 0, one = -1;
+    for (int k = 0; k < nr; k++)
+        if (w[k] > 0) {
+            ranks++;
+            one = k;
+        }
+    if (ranks == 1 && p->r[one].count < n)
+        n = p->r[one].count;
+    int left = n;
+    for (int k = 0; k < nr; k++) {
+        q[k] = (int)(w[k] * n);
+        left -= q[k];
+    }
+    while (left > 0) {
+        int best = -1;
+        double frac = -1;
+        for (int k = 0; k < nr; k++) {
+            if (w[k] <= 0)
+                continue;
+            const double f = w[k] * n - q[k];
+            if (f > frac) {
+                frac = f;
+                best = k;
+            }
+        }
+        q[best]++;
+        left--;
+    }
+    /* each rank's entries: a uniform random subset of its schemes, or every
+     * scheme equally often (within one) when it has fewer than its share */
+    for (int k = 0; k < nr; k++) {
+        const search_pool_rank *r = &p->r[k];
+        if (!q[k] || !r->count)
+            continue;
+        if (q[k] <= r->count) {
+            for (int i = 0; i < r->count; i++)
+                idx[i] = i;
+            for (int i = 0; i < q[k]; i++) { /* partial Fisher-Yates */
+                const int j = i + (int)scheme_rng_below(rng, (uint32_t)(r->count - i));
+                const int t = idx[i];
+                idx[i] = idx[j];
+                idx[j] = t;
+                visit(ctx, staged++, r->s[idx[i]]);
+            }
+        } else {
+            const int off = (int)scheme_rng_below(rng, (uint32_t)r->count);
+            for (int i = 0; i < q[k]; i++)
+                visit(ctx, staged++, r->s[(off + i) % r->count]);
+        }
+    }
+out:
+    pthread_mutex_unlock(&p->mu);
+    free(w);
+    free(q);
+    free(idx);
+    return staged;
 }
 
 bool search_starts_prepare(const search_params *p, const scheme *const **starts, int *nstarts,

@@ -19,13 +19,13 @@ typedef struct search_pool {
     int size, min;     /* per rank: at most size schemes; min before walkers start there */
     bool reduced;      /* every scheme added has no reduction left (restarts skip the checks) */
     double fresh;      /* a restart starts from the start schemes (the highest rank) with this probability */
-    double up;         /* a restart climbs one rank above the level with this probability, repeatedly */
+    double up;         /* a restart climbs one nonempty rank above with this probability, repeatedly */
     search_pool_rank *r;
     uint64_t added;
 } search_pool;
 
 /* up, fresh start at 0 (always the level) and reduced at false; set them
- * after init (the CPU driver: params.pool_up, params.pool_fresh, true). */
+ * after init (the engine: params.pool_up, params.pool_fresh, true). */
 bool search_pool_init(search_pool *p, int max_rank, int size, int min);
 /* The start schemes of a run, for either backend: the given ones, each of
  * format p->fmt, or the standard algorithm when there are none (then *std holds
@@ -43,8 +43,19 @@ bool search_pool_add(search_pool *p, const scheme *s, scheme_rng *rng, bool *oom
  * else the highest rank holding any (the start); -1 when empty.  *count:
  * schemes there. */
 int search_pool_level(search_pool *p, int *count);
-/* Resets w to a random scheme of the level rank, or with probability up^j of
- * the j-th nonempty rank above it; returns that rank (-1 empty). */
+/* The restart policy (pool.c; docs/search.md, "Restarts"), one rule for every
+ * backend.  search_pool_restart resets w to a scheme it draws and returns its
+ * rank (-1: empty); search_pool_restart_weights fills w[0..max_rank] with the
+ * probability that a restart draws from each rank and returns the level (-1:
+ * empty); search_pool_stage writes up to n entries (visit(ctx, i, s) under the
+ * pool's lock: copy s there) such that a uniform draw among them follows the
+ * same distribution (to within rounding to n entries): how a device pool is
+ * staged.  Returns the entries written (-1: out of memory); *level and
+ * *level_count (either may be NULL): the level and its schemes. */
 int search_pool_restart(search_pool *p, scheme_rng *rng, search_walker *w);
+int search_pool_restart_weights(search_pool *p, double *w);
+typedef void (*search_pool_visit)(void *ctx, int i, const scheme *s);
+int search_pool_stage(search_pool *p, scheme_rng *rng, int n, search_pool_visit visit, void *ctx, int *level,
+                      int *level_count);
 
 #endif

@@ -1,30 +1,28 @@
-/* The GPU search driver (one GPU or several; docs/gpu-walk.md):
+/* The GPU backend of the engine (engine.h; one GPU or several; docs/gpu-walk.md):
  * thousands of warps walk (cuda/walk*.cu, one warp per scheme, after the Flip-graph post)
- * while the host collects the walkers whose rank fell, verifies each scheme
- * with verify_f2 before it is pooled or reported, and keeps the GPU's copy of
- * the pool of best schemes (which stalled walkers restart from) up to date.
- * Two launches are in flight: the host works on one launch's results while
- * the GPU runs the next, on the walk's own stream.
+ * while the host collects the walkers whose rank fell and offers each scheme
+ * to the engine (which verifies it with verify_f2 before it is pooled or
+ * reported), and keeps the GPU's copy of the pool (which stalled walkers
+ * restart from) up to date.  Two launches are in flight: the host works on one
+ * launch's results while the GPU runs the next, on the walk's own stream.
  *
  * Walker sets: one per listed device (--devices 0,1; one set on
  * search_params.device by default), each a cuda_walk with its own stream,
- * driven by its own host thread.  The sets share one pool, one improvement
- * path (the callbacks are called under one mutex), one stop flag and one
- * result; a scheme one set brings home reaches every set's device pool at
- * that set's next refresh.  One GPU may be listed twice (two sets share it).
- * The calling thread only waits, reports progress and joins.
+ * driven by its own host thread.  The sets share the engine: one pool, one
+ * improvement path, one stop flag, one result; a scheme one set brings home
+ * reaches every set's device pool at that set's next refresh.  One GPU may be
+ * listed twice (two sets share it).  The engine's thread checks the stop
+ * conditions, reports progress and joins.
  *
- * The policy mirrors the CPU driver (driver.c): a walker that goes walk_len
- * flips without a lower rank restarts from a random scheme of the pool's level
- * (the lowest rank with pool_min schemes; Kauers-Moosbauer's level strategy),
- * plus transitions after `plateau` steps without a rank drop while the rank is
- * below best + plus_max.  Restarts happen on the GPU, from a device copy of the
- * pool that the host refreshes whenever a verified scheme joins the pool, so
- * that no walker waits for the host.
+ * The policy is the engine's: a walker that goes walk_len flips without a
+ * lower rank restarts from a random scheme of the device pool, which the host
+ * stages from the pool by the engine's restart policy (engine_stage; docs/search.md,
+ * "Restarts") whenever a verified scheme joins the pool, so that no walker
+ * waits for the host; plus transitions after `plateau` steps without a rank
+ * drop while the rank is below best + plus_max.
  */
 #include "walk_gpu.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +31,7 @@
 
 #include "../cuda/fg_cuda.h"
 #include "../verify/verify.h"
-#include "pool.h"
+#include "engine.h"
 
 void search_gpu_options_default(search_gpu_options *o)
 {
@@ -75,20 +73,20 @@ void search_gpu_params(const search_params *p, const search_gpu_options *o, sear
         q->walk_len = SEARCH_GPU_DEFAULT_WALK_LEN;
 }
 
-typedef struct gpu_search gpu_search;
+typedef struct gpu_backend gpu_backend;
 
 /* One walker set: one cuda_walk on one device, driven by one host thread. */
 typedef struct gpu_set {
-    gpu_search *g;
+    gpu_backend *g;
     int index;
-    scheme_rng rng;       /* replacements in the shared pool */
+    scheme_rng rng;       /* replacements in the pool, the staging's draws */
     cuda_walk *w;
     cuda_walk_info info;
     uint64_t *terms;      /* [cap*3] scratch */
-    uint64_t *pool_terms; /* [pool_cap][cap][3]: the device pool being built */
+    uint64_t *pool_terms; /* [pool_cap][cap][3]: the device pool being staged */
     int32_t *pool_ranks;
     int pool_cap;
-    uint64_t pool_seen;   /* pool.added at the last upload */
+    uint64_t pool_seen;   /* engine_pool_version at the last staging */
     pthread_t thread;
     bool started;
     /* under g->mu (written by the set's own thread) */
@@ -98,31 +96,16 @@ typedef struct gpu_set {
     bool has_ranks;
 } gpu_set;
 
-struct gpu_search {
+struct gpu_backend {
+    engine *e;
     const search_params *p;
     const search_gpu_options *o;
-    const search_callbacks *cb;
-    search_pool pool;
     gpu_set *sets;
     int nsets;
-    double t0;
-    pthread_mutex_t mu;   /* what follows and the sets' st; improved() is called under it */
-    pthread_cond_t finished; /* a set's thread is done */
-    int running;
-    int best_rank;
-    double best_t;        /* when best_rank was first reached */
-    scheme *best;
-    uint64_t improvements;
-    bool stop, failed, reached, interrupted;
-    char msg[512];
+    int cap;
+    pthread_mutex_t mu;   /* the sets' st, rank_count, has_ranks */
+    uint64_t pool_added;  /* the pool's additions when the sets ended */
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static scheme *from_terms(scheme_format f, const uint64_t *t, int rank)
 {
@@ -137,153 +120,63 @@ static scheme *from_terms(scheme_format f, const uint64_t *t, int rank)
     return s;
 }
 
-static void fail_locked(gpu_search *g, const char *msg)
-{
-    if (!g->failed) {
-        g->failed = true;
-        snprintf(g->msg, sizeof g->msg, "%s", msg);
-    }
-    g->stop = true;
-}
-
-static void run_fail(gpu_search *g, const char *msg)
-{
-    pthread_mutex_lock(&g->mu);
-    fail_locked(g, msg);
-    pthread_mutex_unlock(&g->mu);
-}
-
-static uint64_t flips_locked(const gpu_search *g)
-{
-    uint64_t f = 0;
-    for (int k = 0; k < g->nsets; k++)
-        f += g->sets[k].st.flips;
-    return f;
-}
-
-/* A scheme from the GPU: verified first; a failure is a bug, never kept. */
+/* A scheme from the GPU, offered to the engine (verified there first; a
+ * failure is a bug, never kept).  false: the run failed. */
 static bool keep(gpu_set *s, const uint64_t *t, int rank, int warp)
 {
-    gpu_search *g = s->g;
-    const int walker = s->st.first_walker + warp;
+    gpu_backend *g = s->g;
     scheme *sc = from_terms(g->p->fmt, t, rank);
     if (!sc) {
-        run_fail(g, "out of memory");
+        engine_fail(g->e, SEARCH_FAILED, "out of memory");
         return false;
     }
-    verify_result vr;
-    memset(&vr, 0, sizeof vr);
-    if (!verify_f2(sc, &vr)) {
-        char fb[32], m[512];
-        snprintf(m, sizeof m, "BUG: GPU walker %d (GPU %d) returned a scheme of rank %d for %s that does not verify: %.300s",
-                 walker, s->st.device, rank, scheme_format_str(sc->fmt, fb), vr.msg);
-        run_fail(g, m);
-        scheme_free(sc);
-        return false;
-    }
-    bool oom = false, pooled = false;
     /* A flip-isolated scheme (no two terms share a factor: Strassen's square
-     * and its kin at <4,4,4>:49) is reported but not pooled: walkers
-     * restarting from it could only leave by plus transitions, and a level
-     * full of them stalls the search (docs/search.md measured this for the
-     * CPU walker; the GPU stalled at 49 the same way). */
-    const bool isolated = search_count_flips(sc->terms, rank) == 0;
-    if (!isolated)
-        pooled = search_pool_add(&g->pool, sc, &s->rng, &oom);
-    bool ok = !oom;
+     * and its kin at <4,4,4>:49) is reported but not pooled by the engine:
+     * walkers restarting from it could only leave by plus transitions, and a
+     * level full of them stalls the search (docs/search.md). */
+    const int r = engine_offer(g->e, s->st.first_walker + warp, sc, &s->rng);
+    scheme_free(sc);
+    if (r < 0)
+        return false;
     pthread_mutex_lock(&g->mu);
     s->st.returned++;
-    s->st.pooled += pooled;
-    s->isolated += isolated;
-    if (oom)
-        fail_locked(g, "out of memory");
-    if (ok && rank < g->best_rank) {
-        scheme *b = scheme_clone(sc);
-        if (!b) {
-            fail_locked(g, "out of memory");
-            ok = false;
-        } else {
-            g->best_rank = rank;
-            g->best_t = now_s();
-            scheme_free(g->best);
-            g->best = b;
-            g->improvements++;
-            s->st.improvements++;
-            if (g->cb && g->cb->improved) {
-                search_found f = {sc, rank, g->best_t - g->t0, flips_locked(g), walker};
-                if (!g->cb->improved(g->cb->ctx, &f)) {
-                    fail_locked(g, "the improvement handler failed");
-                    ok = false;
-                }
-            }
-            if (g->p->target_rank > 0 && rank <= g->p->target_rank) {
-                g->reached = true;
-                g->stop = true;
-            }
-        }
-    }
+    s->st.pooled += (r & ENGINE_POOLED) != 0;
+    s->st.improvements += (r & ENGINE_IMPROVED) != 0;
+    s->isolated += (r & ENGINE_ISOLATED) != 0;
     pthread_mutex_unlock(&g->mu);
-    scheme_free(sc);
-    return ok;
+    return true;
 }
 
-/* Stages the set's device pool from the shared pool: the schemes of the
- * pool's level and of every lower rank, lower ranks first, up to pool_cap.
- * false on a device error. */
+static void stage_visit(void *ctx, int i, const scheme *sc)
+{
+    gpu_set *s = ctx;
+    const size_t cw = (size_t)s->info.cap * 3;
+    for (int t = 0; t < sc->rank; t++)
+        memcpy(s->pool_terms + (size_t)i * cw + 3 * (size_t)t, sc->terms[t].f, 3 * sizeof(uint64_t));
+    s->pool_ranks[i] = sc->rank;
+}
+
+/* Stages the set's device pool from the engine's pool: pool_cap entries drawn
+ * by the engine's restart policy (the device draws uniformly among them, so
+ * its restarts follow the same distribution as the CPU's).  false on a device
+ * error (the run failed). */
 static bool upload_pool(gpu_set *s)
 {
-    gpu_search *g = s->g;
-    search_pool *pool = &g->pool;
-    int n = 0;
-    const size_t cw = (size_t)s->info.cap * 3;
-    pthread_mutex_lock(&pool->mu);
-    s->pool_seen = pool->added;
-    int level = -1; /* as pool.c: the lowest rank with pool_min schemes, else with any */
-    for (int k = 0; k <= pool->max_rank && level < 0; k++)
-        if (pool->r[k].count >= pool->min)
-            level = k;
-    for (int k = 0; k <= pool->max_rank && level < 0; k++)
-        if (pool->r[k].count)
-            level = k;
+    gpu_backend *g = s->g;
+    int level = -1, level_count = 0;
+    s->pool_seen = engine_pool_version(g->e);
+    /* the pool's ranks never exceed the largest start rank, which fits the cap */
+    const int n = engine_stage(g->e, &s->rng, s->pool_cap, stage_visit, s, &level, &level_count);
+    if (n < 0) {
+        engine_fail(g->e, SEARCH_FAILED, "out of memory");
+        return false;
+    }
     /* walks that end at the level without a lower rank bring their scheme
-     * home while the level has room: the pool's diversity (driver.c) */
-    cuda_walk_set_collect(s->w, g->o->collect && level >= 0 && pool->r[level].count < pool->size ? level : 0);
-    /* pool_up (driver.c's restarts one rank above the level, for diversity):
-     * the device draws uniformly from what it holds, so the first nonempty
-     * rank above the level gets a share up/(1-up) of the level's entries */
-    int up_rank = -1, up_n = 0;
-    if (level >= 0 && g->p->pool_up > 0 && g->p->pool_up < 1) {
-        for (int k = level + 1; k <= pool->max_rank && up_rank < 0; k++)
-            if (pool->r[k].count)
-                up_rank = k;
-        int below = 0;
-        for (int k = 0; k <= level; k++)
-            below += pool->r[k].count;
-        if (up_rank >= 0) {
-            up_n = (int)((double)below * g->p->pool_up / (1 - g->p->pool_up) + 0.5);
-            if (up_n > pool->r[up_rank].count)
-                up_n = pool->r[up_rank].count;
-            if (up_n > s->pool_cap / 4)
-                up_n = s->pool_cap / 4;
-        }
-    }
-    for (int k = 0; k <= pool->max_rank && n < s->pool_cap; k++) {
-        if (k > level && k != up_rank)
-            continue;
-        const int cnt = k == up_rank ? up_n : pool->r[k].count;
-        for (int i = 0; i < cnt && n < s->pool_cap - (k <= level ? up_n : 0); i++) {
-            const scheme *sc = pool->r[k].s[i];
-            if (sc->rank > s->info.cap)
-                continue;
-            for (int t = 0; t < sc->rank; t++)
-                memcpy(s->pool_terms + (size_t)n * cw + 3 * (size_t)t, sc->terms[t].f, 3 * sizeof(uint64_t));
-            s->pool_ranks[n++] = sc->rank;
-        }
-    }
-    pthread_mutex_unlock(&pool->mu);
+     * home while the level has room: the pool's diversity */
+    cuda_walk_set_collect(s->w, g->o->collect && level >= 0 && level_count < g->p->pool_size ? level : 0);
     char err[256];
     if (cuda_walk_set_pool(s->w, s->pool_terms, s->pool_ranks, n, err, sizeof err) != 0) {
-        run_fail(g, err);
+        engine_fail(g->e, SEARCH_FAILED, "%s", err);
         return false;
     }
     pthread_mutex_lock(&g->mu);
@@ -292,18 +185,10 @@ static bool upload_pool(gpu_set *s)
     return true;
 }
 
-static bool pool_changed(gpu_set *s)
-{
-    pthread_mutex_lock(&s->g->pool.mu);
-    const bool c = s->g->pool.added != s->pool_seen;
-    pthread_mutex_unlock(&s->g->pool.mu);
-    return c;
-}
-
 /* One launch's results: totals, the walkers' ranks, improvements, checks, the pool. */
 static void process(gpu_set *s, const cuda_walk_batch *b)
 {
-    gpu_search *g = s->g;
+    gpu_backend *g = s->g;
     uint64_t flips = 0, plus = 0, red = 0, restarts = 0;
     for (int i = 0; i < b->warps; i++) {
         flips += b->warp[i].flips;
@@ -334,24 +219,20 @@ static void process(gpu_set *s, const cuda_walk_batch *b)
         memset(&vr, 0, sizeof vr);
         bool bad = false;
         if (!sc) {
-            run_fail(g, "out of memory");
+            engine_fail(g->e, SEARCH_FAILED, "out of memory");
             bad = true;
         } else if (!verify_f2(sc, &vr)) {
-            char m[512];
-            snprintf(m, sizeof m, "BUG: check: GPU walker %d (GPU %d) holds a scheme of rank %d that does not verify: %.300s",
-                     s->st.first_walker + wi, s->st.device, b->warp[wi].rank, vr.msg);
-            run_fail(g, m);
+            engine_fail(g->e, SEARCH_FAILED,
+                        "BUG: check: GPU walker %d (GPU %d) holds a scheme of rank %d that does not verify: %.300s",
+                        s->st.first_walker + wi, s->st.device, b->warp[wi].rank, vr.msg);
             bad = true;
         }
         scheme_free(sc);
         if (bad)
             return;
     }
-    pthread_mutex_lock(&g->mu);
-    const bool done = g->failed || g->reached;
-    pthread_mutex_unlock(&g->mu);
     /* new schemes in the pool (from any set): this set's device copy follows */
-    if (!done && pool_changed(s))
+    if (!engine_should_stop(g->e) && engine_pool_version(g->e) != s->pool_seen)
         upload_pool(s);
 }
 
@@ -359,25 +240,23 @@ static void process(gpu_set *s, const cuda_walk_batch *b)
  * fixed step count is asked for (exact replay) or timed is off (the baseline). */
 static bool timed_launches(const search_gpu_options *o) { return !o->steps && o->timed; }
 
-/* A set's thread: its launch loop, two launches in flight. */
+/* A set's thread: its launch loop, two launches in flight, until the engine
+ * stops the run; then what is in flight is collected (and still offered). */
 static void *set_walk(void *arg)
 {
     gpu_set *s = arg;
-    gpu_search *g = s->g;
-    const search_params *p = g->p;
+    gpu_backend *g = s->g;
+    engine *e = g->e;
     const search_gpu_options *o = g->o;
     char err[256];
     /* timed launches: the clock ends each walker's part; the step count only
      * bounds it (1 << 24 steps take a minute or more) */
     const bool timed = timed_launches(o);
     uint32_t steps = o->steps ? o->steps : timed ? 1u << 24 : 2048;
-    pthread_mutex_lock(&g->mu);
-    bool stopping = g->stop, failed = g->failed;
-    pthread_mutex_unlock(&g->mu);
-    while (!failed) {
-        if (!stopping && cuda_walk_in_flight(s->w) < 2) {
+    for (;;) {
+        if (!engine_should_stop(e) && cuda_walk_in_flight(s->w) < 2) {
             if (cuda_walk_launch(s->w, steps, err, sizeof err) != 0) {
-                run_fail(g, err);
+                engine_fail(e, SEARCH_FAILED, "%s", err);
                 break;
             }
             if (cuda_walk_in_flight(s->w) < 2)
@@ -387,21 +266,21 @@ static void *set_walk(void *arg)
             break;
         cuda_walk_batch b;
         if (cuda_walk_collect(s->w, &b, err, sizeof err) != 0) {
-            run_fail(g, err);
+            engine_fail(e, SEARCH_FAILED, "%s", err);
             break;
         }
         process(s, &b);
-        const double t = now_s();
         if (o->verbose) {
-            pthread_mutex_lock(&g->mu);
-            const int best = g->best_rank;
-            pthread_mutex_unlock(&g->mu);
+            const double t = engine_elapsed(e);
             char who[48] = "";
             if (g->nsets > 1)
                 snprintf(who, sizeof who, " [set %d, GPU %d]", s->index, s->st.device);
+            pthread_mutex_lock(&g->mu);
+            const uint64_t flips = s->st.flips;
+            pthread_mutex_unlock(&g->mu);
             fprintf(stderr, "gpu walk%s: launch %ld, %u steps, %.1f ms, %d improved (%d later), best %d, %.3g flips/s\n",
-                    who, b.launch, b.steps, b.ms, b.improved, b.improved_dropped, best,
-                    (double)s->st.flips / (t - g->t0));
+                    who, b.launch, b.steps, b.ms, b.improved, b.improved_dropped, engine_best_rank(e),
+                    t > 0 ? (double)flips / t : 0);
         }
         if (!o->steps && !timed) {
             if (b.ms < o->launch_ms / 2 && steps < (1u << 24))
@@ -409,16 +288,6 @@ static void *set_walk(void *arg)
             else if (b.ms > o->launch_ms * 2 && steps > 64)
                 steps /= 2;
         }
-        pthread_mutex_lock(&g->mu);
-        if (search_stop_requested()) {
-            g->interrupted = true;
-            g->stop = true;
-        }
-        if ((p->time_limit > 0 && t - g->t0 >= p->time_limit) || (p->max_flips && flips_locked(g) >= p->max_flips))
-            g->stop = true;
-        stopping = g->stop;
-        failed = g->failed;
-        pthread_mutex_unlock(&g->mu);
     }
     /* whatever is still in flight (after a failure) finishes before the buffers go */
     while (cuda_walk_in_flight(s->w) > 0) {
@@ -426,14 +295,11 @@ static void *set_walk(void *arg)
         if (cuda_walk_collect(s->w, &b, err, sizeof err) != 0)
             break;
     }
-    pthread_mutex_lock(&g->mu);
-    g->running--;
-    pthread_cond_signal(&g->finished);
-    pthread_mutex_unlock(&g->mu);
+    engine_thread_end(e);
     return NULL;
 }
 
-static int distinct_devices(const gpu_search *g)
+static int distinct_devices(const gpu_backend *g)
 {
     int n = 0;
     for (int k = 0; k < g->nsets; k++) {
@@ -445,83 +311,37 @@ static int distinct_devices(const gpu_search *g)
     return n;
 }
 
-/* The progress report, taken under g->mu (the pool level is filled after). */
-static void progress_locked(gpu_search *g, double t, double *last_t, uint64_t *last_flips, search_progress *pr)
+/* The counters the engine's progress rows and result come from. */
+static void gpu_stats(void *ctx, engine_stats *st)
 {
-    memset(pr, 0, sizeof *pr);
-    const uint64_t flips = flips_locked(g);
-    pr->seconds = t - g->t0;
-    pr->flips = flips;
-    pr->flips_per_s = t > *last_t ? (double)(flips - *last_flips) / (t - *last_t) : 0;
-    pr->best_rank = g->best_rank;
-    pr->record = search_record_rank(g->p->fmt);
-    pr->plateau = g->p->plateau;
-    pr->best_age = t - g->best_t;
-    pr->devices = distinct_devices(g);
-    int cap = 0;
+    gpu_backend *g = ctx;
+    pthread_mutex_lock(&g->mu);
     for (int k = 0; k < g->nsets; k++) {
         const gpu_set *s = &g->sets[k];
-        pr->plus += s->st.plus;
-        pr->restarts += s->st.restarts;
-        pr->reductions += s->st.reductions;
-        if (s->has_ranks) {
-            pr->walkers += s->info.warps;
-            if (s->info.cap > cap)
-                cap = s->info.cap;
+        st->flips += s->st.flips;
+        st->plus += s->st.plus;
+        st->reductions += s->st.reductions;
+        st->restarts += s->st.restarts;
+        if (st->rank_count && s->has_ranks) {
+            /* the walkers' ranks after every set's last launch */
+            for (int r = 0; r <= s->info.cap && r <= SCHEME_MAX_RANK; r++)
+                st->rank_count[r] += s->rank_count[r];
+            st->walkers += s->info.warps;
         }
-    }
-    /* the walkers' ranks: min, (lower) median and max over every set's last launch */
-    int seen = 0;
-    const int mid = (pr->walkers - 1) / 2;
-    for (int r = 0; r <= cap && pr->walkers > 0; r++) {
-        int c = 0;
-        for (int k = 0; k < g->nsets; k++)
-            if (g->sets[k].has_ranks && r <= g->sets[k].info.cap)
-                c += g->sets[k].rank_count[r];
-        if (!c)
-            continue;
-        if (!pr->rank_min)
-            pr->rank_min = r;
-        if (seen <= mid && mid < seen + c)
-            pr->rank_median = r;
-        pr->rank_max = r;
-        seen += c;
-    }
-    *last_t = t;
-    *last_flips = flips;
-}
-
-/* The calling thread: waits for the sets, reporting progress on the way. */
-static void monitor(gpu_search *g)
-{
-    const search_params *p = g->p;
-    const bool report = p->progress_every > 0 && g->cb && g->cb->progress;
-    double last_t = g->t0, next = g->t0 + p->progress_every;
-    uint64_t last_flips = 0;
-    pthread_mutex_lock(&g->mu);
-    while (g->running > 0) {
-        if (!report) {
-            pthread_cond_wait(&g->finished, &g->mu);
-            continue;
-        }
-        const double t = now_s();
-        if (t >= next) {
-            search_progress pr;
-            progress_locked(g, t, &last_t, &last_flips, &pr);
-            pthread_mutex_unlock(&g->mu);
-            pr.level = search_pool_level(&g->pool, &pr.level_count);
-            g->cb->progress(g->cb->ctx, &pr);
-            next = t + p->progress_every;
-            pthread_mutex_lock(&g->mu);
-            continue;
-        }
-        struct timespec ts; /* the condition variable runs on CLOCK_MONOTONIC (main) */
-        const double w = next < t + 1 ? next : t + 1;
-        ts.tv_sec = (time_t)w;
-        ts.tv_nsec = (long)((w - (double)ts.tv_sec) * 1e9);
-        pthread_cond_timedwait(&g->finished, &g->mu, &ts);
     }
     pthread_mutex_unlock(&g->mu);
+    st->plateau = g->p->plateau;
+    st->devices = distinct_devices(g);
+}
+
+static void gpu_walker_name(void *ctx, int walker, char *buf, size_t len)
+{
+    gpu_backend *g = ctx;
+    int dev = -1;
+    for (int k = 0; k < g->nsets; k++)
+        if (walker >= g->sets[k].st.first_walker && walker < g->sets[k].st.first_walker + g->sets[k].st.walkers)
+            dev = g->sets[k].st.device;
+    snprintf(buf, len, "GPU walker %d (GPU %d)", walker, dev);
 }
 
 /* Set k's kernel seed: set 0 walks with the run's seed (one device replays
@@ -534,10 +354,11 @@ static uint64_t set_seed(uint64_t seed, int k)
     return scheme_splitmix64(&st);
 }
 
-/* Creates set k's walk on its device, loads its walkers and its device pool. */
-static bool set_create(gpu_search *g, gpu_set *s, int cap, int first_walker, scheme *const *f2s, int nstarts,
-                       search_result *res)
+/* Creates set k's walk on its device, loads its walkers (the engine's start
+ * schemes, round robin) and its device pool.  false: engine_fail was called. */
+static bool set_create(gpu_backend *g, gpu_set *s, int first_walker)
 {
+    engine *e = g->e;
     const search_params *p = g->p;
     const search_gpu_options *o = g->o;
     char err[256], where[48] = "";
@@ -546,7 +367,7 @@ static bool set_create(gpu_search *g, gpu_set *s, int cap, int first_walker, sch
     cuda_walk_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.warps = o->warps;
-    cfg.cap = cap;
+    cfg.cap = g->cap;
     cfg.device = s->st.device;
     cfg.seed = s->st.seed;
     cfg.rounds = o->rounds;
@@ -567,8 +388,7 @@ static bool set_create(gpu_search *g, gpu_set *s, int cap, int first_walker, sch
         cfg.launch_us = (uint32_t)(o->launch_ms * 1000);
     int rc = cuda_walk_create(&cfg, &s->w, err, sizeof err);
     if (rc != 0) {
-        snprintf(res->msg, sizeof res->msg, "GPU walk%s: %s", where, err);
-        res->status = rc == 2 ? SEARCH_BAD_PARAMS : SEARCH_FAILED;
+        engine_fail(e, rc == 2 ? SEARCH_BAD_PARAMS : SEARCH_FAILED, "GPU walk%s: %s", where, err);
         return false;
     }
     cuda_walk_get_info(s->w, &s->info);
@@ -580,8 +400,7 @@ static bool set_create(gpu_search *g, gpu_set *s, int cap, int first_walker, sch
     s->pool_ranks = malloc((size_t)s->pool_cap * sizeof *s->pool_ranks);
     s->rank_count = calloc((size_t)s->info.cap + 1, sizeof *s->rank_count);
     if (!s->terms || !s->pool_terms || !s->pool_ranks || !s->rank_count) {
-        snprintf(res->msg, sizeof res->msg, "out of memory");
-        res->status = SEARCH_FAILED;
+        engine_fail(e, SEARCH_FAILED, "out of memory");
         return false;
     }
     if (o->verbose)
@@ -590,22 +409,70 @@ static bool set_create(gpu_search *g, gpu_set *s, int cap, int first_walker, sch
                 s->info.warps, s->info.cap, s->info.store == CUDA_WALK_STORE_REGS ? "register" : "shared-memory",
                 cfg.walk_len, cfg.plateau, cfg.plus_max, cfg.idle_plus, p->pool_min,
                 (unsigned long long)cfg.seed);
+    const int nstarts = engine_nstarts(e);
     for (int i = 0; i < s->info.warps; i++) {
-        const scheme *sc = f2s[(first_walker + i) % nstarts];
+        const scheme *sc = engine_start_scheme(e, (first_walker + i) % nstarts);
         for (int k = 0; k < sc->rank; k++)
             memcpy(s->terms + 3 * k, sc->terms[k].f, 3 * sizeof(uint64_t));
         if (cuda_walk_load(s->w, i, s->terms, sc->rank, err, sizeof err) != 0) {
-            snprintf(res->msg, sizeof res->msg, "GPU walk%s: %s", where, err);
-            res->status = SEARCH_FAILED;
+            engine_fail(e, SEARCH_FAILED, "GPU walk%s: %s", where, err);
             return false;
         }
     }
-    if (!upload_pool(s)) {
-        snprintf(res->msg, sizeof res->msg, "GPU walk%s: %.400s", where, g->msg);
-        res->status = SEARCH_FAILED;
+    return upload_pool(s);
+}
+
+static bool gpu_setup(engine *e, void *ctx)
+{
+    gpu_backend *g = ctx;
+    g->e = e;
+    /* plus transitions stop at the cap; restarts come from lower ranks */
+    const int max_rank = engine_max_start_rank(e);
+    g->cap = (max_rank + 31) / 32 * 32;
+    if (g->cap < 32)
+        g->cap = 32;
+    if (g->cap > CUDA_WALK_MAX_CAP) {
+        engine_fail(e, SEARCH_BAD_PARAMS, "start rank %d: the GPU walk holds at most %d terms", max_rank,
+                    CUDA_WALK_MAX_CAP);
         return false;
     }
+    for (int i = 0; i < engine_nstarts(e); i++)
+        if (engine_start_scheme(e, i)->rank < 2) {
+            engine_fail(e, SEARCH_BAD_PARAMS, "start scheme %d has rank %d: nothing to walk", i + 1,
+                        engine_start_scheme(e, i)->rank);
+            return false;
+        }
+    for (int k = 0, first = 0; k < g->nsets; k++) {
+        if (!set_create(g, &g->sets[k], first))
+            return false;
+        first += g->sets[k].info.warps;
+    }
     return true;
+}
+
+static bool gpu_start(engine *e, void *ctx)
+{
+    gpu_backend *g = ctx;
+    for (int k = 0; k < g->nsets; k++) {
+        engine_thread_begin(e);
+        int err = pthread_create(&g->sets[k].thread, NULL, set_walk, &g->sets[k]);
+        if (err != 0) {
+            engine_thread_end(e);
+            engine_fail(e, SEARCH_FAILED, "cannot start the thread of walker set %d: %s", k, strerror(err));
+            return false;
+        }
+        g->sets[k].started = true;
+    }
+    return true;
+}
+
+static void gpu_join(void *ctx)
+{
+    gpu_backend *g = ctx;
+    for (int k = 0; k < g->nsets; k++)
+        if (g->sets[k].started)
+            pthread_join(g->sets[k].thread, NULL);
+    g->pool_added = engine_pool_version(g->e);
 }
 
 search_status search_run_gpu_stats(const search_params *p, const search_gpu_options *o,
@@ -654,28 +521,18 @@ search_status search_run_gpu_stats(const search_params *p, const search_gpu_opti
         return res->status;
     }
 
-    gpu_search g;
+    gpu_backend g;
     memset(&g, 0, sizeof g);
     g.p = p;
     g.o = o;
-    g.cb = cb;
     g.nsets = nsets;
-    g.best_rank = SCHEME_MAX_RANK + 1;
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&g.mu, NULL);
-    pthread_cond_init(&g.finished, &ca);
-    pthread_condattr_destroy(&ca);
-
-    scheme *std = NULL;
-    scheme **f2s = NULL;
-    bool pool_ok = false;
     g.sets = calloc((size_t)nsets, sizeof *g.sets);
     if (!g.sets) {
         snprintf(res->msg, sizeof res->msg, "out of memory");
         res->status = SEARCH_FAILED;
-        goto out;
+        pthread_mutex_destroy(&g.mu);
+        return res->status;
     }
     for (int k = 0; k < nsets; k++) {
         gpu_set *s = &g.sets[k];
@@ -686,124 +543,26 @@ search_status search_run_gpu_stats(const search_params *p, const search_gpu_opti
         scheme_rng_seed(&s->rng, s->st.seed ^ 0x9e3779b97f4a7c15ull);
     }
 
-    /* the start schemes, verified: the pool's first members (as driver.c) */
-    int max_rank;
-    if (!search_starts_prepare(p, &starts, &nstarts, &std, &max_rank, res))
-        goto out;
-    /* plus transitions stop at the cap; restarts come from lower ranks */
-    int cap = (max_rank + 31) / 32 * 32;
-    if (cap < 32)
-        cap = 32;
-    if (cap > CUDA_WALK_MAX_CAP) {
-        snprintf(res->msg, sizeof res->msg, "start rank %d: the GPU walk holds at most %d terms", max_rank,
-                 CUDA_WALK_MAX_CAP);
-        goto out;
-    }
-    if (!(pool_ok = search_pool_init(&g.pool, max_rank, p->pool_size, p->pool_min))) {
-        snprintf(res->msg, sizeof res->msg, "out of memory");
-        res->status = SEARCH_FAILED;
-        goto out;
-    }
-    f2s = calloc((size_t)nstarts, sizeof *f2s);
-    if (!f2s) {
-        snprintf(res->msg, sizeof res->msg, "out of memory");
-        res->status = SEARCH_FAILED;
-        goto out;
-    }
-    for (int i = 0; i < nstarts; i++) {
-        f2s[i] = scheme_to_f2(starts[i]);
-        verify_result vr;
-        memset(&vr, 0, sizeof vr);
-        if (!f2s[i] || !verify_f2(f2s[i], &vr)) {
-            if (f2s[i])
-                snprintf(res->msg, sizeof res->msg, "start scheme %d does not verify over GF(2): %.400s", i + 1,
-                         vr.msg);
-            else
-                snprintf(res->msg, sizeof res->msg, "out of memory");
-            res->status = f2s[i] ? SEARCH_BAD_PARAMS : SEARCH_FAILED;
-            goto out;
-        }
-        if (f2s[i]->rank < 2) {
-            snprintf(res->msg, sizeof res->msg, "start scheme %d has rank %d: nothing to walk", i + 1,
-                     f2s[i]->rank);
-            goto out;
-        }
-        search_pool_add(&g.pool, f2s[i], &g.sets[0].rng, NULL);
-        if (f2s[i]->rank < g.best_rank) {
-            g.best_rank = f2s[i]->rank;
-            scheme_free(g.best);
-            g.best = scheme_clone(f2s[i]);
-        }
-    }
-    res->start_rank = g.best_rank;
+    const engine_backend b = {"gpu", &g, gpu_setup, gpu_start, gpu_stats, gpu_join, gpu_walker_name};
+    engine_run(p, starts, nstarts, cb, &b, res);
 
-    for (int k = 0, first = 0; k < nsets; k++) {
-        if (!set_create(&g, &g.sets[k], cap, first, f2s, nstarts, res))
-            goto out;
-        first += g.sets[k].info.warps;
-    }
-
-    g.t0 = g.best_t = now_s();
-    if (p->target_rank > 0 && g.best_rank <= p->target_rank)
-        g.reached = g.stop = true;
-    g.running = nsets;
-    for (int k = 0; k < nsets; k++) {
-        int e = pthread_create(&g.sets[k].thread, NULL, set_walk, &g.sets[k]);
-        if (e != 0) {
-            char m[128];
-            snprintf(m, sizeof m, "cannot start the thread of walker set %d: %s", k, strerror(e));
-            pthread_mutex_lock(&g.mu);
-            fail_locked(&g, m);
-            g.running -= nsets - k;
-            pthread_mutex_unlock(&g.mu);
-            break;
-        }
-        g.sets[k].started = true;
-    }
-    monitor(&g);
-    for (int k = 0; k < nsets; k++)
-        if (g.sets[k].started)
-            pthread_join(g.sets[k].thread, NULL);
-
-    res->seconds = now_s() - g.t0;
     uint64_t returned = 0, pooled = 0, isolated = 0;
     for (int k = 0; k < nsets; k++) {
-        const gpu_set *s = &g.sets[k];
-        res->flips += s->st.flips;
-        res->plus += s->st.plus;
-        res->reductions += s->st.reductions;
-        res->restarts += s->st.restarts;
-        returned += s->st.returned;
-        pooled += s->st.pooled;
-        isolated += s->isolated;
+        returned += g.sets[k].st.returned;
+        pooled += g.sets[k].st.pooled;
+        isolated += g.sets[k].isolated;
     }
-    if (o->verbose)
+    if (o->verbose && g.sets[0].w)
         fprintf(stderr, "gpu walk: %llu returned schemes (%llu new to the pool, %llu flip-isolated not pooled) from %d set%s\n",
                 (unsigned long long)returned, (unsigned long long)pooled, (unsigned long long)isolated, nsets,
                 nsets > 1 ? "s" : "");
-    res->improvements = g.improvements;
-    res->interrupted = g.interrupted;
-    res->best_rank = g.best_rank;
-    res->best = g.best;
-    g.best = NULL;
-    if (g.failed) {
-        res->status = SEARCH_FAILED;
-        snprintf(res->msg, sizeof res->msg, "%s", g.msg);
-    } else if (p->target_rank > 0) {
-        res->status = res->best_rank <= p->target_rank ? SEARCH_REACHED : SEARCH_NOT_REACHED;
-    } else {
-        res->status = SEARCH_REACHED;
-    }
-    if (stats) {
+    if (stats && res->status != SEARCH_BAD_PARAMS) {
         stats->sets = nsets;
         for (int k = 0; k < nsets; k++)
             stats->set[k] = g.sets[k].st;
-        pthread_mutex_lock(&g.pool.mu);
-        stats->pool_added = g.pool.added;
-        pthread_mutex_unlock(&g.pool.mu);
+        stats->pool_added = g.pool_added;
     }
-out:
-    for (int k = 0; g.sets && k < nsets; k++) {
+    for (int k = 0; k < nsets; k++) {
         gpu_set *s = &g.sets[k];
         if (s->w)
             cuda_walk_destroy(s->w);
@@ -813,14 +572,6 @@ out:
         free(s->rank_count);
     }
     free(g.sets);
-    for (int i = 0; f2s && i < nstarts; i++)
-        scheme_free(f2s[i]);
-    free(f2s);
-    scheme_free(g.best);
-    if (pool_ok)
-        search_pool_free(&g.pool);
-    scheme_free(std);
-    pthread_cond_destroy(&g.finished);
     pthread_mutex_destroy(&g.mu);
     return res->status;
 }

@@ -1,0 +1,513 @@
+/* The search engine: the one loop of every backend (engine.h; docs/search.md,
+ * "The engine and its backends").  Starts, pool, verification of every offered
+ * scheme, the run's best and the improvement callbacks, stop conditions,
+ * progress and the result live here; a backend (driver.c: CPU threads,
+ * walk_gpu.c: GPU walker sets, tests/test_engine.c: a scripted fake) walks.
+ */
+#include "engine.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../verify/verify.h"
+#include "pool.h"
+
+static atomic_int stop_requested;
+
+void search_request_stop(void) { atomic_store(&stop_requested, 1); }
+bool search_stop_requested(void) { return atomic_load(&stop_requested) != 0; }
+void search_clear_stop(void) { atomic_store(&stop_requested, 0); }
+
+void search_result_free(search_result *r)
+{
+    if (r && r->best) {
+        scheme_free(r->best);
+        r->best = NULL;
+    }
+}
+
+struct engine {
+    const search_params *p;
+    const search_callbacks *cb;
+    const engine_backend *b;
+    search_pool pool;
+    bool pool_ok;
+    scheme **starts;          /* verified, reduced */
+    int nstarts, max_rank;
+    double t0;
+    atomic_int stop;          /* 1: finish (target, budget, request, failure) */
+    atomic_int best_rank;
+    _Atomic double best_t;    /* when best_rank was first reached (the plateau of the run) */
+    pthread_mutex_t mu;       /* the best, the callbacks' serialization, failure; running */
+    pthread_cond_t changed;   /* a thread ended or the run stopped */
+    scheme *best;
+    uint64_t improvements;
+    atomic_bool failed;       /* written under mu; read anywhere */
+    search_status fail_status;
+    char msg[512];
+    int running;              /* backend threads between engine_thread_begin and _end */
+    int *rank_count;          /* [SCHEME_MAX_RANK + 1]: the monitor's scratch for stats() */
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void set_stop(engine *e)
+{
+    atomic_store(&e->stop, 1);
+    pthread_mutex_lock(&e->mu);
+    pthread_cond_broadcast(&e->changed);
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* ---- for backends -------------------------------------------------------- */
+
+const search_params *engine_params(const engine *e) { return e->p; }
+bool engine_should_stop(const engine *e) { return atomic_load_explicit(&((engine *)e)->stop, memory_order_relaxed) != 0; }
+double engine_elapsed(const engine *e) { return now_s() - e->t0; }
+int engine_best_rank(const engine *e) { return atomic_load(&((engine *)e)->best_rank); }
+int engine_nstarts(const engine *e) { return e->nstarts; }
+const scheme *engine_start_scheme(const engine *e, int i) { return i >= 0 && i < e->nstarts ? e->starts[i] : NULL; }
+int engine_max_start_rank(const engine *e) { return e->max_rank; }
+
+static void vfail_locked(engine *e, search_status st, const char *fmt, va_list ap)
+{
+    if (!atomic_load(&e->failed)) {
+        atomic_store(&e->failed, true);
+        e->fail_status = st;
+        vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    }
+    atomic_store(&e->stop, 1);
+    pthread_cond_broadcast(&e->changed);
+}
+
+static void fail_locked(engine *e, search_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail_locked(engine *e, search_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail_locked(e, st, fmt, ap);
+    va_end(ap);
+}
+
+void engine_fail(engine *e, search_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&e->mu);
+    vfail_locked(e, st, fmt, ap);
+    pthread_mutex_unlock(&e->mu);
+    va_end(ap);
+}
+
+void engine_thread_begin(engine *e)
+{
+    pthread_mutex_lock(&e->mu);
+    e->running++;
+    pthread_mutex_unlock(&e->mu);
+}
+
+void engine_thread_end(engine *e)
+{
+    pthread_mutex_lock(&e->mu);
+    e->running--;
+    pthread_cond_broadcast(&e->changed);
+    pthread_mutex_unlock(&e->mu);
+}
+
+static uint64_t backend_flips(engine *e)
+{
+    engine_stats st;
+    memset(&st, 0, sizeof st);
+    e->b->stats(e->b->ctx, &st);
+    return st.flips;
+}
+
+/* No two terms share a factor at any position: no flip at all.  Stops at the
+ * first shared factor (a walk's schemes share many: this is O(rank) for them). */
+static bool flip_isolated(const scheme *s)
+{
+    for (int x = 0; x < 3; x++)
+        for (int i = 0; i < s->rank; i++)
+            for (int j = i + 1; j < s->rank; j++)
+                if (s->terms[i].f[x] == s->terms[j].f[x])
+                    return false;
+    return true;
+}
+
+int engine_offer(engine *e, int walker, const scheme *s, scheme_rng *rng)
+{
+    if (atomic_load(&e->failed)) /* the run is over; nothing more is kept */
+        return -1;
+    verify_result vr;
+    memset(&vr, 0, sizeof vr);
+    if (s->fmt.n != e->p->fmt.n || s->fmt.m != e->p->fmt.m || s->fmt.p != e->p->fmt.p ||
+        s->ring != SCHEME_RING_F2 || !verify_f2(s, &vr)) {
+        char fb[32], who[64];
+        if (e->b->walker_name)
+            e->b->walker_name(e->b->ctx, walker, who, sizeof who);
+        else
+            snprintf(who, sizeof who, "walker %d", walker);
+        engine_fail(e, SEARCH_FAILED, "BUG: %s produced a scheme of rank %d for %s that does not verify: %.300s",
+                    who, s->rank, scheme_format_str(s->fmt, fb),
+                    vr.msg[0] ? vr.msg : "not a GF(2) scheme of the run's format");
+        return -1;
+    }
+    int out = 0;
+    /* A scheme without a single flip (Strassen's, its square, ...) is a dead
+     * end for walks: only a plus leaves it and the reductions lead straight
+     * back.  It is reported when it is a new best, but not pooled. */
+    if (flip_isolated(s)) {
+        out |= ENGINE_ISOLATED;
+    } else {
+        bool oom = false;
+        if (search_pool_add(&e->pool, s, rng, &oom))
+            out |= ENGINE_POOLED;
+        if (oom) {
+            engine_fail(e, SEARCH_FAILED, "out of memory");
+            return -1;
+        }
+    }
+    if (s->rank >= atomic_load(&e->best_rank))
+        return out;
+    pthread_mutex_lock(&e->mu);
+    if (atomic_load(&e->failed)) {
+        out = -1;
+    } else if (s->rank < atomic_load(&e->best_rank)) {
+        scheme *b = scheme_clone(s);
+        if (!b) {
+            fail_locked(e, SEARCH_FAILED, "out of memory");
+            out = -1;
+        } else {
+            const double t = now_s();
+            atomic_store(&e->best_rank, s->rank);
+            atomic_store(&e->best_t, t);
+            scheme_free(e->best);
+            e->best = b;
+            e->improvements++;
+            out |= ENGINE_IMPROVED;
+            if (e->cb && e->cb->improved) {
+                search_found f = {s, s->rank, t - e->t0, backend_flips(e), walker};
+                if (!e->cb->improved(e->cb->ctx, &f)) {
+                    fail_locked(e, SEARCH_FAILED, "the improvement handler failed");
+                    out = -1;
+                }
+            }
+            if (e->p->target_rank > 0 && s->rank <= e->p->target_rank) {
+                atomic_store(&e->stop, 1);
+                pthread_cond_broadcast(&e->changed);
+            }
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+    return out;
+}
+
+int engine_restart(engine *e, scheme_rng *rng, search_walker *w) { return search_pool_restart(&e->pool, rng, w); }
+
+int engine_stage(engine *e, scheme_rng *rng, int n, void (*visit)(void *ctx, int i, const scheme *s), void *ctx,
+                 int *level, int *level_count)
+{
+    return search_pool_stage(&e->pool, rng, n, visit, ctx, level, level_count);
+}
+
+uint64_t engine_pool_version(engine *e)
+{
+    pthread_mutex_lock(&e->pool.mu);
+    const uint64_t v = e->pool.added;
+    pthread_mutex_unlock(&e->pool.mu);
+    return v;
+}
+
+int engine_pool_level(engine *e, int *count) { return search_pool_level(&e->pool, count); }
+
+int engine_pool_count(engine *e, int r)
+{
+    if (r < 0 || r > e->pool.max_rank)
+        return 0;
+    pthread_mutex_lock(&e->pool.mu);
+    const int c = e->pool.r[r].count;
+    pthread_mutex_unlock(&e->pool.mu);
+    return c;
+}
+
+/* ---- the run --------------------------------------------------------------- */
+
+/* The start schemes: verified over GF(2), reduced (every reduction taken, so
+ * that restarts skip the checks), pooled; the best of them is the run's first
+ * best.  false with res set. */
+static bool prepare_starts(engine *e, const scheme *const *starts, int nstarts, search_result *res)
+{
+    const search_params *p = e->p;
+    scheme *std = NULL;
+    int max_rank;
+    if (!search_starts_prepare(p, &starts, &nstarts, &std, &max_rank, res))
+        return false;
+    if (max_rank > SCHEME_MAX_RANK - p->plus_max - 8) {
+        snprintf(res->msg, sizeof res->msg, "start rank %d too large", max_rank);
+        scheme_free(std);
+        return false;
+    }
+    e->max_rank = max_rank;
+    e->starts = calloc((size_t)nstarts, sizeof *e->starts);
+    if (!e->starts || !(e->pool_ok = search_pool_init(&e->pool, max_rank, p->pool_size, p->pool_min))) {
+        snprintf(res->msg, sizeof res->msg, "out of memory");
+        res->status = SEARCH_FAILED;
+        scheme_free(std);
+        return false;
+    }
+    e->pool.up = p->pool_up;
+    e->pool.fresh = p->pool_fresh;
+    scheme_rng rng0;
+    scheme_rng_seed(&rng0, p->seed);
+    int best = SCHEME_MAX_RANK + 1;
+    bool ok = true;
+    for (int i = 0; i < nstarts && ok; i++) {
+        scheme *f2 = scheme_to_f2(starts[i]); /* the words; zero terms dropped */
+        verify_result vr;
+        memset(&vr, 0, sizeof vr);
+        if (!f2 || !verify_f2(f2, &vr)) {
+            if (f2)
+                snprintf(res->msg, sizeof res->msg, "start scheme %d does not verify over GF(2): %.400s", i + 1,
+                         vr.msg);
+            else
+                snprintf(res->msg, sizeof res->msg, "out of memory");
+            res->status = f2 ? SEARCH_BAD_PARAMS : SEARCH_FAILED;
+            scheme_free(f2);
+            ok = false;
+            break;
+        }
+        if (f2->rank < res->start_rank || !i)
+            res->start_rank = f2->rank;
+        /* pooled with every reduction taken (restarts then skip the checks) */
+        search_walker *w = search_walker_new(f2, p, 0, 0);
+        scheme *red = w ? search_walker_snapshot(w) : NULL;
+        search_walker_free(w);
+        scheme_free(f2);
+        if (red && !verify_f2(red, &vr)) {
+            snprintf(res->msg, sizeof res->msg, "BUG: the reduced start scheme %d does not verify: %.400s", i + 1,
+                     vr.msg);
+            scheme_free(red);
+            red = NULL;
+        } else if (!red) {
+            snprintf(res->msg, sizeof res->msg, "out of memory");
+        }
+        if (!red) {
+            res->status = SEARCH_FAILED;
+            ok = false;
+            break;
+        }
+        search_pool_add(&e->pool, red, &rng0, NULL);
+        if (red->rank < best) {
+            best = red->rank;
+            scheme_free(e->best);
+            e->best = scheme_clone(red);
+        }
+        e->starts[e->nstarts++] = red;
+    }
+    scheme_free(std);
+    if (!ok)
+        return false;
+    if (!e->best) {
+        snprintf(res->msg, sizeof res->msg, "out of memory");
+        res->status = SEARCH_FAILED;
+        return false;
+    }
+    atomic_store(&e->best_rank, best);
+    e->pool.reduced = true;
+    return true;
+}
+
+/* The spread of the walkers' current ranks from a histogram: lowest, lower
+ * median, highest. */
+static void rank_spread(const int *count, int walkers, search_progress *pr)
+{
+    pr->walkers = walkers;
+    if (walkers <= 0)
+        return;
+    const int mid = (walkers - 1) / 2;
+    int seen = 0;
+    for (int r = 0; r <= SCHEME_MAX_RANK && seen < walkers; r++) {
+        const int c = count[r];
+        if (!c)
+            continue;
+        if (!seen)
+            pr->rank_min = r;
+        if (seen <= mid && mid < seen + c)
+            pr->rank_median = r;
+        pr->rank_max = r;
+        seen += c;
+    }
+}
+
+/* One progress row for any backend: the run's state and the backend's counters. */
+static void fill_progress(engine *e, double t, double last_t, uint64_t last_flips, search_progress *pr)
+{
+    memset(pr, 0, sizeof *pr);
+    engine_stats st;
+    memset(&st, 0, sizeof st);
+    memset(e->rank_count, 0, (SCHEME_MAX_RANK + 1) * sizeof *e->rank_count);
+    st.rank_count = e->rank_count;
+    e->b->stats(e->b->ctx, &st);
+    pr->seconds = t - e->t0;
+    pr->flips = st.flips;
+    pr->flips_per_s = t > last_t ? (double)(st.flips - last_flips) / (t - last_t) : 0;
+    pr->best_rank = atomic_load(&e->best_rank);
+    pr->record = search_record_rank(e->p->fmt);
+    pr->level = search_pool_level(&e->pool, &pr->level_count);
+    pr->plateau = st.plateau;
+    pr->plus = st.plus;
+    pr->restarts = st.restarts;
+    pr->reductions = st.reductions;
+    rank_spread(e->rank_count, st.walkers, pr);
+    pr->best_age = t - atomic_load(&e->best_t);
+    if (pr->best_age < 0) /* an improvement stamped after t was read */
+        pr->best_age = 0;
+    pr->devices = st.devices;
+}
+
+/* The calling thread: stop conditions and progress until every backend thread ended. */
+static void monitor(engine *e, search_result *res)
+{
+    const search_params *p = e->p;
+    const bool report = p->progress_every > 0 && e->cb && e->cb->progress;
+    double last_t = e->t0, next = e->t0 + p->progress_every;
+    uint64_t last_flips = 0;
+    pthread_mutex_lock(&e->mu);
+    while (e->running > 0) {
+        /* wake at least every 10 ms: stop requests come from a signal handler */
+        double t = now_s(), w = t + 0.01;
+        if (report && next < w)
+            w = next;
+        struct timespec ts = {(time_t)w, (long)((w - (double)(time_t)w) * 1e9)};
+        pthread_cond_timedwait(&e->changed, &e->mu, &ts);
+        if (e->running <= 0)
+            break;
+        pthread_mutex_unlock(&e->mu);
+        t = now_s();
+        if (!atomic_load(&e->stop)) {
+            if (search_stop_requested()) {
+                res->interrupted = true;
+                set_stop(e);
+            } else if (p->time_limit > 0 && t - e->t0 >= p->time_limit) {
+                set_stop(e);
+            } else if (p->max_flips && backend_flips(e) >= p->max_flips) {
+                set_stop(e);
+            }
+        }
+        if (report && t >= next) {
+            search_progress pr;
+            fill_progress(e, t, last_t, last_flips, &pr);
+            e->cb->progress(e->cb->ctx, &pr);
+            last_t = t;
+            last_flips = pr.flips;
+            next = t + p->progress_every;
+        }
+        pthread_mutex_lock(&e->mu);
+    }
+    pthread_mutex_unlock(&e->mu);
+}
+
+search_status engine_run(const search_params *p, const scheme *const *starts, int nstarts,
+                         const search_callbacks *cb, const engine_backend *b, search_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->status = SEARCH_BAD_PARAMS;
+    if (!search_params_check(p, res->msg, sizeof res->msg))
+        return res->status;
+    engine *e = calloc(1, sizeof *e);
+    if (!e) {
+        snprintf(res->msg, sizeof res->msg, "out of memory");
+        return res->status = SEARCH_FAILED;
+    }
+    e->p = p;
+    e->cb = cb;
+    e->b = b;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_cond_init(&e->changed, &ca);
+    pthread_condattr_destroy(&ca);
+    e->rank_count = calloc(SCHEME_MAX_RANK + 1, sizeof *e->rank_count);
+    bool started = false;
+    if (!e->rank_count) {
+        snprintf(res->msg, sizeof res->msg, "out of memory");
+        res->status = SEARCH_FAILED;
+        goto out;
+    }
+    if (!prepare_starts(e, starts, nstarts, res))
+        goto out;
+    e->t0 = now_s();
+    atomic_store(&e->best_t, e->t0);
+    if (atomic_load(&e->best_rank) < res->start_rank) {
+        /* the start itself had reductions left: that is already an improvement */
+        e->improvements++;
+        if (cb && cb->improved) {
+            search_found f = {e->best, e->best->rank, 0, 0, 0};
+            if (!cb->improved(cb->ctx, &f))
+                fail_locked(e, SEARCH_FAILED, "the improvement handler failed");
+        }
+    }
+    if (p->target_rank > 0 && atomic_load(&e->best_rank) <= p->target_rank)
+        atomic_store(&e->stop, 1);
+    if (!atomic_load(&e->stop)) {
+        if (!b->setup || b->setup(e, b->ctx)) {
+            /* the run's clock starts once the walkers exist (a GPU's setup takes a while) */
+            e->t0 = now_s();
+            atomic_store(&e->best_t, e->t0);
+            started = true;
+            b->start(e, b->ctx);
+            monitor(e, res);
+            b->join(b->ctx);
+        } else if (!atomic_load(&e->failed)) {
+            fail_locked(e, SEARCH_FAILED, "the %s backend could not start", b->name ? b->name : "search");
+        }
+    }
+    if (search_stop_requested())
+        res->interrupted = true;
+
+    res->seconds = started ? now_s() - e->t0 : 0;
+    if (started) {
+        engine_stats st;
+        memset(&st, 0, sizeof st);
+        b->stats(b->ctx, &st);
+        res->flips = st.flips;
+        res->plus = st.plus;
+        res->restarts = st.restarts;
+        res->reductions = st.reductions;
+    }
+    res->best_rank = atomic_load(&e->best_rank);
+    res->best = e->best;
+    e->best = NULL;
+    res->improvements = e->improvements;
+    if (atomic_load(&e->failed)) {
+        res->status = e->fail_status;
+        snprintf(res->msg, sizeof res->msg, "%s", e->msg);
+    } else if (p->target_rank > 0) {
+        res->status = res->best_rank <= p->target_rank ? SEARCH_REACHED : SEARCH_NOT_REACHED;
+    } else {
+        res->status = SEARCH_REACHED;
+    }
+out:
+    for (int i = 0; i < e->nstarts; i++)
+        scheme_free(e->starts[i]);
+    free(e->starts);
+    scheme_free(e->best);
+    if (e->pool_ok)
+        search_pool_free(&e->pool);
+    free(e->rank_count);
+    pthread_cond_destroy(&e->changed);
+    pthread_mutex_destroy(&e->mu);
+    free(e);
+    return res->status;
+}
