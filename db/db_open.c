@@ -386,8 +386,8 @@ db *db_open_ex(const char *path, unsigned flags, db_status *st, char *err, size_
     if (!ro && (rc & 0xff) == SQLITE_CANTOPEN && (d->readonly || dir_writable(path) != 0))
         return fail_open(d, db__err(DB_READONLY, err, errlen,
                                     "%s: the database is read-only here: the file or its folder "
-                                    "is not writable (SQLite keeps %s-wal and %s-shm next to it)",
-                                    path, path, path), st);
+                                    "is not writable (SQLite keeps its -wal and -shm files next "
+                                    "to it)", path), st);
     if (rc != SQLITE_OK)
         return fail_open(d, header_fail(d, rc, err, errlen), st);
     db_status js = judge(d, &h, create && !d->readonly, err, errlen);
