@@ -85,12 +85,6 @@ scheme *cli_load_stored(const char *path, int64_t id, db_scheme_row *row, db_sta
 uint64_t cli_random_seed(void);
 /* 12345678 -> "12.3 M": counts a reader takes in at a glance. */
 /* 1234567 with sep " " -> "1.23 M", with "" -> "1.23M" (SI prefixes up to Y). */
-/* The handler search and sweep install for SIGINT/SIGTERM: the first signal
- * asks the run to stop after its batch, a second ends the process at once.
- * Reset before installing. */
-void cli_stop_signal_reset(void);
-void cli_stop_signal_handler(int sig);
-bool cli_stop_signal_seen(void); /* a signal came since the reset */
 const char *cli_fmt_si_sep(double v, const char *sep, char *buf, size_t len);
 const char *cli_fmt_si(double v, char *buf, size_t len);
 /* qsort order of doubles (timings: best first, median in the middle). */

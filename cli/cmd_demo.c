@@ -7,7 +7,6 @@
  * the naive product.  Each step is a piece a researcher uses on its own.
  */
 #include <getopt.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,60 +15,17 @@
 #include "../export/export.h"
 #include "../runtime/runtime.h"
 #include "../search/search.h"
+#include "../search/session.h"
 #include "../verify/verify.h"
 #include "cli.h"
 
-typedef struct {
-    db *store;
-    int64_t run_id;
-    int stored;
-    bool store_failed;
-    pthread_mutex_t mu; /* the store: improvements (walker threads) and heartbeats (driver) */
-} demo_ctx;
-
-static bool demo_improved(void *vctx, const search_found *f)
+/* Each improvement, after the session stored it. */
+static void demo_improved(void *ctx, const search_found *f, const char *path, bool stored_new)
 {
-    demo_ctx *ctx = vctx;
-    char err[512];
-    int64_t id = 0;
-    bool existed = false;
-    db_provenance prov = {.run_id = ctx->run_id, .source = "search",
-                          .flips = f->flips, .seconds = f->seconds};
-    pthread_mutex_lock(&ctx->mu);
-    db_status st = db_insert_scheme(ctx->store, f->s, &prov, &id, &existed, err, sizeof err);
-    if (st != DB_OK) {
-        pthread_mutex_unlock(&ctx->mu);
-        fprintf(stderr, "flipgraph demo: the rank-%d scheme found after %.3f s was NOT stored: %s\n",
-                f->rank, f->seconds, err);
-        ctx->store_failed = true;
-        return false;
-    }
-    st = db_run_improvement(ctx->store, ctx->run_id, f->seconds, f->rank, err, sizeof err);
-    pthread_mutex_unlock(&ctx->mu);
-    if (st != DB_OK) {
-        fprintf(stderr, "flipgraph demo: the rank-%d scheme is stored as #%lld, but not its entry "
-                "in run %lld's improvement log: %s\n", f->rank, (long long)id,
-                (long long)ctx->run_id, err);
-        ctx->store_failed = true;
-        return false;
-    }
-    ctx->stored++;
-    printf("  rank %3d  after %7.3f s  %10.3g flips  verified, stored as #%lld\n", f->rank,
-           f->seconds, (double)f->flips, (long long)id);
+    (void)ctx, (void)path;
+    printf("  rank %3d  after %7.3f s  %10.3g flips  verified, stored%s\n", f->rank, f->seconds,
+           (double)f->flips, stored_new ? "" : " (already in the store)");
     fflush(stdout);
-    return true;
-}
-
-/* The run's heartbeat in the store (db_run_progress), every DB_RUN_HEARTBEAT_SECONDS. */
-static void demo_progress(void *vctx, const search_progress *pr)
-{
-    demo_ctx *ctx = vctx;
-    char err[512];
-    pthread_mutex_lock(&ctx->mu);
-    db_status st = db_run_progress(ctx->store, ctx->run_id, pr->flips, pr->best_rank, err, sizeof err);
-    pthread_mutex_unlock(&ctx->mu);
-    if (st != DB_OK)
-        fprintf(stderr, "flipgraph demo: recording progress: %s\n", err);
 }
 
 static void demo_usage(FILE *out)
@@ -122,57 +78,54 @@ int cmd_demo(int argc, char **argv)
 
     char err[512];
     db_status st;
-    db *store = db_open(db_path, true, &st, err, sizeof err);
-    if (!store) /* the store's message names the path; its table of exit codes */
+    search_session *ss = session_open(db_path, &st, err, sizeof err);
+    if (!ss) /* the store's message names the path; its table of exit codes */
         return cli_error(cli_db_exit(st), "demo", "%s", err);
+    db *store = session_store(ss);
 
-    /* 1-2. search, verify, store */
+    /* 1-2. search, verify, store: the search's defaults (search/params.def) on the CPU */
     scheme_format fmt = {3, 3, 3};
-    search_params p;
-    search_params_default(&p);
-    p.fmt = fmt;
-    p.target_rank = 23;
-    p.time_limit = 120;
-    p.threads = (int)threads;
-    p.seed = (uint64_t)seed;
-    p.progress_every = 0;
-    char *params = search_params_to_text(&p);
-    char device[64];
-    snprintf(device, sizeof device, "%ld threads", threads);
-    db_run_info info = {.fmt = fmt, .params = params, .seed = p.seed, .backend = "cpu",
-                        .device = device};
-    demo_ctx ctx = {.store = store, .mu = PTHREAD_MUTEX_INITIALIZER};
-    int code = CLI_OK;
-    if ((st = db_run_begin(store, &info, &ctx.run_id, err, sizeof err)) != DB_OK) {
-        free(params);
-        db_close(store);
-        return cli_error(cli_db_exit(st), "demo", "recording the run: %s", err);
+    search_config cfg;
+    search_config_default(&cfg);
+    char sv[32], tv[32];
+    snprintf(sv, sizeof sv, "%ld", seed);
+    snprintf(tv, sizeof tv, "%ld", threads);
+    if (!search_config_set(&cfg, SEARCH_PARAM_DIMS, "3x3x3", err, sizeof err) ||
+        !search_config_set(&cfg, SEARCH_PARAM_TARGET_RANK, "23", err, sizeof err) ||
+        !search_config_set(&cfg, SEARCH_PARAM_TIME, "120", err, sizeof err) ||
+        !search_config_set(&cfg, SEARCH_PARAM_THREADS, tv, err, sizeof err) ||
+        !search_config_set(&cfg, SEARCH_PARAM_SEED, sv, err, sizeof err) ||
+        !search_config_set(&cfg, SEARCH_PARAM_PROGRESS, "0", err, sizeof err) ||
+        !search_config_resolve(&cfg, SEARCH_BACKEND_CPU, err, sizeof err)) {
+        session_close(ss);
+        return cli_error(CLI_USAGE, "demo", "%s", err);
     }
-    free(params);
+    const search_params *pp = &cfg.p;
+    int code = CLI_OK;
     printf("1. search <3,3,3> from the standard algorithm (rank 27), target 23 (Laderman), "
            "seed %ld, %ld threads\n", seed, threads);
-    search_callbacks cb = {.ctx = &ctx, .improved = demo_improved, .progress = demo_progress};
+    session_hooks hooks = {NULL, demo_improved, NULL, NULL};
+    session_run run;
     search_result res;
-    search_params run_p = p; /* p is stored; the engine reports for the heartbeat alone */
-    run_p.progress_every = DB_RUN_HEARTBEAT_SECONDS;
-    search_run_cpu(&run_p, NULL, 0, &cb, &res);
-    const char *end = res.status == SEARCH_FAILED ? "failed" : "finished";
-    if (db_run_end(store, ctx.run_id, end, res.flips, res.best_rank, err, sizeof err) != DB_OK) {
-        code = cli_error(CLI_INTERNAL, "demo", "the end of run #%lld (%s, best rank %d) was NOT "
-                         "stored; the store keeps it marked running: %s", (long long)ctx.run_id,
-                         end, res.best_rank, err);
+    session_search(ss, &cfg, NULL, NULL, 0, &hooks, &run, &res);
+    if (run.begin_failed) {
+        search_result_free(&res);
+        session_close(ss);
+        return cli_error(cli_db_exit(run.begin_status), "demo", "%s", run.msg);
+    }
+    if (run.end_lost) {
+        code = cli_error(CLI_INTERNAL, "demo", "%s", run.end_msg);
         goto out_search;
     }
-    printf("   best rank %d after %.2f s, %.3g flips (%.3g flips/s), run #%lld in %s\n",
+    printf("   best rank %d after %.2f s, %.3g flips (%.3g flips/s), run %lld in %s\n",
            res.best_rank, res.seconds, (double)res.flips,
-           res.seconds > 0 ? (double)res.flips / res.seconds : 0.0, (long long)ctx.run_id, db_path);
+           res.seconds > 0 ? (double)res.flips / res.seconds : 0.0, (long long)run.run_id, db_path);
     if (res.status == SEARCH_FAILED) {
-        code = cli_error(CLI_INTERNAL, "demo", "search failed: %s",
-                         ctx.store_failed ? "the store refused an improvement (above)" : res.msg);
+        code = cli_error(CLI_INTERNAL, "demo", "search failed: %s", res.msg);
         goto out_search;
     }
-    if (res.best_rank > p.target_rank) {
-        code = cli_error(CLI_NEGATIVE, "demo", "rank %d not reached", p.target_rank);
+    if (res.best_rank > pp->target_rank) {
+        code = cli_error(CLI_NEGATIVE, "demo", "rank %d not reached", pp->target_rank);
         goto out_search;
     }
 
@@ -263,6 +216,6 @@ out_best:
     scheme_free(best);
 out_search:
     search_result_free(&res);
-    db_close(store);
+    session_close(ss);
     return code;
 }

@@ -27,6 +27,7 @@
 #include "../cuda/fg_cuda.h"
 #include "../db/db.h"
 #include "../search/search.h"
+#include "../search/session.h"
 #include "cli.h"
 
 #define CMD "sweep"
@@ -173,67 +174,39 @@ typedef struct sweep_row {
 } sweep_row;
 
 typedef struct sweep_ctx {
-    db *d;
-    int64_t run_id;
     bool quiet;
-    bool db_failed;
     char fmtbuf[32];
-    /* progress reports come every engine_every seconds (often enough for the
-     * run's heartbeat in the store); a line is printed every print_every (0: none) */
-    double print_every, engine_every, next_print;
-    pthread_mutex_t mu; /* the store: improvements (walker threads) and progress (driver) */
+    char heading[256]; /* "[i/n] FORMAT from ..., record R, seed S": printed with the run's id */
 } sweep_ctx;
 
-static bool on_improved(void *ctx, const search_found *f)
+static void on_started(void *ctx, int64_t run_id)
 {
+    sweep_ctx *c = ctx;
+    if (c->quiet)
+        return;
+    if (run_id)
+        printf("%s, run %" PRId64 "\n", c->heading, run_id);
+    else
+        printf("%s\n", c->heading);
+    fflush(stdout);
+}
+
+static void on_improved(void *ctx, const search_found *f, const char *path, bool stored_new)
+{
+    (void)path, (void)stored_new;
     sweep_ctx *c = ctx;
     if (!c->quiet) {
         printf("      %s: rank %d after %.1f s\n", c->fmtbuf, f->rank, f->seconds);
         fflush(stdout);
     }
-    if (!c->d)
-        return true;
-    char err[1024];
-    db_provenance prov = {c->run_id, 0, "search", f->flips, f->seconds};
-    int64_t id = 0;
-    bool existed = false;
-    pthread_mutex_lock(&c->mu);
-    db_status st = db_insert_scheme(c->d, f->s, &prov, &id, &existed, err, sizeof err);
-    if (st == DB_OK)
-        st = db_run_improvement(c->d, c->run_id, f->seconds, f->rank, err, sizeof err);
-    pthread_mutex_unlock(&c->mu);
-    if (st != DB_OK) {
-        if (existed || id)
-            cli_error(CLI_INTERNAL, CMD, "the %s rank-%d scheme found after %.1f s is stored (id "
-                      "%" PRId64 "), but not its entry in run %" PRId64 "'s improvement log: %s",
-                      c->fmtbuf, f->rank, f->seconds, id, c->run_id, err);
-        else
-            cli_error(CLI_INTERNAL, CMD, "the %s rank-%d scheme found after %.1f s was NOT "
-                      "stored: %s", c->fmtbuf, f->rank, f->seconds, err);
-        c->db_failed = true;
-        return false;
-    }
-    return true;
 }
 
-static void on_progress(void *ctx, const search_progress *pr)
+static void on_progress(void *ctx, const search_progress *pr, uint64_t stored)
 {
+    (void)stored;
     sweep_ctx *c = ctx;
-    if (c->d) { /* the run's progress and heartbeat */
-        char err[1024];
-        pthread_mutex_lock(&c->mu);
-        db_status st = db_run_progress(c->d, c->run_id, pr->flips, pr->best_rank, err, sizeof err);
-        pthread_mutex_unlock(&c->mu);
-        if (st != DB_OK && !c->quiet)
-            fprintf(stderr, "flipgraph sweep: %s: recording progress: %s\n", c->fmtbuf, err);
-    }
-    if (c->quiet || c->print_every <= 0)
+    if (c->quiet)
         return;
-    if (c->engine_every != c->print_every) {
-        if (pr->seconds + 1e-3 < c->next_print)
-            return;
-        c->next_print = pr->seconds + c->print_every;
-    }
     char rec[32] = "?", rate[32];
     if (pr->record > 0)
         snprintf(rec, sizeof rec, "%d", pr->record);
@@ -273,39 +246,48 @@ static void print_table(const sweep_row *rows, int n, bool with_db)
     fflush(stdout);
 }
 
-enum {
-    OPT_DIMS_LIST = 1000, OPT_TIME_PER, OPT_THREADS, OPT_SEED, OPT_DB, OPT_FROM_DB, OPT_BACKEND,
-    OPT_UNTIL_RECORD, OPT_PROGRESS
-};
+enum { OPT_DIMS_LIST = 1000, OPT_TIME_PER, OPT_DB, OPT_FROM_DB, OPT_UNTIL_RECORD, OPT_PARAM = 2000 };
+
+/* The search parameters sweep takes (rows of search/params.def, parsed and
+ * checked by the table); the rest of the table is `flipgraph search`'s. */
+static const int sweep_params[] = {SEARCH_PARAM_THREADS, SEARCH_PARAM_SEED, SEARCH_PARAM_BACKEND,
+                                   SEARCH_PARAM_PROGRESS, SEARCH_PARAM_DEVICE};
+#define NSWEEP_PARAMS (int)(sizeof sweep_params / sizeof *sweep_params)
 
 int cmd_sweep(int argc, char **argv)
 {
-    static const struct option longs[] = {
+    struct option longs[16] = {
         {"dims-list", required_argument, NULL, OPT_DIMS_LIST},
         {"time-per", required_argument, NULL, OPT_TIME_PER},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"seed", required_argument, NULL, OPT_SEED},
         {"db", required_argument, NULL, OPT_DB},
         {"from-db", no_argument, NULL, OPT_FROM_DB},
-        {"backend", required_argument, NULL, OPT_BACKEND},
         {"until-record", no_argument, NULL, OPT_UNTIL_RECORD},
-        {"progress", required_argument, NULL, OPT_PROGRESS},
         {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    const char *dims_list = NULL, *db_path_opt = NULL, *backend = "auto";
-    double time_per = 60, progress = 10;
+        {"help", no_argument, NULL, 'h'}};
+    for (int i = 0; i < NSWEEP_PARAMS; i++)
+        longs[7 + i] = (struct option){search_param(sweep_params[i])->name, required_argument, NULL,
+                                       OPT_PARAM + sweep_params[i]};
+    const char *dims_list = NULL, *db_path_opt = NULL;
+    double time_per = 60;
+    search_config base;
+    search_config_default(&base);
+    base.backend = SEARCH_BACKEND_AUTO;
+    base.p.progress_every = 10;
     long threads = sysconf(_SC_NPROCESSORS_ONLN);
     if (threads < 1)
         threads = 1;
-    uint64_t seed = 0;
-    bool has_seed = false, from_db = false, until_record = false, quiet = false;
+    bool from_db = false, until_record = false, quiet = false;
     char err[1024];
 
     optind = 0;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":qh", longs, NULL)) != -1) {
+        if (c >= OPT_PARAM && c < OPT_PARAM + SEARCH_PARAM_COUNT) {
+            if (!search_config_set(&base, c - OPT_PARAM, optarg, err, sizeof err))
+                return cli_error(CLI_USAGE, CMD, "%s", err);
+            continue;
+        }
         switch (c) {
         case 'h':
             fputs(usage_text, stdout);
@@ -318,34 +300,11 @@ int cmd_sweep(int argc, char **argv)
                 return cli_error(CLI_USAGE, CMD, "--time-per '%s': expected a duration such as 30s, 5m, 1h",
                                  optarg);
             break;
-        case OPT_PROGRESS:
-            if (!cli_parse_duration(optarg, &progress))
-                return cli_error(CLI_USAGE, CMD, "--progress '%s': expected a duration such as 10s (0: none)",
-                                 optarg);
-            break;
-        case OPT_THREADS:
-            if (!cli_parse_long(optarg, 1, 1024, &threads))
-                return cli_error(CLI_USAGE, CMD, "--threads '%s': expected 1..1024", optarg);
-            break;
-        case OPT_SEED: {
-            char *end;
-            errno = 0;
-            seed = strtoull(optarg, &end, 0);
-            if (end == optarg || *end || errno || optarg[0] == '-')
-                return cli_error(CLI_USAGE, CMD, "--seed '%s': expected a non-negative integer", optarg);
-            has_seed = true;
-            break;
-        }
         case OPT_DB:
             db_path_opt = optarg;
             break;
         case OPT_FROM_DB:
             from_db = true;
-            break;
-        case OPT_BACKEND:
-            if (strcmp(optarg, "cpu") && strcmp(optarg, "gpu") && strcmp(optarg, "auto"))
-                return cli_error(CLI_USAGE, CMD, "--backend '%s': expected cpu, gpu or auto", optarg);
-            backend = optarg;
             break;
         case OPT_UNTIL_RECORD:
             until_record = true;
@@ -374,42 +333,45 @@ int cmd_sweep(int argc, char **argv)
     }
 
     /* the backend */
-    char device[256];
-    bool gpu = false;
-    if (!strcmp(backend, "gpu") || !strcmp(backend, "auto")) {
-        char desc[200] = "";
-        int ngpu = cuda_device_count();
-        if (ngpu > 0)
-            cuda_device_describe(desc, sizeof desc);
-        if (ngpu > 0) {
-            gpu = true;
-            snprintf(device, sizeof device, "%s", desc);
-        } else if (!strcmp(backend, "gpu")) {
+    search_backend backend = SEARCH_BACKEND_CPU;
+    if (base.backend != SEARCH_BACKEND_CPU) {
+        if (cuda_device_count() > base.p.device)
+            backend = SEARCH_BACKEND_GPU;
+        else if (base.backend == SEARCH_BACKEND_GPU) {
             free(L.v);
             return cli_error(CLI_INTERNAL, CMD, "--backend gpu: %s",
                              cuda_compiled_in() ? "no GPU is visible"
                                                 : "this build has no GPU backend (built without CUDA)");
         }
     }
-    if (!gpu)
-        snprintf(device, sizeof device, "%ld thread%s", threads, threads == 1 ? "" : "s");
-    search_run_fn run_fn = gpu ? search_run_gpu : search_run_cpu;
-    if (!has_seed)
-        seed = cli_random_seed();
-
-    db *d = NULL;
-    if (db_path_opt) {
-        db_status st;
-        d = db_open(db_path_opt, true, &st, err, sizeof err);
-        if (!d) {
+    { /* an option the backend does not use is refused before anything runs */
+        search_config probe = base;
+        if (!search_config_resolve(&probe, backend, err, sizeof err)) {
             free(L.v);
-            return cli_error(cli_db_exit(st), CMD, "%s", err);
+            return cli_error(CLI_USAGE, CMD, "%s", err);
         }
     }
+    if (backend == SEARCH_BACKEND_CPU && !base.given[SEARCH_PARAM_THREADS])
+        base.p.threads = (int)threads;
+    char device[256];
+    if (backend == SEARCH_BACKEND_GPU)
+        cuda_device_describe(device, sizeof device);
+    else
+        snprintf(device, sizeof device, "%d thread%s", base.p.threads, base.p.threads == 1 ? "" : "s");
+    uint64_t seed = base.given[SEARCH_PARAM_SEED] ? base.p.seed : cli_random_seed();
+    double progress = base.p.progress_every;
+
+    db_status dst;
+    search_session *ss = session_open(db_path_opt, &dst, err, sizeof err);
+    if (!ss) {
+        free(L.v);
+        return cli_error(cli_db_exit(dst), CMD, "%s", err);
+    }
+    db *d = session_store(ss);
 
     sweep_row *rows = calloc((size_t)L.n, sizeof *rows);
     if (!rows) {
-        db_close(d);
+        session_close(ss);
         free(L.v);
         return cli_error(CLI_INTERNAL, CMD, "out of memory");
     }
@@ -419,107 +381,80 @@ int cmd_sweep(int argc, char **argv)
         if (L.skipped)
             printf(" (%d beyond the 64-entry limit skipped)", L.skipped);
         printf(", %g s each, %s backend (%s), seed %" PRIu64 "%s%s%s\n", time_per,
-               gpu ? "gpu" : "cpu", device, seed, d ? ", database " : "", d ? db_path(d) : "",
+               search_backend_name(backend), device, seed, d ? ", database " : "", d ? db_path(d) : "",
                until_record ? ", until the record" : "");
         fflush(stdout);
     }
 
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = cli_stop_signal_handler;
-    cli_stop_signal_reset();
-    sigemptyset(&sa.sa_mask);
-    search_clear_stop();
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-
+    session_signals_hold(); /* a signal between two formats ends the sweep too */
     int rc = CLI_OK, done = 0;
     uint64_t sm = seed;
-    for (int i = 0; i < L.n && !cli_stop_signal_seen(); i++) {
+    for (int i = 0; i < L.n && !session_stop_seen(); i++) {
         sweep_row *row = &rows[i];
         row->fmt = L.v[i];
         row->record = search_record_rank(row->fmt);
         row->seed = scheme_splitmix64(&sm);
         row->status = "failed";
-        search_params p;
-        search_params_default(&p);
-        p.fmt = row->fmt;
-        p.time_limit = time_per;
-        p.threads = (int)threads;
-        p.seed = row->seed;
-        p.progress_every = quiet ? 0 : progress;
-        if (until_record && row->record > 0)
-            p.target_rank = row->record;
+        search_config cfg = base;
+        cfg.p.fmt = row->fmt;
+        cfg.given[SEARCH_PARAM_DIMS] = true;
+        cfg.p.time_limit = time_per;
+        cfg.given[SEARCH_PARAM_TIME] = true;
+        cfg.p.seed = row->seed;
+        cfg.given[SEARCH_PARAM_SEED] = true;
+        cfg.p.progress_every = quiet ? 0 : progress;
+        cfg.given[SEARCH_PARAM_PROGRESS] = true;
+        if (until_record && row->record > 0) {
+            cfg.p.target_rank = row->record;
+            cfg.given[SEARCH_PARAM_TARGET_RANK] = true;
+        }
+        if (!search_config_resolve(&cfg, backend, err, sizeof err)) {
+            rc = cli_error(CLI_USAGE, CMD, "%s", err);
+            break;
+        }
 
         sweep_ctx cx;
         memset(&cx, 0, sizeof cx);
-        pthread_mutex_init(&cx.mu, NULL);
-        cx.d = d;
         cx.quiet = quiet;
-        search_params run_p = p; /* p is stored; the engine reports often enough for the heartbeat */
-        if (d && (run_p.progress_every <= 0 || run_p.progress_every > DB_RUN_HEARTBEAT_SECONDS))
-            run_p.progress_every = DB_RUN_HEARTBEAT_SECONDS;
-        cx.print_every = p.progress_every;
-        cx.engine_every = run_p.progress_every;
-        cx.next_print = p.progress_every;
         scheme_format_str(row->fmt, cx.fmtbuf);
         done = i + 1;
 
         scheme *start = NULL;
         const char *from = "the standard algorithm";
         if (from_db) {
-            int64_t id;
-            int rank;
-            db_status st = db_best(d, row->fmt, SCHEME_RING_F2, &id, &rank, err, sizeof err);
-            if (st == DB_OK) {
-                start = db_load_scheme(d, id, &st, err, sizeof err);
+            db_status st = session_best_start(ss, row->fmt, &start, err, sizeof err);
+            if (st == DB_OK)
                 from = "the database's best";
-            }
-            if (st != DB_OK && st != DB_NOT_FOUND) {
+            else if (st != DB_NOT_FOUND) {
                 rc = cli_error(cli_db_exit(st), CMD, "%s: --from-db: %s", cx.fmtbuf, err);
-                scheme_free(start);
                 break;
             }
         }
-        if (d) {
-            char *text = search_params_to_text(&p);
-            db_run_info info = {row->fmt, text ? text : "", row->seed, gpu ? "gpu" : "cpu", device, NULL};
-            db_status st = db_run_begin(d, &info, &cx.run_id, err, sizeof err);
-            free(text);
-            if (st != DB_OK) {
-                rc = cli_error(cli_db_exit(st), CMD, "%s: recording the run: %s", cx.fmtbuf, err);
-                scheme_free(start);
-                break;
-            }
-            row->run_id = cx.run_id;
-        }
-        if (!quiet) {
-            printf("[%d/%d] %s from %s, record %s, seed %" PRIu64, i + 1, L.n, cx.fmtbuf, from,
-                   row->record > 0 ? (snprintf(tb, sizeof tb, "%d", row->record), tb) : "unknown",
-                   row->seed);
-            if (cx.run_id)
-                printf(", run %" PRId64, cx.run_id);
-            printf("\n");
-            fflush(stdout);
-        }
-        search_callbacks cb = {&cx, on_improved, on_progress};
+        snprintf(cx.heading, sizeof cx.heading, "[%d/%d] %s from %s, record %s, seed %" PRIu64, i + 1, L.n,
+                 cx.fmtbuf, from, row->record > 0 ? (snprintf(tb, sizeof tb, "%d", row->record), tb) : "unknown",
+                 row->seed);
+        session_hooks hooks = {&cx, on_improved, on_progress, on_started};
+        session_run run;
         search_result res;
         const scheme *starts[1] = {start};
-        search_status ss = run_fn(&run_p, start ? starts : NULL, start ? 1 : 0, &cb, &res);
+        search_status ss_st = session_search(ss, &cfg, device, start ? starts : NULL, start ? 1 : 0, &hooks,
+                                             &run, &res);
         scheme_free(start);
+        if (run.begin_failed) {
+            rc = cli_error(cli_db_exit(run.begin_status), CMD, "%s: %s", cx.fmtbuf, run.msg);
+            search_result_free(&res);
+            break;
+        }
+        row->run_id = run.run_id;
         row->start = res.start_rank;
         row->best = res.best_rank;
         row->seconds = res.seconds;
         row->flips = res.flips;
-        const char *run_status = "finished";
-        if (ss == SEARCH_BAD_PARAMS || ss == SEARCH_FAILED || cx.db_failed) {
-            run_status = "failed";
+        if (ss_st == SEARCH_BAD_PARAMS || ss_st == SEARCH_FAILED) {
             row->status = "failed";
-            if (!cx.db_failed)
-                cli_error(CLI_INTERNAL, CMD, "%s: %s", cx.fmtbuf, res.msg);
+            cli_error(CLI_INTERNAL, CMD, "%s: %s", cx.fmtbuf, run.store_failed ? run.msg : res.msg);
             rc = CLI_INTERNAL;
         } else if (res.interrupted) {
-            run_status = "interrupted";
             row->status = "interrupted";
             rc = CLI_NEGATIVE;
         } else if (row->record > 0 && row->best < row->record) {
@@ -531,15 +466,11 @@ int cmd_sweep(int argc, char **argv)
             if (until_record && row->record > 0 && rc == CLI_OK)
                 rc = CLI_NEGATIVE;
         }
+        if (run.end_lost) {
+            cli_error(CLI_INTERNAL, CMD, "%s: %s", cx.fmtbuf, run.end_msg);
+            rc = CLI_INTERNAL;
+        }
         if (d) {
-            db_status st = db_run_end(d, cx.run_id, run_status, res.flips, res.best_rank, err,
-                                      sizeof err);
-            if (st != DB_OK) {
-                cli_error(CLI_INTERNAL, CMD, "%s: the end of run %" PRId64 " (%s, best rank %d) was "
-                          "NOT stored; the store keeps it marked running: %s", cx.fmtbuf, cx.run_id,
-                          run_status, res.best_rank, err);
-                rc = CLI_INTERNAL;
-            }
             int64_t id;
             int rank;
             if (db_best(d, row->fmt, SCHEME_RING_F2, &id, &rank, err, sizeof err) == DB_OK)
@@ -552,13 +483,11 @@ int cmd_sweep(int argc, char **argv)
             fflush(stdout);
         }
         search_result_free(&res);
-        pthread_mutex_destroy(&cx.mu);
         if (rc == CLI_INTERNAL)
             break;
     }
-    bool interrupted = cli_stop_signal_seen();
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    bool interrupted = session_stop_seen();
+    session_signals_release();
     search_clear_stop();
 
     print_table(rows, done, d != NULL);
@@ -568,7 +497,7 @@ int cmd_sweep(int argc, char **argv)
             rc = CLI_NEGATIVE;
     }
     fflush(stdout);
-    db_close(d);
+    session_close(ss);
     free(rows);
     free(L.v);
     return rc;

@@ -227,18 +227,3 @@ bool cli_find_corpus(const char *cmd, const char *option, char *buf, size_t len)
  * second leaves at once by the signal's default action.  Nothing
  * is lost that way: every store change is a SQLite transaction (rolled back
  * on the next open) and every file is written to a temporary name and renamed. */
-static volatile sig_atomic_t cli_stop_signals;
-
-void cli_stop_signal_reset(void) { cli_stop_signals = 0; }
-
-bool cli_stop_signal_seen(void) { return cli_stop_signals != 0; }
-
-void cli_stop_signal_handler(int sig)
-{
-    if (cli_stop_signals++) {
-        signal(sig, SIG_DFL);
-        raise(sig);
-        return;
-    }
-    search_request_stop();
-}

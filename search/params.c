@@ -1,35 +1,178 @@
-/* Search parameters: defaults, range checks, and the "key=value" text that a
- * run record stores (so that a run can be resumed with the same parameters). */
+/* Search parameters: the table of search/params.def and everything made from
+ * it (defaults, parsing, range checks, the run record's text, --help, the
+ * docs table, the GPU's defaults).  A new parameter is a row there and a
+ * field in search_params or search_gpu_options; nothing here changes. */
 #include "search.h"
+#include "walk_gpu.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define CPU SEARCH_USE_CPU
+#define GPU SEARCH_USE_GPU
+#define BOTH SEARCH_USE_BOTH
+
+static const search_param_info g_info[SEARCH_PARAM_COUNT] = {
+#define PARAM(id, name, type, field, def, gdef, lo, hi, use, arg, expected, help) \
+    [SEARCH_PARAM_##id] = {name, arg, expected, help, SEARCH_PT_##type, use, def, gdef, lo, hi},
+#include "params.def"
+#undef PARAM
+};
+
+/* Where each row's value lives in a search_config. */
+static const size_t g_off[SEARCH_PARAM_COUNT] = {
+#define PARAM(id, name, type, field, ...) [SEARCH_PARAM_##id] = offsetof(search_config, field),
+#include "params.def"
+#undef PARAM
+};
+
+#undef CPU
+#undef GPU
+#undef BOTH
+
+const search_param_info *search_param(int id)
+{
+    return id >= 0 && id < SEARCH_PARAM_COUNT ? &g_info[id] : NULL;
+}
+
+int search_param_find(const char *name)
+{
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++)
+        if (!strcmp(g_info[i].name, name))
+            return i;
+    return -1;
+}
+
+const char *search_backend_name(search_backend b)
+{
+    return b == SEARCH_BACKEND_GPU ? "gpu" : b == SEARCH_BACKEND_AUTO ? "auto" : "cpu";
+}
+
+static void *field_of(search_config *c, int id) { return (char *)c + g_off[id]; }
+static const void *cfield_of(const search_config *c, int id) { return (const char *)c + g_off[id]; }
+
+/* A row that lives in search_params (the walk and stop parameters). */
+static bool in_params(int id)
+{
+    return g_off[id] - offsetof(search_config, p) < sizeof(search_params); /* unsigned: below wraps */
+}
+
+static bool numeric(search_param_type t)
+{
+    return t == SEARCH_PT_INT || t == SEARCH_PT_U64 || t == SEARCH_PT_DBL || t == SEARCH_PT_DUR;
+}
+
+static uint64_t u64_bound(double x) { return x >= 1.8e19 ? UINT64_MAX : (uint64_t)x; }
+
+static void put_number(void *v, search_param_type t, double x)
+{
+    switch (t) {
+    case SEARCH_PT_INT: *(int *)v = (int)x; break;
+    case SEARCH_PT_U64: *(uint64_t *)v = (uint64_t)x; break;
+    case SEARCH_PT_DBL:
+    case SEARCH_PT_DUR: *(double *)v = x; break;
+    default: break;
+    }
+}
+
+static double get_number(const void *v, search_param_type t)
+{
+    switch (t) {
+    case SEARCH_PT_INT: return *(const int *)v;
+    case SEARCH_PT_U64: return (double)*(const uint64_t *)v;
+    case SEARCH_PT_DBL:
+    case SEARCH_PT_DUR: return *(const double *)v;
+    default: return 0;
+    }
+}
+
+/* Whether a numeric value lies in the row's range (exactly, for 64-bit integers). */
+static bool in_range(int id, const void *v)
+{
+    const search_param_info *r = &g_info[id];
+    if (r->type == SEARCH_PT_U64) {
+        uint64_t x = *(const uint64_t *)v;
+        return x >= u64_bound(r->lo) && x <= u64_bound(r->hi);
+    }
+    double x = get_number(v, r->type);
+    return x >= r->lo && x <= r->hi; /* false for NaN */
+}
+
 void search_params_default(search_params *p)
 {
-    memset(p, 0, sizeof *p);
-    p->fmt = (scheme_format){3, 3, 3};
-    p->threads = 1;
-    p->seed = 1;
-    /* Walk defaults: measured on <3,3,3>, <4,4,4>, <2,4,5>, <3,4,5> (docs/search.md). */
-    p->plateau = SEARCH_DEFAULT_PLATEAU;
-    p->plateau_min = SEARCH_DEFAULT_PLATEAU_MIN;
-    p->plateau_max = SEARCH_DEFAULT_PLATEAU_MAX;
-    p->plus_max = SEARCH_DEFAULT_PLUS_MAX;
-    p->walk_len = SEARCH_DEFAULT_WALK_LEN;
-    p->walk_max = SEARCH_DEFAULT_WALK_MAX;
-    p->gen_max = SEARCH_DEFAULT_GEN_MAX;
-    p->isolated_plus = SEARCH_DEFAULT_ISOLATED_PLUS;
-    p->pool_size = SEARCH_DEFAULT_POOL_SIZE;
-    p->pool_min = SEARCH_DEFAULT_POOL_MIN;
-    p->pool_up = SEARCH_DEFAULT_POOL_UP;
-    p->pool_fresh = SEARCH_DEFAULT_POOL_FRESH;
-    p->progress_every = 5;
-    p->batch = 4096;
+    search_config c;
+    search_config_default(&c);
+    *p = c.p;
+}
+
+void search_gpu_options_default(search_gpu_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mix_every = 4;
+    o->store = 0; /* CUDA_WALK_STORE_AUTO */
+    o->steps = 0;
+    o->timed = true;
+    o->check = 0;
+    o->check_pairs = true;
+    o->idle_plus = SEARCH_GPU_DEFAULT_IDLE_PLUS;
+    o->gpu_defaults = true;
+    o->collect = true;
+    search_config c;
+    memset(&c, 0, sizeof c);
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++)
+        if (!in_params(i) && numeric(g_info[i].type))
+            put_number(field_of(&c, i), g_info[i].type, g_info[i].gpu_def);
+    o->warps = c.gpu.warps;
+    o->rounds = c.gpu.rounds;
+    o->launch_ms = c.gpu.launch_ms;
+}
+
+void search_config_default(search_config *c)
+{
+    memset(c, 0, sizeof *c);
+    search_gpu_options_default(&c->gpu);
+    c->backend = SEARCH_BACKEND_CPU;
+    c->p.fmt = (scheme_format){3, 3, 3};
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++)
+        if (numeric(g_info[i].type))
+            put_number(field_of(c, i), g_info[i].type, g_info[i].def);
+}
+
+/* The plateau bounds follow a plateau outside them (a --plateau alone means that
+ * plateau); pool-min stays within the pool. */
+static void settle_orders(search_params *q, bool min_given, bool max_given, bool pool_min_given)
+{
+    if (!min_given && q->plateau_min > q->plateau)
+        q->plateau_min = q->plateau;
+    if (!max_given && q->plateau_max < q->plateau)
+        q->plateau_max = q->plateau;
+    if (!pool_min_given && q->pool_min > q->pool_size)
+        q->pool_min = q->pool_size;
+}
+
+void search_gpu_params(const search_params *p, const search_gpu_options *o, search_params *q)
+{
+    *q = *p;
+    if (!o->gpu_defaults)
+        return;
+    search_config c;
+    memset(&c, 0, sizeof c);
+    c.p = *p;
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
+        const search_param_info *r = &g_info[i];
+        if (!in_params(i) || !numeric(r->type) || r->def == r->gpu_def || !(r->use & SEARCH_USE_GPU))
+            continue;
+        if (get_number(field_of(&c, i), r->type) == r->def)
+            put_number(field_of(&c, i), r->type, r->gpu_def);
+    }
+    settle_orders(&c.p, false, false, false);
+    *q = c.p;
 }
 
 bool search_params_check(const search_params *p, char *err, size_t errlen)
@@ -37,107 +180,317 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
     if (!scheme_format_valid(p->fmt))
         return scheme_fail(err, errlen, "format <%d,%d,%d>: each dimension >= 1 and n*m, m*p, p*n <= 64",
                            p->fmt.n, p->fmt.m, p->fmt.p);
-    if (p->target_rank < 0 || p->target_rank > SCHEME_MAX_RANK)
-        return scheme_fail(err, errlen, "target rank %d out of range", p->target_rank);
-    if (!(p->time_limit >= 0))
-        return scheme_fail(err, errlen, "time limit must be >= 0");
-    if (p->threads < 1 || p->threads > 1024)
-        return scheme_fail(err, errlen, "threads %d: expected 1..1024", p->threads);
-    if (p->plateau < 1 || p->plateau_min < 1 || p->plateau_max < 1 ||
-        p->plateau_min > p->plateau || p->plateau > p->plateau_max)
+    search_config c;
+    memset(&c, 0, sizeof c);
+    c.p = *p;
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++)
+        if (in_params(i) && numeric(g_info[i].type) && !in_range(i, field_of(&c, i))) {
+            char v[64];
+            search_config_value(&c, i, v, sizeof v);
+            return scheme_fail(err, errlen, "%s %s: expected %s", g_info[i].name, v, g_info[i].expected);
+        }
+    if (p->plateau_min > p->plateau || p->plateau > p->plateau_max)
         return scheme_fail(err, errlen,
-                           "plateau lengths: expected 1 <= plateau-min <= plateau <= plateau-max");
-    if (p->plus_max < 0 || p->plus_max > 64)
-        return scheme_fail(err, errlen, "plus-max %d: expected 0..64", p->plus_max);
-    if (p->walk_len < 1 || p->walk_max < p->walk_len)
-        return scheme_fail(err, errlen, "walk lengths: expected 1 <= walk-len <= walk-max");
-    if (p->gen_max < 2 || p->gen_max > 32)
-        return scheme_fail(err, errlen, "gen-max %d: expected 2..32", p->gen_max);
-    if (p->isolated_plus != 0 && p->isolated_plus != 1)
-        return scheme_fail(err, errlen, "isolated-plus %d: expected 0 or 1", p->isolated_plus);
-    if (p->pool_size < 1 || p->pool_size > 1000000)
-        return scheme_fail(err, errlen, "pool-size %d: expected 1..1000000", p->pool_size);
-    if (p->pool_min < 1 || p->pool_min > p->pool_size)
-        return scheme_fail(err, errlen, "pool-min %d: expected 1..pool-size", p->pool_min);
-    if (!(p->pool_up >= 0 && p->pool_up < 1))
-        return scheme_fail(err, errlen, "pool-up %g: expected 0 <= pool-up < 1", p->pool_up);
-    if (!(p->pool_fresh >= 0 && p->pool_fresh <= 1))
-        return scheme_fail(err, errlen, "pool-fresh %g: expected 0 <= pool-fresh <= 1", p->pool_fresh);
-    if (!(p->progress_every >= 0))
-        return scheme_fail(err, errlen, "progress interval must be >= 0");
-    if (p->batch < 1 || p->batch > (1u << 30))
-        return scheme_fail(err, errlen, "batch must be in 1..2^30");
+                           "plateau lengths: expected plateau-min <= plateau <= plateau-max");
+    if (p->walk_max < p->walk_len)
+        return scheme_fail(err, errlen, "walk lengths: expected walk-len <= walk-max");
+    if (p->pool_min > p->pool_size)
+        return scheme_fail(err, errlen, "pool-min %d: expected 1..pool-size (%d)", p->pool_min, p->pool_size);
     return true;
 }
 
-/* ---- text form ---- */
+/* ---- values as text ---- */
 
-enum { T_INT, T_U64, T_DBL, T_FMT };
-static const struct {
-    const char *key;
-    int type;
-    size_t off;
-} fields[] = {
-    {"dims", T_FMT, offsetof(search_params, fmt)},
-    {"target-rank", T_INT, offsetof(search_params, target_rank)},
-    {"time", T_DBL, offsetof(search_params, time_limit)},
-    {"max-flips", T_U64, offsetof(search_params, max_flips)},
-    {"threads", T_INT, offsetof(search_params, threads)},
-    {"seed", T_U64, offsetof(search_params, seed)},
-    {"device", T_INT, offsetof(search_params, device)},
-    {"plateau", T_U64, offsetof(search_params, plateau)},
-    {"plateau-min", T_U64, offsetof(search_params, plateau_min)},
-    {"plateau-max", T_U64, offsetof(search_params, plateau_max)},
-    {"plus-max", T_INT, offsetof(search_params, plus_max)},
-    {"walk-len", T_U64, offsetof(search_params, walk_len)},
-    {"walk-max", T_U64, offsetof(search_params, walk_max)},
-    {"gen-max", T_INT, offsetof(search_params, gen_max)},
-    {"isolated-plus", T_INT, offsetof(search_params, isolated_plus)},
-    {"pool-size", T_INT, offsetof(search_params, pool_size)},
-    {"pool-min", T_INT, offsetof(search_params, pool_min)},
-    {"pool-up", T_DBL, offsetof(search_params, pool_up)},
-    {"pool-fresh", T_DBL, offsetof(search_params, pool_fresh)},
-    {"progress", T_DBL, offsetof(search_params, progress_every)},
-    {"batch", T_U64, offsetof(search_params, batch)},
-};
-#define NFIELDS (sizeof fields / sizeof *fields)
-
-char *search_params_to_text(const search_params *p)
+static bool parse_duration(const char *s, double *seconds)
 {
-    size_t cap = 64 * NFIELDS, len = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return NULL;
-    for (size_t i = 0; i < NFIELDS; i++) {
-        const void *v = (const char *)p + fields[i].off;
-        int n = 0;
-        switch (fields[i].type) {
-        case T_INT: n = snprintf(buf + len, cap - len, "%s=%d\n", fields[i].key, *(const int *)v); break;
-        case T_U64:
-            n = snprintf(buf + len, cap - len, "%s=%" PRIu64 "\n", fields[i].key, *(const uint64_t *)v);
-            break;
-        case T_DBL: n = snprintf(buf + len, cap - len, "%s=%.17g\n", fields[i].key, *(const double *)v); break;
-        case T_FMT: {
-            const scheme_format *f = v;
-            n = snprintf(buf + len, cap - len, "%s=%dx%dx%d\n", fields[i].key, f->n, f->m, f->p);
-            break;
-        }
-        }
-        len += (size_t)n;
+    double total = 0;
+    const char *q = s;
+    if (!*q)
+        return false;
+    while (*q) {
+        char *end;
+        errno = 0;
+        double v = strtod(q, &end);
+        if (end == q || errno || !(v >= 0))
+            return false;
+        q = end;
+        double unit = 1;
+        if (*q == 's') q++;
+        else if (*q == 'm') unit = 60, q++;
+        else if (*q == 'h') unit = 3600, q++;
+        else if (*q == 'd') unit = 86400, q++;
+        else if (*q) return false;
+        total += v * unit;
     }
-    return buf;
+    *seconds = total;
+    return true;
 }
 
-bool search_params_from_text(const char *text, search_params *p, char *err, size_t errlen)
+static bool parse_devices(const char *s, search_gpu_options *g)
 {
-    search_params q = *p;
+    int n = 0;
+    int dev[SEARCH_GPU_MAX_DEVICES];
+    const char *q = s;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long v = strtol(q, &end, 10);
+        if (end == q || errno || v < 0 || v > 255 || (*end && *end != ',') || n == SEARCH_GPU_MAX_DEVICES)
+            return false;
+        dev[n++] = (int)v;
+        if (!*end)
+            break;
+        q = end + 1;
+    }
+    g->ndevices = n;
+    memcpy(g->devices, dev, sizeof dev[0] * (size_t)n);
+    return true;
+}
+
+bool search_config_set(search_config *c, int id, const char *value, char *err, size_t errlen)
+{
+    const search_param_info *r = search_param(id);
+    if (!r)
+        return scheme_fail(err, errlen, "no parameter %d", id);
+    void *v = field_of(c, id);
+    char *end = NULL;
+    bool ok = *value != 0;
+    errno = 0;
+    switch (r->type) {
+    case SEARCH_PT_INT: {
+        long x = strtol(value, &end, 0);
+        ok = ok && end && !*end && !errno && x >= r->lo && x <= r->hi;
+        if (ok)
+            *(int *)v = (int)x;
+        break;
+    }
+    case SEARCH_PT_U64: {
+        unsigned long long x = strtoull(value, &end, 0);
+        ok = ok && value[0] != '-' && end && !*end && !errno;
+        if (ok) {
+            uint64_t y = x;
+            ok = in_range(id, &y);
+            if (ok)
+                *(uint64_t *)v = y;
+        }
+        break;
+    }
+    case SEARCH_PT_DBL: {
+        double x = strtod(value, &end);
+        ok = ok && end && !*end && !errno && x >= r->lo && x <= r->hi;
+        if (ok)
+            *(double *)v = x;
+        break;
+    }
+    case SEARCH_PT_DUR: {
+        double x;
+        ok = ok && parse_duration(value, &x) && x >= r->lo && x <= r->hi;
+        if (ok)
+            *(double *)v = x;
+        break;
+    }
+    case SEARCH_PT_FMT: {
+        scheme_format f;
+        char e[128];
+        ok = ok && scheme_format_parse(value, &f, e, sizeof e) && scheme_format_valid(f);
+        if (ok)
+            c->p.fmt = f;
+        break;
+    }
+    case SEARCH_PT_BACKEND:
+        if (!strcmp(value, "cpu")) c->backend = SEARCH_BACKEND_CPU;
+        else if (!strcmp(value, "gpu")) c->backend = SEARCH_BACKEND_GPU;
+        else if (!strcmp(value, "auto")) c->backend = SEARCH_BACKEND_AUTO;
+        else ok = false;
+        break;
+    case SEARCH_PT_DEVLIST:
+        ok = ok && parse_devices(value, &c->gpu);
+        if (ok)
+            c->p.device = c->gpu.devices[0];
+        break;
+    }
+    if (!ok)
+        return scheme_fail(err, errlen, "--%s %s: expected %s", r->name, value, r->expected);
+    c->given[id] = true;
+    return true;
+}
+
+void search_config_value(const search_config *c, int id, char *buf, size_t len)
+{
+    const search_param_info *r = search_param(id);
+    if (!r || !len) {
+        if (len)
+            buf[0] = 0;
+        return;
+    }
+    const void *v = cfield_of(c, id);
+    switch (r->type) {
+    case SEARCH_PT_INT: snprintf(buf, len, "%d", *(const int *)v); break;
+    case SEARCH_PT_U64: snprintf(buf, len, "%" PRIu64, *(const uint64_t *)v); break;
+    case SEARCH_PT_DBL:
+    case SEARCH_PT_DUR: snprintf(buf, len, "%.17g", *(const double *)v); break;
+    case SEARCH_PT_FMT: snprintf(buf, len, "%dx%dx%d", c->p.fmt.n, c->p.fmt.m, c->p.fmt.p); break;
+    case SEARCH_PT_BACKEND: snprintf(buf, len, "%s", search_backend_name(c->backend)); break;
+    case SEARCH_PT_DEVLIST: {
+        size_t k = 0;
+        buf[0] = 0;
+        for (int i = 0; i < c->gpu.ndevices && k < len; i++)
+            k += (size_t)snprintf(buf + k, len - k, "%s%d", i ? "," : "", c->gpu.devices[i]);
+        if (!c->gpu.ndevices)
+            snprintf(buf, len, "%d", c->p.device);
+        break;
+    }
+    }
+}
+
+bool search_config_differs(const search_config *c, int id, search_backend b)
+{
+    const search_param_info *r = search_param(id);
+    if (!r)
+        return false;
+    if (!numeric(r->type)) {
+        search_config d;
+        search_config_default(&d);
+        char x[128], y[128];
+        search_config_value(c, id, x, sizeof x);
+        search_config_value(&d, id, y, sizeof y);
+        return strcmp(x, y) != 0;
+    }
+    double def = b == SEARCH_BACKEND_GPU ? r->gpu_def : r->def;
+    if (r->type == SEARCH_PT_U64)
+        return *(const uint64_t *)cfield_of(c, id) != u64_bound(def);
+    return get_number(cfield_of(c, id), r->type) != def;
+}
+
+void search_config_copy(search_config *dst, const search_config *src, int id)
+{
+    const search_param_info *r = search_param(id);
+    if (!r)
+        return;
+    switch (r->type) {
+    case SEARCH_PT_INT: *(int *)field_of(dst, id) = *(const int *)cfield_of(src, id); break;
+    case SEARCH_PT_U64: *(uint64_t *)field_of(dst, id) = *(const uint64_t *)cfield_of(src, id); break;
+    case SEARCH_PT_DBL:
+    case SEARCH_PT_DUR: *(double *)field_of(dst, id) = *(const double *)cfield_of(src, id); break;
+    case SEARCH_PT_FMT: dst->p.fmt = src->p.fmt; break;
+    case SEARCH_PT_BACKEND: dst->backend = src->backend; break;
+    case SEARCH_PT_DEVLIST:
+        dst->gpu.ndevices = src->gpu.ndevices;
+        memcpy(dst->gpu.devices, src->gpu.devices, sizeof dst->gpu.devices);
+        dst->p.device = src->p.device;
+        break;
+    }
+    dst->given[id] = src->given[id];
+}
+
+bool search_config_resolve(search_config *c, search_backend b, char *err, size_t errlen)
+{
+    unsigned use = b == SEARCH_BACKEND_GPU ? SEARCH_USE_GPU : SEARCH_USE_CPU;
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
+        const search_param_info *r = &g_info[i];
+        if (c->given[i] && !(r->use & use))
+            return scheme_fail(err, errlen, "--%s: the %s backend does not use it (%s only)", r->name,
+                               search_backend_name(b), r->use & SEARCH_USE_GPU ? "GPU" : "CPU");
+        if (!c->given[i] && numeric(r->type))
+            put_number(field_of(c, i), r->type, b == SEARCH_BACKEND_GPU ? r->gpu_def : r->def);
+    }
+    if (!c->given[SEARCH_PARAM_DEVICES])
+        c->gpu.ndevices = 0;
+    if (c->given[SEARCH_PARAM_DEVICES] && c->given[SEARCH_PARAM_DEVICE] &&
+        c->p.device != c->gpu.devices[0])
+        return scheme_fail(err, errlen, "--device %d and --devices: give one of them", c->p.device);
+    if (c->given[SEARCH_PARAM_DEVICES])
+        c->p.device = c->gpu.devices[0];
+    settle_orders(&c->p, c->given[SEARCH_PARAM_PLATEAU_MIN], c->given[SEARCH_PARAM_PLATEAU_MAX],
+                  c->given[SEARCH_PARAM_POOL_MIN]);
+    c->backend = b;
+    c->gpu.gpu_defaults = false;
+    return search_params_check(&c->p, err, errlen);
+}
+
+/* ---- the run record ---- */
+
+typedef struct strbuf {
+    char *s;
+    size_t len, cap;
+    bool failed;
+} strbuf;
+
+static void sb_add(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(strbuf *b, const char *fmt, ...)
+{
+    if (b->failed)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = true;
+            return;
+        }
+        if (b->s && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap ? b->cap * 2 : 1024) + (size_t)n;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->failed = true;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+}
+
+static char *sb_done(strbuf *b)
+{
+    if (b->failed || !b->s) {
+        free(b->s);
+        return NULL;
+    }
+    return b->s;
+}
+
+static unsigned backend_use(search_backend b)
+{
+    return b == SEARCH_BACKEND_GPU ? SEARCH_USE_GPU : b == SEARCH_BACKEND_CPU ? SEARCH_USE_CPU : SEARCH_USE_BOTH;
+}
+
+char *search_config_to_text(const search_config *c)
+{
+    strbuf b = {0};
+    unsigned use = backend_use(c->backend);
+    char v[256];
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
+        if (!(g_info[i].use & use) || (i == SEARCH_PARAM_DEVICES && !c->gpu.ndevices))
+            continue;
+        search_config_value(c, i, v, sizeof v);
+        sb_add(&b, "%s=%s\n", g_info[i].name, v);
+    }
+    sb_add(&b, "given=");
+    for (int i = 0, k = 0; i < SEARCH_PARAM_COUNT; i++)
+        if (c->given[i] && i != SEARCH_PARAM_BACKEND)
+            sb_add(&b, "%s%s", k++ ? "," : "", g_info[i].name);
+    sb_add(&b, "\n");
+    return sb_done(&b);
+}
+
+bool search_config_from_text(const char *text, search_config *c, char *err, size_t errlen)
+{
+    search_config q = *c;
+    bool read[SEARCH_PARAM_COUNT] = {0};
+    bool have_given = false, have_backend = false;
+    bool given_list[SEARCH_PARAM_COUNT] = {0};
     int line = 0;
     const char *s = text;
     while (*s) {
         line++;
         const char *eol = strchr(s, '\n');
         size_t n = eol ? (size_t)(eol - s) : strlen(s);
-        char buf[256];
+        char buf[1024];
         if (n >= sizeof buf)
             return scheme_fail(err, errlen, "line %d: too long", line);
         memcpy(buf, s, n);
@@ -150,34 +503,121 @@ bool search_params_from_text(const char *text, search_params *p, char *err, size
             return scheme_fail(err, errlen, "line %d: expected key=value", line);
         *eq = 0;
         const char *val = eq + 1;
-        size_t i;
-        for (i = 0; i < NFIELDS; i++)
-            if (!strcmp(buf, fields[i].key))
-                break;
-        if (i == NFIELDS)
+        if (!strcmp(buf, "given")) {
+            have_given = true;
+            char list[1024];
+            snprintf(list, sizeof list, "%s", val);
+            for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                int id = search_param_find(t);
+                if (id < 0)
+                    return scheme_fail(err, errlen, "line %d: unknown parameter '%s' in given", line, t);
+                given_list[id] = true;
+            }
+            continue;
+        }
+        int id = search_param_find(buf);
+        if (id < 0)
             return scheme_fail(err, errlen, "line %d: unknown parameter '%s'", line, buf);
-        void *v = (char *)&q + fields[i].off;
-        char *end = NULL;
-        errno = 0;
-        switch (fields[i].type) {
-        case T_INT: {
-            long x = strtol(val, &end, 10);
-            if (x < -2147483647L || x > 2147483647L)
-                errno = ERANGE;
-            *(int *)v = (int)x;
-            break;
-        }
-        case T_U64: *(uint64_t *)v = strtoull(val, &end, 10); break;
-        case T_DBL: *(double *)v = strtod(val, &end); break;
-        case T_FMT:
-            if (!scheme_format_parse(val, v, err, errlen))
-                return false;
-            end = (char *)val + strlen(val);
-            break;
-        }
-        if (end == val || *end || errno)
-            return scheme_fail(err, errlen, "line %d: bad value '%s' for %s", line, val, buf);
+        char e[256];
+        if (!search_config_set(&q, id, val, e, sizeof e))
+            return scheme_fail(err, errlen, "line %d: %s", line, e);
+        read[id] = true;
+        if (id == SEARCH_PARAM_BACKEND)
+            have_backend = true;
     }
-    *p = q;
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
+        if (!read[i])
+            continue;
+        if (have_given)
+            q.given[i] = given_list[i] || i == SEARCH_PARAM_BACKEND;
+        else if (!have_backend) /* a record from before the table: defaults were written out */
+            q.given[i] = search_config_differs(&q, i, SEARCH_BACKEND_CPU);
+        else
+            q.given[i] = true;
+    }
+    *c = q;
     return true;
+}
+
+/* ---- --help and the docs table ---- */
+
+static void default_text(int id, bool gpu, char *buf, size_t len)
+{
+    const search_param_info *r = &g_info[id];
+    double x = gpu ? r->gpu_def : r->def;
+    switch (r->type) {
+    case SEARCH_PT_FMT: snprintf(buf, len, "-"); break;
+    case SEARCH_PT_BACKEND: snprintf(buf, len, "cpu"); break;
+    case SEARCH_PT_DEVLIST: snprintf(buf, len, "the --device"); break;
+    case SEARCH_PT_DUR: snprintf(buf, len, x == 0 ? "none" : "%gs", x); break;
+    default:
+        if (x == 0 && (strstr(r->expected, "(0: none)") || id == SEARCH_PARAM_TARGET_RANK))
+            snprintf(buf, len, "none");
+        else if (x >= 1e6 && x == floor(x) && fmod(x, 1e6) == 0)
+            snprintf(buf, len, "%ge%d", x / pow(10, floor(log10(x))), (int)floor(log10(x)));
+        else
+            snprintf(buf, len, "%g", x);
+    }
+}
+
+char *search_config_help(unsigned use, uint64_t exclude)
+{
+    strbuf b = {0};
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
+        const search_param_info *r = &g_info[i];
+        if (!(r->use & use) || (exclude >> i & 1))
+            continue;
+        char left[64], d[32], gd[32];
+        snprintf(left, sizeof left, "--%s %s", r->name, r->arg);
+        default_text(i, false, d, sizeof d);
+        default_text(i, true, gd, sizeof gd);
+        char tail[128];
+        if (r->type == SEARCH_PT_FMT)
+            snprintf(tail, sizeof tail, "%s", r->use == SEARCH_USE_BOTH ? "" : r->use == SEARCH_USE_CPU ? " [CPU]" : " [GPU]");
+        else
+            snprintf(tail, sizeof tail, " (default %s%s%s%s)", r->use & SEARCH_USE_CPU ? d : gd,
+                     (r->use == SEARCH_USE_BOTH && strcmp(d, gd)) ? "; GPU " : "",
+                     (r->use == SEARCH_USE_BOTH && strcmp(d, gd)) ? gd : "",
+                     r->use == SEARCH_USE_BOTH ? "" : r->use == SEARCH_USE_CPU ? "; CPU only" : "; GPU only");
+        /* the help wrapped to 80 columns after a 22-column option */
+        char text[768];
+        snprintf(text, sizeof text, "%s%s", r->help, tail);
+        sb_add(&b, "  %-19s", left);
+        if (strlen(left) > 19)
+            sb_add(&b, "\n%21s", "");
+        int col = 22;
+        const char *w = text;
+        while (*w) {
+            size_t wl = strcspn(w, " ");
+            if (col + 1 + (int)wl > 92 && col > 22) {
+                sb_add(&b, "\n%21s", "");
+                col = 22;
+            }
+            sb_add(&b, " %.*s", (int)wl, w);
+            col += 1 + (int)wl;
+            w += wl;
+            while (*w == ' ')
+                w++;
+        }
+        sb_add(&b, "\n");
+    }
+    return sb_done(&b);
+}
+
+char *search_config_markdown(void)
+{
+    strbuf b = {0};
+    sb_add(&b, "| option | default | GPU default | backends | range | meaning |\n");
+    sb_add(&b, "| --- | --- | --- | --- | --- | --- |\n");
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
+        const search_param_info *r = &g_info[i];
+        char d[32], gd[32];
+        default_text(i, false, d, sizeof d);
+        default_text(i, true, gd, sizeof gd);
+        const char *use = r->use == SEARCH_USE_BOTH ? "cpu, gpu" : r->use == SEARCH_USE_CPU ? "cpu" : "gpu";
+        sb_add(&b, "| `--%s %s` | %s | %s | %s | %s | %s |\n", r->name, r->arg,
+               r->use & SEARCH_USE_CPU ? d : "-", r->use & SEARCH_USE_GPU ? gd : "-", use, r->expected,
+               r->help);
+    }
+    return sb_done(&b);
 }

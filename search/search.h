@@ -84,20 +84,6 @@ uint64_t search_count_flips(const scheme_term *t, int rank);
 
 /* ==== parameters ========================================================= */
 
-/* Defaults of the walk, chosen by measurement (docs/search.md, "Defaults"). */
-#define SEARCH_DEFAULT_PLATEAU 20000
-#define SEARCH_DEFAULT_PLATEAU_MIN 2000
-#define SEARCH_DEFAULT_PLATEAU_MAX 200000
-#define SEARCH_DEFAULT_PLUS_MAX 2
-#define SEARCH_DEFAULT_WALK_LEN 1000
-#define SEARCH_DEFAULT_WALK_MAX 100000000
-#define SEARCH_DEFAULT_GEN_MAX 5
-#define SEARCH_DEFAULT_ISOLATED_PLUS 0
-#define SEARCH_DEFAULT_POOL_SIZE 1000
-#define SEARCH_DEFAULT_POOL_MIN 16
-#define SEARCH_DEFAULT_POOL_UP 0.25
-#define SEARCH_DEFAULT_POOL_FRESH 0.0
-
 typedef struct search_params {
     scheme_format fmt;
     int target_rank;       /* stop when reached; 0: none */
@@ -130,14 +116,122 @@ typedef struct search_params {
     uint64_t batch;        /* flips per walker between checks of the stop flag */
 } search_params;
 
-/* The measured defaults (docs/search.md). */
+/* The defaults (search/params.def: the CPU engine's column). */
 void search_params_default(search_params *p);
-/* Checks ranges; false with a message. */
+/* Checks every range of search/params.def and the orders between them
+ * (plateau-min <= plateau <= plateau-max, walk-len <= walk-max, pool-min <=
+ * pool-size); false with a message. */
 bool search_params_check(const search_params *p, char *err, size_t errlen);
-/* "key=value" lines with every parameter (the run record; --resume reads it back). */
-char *search_params_to_text(const search_params *p);
-/* Reads such lines over *p (unknown keys are an error; missing keys keep *p's value). */
-bool search_params_from_text(const char *text, search_params *p, char *err, size_t errlen);
+
+/* The GPU backend's own knobs (docs/gpu-walk.md); those a user sets are rows of
+ * search/params.def (warps, rounds, launch-ms, devices), the rest are for
+ * benchmarks and tests (bench/gpu_walk.c). */
+#define SEARCH_GPU_MAX_DEVICES 16
+typedef struct search_gpu_options {
+    int warps;          /* walkers (one warp each); 0: as many as the device runs at once */
+    int rounds;         /* __match_any_sync rounds per step (k of the Flip-graph post) */
+    int mix_every;      /* steps between rotations of one slot across lanes; 0: never */
+    int store;          /* CUDA_WALK_STORE_*: 0 auto (registers up to rank 128) */
+    uint32_t steps;     /* steps per launch (exact replay of a seed); 0: launches of launch_ms */
+    double launch_ms;
+    bool timed;         /* with steps 0: every walker walks launch_ms per launch, bounded by its
+                           clock (cuda_walk_config.launch_us; no launch tail); false: the step
+                           count adapts so that a launch takes about launch_ms (the slowest
+                           walker's time: the others wait at the end) */
+    int check;          /* checking mode: walkers whose current scheme is verified after every launch */
+    bool check_pairs;   /* after each flip, reduce any pair the two changed terms form at once */
+    uint32_t idle_plus; /* empty steps in a row before a plus transition (or a restart); 0: never */
+    bool isolated_restart; /* idle_plus empty steps end the walk (restart) rather than a plus */
+    bool verbose;       /* a line per launch on stderr */
+    bool collect;       /* walks ending at the level without improving pool their scheme (siblings) */
+    /* --devices: one walker set per listed GPU, one pool and one
+     * store for all; ndevices 0: search_params.device alone.  A GPU may be
+     * listed twice (two walker sets on one device: the multi-GPU path tested
+     * on a one-GPU machine). */
+    int ndevices;
+    int devices[SEARCH_GPU_MAX_DEVICES];
+    /* true (search_gpu_options_default): a search_params field the caller left at
+     * the CPU default takes the GPU's default (params.def) instead
+     * (search_gpu_params); false: search_params as given (a search_config the
+     * session resolved, benchmarks sweeping them). */
+    bool gpu_defaults;
+} search_gpu_options;
+
+/* ---- the parameter table (search/params.def) ------------------------------ */
+
+typedef enum search_param_id {
+#define PARAM(id, ...) SEARCH_PARAM_##id,
+#include "params.def"
+#undef PARAM
+    SEARCH_PARAM_COUNT
+} search_param_id;
+
+typedef enum search_param_type {
+    SEARCH_PT_INT, SEARCH_PT_U64, SEARCH_PT_DBL, SEARCH_PT_DUR, SEARCH_PT_FMT,
+    SEARCH_PT_BACKEND, SEARCH_PT_DEVLIST
+} search_param_type;
+
+/* Which backends read a parameter (bits). */
+enum { SEARCH_USE_CPU = 1, SEARCH_USE_GPU = 2, SEARCH_USE_BOTH = 3 };
+
+typedef enum search_backend { SEARCH_BACKEND_CPU = 0, SEARCH_BACKEND_GPU = 1, SEARCH_BACKEND_AUTO = 2 } search_backend;
+const char *search_backend_name(search_backend b); /* "cpu", "gpu", "auto" */
+
+typedef struct search_param_info {
+    const char *name, *arg, *expected, *help;
+    search_param_type type;
+    unsigned use;               /* SEARCH_USE_* */
+    double def, gpu_def, lo, hi;
+} search_param_info;
+/* Row id of the table; NULL outside 0..SEARCH_PARAM_COUNT-1. */
+const search_param_info *search_param(int id);
+/* The row named name ("plateau"); -1 when none. */
+int search_param_find(const char *name);
+
+/* Everything a search runs with: the walk and stop parameters, the GPU's
+ * options, the backend, and which parameters were given (not defaults). */
+typedef struct search_config {
+    search_params p;
+    search_gpu_options gpu;
+    search_backend backend;
+    bool given[SEARCH_PARAM_COUNT];
+} search_config;
+
+/* Every row's CPU default (the backend: cpu); nothing given. */
+void search_config_default(search_config *c);
+/* Parses value for row id (ranges checked) and marks it given; false with
+ * "--name VALUE: expected ..." in err. */
+bool search_config_set(search_config *c, int id, const char *value, char *err, size_t errlen);
+/* Row id's value as text (the record's spelling: durations in seconds). */
+void search_config_value(const search_config *c, int id, char *buf, size_t len);
+/* Whether row id's value differs from the default of backend b. */
+bool search_config_differs(const search_config *c, int id, search_backend b);
+/* Copies row id's value from src (given flag included). */
+void search_config_copy(search_config *dst, const search_config *src, int id);
+
+/* Makes c ready to run on backend b (cpu or gpu; auto was decided before):
+ * a row the backend does not read that was given is refused (false, "--threads:
+ * the gpu backend does not use it (CPU only)"); every row not given takes b's
+ * default (params.def's gpu column for the GPU); the plateau bounds follow a
+ * --plateau outside them; then search_params_check.  c->backend = b and
+ * c->gpu.gpu_defaults = false (the defaults are in place). */
+bool search_config_resolve(search_config *c, search_backend b, char *err, size_t errlen);
+
+/* The run record: "key=value" lines, the backend first, then every row the
+ * backend reads, then "given=" with the rows that were given (a resumed run
+ * on another backend keeps those, the rest take its defaults). */
+char *search_config_to_text(const search_config *c);
+/* Reads such lines over *c: each key read is marked given (except as the
+ * "given" line says otherwise); unknown keys and bad values are errors
+ * ("line N: ...").  Records written before the table had neither "backend"
+ * nor "given": then a value equal to the CPU default counts as not given. */
+bool search_config_from_text(const char *text, search_config *c, char *err, size_t errlen);
+
+/* The table as --help lines ("  --name ARG   help (default X; GPU Y)"), for
+ * rows in use (SEARCH_USE_* mask) but not excluded (bit 1 << id); caller frees. */
+char *search_config_help(unsigned use, uint64_t exclude);
+/* The table as the Markdown table of docs/search.md; caller frees. */
+char *search_config_markdown(void);
 
 /* Best known rank over GF(2) (data/records.tsv), symmetric in n, m, p;
  * <1,m,p> has rank m*p; -1 when unknown (a dimension above 6). */

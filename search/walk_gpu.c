@@ -33,45 +33,6 @@
 #include "../verify/verify.h"
 #include "engine.h"
 
-void search_gpu_options_default(search_gpu_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->warps = 0;
-    o->rounds = 3;
-    o->mix_every = 4;
-    o->store = CUDA_WALK_STORE_AUTO;
-    o->steps = 0;
-    o->launch_ms = 100;
-    o->timed = true;
-    o->check = 0;
-    o->check_pairs = true;
-    o->idle_plus = SEARCH_GPU_DEFAULT_IDLE_PLUS;
-    o->gpu_defaults = true;
-    o->collect = true;
-}
-
-/* The shared parameters the GPU runs with: p, where the caller left a CPU
- * default, the GPU's measured default instead (search.h's defaults were
- * measured for one CPU thread; the GPU walks thousands of schemes at once).
- * The GPU's plateau does not adapt: plateau-min/max only follow it where
- * search_params_check needs them to. */
-void search_gpu_params(const search_params *p, const search_gpu_options *o, search_params *q)
-{
-    *q = *p;
-    if (!o->gpu_defaults)
-        return;
-    if (q->plateau == SEARCH_DEFAULT_PLATEAU) {
-        q->plateau = SEARCH_GPU_DEFAULT_PLATEAU;
-        if (q->plateau_min > q->plateau)
-            q->plateau_min = q->plateau;
-    }
-    if (q->plus_max == SEARCH_DEFAULT_PLUS_MAX)
-        q->plus_max = SEARCH_GPU_DEFAULT_PLUS_MAX;
-    if (q->pool_min == SEARCH_DEFAULT_POOL_MIN && SEARCH_GPU_DEFAULT_POOL_MIN <= q->pool_size)
-        q->pool_min = SEARCH_GPU_DEFAULT_POOL_MIN;
-    if (q->walk_len == SEARCH_DEFAULT_WALK_LEN)
-        q->walk_len = SEARCH_GPU_DEFAULT_WALK_LEN;
-}
 
 typedef struct gpu_backend gpu_backend;
 

@@ -9,54 +9,21 @@
 
 #include "search.h"
 
-#define SEARCH_GPU_MAX_DEVICES 16
-
-typedef struct search_gpu_options {
-    int warps;          /* walkers (one warp each); 0: as many as the device runs at once */
-    int rounds;         /* __match_any_sync rounds per step (k of the Flip-graph post) */
-    int mix_every;      /* steps between rotations of one slot across lanes; 0: never */
-    int store;          /* CUDA_WALK_STORE_*: 0 auto (registers up to rank 128) */
-    uint32_t steps;     /* steps per launch (exact replay of a seed); 0: launches of launch_ms */
-    double launch_ms;
-    bool timed;         /* with steps 0: every walker walks launch_ms per launch, bounded by its
-                           clock (cuda_walk_config.launch_us; no launch tail); false: the step
-                           count adapts so that a launch takes about launch_ms (the slowest
-                           walker's time: the others wait at the end) */
-    int check;          /* checking mode: walkers whose current scheme is verified after every launch */
-    bool check_pairs;   /* after each flip, reduce any pair the two changed terms form at once */
-    uint32_t idle_plus; /* empty steps in a row before a plus transition (or a restart); 0: never */
-    bool isolated_restart; /* idle_plus empty steps end the walk (restart) rather than a plus */
-    bool verbose;       /* a line per launch on stderr */
-    bool collect;       /* walks ending at the level without improving pool their scheme (siblings) */
-    /* --devices: one walker set per listed GPU, one pool and one
-     * store for all; ndevices 0: search_params.device alone.  A GPU may be
-     * listed twice (two walker sets on one device: the multi-GPU path tested
-     * on a one-GPU machine). */
-    int ndevices;
-    int devices[SEARCH_GPU_MAX_DEVICES];
-    /* true (the default): a search_params field left at the CPU engine's
-     * default (SEARCH_DEFAULT_*) takes the GPU's measured default below
-     * instead; false: search_params as given (benchmarks sweeping them). */
-    bool gpu_defaults;
-} search_gpu_options;
-
-/* The GPU's own defaults for the shared walk parameters (docs/gpu-walk.md,
- * "Defaults": measured on an H100, <4,4,4> from the standard algorithm).
- * Applied per field when the caller left the CPU default there.  The GPU's
- * plateau counts steps (a step takes up to 4 flips) and does not adapt: at a
- * hard level the CPU's adaptive plateau sits at its floor (plateau_min, 2000
- * flips), and a GPU plateau of 20000 steps made plus transitions so rare that
- * <4,4,4> never left rank 49 (bench/RESULTS.md, "the plateau"). */
-#define SEARCH_GPU_DEFAULT_PLATEAU 500
-#define SEARCH_GPU_DEFAULT_PLUS_MAX 2
-#define SEARCH_GPU_DEFAULT_POOL_MIN 4
-#define SEARCH_GPU_DEFAULT_WALK_LEN 1000000
+/* The GPU's defaults for the shared walk parameters are search/params.def's
+ * gpu column (docs/gpu-walk.md, "Defaults": measured on an H100, <4,4,4> from
+ * the standard algorithm).  The GPU's plateau counts steps (a step takes up
+ * to 4 flips) and does not adapt: at a hard level the CPU's adaptive plateau
+ * sits at its floor (plateau_min, 2000 flips), and a GPU plateau of 20000
+ * steps made plus transitions so rare that <4,4,4> never left rank 49
+ * (bench/RESULTS.md, "the plateau"). */
 #define SEARCH_GPU_DEFAULT_IDLE_PLUS 32
 
+/* The defaults; warps, rounds and launch_ms from params.def. */
 void search_gpu_options_default(search_gpu_options *o);
 
 /* The shared walk parameters the GPU runs with: p, where o->gpu_defaults is set
- * and a field holds the CPU default, with the GPU's default above instead. */
+ * and a field holds the CPU default, with params.def's gpu column instead (the
+ * plateau bounds follow the plateau). */
 void search_gpu_params(const search_params *p, const search_gpu_options *o, search_params *q);
 
 /* search_run_gpu with the GPU's own options (NULL: the defaults). */

@@ -20,6 +20,7 @@
 #include "db/db.h"
 #include "schemes/scheme.h"
 #include "search/search.h"
+#include "search/walk_gpu.h"
 #include "verify/verify.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -854,31 +855,153 @@ Test(search_misc, params_round_trip_and_errors)
     search_params_default(&p);
     char err[256];
     cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
-    p.fmt = (scheme_format){2, 4, 5};
-    p.seed = 0x123456789abcdefull;
-    p.time_limit = 1.25;
-    p.pool_up = 0.375;
-    p.plus_max = 3;
-    char *text = search_params_to_text(&p);
-    search_params q;
-    search_params_default(&q);
-    cr_assert(search_params_from_text(text, &q, err, sizeof err), "%s", err);
+    search_config c;
+    search_config_default(&c);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_DIMS, "2x4x5", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_SEED, "0x123456789abcdef", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_TIME, "1m15s", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_POOL_UP, "0.375", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_PLUS_MAX, "3", err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
+    cr_assert_eq(c.p.time_limit, 75.0);
+    char *text = search_config_to_text(&c);
+    cr_assert(strstr(text, "backend=cpu\n") && strstr(text, "threads=1\n") && !strstr(text, "warps="),
+              "the record holds the backend and the rows it reads:\n%s", text);
+    search_config q;
+    search_config_default(&q);
+    cr_assert(search_config_from_text(text, &q, err, sizeof err), "%s", err);
     free(text);
-    cr_assert_eq(memcmp(&p.fmt, &q.fmt, sizeof p.fmt), 0);
-    cr_assert_eq(q.seed, p.seed);
-    cr_assert_eq(q.time_limit, p.time_limit);
-    cr_assert_eq(q.pool_up, p.pool_up);
-    cr_assert_eq(q.plus_max, 3);
-    cr_assert_not(search_params_from_text("nonsense=1\n", &q, err, sizeof err));
+    cr_assert_eq(memcmp(&c.p.fmt, &q.p.fmt, sizeof c.p.fmt), 0);
+    cr_assert_eq(q.p.seed, 0x123456789abcdefull);
+    cr_assert_eq(q.p.time_limit, 75.0);
+    cr_assert_eq(q.p.pool_up, 0.375);
+    cr_assert_eq(q.p.plus_max, 3);
+    cr_assert(q.given[SEARCH_PARAM_PLUS_MAX] && !q.given[SEARCH_PARAM_PLATEAU],
+              "the given rows come back as given, the defaults as defaults");
+    cr_assert_not(search_config_from_text("nonsense=1\n", &q, err, sizeof err));
     cr_assert(strstr(err, "nonsense"), "%s", err);
-    cr_assert_not(search_params_from_text("threads=x\n", &q, err, sizeof err));
-    cr_assert_not(search_params_from_text("no equals sign\n", &q, err, sizeof err));
-    search_params_default(&q);
-    q.plateau_min = q.plateau + 1;
-    cr_assert_not(search_params_check(&q, err, sizeof err));
-    search_params_default(&q);
-    q.pool_min = q.pool_size + 1;
-    cr_assert_not(search_params_check(&q, err, sizeof err));
+    cr_assert_not(search_config_from_text("threads=x\n", &q, err, sizeof err));
+    cr_assert(strstr(err, "line 1") && strstr(err, "--threads x: expected 1..1024"), "%s", err);
+    cr_assert_not(search_config_from_text("no equals sign\n", &q, err, sizeof err));
+    search_params_default(&p);
+    p.plateau_min = p.plateau + 1;
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    search_params_default(&p);
+    p.pool_min = p.pool_size + 1;
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    search_params_default(&p);
+    p.gen_max = 33;
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "gen-max 33: expected 2..32"), "%s", err);
+}
+
+/* Every row of search/params.def: its default passes its own range, the
+ * record spells the default back to the same value, and a value just outside
+ * the range is refused while the ends are taken. */
+Test(search_misc, every_parameter_row_parses_its_range_and_round_trips)
+{
+    char err[256], v[64], w[64];
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
+        const search_param_info *r = search_param(i);
+        cr_assert(r && r->name && r->help && r->expected && r->arg, "row %d", i);
+        cr_assert_eq(search_param_find(r->name), i, "%s", r->name);
+        search_config c, d;
+        search_config_default(&c);
+        search_config_value(&c, i, v, sizeof v);
+        search_config_default(&d);
+        cr_assert(search_config_set(&d, i, v, err, sizeof err), "%s: its default %s: %s", r->name, v, err);
+        search_config_value(&d, i, w, sizeof w);
+        cr_assert_str_eq(v, w, "%s", r->name);
+        if (r->type != SEARCH_PT_INT && r->type != SEARCH_PT_U64)
+            continue;
+        snprintf(v, sizeof v, "%.0f", r->lo);
+        cr_assert(search_config_set(&d, i, v, err, sizeof err), "%s %s: %s", r->name, v, err);
+        if (r->hi < 1e15) {
+            snprintf(v, sizeof v, "%.0f", r->hi);
+            cr_assert(search_config_set(&d, i, v, err, sizeof err), "%s %s: %s", r->name, v, err);
+            snprintf(v, sizeof v, "%.0f", r->hi + 1);
+            cr_assert_not(search_config_set(&d, i, v, err, sizeof err), "%s %s taken", r->name, v);
+            cr_assert(strstr(err, r->expected), "%s: %s", r->name, err);
+        }
+        if (r->lo >= 1) {
+            snprintf(v, sizeof v, "%.0f", r->lo - 1);
+            cr_assert_not(search_config_set(&d, i, v, err, sizeof err), "%s %s taken", r->name, v);
+        }
+    }
+}
+
+/* A row given for a backend that does not read it is refused, naming it; the
+ * GPU's defaults (the gpu column) replace the rows not given, and a given row
+ * keeps its value. */
+Test(search_misc, backends_refuse_rows_they_do_not_read_and_take_their_defaults)
+{
+    char err[256];
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
+        const search_param_info *r = search_param(i);
+        for (int b = 0; b < 2; b++) {
+            unsigned use = b ? SEARCH_USE_GPU : SEARCH_USE_CPU;
+            search_config c;
+            search_config_default(&c);
+            char v[64];
+            search_config_value(&c, i, v, sizeof v);
+            cr_assert(search_config_set(&c, i, v, err, sizeof err), "%s", err);
+            if (i == SEARCH_PARAM_BACKEND)
+                continue;
+            bool ok = search_config_resolve(&c, b ? SEARCH_BACKEND_GPU : SEARCH_BACKEND_CPU, err, sizeof err);
+            if (r->use & use)
+                cr_assert(ok || strstr(err, "plateau") || strstr(err, "pool-min"), "%s on %s: %s", r->name,
+                          b ? "gpu" : "cpu", err);
+            else {
+                cr_assert_not(ok, "--%s is taken by the %s backend, which does not read it", r->name,
+                              b ? "gpu" : "cpu");
+                char want[64];
+                snprintf(want, sizeof want, "--%s: the %s backend does not use it", r->name, b ? "gpu" : "cpu");
+                cr_assert(strstr(err, want), "%s", err);
+            }
+        }
+    }
+    search_config c;
+    search_config_default(&c);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++)
+        cr_assert_not(search_config_differs(&c, i, SEARCH_BACKEND_GPU) && (search_param(i)->use & SEARCH_USE_GPU) &&
+                          i != SEARCH_PARAM_BACKEND,
+                      "%s is not the GPU's default", search_param(i)->name);
+    cr_assert_eq(c.p.plateau, 500u);
+    cr_assert(c.p.plateau_min <= c.p.plateau, "the bounds follow the GPU's plateau");
+    search_config_default(&c);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_WALK_LEN, "777", err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
+    cr_assert_eq(c.p.walk_len, 777u);
+    cr_assert_eq(c.p.pool_min, 4, "the rows not given keep the GPU's defaults");
+    /* the library path: search_gpu_params swaps only fields left at the CPU default */
+    search_params p, q;
+    search_params_default(&p);
+    p.plus_max = 5;
+    search_gpu_options o;
+    search_gpu_options_default(&o);
+    search_gpu_params(&p, &o, &q);
+    cr_assert_eq(q.plus_max, 5);
+    cr_assert_eq(q.plateau, 500u);
+    cr_assert_eq(q.walk_len, 1000000u);
+    cr_assert(search_params_check(&q, err, sizeof err), "%s", err);
+}
+
+/* The record of a run from before the table (no backend, no given line, every
+ * field written out): values equal to the CPU default count as not given, so a
+ * GPU run resumed from it takes the GPU's defaults. */
+Test(search_misc, records_from_before_the_table_read_as_defaults)
+{
+    char err[256];
+    search_config c;
+    search_config_default(&c);
+    cr_assert(search_config_from_text("dims=4x4x4\ntarget-rank=0\ntime=60\nthreads=1\nplateau=20000\n"
+                                      "plus-max=3\nwalk-len=1000\n", &c, err, sizeof err), "%s", err);
+    cr_assert(c.given[SEARCH_PARAM_DIMS] && c.given[SEARCH_PARAM_PLUS_MAX] && c.given[SEARCH_PARAM_TIME]);
+    cr_assert(!c.given[SEARCH_PARAM_PLATEAU] && !c.given[SEARCH_PARAM_WALK_LEN] && !c.given[SEARCH_PARAM_THREADS]);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
+    cr_assert_eq(c.p.plateau, 500u);
+    cr_assert_eq(c.p.plus_max, 3);
 }
 
 Test(search_misc, luby_sequence)

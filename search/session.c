@@ -1,0 +1,328 @@
+/* The session around a search (session.h): what `search`, `sweep` and `demo`
+ * used to write three times. */
+#include "session.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../cuda/fg_cuda.h"
+#include "walk_gpu.h"
+
+struct search_session {
+    db *store;
+    char *out_dir;
+};
+
+search_session *session_open(const char *db_path, db_status *st, char *err, size_t errlen)
+{
+    search_session *s = calloc(1, sizeof *s);
+    if (!s) {
+        *st = DB_IO;
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    *st = DB_OK;
+    if (db_path && !(s->store = db_open(db_path, true, st, err, errlen))) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void session_close(search_session *s)
+{
+    if (!s)
+        return;
+    db_close(s->store);
+    free(s->out_dir);
+    free(s);
+}
+
+db *session_store(search_session *s) { return s->store; }
+
+bool session_set_out_dir(search_session *s, const char *dir, char *err, size_t errlen)
+{
+    struct stat sb;
+    if (stat(dir, &sb) != 0 && mkdir(dir, 0777) != 0)
+        return scheme_fail(err, errlen, "--out %s: cannot create: %s", dir, strerror(errno));
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return scheme_fail(err, errlen, "--out %s: not a directory", dir);
+    free(s->out_dir);
+    s->out_dir = strdup(dir);
+    return s->out_dir || scheme_fail(err, errlen, "out of memory");
+}
+
+db_status session_best_start(search_session *s, scheme_format f, scheme **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!s->store)
+        return DB_NOT_FOUND;
+    int64_t id;
+    int rank;
+    db_status st = db_best(s->store, f, SCHEME_RING_F2, &id, &rank, err, errlen);
+    if (st == DB_OK && !(*out = db_load_scheme(s->store, id, &st, err, errlen)))
+        return st;
+    return st;
+}
+
+db_status session_resume(search_session *s, int64_t run, const search_config *cli, search_config *c,
+                         db_run_row *row, char *err, size_t errlen)
+{
+    if (!s->store)
+        return snprintf(err, errlen, "--resume needs a store"), DB_MISUSE;
+    db_status st = db_run_get(s->store, run, row, err, errlen);
+    if (st != DB_OK)
+        return st;
+    char *text = db_run_params(s->store, run, &st, err, errlen);
+    if (!text)
+        return st;
+    search_config stored;
+    search_config_default(&stored);
+    /* a record from before the table names its backend only in the run's row */
+    stored.backend = !strcmp(row->backend, "gpu") ? SEARCH_BACKEND_GPU : SEARCH_BACKEND_CPU;
+    char e[512];
+    bool ok = search_config_from_text(text, &stored, e, sizeof e);
+    free(text);
+    if (!ok) {
+        snprintf(err, errlen, "the stored parameters of run %" PRId64 ": %s", run, e);
+        return DB_INVALID;
+    }
+    search_backend was = stored.backend;
+    search_backend now = cli->given[SEARCH_PARAM_BACKEND] ? cli->backend : was;
+    unsigned use = now == SEARCH_BACKEND_GPU   ? SEARCH_USE_GPU
+                   : now == SEARCH_BACKEND_CPU ? SEARCH_USE_CPU
+                                               : SEARCH_USE_BOTH;
+    search_config_default(c);
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
+        const search_param_info *r = search_param(i);
+        if (cli->given[i])
+            search_config_copy(c, cli, i);
+        else if (stored.given[i] && (r->use & use))
+            search_config_copy(c, &stored, i);
+    }
+    if (!cli->given[SEARCH_PARAM_BACKEND]) {
+        c->backend = was;
+        c->given[SEARCH_PARAM_BACKEND] = false; /* restored, not asked for: a missing GPU is the caller's to say */
+    }
+    return DB_OK;
+}
+
+/* ---- signals ---- */
+
+static volatile sig_atomic_t g_signals;
+static int g_hold;
+static struct sigaction g_old_int, g_old_term;
+
+static void on_signal(int sig)
+{
+    if (g_signals++) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    search_request_stop();
+}
+
+void session_signals_hold(void)
+{
+    if (g_hold++)
+        return;
+    g_signals = 0;
+    search_clear_stop();
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &g_old_int);
+    sigaction(SIGTERM, &sa, &g_old_term);
+}
+
+void session_signals_release(void)
+{
+    if (g_hold <= 0 || --g_hold)
+        return;
+    sigaction(SIGINT, &g_old_int, NULL);
+    sigaction(SIGTERM, &g_old_term, NULL);
+}
+
+bool session_stop_seen(void) { return g_signals != 0; }
+
+/* ---- one search ---- */
+
+typedef struct run_ctx {
+    search_session *s;
+    const session_hooks *h;
+    session_run *run;
+    pthread_mutex_t mu; /* the store: improvements (walker threads) and progress (the engine's monitor) */
+    _Atomic uint64_t stored;
+    double print_every, engine_every, next_print;
+} run_ctx;
+
+static void first_failure(run_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void first_failure(run_ctx *x, const char *fmt, ...)
+{
+    if (x->run->msg[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->run->msg, sizeof x->run->msg, fmt, ap);
+    va_end(ap);
+}
+
+static bool write_native(void *c, FILE *f) { return scheme_write_native(c, f); }
+
+static bool on_improved(void *p, const search_found *f)
+{
+    run_ctx *x = p;
+    char path[4096] = "", fb[32];
+    scheme_format_str(f->s->fmt, fb);
+    bool wrote = false;
+    if (x->s->out_dir) {
+        char hx[17], err[512];
+        scheme_hash_hex(scheme_hash((scheme *)f->s), hx);
+        snprintf(path, sizeof path, "%s/%dx%dx%d-%d-%s.txt", x->s->out_dir, f->s->fmt.n, f->s->fmt.m,
+                 f->s->fmt.p, f->rank, hx);
+        if (!scheme_write_file_atomic(path, write_native, (void *)f->s, err, sizeof err)) {
+            pthread_mutex_lock(&x->mu);
+            first_failure(x, "the %s rank-%d scheme found after %.1f s was NOT written: %s", fb, f->rank,
+                          f->seconds, err);
+            x->run->store_failed = true;
+            pthread_mutex_unlock(&x->mu);
+            return false;
+        }
+        wrote = true;
+    }
+    bool stored_new = wrote;
+    if (x->s->store) {
+        char err[512];
+        int64_t id = 0;
+        bool existed = false;
+        db_provenance prov = {x->run->run_id, 0, "search", f->flips, f->seconds};
+        pthread_mutex_lock(&x->mu);
+        db_status st = db_insert_scheme(x->s->store, f->s, &prov, &id, &existed, err, sizeof err);
+        bool scheme_in = st == DB_OK;
+        if (st == DB_OK)
+            st = db_run_improvement(x->s->store, x->run->run_id, f->seconds, f->rank, err, sizeof err);
+        if (st != DB_OK) {
+            if (scheme_in)
+                first_failure(x, "the %s rank-%d scheme found after %.1f s is stored (id %" PRId64 "), "
+                              "but not its entry in run %" PRId64 "'s improvement log: %s", fb, f->rank,
+                              f->seconds, id, x->run->run_id, err);
+            else
+                first_failure(x, "the %s rank-%d scheme found after %.1f s was NOT stored: %s", fb, f->rank,
+                              f->seconds, err);
+            x->run->store_failed = true;
+        }
+        pthread_mutex_unlock(&x->mu);
+        if (st != DB_OK)
+            return false;
+        stored_new = !existed; /* already stored by an earlier run: not this run's */
+    }
+    if (stored_new)
+        atomic_fetch_add(&x->stored, 1);
+    if (x->h && x->h->improved)
+        x->h->improved(x->h->ctx, f, path, stored_new);
+    return true;
+}
+
+static void on_progress(void *p, const search_progress *pr)
+{
+    run_ctx *x = p;
+    if (x->s->store) { /* the run's progress and heartbeat */
+        char err[512];
+        pthread_mutex_lock(&x->mu);
+        db_run_progress(x->s->store, x->run->run_id, pr->flips, pr->best_rank, err, sizeof err);
+        pthread_mutex_unlock(&x->mu); /* a missed heartbeat is not a lost result: the next one retries */
+    }
+    if (!x->h || !x->h->progress || x->print_every <= 0)
+        return;
+    if (x->engine_every != x->print_every) {
+        if (pr->seconds + 1e-3 < x->next_print)
+            return;
+        x->next_print = pr->seconds + x->print_every;
+    }
+    x->h->progress(x->h->ctx, pr, x->s->store || x->s->out_dir ? atomic_load(&x->stored) : UINT64_MAX);
+}
+
+search_status session_search(search_session *s, const search_config *c, const char *device,
+                             const scheme *const *starts, int nstarts, const session_hooks *h,
+                             session_run *run, search_result *res)
+{
+    memset(run, 0, sizeof *run);
+    memset(res, 0, sizeof *res);
+    bool gpu = c->backend == SEARCH_BACKEND_GPU;
+    run_ctx x = {.s = s, .h = h, .run = run, .mu = PTHREAD_MUTEX_INITIALIZER};
+    /* What the engine runs: c->p, with progress reports often enough for the
+     * store's heartbeat (the record and the printed rows keep c's interval). */
+    search_params run_p = c->p;
+    if (s->store && (run_p.progress_every <= 0 || run_p.progress_every > DB_RUN_HEARTBEAT_SECONDS))
+        run_p.progress_every = DB_RUN_HEARTBEAT_SECONDS;
+    x.print_every = c->p.progress_every;
+    x.engine_every = run_p.progress_every;
+    x.next_print = c->p.progress_every;
+
+    if (s->store) {
+        char *text = search_config_to_text(c);
+        char dev[256];
+        if (device)
+            snprintf(dev, sizeof dev, "%s", device);
+        else if (gpu) {
+            if (cuda_device_describe(dev, sizeof dev) <= 0)
+                snprintf(dev, sizeof dev, "GPU %d", c->p.device);
+        } else
+            snprintf(dev, sizeof dev, "%d thread%s", c->p.threads, c->p.threads == 1 ? "" : "s");
+        db_run_info info = {c->p.fmt, text ? text : "", c->p.seed, gpu ? "gpu" : "cpu", dev, NULL};
+        char err[512];
+        db_status st = text ? db_run_begin(s->store, &info, &run->run_id, err, sizeof err) : DB_IO;
+        if (!text)
+            snprintf(err, sizeof err, "out of memory");
+        free(text);
+        if (st != DB_OK) {
+            run->begin_failed = true;
+            run->begin_status = st;
+            snprintf(run->msg, sizeof run->msg, "recording the run: %s", err);
+            res->status = SEARCH_FAILED;
+            snprintf(res->msg, sizeof res->msg, "%.*s", (int)sizeof res->msg - 1, run->msg);
+            return SEARCH_FAILED;
+        }
+    }
+    if (h && h->started)
+        h->started(h->ctx, run->run_id);
+
+    session_signals_hold();
+    search_callbacks cb = {&x, on_improved, on_progress};
+    if (gpu)
+        search_run_gpu_opts(&run_p, &c->gpu, starts, nstarts, &cb, res);
+    else
+        search_run_cpu(&run_p, starts, nstarts, &cb, res);
+    session_signals_release();
+    run->stored = atomic_load(&x.stored);
+
+    if (s->store && run->run_id) {
+        const char *status = res->status == SEARCH_FAILED || res->status == SEARCH_BAD_PARAMS ? "failed"
+                             : res->interrupted                                               ? "interrupted"
+                                                                                              : "finished";
+        char err[512];
+        if (db_run_end(s->store, run->run_id, status, res->flips, res->best_rank, err, sizeof err) != DB_OK) {
+            /* the schemes stored on the way stay; the row reads running, then killed */
+            run->end_lost = true;
+            snprintf(run->end_msg, sizeof run->end_msg, "the end of run %" PRId64 " (%s, best rank %d, %" PRIu64
+                     " flips) was NOT stored; the store keeps it marked running: %.512s", run->run_id, status,
+                     res->best_rank, res->flips, err);
+        }
+    }
+    pthread_mutex_destroy(&x.mu);
+    if (run->store_failed) {
+        res->status = SEARCH_FAILED;
+        snprintf(res->msg, sizeof res->msg, "%.*s", (int)sizeof res->msg - 1, run->msg);
+    }
+    return res->status;
+}

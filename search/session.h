@@ -1,0 +1,97 @@
+/* search: the session around a search (docs/search.md, "The session"): the
+ * store and the --out folder, the run record, every improvement written
+ * there (the engine verified it first), the run's end, SIGINT/SIGTERM.
+ * `flipgraph search`, `sweep` and `demo` use it; they only parse and print.
+ *
+ * A session holds one store (or none) for any number of runs, one after the
+ * other:
+ *
+ *   search_session *s = session_open(db_path, &st, err, n);  // NULL: st says why
+ *   session_set_out_dir(s, dir, err, n);                     // optional
+ *   session_search(s, &config, starts, n, &hooks, &run, &res);
+ *   session_close(s);
+ *
+ * Exit codes follow from what it returns: a db_status through the store's
+ * table (docs/db.md), a search_status as search.h says, and run.store_failed
+ * or run.end_lost: a storage failure (3), said in run.msg.
+ */
+#ifndef FLIPGRAPH_SEARCH_SESSION_H
+#define FLIPGRAPH_SEARCH_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../db/db.h"
+#include "search.h"
+
+typedef struct search_session search_session;
+
+/* The store at db_path, opened for writing (created when missing); db_path
+ * NULL: a session without a store.  NULL on failure, *st and err say why
+ * (the message names the path once). */
+search_session *session_open(const char *db_path, db_status *st, char *err, size_t errlen);
+void session_close(search_session *s);
+/* The open store (NULL without one): reads such as db_best go through it. */
+db *session_store(search_session *s);
+/* Every improvement is also written to dir/NxMxP-RANK-HASH.txt (native format,
+ * whole or not at all); the folder is created when missing.  false: it cannot be. */
+bool session_set_out_dir(search_session *s, const char *dir, char *err, size_t errlen);
+
+/* The best stored GF(2) scheme of f (--from-db): DB_OK with *out, DB_NOT_FOUND
+ * when there is none (or no store), else the store's failure. */
+db_status session_best_start(search_session *s, scheme_format f, scheme **out, char *err, size_t errlen);
+
+/* --resume RUN: *c becomes the stored run's configuration, except the rows
+ * given on this command line (cli->given), which win; *row is the stored run
+ * (row->effective "killed" for a run whose process is gone).  Stored rows
+ * the resumed backend does not read are dropped; a stored row that was a
+ * backend default, when the backend changes, takes the new backend's.
+ * The backend is the stored one unless cli gives it. */
+db_status session_resume(search_session *s, int64_t run, const search_config *cli, search_config *c,
+                         db_run_row *row, char *err, size_t errlen);
+
+/* What the caller prints; every hook is optional and called serialized. */
+typedef struct session_hooks {
+    void *ctx;
+    /* an improvement after it was written (path: its --out file, "" when none);
+     * stored_new: a scheme no earlier run had stored */
+    void (*improved)(void *ctx, const search_found *f, const char *path, bool stored_new);
+    /* every progress_every seconds of the configuration (not the heartbeat's);
+     * stored: schemes this run wrote so far (UINT64_MAX: it writes nothing) */
+    void (*progress)(void *ctx, const search_progress *pr, uint64_t stored);
+    /* the run is recorded (before the walk starts; run_id 0 without a store) */
+    void (*started)(void *ctx, int64_t run_id);
+} session_hooks;
+
+typedef struct session_run {
+    int64_t run_id;     /* the store's run (0: no store, or it could not be begun) */
+    uint64_t stored;    /* schemes this run wrote: new rows, else --out files */
+    bool begin_failed;  /* the run could not be recorded: nothing ran; begin_status says why */
+    db_status begin_status;
+    bool store_failed;  /* an improvement was not written: the run stopped there */
+    bool end_lost;      /* the run's end was not stored (its row reads running, then killed) */
+    char msg[1536];     /* the first failure to store an improvement (or to begin), in words */
+    char end_msg[1024]; /* with end_lost: what was not stored, in words */
+} session_run;
+
+/* One search on c->backend (cpu or gpu; search_config_resolve first): the
+ * run recorded (c's record text; device: the hardware in words, NULL: the
+ * session says), SIGINT/SIGTERM caught while it runs (the first ends the
+ * batch, a second ends the process at once), the engine run with the store
+ * and the --out files behind it, the run ended as finished, interrupted or
+ * failed.  Returns the search's status (SEARCH_FAILED also when something was
+ * not stored); *res as search.h says (free it with search_result_free). */
+search_status session_search(search_session *s, const search_config *c, const char *device,
+                             const scheme *const *starts, int nstarts, const session_hooks *h,
+                             session_run *run, search_result *res);
+
+/* SIGINT/SIGTERM for longer than one search (a sweep over formats): while
+ * held, the first signal stops the search running (and session_stop_seen
+ * says so), a second ends the process.  Calls nest; session_search takes
+ * them itself. */
+void session_signals_hold(void);
+void session_signals_release(void);
+bool session_stop_seen(void);
+
+#endif

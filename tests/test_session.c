@@ -1,0 +1,229 @@
+/* The session (search/session.c) and the parameter table through the command
+ * line: every improvement reaches the store and the --out folder exactly once;
+ * --resume restores the backend and its parameters (a GPU run needs a GPU, or
+ * --backend cpu); an option a backend does not read is refused with exit 2;
+ * docs/search.md's table is the one the table prints.  Each test works in its
+ * own temporary folder. */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/fg_cuda.h"
+#include "db/db.h"
+#include "search/search.h"
+#include "search/session.h"
+#include "test_common.h"
+
+static void make_dir(void) { tc_suite_dir_make("fg-test-session"); }
+
+TestSuite(session, .init = make_dir, .fini = tc_suite_dir_remove, .timeout = 300);
+
+static char g_out[1 << 17];
+#define OUT g_out, sizeof g_out
+
+typedef struct counts {
+    int improved, progress, started;
+    int64_t run_id;
+    int last_rank;
+    bool order_ok;
+} counts;
+
+static void count_improved(void *ctx, const search_found *f, const char *path, bool stored_new)
+{
+    counts *c = ctx;
+    c->order_ok = c->order_ok && stored_new && path[0] && (c->last_rank == 0 || f->rank < c->last_rank);
+    c->last_rank = f->rank;
+    c->improved++;
+}
+
+static void count_started(void *ctx, int64_t run_id)
+{
+    counts *c = ctx;
+    c->started++;
+    c->run_id = run_id;
+}
+
+/* Every improvement the engine reports is one row of the run's improvement
+ * log, one stored scheme of the run and one --out file; the hooks see each
+ * once, in decreasing rank; the run ends finished. */
+Test(session, every_improvement_reaches_the_store_and_the_folder_exactly_once)
+{
+    const char *dbp = tc_path_in("once.db"), *dir = tc_path_in("out");
+    char err[1024];
+    db_status st;
+    search_session *ss = session_open(dbp, &st, err, sizeof err);
+    cr_assert_not_null(ss, "%s", err);
+    cr_assert(session_set_out_dir(ss, dir, err, sizeof err), "%s", err);
+    search_config c;
+    search_config_default(&c);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_DIMS, "3x3x3", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_TARGET_RANK, "23", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_TIME, "60", err, sizeof err), "%s", err);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%" PRIu64, tc_seed("session") % 1000000007u);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_SEED, seed, err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_THREADS, "2", err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
+    counts k = {.order_ok = true};
+    session_hooks h = {&k, count_improved, NULL, count_started};
+    session_run run;
+    search_result res;
+    search_status ss_st = session_search(ss, &c, NULL, NULL, 0, &h, &run, &res);
+    cr_assert_eq(ss_st, SEARCH_REACHED, "seed %s: %s", seed, res.msg);
+    cr_assert(!run.store_failed && !run.end_lost && !run.begin_failed, "%s", run.msg);
+    cr_assert_eq(k.started, 1);
+    cr_assert_eq(k.run_id, run.run_id);
+    cr_assert_gt(res.improvements, 0);
+    cr_assert_eq((uint64_t)k.improved, res.improvements, "hooks %d, engine %" PRIu64, k.improved,
+                 res.improvements);
+    cr_assert(k.order_ok, "each improvement once, new, written, in decreasing rank");
+    cr_assert_eq(run.stored, res.improvements);
+
+    db *d = session_store(ss);
+    db_improvement *log = NULL;
+    int64_t n = 0;
+    cr_assert_eq(db_run_improvements(d, run.run_id, &log, &n, err, sizeof err), DB_OK, "%s", err);
+    free(log);
+    cr_assert_eq((uint64_t)n, res.improvements, "log %" PRId64 ", improvements %" PRIu64, n, res.improvements);
+    db_run_row row;
+    cr_assert_eq(db_run_get(d, run.run_id, &row, err, sizeof err), DB_OK, "%s", err);
+    cr_assert_str_eq(row.status, "finished");
+    cr_assert_str_eq(row.backend, "cpu");
+    cr_assert_eq((uint64_t)row.schemes, res.improvements);
+    cr_assert_eq(row.best_rank, res.best_rank);
+    char *text = db_run_params(d, run.run_id, &st, err, sizeof err);
+    cr_assert_not_null(text, "%s", err);
+    cr_assert(strstr(text, "backend=cpu\n") && strstr(text, "threads=2\n") && strstr(text, "given="),
+              "the record keeps the backend and what was given:\n%s", text);
+    free(text);
+    search_result_free(&res);
+    session_close(ss);
+
+    int files = 0;
+    DIR *dd = opendir(dir);
+    cr_assert_not_null(dd);
+    for (struct dirent *e; (e = readdir(dd));)
+        files += strstr(e->d_name, ".txt") != NULL;
+    closedir(dd);
+    cr_assert_eq((uint64_t)files, res.improvements, "%d files", files);
+}
+
+/* A run recorded on the GPU backend: --resume needs a GPU, or --backend cpu
+ * given; on the CPU the rows given to the GPU run carry over, the GPU's
+ * defaults do not (the CPU's take their place), the GPU-only rows drop. */
+Test(session, resume_restores_the_backend_and_its_parameters)
+{
+    const char *dbp = tc_path_in("gpu.db");
+    char err[1024];
+    db_status st;
+    db *d = db_open(dbp, true, &st, err, sizeof err);
+    cr_assert_not_null(d, "%s", err);
+    search_config c;
+    search_config_default(&c);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_DIMS, "2x2x3", err, sizeof err));
+    cr_assert(search_config_set(&c, SEARCH_PARAM_PLUS_MAX, "3", err, sizeof err));
+    cr_assert(search_config_set(&c, SEARCH_PARAM_WARPS, "64", err, sizeof err));
+    cr_assert(search_config_set(&c, SEARCH_PARAM_TIME, "0.3s", err, sizeof err));
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
+    char *text = search_config_to_text(&c);
+    cr_assert(strstr(text, "backend=gpu\n") && strstr(text, "warps=64\n") && strstr(text, "plateau=500\n"),
+              "%s", text);
+    db_run_info info = {c.p.fmt, text, 7, "gpu", "a GPU", NULL};
+    int64_t run;
+    cr_assert_eq(db_run_begin(d, &info, &run, err, sizeof err), DB_OK, "%s", err);
+    cr_assert_eq(db_run_end(d, run, "finished", 0, 11, err, sizeof err), DB_OK, "%s", err);
+    free(text);
+    db_close(d);
+
+    int rc = tc_run_cli("", OUT, "search --resume %lld --db '%s' -q", (long long)run, dbp);
+    if (!(cuda_compiled_in() && cuda_device_count() > 0)) {
+        /* no GPU here (CI, this build machine): refused with the way out named */
+        cr_assert_eq(rc, 2, "exit %d:\n%s", rc, g_out);
+        cr_assert(strstr(g_out, "walked on the GPU backend") && strstr(g_out, "--backend cpu"), "%s", g_out);
+    }
+    rc = tc_run_cli("", OUT, "search --resume %lld --db '%s' --backend cpu --threads 2", (long long)run, dbp);
+    cr_assert_eq(rc, 0, "exit %d:\n%s", rc, g_out);
+    cr_assert(strstr(g_out, "backend cpu: 2 CPU threads"), "%s", g_out);
+    d = db_open(dbp, false, &st, err, sizeof err);
+    cr_assert_not_null(d, "%s", err);
+    db_run_row row;
+    cr_assert_eq(db_run_get(d, run + 1, &row, err, sizeof err), DB_OK, "%s", err);
+    cr_assert_str_eq(row.backend, "cpu");
+    text = db_run_params(d, run + 1, &st, err, sizeof err);
+    cr_assert_not_null(text, "%s", err);
+    cr_assert(strstr(text, "backend=cpu\n") && strstr(text, "dims=2x2x3\n") && strstr(text, "plus-max=3\n") &&
+                  strstr(text, "plateau=20000\n") && strstr(text, "walk-len=1000\n") &&
+                  strstr(text, "time=0.29999") && !strstr(text, "warps="),
+              "the resumed run's record:\n%s", text);
+    free(text);
+    db_close(d);
+
+    /* resumed on its own backend, a CPU run gets back what it was given */
+    rc = tc_run_cli("", OUT, "search --dims 2x2x2 --time 0.2s --threads 2 --plateau 3000 --db '%s' -q", dbp);
+    cr_assert_eq(rc, 0, "exit %d:\n%s", rc, g_out);
+    rc = tc_run_cli("", OUT, "search --resume %lld --db '%s'", (long long)run + 2, dbp);
+    cr_assert_eq(rc, 0, "exit %d:\n%s", rc, g_out);
+    cr_assert(strstr(g_out, "backend cpu: 2 CPU threads") &&
+                  (strstr(g_out, " plateau=3000 ") || strstr(g_out, " plateau=3000\n")), "%s", g_out);
+}
+
+/* An option the backend that runs does not read is refused, exit 2, naming
+ * it; nothing is stored. */
+Test(session, an_option_the_backend_does_not_read_is_refused)
+{
+    const char *dbp = tc_path_in("refused.db");
+    static const char *cpu_only[] = {"--threads 2", "--batch 100", "--plateau-min 10", "--plateau-max 90000",
+                                     "--isolated-plus 1"};
+    static const char *gpu_only[] = {"--warps 32", "--rounds 2", "--launch-ms 50", "--devices 0,0", "--device 0"};
+    for (size_t i = 0; i < sizeof gpu_only / sizeof *gpu_only; i++) {
+        int rc = tc_run_cli("", OUT, "search --dims 2x2x2 --time 0.2s --backend cpu %s --db '%s'", gpu_only[i], dbp);
+        char name[32];
+        snprintf(name, sizeof name, "%.*s:", (int)strcspn(gpu_only[i], " "), gpu_only[i]);
+        cr_assert(rc == 2 && strstr(g_out, name) && strstr(g_out, "the cpu backend does not use it (GPU only)"),
+                  "%s on the CPU: exit %d:\n%s", gpu_only[i], rc, g_out);
+    }
+    for (size_t i = 0; i < sizeof cpu_only / sizeof *cpu_only; i++) {
+        int rc = tc_run_cli("", OUT, "search --dims 2x2x2 --time 0.2s --backend gpu %s --db '%s'", cpu_only[i], dbp);
+        char name[32];
+        snprintf(name, sizeof name, "%.*s:", (int)strcspn(cpu_only[i], " "), cpu_only[i]);
+        cr_assert(rc == 2 && strstr(g_out, name) && strstr(g_out, "the gpu backend does not use it (CPU only)"),
+                  "%s on the GPU: exit %d:\n%s", cpu_only[i], rc, g_out);
+    }
+    int rc = tc_run_cli("", OUT, "sweep --dims-list 2x2x2 --time-per 0.1s --backend cpu --device 1 -q");
+    cr_assert(rc == 2 && strstr(g_out, "--device:"), "sweep: exit %d:\n%s", rc, g_out);
+    rc = tc_run_cli("", OUT, "db runs --db '%s'", dbp);
+    cr_assert(rc != 0 || !strstr(g_out, "finished"), "a refused search stored a run:\n%s", g_out);
+}
+
+/* docs/search.md holds the table that `flipgraph search --params-table`
+ * prints, between its markers, byte for byte. */
+Test(session, the_docs_table_is_the_parameter_table)
+{
+    const char *src = getenv("FLIPGRAPH_SOURCE");
+    cr_assert(src, "FLIPGRAPH_SOURCE is not set (ctest sets it)");
+    size_t len = 0;
+    char *doc = tc_slurp(tc_fmt("%s/docs/search.md", src), 1 << 20, &len);
+    cr_assert_not_null(doc);
+    const char *begin = strstr(doc, "<!-- params:begin");
+    const char *end = strstr(doc, "<!-- params:end -->");
+    cr_assert(begin && end && end > begin, "docs/search.md has no params markers");
+    begin = strchr(begin, '\n') + 1;
+    int rc = tc_run_cli("", OUT, "search --params-table");
+    cr_assert_eq(rc, 0);
+    size_t n = (size_t)(end - begin);
+    cr_assert(strlen(g_out) == n && !memcmp(g_out, begin, n),
+              "docs/search.md's parameter table differs from `flipgraph search --params-table`; "
+              "regenerate it:\n%s", g_out);
+    char *text = search_config_markdown();
+    cr_assert(text && !strcmp(text, g_out));
+    free(text);
+    free(doc);
+    rc = tc_run_cli("", OUT, "search --help");
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++)
+        cr_assert(strstr(g_out, tc_fmt("  --%s %s ", search_param(i)->name, search_param(i)->arg)),
+                  "--help lacks --%s:\n%s", search_param(i)->name, g_out);
+}
