@@ -380,8 +380,9 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                     go = false;
             }
             if (go) {
-                /* a failed walk's scheme is one more of its rank for the pool
-                 * (as driver.c pools them), while the host asks for them */
+                /* a failed walk's scheme is one more of its rank for the pool,
+                 * while the host asks for them (collect; the CPU walker does not
+                 * pool its failed walks: docs/search.md, "Siblings") */
                 if (p.collect_rank && R == p.collect_rank)
                     report_current(p, st, wp, w, R, lane);
                 const int k = (int)below(ulo, (uint32_t)p.pool_n);

@@ -34,6 +34,17 @@ step "tests/gpu_runtime" bash -c "$B/gpu_runtime 2>&1 | tail -3 | tee -a $LOG | 
 rm -f /tmp/fgdev.db
 step "search --backend gpu <3,3,3> to 23, stored" bash -c \
   "$F search --dims 3x3x3 --target-rank 23 --time 30s --backend gpu --db /tmp/fgdev.db && $F db check --db /tmp/fgdev.db && $F db best --dims 3x3x3 --db /tmp/fgdev.db | grep -q 23"
+step "search --resume of the GPU run walks on the GPU" bash -c \
+  "$F search --resume 1 --db /tmp/fgdev.db --time 3s 2>&1 | tee -a $LOG | grep -q 'backend gpu:' && \
+   test \$($F db runs --db /tmp/fgdev.db | tee -a $LOG | grep -c ' gpu ') -eq 2"
+step "--threads with --backend gpu: exit 2, named" bash -c \
+  "$F search --backend gpu --dims 2x2x2 --threads 2 > $OUT/refused.txt 2>&1; rc=\$?; cat $OUT/refused.txt; \
+   test \$rc -eq 2 && grep -q -- '--threads: the gpu backend does not use it' $OUT/refused.txt"
+for s in 1 2 3; do
+  step "search --backend gpu <4,4,4> to 47, seed $s (60 s cap)" bash -c \
+    "$F search --backend gpu --dims 4x4x4 --target-rank 47 --time 60s --seed $s -q > $OUT/ttr47_$s.txt"
+  results+=("        seed $s: $(tail -1 $OUT/ttr47_$s.txt)")
+done
 step "multiply --backend gpu == cpu (3001x2500x2777, strassen,strassen)" bash -c \
   "$F matrix random --rows 3001 --cols 2500 --seed 1 -o /tmp/A.bm && $F matrix random --rows 2500 --cols 2777 --seed 2 -o /tmp/B.bm && \
    $F multiply --scheme strassen,strassen --a /tmp/A.bm --b /tmp/B.bm -o /tmp/Cg.bm --backend gpu && \

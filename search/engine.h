@@ -26,7 +26,8 @@
  *                   as its very last engine call; each walks until
  *                   engine_should_stop(e) (or its own budget runs out), calls
  *                   engine_offer for every scheme below its walk's base rank
- *                   (and for pooled siblings), restarts with engine_restart
+ *                   (the GPU also the schemes its failed walks end with,
+ *                   search_gpu_options.collect), restarts with engine_restart
  *                   (CPU walkers) or stages its device pool with engine_stage
  *                   (GPU).  false: engine_fail was called; threads already
  *                   started are waited for and joined all the same.
