@@ -27,30 +27,7 @@ int cli_error(int code, const char *cmd, const char *fmt, ...)
     return code;
 }
 
-bool cli_parse_duration(const char *s, double *seconds)
-{
-    double total = 0;
-    const char *q = s;
-    if (!*q)
-        return false;
-    while (*q) {
-        char *end;
-        errno = 0;
-        double v = strtod(q, &end);
-        if (end == q || errno || v < 0)
-            return false;
-        q = end;
-        double unit = 1;
-        if (*q == 's') unit = 1, q++;
-        else if (*q == 'm') unit = 60, q++;
-        else if (*q == 'h') unit = 3600, q++;
-        else if (*q == 'd') unit = 86400, q++;
-        else if (*q) return false;
-        total += v * unit;
-    }
-    *seconds = total;
-    return true;
-}
+bool cli_parse_duration(const char *s, double *seconds) { return search_parse_duration(s, seconds); }
 
 bool cli_parse_long(const char *s, long lo, long hi, long *out)
 {

@@ -201,7 +201,7 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
 
 /* ---- values as text ---- */
 
-static bool parse_duration(const char *s, double *seconds)
+bool search_parse_duration(const char *s, double *seconds)
 {
     double total = 0;
     const char *q = s;
@@ -284,7 +284,7 @@ bool search_config_set(search_config *c, int id, const char *value, char *err, s
     }
     case SEARCH_PT_DUR: {
         double x;
-        ok = ok && parse_duration(value, &x) && x >= r->lo && x <= r->hi;
+        ok = ok && search_parse_duration(value, &x) && x >= r->lo && x <= r->hi;
         if (ok)
             *(double *)v = x;
         break;

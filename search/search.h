@@ -183,6 +183,9 @@ typedef struct search_param_info {
     unsigned use;               /* SEARCH_USE_* */
     double def, gpu_def, lo, hi;
 } search_param_info;
+/* A duration as the table's DUR rows read it: "90", "30s", "10m", "8h", "2d",
+ * "1h30m" (non-negative; plain numbers are seconds). */
+bool search_parse_duration(const char *s, double *seconds);
 /* Row id of the table; NULL outside 0..SEARCH_PARAM_COUNT-1. */
 const search_param_info *search_param(int id);
 /* The row named name ("plateau"); -1 when none. */
