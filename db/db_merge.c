@@ -179,9 +179,10 @@ static db_status flush(db *d, pending *b, int n, idmap *schemes, db_merge_report
             if (b[j].old_id == b[i].old_parent)
                 parent = ids[j];
         b[i].prov.parent_id = parent;
-        bool existed;
+        bool existed = false;
         st = db__insert_tx(d, &b[i].p, &b[i].prov, b[i].found_at, &ids[i], &existed, err, errlen);
-        existed ? known++ : added++;
+        if (st == DB_OK) /* a failed insert left existed unset (UBSan: test_store_exits, the size cap) */
+            existed ? known++ : added++;
     }
     if (st == DB_OK)
         st = db__commit(d, err, errlen);

@@ -738,8 +738,12 @@ Test(search_driver, a_seed_replays_exactly, .timeout = 120)
     cr_assert_eq(r1.improvements, r2.improvements);
     cr_assert(scheme_equal(a, b), "the same seed gave another best scheme (seed %llu)",
               (unsigned long long)seed);
-    cr_assert_not(scheme_equal(a, c), "seeds %llu and %llu walked alike", (unsigned long long)seed,
-                  (unsigned long long)seed + 1);
+    /* another seed: another walk.  The best scheme alone may coincide (a short
+     * budget can end both at the same flip-isolated scheme, Strassen's square
+     * at rank 49), so the walk's counters decide with it. */
+    cr_assert_not(scheme_equal(a, c) && r1.restarts == r3.restarts && r1.plus == r3.plus &&
+                      r1.reductions == r3.reductions && r1.improvements == r3.improvements,
+                  "seeds %llu and %llu walked alike", (unsigned long long)seed, (unsigned long long)seed + 1);
     search_result_free(&r1);
     search_result_free(&r2);
     search_result_free(&r3);
