@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The repository stands alone: no file that the build, the tests, the scripts or
 # the program read may name a path outside it (the engineers' reading matter
-# beside the checkout, ../shared, is never a dependency).  Run by ctest; the
+# beside the checkout is never a dependency).  Run by ctest; the
 # CI's second pass also builds and tests a copy with nothing beside it
 # (scripts/test.sh).  Prints "N passed, N failed".
 set -u
@@ -17,9 +17,21 @@ files=$(find CMakeLists.txt cmake .ci scripts tests cli search db schemes verify
              -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' -o -name '*.cpp' \
              -o -name '*.sh' -o -name '*.cmake' -o -name 'CMakeLists.txt' -o -name run \) 2>/dev/null |
         grep -v '^tests/check_standalone.sh$')
+# What sits beside the checkout is what a file could reach by mistake: every
+# folder there (the engineers' reading matter among them, wherever the clone
+# lives) may not be named as "../NAME", unless the repository has an entry of
+# that name itself (a module's "../search/search.h").  Absolute paths into the
+# engineers' workspace are never right either.
+top=$(ls -A)
+siblings=$(cd .. && for d in */; do d=${d%/}; [ "$src" -ef "$d" ] && continue; echo "$d"; done)
 no_outside_paths() {
-  local hits
-  hits=$(grep -nE '\.\./shared|/work/shared|[^a-z_]shared/(corpus|records|device|seeds|design)' $files)
+  local hits="" name
+  while IFS= read -r name; do
+    [ ${#name} -ge 3 ] || continue
+    grep -qxF -- "$name" <<< "$top" && continue
+    hits+=$(grep -nF -- "../$name/" $files; grep -nE -- "\.\./$name([\"' ]|$)" $files)
+  done <<< "$siblings"
+  hits+=$(grep -nE '(^|[^A-Za-z0-9_.])/work/[A-Za-z_]' $files)
   [ -z "$hits" ] || { echo "$hits" | head -20; return 1; }
 }
 check "no code, build or test file names a path outside the repository" no_outside_paths
