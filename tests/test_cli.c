@@ -612,26 +612,6 @@ Test(cli, sweep_lists_and_usage)
         cr_assert_eq(rc, 3, "--backend gpu without a GPU: exit 3, got %d:\n%s", rc, out);
     }
 }
-
-/* Starts `flipgraph ARGV...` in the background with stdout and stderr to outp
- * (SIGINT at its default, whatever the test runner set); returns its pid. */
-static pid_t spawn_cli_logged(const char *outp, char *const argv[])
-{
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        int fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0)
-            _exit(120);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        signal(SIGINT, SIG_DFL);
-        execv(tc_bin(), argv);
-        _exit(121);
-    }
-    return pid;
-}
-
 /* Waits up to 30 s until outp contains text; kills pid and fails the test if it never does. */
 static void wait_for_text(pid_t pid, const char *outp, const char *text, const char *what)
 {
@@ -658,7 +638,7 @@ Test(cli, sweep_sigint_stops_cleanly_with_the_table)
     char *const argv[] = {(char *)tc_bin(), "sweep", "--dims-list", "3x3x3..3x3x4", "--time-per", "10m",
                           "--threads", "1", "--seed", seed, "--db", (char *)dbp, "--backend", "cpu",
                           "--progress", "0", NULL};
-    pid_t pid = spawn_cli_logged(outp, argv);
+    pid_t pid = tc_spawn_logged(outp, argv, false);
     /* Wait until the first format is under way (its run is recorded), then interrupt. */
     wait_for_text(pid, outp, "[1/2]", "the sweep did not start");
     struct timespec ts = {0, 300 * 1000000};
@@ -693,7 +673,7 @@ Test(cli, search_second_sigint_exits_at_once_store_whole)
     const char *outp = tc_path_in("sig2.out"), *dbp = tc_path_in("sig2.db");
     char *const argv[] = {(char *)tc_bin(), "search", "--dims", "4x4x4", "--time", "10m", "--threads", "1",
                           "--db", (char *)dbp, "--backend", "cpu", "--progress", "0", "-v", NULL};
-    pid_t pid = spawn_cli_logged(outp, argv);
+    pid_t pid = tc_spawn_logged(outp, argv, false);
     /* the first stored improvement: the walk is under way and writing */
     wait_for_text(pid, outp, "rank 5", "the search did not store an improvement");
     kill(pid, SIGINT);

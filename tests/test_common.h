@@ -7,11 +7,14 @@
 #define FLIPGRAPH_TEST_COMMON_H
 
 #include <criterion/criterion.h>
+#include <sqlite3.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <ftw.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,6 +268,77 @@ static inline int tc_run_cli(const char *env, char *out, size_t outlen, const ch
     while (fgetc(f) != EOF)
         ;
     return tc_exit_code(pclose(f));
+}
+
+/* How many times needle occurs in hay (occurrences that do not overlap). */
+static inline int tc_count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* SQL straight into a database file, past the store's API (the faults the
+ * store must survive are made this way). */
+static inline void tc_sql_exec(const char *path, const char *sql)
+{
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+    char *msg = NULL;
+    int rc = sqlite3_exec(h, sql, NULL, NULL, &msg);
+    cr_assert_eq(rc, SQLITE_OK, "%s: %s", sql, msg ? msg : "");
+    sqlite3_close(h);
+}
+
+/* The first column of the first row of sql, read-only. */
+static inline int64_t tc_sql_int(const char *path, const char *sql)
+{
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", sql);
+    int64_t v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return v;
+}
+
+/* Starts `flipgraph ARGV...` in the background with stdout and stderr into
+ * outp (SIGINT at its default, whatever the test runner set); as uid 65534
+ * when unprivileged and root (rights given up after opening outp).  Its pid;
+ * the child exits 120 when outp cannot be opened, 121 when the binary cannot
+ * be run, 77 when the rights cannot be dropped. */
+static inline pid_t tc_spawn_logged(const char *outp, char *const argv[], bool unprivileged)
+{
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0)
+            _exit(120);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        signal(SIGINT, SIG_DFL);
+        if (unprivileged && geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(77);
+        execv(tc_bin(), argv);
+        _exit(121);
+    }
+    return pid;
+}
+
+/* <3,3,3>'s standard algorithm with one term split in two: rank 28, one pair
+ * reduction left (a start the search must reduce before it walks). */
+static inline scheme *tc_standard_333_split(void)
+{
+    scheme *s = scheme_standard((scheme_format){3, 3, 3});
+    cr_assert_not_null(s);
+    scheme_term t0 = s->terms[5];
+    s->terms[5].f[2] ^= 0x10;
+    scheme_push(s, t0.f[0], t0.f[1], 0x10);
+    return s;
 }
 
 #endif

@@ -150,29 +150,6 @@ static int64_t count_rows(db *d, int ring)
     return ring < 0 ? s.schemes[0] + s.schemes[1] : s.schemes[ring];
 }
 
-static int64_t raw_int(const char *path, const char *sql)
-{
-    sqlite3 *h;
-    cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    sqlite3_stmt *st;
-    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
-    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-    int64_t v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return v;
-}
-
-static void raw_exec(const char *path, const char *sql)
-{
-    sqlite3 *h;
-    cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
-    char *msg = NULL;
-    int rc = sqlite3_exec(h, sql, NULL, NULL, &msg);
-    cr_assert_eq(rc, SQLITE_OK, "%s: %s", sql, msg ? msg : "");
-    sqlite3_close(h);
-}
-
 /* ---- opening, identity, versions ---- */
 
 Test(db, create_sets_wal_application_id_and_version)
@@ -180,9 +157,9 @@ Test(db, create_sets_wal_application_id_and_version)
     db *d = open_new("a.db");
     db_close(d);
     const char *p = tc_path_in("a.db");
-    cr_assert_eq(raw_int(p, "PRAGMA application_id"), DB_APPLICATION_ID);
-    cr_assert_eq(raw_int(p, "PRAGMA user_version"), DB_SCHEMA_VERSION);
-    cr_assert_eq(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE name IN ('schemes', "
+    cr_assert_eq(tc_sql_int(p, "PRAGMA application_id"), DB_APPLICATION_ID);
+    cr_assert_eq(tc_sql_int(p, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    cr_assert_eq(tc_sql_int(p, "SELECT count(*) FROM sqlite_master WHERE name IN ('schemes', "
                             "'runs', 'improvements', 'schemes_by_format')"), 4);
     sqlite3 *h;
     sqlite3_open(p, &h);
@@ -217,28 +194,28 @@ Test(db, default_path_option_then_env_then_cwd)
 Test(db, newer_schema_refused)
 {
     db_close(open_new("n.db"));
-    raw_exec(tc_path_in("n.db"), "PRAGMA user_version = 99");
+    tc_sql_exec(tc_path_in("n.db"), "PRAGMA user_version = 99");
     db_status st;
     cr_assert_null(db_open(tc_path_in("n.db"), true, &st, ERR));
     cr_assert_eq(st, DB_NEWER);
     cr_assert(strstr(g_err, "newer") && strstr(g_err, "99"), "%s", g_err);
-    cr_assert_eq(raw_int(tc_path_in("n.db"), "PRAGMA user_version"), 99, "the file was changed");
+    cr_assert_eq(tc_sql_int(tc_path_in("n.db"), "PRAGMA user_version"), 99, "the file was changed");
 }
 
 Test(db, other_sqlite_database_refused_and_untouched)
 {
     const char *p = tc_path_in("other.db");
-    raw_exec(p, "CREATE TABLE t (x); INSERT INTO t VALUES (42)");
+    tc_sql_exec(p, "CREATE TABLE t (x); INSERT INTO t VALUES (42)");
     db_status st;
     cr_assert_null(db_open(p, true, &st, ERR));
     cr_assert_eq(st, DB_NOT_FLIPGRAPH);
     cr_assert(strstr(g_err, "another program"), "%s", g_err);
-    cr_assert_eq(raw_int(p, "SELECT x FROM t"), 42);
-    cr_assert_eq(raw_int(p, "SELECT count(*) FROM sqlite_master"), 1);
-    cr_assert_eq(raw_int(p, "PRAGMA user_version"), 0);
+    cr_assert_eq(tc_sql_int(p, "SELECT x FROM t"), 42);
+    cr_assert_eq(tc_sql_int(p, "SELECT count(*) FROM sqlite_master"), 1);
+    cr_assert_eq(tc_sql_int(p, "PRAGMA user_version"), 0);
     /* Another application's id, even without tables. */
     const char *q = tc_path_in("app.db");
-    raw_exec(q, "PRAGMA application_id = 1234");
+    tc_sql_exec(q, "PRAGMA application_id = 1234");
     cr_assert_null(db_open(q, true, &st, ERR));
     cr_assert_eq(st, DB_NOT_FLIPGRAPH);
     cr_assert(strstr(g_err, "0x000004d2"), "%s", g_err);
@@ -275,7 +252,7 @@ Test(db, empty_file_initialized_only_with_create)
     db *d = db_open(p, true, &st, ERR);
     cr_assert_not_null(d, "%s", g_err);
     db_close(d);
-    cr_assert_eq(raw_int(p, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    cr_assert_eq(tc_sql_int(p, "PRAGMA user_version"), DB_SCHEMA_VERSION);
 }
 
 /* ---- inserting, verifying, loading ---- */
@@ -1136,7 +1113,7 @@ Test(db, cli_exit_codes_for_bad_databases)
     cr_assert_eq(rc, 2, "%s", out);
     const char *nw = tc_path_in("new.db");
     db_close(open_new("new.db"));
-    raw_exec(nw, "PRAGMA user_version = 7");
+    tc_sql_exec(nw, "PRAGMA user_version = 7");
     rc = tc_run_cli("", out, sizeof out, "db stats --db %s", nw);
     cr_assert_eq(rc, 2, "%s", out);
     cr_assert(strstr(out, "newer"), "%s", out);

@@ -24,6 +24,7 @@
 
 #include "schemes/scheme.h"
 #include "search/engine.h"
+#include "test_common.h"
 #include "search/pool.h"
 #include "search/search.h"
 #include "verify/verify.h"
@@ -720,11 +721,7 @@ Test(engine, a_failed_setup_is_the_runs_status)
 
 Test(engine, a_start_with_reductions_left_is_reduced_pooled_and_reported)
 {
-    /* <3,3,3> standard with one term split in two: rank 28, one pair reduction left */
-    scheme *s = scheme_standard((scheme_format){3, 3, 3});
-    scheme_term t0 = s->terms[5];
-    s->terms[5].f[2] ^= 0x10;
-    scheme_push(s, t0.f[0], t0.f[1], 0x10);
+    scheme *s = tc_standard_333_split(); /* rank 28, one pair reduction left */
     search_params p = params_for((scheme_format){3, 3, 3});
     p.time_limit = 0.1;
     static fake f;

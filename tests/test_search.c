@@ -22,6 +22,7 @@
 #include "search/search.h"
 #include "search/walk_gpu.h"
 #include "verify/verify.h"
+#include "test_common.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -783,11 +784,7 @@ Test(search_driver, start_schemes_and_bad_input)
 
 Test(search_driver, a_start_with_reductions_left_is_reduced_and_reported)
 {
-    /* <3,3,3> standard with one term split in two: rank 28, one pair reduction left */
-    scheme *s = scheme_standard((scheme_format){3, 3, 3});
-    scheme_term t0 = s->terms[5];
-    s->terms[5].f[2] ^= 0x10;
-    scheme_push(s, t0.f[0], t0.f[1], 0x10);
+    scheme *s = tc_standard_333_split(); /* rank 28, one pair reduction left */
     cr_assert_eq(s->rank, 28);
     search_params p = params_for((scheme_format){3, 3, 3});
     p.target_rank = 27;

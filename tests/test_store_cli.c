@@ -27,14 +27,6 @@ static int run_split(const char *env, char *out, size_t olen, char *err, size_t 
     return tc_exit_code(tc_system_capture(cmd, out, olen, err, elen));
 }
 
-static int count_of(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 static int lines_of(const char *s)
 {
     int n = 0;
@@ -68,7 +60,7 @@ static void expect_bad_store(const char *env, const char *path, const char *what
         snprintf(args, sizeof args, writers[i], path);
         int rc = run_split(env, out, sizeof out, err, sizeof err, "%s", args);
         cr_expect_eq(rc, 2, "%s (%s): exit %d\nstderr:\n%s", args, what, rc, err);
-        cr_expect_eq(count_of(err, path), 1, "%s (%s): the path once in one message:\n%s", args, what, err);
+        cr_expect_eq(tc_count_of(err, path), 1, "%s (%s): the path once in one message:\n%s", args, what, err);
         cr_expect_eq(lines_of(err), 1, "%s (%s): one message:\n%s", args, what, err);
     }
 }

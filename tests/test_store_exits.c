@@ -32,39 +32,6 @@ TestSuite(store_exits, .init = make_dir, .fini = tc_suite_dir_remove, .timeout =
 
 static char g_out[1 << 17];
 #define OUT g_out, sizeof g_out
-
-/* How many times needle occurs in hay. */
-static int count_of(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
-static void raw_exec(const char *path, const char *sql)
-{
-    sqlite3 *h;
-    cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
-    char *msg = NULL;
-    int rc = sqlite3_exec(h, sql, NULL, NULL, &msg);
-    cr_assert_eq(rc, SQLITE_OK, "%s: %s", sql, msg ? msg : "");
-    sqlite3_close(h);
-}
-
-static int64_t raw_int(const char *path, const char *sql)
-{
-    sqlite3 *h;
-    cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    sqlite3_stmt *st;
-    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
-    cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", sql);
-    int64_t v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return v;
-}
-
 static char *file_bytes(const char *path, size_t *len) { return tc_slurp(path, 64u << 20, len); }
 
 static bool same_bytes(const char *path, const char *before, size_t blen)
@@ -103,31 +70,8 @@ static void fill_disk_on(const char *path, const char *event)
     snprintf(sql, sizeof sql,
              "CREATE TABLE pad (x); CREATE TRIGGER pad_it %s BEGIN "
              "INSERT INTO pad VALUES (zeroblob(200000)); END;", event);
-    raw_exec(path, sql);
+    tc_sql_exec(path, sql);
 }
-
-/* Starts `flipgraph ARGV...` with stdout and stderr into outp; as uid 65534
- * when unprivileged (root gives up its rights after opening outp; exit 121
- * when the binary cannot be run, 77 when the rights cannot be dropped). */
-static pid_t spawn(const char *outp, char *const argv[], bool unprivileged)
-{
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        int fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0)
-            _exit(120);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        signal(SIGINT, SIG_DFL);
-        if (unprivileged && geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
-            _exit(77);
-        execv(tc_bin(), argv);
-        _exit(121);
-    }
-    return pid;
-}
-
 static int wait_code(pid_t pid)
 {
     int status;
@@ -149,7 +93,7 @@ static void expect_bad_store(const char *path, const char *what)
         snprintf(args, sizeof args, cmds[i], path);
         int rc = tc_run_cli("", OUT, "%s", args);
         cr_assert_eq(rc, 2, "%s (%s): exit 2 expected, got %d:\n%s", args, what, rc, g_out);
-        cr_assert_eq(count_of(g_out, path), 1, "%s (%s): the path once in the message:\n%s", args,
+        cr_assert_eq(tc_count_of(g_out, path), 1, "%s (%s): the path once in the message:\n%s", args,
                      what, g_out);
         cr_assert(strstr(g_out, what), "%s: '%s' expected in:\n%s", args, what, g_out);
     }
@@ -184,7 +128,7 @@ Test(store_exits, search_sweep_demo_refuse_a_bad_store_with_exit_2)
         {(char *)tc_bin(), "demo", "--size", "64", "--db", (char *)ro, NULL},
     };
     for (int i = 0; i < 3; i++) {
-        int rc = wait_code(spawn(outp, argv[i], true));
+        int rc = wait_code(tc_spawn_logged(outp, argv[i], true));
         char *out = tc_slurp(outp, 1 << 20, NULL);
         if (rc == 77 || rc == 121) {
             free(out);
@@ -193,7 +137,7 @@ Test(store_exits, search_sweep_demo_refuse_a_bad_store_with_exit_2)
         }
         cr_assert_eq(rc, 2, "%s as uid 65534 on a read-only store: exit 2, got %d:\n%s", argv[i][1],
                      rc, out);
-        cr_assert(strstr(out, "read-only") && count_of(out, ro) == 1, "%s:\n%s", argv[i][1], out);
+        cr_assert(strstr(out, "read-only") && tc_count_of(out, ro) == 1, "%s:\n%s", argv[i][1], out);
         free(out);
     }
     chmod(tc_path_in("ro"), 0755);
@@ -218,7 +162,7 @@ Test(store_exits, a_store_failing_at_the_end_of_a_run_exits_3)
     cr_assert_eq(get_run(s, 1, &r), DB_OK);
     cr_assert_str_eq(r.status, "running"); /* what the store kept: the process is gone */
     cr_assert_str_eq(r.effective, "killed");
-    cr_assert_eq(raw_int(s, "SELECT count(*) FROM schemes WHERE run_id = 1"), 1,
+    cr_assert_eq(tc_sql_int(s, "SELECT count(*) FROM schemes WHERE run_id = 1"), 1,
                  "the rank-7 scheme stored on the way stays");
 
     /* search: an improvement cannot be stored; the message names it */
@@ -229,7 +173,7 @@ Test(store_exits, a_store_failing_at_the_end_of_a_run_exits_3)
                     "search --dims 2x2x2 --time 5s -q --backend cpu --seed 3 --db '%s'", t);
     cr_assert_eq(rc, 3, "search whose improvement was not stored: exit 3, got %d:\n%s", rc, g_out);
     cr_assert(strstr(g_out, "<2,2,2> rank-7 scheme") && strstr(g_out, "NOT stored"), "%s", g_out);
-    cr_assert_eq(raw_int(t, "SELECT count(*) FROM schemes"), 0);
+    cr_assert_eq(tc_sql_int(t, "SELECT count(*) FROM schemes"), 0);
 
     /* sweep: the end record of its run */
     const char *w = tc_path_in("w.db");
@@ -295,7 +239,7 @@ Test(store_exits, application_id_with_version_0_and_tables_is_not_ours)
     char sql[128];
     snprintf(sql, sizeof sql, "PRAGMA application_id = %d; CREATE TABLE runs (x);",
              DB_APPLICATION_ID);
-    raw_exec(p, sql);
+    tc_sql_exec(p, sql);
     size_t len;
     char *before = file_bytes(p, &len);
     char err[1024];
@@ -314,7 +258,7 @@ Test(store_exits, application_id_with_version_0_and_tables_is_not_ours)
         cr_assert_eq(rc, 2, "%s: exit 2, got %d:\n%s", args, rc, g_out);
         cr_assert(strstr(g_out, "not a flipgraph database") && !strstr(g_out, "already exists"),
                   "%s:\n%s", args, g_out);
-        cr_assert_eq(count_of(g_out, p), 1, "%s", g_out);
+        cr_assert_eq(tc_count_of(g_out, p), 1, "%s", g_out);
     }
     cr_assert(same_bytes(p, before, len), "the refused file was changed");
     free(before);
@@ -328,7 +272,7 @@ Test(store_exits, a_killed_search_shows_killed_and_resumes)
     char *const argv[] = {(char *)tc_bin(), "search", "--dims", "4x4x4", "--time", "10m",
                           "--threads", "1", "--backend", "cpu", "--progress", "0", "-q",
                           "--db", (char *)p, NULL};
-    pid_t pid = spawn(outp, argv, false);
+    pid_t pid = tc_spawn_logged(outp, argv, false);
     db_run_row r;
     bool seen = false;
     for (int i = 0; i < 600 && !seen; i++) { /* until its run row holds a stored scheme */
@@ -434,7 +378,7 @@ Test(store_exits, schema_1_files_are_read_and_migrated)
              "'dims=2x2x2', 1, 'cpu', '', 'elsewhere', 'old', '2020-01-01T00:00:00.000Z', "
              "'running'); PRAGMA user_version = 1; PRAGMA application_id = %d; COMMIT;",
              db_migrations[0].sql, DB_APPLICATION_ID);
-    raw_exec(p, sql);
+    tc_sql_exec(p, sql);
     char err[1024];
     db_status st;
     db *d = db_open_ex(p, DB_OPEN_READONLY, &st, err, sizeof err);
@@ -445,7 +389,7 @@ Test(store_exits, schema_1_files_are_read_and_migrated)
     cr_assert(r.pid == 0 && !r.heartbeat[0] && !strcmp(r.effective, "running"),
               "no pid, no heartbeat: taken as alive");
     db_close(d);
-    cr_assert_eq(raw_int(p, "PRAGMA user_version"), 1, "a read-only open migrated nothing");
+    cr_assert_eq(tc_sql_int(p, "PRAGMA user_version"), 1, "a read-only open migrated nothing");
     /* merging it into a new store works from the read-only handle */
     const char *n = tc_path_in("n.db");
     cr_assert_eq(tc_run_cli("", OUT, "db merge '%s' --db '%s'", p, n), 0, "%s", g_out);
@@ -453,9 +397,9 @@ Test(store_exits, schema_1_files_are_read_and_migrated)
     /* opened to write: migrated, the row kept */
     cr_assert_eq(tc_run_cli("", OUT, "db init --db '%s'", p), 0, "%s", g_out);
     cr_assert(strstr(g_out, "schema version 2"), "%s", g_out);
-    cr_assert_eq(raw_int(p, "SELECT count(*) FROM runs WHERE uid = '00112233445566778899aabbccddeeff'"
+    cr_assert_eq(tc_sql_int(p, "SELECT count(*) FROM runs WHERE uid = '00112233445566778899aabbccddeeff'"
                             " AND pid IS NULL"), 1);
-    cr_assert_eq(raw_int(p, "SELECT count(*) FROM checks"), 0);
+    cr_assert_eq(tc_sql_int(p, "SELECT count(*) FROM checks"), 0);
 }
 
 /* ---- 6. FLIPGRAPH_DB_MAX_BYTES for every writer ---- */
@@ -543,10 +487,10 @@ Test(store_exits, a_damaged_store_warns_every_writer_until_checked_clean)
                             tc_corpus("kauers-moosbauer/223-11-mod0.exp"),
                             tc_corpus("kauers-moosbauer/444-47-mod2.exp")), 0, "%s", g_out);
     /* a row changed behind the store's back: its hash no longer matches */
-    raw_exec(p, "UPDATE schemes SET hash = '0123456789abcdef' WHERE id = 1");
+    tc_sql_exec(p, "UPDATE schemes SET hash = '0123456789abcdef' WHERE id = 1");
     int rc = tc_run_cli("", OUT, "db check --db '%s'", p);
     cr_assert_eq(rc, 1, "%s", g_out);
-    cr_assert_eq(raw_int(p, "SELECT problems FROM checks"), 1, "the verdict is recorded");
+    cr_assert_eq(tc_sql_int(p, "SELECT problems FROM checks"), 1, "the verdict is recorded");
     rc = tc_run_cli("", OUT, "db stats --db '%s'", p);
     cr_assert(rc == 0 && strstr(g_out, "1 problem found"), "%s", g_out);
     /* every writer warns, once, naming the path and the verdict */
@@ -561,7 +505,7 @@ Test(store_exits, a_damaged_store_warns_every_writer_until_checked_clean)
     for (int i = 0; i < 3; i++) {
         rc = tc_run_cli("", OUT, "%s", cmds[i]);
         cr_assert(rc == 0 || rc == 1, "%s: %d\n%s", cmds[i], rc, g_out);
-        cr_assert_eq(count_of(g_out, "warning: "), 1, "%s:\n%s", cmds[i], g_out);
+        cr_assert_eq(tc_count_of(g_out, "warning: "), 1, "%s:\n%s", cmds[i], g_out);
         cr_assert(strstr(g_out, tc_fmt("warning: %s: the last `flipgraph db check` (", p)) &&
                   strstr(g_out, "found 1 problem; writing anyway"), "%s:\n%s", cmds[i], g_out);
     }
@@ -582,15 +526,15 @@ Test(store_exits, a_damaged_store_warns_every_writer_until_checked_clean)
 
     /* repaired (the damaged row and its reduction mod 2 dropped) and checked clean: the
      * verdict is cleared, the warnings stop */
-    raw_exec(p, "DELETE FROM schemes WHERE parent_id = 1; DELETE FROM schemes WHERE id = 1");
+    tc_sql_exec(p, "DELETE FROM schemes WHERE parent_id = 1; DELETE FROM schemes WHERE id = 1");
     rc = tc_run_cli("", OUT, "db check --db '%s'", p);
     cr_assert_eq(rc, 0, "%s", g_out);
-    cr_assert_eq(raw_int(p, "SELECT count(*) FROM checks"), 0);
+    cr_assert_eq(tc_sql_int(p, "SELECT count(*) FROM checks"), 0);
     rc = tc_run_cli("", OUT, "%s", cmds[0]);
     cr_assert(rc == 0 && !strstr(g_out, "warning"), "%s", g_out);
 
     /* a verdict that cannot be recorded: db check says so */
-    raw_exec(p, "UPDATE schemes SET hash = '0123456789abcdef' WHERE id = 3;"
+    tc_sql_exec(p, "UPDATE schemes SET hash = '0123456789abcdef' WHERE id = 3;"
                 "CREATE TRIGGER no_verdict BEFORE INSERT ON checks BEGIN "
                 "SELECT RAISE(ABORT, 'the disk refused it'); END;");
     rc = tc_run_cli("", OUT, "db check --db '%s'", p);
