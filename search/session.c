@@ -105,8 +105,8 @@ db_status session_resume(search_session *s, int64_t run, const search_config *cl
         const search_param_info *r = search_param(i);
         if (cli->given[i])
             search_config_copy(c, cli, i);
-        else if (stored.given[i] && (r->use & use))
-            search_config_copy(c, &stored, i);
+        else if (stored.given[i] && (r->use & use) && i != SEARCH_PARAM_SEED)
+            search_config_copy(c, &stored, i); /* never the seed: a resumed run does not replay its first walks */
     }
     if (!cli->given[SEARCH_PARAM_BACKEND]) {
         c->backend = was;

@@ -46,7 +46,8 @@ db_status session_best_start(search_session *s, scheme_format f, scheme **out, c
  * given on this command line (cli->given), which win; *row is the stored run
  * (row->effective "killed" for a run whose process is gone).  Stored rows
  * the resumed backend does not read are dropped; a stored row that was a
- * backend default, when the backend changes, takes the new backend's.
+ * backend default, when the backend changes, takes the new backend's; the
+ * seed is never restored (a resumed run does not replay its first walks).
  * The backend is the stored one unless cli gives it. */
 db_status session_resume(search_session *s, int64_t run, const search_config *cli, search_config *c,
                          db_run_row *row, char *err, size_t errlen);

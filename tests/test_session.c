@@ -163,12 +163,15 @@ Test(session, resume_restores_the_backend_and_its_parameters)
     db_close(d);
 
     /* resumed on its own backend, a CPU run gets back what it was given */
-    rc = tc_run_cli("", OUT, "search --dims 2x2x2 --time 0.2s --threads 2 --plateau 3000 --db '%s' -q", dbp);
+    rc = tc_run_cli("", OUT, "search --dims 2x2x2 --time 0.2s --threads 2 --plateau 3000 --seed 4242 --db '%s' -q",
+                    dbp);
     cr_assert_eq(rc, 0, "exit %d:\n%s", rc, g_out);
     rc = tc_run_cli("", OUT, "search --resume %lld --db '%s'", (long long)run + 2, dbp);
     cr_assert_eq(rc, 0, "exit %d:\n%s", rc, g_out);
     cr_assert(strstr(g_out, "backend cpu: 2 CPU threads") &&
                   (strstr(g_out, " plateau=3000 ") || strstr(g_out, " plateau=3000\n")), "%s", g_out);
+    cr_assert(!strstr(g_out, "seed 4242") && !strstr(g_out, "seed=4242"),
+              "a resumed run takes a fresh seed, not the stored one:\n%s", g_out);
 }
 
 /* An option the backend that runs does not read is refused, exit 2, naming
