@@ -1,16 +1,11 @@
 /* flipgraph search: random walks on the flip graph to lower a format's rank
  * (search/search.h; docs/search.md).  Every improvement was verified by the
  * engine before it reaches us; we write it to --out and/or store it in --db. */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 

@@ -15,14 +15,12 @@
  * --until-record); 1 interrupted, or with --until-record a format missed its
  * record; 2 bad usage; 3 a search or the store failed, or no GPU for
  * --backend gpu. */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../cuda/fg_cuda.h"
 #include "../db/db.h"

@@ -196,8 +196,8 @@ static bool cpu_setup(engine *e, void *ctx)
 static bool cpu_start(engine *e, void *ctx)
 {
     cpu_backend *c = ctx;
-    /* Workers block no signals of their own: the CLI's handler only sets the
-     * stop flag, whichever thread runs it. */
+    /* Workers block no signals of their own: the session's handler only sets
+     * the stop flag, whichever thread runs it. */
     for (int i = 0; i < c->nthreads; i++) {
         worker_arg *a = &c->args[i];
         if (c->p->max_flips && !a->budget)
