@@ -32,6 +32,7 @@ int cmd_search(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_lift(int argc, char **argv);
+int cmd_resize(int argc, char **argv);
 int cmd_multiply(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

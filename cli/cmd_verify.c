@@ -1,6 +1,7 @@
 /* flipgraph verify: check scheme files against the Brent equations (docs/verify.md). */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../verify/verify.h"
@@ -9,7 +10,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: flipgraph verify [--ring f2|z] [--dims NxMxP] FILE...\n"
+            "usage: flipgraph verify [--ring f2|z] [--dims NxMxP] [--symmetry c3|c3xc2] FILE...\n"
             "\n"
             "Checks each FILE (.exp, .txt, .m or native; detected from the content, '-' reads\n"
             "standard input) against the Brent equations and prints one line per file:\n"
@@ -22,9 +23,13 @@ static void usage(FILE *out)
             "                z: over the integers (a file without signs or coefficients has\n"
             "                0/1 coefficients, so a GF(2)-only scheme is invalid over Z)\n"
             "  --dims NxMxP  the format, instead of inferring it from the largest indices\n"
+            "  --symmetry G  also check that the scheme is invariant under G (c3: the cyclic\n"
+            "                shift (a,b,c) -> (b,c,a); c3xc2: also the index reversal\n"
+            "                i -> n-1-i of every factor); a scheme that is not is reported\n"
+            "                as NOT INVARIANT, naming a term whose image is missing\n"
             "  -h, --help    this text\n"
             "\n"
-            "exit: 0 every FILE is valid; 1 some FILE is invalid; 2 bad usage, or some FILE\n"
+            "exit: 0 every FILE is valid (and invariant); 1 some FILE is invalid (or not); 2 bad usage, or some FILE\n"
             "unreadable or malformed (FILE:LINE:COL: what was expected, on standard error).\n");
 }
 
@@ -33,12 +38,14 @@ int cmd_verify(int argc, char **argv)
     static const struct option opts[] = {
         {"ring", required_argument, NULL, 'r'},
         {"dims", required_argument, NULL, 'd'},
+        {"symmetry", required_argument, NULL, 's'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     scheme_ring ring = SCHEME_RING_F2;
     scheme_format dims;
     bool have_dims = false;
+    scheme_symmetry sym = SCHEME_SYM_NONE;
     optind = 0;
     opterr = 0;
     int ch;
@@ -59,6 +66,10 @@ int cmd_verify(int argc, char **argv)
             have_dims = true;
             break;
         }
+        case 's':
+            if (!scheme_symmetry_parse(optarg, &sym) || sym == SCHEME_SYM_NONE)
+                return cli_error(CLI_USAGE, "verify", "--symmetry '%s': expected c3 or c3xc2", optarg);
+            break;
         case 'h':
             usage(stdout);
             return CLI_OK;
@@ -84,7 +95,27 @@ int cmd_verify(int argc, char **argv)
         verify_result res;
         bool ok = verify_scheme(s, ring, &res);
         char fb[32];
-        if (ok)
+        if (ok && sym != SCHEME_SYM_NONE) {
+            /* over GF(2) the invariance of the words, over Z of the integer terms */
+            scheme *r = ring == SCHEME_RING_F2 && s->ring == SCHEME_RING_Z ? scheme_to_f2(s) : NULL;
+            int term, elem;
+            char err[300];
+            if (!scheme_symmetry_check(r ? r : s, sym, &term, &elem, err, sizeof err)) {
+                printf("%s: NOT INVARIANT under %s: %s rank %d over %s: %s\n", path, scheme_symmetry_name(sym),
+                       scheme_format_str(s->fmt, fb), s->rank, ring_name, err);
+                any_invalid = true;
+            } else {
+                int *orbit = malloc(sizeof(int) * (size_t)(s->rank ? s->rank : 1));
+                int norbits = orbit ? scheme_symmetry_orbits(r ? r : s, sym, orbit) : -1;
+                printf("%s: %s rank %d over %s: valid, invariant under %s", path, scheme_format_str(s->fmt, fb),
+                       s->rank, ring_name, scheme_symmetry_name(sym));
+                if (norbits >= 0)
+                    printf(" (%d orbits)", norbits);
+                printf("\n");
+                free(orbit);
+            }
+            scheme_free(r);
+        } else if (ok)
             printf("%s: %s rank %d over %s: valid\n", path, scheme_format_str(s->fmt, fb), s->rank, ring_name);
         else {
             printf("%s: INVALID: %s rank %d over %s: %s\n", path, scheme_format_str(s->fmt, fb), s->rank,

@@ -18,6 +18,7 @@ static const cli_command commands[] = {
     {"db", cmd_db, "the scheme store: init, stats, list, best, show, export, import, check, runs, merge"},
     {"export", cmd_export, "write a scheme for other programs (exp, txt, m, json, bb, tex, md, c)"},
     {"lift", cmd_lift, "Hensel-lift a GF(2) scheme to the integers"},
+    {"resize", cmd_resize, "take a GF(2) scheme to a neighbouring format (project, extend)"},
     {"multiply", cmd_multiply, "multiply bit matrices with a chain of schemes (CPU or GPU)"},
     {"matrix", cmd_matrix, "bit-matrix files: random, mul --naive, cmp, info"},
     {"bench", cmd_bench, "benchmarks: verify, search, multiply, store, lift"},

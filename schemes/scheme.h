@@ -110,6 +110,44 @@ uint64_t scheme_hash(scheme *s);
 /* The hash as 16 lowercase hex digits (big-endian). */
 const char *scheme_hash_hex(uint64_t h, char buf[17]);
 
+/* ---- symmetries of square formats -------------------------------------
+ *
+ * In the cyclic convention the tensor of <n,n,n>, sum a_ij b_jk c_ki, is
+ * invariant under the cyclic shift of the three factors, (a, b, c) -> (b, c, a),
+ * and under conjugating every factor by the index reversal i -> n-1-i (bit
+ * r*n+c -> (n-1-r)*n+(n-1-c): the n*n bits reversed), which commutes with it
+ * (Moosbauer, Poole, "Flip graphs with symmetry and new matrix multiplication
+ * schemes", 2025).  A scheme is invariant under a group G when the image of
+ * every term under every element of G is a term of it, as often as the term.
+ * Elements are numbered k = 0..order-1: the shift applied k % 3 times, then the
+ * reversal when k >= 3. */
+typedef enum scheme_symmetry {
+    SCHEME_SYM_NONE = 0,
+    SCHEME_SYM_C3 = 1,    /* the cyclic shift */
+    SCHEME_SYM_C3XC2 = 2  /* the cyclic shift and the index reversal */
+} scheme_symmetry;
+const char *scheme_symmetry_name(scheme_symmetry g); /* "none", "c3", "c3xc2" */
+/* "none", "c3", "c3xc2"; false otherwise. */
+bool scheme_symmetry_parse(const char *s, scheme_symmetry *g);
+int scheme_symmetry_order(scheme_symmetry g); /* 1, 3, 6 */
+/* Whether g acts on format f (square n x n x n, n <= 8, for c3 and c3xc2);
+ * false with a message naming the format. */
+bool scheme_symmetry_fits(scheme_symmetry g, scheme_format f, char *err, size_t errlen);
+/* The image of a GF(2) term under element k of g, for n x n factors. */
+scheme_term scheme_symmetry_image(scheme_symmetry g, int n, scheme_term t, int k);
+/* The image of an integer term (coefficients moved with their entries). */
+void scheme_symmetry_image_z(scheme_symmetry g, int n, const scheme_zterm *t, int k, scheme_zterm *out);
+/* Whether s is invariant under g (over its ring: GF(2) words, or the integer
+ * terms with their multiplicities).  false with *term the index of a term
+ * whose image under element *elem is missing (or less frequent), and a
+ * message in err naming both; g must fit s's format. */
+bool scheme_symmetry_check(const scheme *s, scheme_symmetry g, int *term, int *elem, char *err,
+                           size_t errlen);
+/* The orbits of an invariant GF(2) scheme: orbit[r] = the index of the
+ * first term of r's orbit (the representative) for every term r; returns the
+ * number of orbits, -1 when s is not invariant or out of memory. */
+int scheme_symmetry_orbits(const scheme *s, scheme_symmetry g, int *orbit);
+
 /* ---- files: every published format, and our own ---------------------- */
 
 typedef enum scheme_file_kind {

@@ -116,7 +116,7 @@ static void *worker(void *arg)
             since = 0; /* the walk goes on from the fresh scheme */
             /* the adaptive plateau: plus transitions less often while flips alone make progress */
             w->L = w->L * 2 < w->Lmax ? w->L * 2 : w->Lmax;
-            if (w->nM[0] + w->nM[1] == 0)
+            if (walker_flip_isolated(w))
                 since = wlen; /* flip-isolated: a dead end, restart */
             continue;
         }

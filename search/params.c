@@ -196,6 +196,17 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
         return scheme_fail(err, errlen, "walk lengths: expected walk-len <= walk-max");
     if (p->pool_min > p->pool_size)
         return scheme_fail(err, errlen, "pool-min %d: expected 1..pool-size (%d)", p->pool_min, p->pool_size);
+    if (p->symmetry < SCHEME_SYM_NONE || p->symmetry > SCHEME_SYM_C3XC2)
+        return scheme_fail(err, errlen, "symmetry %d: expected none, c3 or c3xc2", p->symmetry);
+    if (p->symmetry != SCHEME_SYM_NONE) {
+        char e[200];
+        if (!scheme_symmetry_fits((scheme_symmetry)p->symmetry, p->fmt, e, sizeof e))
+            return scheme_fail(err, errlen, "--%s", e);
+        if (!search_cubes_check(&p->cubes, p->fmt.n, (scheme_symmetry)p->symmetry, err, errlen))
+            return false;
+    } else if (p->cubes.count) {
+        return scheme_fail(err, errlen, "--cubes: only a symmetric walk has cubes (give --symmetry c3 or c3xc2)");
+    }
     return true;
 }
 
@@ -308,6 +319,19 @@ bool search_config_set(search_config *c, int id, const char *value, char *err, s
         if (ok)
             c->p.device = c->gpu.devices[0];
         break;
+    case SEARCH_PT_SYM: {
+        scheme_symmetry g;
+        ok = ok && scheme_symmetry_parse(value, &g);
+        if (ok)
+            c->p.symmetry = (int)g;
+        break;
+    }
+    case SEARCH_PT_CUBES:
+        if (!strcmp(value, "default"))
+            memset(&c->p.cubes, 0, sizeof c->p.cubes);
+        else
+            ok = ok && search_cubes_parse(value, &c->p.cubes);
+        break;
     }
     if (!ok)
         return scheme_fail(err, errlen, "--%s %s: expected %s", r->name, value, r->expected);
@@ -340,6 +364,8 @@ void search_config_value(const search_config *c, int id, char *buf, size_t len)
             snprintf(buf, len, "%d", c->p.device);
         break;
     }
+    case SEARCH_PT_SYM: snprintf(buf, len, "%s", scheme_symmetry_name((scheme_symmetry)c->p.symmetry)); break;
+    case SEARCH_PT_CUBES: search_cubes_text(&c->p.cubes, buf, len); break;
     }
 }
 
@@ -379,8 +405,37 @@ void search_config_copy(search_config *dst, const search_config *src, int id)
         memcpy(dst->gpu.devices, src->gpu.devices, sizeof dst->gpu.devices);
         dst->p.device = src->p.device;
         break;
+    case SEARCH_PT_SYM: dst->p.symmetry = src->p.symmetry; break;
+    case SEARCH_PT_CUBES: dst->p.cubes = src->p.cubes; break;
     }
     dst->given[id] = src->given[id];
+}
+
+/* The symmetric walk's own defaults (docs/search.md, "Symmetric walks"):
+ * those of Moosbauer, Poole 2025 and their program, in orbit flips (they
+ * count 3 per orbit flip): a walk ends 1e8 / 3 flips after its last new
+ * minimum, a plus transition after 5e4 / 3 flips without a reduction, plus
+ * transitions up to far above the walk's base (theirs: up to the start rank).
+ * On <5,5,5> with 2 threads these reached 96 in 70 s where the plain walk's
+ * defaults stayed at 99 for 9 minutes (bench/RESULTS.md).  Rows given win. */
+static const struct {
+    int id;
+    double value;
+} g_sym_defaults[] = {
+    {SEARCH_PARAM_WALK_LEN, 33000000},  {SEARCH_PARAM_WALK_MAX, 33000000}, {SEARCH_PARAM_PLATEAU, 17000},
+    {SEARCH_PARAM_PLATEAU_MIN, 17000}, {SEARCH_PARAM_PLATEAU_MAX, 17000}, {SEARCH_PARAM_PLUS_MAX, 64},
+    {SEARCH_PARAM_GEN_MAX, 2},
+};
+
+double search_param_symmetric_default(int id, bool *has)
+{
+    for (size_t i = 0; i < sizeof g_sym_defaults / sizeof g_sym_defaults[0]; i++)
+        if (g_sym_defaults[i].id == id) {
+            *has = true;
+            return g_sym_defaults[i].value;
+        }
+    *has = false;
+    return 0;
 }
 
 bool search_config_resolve(search_config *c, search_backend b, char *err, size_t errlen)
@@ -391,8 +446,12 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
         if (c->given[i] && !(r->use & use))
             return scheme_fail(err, errlen, "--%s: the %s backend does not use it (%s only)", r->name,
                                search_backend_name(b), r->use & SEARCH_USE_GPU ? "GPU" : "CPU");
-        if (!c->given[i] && numeric(r->type))
-            put_number(field_of(c, i), r->type, b == SEARCH_BACKEND_GPU ? r->gpu_def : r->def);
+        if (!c->given[i] && numeric(r->type)) {
+            bool sym;
+            double sd = search_param_symmetric_default(i, &sym);
+            put_number(field_of(c, i), r->type,
+                       b == SEARCH_BACKEND_GPU ? r->gpu_def : sym && c->p.symmetry != SCHEME_SYM_NONE ? sd : r->def);
+        }
     }
     if (!c->given[SEARCH_PARAM_DEVICES])
         c->gpu.ndevices = 0;
@@ -549,6 +608,8 @@ static void default_text(int id, bool gpu, char *buf, size_t len)
     case SEARCH_PT_FMT: snprintf(buf, len, "-"); break;
     case SEARCH_PT_BACKEND: snprintf(buf, len, "cpu"); break;
     case SEARCH_PT_DEVLIST: snprintf(buf, len, "the --device"); break;
+    case SEARCH_PT_SYM: snprintf(buf, len, "none"); break;
+    case SEARCH_PT_CUBES: snprintf(buf, len, "mirror pairs"); break;
     case SEARCH_PT_DUR: snprintf(buf, len, x == 0 ? "none" : "%gs", x); break;
     default:
         if (x == 0 && (strstr(r->expected, "(0: none)") || id == SEARCH_PARAM_TARGET_RANK))

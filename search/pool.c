@@ -297,10 +297,13 @@ bool search_starts_prepare(const search_params *p, const scheme *const **starts,
 {
     *std = NULL;
     if (*nstarts <= 0) {
-        *std = scheme_standard(p->fmt);
+        char err[256] = "out of memory";
+        *std = p->symmetry != SCHEME_SYM_NONE
+                   ? search_symmetric_start(p->fmt, (scheme_symmetry)p->symmetry, &p->cubes, err, sizeof err)
+                   : scheme_standard(p->fmt);
         if (!*std) {
-            snprintf(res->msg, sizeof res->msg, "out of memory");
-            res->status = SEARCH_FAILED;
+            snprintf(res->msg, sizeof res->msg, "%s", err);
+            res->status = strcmp(err, "out of memory") ? SEARCH_BAD_PARAMS : SEARCH_FAILED;
             return false;
         }
         *starts = (const scheme *const *)std;
@@ -313,6 +316,17 @@ bool search_starts_prepare(const search_params *p, const scheme *const **starts,
         if (s->fmt.n != p->fmt.n || s->fmt.m != p->fmt.m || s->fmt.p != p->fmt.p) {
             snprintf(res->msg, sizeof res->msg, "start scheme %d is for %s, not %s", i + 1,
                      scheme_format_str(s->fmt, fb), scheme_format_str(p->fmt, fb2));
+            scheme_free(*std);
+            *std = NULL;
+            return false;
+        }
+        int term, elem;
+        char err[256];
+        if (p->symmetry != SCHEME_SYM_NONE &&
+            !scheme_symmetry_check(s, (scheme_symmetry)p->symmetry, &term, &elem, err, sizeof err)) {
+            snprintf(res->msg, sizeof res->msg, "start scheme %d is not invariant under %s: %s (a symmetric "
+                     "walk starts from invariant schemes: flipgraph verify --symmetry)", i + 1,
+                     scheme_symmetry_name((scheme_symmetry)p->symmetry), err);
             scheme_free(*std);
             *std = NULL;
             return false;

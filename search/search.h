@@ -84,6 +84,16 @@ uint64_t search_count_flips(const scheme_term *t, int rank);
 
 /* ==== parameters ========================================================= */
 
+/* The diagonal cubes of a symmetric start (search_symmetric_start): mask[i]
+ * bit j = diagonal index j (the text "10001": index 0 first).  count 0: the
+ * default, the mirror pairs {i, n-1-i} and, for odd n, the middle alone. */
+#define SEARCH_MAX_CUBES 8
+typedef struct search_cubes {
+    int count;
+    int digits; /* of each cube as given (all alike); checked against n before a run */
+    uint8_t mask[SEARCH_MAX_CUBES];
+} search_cubes;
+
 typedef struct search_params {
     scheme_format fmt;
     int target_rank;       /* stop when reached; 0: none */
@@ -112,6 +122,9 @@ typedef struct search_params {
     double pool_up;        /* a restart climbs one nonempty rank above that level with this
                               probability, repeatedly (fresh descents keep the pools diverse) */
     double pool_fresh;     /* a restart starts over from the start schemes with this probability */
+    int symmetry;          /* scheme_symmetry: walk among invariant schemes (docs/search.md,
+                              "Symmetric walks"); SCHEME_SYM_NONE: the plain walk */
+    search_cubes cubes;    /* the symmetric start's diagonal cubes */
     double progress_every; /* seconds between progress reports; 0: none */
     uint64_t batch;        /* flips per walker between checks of the stop flag */
 } search_params;
@@ -168,7 +181,7 @@ typedef enum search_param_id {
 
 typedef enum search_param_type {
     SEARCH_PT_INT, SEARCH_PT_U64, SEARCH_PT_DBL, SEARCH_PT_DUR, SEARCH_PT_FMT,
-    SEARCH_PT_BACKEND, SEARCH_PT_DEVLIST
+    SEARCH_PT_BACKEND, SEARCH_PT_DEVLIST, SEARCH_PT_SYM, SEARCH_PT_CUBES
 } search_param_type;
 
 /* Which backends read a parameter (bits). */
@@ -212,6 +225,11 @@ bool search_config_differs(const search_config *c, int id, search_backend b);
 /* Copies row id's value from src (given flag included). */
 void search_config_copy(search_config *dst, const search_config *src, int id);
 
+/* The symmetric walk's default of row id (*has false: the row has none, the
+ * CPU default holds); search_config_resolve takes it for a row not given
+ * when c->p.symmetry is not none. */
+double search_param_symmetric_default(int id, bool *has);
+
 /* Makes c ready to run on backend b (cpu or gpu; auto was decided before):
  * a row the backend does not read that was given is refused (false, "--threads:
  * the gpu backend does not use it (CPU only)"); every row not given takes b's
@@ -235,6 +253,27 @@ bool search_config_from_text(const char *text, search_config *c, char *err, size
 char *search_config_help(unsigned use, uint64_t exclude);
 /* The table as the Markdown table of docs/search.md; caller frees. */
 char *search_config_markdown(void);
+
+/* ---- symmetric walks (walker_sym.c; docs/search.md, "Symmetric walks") ----- */
+
+/* The symmetric start of <n,n,n> under g: the standard algorithm with its
+ * diagonal terms sum_i a_ii b_ii c_ii written as the cubes D_S (x) D_S (x) D_S
+ * of the diagonal matrices D_S of the given cubes S (which partition the
+ * diagonal), plus the terms (E_ii, E_jj, E_kk), i, j, k in one S not all
+ * equal, that the cubes add (Moosbauer, Poole 2025).  Invariant under g.
+ * NULL with a message when the cubes do not fit (lengths, partition, a cube
+ * whose mirror is not a cube under c3xc2) or out of memory. */
+scheme *search_symmetric_start(scheme_format f, scheme_symmetry g, const search_cubes *cubes, char *err,
+                               size_t errlen);
+/* The default cubes of n (search_cubes count 0): the mirror pairs. */
+void search_cubes_default(int n, search_cubes *out);
+/* Parses "10001,01010,00100" (each a string of 0/1, at most 8 cubes of at
+ * most 8 digits; the lengths are checked against n later); false otherwise. */
+bool search_cubes_parse(const char *s, search_cubes *out);
+/* "10001,01010,00100"; "default" for count 0. */
+void search_cubes_text(const search_cubes *c, char *buf, size_t len);
+/* Checks the cubes against <n,n,n> and g (see search_symmetric_start). */
+bool search_cubes_check(const search_cubes *c, int n, scheme_symmetry g, char *err, size_t errlen);
 
 /* Best known rank over GF(2) (data/records.tsv), symmetric in n, m, p;
  * <1,m,p> has rank m*p; -1 when unknown (a dimension above 6). */
@@ -357,5 +396,38 @@ uint64_t search_luby(uint64_t i);
 void search_request_stop(void);
 bool search_stop_requested(void);
 void search_clear_stop(void);
+
+/* ==== 4. moves between formats (resize.c; docs/resize.md) ================
+ *
+ * The meta flip graph's projections and extensions (Kauers, Wood, "Exploring
+ * the meta flip graph for matrix multiplication", 2025): a scheme of <n,m,p>
+ * becomes one of a format one smaller or one larger in one dimension.  dim
+ * 0/1/2 is n/m/p.  GF(2) schemes only (scheme_to_f2 first); the results are
+ * GF(2) schemes, their terms in the input's order, the new ones after. */
+
+/* Deletes index `index` of dimension dim from every factor (dim 0: row index
+ * of a and column index of c; dim 1: column of a and row of b; dim 2: column
+ * of b and row of c), the bits laid out for the new widths; a term left with a
+ * zero factor is dropped.  A scheme of <n,m,p> gives one of <n-1,m,p> (etc.).
+ * NULL when that dimension is 1, index or dim is out of range, s is not over
+ * GF(2), or out of memory. */
+scheme *search_project(const scheme *s, int dim, int index);
+/* Appends one index at the end of dimension dim, the bits laid out for the new
+ * widths, and the standard terms of the new slice (dim 0, new i = n:
+ * a_nj b_jk c_kn for every j, k: m*p terms; dim 1: n*p; dim 2: n*m).  A
+ * scheme of <n,m,p> gives one of <n+1,m,p> (etc.).  NULL when the larger
+ * format is not a format (scheme_format_valid: 64 entries a factor at most),
+ * s is not over GF(2), or out of memory. */
+scheme *search_extend(const scheme *s, int dim);
+/* s (any ring: its reduction mod 2, which must be valid over GF(2)) taken to
+ * the format `to` exactly: every dimension too large is projected one index
+ * at a time, at the index whose deletion followed by search_reduce_all
+ * (gen_max 5) leaves the lowest rank (ties: the lowest index); then every
+ * dimension too small is extended, each extension followed by
+ * search_reduce_all; then search_reduce_all once more.  The result is
+ * checked with verify_f2.  NULL with a message in err: `to` is not a format,
+ * the input is not valid over GF(2), out of memory, or "BUG: ..." when the
+ * result failed its check. */
+scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errlen);
 
 #endif

@@ -23,53 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HASH_MUL 0x9E3779B97F4A7C15ull
-
-static inline int pos_y(int x) { return x == 2 ? 0 : x + 1; }
-static inline int pos_z(int x) { return x == 0 ? 2 : x - 1; }
-
-/* ---- hash tables: key (never 0) -> bucket id ---- */
-
-static inline uint32_t hslot(const wk_table *t, uint64_t key)
-{
-    return (uint32_t)((key * HASH_MUL) >> t->shift);
-}
-
-static inline int32_t tab_find(const wk_table *t, uint64_t key)
-{
-    uint32_t i = hslot(t, key);
-    for (;;) {
-        const wk_hent *e = &t->e[i];
-        if (e->key == key)
-            return e->bid;
-        if (!e->key)
-            return -1;
-        i = (i + 1) & t->mask;
-    }
-}
-
-/* Deletes key (present) with backward-shift deletion: no tombstones. */
-static void tab_delete(wk_table *t, uint64_t key)
-{
-    uint32_t i = hslot(t, key);
-    while (t->e[i].key != key)
-        i = (i + 1) & t->mask;
-    uint32_t j = i;
-    for (;;) {
-        j = (j + 1) & t->mask;
-        uint64_t k = t->e[j].key;
-        if (!k)
-            break;
-        uint32_t home = hslot(t, k);
-        /* move e[j] to the hole at i when its home is not in (i, j] cyclically */
-        if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
-            t->e[i] = t->e[j];
-            i = j;
-        }
-    }
-    t->e[i].key = 0;
-}
-
 /* ---- the member lists M2 (buckets of two) and M3 (three or more) ---- */
 
 static inline void m_add(search_walker *w, int cls, int32_t code)
@@ -399,17 +352,11 @@ search_walker *search_walker_new(const scheme *start, const search_params *p, ui
      * reduction (at most one per term) 7 for a pair, 3 * gen_max + 1 for a set */
     int gm = w->gen_max > 2 ? w->gen_max : 2;
     w->work = xcalloc((size_t)(3 * gm + 12) * ((size_t)cap + 1) + 64, sizeof *w->work, &ok);
-    uint32_t size = 16;
-    int shift = 60;
-    while (size < 4u * (uint32_t)cap) {
-        size <<= 1;
-        shift--;
-    }
-    for (int q = 0; q < 3; q++) {
-        w->tab[q].e = xcalloc(size, sizeof(wk_hent), &ok);
-        w->tab[q].mask = size - 1;
-        w->tab[q].shift = shift;
-    }
+    for (int q = 0; q < 3; q++)
+        if (!tab_init(&w->tab[q], cap))
+            ok = false;
+    if (p->symmetry != SCHEME_SYM_NONE && !(w->sym = sym_new(p, cap)))
+        ok = false;
     if (!ok) {
         search_walker_free(w);
         return NULL;
@@ -439,6 +386,7 @@ void search_walker_free(search_walker *w)
     free(w->work);
     for (int q = 0; q < 3; q++)
         free(w->tab[q].e);
+    sym_free(w->sym);
     free(w);
 }
 
@@ -448,6 +396,11 @@ bool walker_reset(search_walker *w, const scheme *s, bool reduced)
 {
     if (s->fmt.n != w->fmt.n || s->fmt.m != w->fmt.m || s->fmt.p != w->fmt.p)
         return false;
+    if (w->sym) {
+        (void)reduced; /* the orbits are found anew, and reduced, at every reset */
+        w->plateau_count = 0;
+        return sym_reset(w, s);
+    }
     int n = 0;
     for (int r = 0; r < s->rank; r++) {
         const scheme_term *t = &s->terms[r];
@@ -490,8 +443,15 @@ bool walker_reset(search_walker *w, const scheme *s, bool reduced)
 
 /* ---- moves ---- */
 
+bool walker_flip_isolated(const search_walker *w)
+{
+    return w->sym ? sym_flip_isolated(w) : !w->nM[0] && !w->nM[1];
+}
+
 bool search_walker_flip(search_walker *w)
 {
+    if (w->sym)
+        return sym_flip(w);
     if (!w->nM[0] && !w->nM[1]) {
         w->st.no_flip++;
         return false;
@@ -543,6 +503,8 @@ bool search_walker_flip(search_walker *w)
 
 bool search_walker_plus(search_walker *w)
 {
+    if (w->sym)
+        return sym_plus(w);
     if (w->rank < 2 || w->rank >= w->cap)
         return false;
     for (int tries = 0; tries < 64; tries++) {
@@ -609,6 +571,8 @@ void search_walker_stats_get(const search_walker *w, search_walker_stats *st) { 
 
 int search_walker_terms(const search_walker *w, scheme_term *out)
 {
+    if (w->sym)
+        return sym_terms(w, out);
     for (int r = 0; r < w->rank; r++) {
         int32_t s = w->alive[r];
         out[r].f[0] = w->f[s << 2 | 0];
@@ -623,15 +587,14 @@ scheme *search_walker_snapshot(const search_walker *w)
     scheme *s = scheme_new(w->fmt, SCHEME_RING_F2, w->rank > 0 ? w->rank : 1);
     if (!s)
         return NULL;
-    for (int r = 0; r < w->rank; r++) {
-        int32_t k = w->alive[r];
-        scheme_push(s, w->f[k << 2 | 0], w->f[k << 2 | 1], w->f[k << 2 | 2]);
-    }
+    s->rank = search_walker_terms(w, s->terms);
     return s;
 }
 
 bool search_walker_check(const search_walker *w, char *err, size_t errlen)
 {
+    if (w->sym)
+        return sym_check(w, err, errlen);
     /* every alive term indexed at its three factors, non-zero */
     int nalive = 0;
     for (int32_t s = 0; s < w->cap; s++) {

@@ -3,6 +3,8 @@
 #ifndef FLIPGRAPH_WALKER_IMPL_H
 #define FLIPGRAPH_WALKER_IMPL_H
 
+#include <stdlib.h>
+
 #include "search.h"
 
 /* A hash-table entry: factor value (0: empty) -> bucket id. */
@@ -17,6 +19,66 @@ typedef struct wk_table {
     uint32_t mask;
     int shift; /* 64 - log2(size) */
 } wk_table;
+
+#define WK_HASH_MUL 0x9E3779B97F4A7C15ull
+
+static inline int pos_y(int x) { return x == 2 ? 0 : x + 1; }
+static inline int pos_z(int x) { return x == 0 ? 2 : x - 1; }
+
+static inline uint32_t hslot(const wk_table *t, uint64_t key)
+{
+    return (uint32_t)((key * WK_HASH_MUL) >> t->shift);
+}
+
+static inline int32_t tab_find(const wk_table *t, uint64_t key)
+{
+    uint32_t i = hslot(t, key);
+    for (;;) {
+        const wk_hent *e = &t->e[i];
+        if (e->key == key)
+            return e->bid;
+        if (!e->key)
+            return -1;
+        i = (i + 1) & t->mask;
+    }
+}
+
+/* Deletes key (present) with backward-shift deletion: no tombstones. */
+static inline void tab_delete(wk_table *t, uint64_t key)
+{
+    uint32_t i = hslot(t, key);
+    while (t->e[i].key != key)
+        i = (i + 1) & t->mask;
+    uint32_t j = i;
+    for (;;) {
+        j = (j + 1) & t->mask;
+        uint64_t k = t->e[j].key;
+        if (!k)
+            break;
+        uint32_t home = hslot(t, k);
+        /* move e[j] to the hole at i when its home is not in (i, j] cyclically */
+        if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
+            t->e[i] = t->e[j];
+            i = j;
+        }
+    }
+    t->e[i].key = 0;
+}
+
+/* A table of at least 4 * n slots (a power of two); false when out of memory. */
+static inline bool tab_init(wk_table *t, int n)
+{
+    uint32_t size = 16;
+    int shift = 60;
+    while (size < 4u * (uint32_t)n) {
+        size <<= 1;
+        shift--;
+    }
+    t->e = (wk_hent *)calloc(size, sizeof(wk_hent));
+    t->mask = size - 1;
+    t->shift = shift;
+    return t->e != NULL;
+}
 
 /* Terms sharing one value at one position: a list through wk_node. */
 typedef struct wk_bucket {
@@ -61,7 +123,25 @@ struct search_walker {
 
     scheme_rng rng;
     search_walker_stats st;
+
+    /* a symmetric walk (search_params.symmetry; walker_sym.c): the scheme is
+     * kept as orbits there, and flips, plus transitions, reductions, resets and
+     * snapshots go through it; the plain index above is left empty */
+    struct sym_walk *sym;
 };
+
+/* The symmetric walk (walker_sym.c), called by walker.c's entry points. */
+struct sym_walk *sym_new(const search_params *p, int cap);
+void sym_free(struct sym_walk *s);
+bool sym_reset(search_walker *w, const scheme *s);
+bool sym_flip(search_walker *w);
+bool sym_plus(search_walker *w);
+int sym_terms(const search_walker *w, scheme_term *out);
+bool sym_check(const search_walker *w, char *err, size_t errlen);
+bool sym_flip_isolated(const search_walker *w);
+
+/* No flip is possible: the walk ends there (the driver restarts). */
+bool walker_flip_isolated(const search_walker *w);
 
 /* search_walker_reset; with reduced true the caller vouches that s has no
  * reduction left for this walker's gen_max (a pooled walker state): the

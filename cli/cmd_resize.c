@@ -1,0 +1,132 @@
+/* flipgraph resize: take a GF(2) scheme to a neighbouring format by projections
+ * and extensions (docs/resize.md). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../search/search.h"
+#include "../verify/verify.h"
+#include "cli.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: flipgraph resize FILE --dims NxMxP [-o OUT] [--to native|exp|txt|m]\n"
+            "\n"
+            "Takes the scheme in FILE to the format NxMxP: a dimension too large is projected\n"
+            "(one index deleted from every factor, the index chosen that leaves the lowest\n"
+            "rank after the reductions), a dimension too small is extended (a new index with\n"
+            "the standard terms of its slice); then every reduction is taken and the result\n"
+            "is checked over GF(2).  FILE: any format flipgraph reads ('-': standard input);\n"
+            "an integer file is reduced mod 2, and the scheme must be valid over GF(2).\n"
+            "One line on standard error says what was done:\n"
+            "  resize: <5,5,5> rank 93 -> <4,5,5> rank 76 (verified over GF(2))\n"
+            "See docs/resize.md.\n"
+            "\n"
+            "  --dims NxMxP      the format to go to (required)\n"
+            "  -o, --output OUT  write the scheme to OUT (whole or not at all); default:\n"
+            "                    standard output\n"
+            "  --to KIND         native (default), exp, txt or m\n"
+            "  -h, --help        this text\n"
+            "\n"
+            "exit: 0 written; 2 bad usage, unreadable or malformed input (FILE:LINE:COL: what\n"
+            "was expected), a scheme that is not valid over GF(2), --dims not a format (every\n"
+            "dimension >= 1, n*m, m*p, p*n <= 64), a format KIND cannot hold, or OUT not\n"
+            "writable; 3 out of memory, or an internal check that failed (a bug).\n");
+}
+
+int cmd_resize(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"dims", required_argument, NULL, 'd'},
+        {"output", required_argument, NULL, 'o'},
+        {"to", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = "-";
+    scheme_format to;
+    bool have_dims = false;
+    scheme_file_kind kind = SCHEME_FILE_NATIVE;
+    optind = 0;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'd': {
+            char err[200];
+            if (!scheme_format_parse(optarg, &to, err, sizeof err))
+                return cli_error(CLI_USAGE, "resize", "--dims: %s", err);
+            if (!scheme_format_valid(to))
+                return cli_error(CLI_USAGE, "resize", "--dims '%s': not a format (every dimension "
+                                 ">= 1, n*m, m*p, p*n <= %d)", optarg, SCHEME_MAX_ENTRIES);
+            have_dims = true;
+            break;
+        }
+        case 'o':
+            out = optarg;
+            break;
+        case 't':
+            kind = scheme_file_kind_parse(optarg);
+            if (kind == SCHEME_FILE_UNKNOWN)
+                return cli_error(CLI_USAGE, "resize", "--to '%s': expected native, exp, txt or m "
+                                 "(other formats: flipgraph export)", optarg);
+            break;
+        case 'h':
+            usage(stdout);
+            return CLI_OK;
+        default:
+            cli_option_error("resize", argv);
+            usage(stderr);
+            return CLI_USAGE;
+        }
+    }
+    if (!have_dims) {
+        usage(stderr);
+        return cli_error(CLI_USAGE, "resize", "--dims NxMxP is required");
+    }
+    if (optind + 1 != argc) {
+        usage(stderr);
+        return cli_error(CLI_USAGE, "resize", "expected exactly one FILE, got %d", argc - optind);
+    }
+    const char *in = argv[optind];
+    scheme *s = cli_read_scheme("resize", in, NULL);
+    if (!s)
+        return CLI_USAGE;
+    scheme *f2 = scheme_to_f2(s), *r = NULL;
+    char err[600], fa[32], fb[32];
+    int rc = CLI_OK;
+    if (!f2) {
+        rc = cli_error(CLI_INTERNAL, "resize", "out of memory");
+        goto done;
+    }
+    verify_result vr;
+    if (!verify_f2(f2, &vr)) {
+        rc = cli_error(CLI_USAGE, "resize", "%s: not a valid scheme of %s over GF(2) (resize needs "
+                       "one; flipgraph verify FILE says more): %s",
+                       in, scheme_format_str(f2->fmt, fa), vr.msg);
+        goto done;
+    }
+    r = search_resize(f2, to, err, sizeof err);
+    if (!r) {
+        /* The input and the format were checked above: what is left is out of
+         * memory or a failed internal check. */
+        rc = cli_error(CLI_INTERNAL, "resize", "%s: %s", in, err);
+        goto done;
+    }
+    if (!scheme_writable(r, kind, err, sizeof err)) {
+        rc = cli_error(CLI_USAGE, "resize", "cannot write %s as %s: %s", scheme_format_str(r->fmt, fb),
+                       scheme_file_kind_name(kind), err);
+        goto done;
+    }
+    fprintf(stderr, "resize: %s rank %d -> %s rank %d (verified over GF(2))\n",
+            scheme_format_str(f2->fmt, fa), f2->rank, scheme_format_str(r->fmt, fb), r->rank);
+    scheme_write_ctx w = {r, kind};
+    if (!scheme_write_file_atomic(out, scheme_write_cb, &w, err, sizeof err))
+        rc = cli_error(CLI_USAGE, "resize", "%s", err);
+done:
+    scheme_free(r);
+    scheme_free(f2);
+    scheme_free(s);
+    return rc;
+}

@@ -1,0 +1,201 @@
+/* Symmetries of square formats: the cyclic shift of the three factors and the
+ * index reversal (scheme.h; Moosbauer, Poole, "Flip graphs with symmetry and
+ * new matrix multiplication schemes", 2025). */
+#include "scheme.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *scheme_symmetry_name(scheme_symmetry g)
+{
+    return g == SCHEME_SYM_C3 ? "c3" : g == SCHEME_SYM_C3XC2 ? "c3xc2" : "none";
+}
+
+bool scheme_symmetry_parse(const char *s, scheme_symmetry *g)
+{
+    if (!strcmp(s, "none")) *g = SCHEME_SYM_NONE;
+    else if (!strcmp(s, "c3")) *g = SCHEME_SYM_C3;
+    else if (!strcmp(s, "c3xc2")) *g = SCHEME_SYM_C3XC2;
+    else return false;
+    return true;
+}
+
+int scheme_symmetry_order(scheme_symmetry g) { return g == SCHEME_SYM_C3 ? 3 : g == SCHEME_SYM_C3XC2 ? 6 : 1; }
+
+bool scheme_symmetry_fits(scheme_symmetry g, scheme_format f, char *err, size_t errlen)
+{
+    if (g == SCHEME_SYM_NONE)
+        return true;
+    if (f.n != f.m || f.m != f.p || f.n > 8)
+        return scheme_fail(err, errlen, "symmetry %s: needs a square format <n,n,n> with n <= 8, not <%d,%d,%d>",
+                           scheme_symmetry_name(g), f.n, f.m, f.p);
+    return true;
+}
+
+/* The n*n low bits in reverse order: conjugation by the index reversal. */
+static uint64_t reverse_bits(uint64_t x, int nn)
+{
+    x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
+    x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
+    x = ((x >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((x & 0x0F0F0F0F0F0F0F0Full) << 4);
+    x = __builtin_bswap64(x);
+    return nn == 64 ? x : x >> (64 - nn);
+}
+
+scheme_term scheme_symmetry_image(scheme_symmetry g, int n, scheme_term t, int k)
+{
+    (void)g;
+    scheme_term u;
+    int s = k % 3;
+    for (int x = 0; x < 3; x++)
+        u.f[x] = t.f[(x + s) % 3];
+    if (k >= 3)
+        for (int x = 0; x < 3; x++)
+            u.f[x] = reverse_bits(u.f[x], n * n);
+    return u;
+}
+
+void scheme_symmetry_image_z(scheme_symmetry g, int n, const scheme_zterm *t, int k, scheme_zterm *out)
+{
+    (void)g;
+    int s = k % 3, nn = n * n;
+    memset(out, 0, sizeof *out);
+    for (int x = 0; x < 3; x++)
+        for (int e = 0; e < nn; e++)
+            out->z[x][k >= 3 ? nn - 1 - e : e] = t->z[(x + s) % 3][e];
+}
+
+/* ---- invariance ---- */
+
+typedef struct sym_item {
+    scheme_term t;
+    const scheme_zterm *z; /* NULL over GF(2) */
+    int index;
+} sym_item;
+
+static int item_cmp(const void *pa, const void *pb)
+{
+    const sym_item *a = pa, *b = pb;
+    for (int x = 0; x < 3; x++)
+        if (a->t.f[x] != b->t.f[x])
+            return a->t.f[x] < b->t.f[x] ? -1 : 1;
+    if (a->z && b->z)
+        return memcmp(a->z->z, b->z->z, sizeof a->z->z);
+    return 0;
+}
+
+/* Occurrences of key among the sorted items. */
+static int count_of(const sym_item *items, int n, const sym_item *key)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (item_cmp(&items[mid], key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int c = 0;
+    while (lo + c < n && !item_cmp(&items[lo + c], key))
+        c++;
+    return c;
+}
+
+/* The items of s, sorted; NULL when out of memory. */
+static sym_item *sorted_items(const scheme *s)
+{
+    sym_item *it = malloc((size_t)(s->rank ? s->rank : 1) * sizeof *it);
+    if (!it)
+        return NULL;
+    for (int r = 0; r < s->rank; r++) {
+        it[r].t = s->terms[r];
+        it[r].z = s->ring == SCHEME_RING_Z ? &s->zterms[r] : NULL;
+        it[r].index = r;
+    }
+    qsort(it, (size_t)s->rank, sizeof *it, item_cmp);
+    return it;
+}
+
+bool scheme_symmetry_check(const scheme *s, scheme_symmetry g, int *term, int *elem, char *err, size_t errlen)
+{
+    *term = *elem = -1;
+    if (!scheme_symmetry_fits(g, s->fmt, err, errlen))
+        return false;
+    if (g == SCHEME_SYM_NONE)
+        return true;
+    sym_item *it = sorted_items(s);
+    if (!it)
+        return scheme_fail(err, errlen, "out of memory");
+    const int n = s->fmt.n, gens[2] = {1, 3};
+    const bool z = s->ring == SCHEME_RING_Z;
+    bool ok = true;
+    for (int i = 0; i < s->rank && ok; i++) {
+        const int mine = count_of(it, s->rank, &it[i]);
+        for (int gi = 0; gi < (g == SCHEME_SYM_C3XC2 ? 2 : 1) && ok; gi++) {
+            sym_item key;
+            scheme_zterm zt;
+            key.t = scheme_symmetry_image(g, n, it[i].t, gens[gi]);
+            key.z = NULL;
+            if (z) {
+                scheme_symmetry_image_z(g, n, it[i].z, gens[gi], &zt);
+                key.z = &zt;
+            }
+            const int theirs = count_of(it, s->rank, &key);
+            /* over GF(2) a term that repeats cancels: only the parity counts */
+            if (z ? theirs != mine : (theirs & 1) != (mine & 1)) {
+                *term = it[i].index;
+                *elem = gens[gi];
+                ok = false;
+            }
+        }
+    }
+    free(it);
+    if (!ok)
+        return scheme_fail(err, errlen, "term %d: its image under the %s is not a term%s", *term + 1,
+                           *elem == 1 ? "cyclic shift (a, b, c) -> (b, c, a)" : "index reversal i -> n-1-i",
+                           z ? " (as often)" : "");
+    return true;
+}
+
+int scheme_symmetry_orbits(const scheme *s, scheme_symmetry g, int *orbit)
+{
+    if (s->ring != SCHEME_RING_F2 || !scheme_symmetry_fits(g, s->fmt, NULL, 0))
+        return -1;
+    sym_item *it = sorted_items(s);
+    if (!it)
+        return -1;
+    for (int r = 0; r < s->rank; r++)
+        orbit[r] = -1;
+    int norbits = 0, order = scheme_symmetry_order(g);
+    for (int r = 0; r < s->rank; r++) {
+        if (orbit[r] >= 0)
+            continue;
+        norbits++;
+        orbit[r] = r;
+        for (int k = 1; k < order; k++) {
+            sym_item key = {scheme_symmetry_image(g, s->fmt.n, s->terms[r], k), NULL, 0};
+            int lo = 0, hi = s->rank;
+            while (lo < hi) {
+                int mid = (lo + hi) / 2;
+                if (item_cmp(&it[mid], &key) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            /* the first occurrence not yet in an orbit */
+            int at = -1;
+            for (int j = lo; j < s->rank && !item_cmp(&it[j], &key); j++)
+                if (orbit[it[j].index] < 0 || orbit[it[j].index] == r) {
+                    at = it[j].index;
+                    break;
+                }
+            if (at < 0) {
+                free(it);
+                return -1;
+            }
+            orbit[at] = r;
+        }
+    }
+    free(it);
+    return norbits;
+}

@@ -1,0 +1,836 @@
+/* Symmetric walks: the walker's scheme kept as orbits under a group G of
+ * symmetries of <n,n,n> (scheme.h: the cyclic shift of the factors, C3, and
+ * with it the index reversal, C3 x C2), after Moosbauer, Poole, "Flip graphs
+ * with symmetry and new matrix multiplication schemes", 2025.
+ *
+ * The scheme is a constant set of *fixed* terms (those an element of G other
+ * than the identity maps to themselves: the diagonal cubes of the start) and
+ * a set of free orbits, each held by one representative t; its terms are the
+ * |G| images g t.  A move on two representatives is applied to all their
+ * images at once: |G| flips on disjoint pairs of terms, each keeping the
+ * tensor, so the scheme stays a scheme and stays invariant, and a walk takes
+ * |G| times fewer steps than the plain one through the same schemes.
+ *
+ *   flip      orbits o1 != o2 whose images g1 t1, g2 t2 share a factor v (at
+ *             position A after the images are chosen so): the flip of the two
+ *             (search_flip) becomes the new representatives;
+ *   reduction g1 t1 and g2 t2 share two factors: t1 takes the sum, o2 goes
+ *             (rank - |G|);
+ *   plus      search_plus on t1 and an image of t2: a third orbit (rank + |G|).
+ * A representative that a move leaves with a zero factor goes with its orbit.
+ * One that an element h != 1 fixes has |G|/|H| distinct images, each |H|
+ * times (H its stabilizer): over GF(2) the orbit vanishes when |H| is even and
+ * its distinct images join the fixed terms when |H| = 3 (a new cube).  Moves
+ * never touch the fixed terms, so the cubes chosen at the start decide the
+ * ranks a walk can reach (rank = fixed + |G| * orbits).
+ *
+ * Index: every orbit has ne = 3 (C3) or 6 (C3 x C2) entries, entry e = 3b + q
+ * standing for the image whose factor at position A is reversal^b(t[q]); an
+ * entry's value is that factor.  Because G moves every factor through every
+ * position, two orbits have images sharing a factor exactly when two of their
+ * entries have one value, so one hash table value -> bucket (a list of
+ * entries) finds every flip.  M lists the entries in buckets of two or more; a
+ * flip draws one and a partner from its bucket (a partner of the same orbit is
+ * drawn again). */
+#include "walker_impl.h"
+
+#include <string.h>
+
+typedef struct sym_walk {
+    int g, order, ne, n, nn;
+    int gen_max;              /* search_params.gen_max: dependent sets of up to this many orbits */
+    int ocap;                 /* orbit slots */
+    uint64_t *rep;            /* rep[o * 3 + q] */
+    int32_t *alive, *apos, *ofree;
+    int nalive, nofree;
+    scheme_term *fixed;
+    int nfixed, fixed_cap;
+
+    /* entries: code = o * ne + e */
+    uint64_t *val;
+    int32_t *bid, *nxt, *prv, *mpos;
+    wk_table tab;
+    wk_bucket *bk;
+    int32_t *bfree;
+    int nbfree;
+    int32_t *M;
+    int nM;
+
+    int32_t *work;            /* orbits to check for reductions */
+    uint8_t *queued;
+    int nwork;
+} sym_walk;
+
+/* ---- the group on factors ---- */
+
+static uint64_t rev(const sym_walk *s, uint64_t x)
+{
+    scheme_term t = {{x, x, x}};
+    return scheme_symmetry_image((scheme_symmetry)s->g, s->n, t, 3).f[0];
+}
+
+static uint64_t entry_value(const sym_walk *s, int o, int e)
+{
+    uint64_t v = s->rep[o * 3 + e % 3];
+    return e >= 3 ? rev(s, v) : v;
+}
+
+/* The image of orbit o's representative whose factor at A is entry e's value. */
+static void entry_image(const sym_walk *s, int o, int e, uint64_t T[3])
+{
+    const int q = e % 3;
+    for (int x = 0; x < 3; x++) {
+        uint64_t v = s->rep[o * 3 + (x + q) % 3];
+        T[x] = e >= 3 ? rev(s, v) : v;
+    }
+}
+
+/* ---- the entry index ---- */
+
+static void m_add(sym_walk *s, int32_t code)
+{
+    s->mpos[code] = s->nM;
+    s->M[s->nM++] = code;
+}
+
+static void m_del(sym_walk *s, int32_t code)
+{
+    int32_t at = s->mpos[code], last = s->M[--s->nM];
+    s->M[at] = last;
+    s->mpos[last] = at;
+    s->mpos[code] = -1;
+}
+
+static void idx_add(sym_walk *s, int32_t code)
+{
+    const uint64_t key = s->val[code];
+    wk_table *t = &s->tab;
+    uint32_t i = hslot(t, key);
+    int32_t b;
+    for (;;) {
+        wk_hent *h = &t->e[i];
+        if (h->key == key) {
+            b = h->bid;
+            break;
+        }
+        if (!h->key) {
+            b = s->bfree[--s->nbfree];
+            h->key = key;
+            h->bid = b;
+            s->bk[b].count = 0;
+            s->bk[b].head = -1;
+            break;
+        }
+        i = (i + 1) & t->mask;
+    }
+    wk_bucket *bk = &s->bk[b];
+    s->bid[code] = b;
+    s->prv[code] = -1;
+    s->nxt[code] = bk->head;
+    if (bk->head >= 0)
+        s->prv[bk->head] = code;
+    int32_t old = bk->head;
+    bk->head = code;
+    if (++bk->count == 2)
+        m_add(s, old);
+    if (bk->count >= 2)
+        m_add(s, code);
+}
+
+static void idx_remove(sym_walk *s, int32_t code)
+{
+    int32_t b = s->bid[code];
+    wk_bucket *bk = &s->bk[b];
+    if (s->prv[code] >= 0)
+        s->nxt[s->prv[code]] = s->nxt[code];
+    else
+        bk->head = s->nxt[code];
+    if (s->nxt[code] >= 0)
+        s->prv[s->nxt[code]] = s->prv[code];
+    if (s->mpos[code] >= 0)
+        m_del(s, code);
+    if (--bk->count == 0) {
+        tab_delete(&s->tab, s->val[code]);
+        s->bfree[s->nbfree++] = b;
+    } else if (bk->count == 1) {
+        m_del(s, bk->head);
+    }
+    s->bid[code] = -1;
+}
+
+/* ---- orbits ---- */
+
+static void set_rank(search_walker *w)
+{
+    const sym_walk *s = w->sym;
+    w->rank = s->nfixed + s->order * s->nalive;
+}
+
+/* Adds t to the fixed terms, or cancels it with an equal one (GF(2)). */
+static void fixed_xor(sym_walk *s, uint64_t a, uint64_t b, uint64_t c)
+{
+    for (int i = 0; i < s->nfixed; i++)
+        if (s->fixed[i].f[0] == a && s->fixed[i].f[1] == b && s->fixed[i].f[2] == c) {
+            s->fixed[i] = s->fixed[--s->nfixed];
+            return;
+        }
+    /* fixed_cap bounds the terms a scheme of the walker can hold */
+    if (s->nfixed < s->fixed_cap)
+        s->fixed[s->nfixed++] = (scheme_term){{a, b, c}};
+}
+
+static void orbit_unlink(sym_walk *s, int32_t o)
+{
+    for (int e = 0; e < s->ne; e++)
+        idx_remove(s, o * s->ne + e);
+}
+
+static void orbit_free_slot(sym_walk *s, int32_t o)
+{
+    int32_t at = s->apos[o], last = s->alive[--s->nalive];
+    s->alive[at] = last;
+    s->apos[last] = at;
+    s->apos[o] = -1;
+    s->ofree[s->nofree++] = o;
+}
+
+/* Gives orbit o (alive, unlinked) the representative T: an orbit with a
+ * zero factor or an even stabilizer vanishes, one fixed by the shift alone
+ * joins the fixed terms, a free one is indexed and queued for reductions. */
+static void orbit_place(search_walker *w, int32_t o, const uint64_t T[3])
+{
+    sym_walk *s = w->sym;
+    bool gone = !T[0] || !T[1] || !T[2];
+    if (!gone) {
+        const bool shift_fixed = T[0] == T[1] && T[1] == T[2];
+        const bool rev_fixed = s->g == SCHEME_SYM_C3XC2 && rev(s, T[0]) == T[0] && rev(s, T[1]) == T[1] &&
+                               rev(s, T[2]) == T[2];
+        if (shift_fixed && !rev_fixed) {
+            /* |H| = 3: each distinct image three times, once over GF(2) */
+            fixed_xor(s, T[0], T[0], T[0]);
+            if (s->g == SCHEME_SYM_C3XC2) {
+                uint64_t r = rev(s, T[0]);
+                fixed_xor(s, r, r, r);
+            }
+            gone = true;
+        } else if (rev_fixed) {
+            gone = true; /* |H| even: the images cancel in pairs */
+        }
+    }
+    if (gone) {
+        orbit_free_slot(s, o);
+        set_rank(w);
+        return;
+    }
+    for (int q = 0; q < 3; q++)
+        s->rep[o * 3 + q] = T[q];
+    for (int e = 0; e < s->ne; e++) {
+        s->val[o * s->ne + e] = entry_value(s, o, e);
+        idx_add(s, o * s->ne + e);
+    }
+    if (!s->queued[o]) {
+        s->queued[o] = 1;
+        s->work[s->nwork++] = o;
+    }
+}
+
+static int32_t orbit_new(search_walker *w, const uint64_t T[3])
+{
+    sym_walk *s = w->sym;
+    int32_t o = s->ofree[--s->nofree];
+    s->apos[o] = s->nalive;
+    s->alive[s->nalive++] = o;
+    s->queued[o] = 0;
+    orbit_place(w, o, T);
+    set_rank(w);
+    return o;
+}
+
+static void orbit_set(search_walker *w, int32_t o, const uint64_t T[3])
+{
+    orbit_unlink(w->sym, o);
+    orbit_place(w, o, T);
+    set_rank(w);
+}
+
+static void orbit_remove(search_walker *w, int32_t o)
+{
+    orbit_unlink(w->sym, o);
+    orbit_free_slot(w->sym, o);
+    set_rank(w);
+}
+
+/* ---- reductions ---- */
+
+/* A dependent set in the bucket of entry code (the generalized flip that
+ * finds a zero, search_reduce_dependent): images g_i t_i of 3..gen_max
+ * distinct orbits share the factor v at A and their factors at B (or C) sum
+ * to zero over a subset D; the lowest member r of D goes and every other
+ * member adds its factor at C (or B).  The |G| images of the move act on
+ * disjoint sets of terms (the orbits are distinct and free).  An orbit with
+ * two entries in the bucket is left out: its images would meet twice. */
+static bool reduce_dependent(search_walker *w, int32_t code)
+{
+    sym_walk *s = w->sym;
+    const wk_bucket *bk = &s->bk[s->bid[code]];
+    if (bk->count < 3 || s->gen_max < 3)
+        return false;
+    int32_t mem[32], orb[32];
+    int k = 0;
+    for (int32_t u = bk->head; u >= 0; u = s->nxt[u]) {
+        const int32_t o = u / s->ne;
+        bool twice = false;
+        for (int32_t v = bk->head; v >= 0 && !twice; v = s->nxt[v])
+            twice = v != u && v / s->ne == o;
+        if (twice)
+            continue;
+        if (k == s->gen_max)
+            return false; /* larger sets are not checked, as in the plain walk */
+        mem[k] = u;
+        orb[k] = o;
+        k++;
+    }
+    if (k < 3)
+        return false;
+    uint64_t T[32][3];
+    for (int i = 0; i < k; i++)
+        entry_image(s, orb[i], mem[i] % s->ne, T[i]);
+    for (int y = 1; y <= 2; y++) {
+        uint64_t v[32];
+        for (int i = 0; i < k; i++)
+            v[i] = T[i][y];
+        const uint32_t sub = search_find_dependent(v, k);
+        if (!sub)
+            continue;
+        const int z = 3 - y, r = __builtin_ctz(sub);
+        orbit_remove(w, orb[r]);
+        for (int j = r + 1; j < k; j++)
+            if (sub >> j & 1) {
+                T[j][z] ^= T[r][z];
+                orbit_set(w, orb[j], T[j]);
+            }
+        w->st.reductions++;
+        w->st.gen_reductions++;
+        return true;
+    }
+    return false;
+}
+
+/* One reduction of orbit o with other orbits, if any: two of their images
+ * share two factors, or a dependent set shares one. */
+static bool reduce_one(search_walker *w, int32_t o)
+{
+    sym_walk *s = w->sym;
+    for (int e = 0; e < s->ne; e++) {
+        const int32_t code = o * s->ne + e;
+        for (int32_t u = s->bk[s->bid[code]].head; u >= 0; u = s->nxt[u]) {
+            const int32_t o2 = u / s->ne;
+            if (o2 == o)
+                continue;
+            uint64_t T1[3], T2[3];
+            entry_image(s, o, e, T1);
+            entry_image(s, o2, u % s->ne, T2);
+            if (T1[1] == T2[1])
+                T1[2] ^= T2[2];
+            else if (T1[2] == T2[2])
+                T1[1] ^= T2[1];
+            else
+                continue;
+            orbit_remove(w, o2);
+            orbit_set(w, o, T1);
+            w->st.reductions++;
+            return true;
+        }
+    }
+    for (int e = 0; e < s->ne; e++)
+        if (reduce_dependent(w, o * s->ne + e))
+            return true;
+    return false;
+}
+
+static void process_work(search_walker *w)
+{
+    sym_walk *s = w->sym;
+    while (s->nwork) {
+        int32_t o = s->work[--s->nwork];
+        s->queued[o] = 0;
+        if (s->apos[o] < 0)
+            continue;
+        while (s->apos[o] >= 0 && !s->queued[o] && reduce_one(w, o))
+            ;
+    }
+}
+
+/* ---- life cycle ---- */
+
+sym_walk *sym_new(const search_params *p, int cap)
+{
+    sym_walk *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->g = p->symmetry;
+    s->order = scheme_symmetry_order((scheme_symmetry)p->symmetry);
+    s->ne = s->g == SCHEME_SYM_C3XC2 ? 6 : 3;
+    s->n = p->fmt.n;
+    s->nn = p->fmt.n * p->fmt.n;
+    s->gen_max = p->gen_max > 32 ? 32 : p->gen_max;
+    /* a walk may hold up to cap terms and one plus transition more */
+    s->ocap = cap / s->order + 4;
+    s->fixed_cap = cap + 2 * s->order;
+    const int nc = s->ocap * s->ne;
+    bool ok = true;
+#define ALLOC(ptr, n) ok = ok && ((ptr) = calloc((size_t)(n) > 0 ? (size_t)(n) : 1, sizeof *(ptr))) != NULL
+    ALLOC(s->rep, s->ocap * 3);
+    ALLOC(s->alive, s->ocap);
+    ALLOC(s->apos, s->ocap);
+    ALLOC(s->ofree, s->ocap);
+    ALLOC(s->fixed, s->fixed_cap);
+    ALLOC(s->val, nc);
+    ALLOC(s->bid, nc);
+    ALLOC(s->nxt, nc);
+    ALLOC(s->prv, nc);
+    ALLOC(s->mpos, nc);
+    ALLOC(s->bk, nc);
+    ALLOC(s->bfree, nc);
+    ALLOC(s->M, nc);
+    ALLOC(s->work, s->ocap * 2 + 8);
+    ALLOC(s->queued, s->ocap);
+#undef ALLOC
+    if (!ok || !tab_init(&s->tab, nc)) {
+        sym_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void sym_free(sym_walk *s)
+{
+    if (!s)
+        return;
+    free(s->rep);
+    free(s->alive);
+    free(s->apos);
+    free(s->ofree);
+    free(s->fixed);
+    free(s->val);
+    free(s->bid);
+    free(s->nxt);
+    free(s->prv);
+    free(s->mpos);
+    free(s->bk);
+    free(s->bfree);
+    free(s->M);
+    free(s->work);
+    free(s->queued);
+    free(s->tab.e);
+    free(s);
+}
+
+static int term_cmp(const void *pa, const void *pb)
+{
+    const scheme_term *a = pa, *b = pb;
+    for (int x = 0; x < 3; x++)
+        if (a->f[x] != b->f[x])
+            return a->f[x] < b->f[x] ? -1 : 1;
+    return 0;
+}
+
+bool sym_reset(search_walker *w, const scheme *sch)
+{
+    sym_walk *s = w->sym;
+    memset(s->tab.e, 0, (size_t)(s->tab.mask + 1) * sizeof(wk_hent));
+    s->nalive = s->nfixed = s->nM = s->nwork = 0;
+    s->nofree = 0;
+    for (int32_t o = s->ocap - 1; o >= 0; o--) {
+        s->ofree[s->nofree++] = o;
+        s->apos[o] = -1;
+        s->queued[o] = 0;
+    }
+    const int nc = s->ocap * s->ne;
+    s->nbfree = 0;
+    for (int32_t b = nc - 1; b >= 0; b--)
+        s->bfree[s->nbfree++] = b;
+    for (int c = 0; c < nc; c++) {
+        s->bid[c] = -1;
+        s->mpos[c] = -1;
+    }
+    w->rank = 0;
+    /* the terms, sorted, pairs of equal ones cancelled (GF(2)) and zero ones dropped */
+    scheme_term *t = malloc((size_t)(sch->rank ? sch->rank : 1) * sizeof *t);
+    uint8_t *used = calloc((size_t)(sch->rank ? sch->rank : 1), 1);
+    if (!t || !used) {
+        free(t);
+        free(used);
+        return false;
+    }
+    int k = 0;
+    for (int r = 0; r < sch->rank; r++)
+        if (sch->terms[r].f[0] && sch->terms[r].f[1] && sch->terms[r].f[2])
+            t[k++] = sch->terms[r];
+    qsort(t, (size_t)k, sizeof *t, term_cmp);
+    int m = 0;
+    for (int i = 0; i < k;) {
+        if (i + 1 < k && !term_cmp(&t[i], &t[i + 1])) {
+            i += 2;
+            continue;
+        }
+        t[m++] = t[i++];
+    }
+    bool ok = true;
+    for (int i = 0; i < m && ok; i++) {
+        if (used[i])
+            continue;
+        scheme_term img[6];
+        bool free_orbit = true;
+        for (int g = 1; g < s->order; g++) {
+            img[g] = scheme_symmetry_image((scheme_symmetry)s->g, s->n, t[i], g);
+            if (!term_cmp(&img[g], &t[i]))
+                free_orbit = false;
+        }
+        if (!free_orbit) {
+            /* a term some element fixes: one of the constant terms */
+            used[i] = 1;
+            if (s->nfixed >= s->fixed_cap)
+                ok = false;
+            else
+                s->fixed[s->nfixed++] = t[i];
+            continue;
+        }
+        used[i] = 1;
+        for (int g = 1; g < s->order && ok; g++) {
+            scheme_term *hit = bsearch(&img[g], t, (size_t)m, sizeof *t, term_cmp);
+            if (!hit || used[hit - t])
+                ok = false; /* not invariant */
+            else
+                used[hit - t] = 1;
+        }
+        if (ok && !s->nofree)
+            ok = false;
+        if (ok)
+            orbit_new(w, t[i].f);
+    }
+    free(t);
+    free(used);
+    if (!ok)
+        return false;
+    process_work(w);
+    set_rank(w);
+    return true;
+}
+
+/* ---- moves ---- */
+
+/* A partner for entry code in another orbit, uniformly among those in its
+ * bucket; -1 when none. */
+static int32_t partner(sym_walk *s, search_walker *w, int32_t code)
+{
+    const int32_t o = code / s->ne;
+    int others = 0;
+    for (int32_t u = s->bk[s->bid[code]].head; u >= 0; u = s->nxt[u])
+        others += u / s->ne != o;
+    if (!others)
+        return -1;
+    int j = (int)scheme_rng_below(&w->rng, (uint32_t)others);
+    for (int32_t u = s->bk[s->bid[code]].head; u >= 0; u = s->nxt[u])
+        if (u / s->ne != o && !j--)
+            return u;
+    return -1;
+}
+
+bool sym_flip_isolated(const search_walker *w)
+{
+    const sym_walk *s = w->sym;
+    for (int i = 0; i < s->nM; i++) {
+        const int32_t code = s->M[i];
+        for (int32_t u = s->bk[s->bid[code]].head; u >= 0; u = s->nxt[u])
+            if (u / s->ne != code / s->ne)
+                return false;
+    }
+    return true;
+}
+
+bool sym_flip(search_walker *w)
+{
+    sym_walk *s = w->sym;
+    int32_t a = -1, b = -1;
+    for (int tries = 0; tries < 16 && s->nM; tries++) {
+        a = s->M[scheme_rng_below(&w->rng, (uint32_t)s->nM)];
+        if ((b = partner(s, w, a)) >= 0)
+            break;
+    }
+    if (b < 0) {
+        /* the drawn entries only met their own orbit: look at all of them */
+        if (!s->nM || sym_flip_isolated(w)) {
+            w->st.no_flip++;
+            return false;
+        }
+        uint32_t start = scheme_rng_below(&w->rng, (uint32_t)s->nM);
+        for (int i = 0; i < s->nM && b < 0; i++) {
+            a = s->M[(start + (uint32_t)i) % (uint32_t)s->nM];
+            b = partner(s, w, a);
+        }
+        if (b < 0)
+            return false;
+    }
+    const int32_t o1 = a / s->ne, o2 = b / s->ne;
+    uint64_t T1[3], T2[3];
+    entry_image(s, o1, a % s->ne, T1);
+    entry_image(s, o2, b % s->ne, T2);
+    /* (v, y1, z1), (v, y2, z2) -> (v, y1 + y2, z1), (v, y2, z2 + z1): search_flip at A */
+    const uint64_t z1 = T1[2];
+    T1[1] ^= T2[1];
+    T2[2] ^= z1;
+    w->st.flips++;
+    orbit_set(w, o1, T1);
+    orbit_set(w, o2, T2);
+    process_work(w);
+    return true;
+}
+
+bool sym_plus(search_walker *w)
+{
+    sym_walk *s = w->sym;
+    if (s->nalive < 2 || s->nofree < 1)
+        return false;
+    for (int tries = 0; tries < 64; tries++) {
+        const int32_t o1 = s->alive[scheme_rng_below(&w->rng, (uint32_t)s->nalive)];
+        const int32_t o2 = s->alive[scheme_rng_below(&w->rng, (uint32_t)s->nalive)];
+        if (o1 == o2)
+            continue;
+        uint64_t T1[3], T2[3];
+        entry_image(s, o1, 0, T1);
+        entry_image(s, o2, (int)scheme_rng_below(&w->rng, (uint32_t)s->ne), T2);
+        if (T1[0] == T2[0] || T1[1] == T2[1] || T1[2] == T2[2])
+            continue;
+        const int x = (int)scheme_rng_below(&w->rng, 3), y = pos_y(x), z = pos_z(x);
+        /* search_plus: (x,y,z) + (x',y',z') = (x+x', y, z) + (x', y+y', z) + (x', y', z+z') */
+        uint64_t N1[3] = {T1[0], T1[1], T1[2]}, N2[3], N3[3] = {T2[0], T2[1], T2[2]};
+        N1[x] ^= T2[x];
+        N2[x] = T2[x];
+        N2[y] = T1[y] ^ T2[y];
+        N2[z] = T1[z];
+        N3[z] ^= T1[z];
+        orbit_set(w, o1, N1);
+        orbit_set(w, o2, N3);
+        orbit_new(w, N2);
+        w->st.plus++;
+        process_work(w);
+        return true;
+    }
+    return false;
+}
+
+/* ---- inspection ---- */
+
+int sym_terms(const search_walker *w, scheme_term *out)
+{
+    const sym_walk *s = w->sym;
+    int k = 0;
+    for (int i = 0; i < s->nfixed; i++)
+        out[k++] = s->fixed[i];
+    for (int i = 0; i < s->nalive; i++) {
+        const int32_t o = s->alive[i];
+        scheme_term t = {{s->rep[o * 3], s->rep[o * 3 + 1], s->rep[o * 3 + 2]}};
+        for (int g = 0; g < s->order; g++)
+            out[k++] = scheme_symmetry_image((scheme_symmetry)s->g, s->n, t, g);
+    }
+    return k;
+}
+
+bool sym_check(const search_walker *w, char *err, size_t errlen)
+{
+    const sym_walk *s = w->sym;
+    if (w->rank != s->nfixed + s->order * s->nalive)
+        return scheme_fail(err, errlen, "rank %d, but %d fixed terms and %d orbits of %d", w->rank, s->nfixed,
+                           s->nalive, s->order);
+    int inM = 0;
+    for (int i = 0; i < s->nalive; i++) {
+        const int32_t o = s->alive[i];
+        if (s->apos[o] != i)
+            return scheme_fail(err, errlen, "orbit %d: alive list mismatch", o);
+        const uint64_t *t = &s->rep[o * 3];
+        if (!t[0] || !t[1] || !t[2])
+            return scheme_fail(err, errlen, "orbit %d: a zero factor", o);
+        scheme_term T = {{t[0], t[1], t[2]}};
+        for (int g = 1; g < s->order; g++) {
+            scheme_term u = scheme_symmetry_image((scheme_symmetry)s->g, s->n, T, g);
+            if (!term_cmp(&u, &T))
+                return scheme_fail(err, errlen, "orbit %d: its representative is fixed by element %d", o, g);
+        }
+        for (int e = 0; e < s->ne; e++) {
+            const int32_t code = o * s->ne + e;
+            if (s->val[code] != entry_value(s, o, e))
+                return scheme_fail(err, errlen, "orbit %d entry %d: stale value", o, e);
+            const int32_t b = tab_find(&s->tab, s->val[code]);
+            if (b < 0 || b != s->bid[code])
+                return scheme_fail(err, errlen, "orbit %d entry %d: not in its bucket", o, e);
+            int cnt = 0;
+            bool found = false;
+            for (int32_t u = s->bk[b].head; u >= 0 && cnt <= s->ocap * s->ne; u = s->nxt[u], cnt++) {
+                if (s->val[u] != s->val[code])
+                    return scheme_fail(err, errlen, "a bucket holds an entry of another value");
+                found |= u == code;
+            }
+            if (!found || cnt != s->bk[b].count)
+                return scheme_fail(err, errlen, "orbit %d entry %d: bucket count %d, list %d", o, e,
+                                   s->bk[b].count, cnt);
+            if ((s->mpos[code] >= 0) != (cnt >= 2) ||
+                (s->mpos[code] >= 0 && (s->mpos[code] >= s->nM || s->M[s->mpos[code]] != code)))
+                return scheme_fail(err, errlen, "orbit %d entry %d: M membership wrong", o, e);
+            inM += cnt >= 2;
+        }
+    }
+    if (inM != s->nM)
+        return scheme_fail(err, errlen, "M holds %d entries, buckets %d", s->nM, inM);
+    /* no reduction between two orbits is left: the plain pairwise check */
+    for (int i = 0; i < s->nalive; i++)
+        for (int j = i + 1; j < s->nalive; j++) {
+            const int32_t o1 = s->alive[i], o2 = s->alive[j];
+            scheme_term T1 = {{s->rep[o1 * 3], s->rep[o1 * 3 + 1], s->rep[o1 * 3 + 2]}};
+            scheme_term T2 = {{s->rep[o2 * 3], s->rep[o2 * 3 + 1], s->rep[o2 * 3 + 2]}};
+            for (int g = 0; g < s->order; g++) {
+                scheme_term u = scheme_symmetry_image((scheme_symmetry)s->g, s->n, T2, g);
+                int same = (T1.f[0] == u.f[0]) + (T1.f[1] == u.f[1]) + (T1.f[2] == u.f[2]);
+                if (same >= 2)
+                    return scheme_fail(err, errlen, "orbits %d and %d: a reduction was left", o1, o2);
+            }
+        }
+    return true;
+}
+
+/* ---- the start ---- */
+
+void search_cubes_default(int n, search_cubes *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n < 1 || n > SEARCH_MAX_CUBES)
+        return;
+    out->digits = n;
+    for (int i = 0; i < n - 1 - i; i++)
+        out->mask[out->count++] = (uint8_t)(1u << i | 1u << (n - 1 - i));
+    if (n % 2)
+        out->mask[out->count++] = (uint8_t)(1u << (n / 2));
+}
+
+bool search_cubes_parse(const char *str, search_cubes *out)
+{
+    search_cubes c;
+    memset(&c, 0, sizeof c);
+    const char *q = str;
+    for (;;) {
+        int d = 0;
+        unsigned mask = 0;
+        while (*q == '0' || *q == '1') {
+            if (d == 8)
+                return false;
+            mask |= (unsigned)(*q - '0') << d;
+            d++;
+            q++;
+        }
+        if (!d || c.count == SEARCH_MAX_CUBES || (c.count && d != c.digits))
+            return false;
+        c.digits = d;
+        c.mask[c.count++] = (uint8_t)mask;
+        if (!*q)
+            break;
+        if (*q != ',')
+            return false;
+        q++;
+    }
+    *out = c;
+    return true;
+}
+
+void search_cubes_text(const search_cubes *c, char *buf, size_t len)
+{
+    if (!c->count) {
+        snprintf(buf, len, "default");
+        return;
+    }
+    size_t k = 0;
+    if (len)
+        buf[0] = 0;
+    for (int i = 0; i < c->count; i++) {
+        char one[SEARCH_MAX_CUBES + 1];
+        for (int d = 0; d < c->digits && d < SEARCH_MAX_CUBES; d++)
+            one[d] = (char)('0' + (c->mask[i] >> d & 1));
+        one[c->digits < SEARCH_MAX_CUBES ? c->digits : SEARCH_MAX_CUBES] = 0;
+        if (k < len)
+            k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? "," : "", one);
+    }
+}
+
+bool search_cubes_check(const search_cubes *c, int n, scheme_symmetry g, char *err, size_t errlen)
+{
+    if (!c->count)
+        return true;
+    char text[96];
+    search_cubes_text(c, text, sizeof text);
+    if (c->digits != n)
+        return scheme_fail(err, errlen, "--cubes %s: expected cubes of %d digits (the diagonal of <%d,%d,%d>)", text,
+                           n, n, n, n);
+    unsigned seen = 0;
+    for (int i = 0; i < c->count; i++) {
+        if (!c->mask[i] || (seen & c->mask[i]))
+            return scheme_fail(err, errlen, "--cubes %s: expected nonempty cubes that partition the diagonal "
+                                            "(each index in exactly one cube)", text);
+        seen |= c->mask[i];
+    }
+    if (seen != (1u << n) - 1)
+        return scheme_fail(err, errlen, "--cubes %s: expected cubes that cover the diagonal (each index in exactly "
+                                        "one cube)", text);
+    if (g == SCHEME_SYM_C3XC2)
+        for (int i = 0; i < c->count; i++) {
+            unsigned m = 0;
+            for (int d = 0; d < n; d++)
+                m |= (unsigned)(c->mask[i] >> d & 1) << (n - 1 - d);
+            bool found = false;
+            for (int j = 0; j < c->count; j++)
+                found |= c->mask[j] == m;
+            if (!found)
+                return scheme_fail(err, errlen, "--cubes %s: under c3xc2 the mirror of every cube must be a cube",
+                                   text);
+        }
+    return true;
+}
+
+scheme *search_symmetric_start(scheme_format f, scheme_symmetry g, const search_cubes *cubes, char *err,
+                               size_t errlen)
+{
+    if (!scheme_symmetry_fits(g, f, err, errlen))
+        return NULL;
+    const int n = f.n;
+    search_cubes c = *cubes;
+    if (!c.count)
+        search_cubes_default(n, &c);
+    if (!search_cubes_check(&c, n, g, err, errlen))
+        return NULL;
+    scheme *s = scheme_new(f, SCHEME_RING_F2, n * n * n + 8 * n * n);
+    if (!s) {
+        scheme_fail(err, errlen, "out of memory");
+        return NULL;
+    }
+#define E(i, j) (1ull << ((i) * n + (j)))
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < n; k++)
+                if (!(i == j && j == k))
+                    scheme_push(s, E(i, j), E(j, k), E(k, i));
+    for (int q = 0; q < c.count; q++) {
+        uint64_t D = 0;
+        for (int i = 0; i < n; i++)
+            if (c.mask[q] >> i & 1)
+                D |= E(i, i);
+        scheme_push(s, D, D, D);
+        /* D^3 = sum over i, j, k in the cube of (E_ii, E_jj, E_kk): the terms
+         * not on the diagonal of that sum are added back (they cancel mod 2) */
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                for (int k = 0; k < n; k++)
+                    if ((c.mask[q] >> i & 1) && (c.mask[q] >> j & 1) && (c.mask[q] >> k & 1) &&
+                        !(i == j && j == k))
+                        scheme_push(s, E(i, i), E(j, j), E(k, k));
+    }
+#undef E
+    return s;
+}

@@ -1,0 +1,587 @@
+/* Tests of symmetric schemes and walks: the group action (schemes/symmetry.c),
+ * the symmetric start, the invariance check, and the symmetric walker
+ * (search/walker_sym.c) against its definition: every symmetric flip is |G|
+ * plain flips (search_flip) on the images of two terms, every scheme it
+ * holds verifies and is invariant, and its index agrees with a recount.
+ *
+ * Randomized tests seed from /dev/urandom (or FLIPGRAPH_SEED, to replay) and
+ * print the seed in every failure message. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "schemes/scheme.h"
+#include "search/search.h"
+#include "verify/verify.h"
+#include "test_common.h"
+
+static uint64_t test_seed(void)
+{
+    const char *env = getenv("FLIPGRAPH_SEED");
+    if (env && *env)
+        return strtoull(env, NULL, 0);
+    uint64_t s = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f || fread(&s, sizeof s, 1, f) != 1)
+        s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    if (f)
+        fclose(f);
+    return s;
+}
+
+static bool sanitized(void)
+{
+    const char *e = getenv("FLIPGRAPH_SANITIZED");
+    return e && *e && strcmp(e, "0") != 0;
+}
+
+static bool verifies(const scheme *s)
+{
+    verify_result vr;
+    memset(&vr, 0, sizeof vr);
+    return verify_f2(s, &vr);
+}
+
+static const scheme_symmetry groups[] = {SCHEME_SYM_C3, SCHEME_SYM_C3XC2};
+
+/* ---------------------------------------------------------------- the group */
+
+Test(symmetry, the_group_has_its_order_and_keeps_the_tensor)
+{
+    scheme_rng rng;
+    uint64_t seed = test_seed();
+    scheme_rng_seed(&rng, seed);
+    for (int n = 2; n <= 8; n++) {
+        const uint64_t mask = n * n == 64 ? ~0ull : (1ull << (n * n)) - 1;
+        for (int it = 0; it < 200; it++) {
+            scheme_term t = {{scheme_rng_next(&rng) & mask, scheme_rng_next(&rng) & mask,
+                              scheme_rng_next(&rng) & mask}};
+            /* shift^3 = 1, reversal^2 = 1, and they commute */
+            scheme_term s3 = t;
+            for (int k = 0; k < 3; k++)
+                s3 = scheme_symmetry_image(SCHEME_SYM_C3XC2, n, s3, 1);
+            cr_assert(!memcmp(&s3, &t, sizeof t), "seed %llu n %d", (unsigned long long)seed, n);
+            scheme_term r2 = scheme_symmetry_image(SCHEME_SYM_C3XC2, n,
+                                                   scheme_symmetry_image(SCHEME_SYM_C3XC2, n, t, 3), 3);
+            cr_assert(!memcmp(&r2, &t, sizeof t), "seed %llu n %d", (unsigned long long)seed, n);
+            scheme_term a = scheme_symmetry_image(SCHEME_SYM_C3XC2, n,
+                                                  scheme_symmetry_image(SCHEME_SYM_C3XC2, n, t, 1), 3);
+            scheme_term b = scheme_symmetry_image(SCHEME_SYM_C3XC2, n,
+                                                  scheme_symmetry_image(SCHEME_SYM_C3XC2, n, t, 3), 1);
+            scheme_term c = scheme_symmetry_image(SCHEME_SYM_C3XC2, n, t, 4);
+            cr_assert(!memcmp(&a, &b, sizeof a) && !memcmp(&a, &c, sizeof a), "seed %llu n %d",
+                      (unsigned long long)seed, n);
+        }
+        /* every element maps the standard algorithm onto a scheme (itself, as a set) */
+        scheme *std = scheme_standard((scheme_format){n, n, n});
+        for (int k = 0; k < 6; k++) {
+            scheme *img = scheme_new(std->fmt, SCHEME_RING_F2, std->rank);
+            for (int r = 0; r < std->rank; r++) {
+                scheme_term u = scheme_symmetry_image(SCHEME_SYM_C3XC2, n, std->terms[r], k);
+                scheme_push(img, u.f[0], u.f[1], u.f[2]);
+            }
+            cr_assert(scheme_equal(img, std), "n %d element %d", n, k);
+            scheme_free(img);
+        }
+        int term, elem;
+        char err[256];
+        cr_assert(scheme_symmetry_check(std, SCHEME_SYM_C3XC2, &term, &elem, err, sizeof err), "%s", err);
+        scheme_free(std);
+    }
+}
+
+/* A scheme that verifies maps to a scheme that verifies under every element
+ * (the element is a symmetry of the tensor), checked on a walked <3,3,3>. */
+Test(symmetry, images_of_a_valid_scheme_are_valid)
+{
+    search_params p;
+    search_params_default(&p);
+    p.fmt = (scheme_format){3, 3, 3};
+    scheme *std = scheme_standard(p.fmt);
+    search_walker *w = search_walker_new(std, &p, test_seed(), 0);
+    cr_assert(w);
+    search_walker_walk(w, 5000, search_walker_rank(w), 0);
+    scheme *s = search_walker_snapshot(w);
+    cr_assert(verifies(s));
+    for (int k = 1; k < 6; k++) {
+        scheme *img = scheme_new(s->fmt, SCHEME_RING_F2, s->rank);
+        for (int r = 0; r < s->rank; r++) {
+            scheme_term u = scheme_symmetry_image(SCHEME_SYM_C3XC2, 3, s->terms[r], k);
+            scheme_push(img, u.f[0], u.f[1], u.f[2]);
+        }
+        cr_assert(verifies(img), "element %d", k);
+        scheme_free(img);
+    }
+    scheme_free(s);
+    scheme_free(std);
+    search_walker_free(w);
+}
+
+Test(symmetry, the_check_names_a_term_whose_image_is_missing)
+{
+    search_cubes c = {0};
+    char err[256];
+    int term, elem;
+    scheme *s = search_symmetric_start((scheme_format){4, 4, 4}, SCHEME_SYM_C3, &c, err, sizeof err);
+    cr_assert(s, "%s", err);
+    cr_assert(scheme_symmetry_check(s, SCHEME_SYM_C3, &term, &elem, err, sizeof err), "%s", err);
+    /* drop one term of an orbit: its images name it */
+    int victim = 5;
+    scheme_term gone = s->terms[victim];
+    scheme_remove(s, victim);
+    cr_assert_not(scheme_symmetry_check(s, SCHEME_SYM_C3, &term, &elem, err, sizeof err));
+    cr_assert(strstr(err, "image"), "%s", err);
+    scheme_term img = scheme_symmetry_image(SCHEME_SYM_C3, 4, s->terms[term], elem);
+    cr_assert(!memcmp(&img, &gone, sizeof img), "the named term's image is not the term removed: %s", err);
+    /* non-square formats do not fit */
+    scheme *r = scheme_standard((scheme_format){3, 3, 4});
+    cr_assert_not(scheme_symmetry_check(r, SCHEME_SYM_C3, &term, &elem, err, sizeof err));
+    cr_assert(strstr(err, "square"), "%s", err);
+    scheme_free(r);
+    scheme_free(s);
+}
+
+/* ------------------------------------------------------------ the start */
+
+Test(symmetry, starts_verify_are_invariant_and_have_the_expected_rank)
+{
+    char err[256];
+    int term, elem;
+    for (int n = 2; n <= 6; n++)
+        for (int gi = 0; gi < 2; gi++) {
+            search_cubes c = {0};
+            scheme *s = search_symmetric_start((scheme_format){n, n, n}, groups[gi], &c, err, sizeof err);
+            cr_assert(s, "n %d: %s", n, err);
+            cr_assert(verifies(s), "n %d", n);
+            cr_assert(scheme_symmetry_check(s, groups[gi], &term, &elem, err, sizeof err), "n %d: %s", n, err);
+            /* n^3 - n off the diagonal, one per cube, |S|^3 - |S| per cube */
+            search_cubes d;
+            search_cubes_default(n, &d);
+            int want = n * n * n - n;
+            for (int q = 0; q < d.count; q++) {
+                int k = __builtin_popcount(d.mask[q]);
+                want += 1 + k * k * k - k;
+            }
+            cr_assert_eq(s->rank, want, "n %d", n);
+            scheme_free(s);
+        }
+    /* the cubes of the issue's <5,5,5> example, and cubes that do not fit */
+    search_cubes c;
+    cr_assert(search_cubes_parse("10001,01010,00100", &c));
+    cr_assert_eq(c.count, 3);
+    char text[64];
+    search_cubes_text(&c, text, sizeof text);
+    cr_assert_str_eq(text, "10001,01010,00100");
+    scheme *s = search_symmetric_start((scheme_format){5, 5, 5}, SCHEME_SYM_C3XC2, &c, err, sizeof err);
+    cr_assert(s && verifies(s));
+    scheme_free(s);
+    cr_assert(search_cubes_parse("11000,00111", &c));
+    cr_assert(!search_symmetric_start((scheme_format){5, 5, 5}, SCHEME_SYM_C3XC2, &c, err, sizeof err));
+    cr_assert(strstr(err, "mirror"), "%s", err);
+    s = search_symmetric_start((scheme_format){5, 5, 5}, SCHEME_SYM_C3, &c, err, sizeof err);
+    cr_assert(s && verifies(s), "%s", err);
+    scheme_free(s);
+    const char *bad[] = {"11000,00011", "1100,0011", "11000,01111"};
+    for (int i = 0; i < 3; i++) {
+        cr_assert(search_cubes_parse(bad[i], &c), "%s", bad[i]);
+        cr_assert(!search_symmetric_start((scheme_format){5, 5, 5}, SCHEME_SYM_C3, &c, err, sizeof err), "%s",
+                  bad[i]);
+        cr_assert(strstr(err, "--cubes"), "%s", err);
+    }
+    const char *unparsable[] = {"", "1,", "12", "101,1010", "111111111"};
+    for (int i = 0; i < 5; i++)
+        cr_assert_not(search_cubes_parse(unparsable[i], &c), "%s", unparsable[i]);
+}
+
+/* ------------------------------------------------------------ the walker */
+
+static int term_cmp(const void *pa, const void *pb)
+{
+    const scheme_term *a = pa, *b = pb;
+    for (int x = 0; x < 3; x++)
+        if (a->f[x] != b->f[x])
+            return a->f[x] < b->f[x] ? -1 : 1;
+    return 0;
+}
+
+static int find_term(const scheme *s, scheme_term t)
+{
+    for (int r = 0; r < s->rank; r++)
+        if (!term_cmp(&s->terms[r], &t))
+            return r;
+    return -1;
+}
+
+/* The reference: is `after` the result of |G| plain flips (search_flip) on
+ * the images g a, g b of two terms a, b of `before` sharing a factor at x?
+ * Tried over every ordered pair of terms and position. */
+static bool is_a_symmetric_flip(const scheme *before, const scheme *after, scheme_symmetry g)
+{
+    const int n = before->fmt.n, order = scheme_symmetry_order(g);
+    for (int i = 0; i < before->rank; i++)
+        for (int j = 0; j < before->rank; j++)
+            for (int x = 0; x < 3; x++) {
+                if (i == j || before->terms[i].f[x] != before->terms[j].f[x])
+                    continue;
+                scheme *c = scheme_clone(before);
+                bool ok = true;
+                for (int k = 0; k < order && ok; k++) {
+                    int a = find_term(c, scheme_symmetry_image(g, n, before->terms[i], k));
+                    int b = find_term(c, scheme_symmetry_image(g, n, before->terms[j], k));
+                    /* the images sit at position (x - shift) after the shift */
+                    int xs = ((x - k % 3) % 3 + 3) % 3;
+                    ok = a >= 0 && b >= 0 && a != b && search_flip(c->terms, &c->rank, a, b, xs);
+                }
+                bool same = ok && scheme_equal(c, after);
+                scheme_free(c);
+                if (same)
+                    return true;
+            }
+    return false;
+}
+
+static void walk_and_check(scheme_format f, scheme_symmetry g, uint64_t seed, int steps)
+{
+    search_params p;
+    search_params_default(&p);
+    p.fmt = f;
+    p.symmetry = g;
+    char err[256];
+    search_cubes c = {0};
+    scheme *start = search_symmetric_start(f, g, &c, err, sizeof err);
+    cr_assert(start, "%s", err);
+    search_walker *w = search_walker_new(start, &p, seed, start->rank + 64);
+    cr_assert(w, "seed %llu", (unsigned long long)seed);
+    cr_assert(search_walker_check(w, err, sizeof err), "seed %llu: %s", (unsigned long long)seed, err);
+    int compared = 0, term, elem;
+    for (int step = 0; step < steps; step++) {
+        scheme *before = search_walker_snapshot(w);
+        search_walker_stats st0, st1;
+        search_walker_stats_get(w, &st0);
+        bool plus = step % 97 == 96 && search_walker_rank(w) < start->rank + 20;
+        bool moved = plus ? search_walker_plus(w) : search_walker_flip(w);
+        search_walker_stats_get(w, &st1);
+        scheme *after = search_walker_snapshot(w);
+        cr_assert(search_walker_check(w, err, sizeof err), "seed %llu step %d: %s", (unsigned long long)seed, step,
+                  err);
+        cr_assert(verifies(after), "seed %llu step %d: the walker's scheme does not verify",
+                  (unsigned long long)seed, step);
+        cr_assert(scheme_symmetry_check(after, g, &term, &elem, err, sizeof err), "seed %llu step %d: %s",
+                  (unsigned long long)seed, step, err);
+        if (moved && !plus && st1.reductions == st0.reductions && compared < 40) {
+            cr_assert(is_a_symmetric_flip(before, after, g),
+                      "seed %llu step %d: the move is not |G| flips of the images of two terms",
+                      (unsigned long long)seed, step);
+            compared++;
+        }
+        scheme_free(before);
+        scheme_free(after);
+        if (!moved)
+            break;
+    }
+    cr_assert(compared > 0, "seed %llu: no flip was compared with the reference", (unsigned long long)seed);
+    search_walker_free(w);
+    scheme_free(start);
+}
+
+Test(symmetry_walker, every_move_is_the_plain_moves_on_the_images, .timeout = 240)
+{
+    const uint64_t seed = test_seed();
+    const int steps = sanitized() ? 150 : 600;
+    for (int n = 3; n <= 5; n++)
+        for (int gi = 0; gi < 2; gi++)
+            walk_and_check((scheme_format){n, n, n}, groups[gi], seed + (uint64_t)(n * 2 + gi), steps);
+}
+
+/* Long walks with plus transitions stay valid and invariant (checked at the end). */
+Test(symmetry_walker, long_walks_stay_valid, .timeout = 240)
+{
+    const uint64_t seed = test_seed();
+    char err[256];
+    int term, elem;
+    for (int n = 4; n <= 6; n++)
+        for (int gi = 0; gi < 2; gi++) {
+            search_params p;
+            search_params_default(&p);
+            p.fmt = (scheme_format){n, n, n};
+            p.symmetry = groups[gi];
+            p.plateau = p.plateau_min = p.plateau_max = 300;
+            p.plus_max = 9;
+            search_cubes c = {0};
+            scheme *start = search_symmetric_start(p.fmt, groups[gi], &c, err, sizeof err);
+            search_walker *w = search_walker_new(start, &p, seed ^ (uint64_t)n, 0);
+            cr_assert(w);
+            int base = search_walker_rank(w);
+            search_walker_walk(w, sanitized() ? 20000 : 200000, base, 0);
+            search_walker_stats st;
+            search_walker_stats_get(w, &st);
+            cr_assert(st.plus > 0, "seed %llu n %d: no plus transition", (unsigned long long)seed, n);
+            cr_assert(search_walker_check(w, err, sizeof err), "seed %llu n %d: %s", (unsigned long long)seed, n,
+                      err);
+            scheme *s = search_walker_snapshot(w);
+            cr_assert(verifies(s), "seed %llu n %d", (unsigned long long)seed, n);
+            cr_assert(scheme_symmetry_check(s, groups[gi], &term, &elem, err, sizeof err), "%s", err);
+            scheme_free(s);
+            search_walker_free(w);
+            scheme_free(start);
+        }
+}
+
+/* ------------------------------------------------------------ the engine */
+
+typedef struct found_log {
+    scheme_symmetry g;
+    int count, bad;
+} found_log;
+
+static bool check_found(void *ctx, const search_found *f)
+{
+    found_log *l = ctx;
+    int term, elem;
+    char err[256];
+    l->count++;
+    if (!scheme_symmetry_check(f->s, l->g, &term, &elem, err, sizeof err) || !verifies(f->s))
+        l->bad++;
+    return true;
+}
+
+static void must_reach(int n, scheme_symmetry g, int target, uint64_t seed)
+{
+    search_params p;
+    search_params_default(&p);
+    p.fmt = (scheme_format){n, n, n};
+    p.symmetry = g;
+    p.target_rank = target;
+    p.threads = 1;
+    p.seed = seed;
+    p.time_limit = sanitized() ? 100 : 60;
+    p.progress_every = 0;
+    found_log l = {g, 0, 0};
+    search_callbacks cb = {&l, check_found, NULL};
+    search_result r;
+    search_run_cpu(&p, NULL, 0, &cb, &r);
+    cr_assert_eq(r.status, SEARCH_REACHED, "seed %llu <%d,%d,%d> %s: best %d (%s)", (unsigned long long)seed, n, n,
+                 n, scheme_symmetry_name(g), r.best_rank, r.msg);
+    cr_assert_eq(l.bad, 0, "seed %llu: an improvement was not invariant or did not verify",
+                 (unsigned long long)seed);
+    cr_assert(l.count > 0);
+    int term, elem;
+    char err[256];
+    cr_assert(scheme_symmetry_check(r.best, g, &term, &elem, err, sizeof err), "%s", err);
+    search_result_free(&r);
+}
+
+Test(symmetry_search, reaches_the_records_of_small_squares, .timeout = 240)
+{
+    const uint64_t seed = test_seed();
+    must_reach(2, SCHEME_SYM_C3, 7, seed);
+    must_reach(3, SCHEME_SYM_C3, 23, seed);
+    /* under c3xc2 a free orbit has 6 terms: with the default cubes of n = 3
+     * (two) the ranks are 2 mod 6, and 26 is the lowest of them above 23 */
+    must_reach(2, SCHEME_SYM_C3XC2, 7, seed);
+    must_reach(3, SCHEME_SYM_C3XC2, 26, seed);
+}
+
+Test(symmetry_search, bad_symmetric_runs_are_refused)
+{
+    search_params p;
+    search_params_default(&p);
+    char err[256];
+    p.fmt = (scheme_format){3, 3, 4};
+    p.symmetry = SCHEME_SYM_C3;
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "square"), "%s", err);
+    p.fmt = (scheme_format){4, 4, 4};
+    p.symmetry = SCHEME_SYM_NONE;
+    cr_assert(search_cubes_parse("1001,0110", &p.cubes));
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "--symmetry"), "%s", err);
+    p.symmetry = SCHEME_SYM_C3;
+    cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
+    /* a start that is not invariant */
+    scheme *s = scheme_standard(p.fmt);
+    scheme_term t = s->terms[1];
+    scheme_remove(s, 1);
+    scheme_push(s, t.f[0], t.f[1], t.f[2]);
+    /* a plain walk makes it non-invariant while it stays a scheme */
+    search_params q;
+    search_params_default(&q);
+    q.fmt = p.fmt;
+    search_walker *w = search_walker_new(s, &q, 7, 0);
+    search_walker_walk(w, 2000, search_walker_rank(w), 0);
+    scheme *walked = search_walker_snapshot(w);
+    search_walker_free(w);
+    int term, elem;
+    if (scheme_symmetry_check(walked, SCHEME_SYM_C3, &term, &elem, err, sizeof err))
+        cr_skip_test("the plain walk happened to stay invariant"); /* essentially never */
+    const scheme *starts[1] = {walked};
+    search_result r;
+    p.time_limit = 1;
+    p.progress_every = 0;
+    search_run_cpu(&p, starts, 1, NULL, &r);
+    cr_assert_eq(r.status, SEARCH_BAD_PARAMS, "%s", r.msg);
+    cr_assert(strstr(r.msg, "not invariant"), "%s", r.msg);
+    search_result_free(&r);
+    scheme_free(walked);
+    scheme_free(s);
+}
+
+/* ------------------------------------------------------------ the commands */
+
+static void make_dir(void) { tc_suite_dir_make("fg-test-symmetry"); }
+TestSuite(symmetry_cli, .init = make_dir, .fini = tc_suite_dir_remove);
+
+static void write_scheme(const scheme *s, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "%s", path);
+    cr_assert(scheme_write_native(s, f));
+    fclose(f);
+}
+
+Test(symmetry_cli, verify_checks_invariance_and_names_the_term)
+{
+    char out[8192], err[256];
+    search_cubes c = {0};
+    scheme *s = search_symmetric_start((scheme_format){4, 4, 4}, SCHEME_SYM_C3, &c, err, sizeof err);
+    const char *good = tc_path_in("start.txt");
+    write_scheme(s, good);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --symmetry c3 '%s'", good), 0, "%s", out);
+    cr_assert(strstr(out, "valid, invariant under c3"), "%s", out);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --symmetry c3xc2 '%s'", good), 0, "%s", out);
+    /* a valid scheme that is not invariant: the standard algorithm with one
+     * term split in two (a = a1 + a2) */
+    scheme *std = scheme_standard((scheme_format){3, 3, 3});
+    int v = 0;
+    while (std->terms[v].f[0] & 1)
+        v++;
+    scheme_term t = std->terms[v];
+    std->terms[v].f[0] |= 1;
+    scheme_push(std, 1, t.f[1], t.f[2]);
+    const char *bad = tc_path_in("split.txt");
+    write_scheme(std, bad);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "verify '%s'", bad), 0, "%s", out);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --symmetry c3 '%s'", bad), 1, "%s", out);
+    cr_assert(strstr(out, "NOT INVARIANT under c3") && strstr(out, "term "), "%s", out);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --symmetry c4 '%s'", bad), 2, "%s", out);
+    cr_assert(strstr(out, "expected c3 or c3xc2"), "%s", out);
+    scheme *r = scheme_standard((scheme_format){2, 3, 4});
+    const char *rect = tc_path_in("rect.txt");
+    write_scheme(r, rect);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --symmetry c3 '%s'", rect), 1, "%s", out);
+    cr_assert(strstr(out, "square"), "%s", out);
+    scheme_free(r);
+    scheme_free(std);
+    scheme_free(s);
+}
+
+Test(symmetry_cli, search_finds_stores_and_refuses, .timeout = 240)
+{
+    char out[16384];
+    const char *db = tc_path_in("s.db");
+    const char *dir = tc_path_in("found");
+    int rc = tc_run_cli("", out, sizeof out,
+                        "search --dims 3x3x3 --symmetry c3 --target-rank 23 --time 100s --progress 0 --db '%s' "
+                        "--out '%s'",
+                        db, dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "symmetry=c3"), "the banner names the symmetry: %s", out);
+    /* every improvement written is invariant (the shell expands the names) */
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --symmetry c3 '%s'/3x3x3-*.txt", dir), 0, "%s", out);
+    cr_assert(strstr(out, "rank 23 over GF(2): valid, invariant under c3"), "%s", out);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "search --dims 3x3x4 --symmetry c3 --time 1s --db '%s'", db), 2,
+                 "%s", out);
+    cr_assert(strstr(out, "square"), "%s", out);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "search --dims 4x4x4 --cubes 1001,0110 --time 1s --db '%s'", db),
+                 2, "%s", out);
+    cr_assert_eq(tc_run_cli("", out, sizeof out,
+                            "search --dims 4x4x4 --symmetry c3 --cubes 1100,0110 --time 1s --db '%s'", db),
+                 2, "%s", out);
+    cr_assert(strstr(out, "partition"), "%s", out);
+    cr_assert_eq(tc_run_cli("", out, sizeof out,
+                            "search --dims 4x4x4 --symmetry c3 --backend gpu --time 1s --db '%s'", db),
+                 2, "%s", out);
+    cr_assert(strstr(out, "--symmetry"), "%s", out);
+}
+
+/* The published <5,5,5> rank 93 (data/corpus/moosbauer-poole) is invariant
+ * under the shift in our convention, and its fixed terms are the default
+ * cubes of n = 5: the walker takes it as it is (33 orbits: 3 cubes and 30
+ * orbits of 3) and walks on from it, invariant. */
+Test(symmetry, the_published_93_is_c3_invariant_with_the_default_cubes)
+{
+    scheme *z = tc_read_corpus("moosbauer-poole/555m93.txt");
+    scheme *s = scheme_to_f2(z);
+    char err[256];
+    int term, elem;
+    cr_assert_eq(s->rank, 93);
+    cr_assert(scheme_symmetry_check(s, SCHEME_SYM_C3, &term, &elem, err, sizeof err), "%s", err);
+    cr_assert_not(scheme_symmetry_check(s, SCHEME_SYM_C3XC2, &term, &elem, err, sizeof err));
+    int orbit[93];
+    cr_assert_eq(scheme_symmetry_orbits(s, SCHEME_SYM_C3, orbit), 33);
+    search_cubes d;
+    search_cubes_default(5, &d);
+    int cubes = 0;
+    for (int r = 0; r < s->rank; r++) {
+        const scheme_term *t = &s->terms[r];
+        if (t->f[0] != t->f[1] || t->f[1] != t->f[2])
+            continue;
+        bool is_default = false;
+        for (int q = 0; q < d.count; q++) {
+            uint64_t D = 0;
+            for (int i = 0; i < 5; i++)
+                if (d.mask[q] >> i & 1)
+                    D |= 1ull << (i * 5 + i);
+            is_default |= t->f[0] == D;
+        }
+        cr_assert(is_default, "fixed term %d is not a default cube", r + 1);
+        cubes++;
+    }
+    cr_assert_eq(cubes, d.count);
+    search_params p;
+    search_params_default(&p);
+    p.fmt = s->fmt;
+    p.symmetry = SCHEME_SYM_C3;
+    search_walker *w = search_walker_new(s, &p, test_seed(), 0);
+    cr_assert(w);
+    cr_assert_eq(search_walker_rank(w), 93);
+    search_walker_walk(w, 20000, 93, 0);
+    cr_assert(search_walker_check(w, err, sizeof err), "%s", err);
+    scheme *after = search_walker_snapshot(w);
+    cr_assert(verifies(after));
+    cr_assert(scheme_symmetry_check(after, SCHEME_SYM_C3, &term, &elem, err, sizeof err), "%s", err);
+    scheme_free(after);
+    search_walker_free(w);
+    scheme_free(s);
+    scheme_free(z);
+}
+
+/* A symmetric walk takes its own defaults for the rows not given (long walks,
+ * plus transitions after 5e4..5e5 flips); a given row wins; a plain walk keeps
+ * the table's CPU defaults. */
+Test(symmetry_search, symmetric_defaults_apply_to_rows_not_given)
+{
+    char err[256];
+    search_config c;
+    search_config_default(&c);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_DIMS, "5x5x5", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_SYMMETRY, "c3", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_PLUS_MAX, "7", err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
+    bool has;
+    cr_assert_eq(c.p.walk_len, (uint64_t)search_param_symmetric_default(SEARCH_PARAM_WALK_LEN, &has));
+    cr_assert(has);
+    cr_assert_eq(c.p.plateau, (uint64_t)search_param_symmetric_default(SEARCH_PARAM_PLATEAU, &has));
+    cr_assert_eq(c.p.plus_max, 7);
+    search_param_symmetric_default(SEARCH_PARAM_POOL_SIZE, &has);
+    cr_assert_not(has);
+    search_config d;
+    search_config_default(&d);
+    cr_assert(search_config_resolve(&d, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
+    cr_assert_eq(d.p.walk_len, (uint64_t)search_param(SEARCH_PARAM_WALK_LEN)->def);
+    cr_assert_neq(d.p.walk_len, c.p.walk_len);
+}
