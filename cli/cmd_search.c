@@ -148,6 +148,22 @@ static void banner(const banner_info *b)
     for (int i = 0; i < b->nstarts; i++)
         if (!i || b->starts[i]->rank < start)
             start = b->starts[i]->rank;
+    const char *from = b->from;
+    char fromsym[128];
+    if (!b->nstarts && p->symmetry != SCHEME_SYM_NONE) {
+        /* the walk starts from the symmetric start the engine builds (search.h) */
+        char e[256], cubes[64];
+        scheme *s = search_symmetric_start(p->fmt, (scheme_symmetry)p->symmetry, &p->cubes, e, sizeof e);
+        if (s)
+            start = s->rank;
+        scheme_free(s);
+        search_cubes c = p->cubes;
+        if (!c.count)
+            search_cubes_default(p->fmt.n, &c);
+        search_cubes_text(&c, cubes, sizeof cubes);
+        snprintf(fromsym, sizeof fromsym, "the standard algorithm with the cubes %s", cubes);
+        from = fromsym;
+    }
     char rs[64] = "no known record", rz[32] = "";
     if (rec > 0)
         snprintf(rs, sizeof rs, "record %d%s", rec,
@@ -155,7 +171,7 @@ static void banner(const banner_info *b)
     if (recz > 0)
         snprintf(rz, sizeof rz, " (over Z %d%s)", recz, search_record_uncertain(p->fmt, SCHEME_RING_Z) ? "?" : "");
     fprintf(stderr, "search %s over GF(2): %s%s; start rank %d (%s%s); seed %" PRIu64 "\n",
-            scheme_format_str(p->fmt, fb), rs, rz, start, b->from,
+            scheme_format_str(p->fmt, fb), rs, rz, start, from,
             b->nstarts > 1 ? (snprintf(t, sizeof t, ", %d schemes", b->nstarts), t) : "", p->seed);
 
     /* when it stops */

@@ -116,8 +116,8 @@ static void *worker(void *arg)
             since = 0; /* the walk goes on from the fresh scheme */
             /* the adaptive plateau: plus transitions less often while flips alone make progress */
             w->L = w->L * 2 < w->Lmax ? w->L * 2 : w->Lmax;
-            if (walker_flip_isolated(w))
-                since = wlen; /* flip-isolated: a dead end, restart */
+            if (!p->isolated_plus && walker_flip_isolated(w))
+                since = wlen; /* flip-isolated: a dead end, restart (else the walk's plus moves on) */
             continue;
         }
         if (since >= wlen) {

@@ -206,6 +206,10 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
             return false;
     } else if (p->cubes.count) {
         return scheme_fail(err, errlen, "--cubes: only a symmetric walk has cubes (give --symmetry c3 or c3xc2)");
+    } else if (p->gen_max < 2) {
+        return scheme_fail(err, errlen,
+                           "gen-max %d: expected 2..32 (1, no reduction search, is for symmetric walks)",
+                           p->gen_max);
     }
     return true;
 }
@@ -413,18 +417,22 @@ void search_config_copy(search_config *dst, const search_config *src, int id)
 
 /* The symmetric walk's own defaults (docs/search.md, "Symmetric walks"):
  * those of Moosbauer, Poole 2025 and their program, in orbit flips (they
- * count 3 per orbit flip): a walk ends 1e8 / 3 flips after its last new
- * minimum, a plus transition after 5e4 / 3 flips without a reduction, plus
- * transitions up to far above the walk's base (theirs: up to the start rank).
- * On <5,5,5> with 2 threads these reached 96 in 70 s where the plain walk's
- * defaults stayed at 99 for 9 minutes (bench/RESULTS.md).  Rows given win. */
+ * count 3 per orbit flip): every walk starts over from the start (pool-fresh
+ * 1) and ends 1e8 / 3 flips after its last new minimum, a plus transition
+ * comes after 5e4 / 3 flips without a reduction and at once where no flip is
+ * left (isolated-plus 1), plus transitions up to far above the walk's base
+ * (theirs: up to the start rank), and no reduction search (gen-max 1: a flip
+ * that zeroes a factor reduces).  Their <5,5,5> walks end anywhere from 111
+ * to 93, 93 about once in 30; so do these, and with 2 threads <5,5,5> reached
+ * 93 where the pool's restarts and eager reductions stayed at 96
+ * (bench/RESULTS.md).  Rows given win. */
 static const struct {
     int id;
     double value;
 } g_sym_defaults[] = {
     {SEARCH_PARAM_WALK_LEN, 33000000},  {SEARCH_PARAM_WALK_MAX, 33000000}, {SEARCH_PARAM_PLATEAU, 17000},
     {SEARCH_PARAM_PLATEAU_MIN, 17000}, {SEARCH_PARAM_PLATEAU_MAX, 17000}, {SEARCH_PARAM_PLUS_MAX, 64},
-    {SEARCH_PARAM_GEN_MAX, 2},
+    {SEARCH_PARAM_GEN_MAX, 1},          {SEARCH_PARAM_POOL_FRESH, 1},      {SEARCH_PARAM_ISOLATED_PLUS, 1},
 };
 
 double search_param_symmetric_default(int id, bool *has)

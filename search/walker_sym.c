@@ -15,7 +15,10 @@
  *             position A after the images are chosen so): the flip of the two
  *             (search_flip) becomes the new representatives;
  *   reduction g1 t1 and g2 t2 share two factors: t1 takes the sum, o2 goes
- *             (rank - |G|);
+ *             (rank - |G|); with gen_max 1 (a lazy walk, as Moosbauer and
+ *             Poole's program walks) there is no such search: a flip between
+ *             the two zeroes a factor and so makes the reduction, and a walk
+ *             does 2.5 times the flips per second (bench/RESULTS.md);
  *   plus      search_plus on t1 and an image of t2: a third orbit (rank + |G|).
  * A representative that a move leaves with a zero factor goes with its orbit.
  * One that an element h != 1 fixes has |G|/|H| distinct images, each |H|
@@ -29,9 +32,11 @@
  * entry's value is that factor.  Because G moves every factor through every
  * position, two orbits have images sharing a factor exactly when two of their
  * entries have one value, so one hash table value -> bucket (a list of
- * entries) finds every flip.  M lists the entries in buckets of two or more; a
- * flip draws one and a partner from its bucket (a partner of the same orbit is
- * drawn again). */
+ * entries) finds every flip.  M lists the buckets of two or more entries; a
+ * flip draws one of them and an ordered pair of its entries, uniformly (a pair
+ * within one orbit is drawn again).  A flip changes one factor of each
+ * representative, so it moves one entry of each orbit to another bucket (two
+ * under C3 x C2). */
 #include "walker_impl.h"
 
 #include <string.h>
@@ -48,13 +53,15 @@ typedef struct sym_walk {
 
     /* entries: code = o * ne + e */
     uint64_t *val;
-    int32_t *bid, *nxt, *prv, *mpos;
+    int32_t *bid, *nxt, *prv;
     wk_table tab;
     wk_bucket *bk;
     int32_t *bfree;
     int nbfree;
-    int32_t *M;
+    int32_t *M, *mpos;        /* M: the buckets of two or more entries; mpos[b]: b's place, -1 */
     int nM;
+    bool lazy;                /* gen_max 1: no reduction search (see the top) */
+    uint8_t rev8[256];        /* the bits of a byte reversed */
 
     int32_t *work;            /* orbits to check for reductions */
     uint8_t *queued;
@@ -63,10 +70,14 @@ typedef struct sym_walk {
 
 /* ---- the group on factors ---- */
 
+/* The index reversal on a factor: its n*n bits in reverse order
+ * (scheme_symmetry_image), a byte at a time. */
 static uint64_t rev(const sym_walk *s, uint64_t x)
 {
-    scheme_term t = {{x, x, x}};
-    return scheme_symmetry_image((scheme_symmetry)s->g, s->n, t, 3).f[0];
+    uint64_t r = 0;
+    for (int i = 0; i < 8; i++, x >>= 8)
+        r = r << 8 | s->rev8[x & 255];
+    return r >> (64 - s->nn);
 }
 
 static uint64_t entry_value(const sym_walk *s, int o, int e)
@@ -87,18 +98,18 @@ static void entry_image(const sym_walk *s, int o, int e, uint64_t T[3])
 
 /* ---- the entry index ---- */
 
-static void m_add(sym_walk *s, int32_t code)
+static void m_add(sym_walk *s, int32_t b)
 {
-    s->mpos[code] = s->nM;
-    s->M[s->nM++] = code;
+    s->mpos[b] = s->nM;
+    s->M[s->nM++] = b;
 }
 
-static void m_del(sym_walk *s, int32_t code)
+static void m_del(sym_walk *s, int32_t b)
 {
-    int32_t at = s->mpos[code], last = s->M[--s->nM];
+    int32_t at = s->mpos[b], last = s->M[--s->nM];
     s->M[at] = last;
     s->mpos[last] = at;
-    s->mpos[code] = -1;
+    s->mpos[b] = -1;
 }
 
 static void idx_add(sym_walk *s, int32_t code)
@@ -129,12 +140,9 @@ static void idx_add(sym_walk *s, int32_t code)
     s->nxt[code] = bk->head;
     if (bk->head >= 0)
         s->prv[bk->head] = code;
-    int32_t old = bk->head;
     bk->head = code;
     if (++bk->count == 2)
-        m_add(s, old);
-    if (bk->count >= 2)
-        m_add(s, code);
+        m_add(s, b);
 }
 
 static void idx_remove(sym_walk *s, int32_t code)
@@ -147,13 +155,11 @@ static void idx_remove(sym_walk *s, int32_t code)
         bk->head = s->nxt[code];
     if (s->nxt[code] >= 0)
         s->prv[s->nxt[code]] = s->prv[code];
-    if (s->mpos[code] >= 0)
-        m_del(s, code);
     if (--bk->count == 0) {
         tab_delete(&s->tab, s->val[code]);
         s->bfree[s->nbfree++] = b;
     } else if (bk->count == 1) {
-        m_del(s, bk->head);
+        m_del(s, b);
     }
     s->bid[code] = -1;
 }
@@ -251,6 +257,35 @@ static void orbit_set(search_walker *w, int32_t o, const uint64_t T[3])
     orbit_unlink(w->sym, o);
     orbit_place(w, o, T);
     set_rank(w);
+}
+
+/* Orbit o's representative with delta added to its factor q: a flip changes
+ * one factor of each of its two representatives, so only the entries of that
+ * factor move to another bucket (1 of 3 under C3, 2 of 6 under C3 x C2); an
+ * orbit that vanishes or becomes fixed takes orbit_set's path. */
+static void orbit_xor_factor(search_walker *w, int32_t o, int q, uint64_t delta)
+{
+    sym_walk *s = w->sym;
+    uint64_t T[3] = {s->rep[o * 3], s->rep[o * 3 + 1], s->rep[o * 3 + 2]};
+    T[q] ^= delta;
+    const uint64_t r = s->g == SCHEME_SYM_C3XC2 ? rev(s, T[q]) : 0;
+    if (!T[q] || (T[0] == T[1] && T[1] == T[2]) ||
+        (s->g == SCHEME_SYM_C3XC2 && r == T[q] && rev(s, T[0]) == T[0] && rev(s, T[1]) == T[1] &&
+         rev(s, T[2]) == T[2])) {
+        orbit_set(w, o, T);
+        return;
+    }
+    s->rep[o * 3 + q] = T[q];
+    for (int b = 0; b < s->ne / 3; b++) {
+        const int32_t code = o * s->ne + 3 * b + q;
+        idx_remove(s, code);
+        s->val[code] = b ? r : T[q];
+        idx_add(s, code);
+    }
+    if (!s->lazy && !s->queued[o]) {
+        s->queued[o] = 1;
+        s->work[s->nwork++] = o;
+    }
 }
 
 static void orbit_remove(search_walker *w, int32_t o)
@@ -354,7 +389,7 @@ static void process_work(search_walker *w)
     while (s->nwork) {
         int32_t o = s->work[--s->nwork];
         s->queued[o] = 0;
-        if (s->apos[o] < 0)
+        if (s->apos[o] < 0 || s->lazy)
             continue;
         while (s->apos[o] >= 0 && !s->queued[o] && reduce_one(w, o))
             ;
@@ -374,6 +409,10 @@ sym_walk *sym_new(const search_params *p, int cap)
     s->n = p->fmt.n;
     s->nn = p->fmt.n * p->fmt.n;
     s->gen_max = p->gen_max > 32 ? 32 : p->gen_max;
+    s->lazy = p->gen_max <= 1;
+    for (int b = 0; b < 256; b++)
+        for (int i = 0; i < 8; i++)
+            s->rev8[b] |= (uint8_t)((b >> i & 1) << (7 - i));
     /* a walk may hold up to cap terms and one plus transition more */
     s->ocap = cap / s->order + 4;
     s->fixed_cap = cap + 2 * s->order;
@@ -520,30 +559,35 @@ bool sym_reset(search_walker *w, const scheme *sch)
 
 /* ---- moves ---- */
 
-/* A partner for entry code in another orbit, uniformly among those in its
- * bucket; -1 when none. */
-static int32_t partner(sym_walk *s, search_walker *w, int32_t code)
+/* The flip is drawn as Moosbauer and Poole draw it: a value that two or more
+ * entries share, uniformly among those (M), then an ordered pair of its
+ * entries, uniformly; a pair within one orbit is drawn again (its images
+ * would meet twice). */
+static bool draw_pair(sym_walk *s, search_walker *w, int32_t *pa, int32_t *pb)
 {
-    const int32_t o = code / s->ne;
-    int others = 0;
-    for (int32_t u = s->bk[s->bid[code]].head; u >= 0; u = s->nxt[u])
-        others += u / s->ne != o;
-    if (!others)
-        return -1;
-    int j = (int)scheme_rng_below(&w->rng, (uint32_t)others);
-    for (int32_t u = s->bk[s->bid[code]].head; u >= 0; u = s->nxt[u])
-        if (u / s->ne != o && !j--)
-            return u;
-    return -1;
+    const wk_bucket *bk = &s->bk[s->M[scheme_rng_below(&w->rng, (uint32_t)s->nM)]];
+    const uint32_t i = scheme_rng_below(&w->rng, (uint32_t)bk->count);
+    uint32_t j = scheme_rng_below(&w->rng, (uint32_t)bk->count - 1);
+    j += j >= i;
+    int32_t a = -1, b = -1, u = bk->head;
+    for (uint32_t k = 0; u >= 0 && (a < 0 || b < 0); u = s->nxt[u], k++) {
+        if (k == i)
+            a = u;
+        if (k == j)
+            b = u;
+    }
+    *pa = a;
+    *pb = b;
+    return a / s->ne != b / s->ne;
 }
 
 bool sym_flip_isolated(const search_walker *w)
 {
     const sym_walk *s = w->sym;
     for (int i = 0; i < s->nM; i++) {
-        const int32_t code = s->M[i];
-        for (int32_t u = s->bk[s->bid[code]].head; u >= 0; u = s->nxt[u])
-            if (u / s->ne != code / s->ne)
+        const wk_bucket *bk = &s->bk[s->M[i]];
+        for (int32_t u = s->nxt[bk->head]; u >= 0; u = s->nxt[u])
+            if (u / s->ne != bk->head / s->ne)
                 return false;
     }
     return true;
@@ -553,36 +597,32 @@ bool sym_flip(search_walker *w)
 {
     sym_walk *s = w->sym;
     int32_t a = -1, b = -1;
-    for (int tries = 0; tries < 16 && s->nM; tries++) {
-        a = s->M[scheme_rng_below(&w->rng, (uint32_t)s->nM)];
-        if ((b = partner(s, w, a)) >= 0)
-            break;
-    }
-    if (b < 0) {
-        /* the drawn entries only met their own orbit: look at all of them */
+    bool found = false;
+    for (int tries = 0; tries < 64 && s->nM && !found; tries++)
+        found = draw_pair(s, w, &a, &b);
+    if (!found) {
+        /* the drawn pairs only met their own orbit: look at all of them */
         if (!s->nM || sym_flip_isolated(w)) {
             w->st.no_flip++;
             return false;
         }
-        uint32_t start = scheme_rng_below(&w->rng, (uint32_t)s->nM);
-        for (int i = 0; i < s->nM && b < 0; i++) {
-            a = s->M[(start + (uint32_t)i) % (uint32_t)s->nM];
-            b = partner(s, w, a);
-        }
-        if (b < 0)
-            return false;
+        while (!draw_pair(s, w, &a, &b))
+            ;
     }
     const int32_t o1 = a / s->ne, o2 = b / s->ne;
-    uint64_t T1[3], T2[3];
-    entry_image(s, o1, a % s->ne, T1);
-    entry_image(s, o2, b % s->ne, T2);
-    /* (v, y1, z1), (v, y2, z2) -> (v, y1 + y2, z1), (v, y2, z2 + z1): search_flip at A */
-    const uint64_t z1 = T1[2];
-    T1[1] ^= T2[1];
-    T2[2] ^= z1;
+    const int e1 = a % s->ne, e2 = b % s->ne;
+    /* (v, y1, z1), (v, y2, z2) -> (v, y1 + y2, z1), (v, y2, z2 + z1) (search_flip at A):
+     * entry e's image holds rep[(e + x) % 3] at x, reversed when e >= 3 */
+    uint64_t y2 = s->rep[o2 * 3 + (e2 + 1) % 3], z1 = s->rep[o1 * 3 + (e1 + 2) % 3];
+    if ((e1 >= 3) != (e2 >= 3)) {
+        y2 = rev(s, y2);
+        z1 = rev(s, z1);
+    }
+    const int before = w->rank;
     w->st.flips++;
-    orbit_set(w, o1, T1);
-    orbit_set(w, o2, T2);
+    orbit_xor_factor(w, o1, (e1 + 1) % 3, y2);
+    orbit_xor_factor(w, o2, (e2 + 2) % 3, z1);
+    w->st.reductions += w->rank < before; /* the flip zeroed a factor */
     process_work(w);
     return true;
 }
@@ -674,16 +714,17 @@ bool sym_check(const search_walker *w, char *err, size_t errlen)
             if (!found || cnt != s->bk[b].count)
                 return scheme_fail(err, errlen, "orbit %d entry %d: bucket count %d, list %d", o, e,
                                    s->bk[b].count, cnt);
-            if ((s->mpos[code] >= 0) != (cnt >= 2) ||
-                (s->mpos[code] >= 0 && (s->mpos[code] >= s->nM || s->M[s->mpos[code]] != code)))
-                return scheme_fail(err, errlen, "orbit %d entry %d: M membership wrong", o, e);
-            inM += cnt >= 2;
+            if ((s->mpos[b] >= 0) != (cnt >= 2) ||
+                (s->mpos[b] >= 0 && (s->mpos[b] >= s->nM || s->M[s->mpos[b]] != b)))
+                return scheme_fail(err, errlen, "orbit %d entry %d: M membership of its bucket wrong", o, e);
+            inM += cnt >= 2 && s->bk[b].head == code; /* each bucket once */
         }
     }
     if (inM != s->nM)
-        return scheme_fail(err, errlen, "M holds %d entries, buckets %d", s->nM, inM);
-    /* no reduction between two orbits is left: the plain pairwise check */
-    for (int i = 0; i < s->nalive; i++)
+        return scheme_fail(err, errlen, "M holds %d buckets, the entries %d", s->nM, inM);
+    /* no reduction between two orbits is left: the plain pairwise check (a
+     * lazy walk leaves them to its flips) */
+    for (int i = 0; i < s->nalive && !s->lazy; i++)
         for (int j = i + 1; j < s->nalive; j++) {
             const int32_t o1 = s->alive[i], o2 = s->alive[j];
             scheme_term T1 = {{s->rep[o1 * 3], s->rep[o1 * 3 + 1], s->rep[o1 * 3 + 2]}};

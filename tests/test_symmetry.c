@@ -244,12 +244,13 @@ static bool is_a_symmetric_flip(const scheme *before, const scheme *after, schem
     return false;
 }
 
-static void walk_and_check(scheme_format f, scheme_symmetry g, uint64_t seed, int steps)
+static void walk_and_check(scheme_format f, scheme_symmetry g, uint64_t seed, int steps, int gen_max)
 {
     search_params p;
     search_params_default(&p);
     p.fmt = f;
     p.symmetry = g;
+    p.gen_max = gen_max;
     char err[256];
     search_cubes c = {0};
     scheme *start = search_symmetric_start(f, g, &c, err, sizeof err);
@@ -293,8 +294,11 @@ Test(symmetry_walker, every_move_is_the_plain_moves_on_the_images, .timeout = 24
     const uint64_t seed = test_seed();
     const int steps = sanitized() ? 150 : 600;
     for (int n = 3; n <= 5; n++)
-        for (int gi = 0; gi < 2; gi++)
-            walk_and_check((scheme_format){n, n, n}, groups[gi], seed + (uint64_t)(n * 2 + gi), steps);
+        for (int gi = 0; gi < 2; gi++) {
+            walk_and_check((scheme_format){n, n, n}, groups[gi], seed + (uint64_t)(n * 2 + gi), steps, 5);
+            /* the lazy walk: no reduction search, a flip that zeroes a factor reduces */
+            walk_and_check((scheme_format){n, n, n}, groups[gi], seed + (uint64_t)(n * 2 + gi) + 99, steps, 1);
+        }
 }
 
 /* Long walks with plus transitions stay valid and invariant (checked at the end). */
@@ -304,15 +308,16 @@ Test(symmetry_walker, long_walks_stay_valid, .timeout = 240)
     char err[256];
     int term, elem;
     for (int n = 4; n <= 6; n++)
-        for (int gi = 0; gi < 2; gi++) {
+        for (int gi = 0; gi < 4; gi++) {
             search_params p;
             search_params_default(&p);
             p.fmt = (scheme_format){n, n, n};
-            p.symmetry = groups[gi];
+            p.symmetry = groups[gi % 2];
+            p.gen_max = gi < 2 ? 5 : 1; /* eager reductions, then the lazy walk */
             p.plateau = p.plateau_min = p.plateau_max = 300;
             p.plus_max = 9;
             search_cubes c = {0};
-            scheme *start = search_symmetric_start(p.fmt, groups[gi], &c, err, sizeof err);
+            scheme *start = search_symmetric_start(p.fmt, groups[gi % 2], &c, err, sizeof err);
             search_walker *w = search_walker_new(start, &p, seed ^ (uint64_t)n, 0);
             cr_assert(w);
             int base = search_walker_rank(w);
@@ -320,11 +325,13 @@ Test(symmetry_walker, long_walks_stay_valid, .timeout = 240)
             search_walker_stats st;
             search_walker_stats_get(w, &st);
             cr_assert(st.plus > 0, "seed %llu n %d: no plus transition", (unsigned long long)seed, n);
+            cr_assert(st.reductions > 0, "seed %llu n %d gen-max %d: no reduction", (unsigned long long)seed, n,
+                      p.gen_max);
             cr_assert(search_walker_check(w, err, sizeof err), "seed %llu n %d: %s", (unsigned long long)seed, n,
                       err);
             scheme *s = search_walker_snapshot(w);
             cr_assert(verifies(s), "seed %llu n %d", (unsigned long long)seed, n);
-            cr_assert(scheme_symmetry_check(s, groups[gi], &term, &elem, err, sizeof err), "%s", err);
+            cr_assert(scheme_symmetry_check(s, groups[gi % 2], &term, &elem, err, sizeof err), "%s", err);
             scheme_free(s);
             search_walker_free(w);
             scheme_free(start);
@@ -349,10 +356,11 @@ static bool check_found(void *ctx, const search_found *f)
     return true;
 }
 
-static void must_reach(int n, scheme_symmetry g, int target, uint64_t seed)
+static void must_reach(int n, scheme_symmetry g, int target, uint64_t seed, int gen_max)
 {
     search_params p;
     search_params_default(&p);
+    p.gen_max = gen_max;
     p.fmt = (scheme_format){n, n, n};
     p.symmetry = g;
     p.target_rank = target;
@@ -378,12 +386,14 @@ static void must_reach(int n, scheme_symmetry g, int target, uint64_t seed)
 Test(symmetry_search, reaches_the_records_of_small_squares, .timeout = 240)
 {
     const uint64_t seed = test_seed();
-    must_reach(2, SCHEME_SYM_C3, 7, seed);
-    must_reach(3, SCHEME_SYM_C3, 23, seed);
+    must_reach(2, SCHEME_SYM_C3, 7, seed, 5);
+    must_reach(3, SCHEME_SYM_C3, 23, seed, 5);
+    must_reach(3, SCHEME_SYM_C3, 23, seed, 1); /* the lazy walk */
     /* under c3xc2 a free orbit has 6 terms: with the default cubes of n = 3
      * (two) the ranks are 2 mod 6, and 26 is the lowest of them above 23 */
-    must_reach(2, SCHEME_SYM_C3XC2, 7, seed);
-    must_reach(3, SCHEME_SYM_C3XC2, 26, seed);
+    must_reach(2, SCHEME_SYM_C3XC2, 7, seed, 5);
+    must_reach(3, SCHEME_SYM_C3XC2, 26, seed, 5);
+    must_reach(3, SCHEME_SYM_C3XC2, 26, seed, 1);
 }
 
 Test(symmetry_search, bad_symmetric_runs_are_refused)
@@ -401,6 +411,16 @@ Test(symmetry_search, bad_symmetric_runs_are_refused)
     cr_assert_not(search_params_check(&p, err, sizeof err));
     cr_assert(strstr(err, "--symmetry"), "%s", err);
     p.symmetry = SCHEME_SYM_C3;
+    cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
+    /* gen-max 1, no reduction search, only for a symmetric walk */
+    p.gen_max = 1;
+    cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
+    p.symmetry = SCHEME_SYM_NONE;
+    p.cubes.count = 0;
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "gen-max 1") && strstr(err, "symmetric"), "%s", err);
+    p.symmetry = SCHEME_SYM_C3;
+    p.gen_max = 5;
     cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
     /* a start that is not invariant */
     scheme *s = scheme_standard(p.fmt);
