@@ -204,9 +204,13 @@ static void banner(const banner_info *b)
                           g->ndevices ? g->devices[i] : p->device);
         fprintf(stderr, "backend gpu: device%s %s of %d visible (device 0: %s)\n", n > 1 ? "s" : "", list,
                 visible, visible > 0 ? dev : "none");
-        fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms (%s)\n", g->warps,
-                g->warps ? "" : " (as many as run at once)", g->rounds, g->launch_ms,
-                g->steps ? "fixed steps" : g->timed ? "each walker's clock" : "adaptive steps");
+        if (p->symmetry != SCHEME_SYM_NONE)
+            fprintf(stderr, "gpu: symmetric walk, one thread per walker, %d walkers%s, launch %g ms (adaptive flips)\n",
+                    g->warps * 32, g->warps ? "" : " (1024 per multiprocessor)", g->launch_ms);
+        else
+            fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms (%s)\n", g->warps,
+                    g->warps ? "" : " (as many as run at once)", g->rounds, g->launch_ms,
+                    g->steps ? "fixed steps" : g->timed ? "each walker's clock" : "adaptive steps");
     } else {
         fprintf(stderr, "backend cpu: %d CPU thread%s (one walker each)\n", p->threads,
                 p->threads == 1 ? "" : "s");
@@ -223,8 +227,10 @@ static void banner(const banner_info *b)
         fprintf(stderr, "parameters:\n%s", grid);
     free(grid);
     free(text);
-    if (gpu)
+    if (gpu && p->symmetry == SCHEME_SYM_NONE)
         gpu_defaults_line(b->c);
+    else if (p->symmetry != SCHEME_SYM_NONE)
+        fprintf(stderr, "a symmetric walk runs its own defaults (docs/search.md, \"Symmetric walks\")\n");
 }
 
 static uint64_t random_seed(void)

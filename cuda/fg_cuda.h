@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "walk_sym_core.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -246,6 +247,40 @@ int cuda_walk_in_flight(const cuda_walk *w);
 int cuda_walk_read(cuda_walk *w, int warp, uint64_t *terms, int *rank, char *err, size_t errlen);
 void cuda_walk_destroy(cuda_walk *w);
 /* ==== end walk ================================================================ */
+
+/* ==== walk_sym: symmetric walks on the GPU, one thread per walker ==============
+ * Owned by cuda/walk_sym.cu (no-CUDA fallbacks in cuda/no_cuda_sym.c, the CPU
+ * emulator in tests/emu_walk_sym.c); the walk is cuda/walk_sym_core.h, whose
+ * comment says what it does.  Every walker starts from the same start (free
+ * orbit representatives and fixed terms) and starts over from it when a walk
+ * ends.  Calls are synchronous.  Return codes as the walk block's. */
+typedef struct cuda_sym_config {
+    int walkers;                 /* 0: 1024 per multiprocessor */
+    int device;
+    uint64_t seed;               /* walker i's stream: wsym_init_state(seed, i) */
+    int g, n;                    /* the group (1: C3, 2: C3 x C2) and <n,n,n> */
+    int ocap;                    /* orbit slots per walker */
+    const uint64_t *start_reps;  /* [start_norbits][3] */
+    int start_norbits;
+    const uint64_t *start_fixed; /* [start_nfixed][3] */
+    int start_nfixed;
+} cuda_sym_config;
+
+typedef struct cuda_sym cuda_sym;
+
+int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_t errlen);
+int cuda_sym_walkers(const cuda_sym *s);
+const char *cuda_sym_device_name(const cuda_sym *s);
+/* Every walker walks `flips` flips (or stops at the target); *ms: kernel time. */
+int cuda_sym_run(cuda_sym *s, const wsym_params *P, uint64_t flips, double *ms, char *err, size_t errlen);
+/* Copies every walker's scalars (out: room for cuda_sym_walkers). */
+int cuda_sym_states(cuda_sym *s, wsym_state *out, char *err, size_t errlen);
+/* Copies walker's best arrays as st (its state, from cuda_sym_states) describes
+ * them: st->best_norbits representatives and st->best_nfixed fixed terms. */
+int cuda_sym_best(cuda_sym *s, int walker, const wsym_state *st, uint64_t *reps, uint64_t *fixed, char *err,
+                  size_t errlen);
+void cuda_sym_destroy(cuda_sym *s);
+/* ==== end walk_sym ============================================================ */
 
 #ifdef __cplusplus
 }

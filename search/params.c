@@ -457,10 +457,13 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
         if (!c->given[i] && numeric(r->type)) {
             bool sym;
             double sd = search_param_symmetric_default(i, &sym);
+            /* a symmetric walk's own defaults first, on either backend */
             put_number(field_of(c, i), r->type,
-                       b == SEARCH_BACKEND_GPU ? r->gpu_def : sym && c->p.symmetry != SCHEME_SYM_NONE ? sd : r->def);
+                       sym && c->p.symmetry != SCHEME_SYM_NONE ? sd : b == SEARCH_BACKEND_GPU ? r->gpu_def : r->def);
         }
     }
+    if (b == SEARCH_BACKEND_GPU && c->p.symmetry != SCHEME_SYM_NONE && c->given[SEARCH_PARAM_ROUNDS])
+        return scheme_fail(err, errlen, "--rounds: the symmetric GPU walk does not use it (one thread per walker)");
     if (!c->given[SEARCH_PARAM_DEVICES])
         c->gpu.ndevices = 0;
     if (c->given[SEARCH_PARAM_DEVICES] && c->given[SEARCH_PARAM_DEVICE] &&

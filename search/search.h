@@ -274,6 +274,12 @@ bool search_cubes_parse(const char *s, search_cubes *out);
 void search_cubes_text(const search_cubes *c, char *buf, size_t len);
 /* Checks the cubes against <n,n,n> and g (see search_symmetric_start). */
 bool search_cubes_check(const search_cubes *c, int n, scheme_symmetry g, char *err, size_t errlen);
+/* A g-invariant GF(2) scheme as the symmetric walk holds it (equal terms
+ * cancelled, zero terms dropped): one representative (3 words) per free orbit
+ * in reps (room for s->rank terms) and the terms some element fixes in fixed
+ * (room for s->rank terms).  false when s is not invariant or out of memory. */
+bool search_symmetric_split(const scheme *s, scheme_symmetry g, uint64_t *reps, int *norbits, uint64_t *fixed,
+                            int *nfixed);
 
 /* Best known rank over GF(2) (data/records.tsv), symmetric in n, m, p;
  * <1,m,p> has rank m*p; -1 when unknown (a dimension above 6). */

@@ -444,6 +444,17 @@ search_status search_run_gpu_stats(const search_params *p, const search_gpu_opti
     if (stats)
         memset(stats, 0, sizeof *stats);
     res->status = SEARCH_BAD_PARAMS;
+    if (p->symmetry != SCHEME_SYM_NONE) {
+        if (!cuda_compiled_in()) {
+            snprintf(res->msg, sizeof res->msg, "no GPU backend: this flipgraph was built without CUDA");
+            return res->status;
+        }
+        if (cuda_device_count() <= 0) {
+            snprintf(res->msg, sizeof res->msg, "no GPU visible (use --backend cpu)");
+            return res->status;
+        }
+        return search_run_gpu_sym(p, o, starts, nstarts, cb, res);
+    }
     search_gpu_options od;
     if (!o) {
         search_gpu_options_default(&od);

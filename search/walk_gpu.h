@@ -26,6 +26,11 @@ void search_gpu_options_default(search_gpu_options *o);
  * plateau bounds follow the plateau). */
 void search_gpu_params(const search_params *p, const search_gpu_options *o, search_params *q);
 
+/* The symmetric walk on the GPU (walk_gpu_sym.c), where search_run_gpu goes
+ * when p->symmetry is set: one GPU, the symmetric defaults' lazy walk. */
+search_status search_run_gpu_sym(const search_params *p, const search_gpu_options *o, const scheme *const *starts,
+                                 int nstarts, const search_callbacks *cb, search_result *res);
+
 /* search_run_gpu with the GPU's own options (NULL: the defaults). */
 search_status search_run_gpu_opts(const search_params *p, const search_gpu_options *o,
                                   const scheme *const *starts, int nstarts,

@@ -557,6 +557,56 @@ bool sym_reset(search_walker *w, const scheme *sch)
     return true;
 }
 
+bool search_symmetric_split(const scheme *sch, scheme_symmetry g, uint64_t *reps, int *norbits, uint64_t *fixed,
+                            int *nfixed)
+{
+    const int order = scheme_symmetry_order(g), n = sch->fmt.n;
+    *norbits = *nfixed = 0;
+    scheme_term *t = malloc((size_t)(sch->rank ? sch->rank : 1) * sizeof *t);
+    uint8_t *used = calloc((size_t)(sch->rank ? sch->rank : 1), 1);
+    bool ok = t && used;
+    int k = 0;
+    for (int r = 0; ok && r < sch->rank; r++)
+        if (sch->terms[r].f[0] && sch->terms[r].f[1] && sch->terms[r].f[2])
+            t[k++] = sch->terms[r];
+    if (ok)
+        qsort(t, (size_t)k, sizeof *t, term_cmp);
+    int m = 0;
+    for (int i = 0; ok && i < k;) {
+        if (i + 1 < k && !term_cmp(&t[i], &t[i + 1])) {
+            i += 2;
+            continue;
+        }
+        t[m++] = t[i++];
+    }
+    for (int i = 0; ok && i < m; i++) {
+        if (used[i])
+            continue;
+        used[i] = 1;
+        scheme_term img[6];
+        bool free_orbit = true;
+        for (int e = 1; e < order; e++) {
+            img[e] = scheme_symmetry_image(g, n, t[i], e);
+            free_orbit = free_orbit && term_cmp(&img[e], &t[i]);
+        }
+        if (!free_orbit) {
+            memcpy(&fixed[3 * (*nfixed)++], t[i].f, 3 * sizeof(uint64_t));
+            continue;
+        }
+        for (int e = 1; e < order && ok; e++) {
+            scheme_term *hit = bsearch(&img[e], t, (size_t)m, sizeof *t, term_cmp);
+            ok = hit && !used[hit - t];
+            if (ok)
+                used[hit - t] = 1;
+        }
+        if (ok)
+            memcpy(&reps[3 * (*norbits)++], t[i].f, 3 * sizeof(uint64_t));
+    }
+    free(t);
+    free(used);
+    return ok;
+}
+
 /* ---- moves ---- */
 
 /* The flip is drawn as Moosbauer and Poole draw it: a value that two or more

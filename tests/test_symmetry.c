@@ -18,6 +18,7 @@
 #include "search/search.h"
 #include "verify/verify.h"
 #include "test_common.h"
+#include "sym_reference.h"
 
 static uint64_t test_seed(void)
 {
@@ -199,51 +200,6 @@ Test(symmetry, starts_verify_are_invariant_and_have_the_expected_rank)
 
 /* ------------------------------------------------------------ the walker */
 
-static int term_cmp(const void *pa, const void *pb)
-{
-    const scheme_term *a = pa, *b = pb;
-    for (int x = 0; x < 3; x++)
-        if (a->f[x] != b->f[x])
-            return a->f[x] < b->f[x] ? -1 : 1;
-    return 0;
-}
-
-static int find_term(const scheme *s, scheme_term t)
-{
-    for (int r = 0; r < s->rank; r++)
-        if (!term_cmp(&s->terms[r], &t))
-            return r;
-    return -1;
-}
-
-/* The reference: is `after` the result of |G| plain flips (search_flip) on
- * the images g a, g b of two terms a, b of `before` sharing a factor at x?
- * Tried over every ordered pair of terms and position. */
-static bool is_a_symmetric_flip(const scheme *before, const scheme *after, scheme_symmetry g)
-{
-    const int n = before->fmt.n, order = scheme_symmetry_order(g);
-    for (int i = 0; i < before->rank; i++)
-        for (int j = 0; j < before->rank; j++)
-            for (int x = 0; x < 3; x++) {
-                if (i == j || before->terms[i].f[x] != before->terms[j].f[x])
-                    continue;
-                scheme *c = scheme_clone(before);
-                bool ok = true;
-                for (int k = 0; k < order && ok; k++) {
-                    int a = find_term(c, scheme_symmetry_image(g, n, before->terms[i], k));
-                    int b = find_term(c, scheme_symmetry_image(g, n, before->terms[j], k));
-                    /* the images sit at position (x - shift) after the shift */
-                    int xs = ((x - k % 3) % 3 + 3) % 3;
-                    ok = a >= 0 && b >= 0 && a != b && search_flip(c->terms, &c->rank, a, b, xs);
-                }
-                bool same = ok && scheme_equal(c, after);
-                scheme_free(c);
-                if (same)
-                    return true;
-            }
-    return false;
-}
-
 static void walk_and_check(scheme_format f, scheme_symmetry g, uint64_t seed, int steps, int gen_max)
 {
     search_params p;
@@ -274,7 +230,7 @@ static void walk_and_check(scheme_format f, scheme_symmetry g, uint64_t seed, in
         cr_assert(scheme_symmetry_check(after, g, &term, &elem, err, sizeof err), "seed %llu step %d: %s",
                   (unsigned long long)seed, step, err);
         if (moved && !plus && st1.reductions == st0.reductions && compared < 40) {
-            cr_assert(is_a_symmetric_flip(before, after, g),
+            cr_assert(sym_is_flip_of(before, after, g),
                       "seed %llu step %d: the move is not |G| flips of the images of two terms",
                       (unsigned long long)seed, step);
             compared++;

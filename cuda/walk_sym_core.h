@@ -1,0 +1,617 @@
+/* The symmetric walk of one walker, written once for the GPU (one thread per
+ * walker, cuda/walk_sym.cu) and the CPU (tests/test_symmetry.c and the
+ * emulator cuda/walk_sym_emu.c run this same source), after Moosbauer, Poole,
+ * "Flip graphs with symmetry and new matrix multiplication schemes", 2025.
+ *
+ * It is the lazy walk of search/walker_sym.c (gen-max 1, the symmetric
+ * defaults; that file's comment has the orbits, entries and buckets): the
+ * scheme is a set of fixed terms and free orbits under C3 (the cyclic shift)
+ * or C3 x C2 (with the index reversal); a flip draws a value two or more
+ * entries share, uniformly, and an ordered pair of its entries of two orbits,
+ * and changes one factor of each representative; an orbit left with a zero
+ * factor goes (the reduction), one left fixed by the shift joins the fixed
+ * terms, one fixed by the reversal vanishes; a plus transition adds an orbit
+ * after `plateau` flips without a reduction, and at once where no flip is
+ * left; a walk ends `walk_len` flips after its last new minimum and starts
+ * over from the start (the symmetric defaults' pool-fresh 1).
+ *
+ * Why one thread per walker and not the plain walk's warp per walker
+ * (walk_core.cuh): the walk's draw is uniform over the shared values, which
+ * needs the value -> entries index; a warp's __match_any_sync finds shared
+ * values among 32 sampled entries only, a different walk.  The index of one
+ * walker is a few kilobytes, so every thread keeps its own in global memory.
+ *
+ * The state of a walker: a wsym_state (scalars) and a block of 64-bit words
+ * (arrays) laid out by wsym_layout_init.  Plain C that nvcc also compiles. */
+#ifndef FLIPGRAPH_WALK_SYM_CORE_H
+#define FLIPGRAPH_WALK_SYM_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define WSYM_FN static __host__ __device__ __forceinline__
+#else
+#define WSYM_FN static inline
+#endif
+
+#define WSYM_FIXED_EXTRA 16 /* fixed terms a walk may add to the start's (new cubes) */
+
+typedef struct wsym_layout {
+    int g;          /* 1: C3, 2: C3 x C2 (scheme_symmetry) */
+    int ne;         /* entries per orbit: 3 or 6 */
+    int nn;         /* bits per factor: n * n */
+    int ocap;       /* orbit slots */
+    int nc;         /* entries (and bucket ids): ocap * ne */
+    int tsize;      /* hash slots, a power of two >= 2 * nc */
+    int tshift;     /* 64 - log2(tsize) */
+    int fcap;       /* fixed-term slots */
+    /* offsets in 64-bit words from the start of a walker's block */
+    size_t o_rep, o_key, o_fixed, o_brep, o_bfixed, o_i32;
+    /* offsets in 32-bit words from o_i32 */
+    size_t i_tbid, i_bcount, i_bhead, i_bfree, i_M, i_mpos, i_bid, i_nxt, i_prv, i_alive, i_apos,
+        i_ofree;
+    size_t words;   /* the block's size in 64-bit words */
+} wsym_layout;
+
+/* The walk's parameters (every walker the same). */
+typedef struct wsym_params {
+    uint64_t walk_len;   /* flips after the walk's last new minimum before it starts over */
+    uint64_t plateau;    /* flips without a reduction before a plus transition */
+    int plus_max;        /* plus transitions only while rank < the walk's minimum + plus_max */
+    int target;          /* a walker stops walking at this rank or below (0: never) */
+    int report_below;    /* a walker copies its scheme (best arrays) at a new lowest rank below this */
+} wsym_params;
+
+/* A walker's scalars. */
+typedef struct wsym_state {
+    uint64_t rng;           /* splitmix64 counter */
+    uint64_t flips, plus, reductions, restarts;
+    uint64_t since;         /* flips since the walk's last new minimum */
+    uint64_t plateau_count; /* flips since the last reduction or plus */
+    int32_t nalive, nofree, nbfree, nM, nfixed, rank;
+    int32_t walk_min;       /* the current walk's lowest rank */
+    int32_t best_rank;      /* the lowest rank copied to the best arrays (INT32_MAX: none) */
+    int32_t best_norbits, best_nfixed;
+    int32_t failed;         /* 1: the walk overflowed its slots (a bug: the host says so) */
+    int32_t pad;
+} wsym_state;
+
+/* The start every walk begins from: free orbit representatives and fixed terms. */
+typedef struct wsym_start {
+    const uint64_t *reps;   /* [norbits][3] */
+    int norbits;
+    const uint64_t *fixed;  /* [nfixed][3] */
+    int nfixed;
+} wsym_start;
+
+WSYM_FN void wsym_layout_init(wsym_layout *L, int g, int n, int ocap, int start_fixed)
+{
+    L->g = g;
+    L->ne = g == 2 ? 6 : 3;
+    L->nn = n * n;
+    L->ocap = ocap;
+    L->nc = ocap * L->ne;
+    L->tsize = 16;
+    L->tshift = 60;
+    while (L->tsize < 2 * L->nc) {
+        L->tsize <<= 1;
+        L->tshift--;
+    }
+    L->fcap = start_fixed + WSYM_FIXED_EXTRA;
+    size_t w = 0;
+    L->o_rep = w, w += (size_t)ocap * 3;
+    L->o_key = w, w += (size_t)L->tsize;
+    L->o_fixed = w, w += (size_t)L->fcap * 3;
+    L->o_brep = w, w += (size_t)ocap * 3;
+    L->o_bfixed = w, w += (size_t)L->fcap * 3;
+    L->o_i32 = w;
+    size_t i = 0;
+    L->i_tbid = i, i += (size_t)L->tsize;
+    L->i_bcount = i, i += (size_t)L->nc;
+    L->i_bhead = i, i += (size_t)L->nc;
+    L->i_bfree = i, i += (size_t)L->nc;
+    L->i_M = i, i += (size_t)L->nc;
+    L->i_mpos = i, i += (size_t)L->nc;
+    L->i_bid = i, i += (size_t)L->nc;
+    L->i_nxt = i, i += (size_t)L->nc;
+    L->i_prv = i, i += (size_t)L->nc;
+    L->i_alive = i, i += (size_t)ocap;
+    L->i_apos = i, i += (size_t)ocap;
+    L->i_ofree = i, i += (size_t)ocap;
+    L->words = w + (i + 1) / 2;
+}
+
+/* Pointers into one walker's block. */
+typedef struct wsym_walker {
+    const wsym_layout *L;
+    wsym_state *st;
+    uint64_t *rep, *key, *fixed, *brep, *bfixed;
+    int32_t *tbid, *bcount, *bhead, *bfree, *M, *mpos, *bid, *nxt, *prv, *alive, *apos, *ofree;
+} wsym_walker;
+
+WSYM_FN void wsym_bind(wsym_walker *w, const wsym_layout *L, wsym_state *st, uint64_t *block)
+{
+    w->L = L;
+    w->st = st;
+    w->rep = block + L->o_rep;
+    w->key = block + L->o_key;
+    w->fixed = block + L->o_fixed;
+    w->brep = block + L->o_brep;
+    w->bfixed = block + L->o_bfixed;
+    int32_t *b = (int32_t *)(block + L->o_i32);
+    w->tbid = b + L->i_tbid;
+    w->bcount = b + L->i_bcount;
+    w->bhead = b + L->i_bhead;
+    w->bfree = b + L->i_bfree;
+    w->M = b + L->i_M;
+    w->mpos = b + L->i_mpos;
+    w->bid = b + L->i_bid;
+    w->nxt = b + L->i_nxt;
+    w->prv = b + L->i_prv;
+    w->alive = b + L->i_alive;
+    w->apos = b + L->i_apos;
+    w->ofree = b + L->i_ofree;
+}
+
+/* ---- random numbers: splitmix64 on a counter ---- */
+
+WSYM_FN uint64_t wsym_next(wsym_state *st)
+{
+    uint64_t z = (st->rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+WSYM_FN uint32_t wsym_below(wsym_state *st, uint32_t bound)
+{
+    return (uint32_t)(((wsym_next(st) >> 32) * (uint64_t)bound) >> 32);
+}
+
+/* A fresh walker: its stream from (seed, index), no counts, no best. */
+WSYM_FN void wsym_init_state(wsym_state *st, uint64_t seed, int index)
+{
+    wsym_state z;
+    char *p = (char *)&z;
+    for (size_t i = 0; i < sizeof z; i++)
+        p[i] = 0;
+    z.rng = seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(index + 1));
+    (void)wsym_next(&z);
+    z.best_rank = 0x7fffffff;
+    *st = z;
+}
+
+/* ---- the group on factors ---- */
+
+/* The index reversal: the nn bits in reverse order (scheme_symmetry_image). */
+WSYM_FN uint64_t wsym_rev(const wsym_layout *L, uint64_t x)
+{
+#if defined(__CUDA_ARCH__)
+    return __brevll(x) >> (64 - L->nn);
+#else
+    x = (x >> 1 & 0x5555555555555555ull) | (x & 0x5555555555555555ull) << 1;
+    x = (x >> 2 & 0x3333333333333333ull) | (x & 0x3333333333333333ull) << 2;
+    x = (x >> 4 & 0x0F0F0F0F0F0F0F0Full) | (x & 0x0F0F0F0F0F0F0F0Full) << 4;
+    x = (x >> 8 & 0x00FF00FF00FF00FFull) | (x & 0x00FF00FF00FF00FFull) << 8;
+    x = (x >> 16 & 0x0000FFFF0000FFFFull) | (x & 0x0000FFFF0000FFFFull) << 16;
+    x = x >> 32 | x << 32;
+    return x >> (64 - L->nn);
+#endif
+}
+
+/* Entry e of orbit o: the factor rep[o][e % 3], reversed for e >= 3. */
+WSYM_FN uint64_t wsym_value(const wsym_walker *w, int32_t o, int e)
+{
+    const uint64_t v = w->rep[o * 3 + e % 3];
+    return e >= 3 ? wsym_rev(w->L, v) : v;
+}
+
+/* ---- the value index: hash slot -> bucket id, buckets list entries ---- */
+
+WSYM_FN uint32_t wsym_hslot(const wsym_layout *L, uint64_t key)
+{
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> L->tshift);
+}
+
+WSYM_FN void wsym_m_del(wsym_walker *w, int32_t b)
+{
+    wsym_state *st = w->st;
+    const int32_t at = w->mpos[b], last = w->M[--st->nM];
+    w->M[at] = last;
+    w->mpos[last] = at;
+    w->mpos[b] = -1;
+}
+
+WSYM_FN void wsym_idx_add(wsym_walker *w, int32_t code, uint64_t key)
+{
+    const wsym_layout *L = w->L;
+    wsym_state *st = w->st;
+    const uint32_t mask = (uint32_t)L->tsize - 1;
+    uint32_t i = wsym_hslot(L, key);
+    int32_t b;
+    for (;;) {
+        if (w->key[i] == key) {
+            b = w->tbid[i];
+            break;
+        }
+        if (!w->key[i]) {
+            b = w->bfree[--st->nbfree];
+            w->key[i] = key;
+            w->tbid[i] = b;
+            w->bcount[b] = 0;
+            w->bhead[b] = -1;
+            break;
+        }
+        i = (i + 1) & mask;
+    }
+    w->bid[code] = b;
+    w->prv[code] = -1;
+    w->nxt[code] = w->bhead[b];
+    if (w->bhead[b] >= 0)
+        w->prv[w->bhead[b]] = code;
+    w->bhead[b] = code;
+    if (++w->bcount[b] == 2) {
+        w->mpos[b] = st->nM;
+        w->M[st->nM++] = b;
+    }
+}
+
+/* Removes entry code, whose value is key; a bucket left empty frees its slot
+ * (backward-shift deletion, as search/walker_impl.h's tab_delete). */
+WSYM_FN void wsym_idx_remove(wsym_walker *w, int32_t code, uint64_t key)
+{
+    const wsym_layout *L = w->L;
+    wsym_state *st = w->st;
+    const int32_t b = w->bid[code];
+    if (w->prv[code] >= 0)
+        w->nxt[w->prv[code]] = w->nxt[code];
+    else
+        w->bhead[b] = w->nxt[code];
+    if (w->nxt[code] >= 0)
+        w->prv[w->nxt[code]] = w->prv[code];
+    w->bid[code] = -1;
+    if (--w->bcount[b] == 1) {
+        wsym_m_del(w, b);
+        return;
+    }
+    if (w->bcount[b])
+        return;
+    w->bfree[st->nbfree++] = b;
+    const uint32_t mask = (uint32_t)L->tsize - 1;
+    uint32_t i = wsym_hslot(L, key);
+    while (w->key[i] != key)
+        i = (i + 1) & mask;
+    uint32_t j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        const uint64_t k = w->key[j];
+        if (!k)
+            break;
+        const uint32_t home = wsym_hslot(L, k);
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            w->key[i] = k;
+            w->tbid[i] = w->tbid[j];
+            i = j;
+        }
+    }
+    w->key[i] = 0;
+}
+
+/* ---- orbits ---- */
+
+WSYM_FN void wsym_set_rank(wsym_walker *w)
+{
+    w->st->rank = w->st->nfixed + (w->L->g == 2 ? 6 : 3) * w->st->nalive;
+}
+
+/* Adds (x, x, x) to the fixed terms, or cancels it with an equal one (GF(2)). */
+WSYM_FN void wsym_fixed_xor(wsym_walker *w, uint64_t x)
+{
+    wsym_state *st = w->st;
+    for (int i = 0; i < st->nfixed; i++)
+        if (w->fixed[i * 3] == x && w->fixed[i * 3 + 1] == x && w->fixed[i * 3 + 2] == x) {
+            st->nfixed--;
+            for (int k = 0; k < 3; k++)
+                w->fixed[i * 3 + k] = w->fixed[st->nfixed * 3 + k];
+            return;
+        }
+    if (st->nfixed >= w->L->fcap) {
+        st->failed = 1;
+        return;
+    }
+    for (int k = 0; k < 3; k++)
+        w->fixed[st->nfixed * 3 + k] = x;
+    st->nfixed++;
+}
+
+WSYM_FN void wsym_orbit_index(wsym_walker *w, int32_t o)
+{
+    for (int e = 0; e < w->L->ne; e++)
+        wsym_idx_add(w, o * w->L->ne + e, wsym_value(w, o, e));
+}
+
+WSYM_FN void wsym_orbit_unindex(wsym_walker *w, int32_t o)
+{
+    for (int e = 0; e < w->L->ne; e++)
+        wsym_idx_remove(w, o * w->L->ne + e, wsym_value(w, o, e));
+}
+
+WSYM_FN void wsym_orbit_release(wsym_walker *w, int32_t o)
+{
+    wsym_state *st = w->st;
+    const int32_t at = w->apos[o], last = w->alive[--st->nalive];
+    w->alive[at] = last;
+    w->apos[last] = at;
+    w->apos[o] = -1;
+    w->ofree[st->nofree++] = o;
+}
+
+/* What a representative T is: 0 a free orbit, 1 it vanishes (a zero factor,
+ * or the reversal fixes it: its images cancel in pairs), 2 the shift fixes it
+ * and not the reversal: its distinct images join the fixed terms. */
+WSYM_FN int wsym_kind(const wsym_layout *L, const uint64_t T[3])
+{
+    if (!T[0] || !T[1] || !T[2])
+        return 1;
+    const int rev_fixed = L->g == 2 && wsym_rev(L, T[0]) == T[0] && wsym_rev(L, T[1]) == T[1] &&
+                          wsym_rev(L, T[2]) == T[2];
+    if (rev_fixed)
+        return 1;
+    return T[0] == T[1] && T[1] == T[2] ? 2 : 0;
+}
+
+/* Gives a new or unindexed orbit o the representative T, or lets it go. */
+WSYM_FN void wsym_orbit_place(wsym_walker *w, int32_t o, const uint64_t T[3])
+{
+    const int kind = wsym_kind(w->L, T);
+    if (kind) {
+        if (kind == 2) {
+            wsym_fixed_xor(w, T[0]);
+            if (w->L->g == 2)
+                wsym_fixed_xor(w, wsym_rev(w->L, T[0]));
+        }
+        wsym_orbit_release(w, o);
+        wsym_set_rank(w);
+        return;
+    }
+    for (int q = 0; q < 3; q++)
+        w->rep[o * 3 + q] = T[q];
+    wsym_orbit_index(w, o);
+}
+
+WSYM_FN int32_t wsym_orbit_new(wsym_walker *w, const uint64_t T[3])
+{
+    wsym_state *st = w->st;
+    if (!st->nofree) {
+        st->failed = 1;
+        return -1;
+    }
+    const int32_t o = w->ofree[--st->nofree];
+    w->apos[o] = st->nalive;
+    w->alive[st->nalive++] = o;
+    wsym_orbit_place(w, o, T);
+    wsym_set_rank(w);
+    return o;
+}
+
+/* Orbit o's representative with delta added to factor q: one entry (two under
+ * C3 x C2) moves to another bucket, unless the orbit goes or becomes fixed. */
+WSYM_FN void wsym_orbit_xor(wsym_walker *w, int32_t o, int q, uint64_t delta)
+{
+    const wsym_layout *L = w->L;
+    uint64_t T[3] = {w->rep[o * 3], w->rep[o * 3 + 1], w->rep[o * 3 + 2]};
+    T[q] ^= delta;
+    if (wsym_kind(L, T)) {
+        wsym_orbit_unindex(w, o);
+        wsym_orbit_place(w, o, T);
+        return;
+    }
+    for (int b = 0; b < L->ne / 3; b++) {
+        const int32_t code = o * L->ne + 3 * b + q;
+        wsym_idx_remove(w, code, wsym_value(w, o, 3 * b + q));
+    }
+    w->rep[o * 3 + q] = T[q];
+    for (int b = 0; b < L->ne / 3; b++) {
+        const int32_t code = o * L->ne + 3 * b + q;
+        wsym_idx_add(w, code, wsym_value(w, o, 3 * b + q));
+    }
+}
+
+/* ---- the walk ---- */
+
+/* Starts over from the start. */
+WSYM_FN void wsym_reset(wsym_walker *w, const wsym_start *s)
+{
+    const wsym_layout *L = w->L;
+    wsym_state *st = w->st;
+    for (int i = 0; i < L->tsize; i++)
+        w->key[i] = 0;
+    st->nalive = st->nM = 0;
+    st->nofree = 0;
+    for (int32_t o = L->ocap - 1; o >= 0; o--) {
+        w->ofree[st->nofree++] = o;
+        w->apos[o] = -1;
+    }
+    st->nbfree = 0;
+    for (int32_t b = L->nc - 1; b >= 0; b--) {
+        w->bfree[st->nbfree++] = b;
+        w->mpos[b] = -1;
+    }
+    st->nfixed = 0;
+    for (int i = 0; i < s->nfixed && i < L->fcap; i++, st->nfixed++)
+        for (int k = 0; k < 3; k++)
+            w->fixed[i * 3 + k] = s->fixed[i * 3 + k];
+    for (int i = 0; i < s->norbits; i++)
+        wsym_orbit_new(w, &s->reps[i * 3]);
+    wsym_set_rank(w);
+    st->walk_min = st->rank;
+    st->since = 0;
+    st->plateau_count = 0;
+}
+
+/* Two entries sharing a value, of two orbits: a uniform value among those
+ * two or more entries share, then a uniform ordered pair of its entries. */
+WSYM_FN int wsym_draw(wsym_walker *w, int32_t *pa, int32_t *pb)
+{
+    wsym_state *st = w->st;
+    const int32_t b = w->M[wsym_below(st, (uint32_t)st->nM)];
+    const uint32_t cnt = (uint32_t)w->bcount[b];
+    const uint32_t i = wsym_below(st, cnt);
+    uint32_t j = wsym_below(st, cnt - 1);
+    j += j >= i;
+    int32_t a = -1, c = -1, u = w->bhead[b];
+    for (uint32_t k = 0; u >= 0 && (a < 0 || c < 0); u = w->nxt[u], k++) {
+        if (k == i)
+            a = u;
+        if (k == j)
+            c = u;
+    }
+    *pa = a;
+    *pb = c;
+    return a / w->L->ne != c / w->L->ne;
+}
+
+/* 1: no two orbits share a value (no flip is left). */
+WSYM_FN int wsym_isolated(const wsym_walker *w)
+{
+    for (int i = 0; i < w->st->nM; i++) {
+        const int32_t b = w->M[i], h = w->bhead[b];
+        for (int32_t u = w->nxt[h]; u >= 0; u = w->nxt[u])
+            if (u / w->L->ne != h / w->L->ne)
+                return 0;
+    }
+    return 1;
+}
+
+/* One flip; 0 when none is left.  A flip that zeroes a factor is a reduction. */
+WSYM_FN int wsym_flip(wsym_walker *w)
+{
+    const wsym_layout *L = w->L;
+    wsym_state *st = w->st;
+    int32_t a = -1, b = -1;
+    int found = 0;
+    for (int tries = 0; tries < 64 && st->nM && !found; tries++)
+        found = wsym_draw(w, &a, &b);
+    if (!found) {
+        if (!st->nM || wsym_isolated(w))
+            return 0;
+        while (!wsym_draw(w, &a, &b))
+            ;
+    }
+    const int32_t o1 = a / L->ne, o2 = b / L->ne;
+    const int e1 = a % L->ne, e2 = b % L->ne;
+    /* (v, y1, z1), (v, y2, z2) -> (v, y1 + y2, z1), (v, y2, z2 + z1): entry e's
+     * image holds rep[(e + x) % 3] at position x, reversed when e >= 3 */
+    uint64_t y2 = w->rep[o2 * 3 + (e2 + 1) % 3], z1 = w->rep[o1 * 3 + (e1 + 2) % 3];
+    if ((e1 >= 3) != (e2 >= 3)) {
+        y2 = wsym_rev(L, y2);
+        z1 = wsym_rev(L, z1);
+    }
+    const int32_t before = st->rank;
+    st->flips++;
+    wsym_orbit_xor(w, o1, (e1 + 1) % 3, y2);
+    wsym_orbit_xor(w, o2, (e2 + 2) % 3, z1);
+    if (st->rank < before)
+        st->reductions++;
+    return 1;
+}
+
+/* A plus transition on two orbits: (x,y,z) + (x',y',z') = (x+x', y, z) +
+ * (x', y+y', z) + (x', y', z+z') on a representative and an image of the
+ * other; 0 when none was found. */
+WSYM_FN int wsym_plus(wsym_walker *w)
+{
+    const wsym_layout *L = w->L;
+    wsym_state *st = w->st;
+    if (st->nalive < 2 || st->nofree < 1)
+        return 0;
+    for (int tries = 0; tries < 64; tries++) {
+        const int32_t o1 = w->alive[wsym_below(st, (uint32_t)st->nalive)];
+        const int32_t o2 = w->alive[wsym_below(st, (uint32_t)st->nalive)];
+        if (o1 == o2)
+            continue;
+        const int e = (int)wsym_below(st, (uint32_t)L->ne);
+        uint64_t T1[3], T2[3];
+        for (int x = 0; x < 3; x++) {
+            T1[x] = w->rep[o1 * 3 + x];
+            T2[x] = wsym_value(w, o2, (e / 3) * 3 + (e % 3 + x) % 3);
+        }
+        if (T1[0] == T2[0] || T1[1] == T2[1] || T1[2] == T2[2])
+            continue;
+        const int x = (int)wsym_below(st, 3), y = (x + 1) % 3, z = (x + 2) % 3;
+        uint64_t N1[3] = {T1[0], T1[1], T1[2]}, N2[3], N3[3] = {T2[0], T2[1], T2[2]};
+        N1[x] ^= T2[x];
+        N2[x] = T2[x];
+        N2[y] = T1[y] ^ T2[y];
+        N2[z] = T1[z];
+        N3[z] ^= T1[z];
+        wsym_orbit_unindex(w, o1);
+        wsym_orbit_place(w, o1, N1);
+        wsym_orbit_unindex(w, o2);
+        wsym_orbit_place(w, o2, N3);
+        wsym_orbit_new(w, N2);
+        wsym_set_rank(w);
+        st->plus++;
+        return 1;
+    }
+    return 0;
+}
+
+/* Copies the scheme to the best arrays (compact: reps of the alive orbits). */
+WSYM_FN void wsym_keep_best(wsym_walker *w)
+{
+    wsym_state *st = w->st;
+    for (int i = 0; i < st->nalive; i++)
+        for (int k = 0; k < 3; k++)
+            w->brep[i * 3 + k] = w->rep[w->alive[i] * 3 + k];
+    for (int i = 0; i < st->nfixed * 3; i++)
+        w->bfixed[i] = w->fixed[i];
+    st->best_norbits = st->nalive;
+    st->best_nfixed = st->nfixed;
+    st->best_rank = st->rank;
+}
+
+/* Walks n flips (plus transitions and restarts included); returns the flips made. */
+WSYM_FN uint64_t wsym_walk(wsym_walker *w, const wsym_start *s, const wsym_params *P, uint64_t n)
+{
+    wsym_state *st = w->st;
+    uint64_t done = 0;
+    while (done < n && !st->failed) {
+        if (P->target && st->rank <= P->target)
+            break;
+        const int32_t before = st->rank;
+        if (!wsym_flip(w)) {
+            /* no flip is left: only a plus transition moves on */
+            if (!wsym_plus(w)) {
+                st->restarts++;
+                wsym_reset(w, s);
+            }
+            st->plateau_count = 0;
+            done++;
+            continue;
+        }
+        done++;
+        st->since++;
+        if (st->rank < before) {
+            st->plateau_count = 0;
+        } else if (++st->plateau_count >= P->plateau) {
+            st->plateau_count = 0;
+            if (st->rank < st->walk_min + P->plus_max)
+                wsym_plus(w);
+        }
+        if (st->rank < st->walk_min) {
+            st->walk_min = st->rank;
+            st->since = 0;
+        }
+        if (st->rank < st->best_rank && st->rank < P->report_below)
+            wsym_keep_best(w);
+        if (st->since >= P->walk_len) {
+            st->restarts++;
+            wsym_reset(w, s);
+        }
+    }
+    return done;
+}
+
+#endif

@@ -1,0 +1,268 @@
+/* The GPU backend of the engine for symmetric walks (docs/gpu-walk.md,
+ * "Symmetric walks"): one thread per walker walks cuda/walk_sym_core.h, the
+ * lazy walk of search/walker_sym.c with the symmetric defaults (every walk
+ * starts over from the start, as Moosbauer and Poole's program does).
+ *
+ * One host thread launches, reads every walker's scalars, offers the scheme
+ * of the walker with the lowest rank below the run's best (the engine
+ * verifies it on the CPU before it is kept or reported), and sizes the next
+ * launch to take about launch_ms.  A walker copies its scheme on the device
+ * only at a new lowest rank below the run's best at its launch, so only
+ * improvements cross the bus. */
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cuda/fg_cuda.h"
+#include "engine.h"
+#include "walk_gpu.h"
+
+typedef struct sym_backend {
+    engine *e;
+    const search_params *p;
+    double launch_ms;
+    int walkers_wanted, device;
+    cuda_sym *cs;
+    int walkers, order, ocap;
+    wsym_state *st;
+    uint64_t *reps, *fixed;
+    int32_t *ranks;           /* the walkers' ranks after the last launch, for the progress spread */
+    pthread_mutex_t mu;
+    pthread_t th;
+    bool started;
+    _Atomic uint64_t flips, plus, reductions, restarts;
+} sym_backend;
+
+/* A walker's best arrays as a scheme: the fixed terms and every image of each
+ * representative. */
+static scheme *expand(const sym_backend *b, const wsym_state *st)
+{
+    const search_params *p = b->p;
+    scheme *s = scheme_new(p->fmt, SCHEME_RING_F2, st->best_nfixed + b->order * st->best_norbits + 1);
+    if (!s)
+        return NULL;
+    for (int i = 0; i < st->best_nfixed; i++)
+        scheme_push(s, b->fixed[i * 3], b->fixed[i * 3 + 1], b->fixed[i * 3 + 2]);
+    for (int i = 0; i < st->best_norbits; i++) {
+        scheme_term t = {{b->reps[i * 3], b->reps[i * 3 + 1], b->reps[i * 3 + 2]}};
+        for (int k = 0; k < b->order; k++) {
+            scheme_term u = scheme_symmetry_image((scheme_symmetry)p->symmetry, p->fmt.n, t, k);
+            scheme_push(s, u.f[0], u.f[1], u.f[2]);
+        }
+    }
+    return s;
+}
+
+static bool sym_setup(engine *e, void *ctx)
+{
+    sym_backend *b = ctx;
+    b->e = e;
+    const search_params *p = b->p;
+    if (engine_nstarts(e) != 1) {
+        engine_fail(e, SEARCH_BAD_PARAMS, "the symmetric GPU walk starts from one scheme (%d given)",
+                    engine_nstarts(e));
+        return false;
+    }
+    const scheme *start = engine_start_scheme(e, 0);
+    b->order = scheme_symmetry_order((scheme_symmetry)p->symmetry);
+    /* room as the CPU walker has it (driver.c): the start, plus_max, a margin */
+    const int cap = engine_max_start_rank(e) + p->plus_max + 8;
+    b->ocap = cap / b->order + 4;
+    uint64_t *reps = malloc((size_t)(start->rank + 1) * 3 * sizeof *reps);
+    uint64_t *fixed = malloc((size_t)(start->rank + 1) * 3 * sizeof *fixed);
+    int norbits = 0, nfixed = 0;
+    if (!reps || !fixed ||
+        !search_symmetric_split(start, (scheme_symmetry)p->symmetry, reps, &norbits, fixed, &nfixed)) {
+        free(reps);
+        free(fixed);
+        engine_fail(e, reps && fixed ? SEARCH_BAD_PARAMS : SEARCH_FAILED, "%s",
+                    reps && fixed ? "the start scheme is not invariant" : "out of memory");
+        return false;
+    }
+    if (norbits < 1) {
+        free(reps);
+        free(fixed);
+        engine_fail(e, SEARCH_BAD_PARAMS, "the start scheme has no free orbit: nothing to walk");
+        return false;
+    }
+    cuda_sym_config cfg = {b->walkers_wanted, b->device, p->seed, p->symmetry == SCHEME_SYM_C3XC2 ? 2 : 1,
+                           p->fmt.n, b->ocap, reps, norbits, fixed, nfixed};
+    char err[256];
+    const int rc = cuda_sym_create(&cfg, &b->cs, err, sizeof err);
+    free(reps);
+    free(fixed);
+    if (rc) {
+        engine_fail(e, rc == 2 ? SEARCH_BAD_PARAMS : SEARCH_FAILED, "GPU %d: %s", b->device, err);
+        return false;
+    }
+    b->walkers = cuda_sym_walkers(b->cs);
+    b->st = calloc((size_t)b->walkers, sizeof *b->st);
+    b->ranks = calloc((size_t)b->walkers, sizeof *b->ranks);
+    b->reps = malloc((size_t)b->ocap * 3 * sizeof *b->reps);
+    b->fixed = malloc((size_t)(nfixed + WSYM_FIXED_EXTRA) * 3 * sizeof *b->fixed);
+    if (!b->st || !b->ranks || !b->reps || !b->fixed) {
+        engine_fail(e, SEARCH_FAILED, "out of memory");
+        return false;
+    }
+    return true;
+}
+
+static void *sym_thread(void *arg)
+{
+    sym_backend *b = arg;
+    engine *e = b->e;
+    const search_params *p = b->p;
+    scheme_rng rng;
+    scheme_rng_seed(&rng, p->seed ^ 0x243F6A8885A308D3ull);
+    wsym_params P = {p->walk_len, p->plateau, p->plus_max, p->target_rank, INT_MAX};
+    uint64_t n = 4096; /* flips per walker per launch: sized to take about launch_ms */
+    char err[256];
+    while (!engine_should_stop(e)) {
+        const int best = engine_best_rank(e);
+        P.report_below = best > 0 ? best : INT_MAX;
+        double ms = 0;
+        if (cuda_sym_run(b->cs, &P, n, &ms, err, sizeof err) || cuda_sym_states(b->cs, b->st, err, sizeof err)) {
+            engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->device, err);
+            break;
+        }
+        uint64_t f = 0, pl = 0, r = 0, rs = 0;
+        int low = -1;
+        for (int i = 0; i < b->walkers; i++) {
+            const wsym_state *s = &b->st[i];
+            f += s->flips;
+            pl += s->plus;
+            r += s->reductions;
+            rs += s->restarts;
+            if (s->failed) {
+                engine_fail(e, SEARCH_FAILED, "BUG: symmetric GPU walker %d ran out of slots", i);
+                break;
+            }
+            if (s->best_rank < P.report_below && (low < 0 || s->best_rank < b->st[low].best_rank))
+                low = i;
+        }
+        atomic_store(&b->flips, f);
+        atomic_store(&b->plus, pl);
+        atomic_store(&b->reductions, r);
+        atomic_store(&b->restarts, rs);
+        pthread_mutex_lock(&b->mu);
+        for (int i = 0; i < b->walkers; i++)
+            b->ranks[i] = b->st[i].rank;
+        pthread_mutex_unlock(&b->mu);
+        if (low >= 0 && best > 0 && b->st[low].best_rank < engine_best_rank(e)) {
+            if (cuda_sym_best(b->cs, low, &b->st[low], b->reps, b->fixed, err, sizeof err)) {
+                engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->device, err);
+                break;
+            }
+            scheme *s = expand(b, &b->st[low]);
+            if (!s) {
+                engine_fail(e, SEARCH_FAILED, "out of memory");
+                break;
+            }
+            const int rc = engine_offer(e, low, s, &rng);
+            scheme_free(s);
+            if (rc < 0)
+                break;
+        }
+        if (ms < b->launch_ms / 2 && n < (1ull << 40))
+            n *= 2;
+        else if (ms > b->launch_ms * 2 && n > 64)
+            n /= 2;
+    }
+    engine_thread_end(e);
+    return NULL;
+}
+
+static bool sym_start(engine *e, void *ctx)
+{
+    sym_backend *b = ctx;
+    engine_thread_begin(e);
+    if (pthread_create(&b->th, NULL, sym_thread, b) != 0) {
+        engine_thread_end(e);
+        engine_fail(e, SEARCH_FAILED, "cannot start the GPU thread");
+        return false;
+    }
+    b->started = true;
+    return true;
+}
+
+static void sym_stats(void *ctx, engine_stats *st)
+{
+    sym_backend *b = ctx;
+    st->flips += atomic_load(&b->flips);
+    st->plus += atomic_load(&b->plus);
+    st->reductions += atomic_load(&b->reductions);
+    st->restarts += atomic_load(&b->restarts);
+    st->plateau = b->p->plateau;
+    st->devices = 1;
+    if (st->rank_count && b->ranks) {
+        pthread_mutex_lock(&b->mu);
+        for (int i = 0; i < b->walkers; i++) {
+            const int r = b->ranks[i];
+            if (r > 0) {
+                st->rank_count[r < SCHEME_MAX_RANK ? r : SCHEME_MAX_RANK]++;
+                st->walkers++;
+            }
+        }
+        pthread_mutex_unlock(&b->mu);
+    }
+}
+
+static void sym_join(void *ctx)
+{
+    sym_backend *b = ctx;
+    if (b->started)
+        pthread_join(b->th, NULL);
+}
+
+static void sym_walker_name(void *ctx, int walker, char *buf, size_t len)
+{
+    sym_backend *b = ctx;
+    snprintf(buf, len, "symmetric GPU walker %d (GPU %d)", walker, b->device);
+}
+
+search_status search_run_gpu_sym(const search_params *p, const search_gpu_options *o, const scheme *const *starts,
+                                 int nstarts, const search_callbacks *cb, search_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->status = SEARCH_BAD_PARAMS;
+    search_gpu_options od;
+    if (!o) {
+        search_gpu_options_default(&od);
+        o = &od;
+    }
+    if (!search_params_check(p, res->msg, sizeof res->msg))
+        return res->status;
+    if (p->gen_max != 1 || p->pool_fresh != 1 || !p->isolated_plus) {
+        snprintf(res->msg, sizeof res->msg,
+                 "the symmetric GPU walk is the lazy walk that starts every walk over: gen-max 1, pool-fresh 1, "
+                 "isolated-plus 1 (the symmetric defaults)");
+        return res->status;
+    }
+    if (o->ndevices > 1) {
+        snprintf(res->msg, sizeof res->msg, "--devices: the symmetric GPU walk runs on one GPU (give --device)");
+        return res->status;
+    }
+    if (!(o->launch_ms > 0) || o->launch_ms > 60000 || o->warps < 0) {
+        snprintf(res->msg, sizeof res->msg, "bad GPU options (launch 0..60000 ms, no negative warps)");
+        return res->status;
+    }
+    sym_backend b;
+    memset(&b, 0, sizeof b);
+    b.p = p;
+    b.launch_ms = o->launch_ms;
+    b.walkers_wanted = o->warps * 32; /* a warp is 32 walkers here, one per thread */
+    b.device = o->ndevices == 1 ? o->devices[0] : p->device;
+    pthread_mutex_init(&b.mu, NULL);
+    const engine_backend eb = {"gpu", &b, sym_setup, sym_start, sym_stats, sym_join, sym_walker_name};
+    engine_run(p, starts, nstarts, cb, &eb, res);
+    cuda_sym_destroy(b.cs);
+    free(b.st);
+    free(b.ranks);
+    free(b.reps);
+    free(b.fixed);
+    pthread_mutex_destroy(&b.mu);
+    return res->status;
+}

@@ -1,0 +1,320 @@
+/* Checks of the symmetric GPU walk (cuda/walk_sym_core.h, cuda/walk_sym.cu,
+ * search/walk_gpu_sym.c), without Criterion (the device machine lacks it).
+ * Built twice (CMakeLists.txt): gpu_sym against the GPU (skipped, exit 77,
+ * where none is visible) and gpu_sym_emu against the CPU emulator
+ * (tests/emu_walk_sym.c), which runs in CI.
+ *
+ *   1. the core on the CPU, move by move: every flip is |G| plain flips on
+ *      the images of two terms (tests/sym_reference.h), every scheme verifies
+ *      and is invariant, the index agrees with a recount;
+ *   2. the device (or emulator) against the core run here from the same
+ *      seeds: every walker's counters, rank, stream and best scheme equal;
+ *   3. every walker's best scheme verifies and is invariant;
+ *   4. the engine backend reaches <3,3,3>:23 (c3) and <2,2,2>:7 (c3xc2).
+ * Prints "N passed, N failed".  FLIPGRAPH_SEED replays the random parts. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuda/fg_cuda.h"
+#include "schemes/scheme.h"
+#include "search/search.h"
+#include "search/walk_gpu.h"
+#include "sym_reference.h"
+#include "verify/verify.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                                                       \
+    do {                                                                                                       \
+        if (cond) {                                                                                            \
+            passed++;                                                                                          \
+        } else {                                                                                               \
+            failed++;                                                                                          \
+            printf("FAILED %s:%d: ", __FILE__, __LINE__);                                                      \
+            printf(__VA_ARGS__);                                                                               \
+            printf("\n");                                                                                      \
+        }                                                                                                      \
+    } while (0)
+
+static uint64_t g_seed;
+
+static bool verifies(const scheme *s)
+{
+    verify_result vr;
+    memset(&vr, 0, sizeof vr);
+    return verify_f2(s, &vr);
+}
+
+/* The walker's scheme: fixed terms and every image of each representative. */
+static scheme *core_scheme(const wsym_walker *w, scheme_format f, scheme_symmetry g)
+{
+    const int order = scheme_symmetry_order(g);
+    scheme *s = scheme_new(f, SCHEME_RING_F2, w->st->nfixed + order * w->st->nalive + 1);
+    for (int i = 0; i < w->st->nfixed; i++)
+        scheme_push(s, w->fixed[i * 3], w->fixed[i * 3 + 1], w->fixed[i * 3 + 2]);
+    for (int i = 0; i < w->st->nalive; i++) {
+        const int32_t o = w->alive[i];
+        scheme_term t = {{w->rep[o * 3], w->rep[o * 3 + 1], w->rep[o * 3 + 2]}};
+        for (int k = 0; k < order; k++) {
+            scheme_term u = scheme_symmetry_image(g, f.n, t, k);
+            scheme_push(s, u.f[0], u.f[1], u.f[2]);
+        }
+    }
+    return s;
+}
+
+/* The index against a recount: every entry of every alive orbit in the bucket
+ * of its value, the bucket counts, M = the buckets of two or more. */
+static bool core_index_ok(const wsym_walker *w, char *why, size_t len)
+{
+    const wsym_layout *L = w->L;
+    const wsym_state *st = w->st;
+    if (st->rank != st->nfixed + (L->g == 2 ? 6 : 3) * st->nalive)
+        return snprintf(why, len, "rank %d", st->rank), false;
+    int inM = 0;
+    for (int i = 0; i < st->nalive; i++) {
+        const int32_t o = w->alive[i];
+        if (w->apos[o] != i)
+            return snprintf(why, len, "orbit %d: alive list", o), false;
+        for (int e = 0; e < L->ne; e++) {
+            const int32_t code = o * L->ne + e, b = w->bid[code];
+            const uint64_t v = wsym_value(w, o, e);
+            uint32_t h = wsym_hslot(L, v);
+            while (w->key[h] && w->key[h] != v)
+                h = (h + 1) & (uint32_t)(L->tsize - 1);
+            if (w->key[h] != v || w->tbid[h] != b)
+                return snprintf(why, len, "orbit %d entry %d: not found under its value", o, e), false;
+            int cnt = 0, found = 0;
+            for (int32_t u = w->bhead[b]; u >= 0 && cnt <= L->nc; u = w->nxt[u], cnt++)
+                found |= u == code;
+            if (!found || cnt != w->bcount[b])
+                return snprintf(why, len, "orbit %d entry %d: bucket count %d, list %d", o, e, w->bcount[b], cnt),
+                       false;
+            if ((w->mpos[b] >= 0) != (cnt >= 2) || (w->mpos[b] >= 0 && w->M[w->mpos[b]] != b))
+                return snprintf(why, len, "orbit %d entry %d: M", o, e), false;
+            inM += cnt >= 2 && w->bhead[b] == code;
+        }
+    }
+    if (inM != st->nM)
+        return snprintf(why, len, "M holds %d buckets, %d found", st->nM, inM), false;
+    return true;
+}
+
+typedef struct core_run {
+    wsym_layout L;
+    wsym_state st;
+    uint64_t *block, *reps, *fixed;
+    wsym_start start;
+    wsym_walker w;
+    int norbits, nfixed;
+} core_run;
+
+static bool core_open(core_run *c, scheme_format f, scheme_symmetry g, int ocap_extra, uint64_t seed, int index)
+{
+    char err[256];
+    search_cubes cubes = {0};
+    scheme *s = search_symmetric_start(f, g, &cubes, err, sizeof err);
+    if (!s)
+        return false;
+    c->reps = malloc((size_t)s->rank * 3 * sizeof(uint64_t));
+    c->fixed = malloc((size_t)s->rank * 3 * sizeof(uint64_t));
+    bool ok = search_symmetric_split(s, g, c->reps, &c->norbits, c->fixed, &c->nfixed);
+    scheme_free(s);
+    if (!ok)
+        return false;
+    wsym_layout_init(&c->L, g == SCHEME_SYM_C3XC2 ? 2 : 1, f.n, c->norbits + ocap_extra, c->nfixed);
+    c->block = calloc(c->L.words, sizeof(uint64_t));
+    wsym_init_state(&c->st, seed, index);
+    wsym_bind(&c->w, &c->L, &c->st, c->block);
+    c->start = (wsym_start){c->reps, c->norbits, c->fixed, c->nfixed};
+    wsym_reset(&c->w, &c->start);
+    return true;
+}
+
+static void core_close(core_run *c)
+{
+    free(c->block);
+    free(c->reps);
+    free(c->fixed);
+}
+
+/* 1. */
+static void core_moves(scheme_format f, scheme_symmetry g, uint64_t seed, int steps)
+{
+    core_run c;
+    CHECK(core_open(&c, f, g, 24, seed, 0), "core_open");
+    char why[256];
+    int compared = 0, reductions = 0, plus = 0, term, elem;
+    bool ok = true;
+    for (int step = 0; step < steps && ok; step++) {
+        scheme *before = core_scheme(&c.w, f, g);
+        const int32_t nalive = c.st.nalive, nfixed = c.st.nfixed;
+        const bool do_plus = step % 53 == 52 && c.st.nalive < c.L.ocap - 2;
+        const int moved = do_plus ? wsym_plus(&c.w) : wsym_flip(&c.w);
+        scheme *after = core_scheme(&c.w, f, g);
+        ok = core_index_ok(&c.w, why, sizeof why);
+        CHECK(ok, "seed %llu <%d,%d,%d> %s step %d: %s", (unsigned long long)seed, f.n, f.n, f.n,
+              scheme_symmetry_name(g), step, why);
+        ok = ok && verifies(after);
+        CHECK(ok, "seed %llu step %d: the scheme does not verify", (unsigned long long)seed, step);
+        ok = ok && scheme_symmetry_check(after, g, &term, &elem, why, sizeof why);
+        CHECK(ok, "seed %llu step %d: not invariant: %s", (unsigned long long)seed, step, why);
+        if (moved && !do_plus && c.st.nalive == nalive && c.st.nfixed == nfixed && compared < 60) {
+            const bool flip_ok = sym_is_flip_of(before, after, g);
+            CHECK(flip_ok, "seed %llu <%d,%d,%d> %s step %d: not |G| flips of the images of two terms",
+                  (unsigned long long)seed, f.n, f.n, f.n, scheme_symmetry_name(g), step);
+            ok = ok && flip_ok;
+            compared++;
+        }
+        reductions += c.st.nalive < nalive;
+        plus += do_plus && moved;
+        scheme_free(before);
+        scheme_free(after);
+        if (!moved)
+            break;
+    }
+    CHECK(compared > 0 && plus > 0, "seed %llu: %d flips compared, %d plus transitions", (unsigned long long)seed,
+          compared, plus);
+    core_close(&c);
+}
+
+/* 2. and 3. */
+static void device_against_core(scheme_format f, scheme_symmetry g, int walkers, uint64_t flips)
+{
+    char err[256];
+    core_run c;
+    if (!core_open(&c, f, g, 30, g_seed, 0)) {
+        CHECK(false, "core_open");
+        return;
+    }
+    cuda_sym_config cfg = {walkers, 0, g_seed, c.L.g, f.n, c.L.ocap, c.reps, c.norbits, c.fixed, c.nfixed};
+    cuda_sym *s = NULL;
+    int rc = cuda_sym_create(&cfg, &s, err, sizeof err);
+    CHECK(rc == 0, "cuda_sym_create: %s", err);
+    if (rc) {
+        core_close(&c);
+        return;
+    }
+    /* short walks so that restarts, plus transitions and reductions all happen */
+    wsym_params P = {20000, 300, 12, 0, INT_MAX};
+    double ms = 0;
+    rc = cuda_sym_run(s, &P, flips, &ms, err, sizeof err) || cuda_sym_run(s, &P, flips, &ms, err, sizeof err);
+    CHECK(rc == 0, "cuda_sym_run: %s", err);
+    wsym_state *dev = calloc((size_t)walkers, sizeof *dev);
+    rc = rc || cuda_sym_states(s, dev, err, sizeof err);
+    CHECK(rc == 0, "cuda_sym_states: %s", err);
+    uint64_t *reps = malloc((size_t)c.L.ocap * 3 * sizeof(uint64_t));
+    uint64_t *fixed = malloc((size_t)c.L.fcap * 3 * sizeof(uint64_t));
+    int mismatched = 0, bad = 0, restarts = 0;
+    for (int i = 0; i < walkers && !rc; i++) {
+        /* the same walker on the CPU */
+        wsym_init_state(&c.st, g_seed, i);
+        wsym_reset(&c.w, &c.start);
+        wsym_walk(&c.w, &c.start, &P, flips);
+        wsym_walk(&c.w, &c.start, &P, flips);
+        if (memcmp(&c.st, &dev[i], sizeof c.st) != 0) {
+            if (!mismatched++)
+                printf("walker %d: device rank %d flips %llu rng %llx, CPU rank %d flips %llu rng %llx\n", i,
+                       dev[i].rank, (unsigned long long)dev[i].flips, (unsigned long long)dev[i].rng, c.st.rank,
+                       (unsigned long long)c.st.flips, (unsigned long long)c.st.rng);
+            continue;
+        }
+        restarts += dev[i].restarts > 0;
+        if (dev[i].best_rank == INT_MAX || cuda_sym_best(s, i, &dev[i], reps, fixed, err, sizeof err))
+            continue;
+        if (memcmp(reps, c.w.brep, (size_t)dev[i].best_norbits * 3 * sizeof(uint64_t)) ||
+            memcmp(fixed, c.w.bfixed, (size_t)dev[i].best_nfixed * 3 * sizeof(uint64_t)))
+            mismatched++;
+        scheme *b = scheme_new(f, SCHEME_RING_F2, dev[i].best_nfixed + 6 * dev[i].best_norbits + 1);
+        for (int k = 0; k < dev[i].best_nfixed; k++)
+            scheme_push(b, fixed[k * 3], fixed[k * 3 + 1], fixed[k * 3 + 2]);
+        for (int k = 0; k < dev[i].best_norbits; k++) {
+            scheme_term t = {{reps[k * 3], reps[k * 3 + 1], reps[k * 3 + 2]}};
+            for (int e = 0; e < scheme_symmetry_order(g); e++) {
+                scheme_term u = scheme_symmetry_image(g, f.n, t, e);
+                scheme_push(b, u.f[0], u.f[1], u.f[2]);
+            }
+        }
+        int term, elem;
+        if (b->rank != dev[i].best_rank || !verifies(b) || !scheme_symmetry_check(b, g, &term, &elem, err, sizeof err))
+            bad++;
+        scheme_free(b);
+    }
+    CHECK(mismatched == 0, "<%d,%d,%d> %s: %d of %d walkers differ from the core run on the CPU", f.n, f.n, f.n,
+          scheme_symmetry_name(g), mismatched, walkers);
+    CHECK(bad == 0, "<%d,%d,%d> %s: %d best schemes do not verify, are not invariant or have another rank", f.n,
+          f.n, f.n, scheme_symmetry_name(g), bad);
+    CHECK(restarts > 0, "<%d,%d,%d> %s: no walker restarted", f.n, f.n, f.n, scheme_symmetry_name(g));
+    printf("<%d,%d,%d> %s: %d walkers x %llu flips, %.1f ms on %s\n", f.n, f.n, f.n, scheme_symmetry_name(g),
+           walkers, (unsigned long long)(2 * flips), ms, cuda_sym_device_name(s));
+    free(dev);
+    free(reps);
+    free(fixed);
+    cuda_sym_destroy(s);
+    core_close(&c);
+}
+
+/* 4. */
+static void backend_reaches(int n, scheme_symmetry g, int target, int warps)
+{
+    search_params p;
+    search_params_default(&p);
+    p.fmt = (scheme_format){n, n, n};
+    p.symmetry = g;
+    p.target_rank = target;
+    p.seed = g_seed;
+    p.time_limit = 120;
+    p.progress_every = 0;
+    /* the symmetric defaults (search/params.c) */
+    p.gen_max = 1;
+    p.pool_fresh = 1;
+    p.isolated_plus = 1;
+    p.walk_len = p.walk_max = 200000;
+    p.plateau = p.plateau_min = p.plateau_max = 2000;
+    p.plus_max = 64;
+    search_gpu_options o;
+    search_gpu_options_default(&o);
+    o.warps = warps;
+    o.launch_ms = 20;
+    search_result r;
+    search_run_gpu_sym(&p, &o, NULL, 0, NULL, &r);
+    int term, elem;
+    char err[256];
+    CHECK(r.status == SEARCH_REACHED && r.best && verifies(r.best) &&
+              scheme_symmetry_check(r.best, g, &term, &elem, err, sizeof err),
+          "seed %llu <%d,%d,%d> %s: status %d best %d (%s)", (unsigned long long)g_seed, n, n, n,
+          scheme_symmetry_name(g), (int)r.status, r.best_rank, r.msg);
+    search_result_free(&r);
+}
+
+int main(void)
+{
+    const char *env = getenv("FLIPGRAPH_SEED");
+    g_seed = env && *env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
+    printf("seed %llu (FLIPGRAPH_SEED replays)\n", (unsigned long long)g_seed);
+#ifndef FLIPGRAPH_SYM_EMU
+    if (cuda_device_count() <= 0) {
+        printf("skipped: no GPU visible\n");
+        return 77;
+    }
+#endif
+    for (int n = 3; n <= 5; n++) {
+        core_moves((scheme_format){n, n, n}, SCHEME_SYM_C3, g_seed + (uint64_t)n, 400);
+        core_moves((scheme_format){n, n, n}, SCHEME_SYM_C3XC2, g_seed + 10 + (uint64_t)n, 400);
+    }
+#ifdef FLIPGRAPH_SYM_EMU
+    const int walkers = 24;
+#else
+    const int walkers = 2048;
+#endif
+    device_against_core((scheme_format){3, 3, 3}, SCHEME_SYM_C3, walkers, 30000);
+    device_against_core((scheme_format){5, 5, 5}, SCHEME_SYM_C3, walkers, 30000);
+    device_against_core((scheme_format){4, 4, 4}, SCHEME_SYM_C3XC2, walkers, 30000);
+    backend_reaches(3, SCHEME_SYM_C3, 23, 2);
+    backend_reaches(2, SCHEME_SYM_C3XC2, 7, 2);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
