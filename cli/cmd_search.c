@@ -206,7 +206,7 @@ static void banner(const banner_info *b)
                 visible, visible > 0 ? dev : "none");
         if (p->symmetry != SCHEME_SYM_NONE)
             fprintf(stderr, "gpu: symmetric walk, one thread per walker, %d walkers%s, launch %g ms (adaptive flips)\n",
-                    g->warps * 32, g->warps ? "" : " (1024 per multiprocessor)", g->launch_ms);
+                    g->warps * 32, g->warps ? "" : " (as many as the device holds)", g->launch_ms);
         else
             fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms (%s)\n", g->warps,
                     g->warps ? "" : " (as many as run at once)", g->rounds, g->launch_ms,

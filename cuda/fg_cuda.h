@@ -255,7 +255,7 @@ void cuda_walk_destroy(cuda_walk *w);
  * orbit representatives and fixed terms) and starts over from it when a walk
  * ends.  Calls are synchronous.  Return codes as the walk block's. */
 typedef struct cuda_sym_config {
-    int walkers;                 /* 0: 1024 per multiprocessor */
+    int walkers;                 /* 0: as many as the device holds at once (cuda_sym_per_block) */
     int device;
     uint64_t seed;               /* walker i's stream: wsym_init_state(seed, i) */
     int g, n;                    /* the group (1: C3, 2: C3 x C2) and <n,n,n> */
@@ -271,6 +271,11 @@ typedef struct cuda_sym cuda_sym;
 int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_t errlen);
 int cuda_sym_walkers(const cuda_sym *s);
 const char *cuda_sym_device_name(const cuda_sym *s);
+/* Walkers per block of the shared-memory kernel (one warp each, its state in
+ * shared memory); 0: the global-memory kernel (one thread each), taken when a
+ * state does not fit four times in an SM's shared memory or where the
+ * environment sets FLIPGRAPH_SYM_GLOBAL (measurements). */
+int cuda_sym_per_block(const cuda_sym *s);
 /* Every walker walks `flips` flips (or stops at the target); *ms: kernel time. */
 int cuda_sym_run(cuda_sym *s, const wsym_params *P, uint64_t flips, double *ms, char *err, size_t errlen);
 /* Copies every walker's scalars (out: room for cuda_sym_walkers). */

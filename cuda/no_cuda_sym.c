@@ -19,6 +19,7 @@ int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_
 }
 int cuda_sym_walkers(const cuda_sym *s) { return s ? 0 : 0; }
 const char *cuda_sym_device_name(const cuda_sym *s) { return s ? "" : ""; }
+int cuda_sym_per_block(const cuda_sym *s) { return s ? 0 : 0; }
 int cuda_sym_run(cuda_sym *s, const wsym_params *P, uint64_t flips, double *ms, char *err, size_t errlen)
 {
     (void)s, (void)P, (void)flips, (void)ms;

@@ -50,6 +50,37 @@ __global__ void sym_walk(wsym_layout L, wsym_state *st, uint64_t *blocks, const 
     st[i] = s;
 }
 
+// The same walk with the walker's state in shared memory: one warp per walker
+// (its lane 0 walks; the warp copies the state in and out).  The walk is a
+// chain of dependent loads, and divergent walkers sharing a warp serialize:
+// global memory and 32 walkers per warp made each walker about 200 times
+// slower than a CPU thread (bench/RESULTS.md), so a walk of 3e7 flips never
+// ended within a minute.
+__global__ void sym_walk_smem(wsym_layout L, wsym_state *st, uint64_t *blocks, const uint64_t *reps, int norbits,
+                              const uint64_t *fixed, int nfixed, wsym_params P, uint64_t flips, int walkers)
+{
+    extern __shared__ uint64_t smem[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int i = blockIdx.x * (blockDim.x / 32) + warp;
+    if (i >= walkers)
+        return;
+    uint64_t *mine = smem + (size_t)warp * L.words, *g = blocks + (size_t)i * L.words;
+    for (size_t k = lane; k < L.words; k += 32)
+        mine[k] = g[k];
+    __syncwarp();
+    if (lane == 0) {
+        wsym_state s = st[i];
+        wsym_walker w;
+        wsym_bind(&w, &L, &s, mine);
+        const wsym_start start = {reps, norbits, fixed, nfixed};
+        wsym_walk(&w, &start, &P, flips);
+        st[i] = s;
+    }
+    __syncwarp();
+    for (size_t k = lane; k < L.words; k += 32)
+        g[k] = mine[k];
+}
+
 }  // namespace
 
 struct cuda_sym {
@@ -60,6 +91,7 @@ struct cuda_sym {
     wsym_state *d_state = nullptr;
     uint64_t *d_blocks = nullptr, *d_reps = nullptr, *d_fixed = nullptr;
     int norbits = 0, nfixed = 0;
+    int per_block = 0;  // walkers (warps) per block of the shared-memory kernel; 0: global memory
     char name[256] = "";
 };
 
@@ -83,7 +115,20 @@ int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_
     s->device = cfg->device;
     snprintf(s->name, sizeof s->name, "%s", prop.name);
     wsym_layout_init(&s->L, cfg->g, cfg->n, cfg->ocap, cfg->start_nfixed);
-    s->walkers = cfg->walkers ? cfg->walkers : prop.multiProcessorCount * 1024;
+    // shared memory when a walker's state fits four times over in an SM's
+    const size_t bytes = s->L.words * sizeof(uint64_t);
+    const size_t smem_max = prop.sharedMemPerBlockOptin;
+    const int per_sm = (int)(prop.sharedMemPerMultiprocessor / (bytes + 1024 / 4));
+    if (per_sm >= 4 && bytes * 4 <= smem_max && !getenv("FLIPGRAPH_SYM_GLOBAL")) {
+        s->per_block = (int)(smem_max / bytes) < per_sm ? (int)(smem_max / bytes) : per_sm;
+        if (s->per_block > 32)
+            s->per_block = 32;
+        cudaFuncSetAttribute(sym_walk_smem, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)(bytes * (size_t)s->per_block));
+    }
+    s->walkers = cfg->walkers ? cfg->walkers
+                              : s->per_block ? prop.multiProcessorCount * (per_sm / s->per_block) * s->per_block
+                                             : prop.multiProcessorCount * 1024;
     s->norbits = cfg->start_norbits;
     s->nfixed = cfg->start_nfixed;
     const size_t block_bytes = (size_t)s->walkers * s->L.words * sizeof(uint64_t);
@@ -116,6 +161,8 @@ int cuda_sym_walkers(const cuda_sym *s) { return s->walkers; }
 
 const char *cuda_sym_device_name(const cuda_sym *s) { return s->name; }
 
+int cuda_sym_per_block(const cuda_sym *s) { return s->per_block; }
+
 int cuda_sym_run(cuda_sym *s, const wsym_params *P, uint64_t flips, double *ms, char *err, size_t errlen)
 {
     cudaError_t e = cudaSetDevice(s->device);
@@ -125,9 +172,14 @@ int cuda_sym_run(cuda_sym *s, const wsym_params *P, uint64_t flips, double *ms, 
     cudaEventCreate(&a);
     cudaEventCreate(&b);
     cudaEventRecord(a);
-    sym_walk<<<(s->walkers + kThreads - 1) / kThreads, kThreads>>>(s->L, s->d_state, s->d_blocks, s->d_reps,
-                                                                 s->norbits, s->d_fixed, s->nfixed, *P, flips,
-                                                                 s->walkers);
+    if (s->per_block)
+        sym_walk_smem<<<(s->walkers + s->per_block - 1) / s->per_block, 32 * s->per_block,
+                        s->L.words * sizeof(uint64_t) * (size_t)s->per_block>>>(
+            s->L, s->d_state, s->d_blocks, s->d_reps, s->norbits, s->d_fixed, s->nfixed, *P, flips, s->walkers);
+    else
+        sym_walk<<<(s->walkers + kThreads - 1) / kThreads, kThreads>>>(s->L, s->d_state, s->d_blocks, s->d_reps,
+                                                                     s->norbits, s->d_fixed, s->nfixed, *P, flips,
+                                                                     s->walkers);
     cudaEventRecord(b);
     e = cudaEventSynchronize(b);
     if (e == cudaSuccess)

@@ -23,11 +23,11 @@ cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DFLIPGRAPH_CUDA_ARCH=90a \
 F=$B/flipgraph
 echo "== tests/gpu_sym on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u +%F)"
 FLIPGRAPH_SOURCE=$PWD $B/gpu_sym 2>&1 | tail -6
-echo "== flips/s, $DIMS --symmetry $G, 10 s each"
-for w in ${WARPS_LIST:-256 1024 4224}; do
-  printf "warps %-5s (%6d walkers): %s\n" "$w" $((w * 32)) \
-    "$($F search --backend gpu --dims "$DIMS" --symmetry "$G" --warps "$w" --time 10s --seed 1 --db /tmp/symg_w$w.db -q "$@" 2>&1 | tail -1)"
-done
+echo "== flips/s, $DIMS --symmetry $G, 10 s each: the shared-memory kernel (default), the global-memory one"
+printf "shared memory, default walkers: %s\n" \
+  "$($F search --backend gpu --dims "$DIMS" --symmetry "$G" --time 10s --seed 1 --db /tmp/symg_s.db -q "$@" 2>&1 | tail -1)"
+printf "global memory, 8192 walkers:    %s\n" \
+  "$(FLIPGRAPH_SYM_GLOBAL=1 $F search --backend gpu --dims "$DIMS" --symmetry "$G" --warps 256 --time 10s --seed 1 --db /tmp/symg_g.db -q "$@" 2>&1 | tail -1)"
 echo "== $DIMS --backend gpu --symmetry $G --target-rank $TARGET --time $T $*"
 for s in $(seq 1 "$K"); do
   printf "seed %-3s %s\n" "$s" \

@@ -62,6 +62,12 @@ const char *cuda_sym_device_name(const cuda_sym *s)
     return "the CPU emulator";
 }
 
+int cuda_sym_per_block(const cuda_sym *s)
+{
+    (void)s;
+    return 0;
+}
+
 int cuda_sym_run(cuda_sym *s, const wsym_params *P, uint64_t flips, double *ms, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
