@@ -205,8 +205,8 @@ static void banner(const banner_info *b)
         fprintf(stderr, "backend gpu: device%s %s of %d visible (device 0: %s)\n", n > 1 ? "s" : "", list,
                 visible, visible > 0 ? dev : "none");
         if (p->symmetry != SCHEME_SYM_NONE)
-            fprintf(stderr, "gpu: symmetric walk, one thread per walker, %d walkers%s, launch %g ms (adaptive flips)\n",
-                    g->warps * 32, g->warps ? "" : " (as many as the device holds)", g->launch_ms);
+            fprintf(stderr, "gpu: symmetric walk, warps %d%s, launch %g ms (adaptive flips)\n", g->warps,
+                    g->warps ? "" : " (as many as the device holds)", g->launch_ms);
         else
             fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms (%s)\n", g->warps,
                     g->warps ? "" : " (as many as run at once)", g->rounds, g->launch_ms,

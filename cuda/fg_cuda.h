@@ -255,7 +255,10 @@ void cuda_walk_destroy(cuda_walk *w);
  * orbit representatives and fixed terms) and starts over from it when a walk
  * ends.  Calls are synchronous.  Return codes as the walk block's. */
 typedef struct cuda_sym_config {
-    int walkers;                 /* 0: as many as the device holds at once (cuda_sym_per_block) */
+    int walkers;                 /* 0: from warps */
+    int warps;                   /* with walkers 0: warps of walkers (one walker per warp in the
+                                    shared-memory kernel, 32 in the global one); 0: as many as the
+                                    device holds at once */
     int device;
     uint64_t seed;               /* walker i's stream: wsym_init_state(seed, i) */
     int g, n;                    /* the group (1: C3, 2: C3 x C2) and <n,n,n> */

@@ -99,7 +99,7 @@ int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_
 {
     *out = nullptr;
     if (!cfg || cfg->n < 2 || cfg->n > 8 || (cfg->g != 1 && cfg->g != 2) || cfg->ocap < cfg->start_norbits + 2 ||
-        cfg->start_norbits < 1 || cfg->walkers < 0) {
+        cfg->start_norbits < 1 || cfg->walkers < 0 || cfg->warps < 0) {
         if (err && errlen)
             snprintf(err, errlen, "cuda_sym_create: bad arguments");
         return 2;
@@ -126,9 +126,10 @@ int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_
         cudaFuncSetAttribute(sym_walk_smem, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)(bytes * (size_t)s->per_block));
     }
-    s->walkers = cfg->walkers ? cfg->walkers
-                              : s->per_block ? prop.multiProcessorCount * (per_sm / s->per_block) * s->per_block
-                                             : prop.multiProcessorCount * 1024;
+    s->walkers = cfg->walkers                  ? cfg->walkers
+                 : cfg->warps                  ? cfg->warps * (s->per_block ? 1 : 32)
+                 : s->per_block ? prop.multiProcessorCount * (per_sm / s->per_block) * s->per_block
+                                : prop.multiProcessorCount * 1024;
     s->norbits = cfg->start_norbits;
     s->nfixed = cfg->start_nfixed;
     const size_t block_bytes = (size_t)s->walkers * s->L.words * sizeof(uint64_t);

@@ -24,7 +24,7 @@ typedef struct sym_backend {
     engine *e;
     const search_params *p;
     double launch_ms;
-    int walkers_wanted, device;
+    int warps, device;
     cuda_sym *cs;
     int walkers, order, ocap;
     wsym_state *st;
@@ -88,7 +88,7 @@ static bool sym_setup(engine *e, void *ctx)
         engine_fail(e, SEARCH_BAD_PARAMS, "the start scheme has no free orbit: nothing to walk");
         return false;
     }
-    cuda_sym_config cfg = {b->walkers_wanted, b->device, p->seed, p->symmetry == SCHEME_SYM_C3XC2 ? 2 : 1,
+    cuda_sym_config cfg = {0, b->warps, b->device, p->seed, p->symmetry == SCHEME_SYM_C3XC2 ? 2 : 1,
                            p->fmt.n, b->ocap, reps, norbits, fixed, nfixed};
     char err[256];
     const int rc = cuda_sym_create(&cfg, &b->cs, err, sizeof err);
@@ -253,7 +253,7 @@ search_status search_run_gpu_sym(const search_params *p, const search_gpu_option
     memset(&b, 0, sizeof b);
     b.p = p;
     b.launch_ms = o->launch_ms;
-    b.walkers_wanted = o->warps * 32; /* a warp is 32 walkers here, one per thread */
+    b.warps = o->warps;
     b.device = o->ndevices == 1 ? o->devices[0] : p->device;
     pthread_mutex_init(&b.mu, NULL);
     const engine_backend eb = {"gpu", &b, sym_setup, sym_start, sym_stats, sym_join, sym_walker_name};

@@ -190,7 +190,7 @@ static void device_against_core(scheme_format f, scheme_symmetry g, int walkers,
         CHECK(false, "core_open");
         return;
     }
-    cuda_sym_config cfg = {walkers, 0, g_seed, c.L.g, f.n, c.L.ocap, c.reps, c.norbits, c.fixed, c.nfixed};
+    cuda_sym_config cfg = {walkers, 0, 0, g_seed, c.L.g, f.n, c.L.ocap, c.reps, c.norbits, c.fixed, c.nfixed};
     cuda_sym *s = NULL;
     int rc = cuda_sym_create(&cfg, &s, err, sizeof err);
     CHECK(rc == 0, "cuda_sym_create: %s", err);
