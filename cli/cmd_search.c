@@ -277,14 +277,21 @@ int cli_until_record_target(scheme_format f, int target_rank)
     return target_rank > record ? target_rank : record;
 }
 
-/* The backend that runs: auto is a GPU when one is visible (the CPU for a
- * symmetric walk, which only the CPU walks); a resumed GPU run needs one
+/* The backend that runs: auto is a GPU when one is visible (also for a
+ * symmetric walk, unless it was given a walk only the CPU walks: eager
+ * reductions, restarts from the pool, --threads); a resumed GPU run needs one
  * unless --backend is given.  -1: refused (message printed). */
 static int decide_backend(const search_config *c, int64_t resume)
 {
     bool visible = cuda_compiled_in() && cuda_device_count() > c->p.device;
-    if (c->backend == SEARCH_BACKEND_AUTO)
-        return visible && c->p.symmetry == SCHEME_SYM_NONE ? SEARCH_BACKEND_GPU : SEARCH_BACKEND_CPU;
+    if (c->backend == SEARCH_BACKEND_AUTO) {
+        const bool cpu_only_sym =
+            c->p.symmetry != SCHEME_SYM_NONE &&
+            (c->given[SEARCH_PARAM_GEN_MAX] || c->given[SEARCH_PARAM_POOL_FRESH] ||
+             c->given[SEARCH_PARAM_ISOLATED_PLUS] || c->given[SEARCH_PARAM_THREADS] ||
+             c->given[SEARCH_PARAM_PLATEAU_MIN] || c->given[SEARCH_PARAM_PLATEAU_MAX] || c->given[SEARCH_PARAM_BATCH]);
+        return visible && !cpu_only_sym ? SEARCH_BACKEND_GPU : SEARCH_BACKEND_CPU;
+    }
     if (resume && c->backend == SEARCH_BACKEND_GPU && !c->given[SEARCH_PARAM_BACKEND] && !visible) {
         cli_error(CLI_USAGE, CMD, "--resume %" PRId64 ": the run walked on the GPU backend, and %s; "
                   "give --backend cpu to go on from it on the CPU", resume,

@@ -463,7 +463,7 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
         }
     }
     if (b == SEARCH_BACKEND_GPU && c->p.symmetry != SCHEME_SYM_NONE && c->given[SEARCH_PARAM_ROUNDS])
-        return scheme_fail(err, errlen, "--rounds: the symmetric GPU walk does not use it (one thread per walker)");
+        return scheme_fail(err, errlen, "--rounds: the symmetric GPU walk does not use it (one walker per warp or per thread)");
     if (!c->given[SEARCH_PARAM_DEVICES])
         c->gpu.ndevices = 0;
     if (c->given[SEARCH_PARAM_DEVICES] && c->given[SEARCH_PARAM_DEVICE] &&

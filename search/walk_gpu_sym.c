@@ -238,7 +238,7 @@ search_status search_run_gpu_sym(const search_params *p, const search_gpu_option
     if (p->gen_max != 1 || p->pool_fresh != 1 || !p->isolated_plus) {
         snprintf(res->msg, sizeof res->msg,
                  "the symmetric GPU walk is the lazy walk that starts every walk over: gen-max 1, pool-fresh 1, "
-                 "isolated-plus 1 (the symmetric defaults)");
+                 "isolated-plus 1 (the symmetric defaults; --backend cpu walks the others)");
         return res->status;
     }
     if (o->ndevices > 1) {

@@ -893,7 +893,11 @@ Test(search_misc, params_round_trip_and_errors)
     search_params_default(&p);
     p.gen_max = 33;
     cr_assert_not(search_params_check(&p, err, sizeof err));
-    cr_assert(strstr(err, "gen-max 33: expected 2..32"), "%s", err);
+    cr_assert(strstr(err, "gen-max 33: expected 1..32"), "%s", err);
+    /* 1 (no reduction search) is for symmetric walks only */
+    p.gen_max = 1;
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "gen-max 1: expected 2..32"), "%s", err);
 }
 
 /* Every row of search/params.def: its default passes its own range, the
