@@ -5,8 +5,47 @@
  * and native writers are schemes/'s own (scheme_write_exp, scheme_write_native). */
 #include "export.h"
 
+#include <stdlib.h>
+
 /* Longest factor string: 64 entries of "-127*a8,8" and separators. */
 #define FACTOR_MAX (SCHEME_MAX_ENTRIES * 16 + 8)
+
+/* The order Moosbauer and Poole publish a symmetric scheme in: each orbit of
+ * the largest group the scheme is invariant under (c3xc2, else c3) on
+ * consecutive lines, first appearance first, and the terms some element fixes
+ * (the cubes) last.  NULL: not a symmetric GF(2) scheme (the order as given). */
+static int *symmetric_order(const scheme *s)
+{
+    if (s->ring != SCHEME_RING_F2 || s->fmt.n != s->fmt.m || s->fmt.m != s->fmt.p || s->fmt.n > 8 || s->rank < 1)
+        return NULL;
+    int *orbit = malloc((size_t)s->rank * sizeof *orbit), *perm = malloc((size_t)s->rank * sizeof *perm);
+    int *size = calloc((size_t)s->rank, sizeof *size);
+    scheme_symmetry g = SCHEME_SYM_C3XC2;
+    int norbits = -1;
+    if (orbit && perm && size) {
+        norbits = scheme_symmetry_orbits(s, g, orbit);
+        if (norbits < 0)
+            norbits = scheme_symmetry_orbits(s, g = SCHEME_SYM_C3, orbit);
+    }
+    if (norbits < 0 || norbits == s->rank) { /* not invariant, or no orbit has two terms */
+        free(orbit);
+        free(perm);
+        free(size);
+        return NULL;
+    }
+    for (int r = 0; r < s->rank; r++)
+        size[orbit[r]]++;
+    int k = 0;
+    for (int pass = 0; pass < 2; pass++) /* free orbits, then the fixed terms */
+        for (int r = 0; r < s->rank; r++)
+            if (orbit[r] == r && (size[r] == scheme_symmetry_order(g)) == (pass == 0))
+                for (int t = r; t < s->rank; t++)
+                    if (orbit[t] == r)
+                        perm[k++] = t;
+    free(orbit);
+    free(size);
+    return perm;
+}
 
 bool export_write_txt(const scheme *s, FILE *out)
 {
@@ -14,13 +53,20 @@ bool export_write_txt(const scheme *s, FILE *out)
      * in parentheses separated by a space, the third factor in the published
      * (transposed) convention: (a13 - a32 + a53) (b12 + b21) (-c13 - c25 + c45). */
     char f[3][FACTOR_MAX];
-    for (int r = 0; r < s->rank; r++) {
+    int *perm = symmetric_order(s);
+    for (int k = 0; k < s->rank; k++) {
+        const int r = perm ? perm[k] : k;
         for (int pos = 0; pos < 3; pos++)
-            if (!export_factor_str(s, r, pos, 0, true, f[pos], sizeof f[pos]))
+            if (!export_factor_str(s, r, pos, 0, true, f[pos], sizeof f[pos])) {
+                free(perm);
                 return false;
-        if (fprintf(out, "(%s) (%s) (%s)\n", f[0], f[1], f[2]) < 0)
+            }
+        if (fprintf(out, "(%s) (%s) (%s)\n", f[0], f[1], f[2]) < 0) {
+            free(perm);
             return false;
+        }
     }
+    free(perm);
     return !ferror(out);
 }
 

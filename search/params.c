@@ -417,30 +417,39 @@ void search_config_copy(search_config *dst, const search_config *src, int id)
 
 /* The symmetric walk's own defaults (docs/search.md, "Symmetric walks"):
  * those of Moosbauer, Poole 2025 and their program, in orbit flips (they
- * count 3 per orbit flip): every walk starts over from the start (pool-fresh
- * 1) and ends 1e8 / 3 flips after its last new minimum, a plus transition
- * comes after 5e4 / 3 flips without a reduction and at once where no flip is
- * left (isolated-plus 1), plus transitions up to far above the walk's base
- * (theirs: up to the start rank), and no reduction search (gen-max 1: a flip
- * that zeroes a factor reduces).  Their <5,5,5> walks end anywhere from 111
- * to 93, 93 about once in 30; so do these, and with 2 threads <5,5,5> reached
- * 93 where the pool's restarts and eager reductions stayed at 96
- * (bench/RESULTS.md).  Rows given win. */
+ * count 3 per orbit flip under c3, 6 under c3xc2): every walk starts over
+ * from the start (pool-fresh 1) and ends walk-len flips after its last new
+ * minimum, a plus transition comes after `plateau` flips without a reduction
+ * and at once where no flip is left (isolated-plus 1), plus transitions up to
+ * far above the walk's base (theirs: up to the start rank), and no reduction
+ * search (gen-max 1: a flip that zeroes a factor reduces).  Walk and plateau
+ * are their <5,5,5> settings (1e8 and 5e4 of their flips) up to n = 5 and
+ * their <6,6,6> settings (1e9 and 5e5, under c3xc2) from n = 6.  Their <5,5,5>
+ * walks end anywhere from 111 to 93, 93 about once in 30; so do these: 2
+ * threads reached 93 in a median of 3 minutes where the pool's restarts and
+ * eager reductions stayed at 96, and one H100 reached <6,6,6>:153 in 6
+ * minutes with the n = 6 settings (bench/RESULTS.md).  Rows given win. */
 static const struct {
     int id;
-    double value;
+    double value, value6; /* n <= 5, n >= 6 */
 } g_sym_defaults[] = {
-    {SEARCH_PARAM_WALK_LEN, 33000000},  {SEARCH_PARAM_WALK_MAX, 33000000}, {SEARCH_PARAM_PLATEAU, 17000},
-    {SEARCH_PARAM_PLATEAU_MIN, 17000}, {SEARCH_PARAM_PLATEAU_MAX, 17000}, {SEARCH_PARAM_PLUS_MAX, 64},
-    {SEARCH_PARAM_GEN_MAX, 1},          {SEARCH_PARAM_POOL_FRESH, 1},      {SEARCH_PARAM_ISOLATED_PLUS, 1},
+    {SEARCH_PARAM_WALK_LEN, 33000000, 166666667},
+    {SEARCH_PARAM_WALK_MAX, 33000000, 166666667},
+    {SEARCH_PARAM_PLATEAU, 17000, 83333},
+    {SEARCH_PARAM_PLATEAU_MIN, 17000, 83333},
+    {SEARCH_PARAM_PLATEAU_MAX, 17000, 83333},
+    {SEARCH_PARAM_PLUS_MAX, 64, 64},
+    {SEARCH_PARAM_GEN_MAX, 1, 1},
+    {SEARCH_PARAM_POOL_FRESH, 1, 1},
+    {SEARCH_PARAM_ISOLATED_PLUS, 1, 1},
 };
 
-double search_param_symmetric_default(int id, bool *has)
+double search_param_symmetric_default(int id, int n, bool *has)
 {
     for (size_t i = 0; i < sizeof g_sym_defaults / sizeof g_sym_defaults[0]; i++)
         if (g_sym_defaults[i].id == id) {
             *has = true;
-            return g_sym_defaults[i].value;
+            return n >= 6 ? g_sym_defaults[i].value6 : g_sym_defaults[i].value;
         }
     *has = false;
     return 0;
@@ -456,7 +465,7 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
                                search_backend_name(b), r->use & SEARCH_USE_GPU ? "GPU" : "CPU");
         if (!c->given[i] && numeric(r->type)) {
             bool sym;
-            double sd = search_param_symmetric_default(i, &sym);
+            double sd = search_param_symmetric_default(i, c->p.fmt.n, &sym);
             /* a symmetric walk's own defaults first, on either backend */
             put_number(field_of(c, i), r->type,
                        sym && c->p.symmetry != SCHEME_SYM_NONE ? sd : b == SEARCH_BACKEND_GPU ? r->gpu_def : r->def);

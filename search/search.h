@@ -225,10 +225,10 @@ bool search_config_differs(const search_config *c, int id, search_backend b);
 /* Copies row id's value from src (given flag included). */
 void search_config_copy(search_config *dst, const search_config *src, int id);
 
-/* The symmetric walk's default of row id (*has false: the row has none, the
- * CPU default holds); search_config_resolve takes it for a row not given
- * when c->p.symmetry is not none. */
-double search_param_symmetric_default(int id, bool *has);
+/* The symmetric walk's default of row id for <n,n,n> (*has false: the row
+ * has none, the backend's default holds); search_config_resolve takes it for
+ * a row not given when c->p.symmetry is not none. */
+double search_param_symmetric_default(int id, int n, bool *has);
 
 /* Makes c ready to run on backend b (cpu or gpu; auto was decided before):
  * a row the backend does not read that was given is refused (false, "--threads:
@@ -265,7 +265,8 @@ char *search_config_markdown(void);
  * whose mirror is not a cube under c3xc2) or out of memory. */
 scheme *search_symmetric_start(scheme_format f, scheme_symmetry g, const search_cubes *cubes, char *err,
                                size_t errlen);
-/* The default cubes of n (search_cubes count 0): the mirror pairs. */
+/* The default cubes of n (search_cubes count 0): the mirror pairs, and the
+ * middle alone for odd n; for n = 6 Moosbauer and Poole's 110000,001100,000011. */
 void search_cubes_default(int n, search_cubes *out);
 /* Parses "10001,01010,00100" (each a string of 0/1, at most 8 cubes of at
  * most 8 digits; the lengths are checked against n later); false otherwise. */

@@ -797,6 +797,15 @@ void search_cubes_default(int n, search_cubes *out)
     if (n < 1 || n > SEARCH_MAX_CUBES)
         return;
     out->digits = n;
+    if (n == 6) {
+        /* the cubes of their <6,6,6>:153 (mirror-closed too); with them one H100
+         * reached 153 in 6 minutes (bench/RESULTS.md) */
+        out->count = 3;
+        out->mask[0] = 0x03;
+        out->mask[1] = 0x0c;
+        out->mask[2] = 0x30;
+        return;
+    }
     for (int i = 0; i < n - 1 - i; i++)
         out->mask[out->count++] = (uint8_t)(1u << i | 1u << (n - 1 - i));
     if (n % 2)

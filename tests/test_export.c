@@ -308,6 +308,64 @@ Test(export, random_flipped_schemes_round_trip)
     }
 }
 
+/* A symmetric scheme goes out in Moosbauer and Poole's order (issue: exports
+ * keep the orbits visible): whatever the order of its terms, the .txt has
+ * each orbit of the shift on three consecutive lines and the cubes last; a
+ * scheme without symmetry keeps its order. */
+Test(export, txt_keeps_the_orbits_of_a_symmetric_scheme_together)
+{
+    uint64_t seed = fresh_seed();
+    scheme_rng g;
+    scheme_rng_seed(&g, seed);
+    scheme *z = tc_read_corpus("moosbauer-poole/555m93.txt");
+    scheme *s = scheme_to_f2(z);
+    for (int r = s->rank - 1; r > 0; r--) { /* shuffled */
+        int j = (int)scheme_rng_below(&g, (uint32_t)r + 1);
+        scheme_term t = s->terms[r];
+        s->terms[r] = s->terms[j];
+        s->terms[j] = t;
+    }
+    size_t len;
+    char *text = write_mem(s, EXPORT_TXT, NULL, &len);
+    scheme_diag d;
+    memset(&d, 0, sizeof d);
+    scheme *back = scheme_read_buffer(text, len, "written", NULL, &d);
+    cr_assert_not_null(back, "%d:%d: %s", d.line, d.col, d.msg);
+    cr_assert_eq(back->rank, 93);
+    for (int k = 0; k < 30; k++) {
+        scheme_term t = back->terms[3 * k];
+        for (int e = 1; e < 3; e++) {
+            scheme_term u = scheme_symmetry_image(SCHEME_SYM_C3, 5, t, e);
+            bool found = false;
+            for (int i = 1; i < 3; i++)
+                found |= !memcmp(&u, &back->terms[3 * k + i], sizeof u);
+            cr_assert(found, "seed %" PRIu64 ": lines %d..%d are not one orbit", seed, 3 * k + 1, 3 * k + 3);
+        }
+    }
+    for (int r = 90; r < 93; r++)
+        cr_assert(back->terms[r].f[0] == back->terms[r].f[1] && back->terms[r].f[1] == back->terms[r].f[2],
+                  "seed %" PRIu64 ": line %d is not a cube", seed, r + 1);
+    free(text);
+    scheme_free(back);
+    scheme_free(s);
+    scheme_free(z);
+    /* no symmetry: the order as given */
+    scheme *r = random_scheme(&g, SCHEME_RING_F2, 4, 200);
+    text = write_mem(r, EXPORT_TXT, NULL, &len);
+    back = scheme_read_buffer(text, len, "written", NULL, &d);
+    cr_assert_not_null(back);
+    int term, elem;
+    char err[256];
+    if (r->fmt.n != r->fmt.m || r->fmt.m != r->fmt.p ||
+        !scheme_symmetry_check(r, SCHEME_SYM_C3, &term, &elem, err, sizeof err))
+        for (int i = 0; i < r->rank; i++)
+            cr_assert(!memcmp(&back->terms[i], &r->terms[i], sizeof r->terms[i]), "seed %" PRIu64 ": term %d moved",
+                      seed, i);
+    free(text);
+    scheme_free(back);
+    scheme_free(r);
+}
+
 Test(export, wide_formats_are_refused_by_one_digit_formats)
 {
     scheme *s = scheme_standard((scheme_format){1, 12, 2});

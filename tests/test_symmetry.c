@@ -550,15 +550,34 @@ Test(symmetry_search, symmetric_defaults_apply_to_rows_not_given)
     cr_assert(search_config_set(&c, SEARCH_PARAM_PLUS_MAX, "7", err, sizeof err), "%s", err);
     cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
     bool has;
-    cr_assert_eq(c.p.walk_len, (uint64_t)search_param_symmetric_default(SEARCH_PARAM_WALK_LEN, &has));
+    cr_assert_eq(c.p.walk_len, (uint64_t)search_param_symmetric_default(SEARCH_PARAM_WALK_LEN, 5, &has));
     cr_assert(has);
-    cr_assert_eq(c.p.plateau, (uint64_t)search_param_symmetric_default(SEARCH_PARAM_PLATEAU, &has));
+    cr_assert_eq(c.p.plateau, (uint64_t)search_param_symmetric_default(SEARCH_PARAM_PLATEAU, 5, &has));
     cr_assert_eq(c.p.plus_max, 7);
-    search_param_symmetric_default(SEARCH_PARAM_POOL_SIZE, &has);
+    search_param_symmetric_default(SEARCH_PARAM_POOL_SIZE, 5, &has);
     cr_assert_not(has);
     search_config d;
     search_config_default(&d);
     cr_assert(search_config_resolve(&d, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
     cr_assert_eq(d.p.walk_len, (uint64_t)search_param(SEARCH_PARAM_WALK_LEN)->def);
     cr_assert_neq(d.p.walk_len, c.p.walk_len);
+    /* from n = 6 their <6,6,6> walk (1e9 / 6 flips, plateau 5e5 / 6), on the GPU too;
+     * the lazy walk's rows on both sizes */
+    search_config e;
+    search_config_default(&e);
+    cr_assert(search_config_set(&e, SEARCH_PARAM_DIMS, "6x6x6", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&e, SEARCH_PARAM_SYMMETRY, "c3xc2", err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&e, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
+    cr_assert_eq(e.p.walk_len, 166666667u);
+    cr_assert_eq(e.p.plateau, 83333u);
+    cr_assert_eq(e.p.gen_max, 1);
+    cr_assert(e.p.pool_fresh == 1.0 && e.p.isolated_plus == 1);
+    cr_assert_eq(c.p.gen_max, 1);
+    cr_assert(c.p.pool_fresh == 1.0 && c.p.isolated_plus == 1);
+    /* the default cubes of n = 6: Moosbauer and Poole's 110000,001100,000011 */
+    search_cubes six;
+    search_cubes_default(6, &six);
+    char text[64];
+    search_cubes_text(&six, text, sizeof text);
+    cr_assert_str_eq(text, "110000,001100,000011");
 }
