@@ -164,6 +164,7 @@ typedef struct run_ctx {
     pthread_mutex_t mu; /* the store: improvements (walker threads) and progress (the engine's monitor) */
     _Atomic uint64_t stored;
     double print_every, engine_every, next_print;
+    const char *source; /* the schemes' provenance: "search", or "search:c3" for a symmetric walk */
 } run_ctx;
 
 static void first_failure(run_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -205,7 +206,7 @@ static bool on_improved(void *p, const search_found *f)
         char err[512];
         int64_t id = 0;
         bool existed = false;
-        db_provenance prov = {x->run->run_id, 0, "search", f->flips, f->seconds};
+        db_provenance prov = {x->run->run_id, 0, x->source, f->flips, f->seconds};
         pthread_mutex_lock(&x->mu);
         db_status st = db_insert_scheme(x->s->store, f->s, &prov, &id, &existed, err, sizeof err);
         bool scheme_in = st == DB_OK;
@@ -260,6 +261,10 @@ search_status session_search(search_session *s, const search_config *c, const ch
     memset(res, 0, sizeof *res);
     bool gpu = c->backend == SEARCH_BACKEND_GPU;
     run_ctx x = {.s = s, .h = h, .run = run, .mu = PTHREAD_MUTEX_INITIALIZER};
+    /* a symmetric walk's schemes say so in the store (docs/db.md, "source") */
+    x.source = c->p.symmetry == SCHEME_SYM_C3     ? "search:c3"
+               : c->p.symmetry == SCHEME_SYM_C3XC2 ? "search:c3xc2"
+                                                   : "search";
     /* What the engine runs: c->p, with progress reports often enough for the
      * store's heartbeat (the record and the printed rows keep c's interval). */
     search_params run_p = c->p;

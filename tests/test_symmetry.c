@@ -466,6 +466,9 @@ Test(symmetry_cli, search_finds_stores_and_refuses, .timeout = 240)
                         db, dir);
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "symmetry=c3"), "the banner names the symmetry: %s", out);
+    /* the store records the symmetry of every scheme the walk found */
+    cr_assert_gt(tc_sql_int(db, "SELECT count(*) FROM schemes WHERE source = 'search:c3'"), 0);
+    cr_assert_eq(tc_sql_int(db, "SELECT count(*) FROM schemes WHERE source NOT LIKE 'search:c3'"), 0);
     /* every improvement written is invariant (the shell expands the names) */
     cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --symmetry c3 '%s'/3x3x3-*.txt", dir), 0, "%s", out);
     cr_assert(strstr(out, "rank 23 over GF(2): valid, invariant under c3"), "%s", out);
