@@ -3,11 +3,17 @@
  *
  *   flipgraph sweep --dims-list 2x2x2..5x5x5 --time-per 5m [--threads N] [--seed S]
  *                   [--db PATH] [--from-db] [--backend cpu|gpu|auto] [--until-record]
+ *                   [--meta] [--rounds K]
  *
  * A range A..B is every format <n,m,p> with n <= m <= p and each dimension
  * between the corners' (the rank is the same for every permutation of n, m,
  * p, so the sorted formats cover the range); a list is comma-separated
- * formats or ranges, searched in the order given.  SIGINT or SIGTERM stops
+ * formats or ranges, searched in the order given, K times over (--rounds).
+ * With --meta a format starts from the lowest of its neighbours' bests so far
+ * taken to it by projections and extensions (search_meta_start, Kauers, Wood
+ * 2025), or its own best of an earlier round, when that is below the other
+ * start (the database's best with --from-db, else the standard algorithm).
+ * SIGINT or SIGTERM stops
  * the current format after its batch (search_request_stop), stores what it
  * found and prints the table so far; a second signal ends the process at
  * once (the store is transactional, nothing half-written).
@@ -35,7 +41,7 @@
 static const char *usage_text =
     "usage: flipgraph sweep --dims-list LIST [--time-per DUR] [--threads N] [--seed S]\n"
     "                       [--db PATH] [--from-db] [--backend cpu|gpu|auto] [--until-record]\n"
-    "                       [--progress DUR] [-q]\n"
+    "                       [--progress DUR] [--meta] [--rounds K] [-q]\n"
     "\n"
     "Searches every format of LIST for DUR each, then prints a table of our best rank\n"
     "against the known record (GF(2)).\n"
@@ -52,6 +58,11 @@ static const char *usage_text =
     "                    --db; the standard algorithm where none is stored)\n"
     "  --backend B       cpu, gpu, or auto (default: gpu when one is visible, else cpu)\n"
     "  --until-record    stop a format as soon as it reaches its known record\n"
+    "  --meta            start a format from its neighbours' bests (one dimension one larger or\n"
+    "                    smaller) taken to it by projection or extension (flipgraph resize), or\n"
+    "                    from its own best of an earlier round, when lower than the usual start\n"
+    "  --rounds K        search the list K times over (default 1); with --meta a round starts\n"
+    "                    where the last one ended, in every format\n"
     "  --progress DUR    time between progress lines (default 10s; 0: none)\n"
     "  -q, --quiet       only the final table\n"
     "\n"
@@ -244,7 +255,8 @@ static void print_table(const sweep_row *rows, int n, bool with_db)
     fflush(stdout);
 }
 
-enum { OPT_DIMS_LIST = 1000, OPT_TIME_PER, OPT_DB, OPT_FROM_DB, OPT_UNTIL_RECORD, OPT_PARAM = 2000 };
+enum { OPT_DIMS_LIST = 1000, OPT_TIME_PER, OPT_DB, OPT_FROM_DB, OPT_UNTIL_RECORD, OPT_META, OPT_ROUNDS,
+       OPT_PARAM = 2000 };
 
 /* The search parameters sweep takes (rows of search/params.def, parsed and
  * checked by the table); the rest of the table is `flipgraph search`'s. */
@@ -254,7 +266,9 @@ static const int sweep_params[] = {SEARCH_PARAM_THREADS, SEARCH_PARAM_SEED, SEAR
 
 int cmd_sweep(int argc, char **argv)
 {
-    struct option longs[16] = {
+    struct option longs[18] = {
+        {"meta", no_argument, NULL, OPT_META},
+        {"rounds", required_argument, NULL, OPT_ROUNDS},
         {"dims-list", required_argument, NULL, OPT_DIMS_LIST},
         {"time-per", required_argument, NULL, OPT_TIME_PER},
         {"db", required_argument, NULL, OPT_DB},
@@ -263,7 +277,7 @@ int cmd_sweep(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'}};
     for (int i = 0; i < NSWEEP_PARAMS; i++)
-        longs[7 + i] = (struct option){search_param(sweep_params[i])->name, required_argument, NULL,
+        longs[9 + i] = (struct option){search_param(sweep_params[i])->name, required_argument, NULL,
                                        OPT_PARAM + sweep_params[i]};
     const char *dims_list = NULL, *db_path_opt = NULL;
     double time_per = 60;
@@ -274,7 +288,8 @@ int cmd_sweep(int argc, char **argv)
     long threads = sysconf(_SC_NPROCESSORS_ONLN);
     if (threads < 1)
         threads = 1;
-    bool from_db = false, until_record = false, quiet = false;
+    bool from_db = false, until_record = false, quiet = false, meta = false;
+    long rounds = 1;
     char err[1024];
 
     optind = 0;
@@ -307,6 +322,16 @@ int cmd_sweep(int argc, char **argv)
         case OPT_UNTIL_RECORD:
             until_record = true;
             break;
+        case OPT_META:
+            meta = true;
+            break;
+        case OPT_ROUNDS: {
+            char *end;
+            rounds = strtol(optarg, &end, 10);
+            if (*end || end == optarg || rounds < 1 || rounds > 1000)
+                return cli_error(CLI_USAGE, CMD, "--rounds '%s': expected 1..1000", optarg);
+            break;
+        }
         case 'q':
             quiet = true;
             break;
@@ -367,8 +392,12 @@ int cmd_sweep(int argc, char **argv)
     }
     db *d = session_store(ss);
 
-    sweep_row *rows = calloc((size_t)L.n, sizeof *rows);
-    if (!rows) {
+    const int nrows = L.n * (int)rounds;
+    sweep_row *rows = calloc((size_t)nrows, sizeof *rows);
+    scheme **bests = calloc((size_t)L.n, sizeof *bests); /* each format's best so far (--meta) */
+    if (!rows || !bests) {
+        free(rows);
+        free(bests);
         session_close(ss);
         free(L.v);
         return cli_error(CLI_INTERNAL, CMD, "out of memory");
@@ -378,17 +407,21 @@ int cmd_sweep(int argc, char **argv)
         printf("flipgraph sweep: %d format%s", L.n, L.n == 1 ? "" : "s");
         if (L.skipped)
             printf(" (%d beyond the 64-entry limit skipped)", L.skipped);
-        printf(", %g s each, %s backend (%s), seed %" PRIu64 "%s%s%s\n", time_per,
-               search_backend_name(backend), device, seed, d ? ", database " : "", d ? db_path(d) : "",
-               until_record ? ", until the record" : "");
+        printf(", %g s each, %s backend (%s), seed %" PRIu64 "%s%s%s%s", time_per, search_backend_name(backend),
+               device, seed, d ? ", database " : "", d ? db_path(d) : "", until_record ? ", until the record" : "",
+               meta ? ", meta starts" : "");
+        if (rounds > 1)
+            printf(", %ld rounds", rounds);
+        printf("\n");
         fflush(stdout);
     }
 
     session_signals_hold(); /* a signal between two formats ends the sweep too */
     int rc = CLI_OK, done = 0;
     uint64_t sm = seed;
-    for (int i = 0; i < L.n && !session_stop_seen(); i++) {
-        sweep_row *row = &rows[i];
+    for (int k = 0; k < nrows && !session_stop_seen(); k++) {
+        const int i = k % L.n;
+        sweep_row *row = &rows[k];
         row->fmt = L.v[i];
         row->record = search_record_rank(row->fmt);
         row->seed = scheme_splitmix64(&sm);
@@ -415,7 +448,7 @@ int cmd_sweep(int argc, char **argv)
         memset(&cx, 0, sizeof cx);
         cx.quiet = quiet;
         scheme_format_str(row->fmt, cx.fmtbuf);
-        done = i + 1;
+        done = k + 1;
 
         scheme *start = NULL;
         const char *from = "the standard algorithm";
@@ -428,7 +461,27 @@ int cmd_sweep(int argc, char **argv)
                 break;
             }
         }
-        snprintf(cx.heading, sizeof cx.heading, "[%d/%d] %s from %s, record %s, seed %" PRIu64, i + 1, L.n,
+        char meta_from[96];
+        if (meta) {
+            int j;
+            scheme *m = search_meta_start(row->fmt, (const scheme *const *)bests, L.n, &j);
+            const int usual = start ? start->rank : row->fmt.n * row->fmt.m * row->fmt.p;
+            if (m && m->rank < usual) {
+                char fj[32];
+                scheme_free(start);
+                start = m;
+                if (j == i)
+                    snprintf(meta_from, sizeof meta_from, "its own best so far");
+                else
+                    snprintf(meta_from, sizeof meta_from, "%s's best, %s", scheme_format_str(L.v[j], fj),
+                             L.v[j].n * L.v[j].m * L.v[j].p > row->fmt.n * row->fmt.m * row->fmt.p ? "projected"
+                                                                                                  : "extended");
+                from = meta_from;
+            } else {
+                scheme_free(m);
+            }
+        }
+        snprintf(cx.heading, sizeof cx.heading, "[%d/%d] %s from %s, record %s, seed %" PRIu64, k + 1, nrows,
                  cx.fmtbuf, from, row->record > 0 ? (snprintf(tb, sizeof tb, "%d", row->record), tb) : "unknown",
                  row->seed);
         session_hooks hooks = {&cx, on_improved, on_progress, on_started};
@@ -448,6 +501,10 @@ int cmd_sweep(int argc, char **argv)
         row->best = res.best_rank;
         row->seconds = res.seconds;
         row->flips = res.flips;
+        if (res.best && (!bests[i] || res.best->rank < bests[i]->rank)) {
+            scheme_free(bests[i]);
+            bests[i] = scheme_clone(res.best);
+        }
         if (ss_st == SEARCH_BAD_PARAMS || ss_st == SEARCH_FAILED) {
             row->status = "failed";
             cli_error(CLI_INTERNAL, CMD, "%s: %s", cx.fmtbuf, run.store_failed ? run.msg : res.msg);
@@ -490,12 +547,15 @@ int cmd_sweep(int argc, char **argv)
 
     print_table(rows, done, d != NULL);
     if (interrupted) {
-        printf("interrupted: %d of %d format%s searched\n", done, L.n, L.n == 1 ? "" : "s");
+        printf("interrupted: %d of %d format%s searched\n", done, nrows, nrows == 1 ? "" : "s");
         if (rc == CLI_OK)
             rc = CLI_NEGATIVE;
     }
     fflush(stdout);
     session_close(ss);
+    for (int i = 0; i < L.n; i++)
+        scheme_free(bests[i]);
+    free(bests);
     free(rows);
     free(L.v);
     return rc;

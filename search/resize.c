@@ -246,3 +246,31 @@ scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errle
     }
     return cur;
 }
+
+scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int *from)
+{
+    int want[3];
+    fmt_dims(to, want);
+    scheme *best = NULL;
+    *from = -1;
+    for (int i = 0; i < nknown; i++) {
+        if (!known[i])
+            continue;
+        int d[3], dist = 0;
+        fmt_dims(known[i]->fmt, d);
+        for (int k = 0; k < 3; k++)
+            dist += d[k] > want[k] ? d[k] - want[k] : want[k] - d[k];
+        if (dist > 1)
+            continue;
+        char err[256];
+        scheme *r = search_resize(known[i], to, err, sizeof err);
+        if (r && r->rank < to.n * to.m * to.p && (!best || r->rank < best->rank)) {
+            scheme_free(best);
+            best = r;
+            *from = i;
+        } else {
+            scheme_free(r);
+        }
+    }
+    return best;
+}

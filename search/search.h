@@ -436,5 +436,11 @@ scheme *search_extend(const scheme *s, int dim);
  * the input is not valid over GF(2), out of memory, or "BUG: ..." when the
  * result failed its check. */
 scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errlen);
+/* The meta start of `to` (flipgraph sweep --meta): of the known schemes whose
+ * format is `to` or one step from it (one of n, m, p larger or smaller by one,
+ * the others equal), each taken to `to` by search_resize, the lowest rank;
+ * ties: the first.  NULL when none is below n*m*p (the standard algorithm) or
+ * none is near; *from: the index of the one it came from. */
+scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int *from);
 
 #endif

@@ -796,3 +796,50 @@ Test(resize_cli, unwritable_output_exits_2)
     CHECK(rc == 2, "--to exp of <1,2,10>: exit %d: %s", rc, out);
     CHECK(!tc_exists(tc_path_in("wide.exp")), "%s was written", tc_path_in("wide.exp"));
 }
+
+/* The meta start (flipgraph sweep --meta): of the known schemes one step from
+ * the format, the lowest rank after resize; none near, or none below the
+ * standard algorithm, is NULL. */
+Test(resize, meta_start_takes_the_best_near_scheme)
+{
+    scheme *z = tc_read_corpus("kauers-moosbauer/334-29-mod0.exp");
+    scheme *k29 = scheme_to_f2(z);
+    scheme *std336 = scheme_standard((scheme_format){3, 3, 6});
+    scheme *far = walked((scheme_format){2, 2, 2}, g_seed, 20000);
+    const scheme *known[3] = {far, std336, k29};
+    int from = -2;
+    scheme *m = search_meta_start((scheme_format){3, 3, 5}, known, 3, &from);
+    check_valid(m, (scheme_format){3, 3, 5}, "meta start of <3,3,5>");
+    /* <3,3,4>:29 extended: 29 + 9 new terms at most, below the standard 45
+     * and below <3,3,6>'s standard projected (45) */
+    CHECK(m && from == 2 && m->rank <= 38, "seed %llu: from %d rank %d", g_seed, from, m ? m->rank : -1);
+    scheme_free(m);
+    /* only the standard near: nothing below n*m*p */
+    m = search_meta_start((scheme_format){3, 3, 5}, known, 2, &from);
+    CHECK(!m && from == -1, "seed %llu: a start from the standard <3,3,6> (rank %d)", g_seed, m ? m->rank : -1);
+    scheme_free(m);
+    /* nothing near <4,4,4> */
+    m = search_meta_start((scheme_format){4, 4, 4}, known, 3, &from);
+    CHECK(!m && from == -1, "seed %llu: a start for <4,4,4> from afar", g_seed);
+    scheme_free(m);
+    scheme_free(far);
+    scheme_free(std336);
+    scheme_free(k29);
+    scheme_free(z);
+}
+
+/* flipgraph sweep --meta --rounds 2: a format starts from its neighbour's best
+ * extended, the second round from its own best; every run's schemes stored. */
+Test(resize_cli, sweep_meta_starts_from_neighbours, .timeout = 300)
+{
+    char out[1 << 16];
+    const char *db = tc_path_in("meta.db");
+    int rc = tc_run_cli("", out, sizeof out,
+                        "sweep --dims-list 2x2x2,2x2x3 --time-per 2s --meta --rounds 2 --threads 1 --seed %llu "
+                        "--progress 0 --db '%s'",
+                        g_seed, db);
+    CHECK(rc == 0, "seed %llu: exit %d: %s", g_seed, rc, out);
+    CHECK(strstr(out, "<2,2,3> from <2,2,2>'s best, extended"), "seed %llu: %s", g_seed, out);
+    CHECK(strstr(out, "<2,2,2> from its own best so far"), "seed %llu: %s", g_seed, out);
+    CHECK(tc_sql_int(db, "SELECT count(*) FROM runs") == 4, "seed %llu: %s", g_seed, out);
+}
