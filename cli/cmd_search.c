@@ -187,6 +187,10 @@ static void banner(const banner_info *b)
         at += snprintf(stop + at, sizeof stop - (size_t)at, " after %s,",
                        p->time_limit < 60 ? (snprintf(t, sizeof t, "%gs", p->time_limit), t)
                                           : cli_fmt_hms(p->time_limit, t, sizeof t));
+    if (p->stall > 0)
+        at += snprintf(stop + at, sizeof stop - (size_t)at, " after %s without a lower rank,",
+                       p->stall < 60 ? (snprintf(t, sizeof t, "%gs", p->stall), t)
+                                     : cli_fmt_hms(p->stall, t, sizeof t));
     if (p->max_flips)
         at += snprintf(stop + at, sizeof stop - (size_t)at, " after %s flips,",
                        cli_fmt_si_cell((double)p->max_flips, t, sizeof t));

@@ -3,7 +3,7 @@
  *
  *   flipgraph sweep --dims-list 2x2x2..5x5x5 --time-per 5m [--threads N] [--seed S]
  *                   [--db PATH] [--from-db] [--backend cpu|gpu|auto] [--until-record]
- *                   [--meta] [--rounds K]
+ *                   [--meta] [--rounds K] [--stall DUR]
  *
  * A range A..B is every format <n,m,p> with n <= m <= p and each dimension
  * between the corners' (the rank is the same for every permutation of n, m,
@@ -41,7 +41,7 @@
 static const char *usage_text =
     "usage: flipgraph sweep --dims-list LIST [--time-per DUR] [--threads N] [--seed S]\n"
     "                       [--db PATH] [--from-db] [--backend cpu|gpu|auto] [--until-record]\n"
-    "                       [--progress DUR] [--meta] [--rounds K] [-q]\n"
+    "                       [--progress DUR] [--meta] [--rounds K] [--stall DUR] [-q]\n"
     "\n"
     "Searches every format of LIST for DUR each, then prints a table of our best rank\n"
     "against the known record (GF(2)).\n"
@@ -63,6 +63,8 @@ static const char *usage_text =
     "                    from its own best of an earlier round, when lower than the usual start\n"
     "  --rounds K        search the list K times over (default 1); with --meta a round starts\n"
     "                    where the last one ended, in every format\n"
+    "  --stall DUR       a format stops when DUR passes without a lower rank (and the sweep\n"
+    "                    moves to the next one); 0: never (default)\n"
     "  --progress DUR    time between progress lines (default 10s; 0: none)\n"
     "  -q, --quiet       only the final table\n"
     "\n"
@@ -261,7 +263,7 @@ enum { OPT_DIMS_LIST = 1000, OPT_TIME_PER, OPT_DB, OPT_FROM_DB, OPT_UNTIL_RECORD
 /* The search parameters sweep takes (rows of search/params.def, parsed and
  * checked by the table); the rest of the table is `flipgraph search`'s. */
 static const int sweep_params[] = {SEARCH_PARAM_THREADS, SEARCH_PARAM_SEED, SEARCH_PARAM_BACKEND,
-                                   SEARCH_PARAM_PROGRESS, SEARCH_PARAM_DEVICE};
+                                   SEARCH_PARAM_PROGRESS, SEARCH_PARAM_DEVICE, SEARCH_PARAM_STALL};
 #define NSWEEP_PARAMS (int)(sizeof sweep_params / sizeof *sweep_params)
 
 int cmd_sweep(int argc, char **argv)
@@ -516,6 +518,8 @@ int cmd_sweep(int argc, char **argv)
             row->status = "BELOW THE RECORD";
         } else if (row->record > 0 && row->best == row->record) {
             row->status = "record reached";
+        } else if (cfg.p.stall > 0 && res.seconds + 0.05 < time_per) {
+            row->status = "stalled"; /* --stall: no lower rank for that long */
         } else {
             row->status = "time up";
             if (until_record && row->record > 0 && rc == CLI_OK)

@@ -402,6 +402,8 @@ static void monitor(engine *e, search_result *res)
                 set_stop(e);
             } else if (p->max_flips && backend_flips(e) >= p->max_flips) {
                 set_stop(e);
+            } else if (p->stall > 0 && t - atomic_load(&e->best_t) >= p->stall) {
+                set_stop(e); /* stalled: no lower rank for p->stall seconds */
             }
         }
         if (report && t >= next) {

@@ -98,6 +98,7 @@ typedef struct search_params {
     scheme_format fmt;
     int target_rank;       /* stop when reached; 0: none */
     double time_limit;     /* seconds; 0: no limit (until target, stop or max_flips) */
+    double stall;          /* seconds without a lower rank after which the run stops; 0: never */
     uint64_t max_flips;    /* flips in all (over all threads); 0: no limit */
     int threads;           /* CPU walkers, one per thread */
     uint64_t seed;         /* every walker's seed derives from it (splitmix64) */

@@ -829,17 +829,27 @@ Test(resize, meta_start_takes_the_best_near_scheme)
 }
 
 /* flipgraph sweep --meta --rounds 2: a format starts from its neighbour's best
- * extended, the second round from its own best; every run's schemes stored. */
+ * extended, the second round from its own best; every run's schemes stored.
+ * --stall: a format whose rank stops falling ends early (these reach their
+ * records, 7 and 11, within the first second, and nothing is lower). */
 Test(resize_cli, sweep_meta_starts_from_neighbours, .timeout = 300)
 {
     char out[1 << 16];
     const char *db = tc_path_in("meta.db");
     int rc = tc_run_cli("", out, sizeof out,
-                        "sweep --dims-list 2x2x2,2x2x3 --time-per 2s --meta --rounds 2 --threads 1 --seed %llu "
-                        "--progress 0 --db '%s'",
+                        "sweep --dims-list 2x2x2,2x2x3 --time-per 200s --stall 1s --meta --rounds 2 --threads 1 "
+                        "--seed %llu --progress 0 --db '%s'",
                         g_seed, db);
     CHECK(rc == 0, "seed %llu: exit %d: %s", g_seed, rc, out);
     CHECK(strstr(out, "<2,2,3> from <2,2,2>'s best, extended"), "seed %llu: %s", g_seed, out);
     CHECK(strstr(out, "<2,2,2> from its own best so far"), "seed %llu: %s", g_seed, out);
     CHECK(tc_sql_int(db, "SELECT count(*) FROM runs") == 4, "seed %llu: %s", g_seed, out);
+    /* each of the 4 searches stopped on the stall, long before its 200 s */
+    CHECK(tc_sql_int(db, "SELECT count(*) FROM runs WHERE params LIKE '%stall=1%'") == 4, "seed %llu: %s", g_seed,
+          out);
+    CHECK(!strstr(out, "200.0 s"), "seed %llu: a format searched its whole time: %s", g_seed, out);
+    int reached = 0;
+    for (const char *q = out; (q = strstr(q, "record reached")); q++)
+        reached++;
+    CHECK(reached >= 4, "seed %llu: the records of <2,2,2> and <2,2,3> in every round: %s", g_seed, out);
 }

@@ -1133,6 +1133,23 @@ Test(search_cli, finds_writes_and_verifies, .timeout = 150)
     rmtree(d);
 }
 
+/* --stall: a run whose rank stops falling ends (here <2,2,2> reaches 7, below
+ * which nothing exists, then stalls: the 60 s test timeout guards the 300 s
+ * time limit); the banner names it. */
+Test(search_cli, stall_ends_a_run_that_stopped_improving, .timeout = 60)
+{
+    char d[64];
+    tmpdir(d, sizeof d);
+    cr_assert_eq(run(d, NULL, "search --dims 2x2x2 --stall 1s --time 300s --threads 1 --seed 3"), 0);
+    char *out = slurp(d, "out"), *err = slurp(d, "err");
+    cr_assert(strstr(out, "best rank 7 for <2,2,2>"), "%s", out);
+    cr_assert(strstr(err, "after 1s without a lower rank"), "%s", err);
+    free(out);
+    free(err);
+    cr_assert_eq(run(d, NULL, "search --dims 2x2x2 --stall x -q"), 2);
+    rmtree(d);
+}
+
 Test(search_cli, sigint_stops_cleanly, .timeout = 60)
 {
     char d[64], cmd[1024];
