@@ -16,7 +16,7 @@
  * (the cubes) last.  NULL: not a symmetric GF(2) scheme (the order as given). */
 static int *symmetric_order(const scheme *s)
 {
-    if (s->ring != SCHEME_RING_F2 || s->fmt.n != s->fmt.m || s->fmt.m != s->fmt.p || s->fmt.n > 8 || s->rank < 1)
+    if (s->rank < 1) /* the ring and format are scheme_symmetry_orbits' to check */
         return NULL;
     int *orbit = malloc((size_t)s->rank * sizeof *orbit), *perm = malloc((size_t)s->rank * sizeof *perm);
     int *size = calloc((size_t)s->rank, sizeof *size);

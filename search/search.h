@@ -282,6 +282,11 @@ bool search_cubes_check(const search_cubes *c, int n, scheme_symmetry g, char *e
  * (room for s->rank terms).  false when s is not invariant or out of memory. */
 bool search_symmetric_split(const scheme *s, scheme_symmetry g, uint64_t *reps, int *norbits, uint64_t *fixed,
                             int *nfixed);
+/* The inverse: the GF(2) scheme of format f made of the fixed terms and every
+ * image under g of each representative (norbits * |G| + nfixed terms, the
+ * fixed ones first); NULL when out of memory. */
+scheme *search_symmetric_join(scheme_format f, scheme_symmetry g, const uint64_t *reps, int norbits,
+                              const uint64_t *fixed, int nfixed);
 
 /* Best known rank over GF(2) (data/records.tsv), symmetric in n, m, p;
  * <1,m,p> has rank m*p; -1 when unknown (a dimension above 6). */

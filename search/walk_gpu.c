@@ -444,22 +444,12 @@ search_status search_run_gpu_stats(const search_params *p, const search_gpu_opti
     if (stats)
         memset(stats, 0, sizeof *stats);
     res->status = SEARCH_BAD_PARAMS;
-    if (p->symmetry != SCHEME_SYM_NONE) {
-        if (!cuda_compiled_in()) {
-            snprintf(res->msg, sizeof res->msg, "no GPU backend: this flipgraph was built without CUDA");
-            return res->status;
-        }
-        if (cuda_device_count() <= 0) {
-            snprintf(res->msg, sizeof res->msg, "no GPU visible (use --backend cpu)");
-            return res->status;
-        }
-        return search_run_gpu_sym(p, o, starts, nstarts, cb, res);
-    }
     search_gpu_options od;
     if (!o) {
         search_gpu_options_default(&od);
         o = &od;
     }
+    const search_params *given = p; /* the symmetric walk takes the parameters as given */
     search_params pg;
     search_gpu_params(p, o, &pg);
     p = &pg;
@@ -487,6 +477,8 @@ search_status search_run_gpu_stats(const search_params *p, const search_gpu_opti
             return res->status;
         }
     }
+    if (given->symmetry != SCHEME_SYM_NONE)
+        return search_run_gpu_sym(given, o, starts, nstarts, cb, res);
     if (o->rounds < 1 || o->rounds > 64 || o->warps < 0 || o->mix_every < 0 || o->check < 0 ||
         o->store < 0 || o->store > 2 || !(o->launch_ms > 0) || o->launch_ms > 60000) {
         snprintf(res->msg, sizeof res->msg, "bad GPU options (rounds 1..64, launch 0..60000 ms, no negative values)");

@@ -36,26 +36,6 @@ typedef struct sym_backend {
     _Atomic uint64_t flips, plus, reductions, restarts;
 } sym_backend;
 
-/* A walker's best arrays as a scheme: the fixed terms and every image of each
- * representative. */
-static scheme *expand(const sym_backend *b, const wsym_state *st)
-{
-    const search_params *p = b->p;
-    scheme *s = scheme_new(p->fmt, SCHEME_RING_F2, st->best_nfixed + b->order * st->best_norbits + 1);
-    if (!s)
-        return NULL;
-    for (int i = 0; i < st->best_nfixed; i++)
-        scheme_push(s, b->fixed[i * 3], b->fixed[i * 3 + 1], b->fixed[i * 3 + 2]);
-    for (int i = 0; i < st->best_norbits; i++) {
-        scheme_term t = {{b->reps[i * 3], b->reps[i * 3 + 1], b->reps[i * 3 + 2]}};
-        for (int k = 0; k < b->order; k++) {
-            scheme_term u = scheme_symmetry_image((scheme_symmetry)p->symmetry, p->fmt.n, t, k);
-            scheme_push(s, u.f[0], u.f[1], u.f[2]);
-        }
-    }
-    return s;
-}
-
 static bool sym_setup(engine *e, void *ctx)
 {
     sym_backend *b = ctx;
@@ -74,12 +54,12 @@ static bool sym_setup(engine *e, void *ctx)
     uint64_t *reps = malloc((size_t)(start->rank + 1) * 3 * sizeof *reps);
     uint64_t *fixed = malloc((size_t)(start->rank + 1) * 3 * sizeof *fixed);
     int norbits = 0, nfixed = 0;
-    if (!reps || !fixed ||
-        !search_symmetric_split(start, (scheme_symmetry)p->symmetry, reps, &norbits, fixed, &nfixed)) {
+    const bool oom = !reps || !fixed;
+    if (oom || !search_symmetric_split(start, (scheme_symmetry)p->symmetry, reps, &norbits, fixed, &nfixed)) {
         free(reps);
         free(fixed);
-        engine_fail(e, reps && fixed ? SEARCH_BAD_PARAMS : SEARCH_FAILED, "%s",
-                    reps && fixed ? "the start scheme is not invariant" : "out of memory");
+        engine_fail(e, oom ? SEARCH_FAILED : SEARCH_BAD_PARAMS, "%s",
+                    oom ? "out of memory" : "the start scheme is not invariant");
         return false;
     }
     if (norbits < 1) {
@@ -156,7 +136,8 @@ static void *sym_thread(void *arg)
                 engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->device, err);
                 break;
             }
-            scheme *s = expand(b, &b->st[low]);
+            scheme *s = search_symmetric_join(p->fmt, (scheme_symmetry)p->symmetry, b->reps,
+                                              b->st[low].best_norbits, b->fixed, b->st[low].best_nfixed);
             if (!s) {
                 engine_fail(e, SEARCH_FAILED, "out of memory");
                 break;

@@ -200,30 +200,35 @@ static void orbit_free_slot(sym_walk *s, int32_t o)
     s->ofree[s->nofree++] = o;
 }
 
+/* What a representative T is: ORBIT_FREE, ORBIT_GONE (a zero factor, or the
+ * reversal fixes it: |H| even, the images cancel in pairs) or ORBIT_CUBE (the
+ * shift fixes it and the reversal does not: |H| = 3, each distinct image three
+ * times, once over GF(2)). */
+enum { ORBIT_FREE, ORBIT_GONE, ORBIT_CUBE };
+static int orbit_kind(const sym_walk *s, const uint64_t T[3])
+{
+    if (!T[0] || !T[1] || !T[2])
+        return ORBIT_GONE;
+    if (s->g == SCHEME_SYM_C3XC2 && rev(s, T[0]) == T[0] && rev(s, T[1]) == T[1] && rev(s, T[2]) == T[2])
+        return ORBIT_GONE;
+    return T[0] == T[1] && T[1] == T[2] ? ORBIT_CUBE : ORBIT_FREE;
+}
+
 /* Gives orbit o (alive, unlinked) the representative T: an orbit with a
  * zero factor or an even stabilizer vanishes, one fixed by the shift alone
  * joins the fixed terms, a free one is indexed and queued for reductions. */
 static void orbit_place(search_walker *w, int32_t o, const uint64_t T[3])
 {
     sym_walk *s = w->sym;
-    bool gone = !T[0] || !T[1] || !T[2];
-    if (!gone) {
-        const bool shift_fixed = T[0] == T[1] && T[1] == T[2];
-        const bool rev_fixed = s->g == SCHEME_SYM_C3XC2 && rev(s, T[0]) == T[0] && rev(s, T[1]) == T[1] &&
-                               rev(s, T[2]) == T[2];
-        if (shift_fixed && !rev_fixed) {
-            /* |H| = 3: each distinct image three times, once over GF(2) */
-            fixed_xor(s, T[0], T[0], T[0]);
-            if (s->g == SCHEME_SYM_C3XC2) {
-                uint64_t r = rev(s, T[0]);
-                fixed_xor(s, r, r, r);
-            }
-            gone = true;
-        } else if (rev_fixed) {
-            gone = true; /* |H| even: the images cancel in pairs */
+    const int kind = orbit_kind(s, T);
+    if (kind == ORBIT_CUBE) {
+        fixed_xor(s, T[0], T[0], T[0]);
+        if (s->g == SCHEME_SYM_C3XC2) {
+            uint64_t r = rev(s, T[0]);
+            fixed_xor(s, r, r, r);
         }
     }
-    if (gone) {
+    if (kind != ORBIT_FREE) {
         orbit_free_slot(s, o);
         set_rank(w);
         return;
@@ -268,13 +273,11 @@ static void orbit_xor_factor(search_walker *w, int32_t o, int q, uint64_t delta)
     sym_walk *s = w->sym;
     uint64_t T[3] = {s->rep[o * 3], s->rep[o * 3 + 1], s->rep[o * 3 + 2]};
     T[q] ^= delta;
-    const uint64_t r = s->g == SCHEME_SYM_C3XC2 ? rev(s, T[q]) : 0;
-    if (!T[q] || (T[0] == T[1] && T[1] == T[2]) ||
-        (s->g == SCHEME_SYM_C3XC2 && r == T[q] && rev(s, T[0]) == T[0] && rev(s, T[1]) == T[1] &&
-         rev(s, T[2]) == T[2])) {
+    if (orbit_kind(s, T) != ORBIT_FREE) {
         orbit_set(w, o, T);
         return;
     }
+    const uint64_t r = s->g == SCHEME_SYM_C3XC2 ? rev(s, T[q]) : 0;
     s->rep[o * 3 + q] = T[q];
     for (int b = 0; b < s->ne / 3; b++) {
         const int32_t code = o * s->ne + 3 * b + q;
@@ -474,89 +477,6 @@ static int term_cmp(const void *pa, const void *pb)
     return 0;
 }
 
-bool sym_reset(search_walker *w, const scheme *sch)
-{
-    sym_walk *s = w->sym;
-    memset(s->tab.e, 0, (size_t)(s->tab.mask + 1) * sizeof(wk_hent));
-    s->nalive = s->nfixed = s->nM = s->nwork = 0;
-    s->nofree = 0;
-    for (int32_t o = s->ocap - 1; o >= 0; o--) {
-        s->ofree[s->nofree++] = o;
-        s->apos[o] = -1;
-        s->queued[o] = 0;
-    }
-    const int nc = s->ocap * s->ne;
-    s->nbfree = 0;
-    for (int32_t b = nc - 1; b >= 0; b--)
-        s->bfree[s->nbfree++] = b;
-    for (int c = 0; c < nc; c++) {
-        s->bid[c] = -1;
-        s->mpos[c] = -1;
-    }
-    w->rank = 0;
-    /* the terms, sorted, pairs of equal ones cancelled (GF(2)) and zero ones dropped */
-    scheme_term *t = malloc((size_t)(sch->rank ? sch->rank : 1) * sizeof *t);
-    uint8_t *used = calloc((size_t)(sch->rank ? sch->rank : 1), 1);
-    if (!t || !used) {
-        free(t);
-        free(used);
-        return false;
-    }
-    int k = 0;
-    for (int r = 0; r < sch->rank; r++)
-        if (sch->terms[r].f[0] && sch->terms[r].f[1] && sch->terms[r].f[2])
-            t[k++] = sch->terms[r];
-    qsort(t, (size_t)k, sizeof *t, term_cmp);
-    int m = 0;
-    for (int i = 0; i < k;) {
-        if (i + 1 < k && !term_cmp(&t[i], &t[i + 1])) {
-            i += 2;
-            continue;
-        }
-        t[m++] = t[i++];
-    }
-    bool ok = true;
-    for (int i = 0; i < m && ok; i++) {
-        if (used[i])
-            continue;
-        scheme_term img[6];
-        bool free_orbit = true;
-        for (int g = 1; g < s->order; g++) {
-            img[g] = scheme_symmetry_image((scheme_symmetry)s->g, s->n, t[i], g);
-            if (!term_cmp(&img[g], &t[i]))
-                free_orbit = false;
-        }
-        if (!free_orbit) {
-            /* a term some element fixes: one of the constant terms */
-            used[i] = 1;
-            if (s->nfixed >= s->fixed_cap)
-                ok = false;
-            else
-                s->fixed[s->nfixed++] = t[i];
-            continue;
-        }
-        used[i] = 1;
-        for (int g = 1; g < s->order && ok; g++) {
-            scheme_term *hit = bsearch(&img[g], t, (size_t)m, sizeof *t, term_cmp);
-            if (!hit || used[hit - t])
-                ok = false; /* not invariant */
-            else
-                used[hit - t] = 1;
-        }
-        if (ok && !s->nofree)
-            ok = false;
-        if (ok)
-            orbit_new(w, t[i].f);
-    }
-    free(t);
-    free(used);
-    if (!ok)
-        return false;
-    process_work(w);
-    set_rank(w);
-    return true;
-}
-
 bool search_symmetric_split(const scheme *sch, scheme_symmetry g, uint64_t *reps, int *norbits, uint64_t *fixed,
                             int *nfixed)
 {
@@ -605,6 +525,64 @@ bool search_symmetric_split(const scheme *sch, scheme_symmetry g, uint64_t *reps
     free(t);
     free(used);
     return ok;
+}
+
+scheme *search_symmetric_join(scheme_format f, scheme_symmetry g, const uint64_t *reps, int norbits,
+                              const uint64_t *fixed, int nfixed)
+{
+    const int order = scheme_symmetry_order(g);
+    scheme *s = scheme_new(f, SCHEME_RING_F2, nfixed + order * norbits + 1);
+    if (!s)
+        return NULL;
+    for (int i = 0; i < nfixed; i++)
+        scheme_push(s, fixed[3 * i], fixed[3 * i + 1], fixed[3 * i + 2]);
+    for (int i = 0; i < norbits; i++) {
+        const scheme_term t = {{reps[3 * i], reps[3 * i + 1], reps[3 * i + 2]}};
+        for (int k = 0; k < order; k++) {
+            const scheme_term u = scheme_symmetry_image(g, f.n, t, k);
+            scheme_push(s, u.f[0], u.f[1], u.f[2]);
+        }
+    }
+    return s;
+}
+
+bool sym_reset(search_walker *w, const scheme *sch)
+{
+    sym_walk *s = w->sym;
+    memset(s->tab.e, 0, (size_t)(s->tab.mask + 1) * sizeof(wk_hent));
+    s->nalive = s->nfixed = s->nM = s->nwork = 0;
+    s->nofree = 0;
+    for (int32_t o = s->ocap - 1; o >= 0; o--) {
+        s->ofree[s->nofree++] = o;
+        s->apos[o] = -1;
+        s->queued[o] = 0;
+    }
+    const int nc = s->ocap * s->ne;
+    s->nbfree = 0;
+    for (int32_t b = nc - 1; b >= 0; b--)
+        s->bfree[s->nbfree++] = b;
+    for (int c = 0; c < nc; c++) {
+        s->bid[c] = -1;
+        s->mpos[c] = -1;
+    }
+    w->rank = 0;
+    /* the free orbits' representatives and the constant (fixed) terms */
+    const size_t words = (size_t)(sch->rank ? sch->rank : 1) * 3;
+    uint64_t *reps = malloc(words * sizeof *reps), *fixed = malloc(words * sizeof *fixed);
+    int norbits = 0, nfixed = 0;
+    bool ok = reps && fixed && search_symmetric_split(sch, (scheme_symmetry)s->g, reps, &norbits, fixed, &nfixed) &&
+              nfixed <= s->fixed_cap && norbits <= s->ocap;
+    for (int i = 0; ok && i < nfixed; i++)
+        s->fixed[s->nfixed++] = (scheme_term){{fixed[3 * i], fixed[3 * i + 1], fixed[3 * i + 2]}};
+    for (int i = 0; ok && i < norbits; i++)
+        orbit_new(w, &reps[3 * i]);
+    free(reps);
+    free(fixed);
+    if (!ok)
+        return false;
+    process_work(w);
+    set_rank(w);
+    return true;
 }
 
 /* ---- moves ---- */

@@ -228,16 +228,7 @@ static void device_against_core(scheme_format f, scheme_symmetry g, int walkers,
         if (memcmp(reps, c.w.brep, (size_t)dev[i].best_norbits * 3 * sizeof(uint64_t)) ||
             memcmp(fixed, c.w.bfixed, (size_t)dev[i].best_nfixed * 3 * sizeof(uint64_t)))
             mismatched++;
-        scheme *b = scheme_new(f, SCHEME_RING_F2, dev[i].best_nfixed + 6 * dev[i].best_norbits + 1);
-        for (int k = 0; k < dev[i].best_nfixed; k++)
-            scheme_push(b, fixed[k * 3], fixed[k * 3 + 1], fixed[k * 3 + 2]);
-        for (int k = 0; k < dev[i].best_norbits; k++) {
-            scheme_term t = {{reps[k * 3], reps[k * 3 + 1], reps[k * 3 + 2]}};
-            for (int e = 0; e < scheme_symmetry_order(g); e++) {
-                scheme_term u = scheme_symmetry_image(g, f.n, t, e);
-                scheme_push(b, u.f[0], u.f[1], u.f[2]);
-            }
-        }
+        scheme *b = search_symmetric_join(f, g, reps, dev[i].best_norbits, fixed, dev[i].best_nfixed);
         int term, elem;
         if (b->rank != dev[i].best_rank || !verifies(b) || !scheme_symmetry_check(b, g, &term, &elem, err, sizeof err))
             bad++;
