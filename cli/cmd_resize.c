@@ -12,6 +12,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: flipgraph resize FILE --dims NxMxP [-o OUT] [--to native|exp|txt|m]\n"
+            "       flipgraph resize FILE --product FILE2 [--dims NxMxP] [-o OUT] [--to KIND]\n"
             "\n"
             "Takes the scheme in FILE to the format NxMxP: a dimension too large is projected\n"
             "(one index deleted from every factor, the index chosen that leaves the lowest\n"
@@ -23,7 +24,10 @@ static void usage(FILE *out)
             "  resize: <5,5,5> rank 93 -> <4,5,5> rank 76 (verified over GF(2))\n"
             "See docs/resize.md.\n"
             "\n"
-            "  --dims NxMxP      the format to go to (required)\n"
+            "  --dims NxMxP      the format to go to (required without --product)\n"
+            "  --product FILE2   first the product of FILE and FILE2 (<n1*n2,m1*m2,p1*p2>, rank\n"
+            "                    r1*r2: the Kronecker product of every pair of terms), then its\n"
+            "                    reductions, then --dims (default: the product's format)\n"
             "  -o, --output OUT  write the scheme to OUT (whole or not at all); default:\n"
             "                    standard output\n"
             "  --to KIND         native (default), exp, txt or m\n"
@@ -39,12 +43,13 @@ int cmd_resize(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"dims", required_argument, NULL, 'd'},
+        {"product", required_argument, NULL, 'p'},
         {"output", required_argument, NULL, 'o'},
         {"to", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *out = "-";
+    const char *out = "-", *product = NULL;
     scheme_format to;
     bool have_dims = false;
     scheme_file_kind kind = SCHEME_FILE_NATIVE;
@@ -66,6 +71,9 @@ int cmd_resize(int argc, char **argv)
         case 'o':
             out = optarg;
             break;
+        case 'p':
+            product = optarg;
+            break;
         case 't':
             kind = scheme_file_kind_parse(optarg);
             if (kind == SCHEME_FILE_UNKNOWN)
@@ -81,7 +89,7 @@ int cmd_resize(int argc, char **argv)
             return CLI_USAGE;
         }
     }
-    if (!have_dims) {
+    if (!have_dims && !product) {
         usage(stderr);
         return cli_error(CLI_USAGE, "resize", "--dims NxMxP is required");
     }
@@ -106,6 +114,42 @@ int cmd_resize(int argc, char **argv)
                        "one; flipgraph verify FILE says more): %s",
                        in, scheme_format_str(f2->fmt, fa), vr.msg);
         goto done;
+    }
+    if (product) {
+        /* FILE x FILE2 first: its format must be one (64 entries a factor) */
+        scheme *s2 = cli_read_scheme("resize", product, NULL), *g2 = s2 ? scheme_to_f2(s2) : NULL;
+        scheme_free(s2);
+        if (!g2) {
+            rc = s2 ? cli_error(CLI_INTERNAL, "resize", "out of memory") : CLI_USAGE;
+            goto done;
+        }
+        if (!verify_f2(g2, &vr)) {
+            rc = cli_error(CLI_USAGE, "resize", "%s: not a valid scheme of %s over GF(2): %s", product,
+                           scheme_format_str(g2->fmt, fa), vr.msg);
+            scheme_free(g2);
+            goto done;
+        }
+        scheme_format pf = search_product_format(f2->fmt, g2->fmt);
+        if (!scheme_format_valid(pf)) {
+            rc = cli_error(CLI_USAGE, "resize", "--product: %s times %s is %s, not a format (n*m, m*p, p*n <= %d)",
+                           scheme_format_str(f2->fmt, fa), scheme_format_str(g2->fmt, fb),
+                           scheme_format_str(pf, (char[32]){0}), SCHEME_MAX_ENTRIES);
+            scheme_free(g2);
+            goto done;
+        }
+        scheme *pr = search_product(f2, g2);
+        fprintf(stderr, "resize: %s rank %d times %s rank %d is %s rank %d\n", scheme_format_str(f2->fmt, fa),
+                f2->rank, scheme_format_str(g2->fmt, fb), g2->rank, scheme_format_str(pf, (char[32]){0}),
+                f2->rank * g2->rank);
+        scheme_free(g2);
+        if (!pr) {
+            rc = cli_error(CLI_INTERNAL, "resize", "out of memory");
+            goto done;
+        }
+        scheme_free(f2);
+        f2 = pr;
+        if (!have_dims)
+            to = pf;
     }
     r = search_resize(f2, to, err, sizeof err);
     if (!r) {

@@ -14,6 +14,7 @@
 #include "../search/search.h"
 #include "../search/session.h"
 #include "../search/walk_gpu.h"
+#include "../verify/verify.h"
 #include "cli.h"
 
 #define CMD "search"
@@ -305,8 +306,320 @@ static int decide_backend(const search_config *c, int64_t resume)
     return c->backend;
 }
 
+/* ---- search --meta: the walk changes format (search/meta.c) ---- */
+
+static void meta_usage(FILE *out)
+{
+    fprintf(out,
+"usage: flipgraph search --meta --dims-range A..B [--until-record] [--time T] [--stall T]\n"
+"                        [--meta-drift D] [--meta-pool K] [--from FILE] [--db PATH] [--out DIR]\n"
+"                        [walk parameters] [-q] [-v]\n"
+"\n"
+"One search whose walk changes format (Kauers, Wood 2025; docs/resize.md, \"The meta\n"
+"search\"): legs of the usual walk, each on one format of the range and stored as its own\n"
+"run, each ending when --stall passes without a lower rank (default 10s); the next leg\n"
+"takes the leg's best to a neighbouring format (one dimension one larger or smaller, by\n"
+"projection or extension, then sorted), unless that lands more than D above the best\n"
+"this search holds there: then the leg starts from that format's pool (its K lowest\n"
+"distinct schemes).\n"
+"\n"
+"  --dims-range A..B   every <n,m,p>, n <= m <= p, each dimension between the corners'\n"
+"                      (2x2x2..5x5x5: 20 formats)\n"
+"  --until-record      end when every format is at its known record; the walk prefers\n"
+"                      formats that are not, and jumps to the nearest one when every\n"
+"                      neighbour is\n"
+"  --meta-drift D      the reset rule: 0..1000 (default 10; -1: never reset)\n"
+"  --meta-pool K       distinct schemes kept per format, 1..64 (default 16)\n"
+"  --from FILE         the first leg starts from this scheme (its format in the range)\n"
+"  --symmetry G        the square formats walk G-symmetrically from their cubes\n"
+"  --time T            the whole search's time (default 60s without --until-record)\n"
+"every other walk parameter of flipgraph search applies to every leg; --dims,\n"
+"--target-rank, --max-flips and --resume do not apply.\n"
+"\n"
+"exit: 0 every record reached with --until-record, or the time ran out without it;\n"
+"1 interrupted, or a record missed; 2 bad usage; 3 a failure (store, internal)\n");
+}
+
+typedef struct meta_ctx {
+    ctx inner;
+    bool quiet;
+} meta_ctx;
+
+static void meta_leg_start(void *p, const search_meta_leg *l)
+{
+    meta_ctx *m = p;
+    if (m->quiet)
+        return;
+    char fb[32], rk[32] = "";
+    if (l->start_rank > 0)
+        snprintf(rk, sizeof rk, " rank %d", l->start_rank);
+    fprintf(stderr, "[leg %d] %s from %s%s%s, record %d\n", l->index, scheme_format_str(l->fmt, fb), l->from, rk,
+            l->reset ? " (reset: the move landed more than the drift above the best)" : "", l->record);
+    m->inner.rows = 0;
+}
+
+static void meta_leg_end(void *p, const search_meta_leg *l)
+{
+    meta_ctx *m = p;
+    if (m->quiet)
+        return;
+    char fb[32], fl[32];
+    fprintf(stderr, "[leg %d] %s: best %d (start %d) in %.1f s, %s flips%s\n", l->index, scheme_format_str(l->fmt, fb),
+            l->best_rank, l->start_rank, l->seconds, cli_fmt_si((double)l->flips, fl, sizeof fl),
+            l->record > 0 && l->best_rank <= l->record ? ", record reached" : "");
+}
+
+static bool parse_dims_range(const char *s, scheme_format *lo, scheme_format *hi, char *err, size_t errlen)
+{
+    const char *dots = strstr(s, "..");
+    char a[64];
+    if (!dots || (size_t)(dots - s) >= sizeof a) {
+        snprintf(err, errlen, "'%s': expected A..B such as 2x2x2..5x5x5", s);
+        return false;
+    }
+    memcpy(a, s, (size_t)(dots - s));
+    a[dots - s] = 0;
+    if (!scheme_format_parse(a, lo, err, errlen) || !scheme_format_parse(dots + 2, hi, err, errlen))
+        return false;
+    if (lo->n > hi->n || lo->m > hi->m || lo->p > hi->p) {
+        snprintf(err, errlen, "'%s': every dimension of A must be at most B's", s);
+        return false;
+    }
+    return true;
+}
+
+static int cmd_search_meta(int argc, char **argv)
+{
+    enum { M_META = 256, M_RANGE, M_UNTIL, M_DRIFT, M_POOL, M_FROM, M_OUT, M_DB, M_HELP };
+    static const struct option own[] = {
+        {"meta", no_argument, 0, M_META},         {"dims-range", required_argument, 0, M_RANGE},
+        {"until-record", no_argument, 0, M_UNTIL}, {"meta-drift", required_argument, 0, M_DRIFT},
+        {"meta-pool", required_argument, 0, M_POOL}, {"from", required_argument, 0, M_FROM},
+        {"out", required_argument, 0, M_OUT},     {"db", required_argument, 0, M_DB},
+        {"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
+        {"help", no_argument, 0, M_HELP},
+    };
+    const size_t nown = sizeof own / sizeof *own;
+    struct option longopts[sizeof own / sizeof *own + SEARCH_PARAM_COUNT + 1];
+    size_t nopt = 0;
+    for (size_t i = 0; i < nown; i++)
+        longopts[nopt++] = own[i];
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++)
+        longopts[nopt++] = (struct option){search_param(i)->name, required_argument, 0, OPT_PARAM + i};
+    longopts[nopt] = (struct option){0, 0, 0, 0};
+
+    search_config cfg;
+    search_config_default(&cfg);
+    search_meta_config mc = {.leg_stall = 10, .drift = 10, .pool = 16};
+    bool have_range = false, quiet = false, verbose = false;
+    const char *from[MAX_FROM], *out_dir = NULL, *db_path = NULL;
+    int nfrom = 0;
+    char err[1024];
+    long l;
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":qvh", longopts, NULL)) != -1) {
+        if (c >= OPT_PARAM && c < OPT_PARAM + SEARCH_PARAM_COUNT) {
+            int id = c - OPT_PARAM;
+            if (id == SEARCH_PARAM_DIMS || id == SEARCH_PARAM_TARGET_RANK || id == SEARCH_PARAM_MAX_FLIPS)
+                return cli_error(CLI_USAGE, CMD, "--meta: --%s does not apply (the range is --dims-range; "
+                                 "--until-record stops at the records)", search_param(id)->name);
+            if (!search_config_set(&cfg, id, optarg, err, sizeof err))
+                return cli_error(CLI_USAGE, CMD, "%s", err);
+            continue;
+        }
+        switch (c) {
+        case M_META: break;
+        case M_RANGE:
+            if (!parse_dims_range(optarg, &mc.lo, &mc.hi, err, sizeof err))
+                return cli_error(CLI_USAGE, CMD, "--dims-range %s", err);
+            have_range = true;
+            break;
+        case M_UNTIL: mc.until_record = true; break;
+        case M_DRIFT:
+            if (!cli_parse_long(optarg, -1, 1000, &l))
+                return cli_error(CLI_USAGE, CMD, "--meta-drift '%s': expected -1..1000", optarg);
+            mc.drift = (int)l;
+            break;
+        case M_POOL:
+            if (!cli_parse_long(optarg, 1, 64, &l))
+                return cli_error(CLI_USAGE, CMD, "--meta-pool '%s': expected 1..64", optarg);
+            mc.pool = (int)l;
+            break;
+        case M_FROM:
+            if (nfrom == MAX_FROM)
+                return cli_error(CLI_USAGE, CMD, "at most %d --from files", MAX_FROM);
+            from[nfrom++] = optarg;
+            break;
+        case M_OUT: out_dir = optarg; break;
+        case M_DB: db_path = optarg; break;
+        case 'q': quiet = true; break;
+        case 'v': verbose = true; break;
+        case 'h':
+        case M_HELP: meta_usage(stdout); return CLI_OK;
+        case ':':
+            return cli_error(CLI_USAGE, CMD, "%s needs a value (flipgraph search --meta --help)", argv[optind - 1]);
+        default:
+            return cli_error(CLI_USAGE, CMD, "--meta: unknown or inapplicable option '%s' (flipgraph search --meta "
+                             "--help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_error(CLI_USAGE, CMD, "unexpected argument '%s' (flipgraph search --meta --help)", argv[optind]);
+    if (!have_range)
+        return cli_error(CLI_USAGE, CMD, "--meta needs --dims-range A..B, e.g. 2x2x2..5x5x5");
+    scheme_format fl[512];
+    int nf;
+    if (!search_meta_formats(mc.lo, mc.hi, fl, &nf, 512))
+        return cli_error(CLI_USAGE, CMD, "--dims-range: %s", nf ? "more than 512 formats" : "no format in the range");
+    if (cfg.given[SEARCH_PARAM_STALL]) {
+        if (cfg.p.stall <= 0)
+            return cli_error(CLI_USAGE, CMD, "--meta: --stall must be above 0 (it ends each leg)");
+        mc.leg_stall = cfg.p.stall;
+    }
+    if (!cfg.given[SEARCH_PARAM_TIME] && !mc.until_record)
+        cfg.p.time_limit = 60;
+    cfg.given[SEARCH_PARAM_TIME] = cfg.p.time_limit > 0;
+    if (!cfg.given[SEARCH_PARAM_SEED]) {
+        cfg.p.seed = random_seed();
+        cfg.given[SEARCH_PARAM_SEED] = true;
+    }
+    int backend = decide_backend(&cfg, 0);
+    if (backend < 0)
+        return CLI_USAGE;
+    cfg.backend = (search_backend)backend;
+    { /* refused options before anything runs: probe one leg's resolution */
+        search_config probe = cfg;
+        probe.p.fmt = fl[nf - 1];
+        probe.given[SEARCH_PARAM_DIMS] = true;
+        if (probe.p.symmetry != SCHEME_SYM_NONE && !(fl[nf - 1].n == fl[nf - 1].m && fl[nf - 1].m == fl[nf - 1].p)) {
+            probe.p.symmetry = SCHEME_SYM_NONE;
+            probe.given[SEARCH_PARAM_SYMMETRY] = false;
+        }
+        if (!search_config_resolve(&probe, cfg.backend, err, sizeof err))
+            return cli_error(CLI_USAGE, CMD, "%s", err);
+    }
+
+    int rc = CLI_OK;
+    scheme *starts[MAX_FROM];
+    int nstarts = 0;
+    db_status st;
+    search_session *ss = session_open(db_path, &st, err, sizeof err);
+    if (!ss)
+        return cli_error(cli_db_exit(st), CMD, "%s", err);
+    for (int i = 0; i < nfrom; i++) {
+        scheme *s = cli_read_scheme(CMD, from[i], NULL);
+        if (!s) {
+            rc = CLI_USAGE;
+            goto out;
+        }
+        starts[nstarts++] = s;
+        char a[32];
+        scheme_format srt = s->fmt;
+        bool in = false;
+        for (int k = 0; k < nf; k++) {
+            int d[3] = {srt.n, srt.m, srt.p};
+            for (int x = 0; x < 3; x++) /* sorted */
+                for (int y = x + 1; y < 3; y++)
+                    if (d[y] < d[x]) {
+                        int t = d[x];
+                        d[x] = d[y];
+                        d[y] = t;
+                    }
+            in |= fl[k].n == d[0] && fl[k].m == d[1] && fl[k].p == d[2];
+        }
+        if (!in) {
+            rc = cli_error(CLI_USAGE, CMD, "%s: a scheme for %s, which is not in --dims-range", from[i],
+                           scheme_format_str(s->fmt, a));
+            goto out;
+        }
+        verify_result vr;
+        scheme *g = scheme_to_f2(s);
+        bool valid = g && verify_f2(g, &vr);
+        scheme_free(g);
+        if (!valid) {
+            rc = cli_error(CLI_USAGE, CMD, "%s: not a valid scheme over GF(2) (flipgraph verify says more)", from[i]);
+            goto out;
+        }
+    }
+    if (out_dir && !session_set_out_dir(ss, out_dir, err, sizeof err)) {
+        rc = cli_error(CLI_USAGE, CMD, "%s", err);
+        goto out;
+    }
+    if (cfg.backend == SEARCH_BACKEND_GPU)
+        cfg.gpu.verbose = verbose && !quiet;
+    char fa[32], fb[32], buf[512], dev[256] = "";
+    if (cfg.backend == SEARCH_BACKEND_GPU)
+        cuda_device_describe(dev, sizeof dev);
+    if (!quiet) {
+        fprintf(stderr, "%s\n", cli_build_info(buf, sizeof buf));
+        fprintf(stderr, "search --meta %s..%s over GF(2): %d formats, legs end after %gs without a lower rank, "
+                        "drift %d%s, pool %d, seed %" PRIu64 "%s%s\n",
+                scheme_format_str(mc.lo, fa), scheme_format_str(mc.hi, fb), nf, mc.leg_stall, mc.drift,
+                mc.drift < 0 ? " (never reset)" : "", mc.pool, cfg.p.seed,
+                mc.until_record ? ", until every record" : "",
+                cfg.p.symmetry != SCHEME_SYM_NONE ? ", square formats symmetric" : "");
+        if (cfg.backend == SEARCH_BACKEND_GPU)
+            fprintf(stderr, "backend gpu: device %d (%s)\n", cfg.p.device, dev);
+        else
+            fprintf(stderr, "backend cpu: %d CPU thread%s\n", cfg.p.threads, cfg.p.threads == 1 ? "" : "s");
+    }
+    meta_ctx mx = {.inner = {.verbose = verbose, .quiet = quiet || !verbose}, .quiet = quiet};
+    search_meta_hooks hooks = {&mx, meta_leg_start, meta_leg_end, {&mx.inner, on_improved, on_progress, NULL}};
+    search_meta_result res;
+    session_signals_hold();
+    search_meta_run(ss, &cfg, cfg.backend == SEARCH_BACKEND_GPU ? dev : NULL, &mc, (const scheme *const *)starts,
+                    nstarts, &hooks, &res);
+    session_signals_release();
+    search_clear_stop();
+    if (res.status == SEARCH_BAD_PARAMS || res.status == SEARCH_FAILED) {
+        rc = cli_error(res.store_failed && res.begin_status != DB_OK ? cli_db_exit(res.begin_status)
+                       : res.status == SEARCH_BAD_PARAMS ? CLI_USAGE : CLI_INTERNAL,
+                       CMD, "%s", res.msg);
+    }
+    /* the table: every format of the range */
+    printf("%-10s %6s %6s %6s %5s %7s %10s %11s  %s\n", "format", "start", "best", "record", "gap", "visits", "time",
+           "flips", "status");
+    int missed = 0;
+    for (int i = 0; i < res.nformats; i++) {
+        const search_meta_format *f = &res.formats[i];
+        char gap[16] = "-", rec[16] = "?", sr[16] = "-", br[16] = "-", fl2[32];
+        if (f->record > 0)
+            snprintf(rec, sizeof rec, "%d", f->record);
+        if (f->start > 0)
+            snprintf(sr, sizeof sr, "%d", f->start);
+        if (f->best > 0)
+            snprintf(br, sizeof br, "%d", f->best);
+        if (f->best > 0 && f->record > 0)
+            snprintf(gap, sizeof gap, "%d", f->best - f->record);
+        const char *status = f->best <= 0 ? "not visited"
+                             : f->record <= 0 ? "no record"
+                             : f->best < f->record ? "BELOW THE RECORD"
+                             : f->best == f->record ? "record reached" : "above the record";
+        if (!(f->best > 0 && f->record > 0 && f->best <= f->record))
+            missed++;
+        printf("%-10s %6s %6s %6s %5s %7d %8.1f s %11s  %s\n", scheme_format_str(f->fmt, fa), sr, br, rec, gap,
+               f->visits, f->seconds, cli_fmt_si((double)f->flips, fl2, sizeof fl2), status);
+    }
+    printf("meta search: %d legs in %.1f s, %d resets, %d of %d formats at their record%s\n", res.legs, res.seconds,
+           res.resets, res.nformats - missed, res.nformats, res.interrupted ? "; interrupted" : "");
+    fflush(stdout);
+    if (rc == CLI_OK)
+        rc = res.interrupted ? CLI_NEGATIVE : mc.until_record && !res.all_records ? CLI_NEGATIVE : CLI_OK;
+    search_meta_result_free(&res);
+out:
+    for (int i = 0; i < nstarts; i++)
+        scheme_free(starts[i]);
+    session_close(ss);
+    return rc;
+}
+
 int cmd_search(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++) /* search --meta is its own command line */
+        if (!strcmp(argv[i], "--meta"))
+            return cmd_search_meta(argc, argv);
     /* the options: this command's own, then one per parameter row */
     struct option longopts[sizeof own_options / sizeof *own_options + SEARCH_PARAM_COUNT + 1];
     size_t nopt = 0;

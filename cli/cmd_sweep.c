@@ -12,7 +12,9 @@
  * With --meta a format starts from the lowest of its neighbours' bests so far
  * taken to it by projections and extensions (search_meta_start, Kauers, Wood
  * 2025), or its own best of an earlier round, when that is below the other
- * start (the database's best with --from-db, else the standard algorithm).
+ * start (the database's best with --from-db, else the standard algorithm);
+ * products of two formats' bests count too (search_product).  With
+ * --symmetry the square formats walk symmetrically from their cubes.
  * SIGINT or SIGTERM stops
  * the current format after its batch (search_request_stop), stores what it
  * found and prints the table so far; a second signal ends the process at
@@ -41,7 +43,7 @@
 static const char *usage_text =
     "usage: flipgraph sweep --dims-list LIST [--time-per DUR] [--threads N] [--seed S]\n"
     "                       [--db PATH] [--from-db] [--backend cpu|gpu|auto] [--until-record]\n"
-    "                       [--progress DUR] [--meta] [--rounds K] [--stall DUR] [-q]\n"
+    "                       [--progress DUR] [--meta] [--rounds K] [--stall DUR] [--symmetry G] [-q]\n"
     "\n"
     "Searches every format of LIST for DUR each, then prints a table of our best rank\n"
     "against the known record (GF(2)).\n"
@@ -59,8 +61,13 @@ static const char *usage_text =
     "  --backend B       cpu, gpu, or auto (default: gpu when one is visible, else cpu)\n"
     "  --until-record    stop a format as soon as it reaches its known record\n"
     "  --meta            start a format from its neighbours' bests (one dimension one larger or\n"
-    "                    smaller) taken to it by projection or extension (flipgraph resize), or\n"
-    "                    from its own best of an earlier round, when lower than the usual start\n"
+    "                    smaller) taken to it by projection or extension (flipgraph resize), from\n"
+    "                    the product of two formats' bests whose formats multiply to it (<2,2,2>\n"
+    "                    and <3,3,3> for <6,6,6>), or from its own best of an earlier round, when\n"
+    "                    lower than the usual start\n"
+    "  --symmetry G      c3 or c3xc2: the square formats <n,n,n> walk symmetrically (from their\n"
+    "                    diagonal cubes, never from a meta or database start, which need not be\n"
+    "                    invariant), the others as usual; their bests still serve --meta\n"
     "  --rounds K        search the list K times over (default 1); with --meta a round starts\n"
     "                    where the last one ended, in every format\n"
     "  --stall DUR       a format stops when DUR passes without a lower rank (and the sweep\n"
@@ -263,7 +270,8 @@ enum { OPT_DIMS_LIST = 1000, OPT_TIME_PER, OPT_DB, OPT_FROM_DB, OPT_UNTIL_RECORD
 /* The search parameters sweep takes (rows of search/params.def, parsed and
  * checked by the table); the rest of the table is `flipgraph search`'s. */
 static const int sweep_params[] = {SEARCH_PARAM_THREADS, SEARCH_PARAM_SEED, SEARCH_PARAM_BACKEND,
-                                   SEARCH_PARAM_PROGRESS, SEARCH_PARAM_DEVICE, SEARCH_PARAM_STALL};
+                                   SEARCH_PARAM_PROGRESS, SEARCH_PARAM_DEVICE, SEARCH_PARAM_STALL,
+                                   SEARCH_PARAM_SYMMETRY};
 #define NSWEEP_PARAMS (int)(sizeof sweep_params / sizeof *sweep_params)
 
 int cmd_sweep(int argc, char **argv)
@@ -414,6 +422,8 @@ int cmd_sweep(int argc, char **argv)
                meta ? ", meta starts" : "");
         if (rounds > 1)
             printf(", %ld rounds", rounds);
+        if (base.p.symmetry != SCHEME_SYM_NONE)
+            printf(", square formats %s-symmetric", scheme_symmetry_name((scheme_symmetry)base.p.symmetry));
         printf("\n");
         fflush(stdout);
     }
@@ -430,6 +440,12 @@ int cmd_sweep(int argc, char **argv)
         row->status = "failed";
         search_config cfg = base;
         cfg.p.fmt = row->fmt;
+        const bool square = row->fmt.n == row->fmt.m && row->fmt.m == row->fmt.p;
+        if (!square) { /* --symmetry is for the square formats only */
+            cfg.p.symmetry = SCHEME_SYM_NONE;
+            cfg.given[SEARCH_PARAM_SYMMETRY] = false;
+        }
+        const bool symmetric = cfg.p.symmetry != SCHEME_SYM_NONE;
         cfg.given[SEARCH_PARAM_DIMS] = true;
         cfg.p.time_limit = time_per;
         cfg.given[SEARCH_PARAM_TIME] = true;
@@ -454,7 +470,7 @@ int cmd_sweep(int argc, char **argv)
 
         scheme *start = NULL;
         const char *from = "the standard algorithm";
-        if (from_db) {
+        if (from_db && !symmetric) {
             db_status st = session_best_start(ss, row->fmt, &start, err, sizeof err);
             if (st == DB_OK)
                 from = "the database's best";
@@ -464,15 +480,22 @@ int cmd_sweep(int argc, char **argv)
             }
         }
         char meta_from[96];
-        if (meta) {
-            int j;
-            scheme *m = search_meta_start(row->fmt, (const scheme *const *)bests, L.n, &j);
+        if (symmetric)
+            snprintf(meta_from, sizeof meta_from, "its diagonal cubes, %s", scheme_symmetry_name((scheme_symmetry)cfg.p.symmetry));
+        if (symmetric)
+            from = meta_from;
+        else if (meta) {
+            int j, j2;
+            scheme *m = search_meta_start(row->fmt, (const scheme *const *)bests, L.n, &j, &j2);
             const int usual = start ? start->rank : row->fmt.n * row->fmt.m * row->fmt.p;
             if (m && m->rank < usual) {
-                char fj[32];
+                char fj[32], fj2[32];
                 scheme_free(start);
                 start = m;
-                if (j == i)
+                if (j2 >= 0)
+                    snprintf(meta_from, sizeof meta_from, "%s's best times %s's best", scheme_format_str(L.v[j], fj),
+                             scheme_format_str(L.v[j2], fj2));
+                else if (j == i)
                     snprintf(meta_from, sizeof meta_from, "its own best so far");
                 else
                     snprintf(meta_from, sizeof meta_from, "%s's best, %s", scheme_format_str(L.v[j], fj),

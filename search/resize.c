@@ -22,6 +22,7 @@
 #include "search.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../verify/verify.h"
@@ -146,6 +147,100 @@ scheme *search_extend(const scheme *s, int dim)
     return r;
 }
 
+scheme_format search_product_format(scheme_format f1, scheme_format f2)
+{
+    return (scheme_format){f1.n * f2.n, f1.m * f2.m, f1.p * f2.p};
+}
+
+/* The Kronecker product of one factor of each term: entry (r1, c1) of the
+ * first and (r2, c2) of the second give entry (r1*rows2 + r2, c1*cols2 + c2),
+ * so that index i of the product is i1*n2 + i2 in every factor alike. */
+static uint64_t kron_bits(uint64_t x, int cols1, uint64_t y, int rows2, int cols2)
+{
+    const int cols = cols1 * cols2;
+    uint64_t out = 0;
+    for (uint64_t u = x; u; u &= u - 1) {
+        int e1 = __builtin_ctzll(u), r1 = e1 / cols1, c1 = e1 % cols1;
+        for (uint64_t v = y; v; v &= v - 1) {
+            int e2 = __builtin_ctzll(v), r2 = e2 / cols2, c2 = e2 % cols2;
+            out |= 1ull << ((r1 * rows2 + r2) * cols + c1 * cols2 + c2);
+        }
+    }
+    return out;
+}
+
+scheme *search_product(const scheme *s1, const scheme *s2)
+{
+    if (!s1 || !s2)
+        return NULL;
+    scheme_format f = search_product_format(s1->fmt, s2->fmt);
+    if (!scheme_format_valid(s1->fmt) || !scheme_format_valid(s2->fmt) || !scheme_format_valid(f))
+        return NULL;
+    if ((long)s1->rank * s2->rank > SCHEME_MAX_RANK)
+        return NULL;
+    const bool z = s1->ring == SCHEME_RING_Z && s2->ring == SCHEME_RING_Z;
+    if (!z && (s1->ring != SCHEME_RING_F2 || s2->ring != SCHEME_RING_F2)) {
+        scheme *a = scheme_to_f2(s1), *b = scheme_to_f2(s2), *r = a && b ? search_product(a, b) : NULL;
+        scheme_free(a);
+        scheme_free(b);
+        return r;
+    }
+    int d1[3], d2[3];
+    fmt_dims(s1->fmt, d1);
+    fmt_dims(s2->fmt, d2);
+    if (z) { /* every coefficient product must fit the int8 of a zterm */
+        int m1 = 0, m2 = 0;
+        for (int t = 0; t < s1->rank; t++)
+            for (int pos = 0; pos < 3; pos++)
+                for (int e = 0; e < scheme_factor_size(s1->fmt, pos); e++)
+                    m1 = abs(s1->zterms[t].z[pos][e]) > m1 ? abs(s1->zterms[t].z[pos][e]) : m1;
+        for (int t = 0; t < s2->rank; t++)
+            for (int pos = 0; pos < 3; pos++)
+                for (int e = 0; e < scheme_factor_size(s2->fmt, pos); e++)
+                    m2 = abs(s2->zterms[t].z[pos][e]) > m2 ? abs(s2->zterms[t].z[pos][e]) : m2;
+        if (m1 * m2 > 127)
+            return NULL;
+    }
+    scheme *r = scheme_new(f, z ? SCHEME_RING_Z : SCHEME_RING_F2, s1->rank * s2->rank);
+    if (!r)
+        return NULL;
+    for (int t1 = 0; t1 < s1->rank; t1++)
+        for (int t2 = 0; t2 < s2->rank; t2++) {
+            bool ok;
+            if (z) {
+                scheme_zterm u;
+                memset(&u, 0, sizeof u);
+                for (int pos = 0; pos < 3; pos++) {
+                    const int r1n = d1[pos], c1n = d1[(pos + 1) % 3];
+                    const int r2n = d2[pos], c2n = d2[(pos + 1) % 3], cols = c1n * c2n;
+                    for (int e1 = 0; e1 < r1n * c1n; e1++) {
+                        const int x = s1->zterms[t1].z[pos][e1];
+                        if (!x)
+                            continue;
+                        for (int e2 = 0; e2 < r2n * c2n; e2++) {
+                            const int y = s2->zterms[t2].z[pos][e2];
+                            if (y)
+                                u.z[pos][((e1 / c1n) * r2n + e2 / c2n) * cols + (e1 % c1n) * c2n + e2 % c2n] =
+                                    (int8_t)(x * y);
+                        }
+                    }
+                }
+                ok = scheme_push_z(r, &u);
+            } else {
+                uint64_t w[3];
+                for (int pos = 0; pos < 3; pos++)
+                    w[pos] = kron_bits(s1->terms[t1].f[pos], d1[(pos + 1) % 3], s2->terms[t2].f[pos], d2[pos],
+                                       d2[(pos + 1) % 3]);
+                ok = scheme_push(r, w[0], w[1], w[2]);
+            }
+            if (!ok) {
+                scheme_free(r);
+                return NULL;
+            }
+        }
+    return r;
+}
+
 static void reduce(scheme *s) { search_reduce_all(s->terms, &s->rank, RESIZE_GEN_MAX); }
 
 /* Projection of dimension dim at the index that leaves the lowest rank after
@@ -247,12 +342,80 @@ scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errle
     return cur;
 }
 
-scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int *from)
+/* Factor w of a rows x cols matrix, transposed (cols x rows). */
+static uint64_t transpose_bits(uint64_t w, int rows, int cols)
+{
+    uint64_t out = 0;
+    for (uint64_t u = w & low_mask(rows * cols); u; u &= u - 1) {
+        int e = __builtin_ctzll(u);
+        out |= 1ull << ((e % cols) * rows + e / cols);
+    }
+    return out;
+}
+
+/* One of the two moves that generate the six orderings of (n, m, p): the
+ * rotation (a, b, c) -> (b, c, a) takes <n,m,p> to <m,p,n> (the trace of
+ * abc is that of bca); the transposition (a, b, c) -> (b^T, a^T, c^T) takes
+ * it to <p,m,n> ((AB)^T = B^T A^T). */
+static scheme *rotate_or_transpose(const scheme *s, bool transpose)
+{
+    int d[3];
+    fmt_dims(s->fmt, d);
+    scheme_format f = transpose ? (scheme_format){d[2], d[1], d[0]} : (scheme_format){d[1], d[2], d[0]};
+    scheme *r = scheme_new(f, SCHEME_RING_F2, s->rank);
+    if (!r)
+        return NULL;
+    for (int t = 0; t < s->rank; t++) {
+        const uint64_t *w = s->terms[t].f;
+        bool ok = transpose ? scheme_push(r, transpose_bits(w[1], d[1], d[2]), transpose_bits(w[0], d[0], d[1]),
+                                          transpose_bits(w[2], d[2], d[0]))
+                            : scheme_push(r, w[1], w[2], w[0]);
+        if (!ok) {
+            scheme_free(r);
+            return NULL;
+        }
+    }
+    return r;
+}
+
+scheme *search_permute(const scheme *s, scheme_format to)
+{
+    if (!s)
+        return NULL;
+    scheme *cur = scheme_to_f2(s);
+    for (int k = 0; cur && k < 6; k++) {
+        if (cur->fmt.n == to.n && cur->fmt.m == to.m && cur->fmt.p == to.p)
+            return cur;
+        /* rotations 0, 1, 2, then the transposition and its rotations */
+        scheme *next = rotate_or_transpose(cur, k == 2);
+        scheme_free(cur);
+        cur = next;
+    }
+    scheme_free(cur);
+    return NULL;
+}
+
+/* Keeps r when it is below n*m*p and below *best; frees the loser. */
+static bool keep_lower(scheme **best, scheme *r, scheme_format to)
+{
+    if (r && r->rank < to.n * to.m * to.p && (!*best || r->rank < (*best)->rank)) {
+        scheme_free(*best);
+        *best = r;
+        return true;
+    }
+    scheme_free(r);
+    return false;
+}
+
+scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int *from, int *from2)
 {
     int want[3];
     fmt_dims(to, want);
     scheme *best = NULL;
     *from = -1;
+    if (from2)
+        *from2 = -1;
+    char err[256];
     for (int i = 0; i < nknown; i++) {
         if (!known[i])
             continue;
@@ -262,15 +425,26 @@ scheme *search_meta_start(scheme_format to, const scheme *const *known, int nkno
             dist += d[k] > want[k] ? d[k] - want[k] : want[k] - d[k];
         if (dist > 1)
             continue;
-        char err[256];
-        scheme *r = search_resize(known[i], to, err, sizeof err);
-        if (r && r->rank < to.n * to.m * to.p && (!best || r->rank < best->rank)) {
-            scheme_free(best);
-            best = r;
+        if (keep_lower(&best, search_resize(known[i], to, err, sizeof err), to))
             *from = i;
-        } else {
-            scheme_free(r);
-        }
     }
+    /* Products: two known schemes whose formats multiply to `to` (each
+     * dimension of `to` the product of theirs, neither of them `to` itself). */
+    for (int i = 0; from2 && i < nknown; i++)
+        for (int j = 0; known[i] && j < nknown; j++) {
+            if (!known[j])
+                continue;
+            scheme_format f = search_product_format(known[i]->fmt, known[j]->fmt);
+            if (f.n != to.n || f.m != to.m || f.p != to.p || known[i]->fmt.n * known[i]->fmt.m * known[i]->fmt.p == 1 ||
+                known[j]->fmt.n * known[j]->fmt.m * known[j]->fmt.p == 1)
+                continue;
+            scheme *pr = search_product(known[i], known[j]);
+            scheme *r = pr ? search_resize(pr, to, err, sizeof err) : NULL; /* verified, reduced */
+            scheme_free(pr);
+            if (keep_lower(&best, r, to)) {
+                *from = i;
+                *from2 = j;
+            }
+        }
     return best;
 }

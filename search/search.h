@@ -442,11 +442,32 @@ scheme *search_extend(const scheme *s, int dim);
  * the input is not valid over GF(2), out of memory, or "BUG: ..." when the
  * result failed its check. */
 scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errlen);
+/* The product of two schemes (the tensor product of their tensors, as
+ * Strassen 1969's recursion is the product of his scheme with itself): s1 of <n1,m1,p1> rank r1 and
+ * s2 of <n2,m2,p2> rank r2 give a scheme of <n1*n2,m1*m2,p1*p2> of rank
+ * r1*r2, term (t1, t2) the Kronecker product of their factors, index i of
+ * the product i1*n2 + i2 in every factor alike.  Over Z when both are over Z
+ * (coefficients multiplied), else over GF(2) (an integer input counts by
+ * its reduction mod 2, scheme_to_f2).  No reduction is taken.  NULL when the
+ * product format is not a format (scheme_format_valid), its rank would pass
+ * SCHEME_MAX_RANK, a coefficient product would pass 127, or out of memory. */
+scheme *search_product(const scheme *s1, const scheme *s2);
+scheme_format search_product_format(scheme_format f1, scheme_format f2);
+/* s (over GF(2); an integer scheme by its reduction mod 2) as a scheme of
+ * `to`, a permutation of its format: the rotation (a, b, c) -> (b, c, a)
+ * takes <n,m,p> to <m,p,n>, the transposition (a, b, c) -> (b^T, a^T, c^T)
+ * to <p,m,n>; the rank stays.  NULL when `to` is not a permutation of
+ * s's format, or out of memory. */
+scheme *search_permute(const scheme *s, scheme_format to);
 /* The meta start of `to` (flipgraph sweep --meta): of the known schemes whose
  * format is `to` or one step from it (one of n, m, p larger or smaller by one,
- * the others equal), each taken to `to` by search_resize, the lowest rank;
- * ties: the first.  NULL when none is below n*m*p (the standard algorithm) or
- * none is near; *from: the index of the one it came from. */
-scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int *from);
+ * the others equal), each taken to `to` by search_resize, and (where from2 is
+ * not NULL) of the products of two known schemes whose formats multiply to
+ * `to` (search_product, then search_resize for its reductions and check), the
+ * lowest rank; ties: the first.  NULL when none is below n*m*p (the standard
+ * algorithm) or none is near; *from: the index of the one it came from (of
+ * the product's first factor), *from2: the product's second factor, -1 when
+ * the start is not a product. */
+scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int *from, int *from2);
 
 #endif

@@ -95,4 +95,75 @@ void session_signals_hold(void);
 void session_signals_release(void);
 bool session_stop_seen(void);
 
+/* ---- the meta search (search/meta.c; docs/resize.md, "The meta search") ----
+ *
+ * One search whose walk changes format (Kauers, Wood 2025): legs of the
+ * engine's walk, each on one format of the range and stored as its own run,
+ * each ending when its rank stalls; the next leg takes the leg's best to a
+ * neighbouring format (search_resize, search_permute), unless that lands
+ * more than `drift` above the best this search holds there (then the leg
+ * starts from that format's pool). */
+typedef struct search_meta_config {
+    scheme_format lo, hi; /* the range: every <n,m,p>, n <= m <= p, each dimension between theirs */
+    double leg_stall;     /* a leg ends after this long without a lower rank (seconds, > 0) */
+    int drift;            /* the reset rule (Kauers-Wood: 10); negative: never reset */
+    int pool;             /* distinct schemes kept per format, 1..64 */
+    bool until_record;    /* stop when every format is at its record; prefer formats that are not */
+} search_meta_config;
+
+typedef struct search_meta_leg {
+    int index;            /* 1, 2, ... */
+    scheme_format fmt;
+    int record;           /* -1 unknown */
+    char from[96];        /* what it starts from, in words */
+    bool reset;           /* the move here was dropped by the reset rule */
+    int start_rank;       /* leg_start: the first start's rank (-1: the standard algorithm or cubes) */
+    int best_rank;        /* leg_end: */
+    double seconds;
+    uint64_t flips;
+    int64_t run_id;
+    search_status status;
+} search_meta_leg;
+
+typedef struct search_meta_hooks {
+    void *ctx;
+    void (*leg_start)(void *ctx, const search_meta_leg *leg);
+    void (*leg_end)(void *ctx, const search_meta_leg *leg);
+    session_hooks inner; /* each leg's search, as session_search has them */
+} search_meta_hooks;
+
+typedef struct search_meta_format {
+    scheme_format fmt;
+    int record, start, best; /* start: the lowest a leg started from; -1: never visited / none */
+    int visits;
+    double seconds;
+    uint64_t flips;
+} search_meta_format;
+
+typedef struct search_meta_result {
+    search_status status;   /* REACHED: until_record and every record reached; NOT_REACHED: time up or
+                               interrupted; BAD_PARAMS, FAILED as session_search */
+    search_meta_format *formats;
+    int nformats, legs, resets;
+    double seconds;
+    bool interrupted, all_records;
+    bool store_failed;      /* a leg's run could not be begun, stored or ended (msg says) */
+    db_status begin_status;
+    char msg[2048];
+} search_meta_result;
+
+/* The formats of the range lo..hi (n <= m <= p, each dimension between the
+ * corners', 64 entries a factor at most) into out (cap at most); false when
+ * there are none or more than cap (*n: how many). */
+bool search_meta_formats(scheme_format lo, scheme_format hi, scheme_format *out, int *n, int cap);
+/* Runs the meta search: base is the configuration of every leg (its time
+ * limit the whole search's; its symmetry, where given, for the square
+ * formats, which then start from their cubes); starts (optional, all of one
+ * format of the range) the first leg's; the caller holds the signals
+ * (session_signals_hold) so that SIGINT ends the leg running and the search. */
+search_status search_meta_run(search_session *ss, const search_config *base, const char *device,
+                              const search_meta_config *mc, const scheme *const *starts, int nstarts,
+                              const search_meta_hooks *h, search_meta_result *out);
+void search_meta_result_free(search_meta_result *r);
+
 #endif

@@ -16,12 +16,14 @@
 #include <criterion/criterion.h>
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "schemes/scheme.h"
 #include "search/search.h"
+#include "search/session.h"
 #include "test_common.h"
 #include "verify/verify.h"
 
@@ -797,6 +799,114 @@ Test(resize_cli, unwritable_output_exits_2)
     CHECK(!tc_exists(tc_path_in("wide.exp")), "%s was written", tc_path_in("wide.exp"));
 }
 
+/* ---- products ---- */
+
+/* Entry (r, c) of factor pos of term t, written out through the (row, col)
+ * pairs of the format. */
+static int entry_of(const scheme_term *t, scheme_format f, int pos, int r, int c)
+{
+    int d[3];
+    dims_of(f, d);
+    return (int)(t->f[pos] >> (r * d[col_dim[pos]] + c) & 1);
+}
+
+/* The product against a reference that goes entry by entry: entry
+ * ((r1, r2), (c1, c2)) of the product's term (t1, t2) is entry (r1, c1) of t1
+ * times entry (r2, c2) of t2, the combined index x1 * d2 + x2. */
+Test(resize, product_matches_the_entry_reference)
+{
+    scheme_rng rng;
+    scheme_rng_seed(&rng, g_seed ^ 0x9e3779b9u);
+    char fa[32], fb[32];
+    int tried = 0;
+    for (int it = 0; it < scaled(2000); it++) {
+        scheme_format f1 = random_format(&rng, 4), f2 = random_format(&rng, 4);
+        scheme_format f = search_product_format(f1, f2);
+        scheme *s1 = random_terms(f1, 1 + (int)scheme_rng_below(&rng, 6), &rng);
+        scheme *s2 = random_terms(f2, 1 + (int)scheme_rng_below(&rng, 6), &rng);
+        scheme *pr = search_product(s1, s2);
+        if (!scheme_format_valid(f)) {
+            CHECK(!pr, "%s times %s: a product of a format beyond 64 entries", scheme_format_str(f1, fa),
+                  scheme_format_str(f2, fb));
+            scheme_free(s1);
+            scheme_free(s2);
+            continue;
+        }
+        tried++;
+        CHECK(pr && same_fmt(pr->fmt, f) && pr->rank == s1->rank * s2->rank, "%s times %s: format or rank",
+              scheme_format_str(f1, fa), scheme_format_str(f2, fb));
+        int d1[3], d2[3], d[3];
+        dims_of(f1, d1);
+        dims_of(f2, d2);
+        dims_of(f, d);
+        for (int t1 = 0; t1 < s1->rank; t1++)
+            for (int t2 = 0; t2 < s2->rank; t2++) {
+                const scheme_term *u = &pr->terms[t1 * s2->rank + t2];
+                for (int pos = 0; pos < 3; pos++)
+                    for (int r = 0; r < d[row_dim[pos]]; r++)
+                        for (int c = 0; c < d[col_dim[pos]]; c++) {
+                            int r2n = d2[row_dim[pos]], c2n = d2[col_dim[pos]];
+                            int want = entry_of(&s1->terms[t1], f1, pos, r / r2n, c / c2n) &
+                                       entry_of(&s2->terms[t2], f2, pos, r % r2n, c % c2n);
+                            CHECK(entry_of(u, f, pos, r, c) == want,
+                                  "%s times %s: term (%d,%d) factor %d entry (%d,%d) is %d, reference %d",
+                                  scheme_format_str(f1, fa), scheme_format_str(f2, fb), t1, t2, pos, r, c,
+                                  entry_of(u, f, pos, r, c), want);
+                        }
+            }
+        scheme_free(pr);
+        scheme_free(s1);
+        scheme_free(s2);
+    }
+    CHECK(tried > scaled(2000) / 10, "only %d products were formats", tried);
+}
+
+/* Products of valid schemes are valid schemes of the product format, over
+ * GF(2) (walked schemes) and over Z (integer corpus files, coefficients
+ * multiplied). */
+Test(resize, products_of_valid_schemes_verify, .timeout = 300)
+{
+    static const scheme_format fs[] = {{2, 2, 2}, {1, 2, 2}, {2, 3, 1}, {3, 3, 3}, {2, 2, 3}, {1, 1, 4}};
+    const int nf = (int)(sizeof fs / sizeof *fs);
+    scheme *w[sizeof fs / sizeof *fs];
+    for (int i = 0; i < nf; i++)
+        w[i] = walked(fs[i], g_seed + (uint64_t)i, 200000);
+    char fa[32], fb[32], what[200];
+    for (int i = 0; i < nf; i++)
+        for (int j = 0; j < nf; j++) {
+            scheme_format f = search_product_format(fs[i], fs[j]);
+            scheme *pr = search_product(w[i], w[j]);
+            if (!scheme_format_valid(f)) {
+                CHECK(!pr, "a product beyond the 64-entry limit");
+                continue;
+            }
+            snprintf(what, sizeof what, "%s rank %d times %s rank %d", scheme_format_str(fs[i], fa), w[i]->rank,
+                     scheme_format_str(fs[j], fb), w[j]->rank);
+            check_valid(pr, f, what);
+            CHECK(pr->rank == w[i]->rank * w[j]->rank, "%s: rank %d", what, pr->rank);
+            scheme_free(pr);
+        }
+    for (int i = 0; i < nf; i++)
+        scheme_free(w[i]);
+
+    /* over Z: <2,2,3>:11 times <2,2,2> (Strassen's rank, from <2,2,3> projected) */
+    scheme *z = tc_read_corpus("kauers-moosbauer/223-11-mod0.exp");
+    cr_assert_eq(z->ring, SCHEME_RING_Z);
+    scheme *zz = search_product(z, z);
+    verify_result vr;
+    CHECK(zz && zz->ring == SCHEME_RING_Z && zz->rank == 121 && same_fmt(zz->fmt, (scheme_format){4, 4, 9}),
+          "<2,2,3>:11 squared over Z: %s", zz ? "wrong ring, rank or format" : "NULL");
+    CHECK(verify_z(zz, &vr), "<2,2,3>:11 squared over Z: %s", vr.msg);
+    /* an integer and a GF(2) scheme: the product is over GF(2) */
+    scheme *g = walked((scheme_format){1, 2, 2}, g_seed, 1000);
+    scheme *mixed = search_product(z, g);
+    check_valid(mixed, (scheme_format){2, 4, 6}, "<2,2,3>:11 over Z times <1,2,2> over GF(2)");
+    scheme_free(mixed);
+    scheme_free(g);
+    scheme_free(zz);
+    scheme_free(z);
+}
+
 /* The meta start (flipgraph sweep --meta): of the known schemes one step from
  * the format, the lowest rank after resize; none near, or none below the
  * standard algorithm, is NULL. */
@@ -808,24 +918,323 @@ Test(resize, meta_start_takes_the_best_near_scheme)
     scheme *far = walked((scheme_format){2, 2, 2}, g_seed, 20000);
     const scheme *known[3] = {far, std336, k29};
     int from = -2;
-    scheme *m = search_meta_start((scheme_format){3, 3, 5}, known, 3, &from);
+    scheme *m = search_meta_start((scheme_format){3, 3, 5}, known, 3, &from, NULL);
     check_valid(m, (scheme_format){3, 3, 5}, "meta start of <3,3,5>");
     /* <3,3,4>:29 extended: 29 + 9 new terms at most, below the standard 45
      * and below <3,3,6>'s standard projected (45) */
     CHECK(m && from == 2 && m->rank <= 38, "seed %llu: from %d rank %d", g_seed, from, m ? m->rank : -1);
     scheme_free(m);
     /* only the standard near: nothing below n*m*p */
-    m = search_meta_start((scheme_format){3, 3, 5}, known, 2, &from);
+    m = search_meta_start((scheme_format){3, 3, 5}, known, 2, &from, NULL);
     CHECK(!m && from == -1, "seed %llu: a start from the standard <3,3,6> (rank %d)", g_seed, m ? m->rank : -1);
     scheme_free(m);
     /* nothing near <4,4,4> */
-    m = search_meta_start((scheme_format){4, 4, 4}, known, 3, &from);
+    m = search_meta_start((scheme_format){4, 4, 4}, known, 3, &from, NULL);
     CHECK(!m && from == -1, "seed %llu: a start for <4,4,4> from afar", g_seed);
     scheme_free(m);
+    /* a product: <2,2,2> and <1,1,2> walked multiply to <2,2,4>; with from2
+     * NULL no product is tried and nothing is near */
+    scheme *s112 = walked((scheme_format){1, 1, 2}, g_seed, 1000), *s222 = NULL;
+    for (uint64_t k = 0; k < 50 && (!s222 || s222->rank > 7); k++) { /* Strassen's rank, found in a walk */
+        scheme_free(s222);
+        s222 = walked((scheme_format){2, 2, 2}, g_seed + k, 20000);
+    }
+    const scheme *known2[2] = {s222, s112};
+    int from2 = -2;
+    m = search_meta_start((scheme_format){2, 2, 4}, known2, 2, &from, &from2);
+    check_valid(m, (scheme_format){2, 2, 4}, "meta start of <2,2,4> from a product");
+    CHECK(m && from == 0 && from2 == 1 && m->rank <= 14, "seed %llu: from %d, %d rank %d (<2,2,2>: %d)", g_seed,
+          from, from2, m ? m->rank : -1, s222->rank);
+    scheme_free(m);
+    m = search_meta_start((scheme_format){2, 2, 4}, known2, 2, &from, NULL);
+    CHECK(!m && from == -1, "seed %llu: a start for <2,2,4> without products", g_seed);
+    scheme_free(m);
+    scheme_free(s112);
+    scheme_free(s222);
     scheme_free(far);
     scheme_free(std336);
     scheme_free(k29);
     scheme_free(z);
+}
+
+/* flipgraph resize --product: FILE times FILE2 in the product format (or
+ * --dims), verified; a product beyond the 64-entry limit exits 2 and writes
+ * nothing. */
+Test(resize_cli, product_of_two_files, .timeout = 300)
+{
+    char out[8192], expect[200];
+    scheme *a = walked((scheme_format){2, 2, 2}, g_seed, 20000), *b = walked((scheme_format){1, 2, 3}, g_seed, 20000);
+    write_scheme(a, tc_path_in("a.native"), SCHEME_FILE_NATIVE);
+    write_scheme(b, tc_path_in("b.exp"), SCHEME_FILE_EXP);
+    const char *o = tc_path_in("ab.native");
+    int rc = tc_run_cli("", out, sizeof out, "resize '%s' --product '%s' -o '%s'", tc_path_in("a.native"),
+                        tc_path_in("b.exp"), o);
+    CHECK(rc == 0, "resize --product: exit %d: %s", rc, out);
+    snprintf(expect, sizeof expect, "times <1,2,3> rank %d is <2,4,6> rank %d", b->rank, a->rank * b->rank);
+    CHECK(strstr(out, expect), "expected '%s' in: %s", expect, out);
+    cli_verifies(o, (scheme_format){2, 4, 6});
+    scheme *back = tc_read_or_die(o);
+    CHECK(back->rank <= a->rank * b->rank, "the product file has rank %d", back->rank);
+    scheme_free(back);
+    /* then resized */
+    rc = tc_run_cli("", out, sizeof out, "resize '%s' --product '%s' --dims 2x4x5 -o '%s'", tc_path_in("a.native"),
+                    tc_path_in("b.exp"), tc_path_in("ab245.native"));
+    CHECK(rc == 0, "resize --product --dims: exit %d: %s", rc, out);
+    cli_verifies(tc_path_in("ab245.native"), (scheme_format){2, 4, 5});
+    /* <2,2,2> times <4,4,5>: <8,8,10> is not a format */
+    scheme *big = scheme_standard((scheme_format){4, 4, 5});
+    write_scheme(big, tc_path_in("big.native"), SCHEME_FILE_NATIVE);
+    rc = tc_run_cli("", out, sizeof out, "resize '%s' --product '%s' -o '%s'", tc_path_in("a.native"),
+                    tc_path_in("big.native"), tc_path_in("no.native"));
+    CHECK(rc == 2 && strstr(out, "not a format"), "<2,2,2> times <4,4,5>: exit %d: %s", rc, out);
+    CHECK(!tc_exists(tc_path_in("no.native")), "a refused product was written");
+    /* an unreadable second file */
+    rc = tc_run_cli("", out, sizeof out, "resize '%s' --product '%s' -o '%s'", tc_path_in("a.native"),
+                    tc_path_in("missing.native"), tc_path_in("no.native"));
+    CHECK(rc == 2 && !tc_exists(tc_path_in("no.native")), "a missing FILE2: exit %d: %s", rc, out);
+    scheme_free(big);
+    scheme_free(a);
+    scheme_free(b);
+}
+
+/* flipgraph sweep --symmetry c3: the square formats walk symmetrically (their
+ * schemes stored as search:c3), the others plain (search). */
+Test(resize_cli, sweep_symmetry_for_square_formats, .timeout = 300)
+{
+    char out[1 << 16];
+    const char *db = tc_path_in("sym.db");
+    int rc = tc_run_cli("", out, sizeof out,
+                        "sweep --dims-list 2x2x2,2x2x3,3x3x3 --time-per 200s --until-record --symmetry c3 --threads 1 "
+                        "--seed %llu --progress 0 --db '%s'",
+                        g_seed, db);
+    CHECK(rc == 0, "seed %llu: exit %d: %s", g_seed, rc, out);
+    CHECK(strstr(out, "<3,3,3> from its diagonal cubes, c3"), "seed %llu: %s", g_seed, out);
+    CHECK(strstr(out, "<2,2,3> from the standard algorithm"), "seed %llu: %s", g_seed, out);
+    CHECK(tc_sql_int(db, "SELECT count(*) FROM schemes WHERE n = 3 AND source = 'search:c3' AND rank = 23") == 1,
+          "seed %llu: <3,3,3>:23 not stored as search:c3: %s", g_seed, out);
+    CHECK(tc_sql_int(db, "SELECT count(*) FROM schemes WHERE p = 3 AND n = 2 AND source != 'search'") == 0,
+          "seed %llu: <2,2,3> stored as symmetric", g_seed);
+}
+
+/* ---- permutations ---- */
+
+/* A walked scheme taken to each of the six orderings of its format verifies
+ * there with the same rank, and back to its own format it is the same
+ * scheme; a format that is not a permutation is refused. */
+Test(resize, permutations_verify_and_return)
+{
+    static const scheme_format fs[] = {{2, 3, 4}, {3, 3, 4}, {2, 2, 5}, {1, 3, 4}, {3, 4, 5}};
+    char fa[32], fb[32];
+    for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) {
+        scheme *s = walked(fs[i], g_seed + i, 100000);
+        int d[3];
+        dims_of(fs[i], d);
+        static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+        for (int q = 0; q < 6; q++) {
+            scheme_format to = {d[perms[q][0]], d[perms[q][1]], d[perms[q][2]]};
+            scheme *p = search_permute(s, to);
+            char what[128];
+            snprintf(what, sizeof what, "%s rank %d permuted to %s", scheme_format_str(fs[i], fa), s->rank,
+                     scheme_format_str(to, fb));
+            check_valid(p, to, what);
+            CHECK(p->rank == s->rank, "%s: rank %d", what, p->rank);
+            scheme *back = search_permute(p, fs[i]);
+            CHECK(back && scheme_equal(back, s), "%s and back: not the same scheme", what);
+            scheme_free(back);
+            scheme_free(p);
+        }
+        CHECK(!search_permute(s, (scheme_format){d[0] + 1, d[1], d[2]}), "%s: a format that is not a permutation",
+              scheme_format_str(fs[i], fa));
+        scheme_free(s);
+    }
+}
+
+/* ---- the meta search (search/meta.c) ---- */
+
+typedef struct meta_log {
+    int n;
+    scheme_format fmt[4096];
+    int start[4096], best_before[4096], best[4096];
+    bool moved[4096], reset[4096];
+    int drift;
+    scheme_format seen_fmt[64];
+    int seen_best[64], nseen;
+} meta_log;
+
+static int *seen_slot(meta_log *g, scheme_format f)
+{
+    for (int i = 0; i < g->nseen; i++)
+        if (same_fmt(g->seen_fmt[i], f))
+            return &g->seen_best[i];
+    g->seen_fmt[g->nseen] = f;
+    g->seen_best[g->nseen] = -1;
+    return &g->seen_best[g->nseen++];
+}
+
+static void log_leg_start(void *ctx, const search_meta_leg *l)
+{
+    meta_log *g = ctx;
+    if (g->n >= 4096)
+        return;
+    g->fmt[g->n] = l->fmt;
+    g->start[g->n] = l->start_rank;
+    g->best_before[g->n] = *seen_slot(g, l->fmt);
+    g->moved[g->n] = strstr(l->from, "'s best") != NULL;
+    g->reset[g->n] = l->reset;
+}
+
+static void log_leg_end(void *ctx, const search_meta_leg *l)
+{
+    meta_log *g = ctx;
+    if (g->n >= 4096)
+        return;
+    g->best[g->n] = l->best_rank;
+    int *b = seen_slot(g, l->fmt);
+    if (*b < 0 || l->best_rank < *b)
+        *b = l->best_rank;
+    g->n++;
+}
+
+/* The meta search over <2,2,2>..<2,3,4> with a store: every leg is a run of
+ * the store, the walk goes from a format to a neighbour (one dimension one
+ * apart after sorting), a moved start is never more than the drift above the
+ * best the search held for that format (the reset rule), each format's best
+ * is stored, and until_record ends with every record reached. */
+Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300)
+{
+    const char *dbp = tc_path_in("meta-unit.db");
+    db_status st;
+    char err[512], fa[32], fb[32];
+    search_session *ss = session_open(dbp, &st, err, sizeof err);
+    cr_assert_not_null(ss, "%s", err);
+    for (int drift = 0; drift <= 1; drift++) {
+        search_config c;
+        search_config_default(&c);
+        c.backend = SEARCH_BACKEND_CPU;
+        c.p.threads = 1;
+        c.given[SEARCH_PARAM_THREADS] = true;
+        c.p.seed = g_seed + (uint64_t)drift;
+        c.p.progress_every = 0;
+        c.given[SEARCH_PARAM_PROGRESS] = true;
+        c.p.time_limit = drift ? 0 : 3; /* drift 0: 3 s of legs back and forth; 1: until the records */
+        c.given[SEARCH_PARAM_TIME] = c.p.time_limit > 0;
+        search_meta_config mc = {{2, 2, 2}, {2, 3, 4}, 0.2, drift, 4, drift == 1};
+        static meta_log g;
+        memset(&g, 0, sizeof g);
+        search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
+        search_meta_result res;
+        search_status s = search_meta_run(ss, &c, NULL, &mc, NULL, 0, &h, &res);
+        CHECK(s == (drift ? SEARCH_REACHED : SEARCH_NOT_REACHED), "drift %d: status %d: %s", drift, (int)s, res.msg);
+        CHECK(res.legs == g.n && g.n >= 2, "drift %d: %d legs, %d logged", drift, res.legs, g.n);
+        CHECK(res.nformats == 5, "drift %d: %d formats in <2,2,2>..<2,3,4>", drift, res.nformats);
+        for (int k = 0; k < g.n; k++) {
+            if (k > 0 && g.moved[k]) {
+                int dist = abs(g.fmt[k].n - g.fmt[k - 1].n) + abs(g.fmt[k].m - g.fmt[k - 1].m) +
+                           abs(g.fmt[k].p - g.fmt[k - 1].p);
+                CHECK(dist == 1, "drift %d leg %d: %s after %s is not a neighbour", drift, k + 1,
+                      scheme_format_str(g.fmt[k], fa), scheme_format_str(g.fmt[k - 1], fb));
+            }
+            if (g.moved[k] && g.best_before[k] > 0)
+                CHECK(g.start[k] <= g.best_before[k] + drift, "drift %d leg %d: a moved start of rank %d, best %d",
+                      drift, k + 1, g.start[k], g.best_before[k]);
+            if (g.reset[k])
+                CHECK(!g.moved[k], "drift %d leg %d: a reset leg started from a moved scheme", drift, k + 1);
+        }
+        for (int i = 0; i < res.nformats; i++) {
+            const search_meta_format *f = &res.formats[i];
+            if (f->best <= 0)
+                continue;
+            int64_t id;
+            int rank;
+            db *d = session_store(ss);
+            CHECK(db_best(d, f->fmt, SCHEME_RING_F2, &id, &rank, err, sizeof err) == DB_OK && rank <= f->best,
+                  "drift %d: %s best %d not stored", drift, scheme_format_str(f->fmt, fa), f->best);
+            if (drift == 1)
+                CHECK(f->best == f->record, "drift 1: %s best %d, record %d", scheme_format_str(f->fmt, fa), f->best,
+                      f->record);
+        }
+        search_meta_result_free(&res);
+    }
+    session_close(ss);
+    CHECK(tc_sql_int(dbp, "SELECT count(*) FROM runs") >= 4, "every leg a run");
+}
+
+/* flipgraph search --meta: the table and exit 0 at every record; bad usage
+ * exits 2. */
+Test(resize_cli, search_meta_until_record, .timeout = 300)
+{
+    char out[1 << 16];
+    const char *db = tc_path_in("smeta.db");
+    int rc = tc_run_cli("", out, sizeof out,
+                        "search --meta --dims-range 2x2x2..2x3x3 --until-record --stall 1s --threads 1 --seed %llu "
+                        "--db '%s'",
+                        g_seed, db);
+    CHECK(rc == 0, "seed %llu: exit %d: %s", g_seed, rc, out);
+    CHECK(strstr(out, "[leg 1] <2,2,2> from the standard algorithm"), "seed %llu: %s", g_seed, out);
+    CHECK(strstr(out, "3 of 3 formats at their record"), "seed %llu: %s", g_seed, out);
+    CHECK(tc_sql_int(db, "SELECT count(*) FROM schemes WHERE n = 2 AND m = 3 AND p = 3 AND rank = 15") == 1,
+          "seed %llu: <2,3,3>:15 not stored", g_seed);
+    /* starts from a file of the range, in another orientation (<3,2,2>) */
+    scheme *s = walked((scheme_format){3, 2, 2}, g_seed, 20000);
+    write_scheme(s, tc_path_in("m322.native"), SCHEME_FILE_NATIVE);
+    rc = tc_run_cli("", out, sizeof out,
+                    "search --meta --dims-range 2x2x2..2x2x3 --until-record --stall 1s --threads 1 --seed %llu "
+                    "--from '%s'",
+                    g_seed, tc_path_in("m322.native"));
+    CHECK(rc == 0 && strstr(out, "[leg 1] <2,2,3> from the start scheme"), "seed %llu: exit %d: %s", g_seed, rc, out);
+    scheme_free(s);
+    static const char *bad[] = {
+        "--meta",                                             /* no range */
+        "--meta --dims-range 3x3x3..2x2x2",                   /* empty */
+        "--meta --dims-range 2x2x2..3x3x3 --dims 2x2x2",      /* --dims does not apply */
+        "--meta --dims-range 2x2x2..3x3x3 --target-rank 20",  /* nor --target-rank */
+        "--meta --dims-range 2x2x2..3x3x3 --meta-drift 2000", /* out of range */
+        "--meta --dims-range 2x2x2..3x3x3 --meta-pool 0",
+        "--meta --dims-range 2x2x2..3x3x3 --stall 0",
+        "--meta --dims-range 2x2x2..2x2x3 --from DATA",       /* a <4,4,4> file outside the range */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char args[512];
+        snprintf(args, sizeof args, "%s", bad[i]);
+        char *d = strstr(args, "DATA");
+        if (d)
+            snprintf(d, sizeof args - (size_t)(d - args), "'%s'", tc_corpus("kauers-moosbauer/444-47-mod2.exp"));
+        rc = tc_run_cli("", out, sizeof out, "search %s --threads 1 --time 1s", args);
+        CHECK(rc == 2 && strstr(out, "flipgraph search:"), "search %s: exit %d, expected 2: %s", args, rc, out);
+    }
+}
+
+/* SIGINT mid-leg: the leg's run is stored as interrupted, the table is
+ * printed, exit 1, and the store is whole. */
+Test(resize_cli, search_meta_sigint_keeps_what_was_found, .timeout = 120)
+{
+    const char *outp = tc_path_in("msig.out"), *dbp = tc_path_in("msig.db");
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", g_seed % 1000000);
+    char *const argv[] = {(char *)tc_bin(), "search", "--meta", "--dims-range", "3x3x3..4x4x4", "--stall", "10m",
+                          "--time", "10m", "--threads", "1", "--seed", seed, "--db", (char *)dbp, NULL};
+    pid_t pid = tc_spawn_logged(outp, argv, false);
+    bool seen = false;
+    for (int i = 0; i < 600 && !seen; i++) {
+        struct timespec ts = {0, 50 * 1000000};
+        nanosleep(&ts, NULL);
+        seen = tc_exists(dbp) && tc_sql_int(dbp, "SELECT count(*) FROM schemes") > 0;
+    }
+    kill(pid, SIGINT);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    char err[256];
+    size_t len;
+    char *out = scheme_slurp(outp, 1 << 20, &len, err, sizeof err);
+    cr_assert_not_null(out);
+    CHECK(seen, "nothing was stored within 30 s: %s", out);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status 0x%x: %s", status, out);
+    CHECK(strstr(out, "; interrupted") && strstr(out, "<3,3,3>"), "no table: %s", out);
+    CHECK(tc_sql_int(dbp, "SELECT count(*) FROM runs WHERE status = 'interrupted'") == 1, "%s", out);
+    char o2[65536];
+    int rc = tc_run_cli("", o2, sizeof o2, "db check --db '%s'", dbp);
+    CHECK(rc == 0, "db check: %d %s", rc, o2);
+    free(out);
 }
 
 /* flipgraph sweep --meta --rounds 2: a format starts from its neighbour's best

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Moves between formats on the GPU machine (docs/resize.md; bench/RESULTS.md,
+# "The meta search" and "<6,6,6> without symmetry"), one call: build, then the
+# phases named on the command line, in order.  Carry deps/ (docs/device.md).
+#
+#   plain666 T   <6,6,6> on the GPU without symmetry for T each: from the
+#                standard algorithm, and from the product of a <2,2,2>:7 and
+#                a <3,3,3>:23 that the CPU finds first (flipgraph resize
+#                --product); the best rank at the end and when it was reached
+#   metacpu T    in the background while the phases after it run: the meta
+#                search over 3x3x3..4x4x5 on the CPU, 3 threads each, seeds 1
+#                and 2, with the reset rule (drift 10) and without (-1), T each
+#   meta T [R]   the meta search on the GPU over R (default 2x2x2..5x5x5)
+#                until every record, --symmetry c3 for the square formats, T
+#   wait         waits for the background runs and prints their tables
+#
+# Usage: OUT=out bash scripts/device_meta.sh plain666 200s metacpu 240s wait
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+DEPS=/tmp/fgdeps
+mkdir -p $DEPS
+for f in deps/libsqlite3-dev_*.deb deps/libxxhash-dev_*.deb; do [ -f "$f" ] && dpkg -x "$f" $DEPS; done
+SQLITE_LIB=$(ls /lib/x86_64-linux-gnu/libsqlite3.so.0 /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 2>/dev/null | head -1)
+B=build-device
+t0=$(date +%s)
+cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DFLIPGRAPH_CUDA_ARCH=90a \
+  -DSQLite3_INCLUDE_DIR=$DEPS/usr/include -DSQLite3_LIBRARY="$SQLITE_LIB" -DXXHASH_INCLUDE_DIR=$DEPS/usr/include \
+  > "$OUT/build.log" 2>&1 && cmake --build $B -j"$(nproc)" --target flipgraph >> "$OUT/build.log" 2>&1 || {
+  tail -30 "$OUT/build.log"; exit 2; }
+F=$PWD/$B/flipgraph
+echo "== built in $(( $(date +%s) - t0 )) s; $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u +%F), $($F version | head -1)"
+W=/tmp/fgmeta
+mkdir -p $W
+pids=()
+
+# The best rank a search's progress table reached, and the elapsed time of the
+# first row that shows it (column 1: elapsed, column 4: best).
+best_at() {
+  awk '$1 ~ /^[0-9]+:[0-9][0-9]/ || $1 ~ /^[0-9.]+s$/ { if (best == "" || $4+0 < best+0) { best = $4; at = $1 } }
+       END { printf "best %s first seen at %s", best, at }' "$1"
+}
+
+while [ $# -gt 0 ]; do
+  phase=$1; shift
+  case $phase in
+  plain666)
+    T=$1; shift
+    $F search --dims 2x2x2 --target-rank 7 --threads 1 --seed 1 --db $W/small.db -q > /dev/null 2>&1
+    $F search --dims 3x3x3 --target-rank 23 --threads 4 --seed 1 --db $W/small.db -q > /dev/null 2>&1
+    $F export "$($F db list --db $W/small.db --dims 2x2x2 | awk 'NR==2{print $1}')" --db $W/small.db --to native -o $W/s222.native
+    $F export "$($F db list --db $W/small.db --dims 3x3x3 | awk 'NR==2{print $1}')" --db $W/small.db --to native -o $W/s333.native
+    $F resize $W/s222.native --product $W/s333.native -o $W/p666.native 2>&1 | sed 's/^/  /'
+    echo "== <6,6,6> --backend gpu, no symmetry, $T each (seed 1)"
+    for start in standard product; do
+      from=""
+      [ $start = product ] && from="--from $W/p666.native"
+      $F search --backend gpu --dims 6x6x6 --time "$T" --seed 1 --progress 10s $from --db $W/p666_$start.db \
+        > $W/p666_$start.sum 2> "$OUT/p666_$start.log"
+      printf "from %-9s %s; %s\n" "$start" "$(tail -1 $W/p666_$start.sum)" "$(best_at "$OUT/p666_$start.log")"
+    done
+    ;;
+  metacpu)
+    T=$1; shift
+    for drift in 10 -1; do
+      for seed in 1 2; do
+        $F search --meta --dims-range 3x3x3..4x4x5 --until-record --backend cpu --threads 3 --stall 10s \
+          --meta-drift $drift --time "$T" --seed $seed --db $W/mc_${drift}_$seed.db \
+          > "$OUT/metacpu_drift${drift}_seed$seed.txt" 2>&1 &
+        pids+=($!)
+      done
+    done
+    echo "== metacpu: 4 meta searches in the background (3x3x3..4x4x5, 3 threads, $T; drift 10 and -1, seeds 1 2)"
+    ;;
+  meta)
+    T=$1; shift
+    R=2x2x2..5x5x5
+    if [ $# -gt 0 ] && [[ $1 == *..* ]]; then R=$1; shift; fi
+    echo "== search --meta --dims-range $R --until-record --backend gpu --symmetry c3 --stall 20s --time $T (seed 1)"
+    $F search --meta --dims-range $R --until-record --backend gpu --symmetry c3 --stall 20s --time "$T" --seed 1 \
+      --db $W/meta_gpu.db > "$OUT/meta_gpu.txt" 2>&1
+    echo "exit $?"
+    grep -v '^\[leg' "$OUT/meta_gpu.txt" | tail -25
+    ;;
+  wait)
+    for p in "${pids[@]}"; do wait "$p"; done
+    pids=()
+    for f in "$OUT"/metacpu_*.txt; do
+      [ -f "$f" ] || continue
+      echo "== $(basename "$f" .txt)"
+      grep -v '^\[leg' "$f" | tail -9
+    done
+    ;;
+  *) echo "unknown phase $phase"; exit 2 ;;
+  esac
+done

@@ -1,0 +1,463 @@
+/* search --meta: one search whose walk changes format (docs/resize.md, "The
+ * meta search").
+ *
+ * Kauers, Wood, "Exploring the meta flip graph for matrix multiplication"
+ * (2025) walk the union of the flip graphs of all formats: besides flips and
+ * reductions a walk may project its scheme to a smaller format or extend it
+ * to a larger one, and a walk whose rank drifts more than 10 above the best
+ * known for its format is reset to that best.  Here the walk within a format
+ * is the engine's (its walkers, pool, plus transitions and GPU backend, one
+ * stored run per leg); a leg ends when its rank stalls (--stall), and the
+ * next leg moves one of the format's lowest schemes (drawn from its pool at
+ * the best rank; not the leg's last scheme, which may have ended above it) to
+ * a neighbouring format of the range (one dimension one larger or smaller,
+ * search_resize, then search_permute to the sorted order, since every
+ * permutation of a format has the same rank).  The reset rule is theirs: a moved scheme more than `drift` above the best this
+ * run holds for the new format is dropped and the leg starts from that
+ * format's pool instead (its `pool` lowest distinct schemes).  With
+ * until_record the walk prefers neighbours not yet at their record and, when
+ * every neighbour is, jumps to the unfinished format nearest to it, started
+ * from search_meta_start over every format's best (projections, extensions,
+ * products). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../verify/verify.h"
+#include "session.h"
+
+#define META_POOL_MAX 64
+
+typedef struct meta_fmt {
+    scheme_format f;
+    int record;
+    scheme *pool[META_POOL_MAX]; /* the lowest distinct schemes, by rank */
+    uint64_t hash[META_POOL_MAX];
+    int npool;
+} meta_fmt;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static scheme_format sorted(scheme_format f)
+{
+    int d[3] = {f.n, f.m, f.p};
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (d[j] < d[i]) {
+                int t = d[i];
+                d[i] = d[j];
+                d[j] = t;
+            }
+    return (scheme_format){d[0], d[1], d[2]};
+}
+
+static bool same(scheme_format x, scheme_format y) { return x.n == y.n && x.m == y.m && x.p == y.p; }
+
+static int find_fmt(const meta_fmt *v, int n, scheme_format f)
+{
+    f = sorted(f);
+    for (int i = 0; i < n; i++)
+        if (same(v[i].f, f))
+            return i;
+    return -1;
+}
+
+static int best_of(const meta_fmt *m) { return m->npool ? m->pool[0]->rank : -1; }
+
+static bool at_record(const meta_fmt *m) { return m->record > 0 && m->npool && m->pool[0]->rank <= m->record; }
+
+/* Keeps a copy of s in the format's pool when it is new (canonical hash) and
+ * among the `keep` lowest; false only when out of memory. */
+static bool pool_offer(meta_fmt *m, const scheme *s, int keep)
+{
+    scheme *c = scheme_clone(s);
+    if (!c)
+        return false;
+    uint64_t h = scheme_hash(c);
+    for (int i = 0; i < m->npool; i++)
+        if (m->hash[i] == h && m->pool[i]->rank == c->rank) {
+            scheme_free(c);
+            return true;
+        }
+    int at = m->npool;
+    while (at > 0 && m->pool[at - 1]->rank > c->rank)
+        at--;
+    if (at >= keep) {
+        scheme_free(c);
+        return true;
+    }
+    if (m->npool == keep) {
+        scheme_free(m->pool[keep - 1]);
+        m->npool--;
+    }
+    memmove(&m->pool[at + 1], &m->pool[at], (size_t)(m->npool - at) * sizeof *m->pool);
+    memmove(&m->hash[at + 1], &m->hash[at], (size_t)(m->npool - at) * sizeof *m->hash);
+    m->pool[at] = c;
+    m->hash[at] = h;
+    m->npool++;
+    return true;
+}
+
+bool search_meta_formats(scheme_format lo, scheme_format hi, scheme_format *out, int *n, int cap)
+{
+    int a[3] = {lo.n, lo.m, lo.p}, b[3] = {hi.n, hi.m, hi.p};
+    *n = 0;
+    for (int i = 0; i < 3; i++)
+        if (a[i] < 1 || a[i] > b[i])
+            return false;
+    for (int x = a[0]; x <= b[0]; x++)
+        for (int y = a[1]; y <= b[1]; y++)
+            for (int z = a[2]; z <= b[2]; z++) {
+                scheme_format f = {x, y, z};
+                if (x > y || y > z || !scheme_format_valid(f))
+                    continue;
+                if (*n < cap)
+                    out[*n] = f;
+                (*n)++;
+            }
+    return *n > 0 && *n <= cap;
+}
+
+/* The neighbours of format i in the range: formats one step away in one
+ * dimension, as orientations of i's format (so that search_resize takes i's
+ * schemes there); nb[k] the index of the sorted format, dir[k] its
+ * orientation.  Returns how many. */
+static int neighbours(const meta_fmt *v, int n, int i, int nb[6], scheme_format dir[6])
+{
+    int k = 0;
+    int d[3] = {v[i].f.n, v[i].f.m, v[i].f.p};
+    for (int dim = 0; dim < 3; dim++)
+        for (int by = -1; by <= 1; by += 2) {
+            int e[3] = {d[0], d[1], d[2]};
+            e[dim] += by;
+            if (e[dim] < 1)
+                continue;
+            scheme_format f = {e[0], e[1], e[2]};
+            int j = find_fmt(v, n, f);
+            if (j < 0)
+                continue;
+            bool dup = false;
+            for (int q = 0; q < k; q++)
+                dup |= nb[q] == j;
+            if (dup)
+                continue;
+            nb[k] = j;
+            dir[k] = f;
+            k++;
+        }
+    return k;
+}
+
+/* s taken to the sorted format j (from an orientation one step away):
+ * resized, permuted, verified.  NULL when that fails (never a bug the walk
+ * needs: the leg then starts from the pool). */
+static scheme *move_to(const scheme *s, scheme_format dir, scheme_format to)
+{
+    char err[256];
+    scheme *r = search_resize(s, dir, err, sizeof err);
+    scheme *p = r ? search_permute(r, to) : NULL;
+    scheme_free(r);
+    verify_result vr;
+    if (p && !verify_f2(p, &vr)) {
+        scheme_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+search_status search_meta_run(search_session *ss, const search_config *base, const char *device,
+                              const search_meta_config *mc, const scheme *const *starts, int nstarts,
+                              const search_meta_hooks *h, search_meta_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->status = SEARCH_BAD_PARAMS;
+    scheme_format fl[512];
+    int n = 0;
+    if (!search_meta_formats(mc->lo, mc->hi, fl, &n, 512)) {
+        snprintf(out->msg, sizeof out->msg, "the range holds %s", n ? "more than 512 formats" : "no format");
+        return out->status;
+    }
+    if (mc->pool < 1 || mc->pool > META_POOL_MAX) {
+        snprintf(out->msg, sizeof out->msg, "meta pool %d: expected 1..%d", mc->pool, META_POOL_MAX);
+        return out->status;
+    }
+    meta_fmt *v = calloc((size_t)n, sizeof *v);
+    out->formats = calloc((size_t)n, sizeof *out->formats);
+    if (!v || !out->formats) {
+        free(v);
+        snprintf(out->msg, sizeof out->msg, "out of memory");
+        out->status = SEARCH_FAILED;
+        return out->status;
+    }
+    out->nformats = n;
+    for (int i = 0; i < n; i++) {
+        v[i].f = fl[i];
+        v[i].record = search_record_rank(fl[i]);
+        out->formats[i].fmt = fl[i];
+        out->formats[i].record = v[i].record;
+        out->formats[i].best = -1;
+        out->formats[i].start = -1;
+    }
+    /* the first leg: the start schemes' format, else the smallest */
+    int cur = 0;
+    scheme *next = NULL;
+    bool ok = true;
+    char fa[32];
+    for (int s = 0; s < nstarts && ok; s++) {
+        int j = find_fmt(v, n, starts[s]->fmt);
+        if (j < 0) {
+            snprintf(out->msg, sizeof out->msg, "start scheme %d: %s is not in the range", s + 1,
+                     scheme_format_str(starts[s]->fmt, fa));
+            ok = false;
+            break;
+        }
+        scheme *p = search_permute(starts[s], v[j].f);
+        ok = p && pool_offer(&v[j], p, mc->pool);
+        if (s == 0) {
+            cur = j;
+            next = p;
+        } else
+            scheme_free(p);
+    }
+    if (!ok) {
+        scheme_free(next);
+        goto done;
+    }
+
+    const double t0 = now_s();
+    uint64_t sm = base->p.seed;
+    bool symmetric_all = base->p.symmetry != SCHEME_SYM_NONE;
+    search_meta_leg leg;
+    char moved_from[96] = ""; /* how `next` came: "<4,4,4>'s best extended" */
+    int64_t moved_parent = 0; /* the store's row of the scheme it came from (0: none) */
+    bool reset = false;       /* the last move was dropped by the reset rule */
+    out->status = SEARCH_NOT_REACHED;
+    for (int k = 0;; k++) {
+        double left = base->p.time_limit > 0 ? base->p.time_limit - (now_s() - t0) : 0;
+        if ((base->p.time_limit > 0 && left <= 0.05) || session_stop_seen() || search_stop_requested())
+            break;
+        if (mc->until_record) {
+            bool all = true;
+            for (int i = 0; i < n; i++)
+                all &= at_record(&v[i]);
+            if (all) {
+                out->all_records = true;
+                out->status = SEARCH_REACHED;
+                break;
+            }
+        }
+        meta_fmt *m = &v[cur];
+        memset(&leg, 0, sizeof leg);
+        leg.index = k + 1;
+        leg.fmt = m->f;
+        leg.record = m->record;
+        search_config cfg = *base;
+        cfg.p.fmt = m->f;
+        cfg.given[SEARCH_PARAM_DIMS] = true;
+        const bool square = m->f.n == m->f.m && m->f.m == m->f.p;
+        if (!square || !symmetric_all) {
+            cfg.p.symmetry = SCHEME_SYM_NONE;
+            cfg.given[SEARCH_PARAM_SYMMETRY] = false;
+        }
+        const bool symmetric = cfg.p.symmetry != SCHEME_SYM_NONE;
+        cfg.p.time_limit = left > 0 ? left : 0;
+        cfg.given[SEARCH_PARAM_TIME] = left > 0;
+        cfg.p.stall = mc->leg_stall;
+        cfg.given[SEARCH_PARAM_STALL] = true;
+        cfg.p.seed = scheme_splitmix64(&sm);
+        cfg.given[SEARCH_PARAM_SEED] = true;
+        if (mc->until_record && m->record > 0) {
+            cfg.p.target_rank = m->record;
+            cfg.given[SEARCH_PARAM_TARGET_RANK] = true;
+        }
+        char err[512];
+        if (!search_config_resolve(&cfg, cfg.backend, err, sizeof err)) {
+            snprintf(out->msg, sizeof out->msg, "%s: %s", scheme_format_str(m->f, fa), err);
+            out->status = SEARCH_BAD_PARAMS;
+            scheme_free(next);
+            break;
+        }
+        /* the leg's starts: the moved scheme, or the format's pool */
+        const scheme *lst[META_POOL_MAX + 1];
+        int nl = 0;
+        if (symmetric) {
+            snprintf(leg.from, sizeof leg.from, "its diagonal cubes (%s)",
+                     scheme_symmetry_name((scheme_symmetry)cfg.p.symmetry));
+            scheme_free(next);
+            next = NULL;
+        } else if (next) {
+            lst[nl++] = next;
+            snprintf(leg.from, sizeof leg.from, "%s", moved_from[0] ? moved_from : "the start scheme");
+        } else {
+            for (int i = 0; i < m->npool; i++)
+                lst[nl++] = m->pool[i];
+            if (nl)
+                snprintf(leg.from, sizeof leg.from, "its pool (%d, best %d)", nl, best_of(m));
+            else
+                snprintf(leg.from, sizeof leg.from, "the standard algorithm");
+        }
+        leg.start_rank = nl ? lst[0]->rank : -1;
+        leg.reset = reset;
+        if (h && h->leg_start)
+            h->leg_start(h->ctx, &leg);
+        session_run run;
+        search_result res;
+        search_status st =
+            session_search(ss, &cfg, device, nl ? lst : NULL, nl, h ? &h->inner : NULL, &run, &res);
+        out->legs++;
+        /* a moved start is a result of its own (a projection or extension
+         * verified in move_to): stored under the leg's run, its parent the
+         * scheme it came from, so that a start the walk could not improve is
+         * not lost */
+        db *store = session_store(ss);
+        if (next && nl && store && run.run_id && !run.begin_failed) {
+            db_provenance prov = {run.run_id, moved_parent, "resize", 0, 0};
+            int64_t id;
+            bool existed;
+            db_status ds = db_insert_scheme(store, next, &prov, &id, &existed, err, sizeof err);
+            if (ds != DB_OK) {
+                run.store_failed = true;
+                snprintf(run.msg, sizeof run.msg, "the moved start (rank %d) was not stored: %s", next->rank, err);
+            }
+        }
+        scheme_free(next);
+        next = NULL;
+        leg.run_id = run.run_id;
+        leg.best_rank = res.best_rank;
+        leg.start_rank = res.start_rank;
+        leg.seconds = res.seconds;
+        leg.flips = res.flips;
+        leg.status = st;
+        search_meta_format *of = &out->formats[cur];
+        of->visits++;
+        of->seconds += res.seconds;
+        of->flips += res.flips;
+        if (res.start_rank > 0 && (of->start < 0 || res.start_rank < of->start))
+            of->start = res.start_rank;
+        if (run.begin_failed || run.store_failed || run.end_lost || st == SEARCH_FAILED || st == SEARCH_BAD_PARAMS) {
+            out->status = st == SEARCH_BAD_PARAMS ? SEARCH_BAD_PARAMS : SEARCH_FAILED;
+            out->store_failed = run.begin_failed || run.store_failed || run.end_lost;
+            out->begin_status = run.begin_status;
+            snprintf(out->msg, sizeof out->msg, "%s: %s", scheme_format_str(m->f, fa),
+                     run.begin_failed || run.store_failed ? run.msg : run.end_lost ? run.end_msg : res.msg);
+            if (h && h->leg_end)
+                h->leg_end(h->ctx, &leg);
+            search_result_free(&res);
+            break;
+        }
+        if (res.best && !pool_offer(m, res.best, mc->pool)) {
+            snprintf(out->msg, sizeof out->msg, "out of memory");
+            out->status = SEARCH_FAILED;
+            search_result_free(&res);
+            break;
+        }
+        of->best = best_of(m);
+        if (h && h->leg_end)
+            h->leg_end(h->ctx, &leg);
+        const bool interrupted = res.interrupted;
+        /* the next format: a neighbour (not yet at its record, with
+         * until_record, where there is one) */
+        int nb[6], cand[6];
+        scheme_format dir[6];
+        int nn = neighbours(v, n, cur, nb, dir), nc = 0;
+        for (int q = 0; q < nn; q++)
+            if (!mc->until_record || !at_record(&v[nb[q]]))
+                cand[nc++] = q;
+        /* what moves: one of the format's lowest schemes (its pool at the
+         * best rank, drawn at random), so that a leg that ended above the
+         * format's best does not carry its worse scheme on */
+        int level = 0;
+        while (level < m->npool && m->pool[level]->rank == m->pool[0]->rank)
+            level++;
+        const scheme *from = level ? m->pool[scheme_splitmix64(&sm) % (uint64_t)level] : res.best;
+        reset = false;
+        moved_from[0] = 0;
+        moved_parent = 0;
+        if (from && store) {
+            int64_t pid;
+            if (db_find_scheme(store, from, &pid, err, sizeof err) == DB_OK)
+                moved_parent = pid;
+        }
+        if (nc > 0 || (nn > 0 && !mc->until_record)) {
+            int q = cand[scheme_splitmix64(&sm) % (uint64_t)nc];
+            int j = nb[q];
+            scheme *mv = from ? move_to(from, dir[q], v[j].f) : NULL;
+            char fb[32];
+            if (mv && best_of(&v[j]) >= 0 && mc->drift >= 0 && mv->rank > best_of(&v[j]) + mc->drift) {
+                /* Kauers-Wood: too far above the best, back to the pool */
+                reset = true;
+                out->resets++;
+                scheme_free(mv);
+                mv = NULL;
+            } else if (mv) {
+                snprintf(moved_from, sizeof moved_from, "%s's best %s", scheme_format_str(m->f, fb),
+                         v[j].f.n * v[j].f.m * v[j].f.p > m->f.n * m->f.m * m->f.p ? "extended" : "projected");
+            }
+            next = mv;
+            cur = j;
+        } else {
+            /* every neighbour is at its record: the unfinished format nearest
+             * (L1 distance between sorted formats), from every format's best */
+            int bestj = -1, bestd = 1 << 30;
+            for (int j = 0; j < n; j++) {
+                if (at_record(&v[j]))
+                    continue;
+                int d = abs(v[j].f.n - m->f.n) + abs(v[j].f.m - m->f.m) + abs(v[j].f.p - m->f.p);
+                if (d < bestd) {
+                    bestd = d;
+                    bestj = j;
+                }
+            }
+            if (bestj < 0)
+                bestj = cur; /* everything at its record: the loop ends above */
+            const scheme *known[512];
+            for (int j = 0; j < n; j++)
+                known[j] = v[j].npool ? v[j].pool[0] : NULL;
+            int f1, f2;
+            next = search_meta_start(v[bestj].f, known, n, &f1, &f2);
+            if (next && best_of(&v[bestj]) >= 0 && next->rank >= best_of(&v[bestj])) {
+                scheme_free(next); /* its own pool is at least as low */
+                next = NULL;
+            } else if (next) {
+                char fb[32], fc[32];
+                if (f2 >= 0)
+                    snprintf(moved_from, sizeof moved_from, "%s's best times %s's", scheme_format_str(v[f1].f, fb),
+                             scheme_format_str(v[f2].f, fc));
+                else
+                    snprintf(moved_from, sizeof moved_from, "%s's best resized", scheme_format_str(v[f1].f, fb));
+            }
+            cur = bestj;
+        }
+        search_result_free(&res);
+        if (interrupted) {
+            out->interrupted = true;
+            break;
+        }
+    }
+    scheme_free(next);
+    out->seconds = now_s() - t0;
+    if (session_stop_seen() || search_stop_requested())
+        out->interrupted = true;
+done:
+    for (int i = 0; i < n; i++) {
+        out->formats[i].best = best_of(&v[i]);
+        for (int q = 0; q < v[i].npool; q++)
+            scheme_free(v[i].pool[q]);
+    }
+    free(v);
+    return out->status;
+}
+
+void search_meta_result_free(search_meta_result *r)
+{
+    free(r->formats);
+    r->formats = NULL;
+    r->nformats = 0;
+}
