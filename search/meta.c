@@ -254,6 +254,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             }
         }
         meta_fmt *m = &v[cur];
+        const int best_before = best_of(m);
         memset(&leg, 0, sizeof leg);
         leg.index = k + 1;
         leg.fmt = m->f;
@@ -262,7 +263,11 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         cfg.p.fmt = m->f;
         cfg.given[SEARCH_PARAM_DIMS] = true;
         const bool square = m->f.n == m->f.m && m->f.m == m->f.p;
-        if (!square || !symmetric_all) {
+        /* a square format's legs alternate: symmetric from its cubes on its
+         * first, third, ... visit, the plain walk from a moved start or its
+         * pool on the others (the symmetric walk of <4,4,4> stops at 50, the
+         * plain one reaches 47) */
+        if (!square || !symmetric_all || out->formats[cur].visits % 2 == 1) {
             cfg.p.symmetry = SCHEME_SYM_NONE;
             cfg.given[SEARCH_PARAM_SYMMETRY] = false;
         }
@@ -362,34 +367,106 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         if (h && h->leg_end)
             h->leg_end(h->ctx, &leg);
         const bool interrupted = res.interrupted;
-        /* the next format: a neighbour (not yet at its record, with
-         * until_record, where there is one) */
+        /* the next format: a random neighbour; with until_record one not yet
+         * at its record and, of those, one visited least -- after a leg
+         * that lowered its format's best.  A leg that did not, or no such
+         * neighbour, jumps (below). */
+        const bool improved = best_before < 0 || best_of(m) < best_before;
         int nb[6], cand[6];
         scheme_format dir[6];
-        int nn = neighbours(v, n, cur, nb, dir), nc = 0;
+        int nn = neighbours(v, n, cur, nb, dir), nc = 0, fewest = 1 << 30;
         for (int q = 0; q < nn; q++)
-            if (!mc->until_record || !at_record(&v[nb[q]]))
+            if (!mc->until_record || !at_record(&v[nb[q]])) {
+                const int vis = out->formats[nb[q]].visits;
+                if (mc->until_record && vis > fewest)
+                    continue;
+                if (mc->until_record && vis < fewest) {
+                    fewest = vis;
+                    nc = 0;
+                }
                 cand[nc++] = q;
-        /* what moves: one of the format's lowest schemes (its pool at the
-         * best rank, drawn at random), so that a leg that ended above the
-         * format's best does not carry its worse scheme on */
-        int level = 0;
-        while (level < m->npool && m->pool[level]->rank == m->pool[0]->rank)
-            level++;
-        const scheme *from = level ? m->pool[scheme_splitmix64(&sm) % (uint64_t)level] : res.best;
+            }
+        if (mc->until_record && !improved)
+            nc = 0;
         reset = false;
         moved_from[0] = 0;
         moved_parent = 0;
-        if (from && store) {
-            int64_t pid;
-            if (db_find_scheme(store, from, &pid, err, sizeof err) == DB_OK)
-                moved_parent = pid;
+        int j;
+        if (nc > 0) {
+            j = nb[cand[scheme_splitmix64(&sm) % (uint64_t)nc]];
+        } else {
+            /* a jump: the unfinished format visited least (ties: the nearest
+             * by L1 distance between sorted formats, then the first) */
+            int bestv = 1 << 30, bestd = 1 << 30;
+            j = -1;
+            for (int q = 0; q < n; q++) {
+                if ((mc->until_record && at_record(&v[q])) || (q == cur && n > 1))
+                    continue;
+                int d = abs(v[q].f.n - m->f.n) + abs(v[q].f.m - m->f.m) + abs(v[q].f.p - m->f.p);
+                const int vis = out->formats[q].visits;
+                if (vis < bestv || (vis == bestv && d < bestd)) {
+                    bestv = vis;
+                    bestd = d;
+                    j = q;
+                }
+            }
+            if (j < 0)
+                j = cur; /* everything at its record: the loop ends above */
         }
-        if (nc > 0 || (nn > 0 && !mc->until_record)) {
-            int q = cand[scheme_splitmix64(&sm) % (uint64_t)nc];
-            int j = nb[q];
-            scheme *mv = from ? move_to(from, dir[q], v[j].f) : NULL;
-            char fb[32];
+        /* the start there: a move from a neighbour of j (the format just
+         * walked, else one drawn among j's visited neighbours), or for a
+         * format never walked the lowest of search_meta_start (projections,
+         * extensions, products of every format's best) */
+        char fb[32], fc[32];
+        int src = -1;
+        if (best_of(&v[j]) < 0 && nc == 0) {
+            const scheme *known[512];
+            for (int q = 0; q < n; q++)
+                known[q] = v[q].npool ? v[q].pool[0] : NULL;
+            int f1, f2;
+            next = search_meta_start(v[j].f, known, n, &f1, &f2);
+            if (next) {
+                int64_t pid;
+                moved_parent = store && db_find_scheme(store, known[f1], &pid, err, sizeof err) == DB_OK ? pid : 0;
+                if (f2 >= 0)
+                    snprintf(moved_from, sizeof moved_from, "%s's best times %s's", scheme_format_str(v[f1].f, fb),
+                             scheme_format_str(v[f2].f, fc));
+                else
+                    snprintf(moved_from, sizeof moved_from, "%s's best %s", scheme_format_str(v[f1].f, fb),
+                             v[j].f.n * v[j].f.m * v[j].f.p > v[f1].f.n * v[f1].f.m * v[f1].f.p ? "extended"
+                                                                                              : "projected");
+            }
+        } else {
+            int jn[6], vn = 0;
+            scheme_format jd[6];
+            int nj = neighbours(v, n, j, jn, jd);
+            for (int q = 0; q < nj; q++)
+                if (jn[q] == cur)
+                    src = cur;
+            if (src < 0) {
+                for (int q = 0; q < nj; q++)
+                    if (v[jn[q]].npool)
+                        jn[vn++] = jn[q];
+                src = vn ? jn[scheme_splitmix64(&sm) % (uint64_t)vn] : -1;
+            }
+        }
+        if (src >= 0 && v[src].npool) {
+            /* what moves: one of src's lowest schemes (its pool at the best
+             * rank, drawn at random), so that a leg that ended above the
+             * format's best does not carry its worse scheme on; src's
+             * orientation of j one step from it comes from its neighbours */
+            const meta_fmt *ms = &v[src];
+            int level = 0;
+            while (level < ms->npool && ms->pool[level]->rank == ms->pool[0]->rank)
+                level++;
+            const scheme *from = ms->pool[scheme_splitmix64(&sm) % (uint64_t)level];
+            int sn[6];
+            scheme_format sd[6];
+            int ns = neighbours(v, n, src, sn, sd);
+            scheme *mv = NULL;
+            for (int q = 0; q < ns && !mv; q++)
+                if (sn[q] == j)
+                    mv = move_to(from, sd[q], v[j].f);
             if (mv && best_of(&v[j]) >= 0 && mc->drift >= 0 && mv->rank > best_of(&v[j]) + mc->drift) {
                 /* Kauers-Wood: too far above the best, back to the pool */
                 reset = true;
@@ -397,44 +474,14 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                 scheme_free(mv);
                 mv = NULL;
             } else if (mv) {
-                snprintf(moved_from, sizeof moved_from, "%s's best %s", scheme_format_str(m->f, fb),
-                         v[j].f.n * v[j].f.m * v[j].f.p > m->f.n * m->f.m * m->f.p ? "extended" : "projected");
+                int64_t pid;
+                moved_parent = store && db_find_scheme(store, from, &pid, err, sizeof err) == DB_OK ? pid : 0;
+                snprintf(moved_from, sizeof moved_from, "%s's best %s", scheme_format_str(ms->f, fb),
+                         v[j].f.n * v[j].f.m * v[j].f.p > ms->f.n * ms->f.m * ms->f.p ? "extended" : "projected");
             }
             next = mv;
-            cur = j;
-        } else {
-            /* every neighbour is at its record: the unfinished format nearest
-             * (L1 distance between sorted formats), from every format's best */
-            int bestj = -1, bestd = 1 << 30;
-            for (int j = 0; j < n; j++) {
-                if (at_record(&v[j]))
-                    continue;
-                int d = abs(v[j].f.n - m->f.n) + abs(v[j].f.m - m->f.m) + abs(v[j].f.p - m->f.p);
-                if (d < bestd) {
-                    bestd = d;
-                    bestj = j;
-                }
-            }
-            if (bestj < 0)
-                bestj = cur; /* everything at its record: the loop ends above */
-            const scheme *known[512];
-            for (int j = 0; j < n; j++)
-                known[j] = v[j].npool ? v[j].pool[0] : NULL;
-            int f1, f2;
-            next = search_meta_start(v[bestj].f, known, n, &f1, &f2);
-            if (next && best_of(&v[bestj]) >= 0 && next->rank >= best_of(&v[bestj])) {
-                scheme_free(next); /* its own pool is at least as low */
-                next = NULL;
-            } else if (next) {
-                char fb[32], fc[32];
-                if (f2 >= 0)
-                    snprintf(moved_from, sizeof moved_from, "%s's best times %s's", scheme_format_str(v[f1].f, fb),
-                             scheme_format_str(v[f2].f, fc));
-                else
-                    snprintf(moved_from, sizeof moved_from, "%s's best resized", scheme_format_str(v[f1].f, fb));
-            }
-            cur = bestj;
         }
+        cur = j;
         search_result_free(&res);
         if (interrupted) {
             out->interrupted = true;

@@ -1053,7 +1053,7 @@ Test(resize, permutations_verify_and_return)
 
 typedef struct meta_log {
     int n;
-    scheme_format fmt[4096];
+    scheme_format fmt[4096], src[4096]; /* src: the format a moved start came from */
     int start[4096], best_before[4096], best[4096];
     bool moved[4096], reset[4096];
     int drift;
@@ -1079,7 +1079,12 @@ static void log_leg_start(void *ctx, const search_meta_leg *l)
     g->fmt[g->n] = l->fmt;
     g->start[g->n] = l->start_rank;
     g->best_before[g->n] = *seen_slot(g, l->fmt);
-    g->moved[g->n] = strstr(l->from, "'s best") != NULL;
+    g->moved[g->n] = strstr(l->from, "'s best extended") || strstr(l->from, "'s best projected");
+    int a, b, c;
+    if (g->moved[g->n] && sscanf(l->from, "<%d,%d,%d>'s best", &a, &b, &c) == 3)
+        g->src[g->n] = (scheme_format){a, b, c};
+    else
+        g->src[g->n] = (scheme_format){0, 0, 0};
     g->reset[g->n] = l->reset;
 }
 
@@ -1096,8 +1101,8 @@ static void log_leg_end(void *ctx, const search_meta_leg *l)
 }
 
 /* The meta search over <2,2,2>..<2,3,4> with a store: every leg is a run of
- * the store, the walk goes from a format to a neighbour (one dimension one
- * apart after sorting), a moved start is never more than the drift above the
+ * the store, a moved start comes from a neighbouring format (one dimension
+ * one apart after sorting), a moved start is never more than the drift above the
  * best the search held for that format (the reset rule), each format's best
  * is stored, and until_record ends with every record reached. */
 Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300)
@@ -1128,11 +1133,10 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
         CHECK(res.legs == g.n && g.n >= 2, "drift %d: %d legs, %d logged", drift, res.legs, g.n);
         CHECK(res.nformats == 5, "drift %d: %d formats in <2,2,2>..<2,3,4>", drift, res.nformats);
         for (int k = 0; k < g.n; k++) {
-            if (k > 0 && g.moved[k]) {
-                int dist = abs(g.fmt[k].n - g.fmt[k - 1].n) + abs(g.fmt[k].m - g.fmt[k - 1].m) +
-                           abs(g.fmt[k].p - g.fmt[k - 1].p);
-                CHECK(dist == 1, "drift %d leg %d: %s after %s is not a neighbour", drift, k + 1,
-                      scheme_format_str(g.fmt[k], fa), scheme_format_str(g.fmt[k - 1], fb));
+            if (g.moved[k]) {
+                int dist = abs(g.fmt[k].n - g.src[k].n) + abs(g.fmt[k].m - g.src[k].m) + abs(g.fmt[k].p - g.src[k].p);
+                CHECK(dist == 1, "drift %d leg %d: %s moved from %s, not a neighbour", drift, k + 1,
+                      scheme_format_str(g.fmt[k], fa), scheme_format_str(g.src[k], fb));
             }
             if (g.moved[k] && g.best_before[k] > 0)
                 CHECK(g.start[k] <= g.best_before[k] + drift, "drift %d leg %d: a moved start of rank %d, best %d",
@@ -1211,15 +1215,22 @@ Test(resize_cli, search_meta_sigint_keeps_what_was_found, .timeout = 120)
     const char *outp = tc_path_in("msig.out"), *dbp = tc_path_in("msig.db");
     char seed[32];
     snprintf(seed, sizeof seed, "%llu", g_seed % 1000000);
-    char *const argv[] = {(char *)tc_bin(), "search", "--meta", "--dims-range", "3x3x3..4x4x4", "--stall", "10m",
+    char *const argv[] = {(char *)tc_bin(), "search", "--meta", "--dims-range", "3x3x3..4x4x4", "--stall", "2s",
                           "--time", "10m", "--threads", "1", "--seed", seed, "--db", (char *)dbp, NULL};
     pid_t pid = tc_spawn_logged(outp, argv, false);
+    /* the second leg under way: the first one's schemes are stored */
     bool seen = false;
     for (int i = 0; i < 600 && !seen; i++) {
         struct timespec ts = {0, 50 * 1000000};
         nanosleep(&ts, NULL);
-        seen = tc_exists(dbp) && tc_sql_int(dbp, "SELECT count(*) FROM schemes") > 0;
+        char e[256];
+        size_t n;
+        char *o = scheme_slurp(outp, 1 << 20, &n, e, sizeof e);
+        seen = o && strstr(o, "[leg 2]");
+        free(o);
     }
+    struct timespec pause = {0, 300 * 1000000};
+    nanosleep(&pause, NULL);
     kill(pid, SIGINT);
     int status;
     cr_assert_eq(waitpid(pid, &status, 0), pid);
@@ -1227,7 +1238,8 @@ Test(resize_cli, search_meta_sigint_keeps_what_was_found, .timeout = 120)
     size_t len;
     char *out = scheme_slurp(outp, 1 << 20, &len, err, sizeof err);
     cr_assert_not_null(out);
-    CHECK(seen, "nothing was stored within 30 s: %s", out);
+    CHECK(seen, "no second leg within 30 s: %s", out);
+    CHECK(tc_sql_int(dbp, "SELECT count(*) FROM schemes WHERE n = 3 AND m = 3 AND p = 3") > 0, "leg 1 stored nothing");
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status 0x%x: %s", status, out);
     CHECK(strstr(out, "; interrupted") && strstr(out, "<3,3,3>"), "no table: %s", out);
     CHECK(tc_sql_int(dbp, "SELECT count(*) FROM runs WHERE status = 'interrupted'") == 1, "%s", out);
