@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef FLIPGRAPH_OPENBLAS
 #include <cblas.h>
+#endif
 
 #include "layout.h"
 
@@ -40,7 +42,7 @@ const char *rt_blas_name(void)
 #ifdef FLIPGRAPH_OPENBLAS
     return openblas_get_config();
 #else
-    return "CBLAS";
+    return "none (built with -DFLIPGRAPH_BLAS=OFF: plain C loops)";
 #endif
 }
 

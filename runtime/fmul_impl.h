@@ -22,8 +22,24 @@ static void FM(fm_gemm_)(fm_ctx *x, uint64_t M, uint64_t K, uint64_t N, FT alpha
         return;
     }
     double t0 = rt_clock();
+#ifdef FLIPGRAPH_OPENBLAS
     GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)M, (blasint)N, (blasint)K, alpha, A,
          (blasint)lda, B, (blasint)ldb, beta ? (FT)1 : (FT)0, C, (blasint)ldc);
+#else
+    /* Built without a BLAS (-DFLIPGRAPH_BLAS=OFF, for machines that lack it):
+     * the plain loop, correct and slow. */
+    for (uint64_t i = 0; i < M; i++) {
+        FT *c = C + i * ldc;
+        if (!beta)
+            memset(c, 0, N * sizeof(FT));
+        for (uint64_t k = 0; k < K; k++) {
+            FT a = alpha * A[i * lda + k];
+            const FT *b = B + k * ldb;
+            for (uint64_t j = 0; j < N; j++)
+                c[j] += a * b[j];
+        }
+    }
+#endif
     x->gemm += rt_clock() - t0;
     x->gemm_calls++;
 }
