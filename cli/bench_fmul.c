@@ -14,7 +14,7 @@
 
 static const char *usage_text =
     "usage: flipgraph bench multiply --type f64|f32 [--sizes N[,N...]] [--threads T] [--reps K]\n"
-    "                                [--chain S[,S...]]... [--samples K]\n"
+    "                                [--chain S[,S...]]... [--samples K] [--backend cpu|gpu [--tf32]]\n"
     "\n"
     "Times n x n products of uniform random matrices in [-1, 1): the BLAS's GEMM alone\n"
     "(the baseline), then each chain of schemes over it (flipgraph multiply --type), side\n"
@@ -22,7 +22,10 @@ static const char *usage_text =
     "each time: effective GFLOP/s (2n^3 / time), the speed-up over the GEMM, and the\n"
     "largest error on --samples entries (default 64) against a compensated long double\n"
     "reference, with the chain's first-order bound (docs/float.md).  The last line per\n"
-    "size names the fastest chain.\n"
+    "size names the fastest chain.  --backend gpu: on GPU 0, cuBLAS's GEMM against the chains\n"
+    "over it (cuda/rt_fmul.cu); the time is the device time of the product (CUDA events, best\n"
+    "of K; transfers excluded, printed apart); SGEMM without TF32 unless --tf32 (then the\n"
+    "bound uses TF32's unit roundoff 2^-11).\n"
     "\n"
     "  --sizes      default 1024,2048,4096\n"
     "  --threads    the BLAS's and the sums' threads (default: all processors)\n"
@@ -115,8 +118,10 @@ int bench_multiply_float_cmd(int argc, char **argv)
         {"type", required_argument, 0, 'T'}, {"sizes", required_argument, 0, 'n'},
         {"threads", required_argument, 0, 't'}, {"reps", required_argument, 0, 'r'},
         {"chain", required_argument, 0, 'c'}, {"samples", required_argument, 0, 'S'},
+        {"backend", required_argument, 0, 'b'}, {"tf32", no_argument, 0, 'F'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     long sizes[16] = {1024, 2048, 4096};
+    bool gpu = false, tf32 = false;
     int nsizes = 3;
     long threads = 0, reps = 2, samples = 64;
     rt_ftype type = RT_F64;
@@ -163,12 +168,21 @@ int bench_multiply_float_cmd(int argc, char **argv)
                 return cli_error(CLI_USAGE, "bench multiply", "at most 16 --chain options");
             chain_specs[nchains++] = optarg;
             break;
+        case 'b':
+            if (!strcmp(optarg, "gpu"))
+                gpu = true;
+            else if (strcmp(optarg, "cpu"))
+                return cli_error(CLI_USAGE, "bench multiply", "--backend: expected cpu or gpu, got '%s'", optarg);
+            break;
+        case 'F': tf32 = true; break;
         case 'h': fputs(usage_text, stdout); return CLI_OK;
         default: return CLI_USAGE;
         }
     }
     if (optind < argc)
         return cli_error(CLI_USAGE, "bench multiply", "unexpected argument '%s'", argv[optind]);
+    if (tf32 && (!gpu || type != RT_F32))
+        return cli_error(CLI_USAGE, "bench multiply", "--tf32 is for --type f32 --backend gpu");
     if (nchains == 0) {
         chain_specs[0] = "strassen";
         chain_specs[1] = "strassen,strassen";
@@ -184,8 +198,12 @@ int bench_multiply_float_cmd(int argc, char **argv)
         }
     int nthreads = threads > 0 ? (int)threads : rt_default_threads();
     const char *gemm = type == RT_F64 ? "DGEMM" : "SGEMM";
-    printf("flipgraph bench multiply --type %s: %d threads, best of %ld, BLAS: %s\n", rt_ftype_name(type),
-           nthreads, reps, rt_blas_name());
+    if (gpu)
+        printf("flipgraph bench multiply --type %s --backend gpu: GPU 0, cuBLAS%s, best of %ld (device time)\n",
+               rt_ftype_name(type), tf32 ? " with TF32" : (type == RT_F32 ? " without TF32" : ""), reps);
+    else
+        printf("flipgraph bench multiply --type %s: %d threads, best of %ld, BLAS: %s\n", rt_ftype_name(type),
+               nthreads, reps, rt_blas_name());
     printf("%6s  %-34s %9s  %8s  %8s  %7s  %9s  %9s\n", "n", "method", "wall s", "cpu s", "GFLOP/s",
            "vs GEMM", "error", "bound");
     int rc = CLI_OK;
@@ -211,7 +229,18 @@ int bench_multiply_float_cmd(int argc, char **argv)
             memset(&none, 0, sizeof none);
             const rt_fplan *p = ci < 0 ? &none : &chains[ci].plan;
             double secs = 0, cpu = 0;
-            for (long r = 0; r < reps; r++) {
+            if (gpu) {
+                rt_fstats st;
+                rt_status s = rt_fmul_gpu(p, A, B, C, 0, tf32, (int)reps, &st, err, sizeof err);
+                if (s != RT_OK) {
+                    rc = cli_error(s == RT_EDEVICE || s == RT_ENOMEM ? CLI_INTERNAL : CLI_USAGE, "bench multiply",
+                                   "%s", err);
+                    break;
+                }
+                secs = st.device;
+                cpu = st.transfer; /* the column shows the transfers on the GPU */
+            }
+            for (long r = 0; r < (gpu ? 0 : reps); r++) {
                 rt_fstats st;
                 double c0 = cpu_now();
                 rt_status s = rt_fmul(p, A, B, C, nthreads, &st, err, sizeof err);
@@ -230,10 +259,10 @@ int bench_multiply_float_cmd(int argc, char **argv)
             scheme_rng srng;
             scheme_rng_seed(&srng, 0x5a3b1e00ull + n);
             double e = rt_fmul_sample_error(A, B, C, (int)samples, &srng);
-            double bound = rt_fplan_error_bound(p, type, n, amax, bmax);
+            double bound = rt_fplan_error_bound(p, type, n, amax, bmax) * (tf32 ? 0x1p13 : 1.0);
             char method[240];
             if (ci < 0) {
-                snprintf(method, sizeof method, "%s (BLAS)", gemm);
+                snprintf(method, sizeof method, "%s (%s)", gemm, gpu ? "cuBLAS" : "BLAS");
                 base = secs;
             } else {
                 snprintf(method, sizeof method, "%s", chains[ci].label);
@@ -253,6 +282,9 @@ int bench_multiply_float_cmd(int argc, char **argv)
             printf("%6" PRIu64 "  best chain: %s, %.3fx %s\n", n, chains[best_chain].label, base / best, gemm);
         rt_fmatrix_free(A), rt_fmatrix_free(B), rt_fmatrix_free(C);
     }
+    if (gpu)
+        printf("(on the GPU the 'wall s' column is the device time of the product and 'cpu s' the\n"
+               " host-device transfers of that call)\n");
     printf("(wall s: best of the runs; cpu s: CPU time of that run, all threads; GFLOP/s: 2n^3/wall;\n"
            " vs GEMM: the GEMM's wall time / this one, above 1 is faster; error: max |C - AB| on the\n"
            " sampled entries against a compensated long double reference; bound: docs/float.md)\n");

@@ -20,7 +20,7 @@ static const char *usage_text =
     "                          [--plan-only [--dims RxKxC] [-v]] [--db PATH] [--format bin|text]\n"
     "                          [--max-memory MIB] [-q]\n"
     "       flipgraph multiply --type f64|f32 --scheme S[,S...] [--levels L] --a A.npy --b B.npy\n"
-    "                          -o C.npy [--backend cpu] [--threads N] [-v] [-q]\n"
+    "                          -o C.npy [--backend cpu|gpu [--tf32]] [--threads N] [-v] [-q]\n"
     "\n"
     "Multiplies the bit matrices A (R x K) and B (K x C) into C with a plan: one scheme per\n"
     "level, applied with Yates's algorithm, and a word-level kernel for the blocks inside\n"
@@ -53,7 +53,9 @@ static const char *usage_text =
     "columns that do not divide are peeled off and done by the BLAS), forms the operand\n"
     "sums with the scheme's integer coefficients, and the base case is the BLAS's GEMM\n"
     "(OpenBLAS).  Every level must verify over Z (strassen, std:NxMxP, a lifted or mod0\n"
-    "scheme); one that does not is refused with exit 2, naming the level.  -v prints the\n"
+    "scheme); one that does not is refused with exit 2, naming the level.  --backend gpu:\n"
+    "GPU 0, cuBLAS's DGEMM/SGEMM as the base case and addition kernels for the levels;\n"
+    "SGEMM without TF32 unless --tf32 (faster, about 10 bits of precision).  -v prints the\n"
     "largest error on 256 sampled entries against a compensated long double reference\n"
     "and the first-order bound of docs/float.md.\n"
     "\n"
@@ -141,7 +143,7 @@ static void print_fdiag(const char *path, const scheme_diag *d)
 
 /* The float product: C = A B for .npy matrices with a plan of schemes valid over Z. */
 static int multiply_float(rt_ftype type, char **specs, int nspecs, int nlevels, const char *db_opt,
-                          const char *a_path, const char *b_path, const char *out, bool gpu,
+                          const char *a_path, const char *b_path, const char *out, bool gpu, bool tf32,
                           int threads, double max_bytes, bool verbose, bool quiet)
 {
     int rc = CLI_USAGE;
@@ -153,10 +155,8 @@ static int multiply_float(rt_ftype type, char **specs, int nspecs, int nlevels, 
     memset(&plan, 0, sizeof plan);
     rt_fmatrix *A = NULL, *B = NULL, *C = NULL;
     char err[1024];
-    if (gpu) {
-        /* The GPU float path (cuBLAS base case) is not in this build yet. */
-        cli_error(CLI_USAGE, "multiply", "--backend gpu with --type: the GPU float product is not "
-                  "implemented yet (docs/float.md); use --backend cpu");
+    if (tf32 && (!gpu || type != RT_F32)) {
+        cli_error(CLI_USAGE, "multiply", "--tf32 is for --type f32 --backend gpu (cuBLAS's TF32 tensor cores)");
         goto out;
     }
     for (int i = 0; i < nspecs; i++) {
@@ -228,7 +228,8 @@ static int multiply_float(rt_ftype type, char **specs, int nspecs, int nlevels, 
         goto out;
     }
     rt_fstats st;
-    rt_status s = rt_fmul(&plan, A, B, C, threads, &st, err, sizeof err);
+    rt_status s = gpu ? rt_fmul_gpu(&plan, A, B, C, 0, tf32, 1, &st, err, sizeof err)
+                      : rt_fmul(&plan, A, B, C, threads, &st, err, sizeof err);
     if (s != RT_OK) {
         rc = cli_error(s == RT_ENOMEM || s == RT_EDEVICE ? CLI_INTERNAL : CLI_USAGE, "multiply", "%s", err);
         goto out;
@@ -243,13 +244,24 @@ static int multiply_float(rt_ftype type, char **specs, int nspecs, int nlevels, 
         for (int l = 0; l < nlevels && used < sizeof chain_str; l++)
             used += (size_t)snprintf(chain_str + used, sizeof chain_str - used, "%s%s", l ? "," : "",
                                      chain_names[l]);
-        fprintf(stderr,
-                "flipgraph multiply: %" PRIu64 " x %" PRIu64 " times %" PRIu64 " x %" PRIu64
-                " (%s, %d level%s%s%s) in %.3f s: BLAS %.3f s in %" PRIu64 " calls, sums %.3f s; "
-                "%.2f effective GFLOP/s (2MKN/time)\n",
-                ar, ac, br, bc, rt_ftype_name(type), nlevels, nlevels == 1 ? "" : "s",
-                nlevels ? ": " : "", chain_str, st.total, st.gemm, st.gemm_calls, st.adds,
-                st.total > 0 ? 2.0 * (double)ar * (double)ac * (double)bc / st.total / 1e9 : 0.0);
+        double flop = 2.0 * (double)ar * (double)ac * (double)bc;
+        if (gpu)
+            fprintf(stderr,
+                    "flipgraph multiply: %" PRIu64 " x %" PRIu64 " times %" PRIu64 " x %" PRIu64
+                    " (%s%s, %d level%s%s%s) on GPU 0 in %.3f s: device %.4f s (%" PRIu64 " cuBLAS calls, %"
+                    PRIu64 " addition kernels), transfers %.3f s; %.2f effective GFLOP/s on the device "
+                    "(2MKN/device time)\n",
+                    ar, ac, br, bc, rt_ftype_name(type), tf32 ? ", TF32" : "", nlevels, nlevels == 1 ? "" : "s",
+                    nlevels ? ": " : "", chain_str, st.total, st.device, st.gemm_calls, st.add_launches,
+                    st.transfer, st.device > 0 ? flop / st.device / 1e9 : 0.0);
+        else
+            fprintf(stderr,
+                    "flipgraph multiply: %" PRIu64 " x %" PRIu64 " times %" PRIu64 " x %" PRIu64
+                    " (%s, %d level%s%s%s) in %.3f s: BLAS %.3f s in %" PRIu64 " calls, sums %.3f s; "
+                    "%.2f effective GFLOP/s (2MKN/time)\n",
+                    ar, ac, br, bc, rt_ftype_name(type), nlevels, nlevels == 1 ? "" : "s",
+                    nlevels ? ": " : "", chain_str, st.total, st.gemm, st.gemm_calls, st.adds,
+                    st.total > 0 ? flop / st.total / 1e9 : 0.0);
     }
     if (verbose) {
         scheme_rng rng;
@@ -282,12 +294,12 @@ int cmd_multiply(int argc, char **argv)
         {"format", required_argument, 0, 'f'}, {"max-memory", required_argument, 0, 'm'},
         {"dims", required_argument, 0, 'D'}, {"verbose", no_argument, 0, 'v'},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
-        {"type", required_argument, 0, 'T'}, {0, 0, 0, 0}};
+        {"type", required_argument, 0, 'T'}, {"tf32", no_argument, 0, 'F'}, {0, 0, 0, 0}};
     char *scheme_list = NULL;
     const char *a_path = NULL, *b_path = NULL, *out = NULL, *db_opt = NULL;
     long levels = -1, threads = 0;
     bool boolean = false, plan_only = false, verbose = false, quiet = false, gpu = false;
-    bool have_dims = false, have_type = false, have_format = false;
+    bool have_dims = false, have_type = false, have_format = false, tf32 = false;
     rt_ftype ftype = RT_F64;
     uint64_t dims[3] = {0, 0, 0};
     double max_bytes = -1;
@@ -341,6 +353,7 @@ int cmd_multiply(int argc, char **argv)
             break;
         case 'v': verbose = true; break;
         case 'q': quiet = true; break;
+        case 'F': tf32 = true; break;
         case 'T':
             if (!rt_ftype_parse(optarg, &ftype))
                 return cli_error(CLI_USAGE, "multiply", "--type: expected f64 or f32, got '%s'", optarg);
@@ -352,6 +365,8 @@ int cmd_multiply(int argc, char **argv)
     }
     if (optind < argc)
         return cli_error(CLI_USAGE, "multiply", "unexpected argument '%s' (flipgraph multiply --help)", argv[optind]);
+    if (tf32 && !have_type)
+        return cli_error(CLI_USAGE, "multiply", "--tf32 is for --type f32 --backend gpu");
     if (have_type && (boolean || plan_only || have_format || have_dims))
         return cli_error(CLI_USAGE, "multiply", "--boolean, --plan-only, --dims and --format are for bit "
                          "matrices; --type %s multiplies .npy files", rt_ftype_name(ftype));
@@ -409,7 +424,7 @@ int cmd_multiply(int argc, char **argv)
     }
 
     if (have_type) {
-        int frc = multiply_float(ftype, specs, nspecs, nlevels, db_opt, a_path, b_path, out, gpu,
+        int frc = multiply_float(ftype, specs, nspecs, nlevels, db_opt, a_path, b_path, out, gpu, tf32,
                                  (int)threads, max_bytes, verbose, quiet);
         free(list);
         return frc;

@@ -241,8 +241,12 @@ double rt_fplan_error_bound(const rt_fplan *p, rt_ftype type, uint64_t K, double
 double rt_fplan_workspace(const rt_fplan *p, rt_ftype type, uint64_t M, uint64_t K, uint64_t N);
 
 typedef struct rt_fstats {
-    double total, gemm, adds; /* seconds: all, in the BLAS, in operand sums and accumulations */
+    double total, gemm, adds; /* seconds: all, in the BLAS, in operand sums and accumulations (CPU) */
     uint64_t gemm_calls;
+    double device, transfer;  /* GPU: seconds of the product on the device (CUDA events; the best
+                                 of the timing runs), of the uploads and the download */
+    uint64_t add_launches;    /* GPU: addition kernels launched */
+    double device_bytes;      /* GPU: device memory held */
 } rt_fstats;
 
 /* C = A B with the plan: each level splits the operands into n x m and m x p
@@ -254,6 +258,15 @@ typedef struct rt_fstats {
  * RT_EDIMS, RT_ENOMEM with err. */
 rt_status rt_fmul(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C,
                   int threads, rt_fstats *stats, char *err, size_t errlen);
+/* The same on a GPU through cuda_fmul (cuda/fg_cuda.h): cuBLAS's DGEMM/SGEMM
+ * as the base case, addition kernels for the levels.  f32 without TF32 unless
+ * tf32.  timing_reps > 1 runs the device part that many times (the result is
+ * that of the last; stats->device the best).  RT_EBACKEND with a message when
+ * the build has no CUDA or no GPU is visible, RT_EDEVICE on a device failure.
+ * A plan with 0 levels is cuBLAS's GEMM alone (the GPU baseline). */
+rt_status rt_fmul_gpu(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C,
+                      int device, bool tf32, int timing_reps, rt_fstats *stats, char *err,
+                      size_t errlen);
 /* The BLAS's GEMM alone (the baseline). */
 rt_status rt_fmul_blas(const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C, int threads,
                        char *err, size_t errlen);
