@@ -57,7 +57,6 @@ static void free_chain(bench_chain *c)
 static bool parse_chain(const char *spec, bench_chain *c)
 {
     memset(c, 0, sizeof *c);
-    snprintf(c->label, sizeof c->label, "%s", spec);
     char *copy = strdup(spec), *rest = copy;
     const scheme *chain[EXPORT_PLAN_MAX_LEVELS];
     const char *names[EXPORT_PLAN_MAX_LEVELS];
@@ -84,6 +83,10 @@ static bool parse_chain(const char *spec, bench_chain *c)
             ok = false;
             break;
         }
+        /* The label names files by their last component, to keep the table's columns. */
+        const char *base = strrchr(tok, '/') ? strrchr(tok, '/') + 1 : tok;
+        size_t used = strlen(c->label);
+        snprintf(c->label + used, sizeof c->label - used, "%s%s", c->nowned ? "," : "", base);
         names[c->nowned] = tok;
         chain[c->nowned] = s;
         c->owned[c->nowned++] = s;
