@@ -9,6 +9,7 @@
 
 #include "test_common.h"
 
+#include "export/export.h"
 #include "runtime/runtime.h"
 #include "search/search.h"
 #include "verify/verify.h"
@@ -559,4 +560,129 @@ Test(float_cli, end_to_end)
     cr_assert_eq(tc_system(cmd), 1, "%s", cmd);
     cr_assert_eq(tc_system(tc_fmt("grep -q 'the largest' %s/cmp.txt", dir)), 0);
     tc_remove_tree(dir);
+}
+
+/* ---- export --to c --type: the generated routine compiled and run ---- */
+
+static const char *driver_src =
+    "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    "int NAME(int, int, int, const FT *, int, const FT *, int, FT *, int);\n"
+    "static unsigned long long st;\n"
+    "static unsigned long long nx(void) { st ^= st << 13; st ^= st >> 7; st ^= st << 17; return st; }\n"
+    "int main(int argc, char **argv)\n{\n"
+    "    if (argc != 6) return 2;\n"
+    "    int M = atoi(argv[1]), K = atoi(argv[2]), N = atoi(argv[3]), ints = atoi(argv[5]);\n"
+    "    st = strtoull(argv[4], NULL, 10) | 1;\n"
+    "    int lda = K + 3, ldb = N + 1, ldc = N + 2;\n"
+    "    FT *A = malloc(sizeof(FT) * M * lda), *B = malloc(sizeof(FT) * K * ldb), *C = malloc(sizeof(FT) * M * ldc);\n"
+    "    for (int i = 0; i < M * lda; i++) A[i] = ints ? (FT)((int)(nx() % 7) - 3) : (FT)((nx() >> 11) * 0x1p-52 - 1.0);\n"
+    "    for (int i = 0; i < K * ldb; i++) B[i] = ints ? (FT)((int)(nx() % 7) - 3) : (FT)((nx() >> 11) * 0x1p-52 - 1.0);\n"
+    "    memset(C, 0x7f, sizeof(FT) * M * ldc);\n"
+    "    FT guard; memset(&guard, 0x7f, sizeof guard);\n"
+    "    if (NAME(M, K, N, A, lda, B, ldb, C, ldc) != 0) return 3;\n"
+    "    long double worst = 0, amax = 0, bmax = 0;\n"
+    "    for (int i = 0; i < M; i++) for (int k = 0; k < K; k++) if (fabsl(A[i * lda + k]) > amax) amax = fabsl(A[i * lda + k]);\n"
+    "    for (int k = 0; k < K; k++) for (int j = 0; j < N; j++) if (fabsl(B[k * ldb + j]) > bmax) bmax = fabsl(B[k * ldb + j]);\n"
+    "    int guards = 0;\n"
+    "    for (int i = 0; i < M; i++) {\n"
+    "        for (int j = 0; j < N; j++) {\n"
+    "            long double r = 0;\n"
+    "            for (int k = 0; k < K; k++) r += (long double)A[i * lda + k] * B[k * ldb + j];\n"
+    "            long double e = fabsl(r - C[i * ldc + j]);\n"
+    "            if (!(e <= worst)) worst = e;\n"
+    "        }\n"
+    "        for (int j = N; j < ldc; j++) guards += memcmp(&C[i * ldc + j], &guard, sizeof guard) != 0;\n"
+    "    }\n"
+    "    printf(\"%.9Le %.9Le %.9Le %d\\n\", worst, amax, bmax, guards);\n"
+    "    return 0;\n}\n";
+
+Test(float_export, c_routine_over_cblas_compiles_and_multiplies, .timeout = 600)
+{
+#if !defined(FG_TEST_CBLAS_INC) || !defined(FG_TEST_CBLAS_LIB)
+    cr_skip_test("built with -DFLIPGRAPH_BLAS=OFF: no CBLAS to compile the generated routine against");
+#else
+    uint64_t seed = test_seed();
+    char dir[256];
+    tc_temp_dir(dir, sizeof dir, "fg_cblas");
+    const char *b = tc_bin();
+    const char *cc = getenv("CC") && *getenv("CC") ? getenv("CC") : "cc";
+    scheme *l = z_333_23(seed);
+    char lpath[600], err[512];
+    snprintf(lpath, sizeof lpath, "%s/333.txt", dir);
+    scheme_write_ctx wc = {l, SCHEME_FILE_NATIVE};
+    cr_assert(scheme_write_file_atomic(lpath, scheme_write_cb, &wc, err, sizeof err), "%s", err);
+    scheme *st = builtin("strassen");
+    scheme *m0 = tc_read_corpus("kauers-moosbauer/223-11-mod0.exp");
+    struct {
+        const char *spec;
+        const scheme *s;
+    } cases[3] = {{"strassen", NULL}, {NULL, NULL}, {NULL, NULL}};
+    char m0path[600];
+    snprintf(m0path, sizeof m0path, "%s", tc_corpus("kauers-moosbauer/223-11-mod0.exp"));
+    cases[0].s = st;
+    cases[1].spec = lpath;
+    cases[1].s = l;
+    cases[2].spec = m0path;
+    cases[2].s = m0;
+    /* strassen is a built-in, not a file: export reads files and ids; write it. */
+    char spath[600];
+    snprintf(spath, sizeof spath, "%s/strassen.txt", dir);
+    scheme_write_ctx ws = {st, SCHEME_FILE_NATIVE};
+    cr_assert(scheme_write_file_atomic(spath, scheme_write_cb, &ws, err, sizeof err), "%s", err);
+    cases[0].spec = spath;
+    char drv[600];
+    snprintf(drv, sizeof drv, "%s/driver.c", dir);
+    FILE *f = fopen(drv, "w");
+    cr_assert_not_null(f);
+    fputs(driver_src, f);
+    fclose(f);
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    for (int c = 0; c < 3; c++)
+        for (int t = 0; t < 2; t++) {
+            const char *ty = t ? "f32" : "f64", *T = t ? "float" : "double";
+            char cmd[4096];
+            snprintf(cmd, sizeof cmd,
+                     "cd %s && %s export '%s' --to c --type %s --name fmm -o fmm.c 2>log.txt && "
+                     "%s -std=c11 -O1 -Wall -Wextra -Werror -I'%s' -c fmm.c 2>>log.txt && "
+                     "%s -std=c11 -O1 -Wall -Wextra -DNAME=fmm -DFT=%s driver.c fmm.o -o drv '%s' -lm 2>>log.txt",
+                     dir, b, cases[c].spec, ty, cc, FG_TEST_CBLAS_INC, cc, T, FG_TEST_CBLAS_LIB);
+            cr_assert_eq(tc_system(cmd), 0, "%s: %s", cmd, tc_slurp(tc_fmt("%s/log.txt", dir), 1 << 16, NULL));
+            rt_fplan p;
+            const scheme *one[1] = {cases[c].s};
+            cr_assert(rt_fplan_init(&p, one, NULL, 1, NULL, err, sizeof err), "%s", err);
+            for (int round = 0; round < 4; round++) {
+                int M = 1 + (int)(scheme_rng_next(&rng) % 90), K = 1 + (int)(scheme_rng_next(&rng) % 90),
+                    N = 1 + (int)(scheme_rng_next(&rng) % 90);
+                int ints = round % 2;
+                char out[512];
+                snprintf(cmd, sizeof cmd, "%s/drv %d %d %d %" PRIu64 " %d", dir, M, K, N, seed + (uint64_t)round, ints);
+                int rc = tc_exit_code(tc_system_capture(cmd, out, sizeof out, NULL, 0));
+                cr_assert_eq(rc, 0, "%s: exit %d", cmd, rc);
+                long double worst, amax, bmax;
+                int guards;
+                cr_assert_eq(sscanf(out, "%Le %Le %Le %d", &worst, &amax, &bmax, &guards), 4, "%s", out);
+                cr_assert_eq(guards, 0, "%s: the routine wrote past column N", cmd);
+                double bound = ints && !t ? 0.0 : 2 * rt_fplan_error_bound(&p, t ? RT_F32 : RT_F64, (uint64_t)K,
+                                                                            (double)amax, (double)bmax);
+                if (ints && t)
+                    bound = 0; /* small integers are exact in float too at these sizes */
+                cr_assert((double)worst <= bound, "seed %" PRIu64 ": %s (%s %s): error %.3Le above %.3e", seed,
+                          cases[c].spec, ty, cmd, worst, bound);
+            }
+            rt_fplan_free(&p);
+        }
+    /* A GF(2)-only scheme is refused (exit 1) and nothing is written. */
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd %s && %s export '%s' --to c --type f64 -o no.c 2>log.txt", dir, b,
+             tc_corpus("kauers-moosbauer/444-47-mod2.exp"));
+    cr_assert_eq(tc_system(cmd), 1, "%s", cmd);
+    cr_assert_not(tc_exists(tc_fmt("%s/no.c", dir)));
+    snprintf(cmd, sizeof cmd, "cd %s && %s export '%s' --to exp --type f64 2>log.txt", dir, b, spath);
+    cr_assert_eq(tc_system(cmd), 2, "%s", cmd);
+    scheme_free(l);
+    scheme_free(st);
+    scheme_free(m0);
+    tc_remove_tree(dir);
+#endif
 }
