@@ -254,7 +254,8 @@ typedef struct rt_fstats {
  * strips are done by the BLAS), forms the rank products' operand sums with the
  * scheme's integer coefficients, recurses, and accumulates into C; the base
  * case is the BLAS's GEMM.  A, B, C of one type; C is A->rows x B->cols.
- * threads: the BLAS's threads and the sums' (<= 0: rt_default_threads()).
+ * threads: the BLAS's threads (<= 0: rt_default_threads()); the sums run on the
+ * calling thread (runtime/fmul_impl.h says why).
  * RT_EDIMS, RT_ENOMEM with err. */
 rt_status rt_fmul(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C,
                   int threads, rt_fstats *stats, char *err, size_t errlen);
