@@ -554,6 +554,20 @@ Test(float_cli, end_to_end)
     /* --tf32 only with f32 on the GPU. */
     cr_assert_eq(tc_system(tc_fmt("cd %s && %s multiply --type f32 --tf32 --a a.npy --b b.npy -o w2.npy 2>err.txt", dir, b)), 2);
     cr_assert_not(tc_exists(tc_fmt("%s/w2.npy", dir)));
+    /* db show gives a Z scheme's stability factor (Strassen's is 12) and says when a
+     * scheme has none (valid over GF(2) only). */
+    scheme *st = builtin("strassen");
+    scheme_write_ctx ws = {st, SCHEME_FILE_NATIVE};
+    cr_assert(scheme_write_file_atomic(tc_fmt("%s/strassen.txt", dir), scheme_write_cb, &ws, err, sizeof err), "%s", err);
+    scheme_free(st);
+    snprintf(cmd, sizeof cmd, "cd %s && %s db --db s.db init >/dev/null && %s db --db s.db import strassen.txt >/dev/null && "
+             "%s db --db s.db import %s >/dev/null && %s db --db s.db show 1 > show1.txt && %s db --db s.db show 2 > show2.txt",
+             dir, b, b, b, tc_corpus("kauers-moosbauer/444-47-mod2.exp"), b, b);
+    cr_assert_eq(tc_system(cmd), 0, "%s", cmd);
+    cr_assert_eq(tc_system(tc_fmt("grep -q '^stability 12 ' %s/show1.txt", dir)), 0, "%s",
+                 tc_slurp(tc_fmt("%s/show1.txt", dir), 1 << 16, NULL));
+    cr_assert_eq(tc_system(tc_fmt("grep -q '^stability - (not valid over Z' %s/show2.txt", dir)), 0, "%s",
+                 tc_slurp(tc_fmt("%s/show2.txt", dir), 1 << 16, NULL));
     /* matrix cmp: different entries exit 1 and say where. */
     snprintf(cmd, sizeof cmd, "cd %s && %s matrix random --type f32 --rows %u --cols %u --seed %" PRIu64 " -o a2.npy && "
              "%s matrix cmp a.npy a2.npy > cmp.txt", dir, b, M, K, seed + 7, b);
