@@ -430,6 +430,16 @@ int cmd_multiply(int argc, char **argv)
         return frc;
     }
 
+    /* A float matrix given to the bit-matrix product: say what to add. */
+    for (int i = 0; i < 2; i++) {
+        const char *p = i ? b_path : a_path;
+        if (p && rt_npy_is_npy(p)) {
+            free(list);
+            return cli_error(CLI_USAGE, "multiply", "%s is a NumPy .npy float matrix: multiply floats with "
+                             "--type f64 or --type f32 (docs/float.md)", p);
+        }
+    }
+
     int rc = CLI_USAGE;
     scheme *owned[MAX_SPECS] = {0};
     char names[MAX_SPECS][128];

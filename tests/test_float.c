@@ -533,6 +533,10 @@ Test(float_cli, end_to_end)
     cr_assert_eq(tc_system(tc_fmt("grep -q 'level 2 (.*444-47-mod2.exp) is not valid over Z' %s/err.txt", dir)), 0,
                  "%s", tc_slurp(tc_fmt("%s/err.txt", dir), 1 << 16, NULL));
     cr_assert_not(tc_exists(tc_fmt("%s/w.npy", dir)));
+    /* .npy files without --type: exit 2, saying to add it. */
+    snprintf(cmd, sizeof cmd, "cd %s && %s multiply --scheme strassen --a a.npy --b b.npy -o w.bin 2>err.txt", dir, b);
+    cr_assert_eq(tc_system(cmd), 2, "%s", cmd);
+    cr_assert_eq(tc_system(tc_fmt("grep -q 'a.npy is a NumPy .npy float matrix: .*--type' %s/err.txt", dir)), 0);
     /* The wrong type, a bad file, mismatched shapes: exit 2, naming the file. */
     snprintf(cmd, sizeof cmd, "cd %s && %s multiply --type f64 --scheme strassen --a a.npy --b b.npy -o w.npy 2>err.txt", dir, b);
     cr_assert_eq(tc_system(cmd), 2, "%s", cmd);
