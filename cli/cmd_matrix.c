@@ -1,4 +1,5 @@
-/* flipgraph matrix: bit-matrix files (docs/runtime.md): random, mul --naive, cmp, info. */
+/* flipgraph matrix: bit-matrix files (docs/runtime.md) and .npy float matrices
+ * (docs/float.md): random, mul --naive, cmp, info. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -371,6 +372,8 @@ static int do_cmp(int argc, char **argv)
         return cli_error(CLI_USAGE, "matrix cmp", "expected two files");
     if (rt_npy_is_npy(files[0]) || rt_npy_is_npy(files[1]))
         return cmp_float(files[0], files[1], tol);
+    if (tol > 0)
+        return cli_error(CLI_USAGE, "matrix cmp", "--tol is for .npy float matrices; bit matrices are equal or not");
     argv[1] = (char *)files[0];
     argv[2] = (char *)files[1];
     rt_matrix *x = load(argv[1]);
