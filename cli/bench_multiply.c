@@ -22,6 +22,7 @@ static const char *usage_text =
     "usage: flipgraph bench multiply [--sizes N[,N...]] [--threads T] [--reps K]\n"
     "                                [--scheme444 FILE] [--strassen-levels L,...]\n"
     "                                [--levels444 L,...] [--no-m4ri]\n"
+    "       flipgraph bench multiply --type f64|f32 ...   (float products: --type f64 --help)\n"
     "\n"
     "Effective bit operations per second, (2n^3 - n^2) / time, of n x n GF(2) products\n"
     "with the cubic plan, Strassen levels and <4,4,4> rank-47 levels (CPU executor),\n"
@@ -128,6 +129,9 @@ int bench_multiply_cmd(int argc, char **argv)
     long threads = 0, reps = 2;
     bool use_m4ri = true;
     const char *s444_path = NULL;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--type") || !strncmp(argv[i], "--type=", 7))
+            return bench_multiply_float_cmd(argc, argv);
     optind = 0;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {

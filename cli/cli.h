@@ -44,6 +44,8 @@ int cmd_sweep(int argc, char **argv);
 int bench_verify_cmd(int argc, char **argv);
 int bench_search_cmd(int argc, char **argv);
 int bench_multiply_cmd(int argc, char **argv);
+/* bench multiply --type f64|f32 (cli/bench_fmul.c); bench_multiply_cmd hands over to it. */
+int bench_multiply_float_cmd(int argc, char **argv);
 int bench_store_cmd(int argc, char **argv);
 int bench_lift_cmd(int argc, char **argv);
 

@@ -12,7 +12,7 @@ static const struct {
 } subjects[] = {
     {"verify", bench_verify_cmd, "verifications/s, bit-parallel against a triple-loop reference"},
     {"search", bench_search_cmd, "flips/s per thread and time to rank (CPU walker; GPU with --backend gpu)"},
-    {"multiply", bench_multiply_cmd, "effective bit operations/s of scheme plans against M4RI / cuBLAS"},
+    {"multiply", bench_multiply_cmd, "effective bit operations/s of scheme plans against M4RI / cuBLAS; --type f64|f32: float chains against the BLAS's GEMM"},
     {"store", bench_store_cmd, "stored schemes/s, batched against one transaction per insert"},
     {"lift", bench_lift_cmd, "Hensel lifting time per scheme"},
 };

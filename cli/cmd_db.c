@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../db/db.h"
+#include "../runtime/runtime.h"
 #include "cli.h"
 
 #define CMD "db"
@@ -378,7 +379,8 @@ static int db_show_cmd(int argc, char **argv, opts *o)
 {
     static const char *help =
         "usage: flipgraph db show ID [--db PATH]\n\n"
-        "One stored scheme: its row (format, ring, rank, hash, provenance) and its terms\n"
+        "One stored scheme: its row (format, ring, rank, hash, provenance), its stability\n"
+        "factor for float products when it is valid over Z (docs/float.md), and its terms\n"
         "in the .exp notation (native for dimensions above 9).\n";
     int rc = parse("show", argc, argv, "", help, o);
     int64_t id;
@@ -411,6 +413,18 @@ static int db_show_cmd(int argc, char **argv, opts *o)
         printf("flips     %llu\n", (unsigned long long)r.flips);
     if (r.seconds > 0)
         printf("seconds   %.3f\n", r.seconds);
+    /* The stability factor (Ballard, Benson, Druinsky, Lipshitz, Schwartz 2016):
+     * how much a level of the scheme can grow rounding errors in a float product
+     * (docs/float.md); only a scheme valid over Z computes float products. */
+    rt_fplan fp;
+    const scheme *one[1] = {s};
+    if (rt_fplan_init(&fp, one, NULL, 1, NULL, err, sizeof err)) {
+        printf("stability %g (float products, docs/float.md; additions depth %d)\n", fp.lv[0].stability,
+               fp.lv[0].adds);
+        rt_fplan_free(&fp);
+    } else {
+        printf("stability - (not valid over Z: no float products)\n");
+    }
     scheme_file_kind kind =
         scheme_writable(s, SCHEME_FILE_EXP, NULL, 0) ? SCHEME_FILE_EXP : SCHEME_FILE_NATIVE;
     printf("terms     (%s)\n", scheme_file_kind_name(kind));

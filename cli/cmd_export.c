@@ -20,7 +20,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: flipgraph export ID|FILE --to FORMAT [-o OUT] [--db PATH] [--name NAME]\n"
-            "                        [--dims NxMxP] [--mod2]\n\n"
+            "                        [--dims NxMxP] [--mod2] [--type f64|f32]\n\n"
             "Writes a scheme for other programs.  ID (only digits) is a scheme of the store\n"
             "(--db PATH, else $FLIPGRAPH_DB, else ./flipgraph.db); anything else is a file in any\n"
             "format flipgraph reads (write ./123 for a file named 123).  The scheme is verified\n"
@@ -41,6 +41,9 @@ static void usage(FILE *out)
             "  --name NAME     function name (c), caption (tex, md), name (json, bb);\n"
             "                  default fg_NxMxP_rR\n"
             "  --dims NxMxP    dimensions of a FILE, when they cannot be inferred\n"
+            "  --type f64|f32  with --to c: one level of the scheme (valid over Z) as a routine\n"
+            "                  NAME(M, K, N, A, lda, B, ldb, C, ldc) over a CBLAS DGEMM/SGEMM\n"
+            "                  (operand sums, products, accumulations, peeling; docs/export.md)\n"
             "  --mod2          export the reduction mod 2 of an integer scheme (a GF(2) scheme:\n"
             "                  e.g. uint64_t code from a lifted scheme)\n"
             "  -h, --help      this text\n\n"
@@ -53,11 +56,14 @@ typedef struct write_ctx {
     const scheme *s;
     export_format fmt;
     const export_info *info;
+    int ftype; /* -1: none; 0 f64, 1 f32 (--to c --type) */
 } write_ctx;
 
 static bool write_cb(void *ctx, FILE *f)
 {
     write_ctx *w = ctx;
+    if (w->ftype >= 0)
+        return export_write_c_blas(w->s, w->info, w->ftype == 1, f);
     return export_write(w->s, w->fmt, w->info, f);
 }
 
@@ -70,11 +76,13 @@ int cmd_export(int argc, char **argv)
         {"name", required_argument, NULL, 'n'},
         {"dims", required_argument, NULL, 'D'},
         {"mod2", no_argument, NULL, '2'},
+        {"type", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *to = NULL, *out_path = "-", *db_opt = NULL, *name = NULL, *dims_s = NULL;
     bool mod2 = false;
+    int ftype = -1;
     optind = 0;
     opterr = 0;
     int c;
@@ -86,6 +94,14 @@ int cmd_export(int argc, char **argv)
         case 'n': name = optarg; break;
         case 'D': dims_s = optarg; break;
         case '2': mod2 = true; break;
+        case 'T':
+            if (!strcmp(optarg, "f64") || !strcmp(optarg, "double"))
+                ftype = 0;
+            else if (!strcmp(optarg, "f32") || !strcmp(optarg, "float"))
+                ftype = 1;
+            else
+                return cli_error(CLI_USAGE, CMD, "--type: expected f64 or f32, got '%s'", optarg);
+            break;
         case 'h': usage(stdout); return CLI_OK;
         case ':':
             return cli_error(CLI_USAGE, CMD, "option '%s' needs a value (flipgraph export --help)",
@@ -104,6 +120,8 @@ int cmd_export(int argc, char **argv)
         return cli_error(CLI_USAGE, CMD, "--to FORMAT is required (exp, txt, m, native, json, bb, tex, md, c)");
     if (!export_format_parse(to, &fmt))
         return cli_error(CLI_USAGE, CMD, "unknown format '%s' (exp, txt, m, native, json, bb, tex, md, c)", to);
+    if (ftype >= 0 && fmt != EXPORT_C)
+        return cli_error(CLI_USAGE, CMD, "--type is for --to c (a routine over a CBLAS GEMM)");
     if (name && !export_name_valid(name))
         return cli_error(CLI_USAGE, CMD, "--name '%s': expected a C identifier of at most 63 characters", name);
     scheme_format dims;
@@ -178,6 +196,11 @@ int cmd_export(int argc, char **argv)
                        "%s: a GF(2) scheme that is not valid over Z (%s); Benson-Ballard's and "
                        "Huang's generators compute over the reals: lift it first (flipgraph lift)",
                        what, vr.msg);
+    } else if (ftype >= 0 && !verify_z(s, &vr)) {
+        /* Floats need the integer coefficients: a GF(2)-only scheme computes wrong products. */
+        rc = cli_error(CLI_NEGATIVE, CMD,
+                       "%s: --type %s needs a scheme valid over Z, and this one is not (%s): lift it "
+                       "first (flipgraph lift)", what, ftype ? "f32" : "f64", vr.msg);
     } else if ((fmt == EXPORT_EXP || fmt == EXPORT_TXT) && wide) {
         rc = cli_error(CLI_USAGE, CMD, "%s: the %s format has one digit per index; %s has a dimension above 9",
                        what, to, scheme_format_str(s->fmt, fbuf));
@@ -202,7 +225,7 @@ int cmd_export(int argc, char **argv)
         snprintf(path, n, "%s%s%s", out_path, out_path[strlen(out_path) - 1] == '/' ? "" : "/", fname);
         out_path = path;
     }
-    write_ctx w = {s, fmt, &info};
+    write_ctx w = {s, fmt, &info, ftype};
     char err[512] = "";
     errno = 0;
     if (!scheme_write_file_atomic(out_path, write_cb, &w, err, sizeof err)) {

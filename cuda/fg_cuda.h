@@ -113,6 +113,39 @@ int cuda_rt_random_bits(uint64_t *d, size_t words, unsigned long long seed);
 /* Free and total device memory, bytes. */
 int cuda_rt_mem_info(size_t *free_bytes, size_t *total_bytes);
 const char *cuda_rt_last_error(void);
+/* ==== float products: chains of schemes over cuBLAS ===========================
+ * Owned by cuda/rt_fmul.cu (no-CUDA fallback in cuda/no_cuda.c); docs/float.md.
+ *
+ * One level of a scheme valid over Z, as lists per product h (CSR: entries
+ * x_off[h] .. x_off[h+1]-1 of x_blk and x_coef): A blocks i*m+j, B blocks
+ * j*p+k, C blocks i*p+k, with their integer coefficients. */
+typedef struct cuda_flevel {
+    int n, m, p, rank;
+    const int *a_off, *a_blk, *a_coef;
+    const int *b_off, *b_blk, *b_coef;
+    const int *c_off, *c_blk, *c_coef;
+} cuda_flevel;
+
+typedef struct cuda_fstats {
+    double ms_upload, ms_compute, ms_download; /* CUDA events */
+    double ms_total;                           /* everything, allocations included */
+    unsigned long long gemm_calls, add_launches;
+    double peak_bytes;                         /* device memory held */
+} cuda_fstats;
+
+/* C = A B (host, row-major, contiguous: A M x K, B K x N, C M x N) of doubles
+ * (f64 != 0) or floats, with the levels over cuBLAS's DGEMM/SGEMM on GPU device:
+ * the same recursion, peeling and coefficient folding as the CPU product
+ * (runtime/fmul_impl.h), the operand sums and accumulations as addition
+ * kernels on one stream.  SGEMM runs without TF32 (CUBLAS_DEFAULT_MATH, and
+ * NVIDIA_TF32_OVERRIDE=0 is not needed for it) unless tf32.  timing_reps > 1
+ * runs the device part that many times and reports the best (benchmarks).
+ * Returns 0 ok, 2 bad input, 3 no GPU, out of memory or a device failure. */
+int cuda_fmul(const cuda_flevel *levels, int nlevels, int f64, int tf32, unsigned long long M,
+              unsigned long long K, unsigned long long N, const void *A, const void *B, void *C,
+              int device, int timing_reps, cuda_fstats *stats, char *err, size_t errlen);
+/* ==== end float products ====================================================== */
+
 /* ==== end runtime ============================================================ */
 
 /* ==== walk: flip-graph walks on the GPU, one warp per scheme ==================

@@ -73,6 +73,10 @@ bool export_write_bb(const scheme *s, const export_info *info, FILE *out);
 bool export_write_tex(const scheme *s, const export_info *info, FILE *out);
 bool export_write_md(const scheme *s, const export_info *info, FILE *out);
 bool export_write_c(const scheme *s, const export_info *info, FILE *out);
+/* One level of a scheme valid over Z (the caller checks) as a C routine over a
+ * CBLAS GEMM for doubles or, with f32, floats (export/write_c_blas.c;
+ * `export --to c --type f64|f32`, docs/export.md). */
+bool export_write_c_blas(const scheme *s, const export_info *info, bool f32, FILE *out);
 /* Any format (info may be NULL).  false on an I/O error, or (errno EINVAL) when the
  * format cannot hold the scheme (txt and exp need dimensions <= 9). */
 bool export_write(const scheme *s, export_format f, const export_info *info, FILE *out);

@@ -150,6 +150,141 @@ rt_status rt_execute_gpu(const export_plan *plan, const rt_matrix *A, const rt_m
 /* Physical memory in bytes (0 when unknown). */
 double rt_physical_memory(void);
 
+/* ---- floating-point matrices (docs/float.md) ---------------------------
+ *
+ * A float matrix is rows x cols entries of one type, row-major and contiguous
+ * in memory whatever order its file had.  Files are NumPy .npy (format 1.0,
+ * 2.0 or 3.0 read; 1.0 written when the header fits): little-endian f4/f8, 2-D,
+ * C or Fortran order. */
+
+typedef enum rt_ftype {
+    RT_F32 = 0,
+    RT_F64 = 1
+} rt_ftype;
+const char *rt_ftype_name(rt_ftype t); /* "f32", "f64" */
+/* "f32"/"float32"/"single", "f64"/"float64"/"double"; false otherwise. */
+bool rt_ftype_parse(const char *s, rt_ftype *t);
+static inline size_t rt_ftype_size(rt_ftype t) { return t == RT_F32 ? 4 : 8; }
+
+typedef struct rt_fmatrix {
+    uint64_t rows, cols;
+    rt_ftype type;
+    void *data; /* rows * cols entries, row-major, 64-byte aligned */
+} rt_fmatrix;
+
+/* A zero matrix; NULL when a dimension is 0 or above RT_MAX_DIM, the entries
+ * exceed RT_MAX_MATRIX_BYTES, or out of memory. */
+rt_fmatrix *rt_fmatrix_new(uint64_t rows, uint64_t cols, rt_ftype type);
+void rt_fmatrix_free(rt_fmatrix *m);
+/* Entry (r, c) as a long double / set from a long double (rounded to the type). */
+long double rt_fmatrix_get(const rt_fmatrix *m, uint64_t r, uint64_t c);
+void rt_fmatrix_set(rt_fmatrix *m, uint64_t r, uint64_t c, long double v);
+/* Independent entries, uniform in [-1, 1) (53 or 24 random bits). */
+void rt_fmatrix_random(rt_fmatrix *m, scheme_rng *rng);
+/* Largest |entry| (0 for an all-zero matrix; NaN propagates). */
+double rt_fmatrix_max_abs(const rt_fmatrix *m);
+
+/* NumPy .npy (docs/float.md).  The header is checked (magic, version, a
+ * Python-literal dict with exactly the keys descr, fortran_order, shape;
+ * descr '<f4' or '<f8'; a 2-D shape of positive dimensions) and then the file's
+ * size against it, before anything is allocated.  NULL with diag naming the
+ * file, the byte offset and what was expected. */
+#define RT_NPY_MAGIC "\x93NUMPY"
+rt_fmatrix *rt_npy_read_file(const char *path, scheme_diag *diag);
+rt_fmatrix *rt_npy_read_buffer(const void *buf, size_t len, const char *name, scheme_diag *diag);
+/* Only the header: dimensions, type, order. */
+bool rt_npy_read_dims(const char *path, uint64_t *rows, uint64_t *cols, rt_ftype *type,
+                      bool *fortran, scheme_diag *diag);
+/* True when the file starts with the .npy magic (false when unreadable). */
+bool rt_npy_is_npy(const char *path);
+bool rt_npy_write(const rt_fmatrix *m, bool fortran, FILE *out);
+/* Whole or not at all (scheme_write_file_atomic); "-" is standard output. */
+bool rt_npy_write_file(const char *path, const rt_fmatrix *m, bool fortran, char *err,
+                       size_t errlen);
+
+/* ---- float products with a chain of schemes (docs/float.md) ------------ */
+
+/* One level of a float plan: a scheme valid over Z as lists of (block,
+ * coefficient) per product; A blocks i*m+j, B blocks j*p+k, C blocks i*p+k. */
+typedef struct rt_fterm {
+    int na, nb, nc;
+    int a_blk[SCHEME_MAX_ENTRIES], b_blk[SCHEME_MAX_ENTRIES], c_blk[SCHEME_MAX_ENTRIES];
+    int a_coef[SCHEME_MAX_ENTRIES], b_coef[SCHEME_MAX_ENTRIES], c_coef[SCHEME_MAX_ENTRIES];
+} rt_fterm;
+
+typedef struct rt_flevel {
+    int n, m, p, rank;
+    char name[128];
+    rt_fterm *terms;  /* rank of them */
+    double stability; /* E: max over C entries (i,k) of sum_h |c_h[k,i]| |a_h|_1 |b_h|_1 */
+    int adds;         /* Q: max nnz(a_h) + max nnz(b_h) + max nnz(C row): the additions' depth */
+} rt_flevel;
+
+typedef struct rt_fplan {
+    int levels;
+    rt_flevel lv[EXPORT_PLAN_MAX_LEVELS];
+} rt_fplan;
+
+/* Builds a plan from a chain of schemes, outermost first (0 levels: the BLAS
+ * alone).  Every level must verify over Z (verify_z; a GF(2) scheme with its
+ * 0/1 coefficients); false otherwise with err naming the level (1-based) and
+ * its name.  level_out (may be NULL) gets the failing level, 0 for others. */
+bool rt_fplan_init(rt_fplan *p, const scheme *const *chain, const char *const *names, int n,
+                   int *level_out, char *err, size_t errlen);
+void rt_fplan_free(rt_fplan *p);
+/* A first-order bound on max |C - fl(C)| for inner dimension K and inputs of
+ * largest magnitude amax, bmax (Ballard, Benson, Druinsky, Lipshitz, Schwartz
+ * 2016, after their Theorem on the stability vector; docs/float.md):
+ *     u amax bmax ((ceil(K / prod m_l) + sum Q_l) prod E_l + K). */
+double rt_fplan_error_bound(const rt_fplan *p, rt_ftype type, uint64_t K, double amax, double bmax);
+/* Workspace bytes rt_fmul needs for these sizes. */
+double rt_fplan_workspace(const rt_fplan *p, rt_ftype type, uint64_t M, uint64_t K, uint64_t N);
+
+typedef struct rt_fstats {
+    double total, gemm, adds; /* seconds: all, in the BLAS, in operand sums and accumulations (CPU) */
+    uint64_t gemm_calls;
+    double device, transfer;  /* GPU: seconds of the product on the device (CUDA events; the best
+                                 of the timing runs), of the uploads and the download */
+    uint64_t add_launches;    /* GPU: addition kernels launched */
+    double device_bytes;      /* GPU: device memory held */
+} rt_fstats;
+
+/* C = A B with the plan: each level splits the operands into n x m and m x p
+ * blocks (peeling the rows, inner columns and columns that do not divide: those
+ * strips are done by the BLAS), forms the rank products' operand sums with the
+ * scheme's integer coefficients, recurses, and accumulates into C; the base
+ * case is the BLAS's GEMM.  A, B, C of one type; C is A->rows x B->cols.
+ * threads: the BLAS's threads (<= 0: rt_default_threads()); the sums run on the
+ * calling thread (runtime/fmul_impl.h says why).
+ * RT_EDIMS, RT_ENOMEM with err. */
+rt_status rt_fmul(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C,
+                  int threads, rt_fstats *stats, char *err, size_t errlen);
+/* The same on a GPU through cuda_fmul (cuda/fg_cuda.h): cuBLAS's DGEMM/SGEMM
+ * as the base case, addition kernels for the levels.  f32 without TF32 unless
+ * tf32.  timing_reps > 1 runs the device part that many times (the result is
+ * that of the last; stats->device the best).  RT_EBACKEND with a message when
+ * the build has no CUDA or no GPU is visible, RT_EDEVICE on a device failure.
+ * A plan with 0 levels is cuBLAS's GEMM alone (the GPU baseline). */
+rt_status rt_fmul_gpu(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C,
+                      int device, bool tf32, int timing_reps, rt_fstats *stats, char *err,
+                      size_t errlen);
+/* The BLAS's GEMM alone (the baseline). */
+rt_status rt_fmul_blas(const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C, int threads,
+                       char *err, size_t errlen);
+/* The plain reference: the triple loop in long double, rounded once into C. */
+bool rt_fmul_reference(const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C);
+/* The same as long doubles (rows*cols, malloc'd), for error measurement; NULL
+ * when out of memory or the dimensions do not fit. */
+long double *rt_fmul_reference_ld(const rt_fmatrix *A, const rt_fmatrix *B);
+/* max |C - R| over all entries against a long double reference R. */
+double rt_fmatrix_max_error(const rt_fmatrix *C, const long double *R);
+/* max |C - AB| over `samples` random entries, each computed in long double
+ * (Kahan-compensated, so also for f64 it is more accurate than the product). */
+double rt_fmul_sample_error(const rt_fmatrix *A, const rt_fmatrix *B, const rt_fmatrix *C,
+                            int samples, scheme_rng *rng);
+/* Name and version of the BLAS linked in (for banners and tables). */
+const char *rt_blas_name(void);
+
 /* ---- schemes the runtime knows by name --------------------------------- */
 
 /* "strassen" (Strassen 1969, over Z), "std:NxMxP" or "standard:NxMxP" (the
