@@ -10,6 +10,12 @@
 #   metacpu T    in the background while the phases after it run: the meta
 #                search over 3x3x3..4x4x5 on the CPU, 3 threads each, seeds 1
 #                and 2, with the reset rule (drift 10) and without (-1), T each
+#   pool T       in the background: the pool's pieces on and off on the CPU,
+#                <4,4,4> to 47 from the standard algorithm, one thread each,
+#                seeds 1 and 2, capped at T: the defaults, --pool-min 1 (start
+#                from the lowest rank at once), --pool-up 0 (never climb),
+#                --pool-fresh 1 (no pool: every restart from the start),
+#                --plus-max 8 (plus transitions up to 8 above the base)
 #   meta T [R]   the meta search on the GPU over R (default 2x2x2..5x5x5)
 #                until every record, --symmetry c3 for the square formats, T
 #   wait         waits for the background runs and prints their tables
@@ -73,12 +79,26 @@ while [ $# -gt 0 ]; do
     done
     echo "== metacpu: 4 meta searches in the background (3x3x3..4x4x5, 3 threads, $T; drift 10 and -1, seeds 1 2)"
     ;;
+  pool)
+    T=$1; shift
+    for cfg in "defaults:" "pool-min-1:--pool-min 1" "pool-up-0:--pool-up 0" "pool-fresh-1:--pool-fresh 1" \
+               "plus-max-8:--plus-max 8"; do
+      name=${cfg%%:*}; opts=${cfg#*:}
+      for seed in 1 2; do
+        $F search --dims 4x4x4 --target-rank 47 --backend cpu --threads 1 --seed $seed --time "$T" --progress 0 \
+          $opts > "$OUT/pool_${name}_seed$seed.txt" 2>&1 &
+        pids+=($!)
+      done
+    done
+    echo "== pool: 10 CPU searches in the background (<4,4,4> to 47, 1 thread, $T cap)"
+    ;;
   meta)
     T=$1; shift
     R=2x2x2..5x5x5
     if [ $# -gt 0 ] && [[ $1 == *..* ]]; then R=$1; shift; fi
-    echo "== search --meta --dims-range $R --until-record --backend gpu --symmetry c3 --stall 20s --time $T (seed 1)"
-    $F search --meta --dims-range $R --until-record --backend gpu --symmetry c3 --stall 20s --time "$T" --seed 1 \
+    S=${META_SEED:-1}
+    echo "== search --meta --dims-range $R --until-record --backend gpu --symmetry c3 --stall 20s --time $T (seed $S)"
+    $F search --meta --dims-range $R --until-record --backend gpu --symmetry c3 --stall 20s --time "$T" --seed $S \
       --db $W/meta_gpu.db > "$OUT/meta_gpu.txt" 2>&1
     echo "exit $?"
     grep -v '^\[leg' "$OUT/meta_gpu.txt" | tail -25
@@ -86,6 +106,10 @@ while [ $# -gt 0 ]; do
   wait)
     for p in "${pids[@]}"; do wait "$p"; done
     pids=()
+    for f in "$OUT"/pool_*.txt; do
+      [ -f "$f" ] || continue
+      printf "%-28s %s\n" "$(basename "$f" .txt)" "$(tail -1 "$f")"
+    done
     for f in "$OUT"/metacpu_*.txt; do
       [ -f "$f" ] || continue
       echo "== $(basename "$f" .txt)"
