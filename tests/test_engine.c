@@ -59,7 +59,7 @@ static void chain_build(chain *c, scheme_format f, int want, uint64_t flips)
     search_params p = params_for(f);
     p.plus_max = 0;
     p.isolated_plus = 1;
-    scheme *cur = scheme_standard(f);
+    scheme *std = scheme_standard(f), *cur = std;
     search_walker *w = search_walker_new(cur, &p, 12345, 0);
     cr_assert_not_null(w);
     uint64_t done = 0;
@@ -74,8 +74,7 @@ static void chain_build(chain *c, scheme_format f, int want, uint64_t flips)
         }
     }
     search_walker_free(w);
-    if (c->n == 0 || cur != c->s[c->n - 1])
-        scheme_free(cur);
+    scheme_free(std); /* the chain's schemes are the chain's */
     for (int i = 0; i < c->n; i++) {
         verify_result vr;
         cr_assert(verify_f2(c->s[i], &vr), "chain %d: %s", i, vr.msg);
