@@ -711,6 +711,7 @@ char *search_mpi_configure(search_config *c)
         p->time_limit = 0; /* rank 0 decides when the run ends */
         p->stall = 0;
         p->progress_every = 0;
+        c->gpu.verbose = false; /* rank 0 prints; the others stay quiet */
     }
     char dev[200], line[320];
     if (c->backend == SEARCH_BACKEND_GPU) {
