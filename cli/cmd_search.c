@@ -42,6 +42,11 @@ static void usage(FILE *out)
 "  -q, --quiet         no banner, no progress table (the summary line on stdout stays)\n"
 "  -v, --verbose       also a line for every improvement (and, on the GPU, per launch)\n"
 "  --params-table      print the parameter table as Markdown (docs/search.md) and exit\n"
+"  --mpi               one search over the ranks of `mpirun -n K flipgraph search --mpi ...`:\n"
+"                      every rank walks (--threads each, or with --backend gpu the GPU\n"
+"                      of its local rank); rank 0 reads the starts, keeps the store and\n"
+"                      the run record, verifies and stores what the ranks find, and\n"
+"                      sends its pool back (docs/cluster.md; exit 2 in a build without MPI)\n"
 "\n"
 "parameters (search/params.def; docs/search.md says how each default was measured;\n"
 "one a backend does not use is refused, exit 2; the GPU's defaults are its own where\n"
@@ -84,7 +89,12 @@ static void on_improved(void *p, const search_found *f, const char *path, bool s
     ctx *c = p;
     if (c->verbose && !c->quiet) {
         char text[4400], line[4500], fl[32];
-        snprintf(text, sizeof text, "improved: rank %d (walker %d, %s flips)%s%s", f->rank, f->walker,
+        char who[48];
+        if (search_mpi_active())
+            snprintf(who, sizeof who, "MPI rank %d's walker %d", f->node, f->walker);
+        else
+            snprintf(who, sizeof who, "walker %d", f->walker);
+        snprintf(text, sizeof text, "improved: rank %d (%s, %s flips)%s%s", f->rank, who,
                  cli_fmt_si_cell((double)f->flips, fl, sizeof fl), path[0] ? " -> " : "", path);
         fprintf(stderr, "%s\n", cli_progress_event(line, sizeof line, f->seconds, text));
     }
@@ -258,7 +268,7 @@ static uint64_t random_seed(void)
 
 /* Options of this command that are not search parameters; the parameters'
  * options are the rows of search/params.def, value OPT_PARAM + row. */
-enum { O_UNTIL_RECORD = 256, O_FROM, O_OUT, O_DB, O_FROMDB, O_RESUME, O_HELP, O_PARAMS_TABLE,
+enum { O_UNTIL_RECORD = 256, O_FROM, O_OUT, O_DB, O_FROMDB, O_RESUME, O_HELP, O_PARAMS_TABLE, O_MPI,
        OPT_PARAM = 1024 };
 
 static const struct option own_options[] = {
@@ -272,7 +282,12 @@ static const struct option own_options[] = {
     {"verbose", no_argument, 0, 'v'},
     {"help", no_argument, 0, O_HELP},
     {"params-table", no_argument, 0, O_PARAMS_TABLE},
+    {"mpi", no_argument, 0, O_MPI},
 };
+
+/* --mpi on rank 0: whether the run went to the other ranks (search_mpi_share);
+ * when it did not, cmd_search ends them with rank 0's code. */
+static bool g_mpi_shared;
 
 int cli_until_record_target(scheme_format f, int target_rank)
 {
@@ -615,7 +630,7 @@ out:
     return rc;
 }
 
-int cmd_search(int argc, char **argv)
+static int search_body(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) /* search --meta is its own command line */
         if (!strcmp(argv[i], "--meta"))
@@ -667,6 +682,10 @@ int cmd_search(int argc, char **argv)
         case 'v': verbose = true; break;
         case 'h':
         case O_HELP: usage(stdout); return CLI_OK;
+        case O_MPI: /* cmd_search started MPI when it saw the option spelled out */
+            if (!search_mpi_active())
+                return cli_error(CLI_USAGE, CMD, "%s: write --mpi in full", argv[optind - 1]);
+            break;
         case O_PARAMS_TABLE: {
             char *t = search_config_markdown();
             if (!t)
@@ -793,6 +812,11 @@ int cmd_search(int argc, char **argv)
     }
     if (cfg.backend == SEARCH_BACKEND_GPU)
         cfg.gpu.verbose = verbose && !quiet;
+    if (search_mpi_active() && (cli.given[SEARCH_PARAM_DEVICE] || cli.given[SEARCH_PARAM_DEVICES])) {
+        rc = cli_error(CLI_USAGE, CMD, "--mpi: every rank walks on the GPU of its local rank; give no --device or "
+                       "--devices (docs/cluster.md)");
+        goto out;
+    }
 
     char fb[32];
     if (!quiet) {
@@ -802,11 +826,26 @@ int cmd_search(int argc, char **argv)
         banner(&bi);
     }
 
+    char *mpi_ranks = NULL; /* the ranks, hosts and devices in words: the run record's device */
+    if (search_mpi_active()) {
+        scheme **sp = starts;
+        int code = search_mpi_share(&cfg, &sp, &nstarts, -1, err, sizeof err);
+        g_mpi_shared = true;
+        if (code >= 0) {
+            rc = cli_error(code, CMD, "%s", err);
+            goto out;
+        }
+        mpi_ranks = search_mpi_configure(&cfg);
+        if (!quiet)
+            fprintf(stderr, "%s\n", mpi_ranks ? mpi_ranks : "mpi: (out of memory)");
+    }
+
     ctx cx = {.verbose = verbose, .quiet = quiet, .resume = resume};
     session_hooks hooks = {&cx, on_improved, on_progress, on_started};
     session_run run;
     search_result res;
-    session_search(ss, &cfg, NULL, (const scheme *const *)starts, nstarts, &hooks, &run, &res);
+    session_search(ss, &cfg, mpi_ranks, (const scheme *const *)starts, nstarts, &hooks, &run, &res);
+    free(mpi_ranks);
     if (run.begin_failed) {
         rc = cli_error(cli_db_exit(run.begin_status), CMD, "%s", run.msg);
         search_result_free(&res);
@@ -839,4 +878,64 @@ out:
         scheme_free(starts[i]);
     session_close(ss);
     return rc;
+}
+
+/* A worker rank of --mpi (rank > 0): rank 0 parsed, read the starts and keeps
+ * the store; this rank walks what it is given and prints nothing (a failure
+ * goes to rank 0, which says it). */
+static int search_worker(void)
+{
+    search_config cfg;
+    search_config_default(&cfg);
+    scheme **starts = NULL;
+    int nstarts = 0;
+    char err[512] = "";
+    int code = search_mpi_share(&cfg, &starts, &nstarts, -1, err, sizeof err);
+    if (code >= 0)
+        return search_mpi_finish(code, err);
+    free(search_mpi_configure(&cfg));
+    int rc = CLI_INTERNAL;
+    const char *msg = "out of memory";
+    db_status st;
+    search_session *ss = session_open(NULL, &st, err, sizeof err);
+    session_run run;
+    search_result res;
+    memset(&res, 0, sizeof res);
+    if (ss) {
+        session_search(ss, &cfg, NULL, (const scheme *const *)starts, nstarts, NULL, &run, &res);
+        rc = res.status == SEARCH_FAILED ? CLI_INTERNAL : res.status == SEARCH_BAD_PARAMS ? CLI_USAGE
+             : res.status == SEARCH_REACHED                                        ? CLI_OK
+                                                                                   : CLI_NEGATIVE;
+        msg = res.msg;
+    }
+    rc = search_mpi_finish(rc, msg);
+    search_result_free(&res);
+    session_close(ss);
+    for (int i = 0; i < nstarts; i++)
+        scheme_free(starts[i]);
+    free(starts);
+    return rc;
+}
+
+int cmd_search(int argc, char **argv)
+{
+    bool mpi = false, meta = false;
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        mpi |= !strcmp(argv[i], "--mpi");
+        meta |= !strcmp(argv[i], "--meta");
+    }
+    if (mpi && meta) /* the meta search's legs run in one process (docs/resize.md) */
+        return cli_error(CLI_USAGE, CMD, "--meta and --mpi: the meta search runs in one process; give one of them");
+    if (!mpi)
+        return search_body(argc, argv);
+    char err[512];
+    if (!search_mpi_init(err, sizeof err))
+        return cli_error(CLI_USAGE, CMD, "%s", err);
+    if (search_mpi_rank() > 0)
+        return search_worker();
+    g_mpi_shared = false;
+    int rc = search_body(argc, argv);
+    if (!g_mpi_shared) /* rank 0 ended before the run (bad usage, --help): so does every rank */
+        search_mpi_share(NULL, NULL, NULL, rc, err, sizeof err);
+    return search_mpi_finish(rc, NULL);
 }

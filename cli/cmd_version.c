@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "../cuda/fg_cuda.h"
+#include "../search/search.h"
 #include "cli.h"
 
 int cmd_version(int argc, char **argv)
@@ -9,7 +10,8 @@ int cmd_version(int argc, char **argv)
     if (cli_wants_help(argc, argv)) {
         printf("usage: flipgraph version\n\n"
                "Prints the version, the git commit it was built from, whether a GPU backend\n"
-               "was compiled in, and whether a GPU is visible now.\n");
+               "was compiled in, whether a GPU is visible now, and whether the MPI search\n"
+               "(search --mpi, docs/cluster.md) was built.\n");
         return CLI_OK;
     }
     char gpu[256];
@@ -19,5 +21,6 @@ int cmd_version(int argc, char **argv)
     printf("build: %s\n", cli_build_info(build, sizeof build)); /* the search banner's line */
     printf("gpu backend: %s\n", cuda_compiled_in() ? "compiled in (sm_90a)" : "not compiled in");
     printf("gpu visible: %s\n", visible > 0 ? gpu : "none");
+    printf("mpi: %s\n", search_mpi_built() ? "built (search --mpi)" : "not built");
     return CLI_OK;
 }

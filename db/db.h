@@ -202,7 +202,7 @@ typedef struct db_run_row {
     scheme_format fmt;
     uint64_t seed;
     char backend[16];
-    char device[128];
+    char device[1024];       /* an MPI run lists its ranks here (docs/cluster.md) */
     char host[128];
     char version[64];
     char started[32], ended[32]; /* ended "" while running */

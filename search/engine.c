@@ -18,6 +18,9 @@
 #include "pool.h"
 
 static atomic_int stop_requested;
+static const engine_layer *_Atomic g_layer;
+
+void engine_set_layer(const engine_layer *l) { atomic_store(&g_layer, l); }
 
 void search_request_stop(void) { atomic_store(&stop_requested, 1); }
 bool search_stop_requested(void) { return atomic_load(&stop_requested) != 0; }
@@ -35,6 +38,7 @@ struct engine {
     const search_params *p;
     const search_callbacks *cb;
     const engine_backend *b;
+    const engine_layer *layer; /* g_layer when the run began (NULL: none) */
     search_pool pool;
     bool pool_ok;
     scheme **starts;          /* verified, reduced */
@@ -124,12 +128,34 @@ void engine_thread_end(engine *e)
     pthread_mutex_unlock(&e->mu);
 }
 
+/* The backend's counters and the layer's (the other ranks'). */
+static void run_stats(engine *e, engine_stats *st)
+{
+    e->b->stats(e->b->ctx, st);
+    if (e->layer && e->layer->stats)
+        e->layer->stats(e->layer->ctx, st);
+}
+
 static uint64_t backend_flips(engine *e)
 {
     engine_stats st;
     memset(&st, 0, sizeof st);
-    e->b->stats(e->b->ctx, &st);
+    run_stats(e, &st);
     return st.flips;
+}
+
+void engine_stop(engine *e) { set_stop(e); }
+
+void engine_local_stats(engine *e, engine_stats *st) { e->b->stats(e->b->ctx, st); }
+
+const char *engine_failure(engine *e) { return atomic_load(&e->failed) ? e->msg : NULL; }
+
+scheme *engine_best(engine *e)
+{
+    pthread_mutex_lock(&e->mu);
+    scheme *b = e->best ? scheme_clone(e->best) : NULL;
+    pthread_mutex_unlock(&e->mu);
+    return b;
 }
 
 /* No two terms share a factor at any position: no flip at all.  Stops at the
@@ -144,7 +170,10 @@ static bool flip_isolated(const scheme *s)
     return true;
 }
 
-int engine_offer(engine *e, int walker, const scheme *s, scheme_rng *rng)
+static int improve(engine *e, int node, int walker, const scheme *s, int out);
+
+/* engine_offer and engine_offer_remote: node < 0 is this process's own walker. */
+static int offer(engine *e, int node, int walker, const scheme *s, scheme_rng *rng)
 {
     if (atomic_load(&e->failed)) /* the run is over; nothing more is kept */
         return -1;
@@ -153,7 +182,9 @@ int engine_offer(engine *e, int walker, const scheme *s, scheme_rng *rng)
     if (s->fmt.n != e->p->fmt.n || s->fmt.m != e->p->fmt.m || s->fmt.p != e->p->fmt.p ||
         s->ring != SCHEME_RING_F2 || !verify_f2(s, &vr)) {
         char fb[32], who[64];
-        if (e->b->walker_name)
+        if (node >= 0)
+            snprintf(who, sizeof who, "rank %d's walker %d", node, walker);
+        else if (e->b->walker_name)
             e->b->walker_name(e->b->ctx, walker, who, sizeof who);
         else
             snprintf(who, sizeof who, "walker %d", walker);
@@ -177,8 +208,23 @@ int engine_offer(engine *e, int walker, const scheme *s, scheme_rng *rng)
             return -1;
         }
     }
-    if (s->rank >= atomic_load(&e->best_rank))
-        return out;
+    if (s->rank < atomic_load(&e->best_rank))
+        out = improve(e, node, walker, s, out);
+    if (out > 0 && node < 0 && e->layer && e->layer->kept && (out & (ENGINE_POOLED | ENGINE_IMPROVED)))
+        e->layer->kept(e->layer->ctx, walker, s, out);
+    return out;
+}
+
+int engine_offer(engine *e, int walker, const scheme *s, scheme_rng *rng) { return offer(e, -1, walker, s, rng); }
+
+int engine_offer_remote(engine *e, int node, int walker, const scheme *s, scheme_rng *rng)
+{
+    return offer(e, node < 0 ? 0 : node, walker, s, rng);
+}
+
+/* s (verified) may beat the run's best: keeps it and reports it once. */
+static int improve(engine *e, int node, int walker, const scheme *s, int out)
+{
     pthread_mutex_lock(&e->mu);
     if (atomic_load(&e->failed)) {
         out = -1;
@@ -196,7 +242,7 @@ int engine_offer(engine *e, int walker, const scheme *s, scheme_rng *rng)
             e->improvements++;
             out |= ENGINE_IMPROVED;
             if (e->cb && e->cb->improved) {
-                search_found f = {s, s->rank, t - e->t0, backend_flips(e), walker};
+                search_found f = {s, s->rank, t - e->t0, backend_flips(e), walker, node < 0 ? 0 : node};
                 if (!e->cb->improved(e->cb->ctx, &f)) {
                     fail_locked(e, SEARCH_FAILED, "the improvement handler failed");
                     out = -1;
@@ -357,7 +403,7 @@ static void fill_progress(engine *e, double t, double last_t, uint64_t last_flip
     memset(&st, 0, sizeof st);
     memset(e->rank_count, 0, (SCHEME_MAX_RANK + 1) * sizeof *e->rank_count);
     st.rank_count = e->rank_count;
-    e->b->stats(e->b->ctx, &st);
+    run_stats(e, &st);
     pr->seconds = t - e->t0;
     pr->flips = st.flips;
     pr->flips_per_s = t > last_t ? (double)(st.flips - last_flips) / (t - last_t) : 0;
@@ -434,6 +480,7 @@ search_status engine_run(const search_params *p, const scheme *const *starts, in
     e->p = p;
     e->cb = cb;
     e->b = b;
+    e->layer = atomic_load(&g_layer);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -455,7 +502,7 @@ search_status engine_run(const search_params *p, const scheme *const *starts, in
         /* the start itself had reductions left: that is already an improvement */
         e->improvements++;
         if (cb && cb->improved) {
-            search_found f = {e->best, e->best->rank, 0, 0, 0};
+            search_found f = {e->best, e->best->rank, 0, 0, 0, 0};
             if (!cb->improved(cb->ctx, &f))
                 fail_locked(e, SEARCH_FAILED, "the improvement handler failed");
         }
@@ -468,9 +515,13 @@ search_status engine_run(const search_params *p, const scheme *const *starts, in
             e->t0 = now_s();
             atomic_store(&e->best_t, e->t0);
             started = true;
-            b->start(e, b->ctx);
+            bool layer_started = false;
+            if (b->start(e, b->ctx) && e->layer && e->layer->start)
+                layer_started = e->layer->start(e, e->layer->ctx);
             monitor(e, res);
             b->join(b->ctx);
+            if (layer_started && e->layer->join)
+                e->layer->join(e->layer->ctx);
         } else if (!atomic_load(&e->failed)) {
             fail_locked(e, SEARCH_FAILED, "the %s backend could not start", b->name ? b->name : "search");
         }
@@ -482,7 +533,7 @@ search_status engine_run(const search_params *p, const scheme *const *starts, in
     if (started) {
         engine_stats st;
         memset(&st, 0, sizeof st);
-        b->stats(b->ctx, &st);
+        run_stats(e, &st);
         res->flips = st.flips;
         res->plus = st.plus;
         res->restarts = st.restarts;

@@ -50,10 +50,14 @@
  * Nothing here sits in a walk's hot path: a backend calls the engine per batch
  * (engine_should_stop), per improvement (engine_offer) and per restart.
  *
- * An MPI backend plugs in the same way: setup spawns/connects the ranks,
- * start runs one thread that receives the ranks' offers (engine_offer) and
- * sends pool samples (engine_stage) and the stop flag, stats sums the counters
- * the ranks last sent.
+ * MPI (search/mpi.c, docs/cluster.md) is a layer around whichever backend
+ * walks (engine_layer below): every rank runs the engine with its own CPU or
+ * GPU backend, and the layer's one thread carries schemes between the ranks'
+ * engines: a worker rank forwards what its engine kept (layer.kept), rank 0
+ * offers what arrives to its own engine (engine_offer_remote: verified again
+ * there, then pooled and reported to the store) and sends samples of its pool
+ * (engine_stage) and the stop back; stats adds the counters the ranks last
+ * sent.  No second copy of the walk.
  */
 #ifndef FLIPGRAPH_SEARCH_ENGINE_H
 #define FLIPGRAPH_SEARCH_ENGINE_H
@@ -85,6 +89,31 @@ typedef struct engine_backend {
     void (*join)(void *ctx);
     void (*walker_name)(void *ctx, int walker, char *buf, size_t len);
 } engine_backend;
+
+/* A layer around the backend (the MPI ranks, search/mpi.c): process-wide, like
+ * search_request_stop, since MPI is.  Each call is optional.
+ *   start(e, ctx)  after the backend's start: its own threads, each between
+ *                  engine_thread_begin and _end like a backend's (so the run
+ *                  ends only after they end); false: engine_fail was called.
+ *   stats(ctx, st) adds what it knows (other processes' counters) after the
+ *                  backend's stats; the same rules as engine_backend.stats.
+ *   join(ctx)      after the backend's join, when start was called.
+ *   kept(ctx, walker, s, what)  every scheme a walker of this process offered
+ *                  that the engine pooled or reported (what: ENGINE_* bits),
+ *                  after it verified; from the offering thread, outside the
+ *                  engine's locks; must not block (copy s).  Not called for
+ *                  engine_offer_remote's schemes. */
+typedef struct engine_layer {
+    const char *name;
+    void *ctx;
+    bool (*start)(engine *e, void *ctx);
+    void (*stats)(void *ctx, engine_stats *st);
+    void (*join)(void *ctx);
+    void (*kept)(void *ctx, int walker, const scheme *s, int what);
+} engine_layer;
+/* Every engine_run from now on runs with layer l (NULL: none); l must live
+ * until the runs end. */
+void engine_set_layer(const engine_layer *l);
 
 /* Runs a search on backend b: starts (none: the standard algorithm), pool,
  * monitor, result.  Fills *res as search_run_cpu documents; returns res->status. */
@@ -122,6 +151,22 @@ enum { ENGINE_POOLED = 1, ENGINE_IMPROVED = 2, ENGINE_ISOLATED = 4 };
  * (then the target is checked).  rng: the walker's own stream, for the
  * pool's replacement draws (so a one-thread run replays). */
 int engine_offer(engine *e, int walker, const scheme *s, scheme_rng *rng);
+
+/* engine_offer for a scheme another process found (its MPI rank `node` and
+ * that process's walker id): verified and kept the same way; cb->improved
+ * sees search_found.node; the layer's kept is not called (no echo). */
+int engine_offer_remote(engine *e, int node, int walker, const scheme *s, scheme_rng *rng);
+/* Ends the run as a met stop condition does (not a failure, not interrupted):
+ * another process decided (the MPI stop). */
+void engine_stop(engine *e);
+/* A copy of the run's best scheme (caller frees); NULL when out of memory. */
+scheme *engine_best(engine *e);
+/* This process's backend's counters alone (the layer's left out): what a
+ * worker rank sends to rank 0.  st as engine_backend.stats fills it (zero it
+ * and rank_count first). */
+void engine_local_stats(engine *e, engine_stats *st);
+/* The first failure's message; NULL while the run has not failed. */
+const char *engine_failure(engine *e);
 
 /* The restart policy (pool.c, docs/search.md "Restarts"): resets w to a scheme
  * drawn from the pool; returns its rank, -1 when the pool is empty. */

@@ -349,7 +349,8 @@ typedef struct search_found {
     int rank;
     double seconds;        /* since the run began */
     uint64_t flips;        /* all walkers' flips so far */
-    int walker;            /* which thread / warp found it */
+    int walker;            /* which thread / warp found it (of process `node`) */
+    int node;              /* the MPI rank whose walker found it; 0 without MPI (docs/cluster.md) */
 } search_found;
 
 typedef struct search_progress {
@@ -469,5 +470,50 @@ scheme *search_permute(const scheme *s, scheme_format to);
  * the product's first factor), *from2: the product's second factor, -1 when
  * the start is not a product. */
 scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int *from, int *from2);
+
+/* ==== 5. MPI ranks (mpi.c; docs/cluster.md) ==============================
+ *
+ * `mpirun -n K flipgraph search --mpi ...`: every rank runs the engine with
+ * its own walkers (CPU threads, or the GPU of its local rank); rank 0 holds
+ * the store and the run record.  A layer around the engine (engine.h,
+ * engine_layer) carries the schemes each worker rank's engine kept to rank 0,
+ * whose engine verifies them again and stores its improvements, and sends
+ * samples of rank 0's pool and the stop back; messages are non-blocking (a
+ * walker never waits for the network; one thread per rank talks).  Where the
+ * build has no MPI every call below says so or does nothing. */
+
+/* Whether this flipgraph was built with MPI. */
+bool search_mpi_built(void);
+/* MPI_Init_thread (MPI_THREAD_SERIALIZED: one thread at a time talks) and
+ * the layer installed for every later search of this process; false with a
+ * message (no MPI in this build, or the library refused). */
+bool search_mpi_init(char *err, size_t errlen);
+/* After search_mpi_init: this process's rank and the number of ranks; 0 and
+ * 1 otherwise. */
+int search_mpi_rank(void);
+int search_mpi_size(void);
+bool search_mpi_active(void);
+/* Rank 0 gives every rank the run (the resolved configuration and the start
+ * schemes) with end -1, or, with end >= 0, the exit code every rank ends with
+ * now (rank 0 could not start the run, or had nothing to run); the other
+ * ranks pass -1 and receive the run into *c, *starts, *nstarts (caller frees
+ * the schemes and the array).  Collective and blocking (before any walk).
+ * Returns -1 to go on, else the code to exit with (then search_mpi_finish
+ * only finalizes); 3 with a message when the ranks' builds differ or memory
+ * ran out. */
+int search_mpi_share(search_config *c, scheme ***starts, int *nstarts, int end, char *err, size_t errlen);
+/* This rank's share of c: rank 0 keeps c; rank r > 0 walks with a seed
+ * derived from c's and r, and leaves time, stall and progress to rank 0.
+ * With the GPU backend every rank takes the GPU of its local rank (modulo the
+ * GPUs it sees).  Then gathers every rank's host, pid and device: rank 0 gets
+ * them in words (for the run record and the banner; caller frees), the other
+ * ranks NULL.  Collective. */
+char *search_mpi_configure(search_config *c);
+/* After the run (every rank, also one whose run never started): ends the
+ * exchange (a rank whose search did not walk still answers the others), then
+ * every rank takes rank 0's exit code; MPI_Finalize.  rc, msg: this rank's
+ * code and, when it failed, why (a worker's failure reaches rank 0, which
+ * prints it and ends with 3).  Returns the code this process exits with. */
+int search_mpi_finish(int rc, const char *msg);
 
 #endif

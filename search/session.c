@@ -206,7 +206,13 @@ static bool on_improved(void *p, const search_found *f)
         char err[512];
         int64_t id = 0;
         bool existed = false;
-        db_provenance prov = {x->run->run_id, 0, x->source, f->flips, f->seconds};
+        /* an MPI run names the rank whose walker found it (docs/cluster.md) */
+        char src[64];
+        if (search_mpi_active())
+            snprintf(src, sizeof src, "%s@rank%d", x->source, f->node);
+        else
+            snprintf(src, sizeof src, "%s", x->source);
+        db_provenance prov = {x->run->run_id, 0, src, f->flips, f->seconds};
         pthread_mutex_lock(&x->mu);
         db_status st = db_insert_scheme(x->s->store, f->s, &prov, &id, &existed, err, sizeof err);
         bool scheme_in = st == DB_OK;

@@ -1015,3 +1015,36 @@ Test(cli, search_until_record)
     CHECK(rc == 0 && strstr(out, "best rank 12 for <1,3,4>"), "exit %d:\n%s", rc, out);
     CHECK(tc_run_cli("", out, sizeof out, "search --help") == 0 && strstr(out, "--until-record"), "%s", out);
 }
+
+/* --mpi: where the build has no MPI, a clear exit 2 naming why; where it has,
+ * one process alone is a one-rank MPI run (Open MPI's singleton) that stores
+ * like any search (tests/mpi_search.c runs three ranks under mpirun). */
+Test(cli, search_mpi_without_mpirun_or_without_mpi)
+{
+    char ver[4096], out[65536];
+    cr_assert_eq(tc_run_cli("", ver, sizeof ver, "version"), 0, "%s", ver);
+    bool built = strstr(ver, "mpi: built") != NULL;
+    cr_assert(built || strstr(ver, "mpi: not built"), "version says nothing of MPI:\n%s", ver);
+    const char *db = tc_path_in("mpi1.db");
+    /* under ASan: Open MPI's allocations for the life of the process are not ours */
+    const char *src = getenv("FLIPGRAPH_SOURCE");
+    char env[1024];
+    snprintf(env, sizeof env, "OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1 "
+             "LSAN_OPTIONS=suppressions='%s/tests/lsan_mpi.supp':print_suppressions=0:fast_unwind_on_malloc=0",
+             src ? src : ".");
+    int rc = tc_run_cli(env, out, sizeof out, "search --mpi --dims 2x2x2 --target-rank 7 --db '%s'", db);
+    if (!built) {
+        CHECK(rc == 2 && strstr(out, "flipgraph search: --mpi: this flipgraph was built without MPI"), "exit %d:\n%s",
+              rc, out);
+        CHECK(!tc_exists(db), "a store was made:\n%s", out);
+        return;
+    }
+    CHECK(rc == 0 && strstr(out, "best rank 7 for <2,2,2>") && strstr(out, "mpi: 1 rank on 1 host; rank 0: "),
+          "exit %d:\n%s", rc, out);
+    CHECK(tc_sql_int(db, "SELECT COUNT(*) FROM schemes WHERE source = 'search@rank0'") ==
+              tc_sql_int(db, "SELECT COUNT(*) FROM schemes"),
+          "sources");
+    /* --mpi written short is refused, not taken for a run without MPI */
+    rc = tc_run_cli(env, out, sizeof out, "search --mp --dims 2x2x2 --target-rank 7");
+    CHECK(rc == 2 && strstr(out, "write --mpi in full"), "exit %d:\n%s", rc, out);
+}

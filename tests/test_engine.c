@@ -59,7 +59,7 @@ static void chain_build(chain *c, scheme_format f, int want, uint64_t flips)
     search_params p = params_for(f);
     p.plus_max = 0;
     p.isolated_plus = 1;
-    scheme *cur = scheme_standard(f);
+    scheme *std = scheme_standard(f), *cur = std;
     search_walker *w = search_walker_new(cur, &p, 12345, 0);
     cr_assert_not_null(w);
     uint64_t done = 0;
@@ -74,8 +74,7 @@ static void chain_build(chain *c, scheme_format f, int want, uint64_t flips)
         }
     }
     search_walker_free(w);
-    if (c->n == 0 || cur != c->s[c->n - 1])
-        scheme_free(cur);
+    scheme_free(std); /* the chain's schemes are the chain's */
     for (int i = 0; i < c->n; i++) {
         verify_result vr;
         cr_assert(verify_f2(c->s[i], &vr), "chain %d: %s", i, vr.msg);
@@ -277,7 +276,7 @@ static void walk_until_stop(fake *f, int id, uint64_t per_ms)
 typedef struct cb_log {
     atomic_int inside, overlap;
     int n, bad;
-    int rank[1024], walker[1024];
+    int rank[1024], walker[1024], node[1024];
     double seconds[1024];
 } cb_log;
 
@@ -292,6 +291,7 @@ static bool log_improved(void *ctx, const search_found *fd)
     if (l->n < 1024) {
         l->rank[l->n] = fd->rank;
         l->walker[l->n] = fd->walker;
+        l->node[l->n] = fd->node;
         l->seconds[l->n] = fd->seconds;
     }
     l->n++;
@@ -1060,4 +1060,151 @@ Test(engine, the_median_of_an_even_count_is_the_lower_middle, .timeout = 60)
     cr_assert_gt(g_even_rows, 2);
     cr_assert_eq(g_even_bad, 0);
     search_result_free(&r);
+}
+
+/* ---------------------------------------------------------------- the layer (MPI's place) */
+
+/* A fake layer as search/mpi.c is one: a thread of its own that offers schemes
+ * "from rank 2" (engine_offer_remote), counters added to the backend's, and
+ * kept() for every scheme a local walker offered that the engine kept. */
+typedef struct fake_layer {
+    engine *e;
+    pthread_t th;
+    atomic_int starts, joins, kept, kept_bad, remote_improved, ended;
+    atomic_int local_done; /* the local walker offered its half */
+    int backend_joins_at_join;
+    fake *f;
+} fake_layer;
+static fake_layer g_layer;
+
+static void *layer_thread(void *arg)
+{
+    fake_layer *l = arg;
+    scheme_rng rng;
+    scheme_rng_seed(&rng, 99);
+    while (!atomic_load(&l->local_done) && !engine_should_stop(l->e))
+        sleep_ms(1);
+    for (int i = g_chain.n / 2; i < g_chain.n && !engine_should_stop(l->e); i++) {
+        int r = engine_offer_remote(l->e, 2, 7, g_chain.s[i], &rng);
+        if (r > 0 && (r & ENGINE_IMPROVED))
+            atomic_fetch_add(&l->remote_improved, 1);
+    }
+    while (!engine_should_stop(l->e))
+        sleep_ms(1);
+    sleep_ms(50); /* the run waits for this thread: its end must not come before */
+    atomic_store(&l->ended, 1);
+    engine_thread_end(l->e);
+    return NULL;
+}
+
+static bool layer_start(engine *e, void *ctx)
+{
+    fake_layer *l = ctx;
+    l->e = e;
+    atomic_fetch_add(&l->starts, 1);
+    engine_thread_begin(e);
+    if (pthread_create(&l->th, NULL, layer_thread, l) != 0) {
+        engine_thread_end(e);
+        return false;
+    }
+    return true;
+}
+
+static void layer_stats(void *ctx, engine_stats *st)
+{
+    (void)ctx;
+    st->flips += 5000; /* the other ranks' */
+    if (st->rank_count) {
+        st->rank_count[70] += 3;
+        st->walkers += 3;
+    }
+}
+
+static void layer_join(void *ctx)
+{
+    fake_layer *l = ctx;
+    l->backend_joins_at_join = atomic_load(&l->f->joins);
+    pthread_join(l->th, NULL);
+    atomic_fetch_add(&l->joins, 1);
+}
+
+static void layer_kept(void *ctx, int walker, const scheme *s, int what)
+{
+    fake_layer *l = ctx;
+    verify_result vr;
+    atomic_fetch_add(&l->kept, 1);
+    if (walker != 0 || !(what & (ENGINE_POOLED | ENGINE_IMPROVED)) || !verify_f2(s, &vr) ||
+        s->rank < g_chain.s[g_chain.n / 2 - 1]->rank)
+        atomic_fetch_add(&l->kept_bad, 1); /* a remote scheme echoed, or one not kept */
+}
+
+static void script_half(fake *f, int id)
+{
+    scheme_rng rng;
+    scheme_rng_seed(&rng, (uint64_t)id + 1);
+    if (id == 0) {
+        for (int i = 0; i < g_chain.n / 2; i++) {
+            atomic_store(&f->rank[id], g_chain.s[i]->rank);
+            atomic_fetch_add(&f->flips[id], 1000);
+            offer(f, id, g_chain.s[i], &rng);
+        }
+        offer(f, id, g_chain.s[0], &rng); /* a duplicate: neither kept nor sent */
+        atomic_store(&g_layer.local_done, 1);
+    }
+    walk_until_stop(f, id, 0);
+}
+
+Test(engine, a_layer_offers_remote_schemes_adds_its_counters_and_sees_what_local_walkers_kept, .timeout = 60)
+{
+    chain_build(&g_chain, (scheme_format){4, 4, 4}, 8, 20000000);
+    cr_assert_geq(g_chain.n, 4);
+    search_params p = params_for(g_chain.f);
+    p.target_rank = g_chain.s[g_chain.n - 1]->rank;
+    p.time_limit = 30;
+    p.threads = 2;
+    static fake f;
+    f.nwalkers = 2;
+    f.script = script_half;
+    g_layer.f = &f;
+    const engine_layer el = {"fake-mpi", &g_layer, layer_start, layer_stats, layer_join, layer_kept};
+    engine_set_layer(&el);
+    static cb_log l;
+    search_callbacks cb = {&l, log_improved, NULL};
+    search_result r;
+    search_status st = fake_run(&f, &p, NULL, 0, &cb, &r);
+    engine_set_layer(NULL);
+    cr_assert_eq(st, SEARCH_REACHED, "%d: %s", st, r.msg);
+    const int half = g_chain.n / 2;
+    /* every scheme reported once, in decreasing order, the remote ones as rank 2's walker 7 */
+    cr_assert_eq(l.n, g_chain.n, "%d improvements reported", l.n);
+    assert_decreasing(&l);
+    for (int i = 0; i < g_chain.n; i++) {
+        cr_assert_eq(l.node[i], i < half ? 0 : 2, "improvement %d: node %d", i, l.node[i]);
+        cr_assert_eq(l.walker[i], i < half ? 0 : 7, "improvement %d: walker %d", i, l.walker[i]);
+    }
+    cr_assert_eq(atomic_load(&g_layer.remote_improved), g_chain.n - half);
+    /* kept(): each local scheme the engine kept, once; never a remote one, never the duplicate */
+    cr_assert_eq(atomic_load(&g_layer.kept), half);
+    cr_assert_eq(atomic_load(&g_layer.kept_bad), 0);
+    /* started once, joined once after the backend, the run waited for its thread */
+    cr_assert_eq(atomic_load(&g_layer.starts), 1);
+    cr_assert_eq(atomic_load(&g_layer.joins), 1);
+    cr_assert_eq(g_layer.backend_joins_at_join, 1);
+    cr_assert_eq(atomic_load(&g_layer.ended), 1);
+    /* the result counts the layer's flips with the backend's */
+    cr_assert_eq(r.flips, (uint64_t)half * 1000 + 5000, "flips %llu", (unsigned long long)r.flips);
+    search_result_free(&r);
+
+    /* with the layer removed, a run has none of it */
+    memset(&g_layer, 0, sizeof g_layer);
+    static fake f2;
+    f2.nwalkers = 1;
+    f2.script = script_descend;
+    p.target_rank = g_chain.s[1]->rank;
+    st = fake_run(&f2, &p, NULL, 0, NULL, &r);
+    cr_assert_eq(st, SEARCH_REACHED, "%d: %s", st, r.msg);
+    cr_assert_eq(atomic_load(&g_layer.starts), 0);
+    cr_assert_eq(atomic_load(&g_layer.kept), 0);
+    search_result_free(&r);
+    chain_free(&g_chain);
 }
