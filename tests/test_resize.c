@@ -1195,6 +1195,7 @@ Test(resize_cli, search_meta_until_record, .timeout = 300)
         "--meta --dims-range 2x2x2..3x3x3 --meta-drift 2000", /* out of range */
         "--meta --dims-range 2x2x2..3x3x3 --meta-pool 0",
         "--meta --dims-range 2x2x2..3x3x3 --stall 0",
+        "--meta --mpi --dims-range 2x2x2..3x3x3",             /* not under MPI */
         "--meta --dims-range 2x2x2..2x2x3 --from DATA",       /* a <4,4,4> file outside the range */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
