@@ -10,7 +10,7 @@
 # it in deps/ like the -dev packages, downloaded on a Debian box:
 #   (cd deps && apt-get download libsqlite3-dev libxxhash-dev libopenmpi-dev libopenmpi3 \
 #      openmpi-bin openmpi-common libpmix2 libhwloc15 libevent-core-2.1-7 libevent-pthreads-2.1-7 \
-#      libfabric1 libucx0 libnl-3-200 libnl-route-3-200 libibverbs1 librdmacm1 libpsm2-2 libpsm-infinipath1)
+#      libfabric1 libucx0 libnl-3-200 libnl-route-3-200 libibverbs1 librdmacm1 libpsm2-2 libpsm-infinipath1 libmunge2 libnuma1)
 # They are unpacked into /tmp and Open MPI is relocated there with OPAL_PREFIX.
 # A Debian build of Open MPI may not run on that machine's system; then this
 # script says so (exit 3) and the measurement waits for a machine with MPI.
@@ -35,7 +35,7 @@ else
 fi
 command -v mpirun > /dev/null || { echo "no mpirun here and none in deps/ (see the head of this script)"; exit 3; }
 SQL=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 /lib/x86_64-linux-gnu/libsqlite3.so.0 2>/dev/null | head -1)
-cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90a \
+cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90a -DFLIPGRAPH_BLAS=OFF \
   -DSQLite3_INCLUDE_DIR=$D/usr/include -DSQLite3_LIBRARY=$SQL -DXXHASH_INCLUDE_DIR=$D/usr/include \
   "${MPIARGS[@]}" > "$OUT/mpi_cmake.log" 2>&1 &&
   cmake --build build-mpi -j "$(nproc)" --target flipgraph > "$OUT/mpi_build.log" 2>&1 ||
