@@ -325,6 +325,12 @@ static void t_walks(const char *name, const scheme *start, int store, int warps,
         return;
     warps = qw(warps);
     steps = launch_us ? 1u << 22 : qs(steps);
+    /* A walk that must fall below its start: on the emulator's 8 walkers and
+     * 1500 steps, <2,3,4> from the standard algorithm stayed at 24 for one seed
+     * of CI (17421981852463072669), so these (small formats only) get four
+     * times the steps, a second or two more. */
+    if (g_emu && expect_below && !launch_us)
+        steps *= 4;
     const int cap = round32(start->rank);
     cuda_walk_config c = base_config(cap, g_seed + (uint64_t)start->rank);
     c.warps = warps;
