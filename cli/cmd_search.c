@@ -42,6 +42,8 @@ static void usage(FILE *out)
 "  -q, --quiet         no banner, no progress table (the summary line on stdout stays)\n"
 "  -v, --verbose       also a line for every improvement (and, on the GPU, per launch)\n"
 "  --params-table      print the parameter table as Markdown (docs/search.md) and exit\n"
+"  --meta              one search whose walk changes format within --dims-range A..B\n"
+"                      (flipgraph search --meta --help; docs/resize.md)\n"
 "  --mpi               one search over the ranks of `mpirun -n K flipgraph search --mpi ...`:\n"
 "                      every rank walks (--threads each, or with --backend gpu the GPU\n"
 "                      of its local rank); rank 0 reads the starts, keeps the store and\n"
