@@ -143,6 +143,12 @@ static uint64_t host_prod(const export_plan *p, int dh, int which)
     return v;
 }
 
+static int pipeline_depth(const rt_host_config *cfg)
+{
+    int d = cfg && cfg->pipeline > 0 ? cfg->pipeline : 2;
+    return d > RT_HOST_MAX_DEPTH ? RT_HOST_MAX_DEPTH : d;
+}
+
 static int n_exec_of(const rt_host_config *cfg) { return cfg && cfg->exec && cfg->n_exec > 0 ? cfg->n_exec : 1; }
 static rt_executor exec_of(const rt_host_config *cfg, int i)
 {
@@ -177,8 +183,8 @@ static rt_status try_split(const export_plan *p, const rt_host_config *cfg, int 
     sp->leaves = host_prod(p, dh, 3) * tiles[0] * tiles[1] * tiles[2];
     if (!sub_plan(p, dh, sp->leaf_rows, sp->leaf_inner, sp->leaf_cols, &sub, err, errlen))
         return RT_EDIMS;
-    sp->leaf_bytes = ((double)sp->leaf_rows * (double)sp->leaf_inner +
-                      (double)sp->leaf_inner * (double)sp->leaf_cols +
+    sp->leaf_bytes = (double)pipeline_depth(cfg) *
+                     ((double)sp->leaf_rows * (double)sp->leaf_inner + (double)sp->leaf_inner * (double)sp->leaf_cols +
                       (double)sp->leaf_rows * (double)sp->leaf_cols) / 8.0;
     int n = n_exec_of(cfg), ncpu = 0;
     for (int i = 0; i < n; i++)
@@ -262,16 +268,19 @@ rt_status rt_host_choose(const export_plan *p, const rt_host_config *cfg, rt_hos
     for (;;) {
         if ((st = try_split(p, cfg, max_dh, tiles, &sp, &fits, err, errlen)) != RT_OK)
             return st;
-        if (fits && sp.leaves >= (uint64_t)n) {
-            *split = sp;
-            return RT_OK;
-        }
         uint64_t dims[3] = {sp.leaf_rows, sp.leaf_inner, sp.leaf_cols};
         int best = -1;
         for (int i = 0; i < 3; i++)
             if (dims[i] > q[i] && tiles[i] < 4096 && (best < 0 || dims[i] > dims[best]))
                 best = i;
-        if (best < 0 || sp.leaves > (1ull << 24))
+        if (best >= 0 && sp.leaves > (1ull << 24))
+            best = -1;
+        /* fewer subproblems than executors only when they cannot be split further */
+        if (fits && (sp.leaves >= (uint64_t)n || best < 0)) {
+            *split = sp;
+            return RT_OK;
+        }
+        if (best < 0)
             break;
         tiles[best] *= 2;
     }
@@ -317,7 +326,7 @@ typedef struct host_job {
     pthread_mutex_t err_lock;
     rt_status status;
     char err[1024];
-    int sum_threads;
+    int sum_threads, depth;
     double t_sums, t_exec, t_acc; /* under err_lock */
     int finished;                 /* workers that returned, under err_lock */
     pthread_cond_t finished_cond; /* signalled by each */
@@ -465,88 +474,208 @@ static void leaf_matrix_free(rt_matrix *m, bool is_pinned)
     m->w = NULL;
 }
 
+/* A worker's pipeline (Karppa, Kaski 2019, 3.16): while its executor multiplies
+ * one subproblem, a second thread forms the next one's operand sums and a third
+ * adds the previous product into C.  Subproblems go round `depth` slots in
+ * order; a slot moves FREE -> READY (sums formed) -> DONE (product) -> FREE
+ * (accumulated).  depth 1 runs the three stages one after another. */
+enum { SLOT_FREE = 0, SLOT_READY = 1, SLOT_DONE = 2 };
+#define LEAF_END UINT64_MAX
+
+typedef struct {
+    rt_matrix T, S, Q;
+    bool pt, ps, pq; /* page-locked */
+    uint64_t leaf;   /* LEAF_END: no more */
+    int state;
+} leaf_slot;
+
+typedef struct {
+    host_job *j;
+    host_worker *wk;
+    rt_executor ex;
+    int depth, threads;
+    leaf_slot slot[RT_HOST_MAX_DEPTH];
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    double ts, te, ta;
+} pipe_t;
+
+/* Waits until slot k has state `want` (false when the job stopped). */
+static bool slot_wait(pipe_t *pp, int k, int want)
+{
+    pthread_mutex_lock(&pp->mu);
+    while (pp->slot[k].state != want && !atomic_load(&pp->j->stop)) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 100000000L; /* a stop elsewhere is seen within 0.1 s */
+        if (until.tv_nsec >= 1000000000L)
+            until.tv_sec++, until.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&pp->cv, &pp->mu, &until);
+    }
+    bool ok = pp->slot[k].state == want;
+    pthread_mutex_unlock(&pp->mu);
+    return ok;
+}
+
+static void slot_set(pipe_t *pp, int k, int state)
+{
+    pthread_mutex_lock(&pp->mu);
+    pp->slot[k].state = state;
+    pthread_cond_broadcast(&pp->cv);
+    pthread_mutex_unlock(&pp->mu);
+}
+
+/* Stage 1: operand sums of the next subproblems. */
+static void *stage_sums(void *arg)
+{
+    pipe_t *pp = arg;
+    host_job *j = pp->j;
+    for (uint64_t n = 0;; n++) {
+        int k = (int)(n % (uint64_t)pp->depth);
+        if (!slot_wait(pp, k, SLOT_FREE))
+            return NULL;
+        leaf_slot *sl = &pp->slot[k];
+        uint64_t leaf = atomic_load(&j->stop) ? LEAF_END : atomic_fetch_add(&j->next, 1);
+        if (leaf >= j->sp->leaves) {
+            sl->leaf = LEAF_END;
+            slot_set(pp, k, SLOT_READY);
+            return NULL;
+        }
+        double t0 = rt_clock();
+        for (int side = 0; side < 2; side++) {
+            uint64_t *bx = NULL, *by = NULL;
+            size_t nb = leaf_blocks(j, leaf, side, &bx, &by);
+            if (nb == (size_t)-1) {
+                job_fail(j, RT_ENOMEM, "out of memory");
+                return NULL;
+            }
+            rt_matrix *dst = side == 0 ? &sl->T : &sl->S;
+            sum_ctx c = {side == 0 ? j->A : j->B, dst, bx, by, nb, dst->rows, dst->stride, false};
+            rt_parallel(j->sum_threads, dst->rows, 256, sum_rows, &c);
+            free(bx), free(by);
+        }
+        pp->ts += rt_clock() - t0;
+        sl->leaf = leaf;
+        slot_set(pp, k, SLOT_READY);
+    }
+}
+
+/* Stage 3: products into C. */
+static void *stage_accumulate(void *arg)
+{
+    pipe_t *pp = arg;
+    host_job *j = pp->j;
+    for (uint64_t n = 0;; n++) {
+        int k = (int)(n % (uint64_t)pp->depth);
+        if (!slot_wait(pp, k, SLOT_DONE))
+            return NULL;
+        leaf_slot *sl = &pp->slot[k];
+        if (sl->leaf == LEAF_END)
+            return NULL;
+        double t0 = rt_clock();
+        uint64_t *bx = NULL, *by = NULL;
+        size_t nc = leaf_blocks(j, sl->leaf, 2, &bx, &by);
+        if (nc == (size_t)-1) {
+            job_fail(j, RT_ENOMEM, "out of memory");
+            return NULL;
+        }
+        for (size_t b = 0; b < nc; b++) {
+            pthread_mutex_t *lk = &j->locks[(bx[b] * j->cblocks_col + by[b]) % j->nlocks];
+            sum_ctx c = {&sl->Q, j->C, &bx[b], &by[b], 1, sl->Q.rows, sl->Q.stride, j->plan->boolean};
+            pthread_mutex_lock(lk);
+            rt_parallel(j->sum_threads, sl->Q.rows, 256, acc_rows, &c);
+            pthread_mutex_unlock(lk);
+        }
+        free(bx), free(by);
+        pp->ta += rt_clock() - t0;
+        atomic_fetch_add(&j->done, 1);
+        slot_set(pp, k, SLOT_FREE);
+    }
+}
+
 static void *worker_main(void *arg)
 {
     host_worker *wk = arg;
     host_job *j = wk->job;
-    rt_executor ex = exec_of(j->cfg, wk->index);
     const rt_host_split *sp = j->sp;
     int n = n_exec_of(j->cfg);
-    rt_matrix T, S, Q;
-    bool pt = false, ps = false, pq = false, gpu = ex.device >= 0;
-    memset(&T, 0, sizeof T), memset(&S, 0, sizeof S), memset(&Q, 0, sizeof Q);
-    if (!leaf_matrix(&T, sp->leaf_rows, sp->leaf_inner, gpu, &pt) ||
-        !leaf_matrix(&S, sp->leaf_inner, sp->leaf_cols, gpu, &ps) ||
-        !leaf_matrix(&Q, sp->leaf_rows, sp->leaf_cols, gpu, &pq)) {
-        job_fail(j, RT_ENOMEM, "out of memory for a subproblem's buffers");
-        goto out;
+    pipe_t *pp = calloc(1, sizeof *pp);
+    pthread_t t_sum, t_acc;
+    bool have_sum = false, have_acc = false, sync_ok = false;
+    if (!pp) {
+        job_fail(j, RT_ENOMEM, "out of memory");
+        goto finish;
     }
-    int threads = ex.threads > 0 ? ex.threads : rt_default_threads() / n;
-    if (threads < 1)
-        threads = 1;
-    double ts = 0, te = 0, ta = 0;
-    for (;;) {
-        if (atomic_load(&j->stop))
+    pp->j = j, pp->wk = wk, pp->ex = exec_of(j->cfg, wk->index);
+    pp->depth = j->depth;
+    pp->threads = pp->ex.threads > 0 ? pp->ex.threads : rt_default_threads() / n;
+    if (pp->threads < 1)
+        pp->threads = 1;
+    bool gpu = pp->ex.device >= 0;
+    for (int k = 0; k < pp->depth; k++) {
+        leaf_slot *sl = &pp->slot[k];
+        if (!leaf_matrix(&sl->T, sp->leaf_rows, sp->leaf_inner, gpu, &sl->pt) ||
+            !leaf_matrix(&sl->S, sp->leaf_inner, sp->leaf_cols, gpu, &sl->ps) ||
+            !leaf_matrix(&sl->Q, sp->leaf_rows, sp->leaf_cols, gpu, &sl->pq)) {
+            job_fail(j, RT_ENOMEM, "out of memory for a subproblem's buffers");
+            goto release;
+        }
+    }
+    pthread_mutex_init(&pp->mu, NULL);
+    pthread_cond_init(&pp->cv, NULL);
+    sync_ok = true;
+    if (pthread_create(&t_sum, NULL, stage_sums, pp) != 0 || !(have_sum = true) ||
+        pthread_create(&t_acc, NULL, stage_accumulate, pp) != 0 || !(have_acc = true)) {
+        job_fail(j, RT_ENOMEM, "cannot start a host thread for a pipeline");
+        goto join;
+    }
+    /* Stage 2, on this thread: the executor. */
+    for (uint64_t m = 0;; m++) {
+        int k = (int)(m % (uint64_t)pp->depth);
+        if (!slot_wait(pp, k, SLOT_READY))
             break;
-        uint64_t leaf = atomic_fetch_add(&j->next, 1);
-        if (leaf >= sp->leaves)
-            break;
-        double t0 = rt_clock();
-        uint64_t *bx = NULL, *by = NULL;
-        bool ok = true;
-        for (int side = 0; side < 2 && ok; side++) {
-            size_t nb = leaf_blocks(j, leaf, side, &bx, &by);
-            if (nb == (size_t)-1) {
-                ok = false;
+        leaf_slot *sl = &pp->slot[k];
+        if (sl->leaf != LEAF_END) {
+            double t0 = rt_clock();
+            char err[512];
+            rt_status st = gpu ? rt_execute_device(&j->sub, &sl->T, &sl->S, &sl->Q, pp->ex.device,
+                                                   j->cfg->max_device_bytes, NULL, err, sizeof err)
+                               : rt_execute(&j->sub, &sl->T, &sl->S, &sl->Q, pp->threads, 0, NULL, err, sizeof err);
+            if (st != RT_OK) {
+                char msg[700];
+                snprintf(msg, sizeof msg, "subproblem %" PRIu64 " on %s %d: %s", sl->leaf,
+                         gpu ? "GPU" : "CPU executor", gpu ? pp->ex.device : wk->index, err);
+                job_fail(j, st, msg);
                 break;
             }
-            rt_matrix *dst = side == 0 ? &T : &S;
-            sum_ctx c = {side == 0 ? j->A : j->B, dst, bx, by, nb, dst->rows, dst->stride, false};
-            rt_parallel(j->sum_threads, dst->rows, 256, sum_rows, &c);
-            free(bx), free(by);
-            bx = by = NULL;
+            pp->te += rt_clock() - t0;
         }
-        if (!ok) {
-            job_fail(j, RT_ENOMEM, "out of memory");
+        /* read before the hand-over: once DONE, the other stages reuse the slot */
+        bool end = sl->leaf == LEAF_END;
+        slot_set(pp, k, SLOT_DONE);
+        if (end)
             break;
-        }
-        double t1 = rt_clock();
-        char err[512];
-        rt_status st = gpu ? rt_execute_device(&j->sub, &T, &S, &Q, ex.device, j->cfg->max_device_bytes,
-                                               NULL, err, sizeof err)
-                           : rt_execute(&j->sub, &T, &S, &Q, threads, 0, NULL, err, sizeof err);
-        if (st != RT_OK) {
-            char msg[600];
-            snprintf(msg, sizeof msg, "subproblem %" PRIu64 " on %s%d: %s", leaf, gpu ? "GPU " : "CPU executor ",
-                     gpu ? ex.device : wk->index, err);
-            job_fail(j, st, msg);
-            break;
-        }
-        double t2 = rt_clock();
-        size_t nc = leaf_blocks(j, leaf, 2, &bx, &by);
-        if (nc == (size_t)-1) {
-            job_fail(j, RT_ENOMEM, "out of memory");
-            break;
-        }
-        for (size_t b = 0; b < nc; b++) {
-            pthread_mutex_t *lk = &j->locks[(bx[b] * j->cblocks_col + by[b]) % j->nlocks];
-            sum_ctx c = {&Q, j->C, &bx[b], &by[b], 1, Q.rows, Q.stride, j->plan->boolean};
-            pthread_mutex_lock(lk);
-            rt_parallel(j->sum_threads, Q.rows, 256, acc_rows, &c);
-            pthread_mutex_unlock(lk);
-        }
-        free(bx), free(by);
-        double t3 = rt_clock();
-        ts += t1 - t0, te += t2 - t1, ta += t3 - t2;
-        atomic_fetch_add(&j->done, 1);
     }
+join:
+    if (have_sum)
+        pthread_join(t_sum, NULL);
+    if (have_acc)
+        pthread_join(t_acc, NULL);
     pthread_mutex_lock(&j->err_lock);
-    j->t_sums += ts, j->t_exec += te, j->t_acc += ta;
+    j->t_sums += pp->ts, j->t_exec += pp->te, j->t_acc += pp->ta;
     pthread_mutex_unlock(&j->err_lock);
-out:
-    leaf_matrix_free(&T, pt);
-    leaf_matrix_free(&S, ps);
-    leaf_matrix_free(&Q, pq);
+release:
+    for (int k = 0; k < pp->depth; k++) {
+        leaf_matrix_free(&pp->slot[k].T, pp->slot[k].pt);
+        leaf_matrix_free(&pp->slot[k].S, pp->slot[k].ps);
+        leaf_matrix_free(&pp->slot[k].Q, pp->slot[k].pq);
+    }
+    if (sync_ok) {
+        pthread_mutex_destroy(&pp->mu);
+        pthread_cond_destroy(&pp->cv);
+    }
+    free(pp);
+finish:
     pthread_mutex_lock(&j->err_lock);
     j->finished++;
     pthread_cond_signal(&j->finished_cond);
@@ -622,6 +751,7 @@ rt_status rt_host_execute(const export_plan *p, const rt_host_split *sp, const r
     pthread_mutex_init(&j->err_lock, NULL);
     pthread_cond_init(&j->finished_cond, NULL);
     j->status = RT_OK;
+    j->depth = pipeline_depth(cfg);
     j->sum_threads = (cfg && cfg->threads > 0 ? cfg->threads : rt_default_threads()) / n;
     if (j->sum_threads < 1)
         j->sum_threads = 1;

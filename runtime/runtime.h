@@ -187,12 +187,15 @@ typedef struct rt_executor {
     int threads; /* CPU executor threads (<= 0: all processors / executors) */
 } rt_executor;
 
+#define RT_HOST_MAX_DEPTH 4
 typedef struct rt_host_config {
     const rt_executor *exec; /* executors (NULL: one CPU executor) */
     int n_exec;
     double max_host_bytes;   /* host buffers beyond the operands (0: no limit) */
     double max_device_bytes; /* per GPU (0: its free memory) */
     int threads;             /* host threads for the operand sums (<= 0: all processors) */
+    int pipeline;            /* subproblems in flight per executor (sums, product, accumulation
+                                overlapped): 1 .. RT_HOST_MAX_DEPTH, 0: 2 */
     /* Tests: at least this many host levels and tiles per dimension. */
     int min_host_levels;
     uint64_t min_tiles;
@@ -208,7 +211,7 @@ typedef struct rt_host_split {
     uint64_t tiles[3];     /* tiles of rows, inner, columns below them */
     uint64_t leaves;       /* subproblems: R of the host levels * tiles */
     uint64_t leaf_rows, leaf_inner, leaf_cols;
-    double leaf_bytes;     /* host buffers per executor (T, S, Q of a subproblem) */
+    double leaf_bytes;     /* host buffers per executor (T, S, Q of each subproblem in flight) */
     double exec_bytes;     /* the executor's own need per subproblem (host for the CPU,
                               device for a GPU) */
     double host_bytes;     /* all host buffers: executors * (leaf + CPU executor) */
