@@ -156,6 +156,27 @@ static rt_executor exec_of(const rt_host_config *cfg, int i)
         return cfg->exec[i];
     return (rt_executor){-1, cfg ? cfg->threads : 0};
 }
+/* The device memory one executor on GPU `device` may use: --max-device-memory
+ * (or the free memory less the executor's margin) shared by the executors
+ * listed on that GPU.  Two executors on one GPU run two subproblems at once,
+ * so that one's copies overlap the other's product. */
+static double device_limit(const rt_host_config *cfg, int device)
+{
+    int count = 0;
+    for (int i = 0; i < n_exec_of(cfg); i++)
+        count += exec_of(cfg, i).device == device;
+    double base = cfg ? cfg->max_device_bytes : 0;
+    if (count <= 1)
+        return base;
+    if (base <= 0) {
+        size_t free_b = 0, total_b = 0;
+        if (cuda_rt_set_device(device) != 0 || cuda_rt_mem_info(&free_b, &total_b) != 0)
+            return 0;
+        base = (double)free_b * 0.92 - 256.0 * 1048576.0;
+    }
+    return base > 0 ? base / count : 0;
+}
+
 static int first_gpu(const rt_host_config *cfg)
 {
     for (int i = 0; i < n_exec_of(cfg); i++)
@@ -196,7 +217,7 @@ static rt_status try_split(const export_plan *p, const rt_host_config *cfg, int 
     int gpu = first_gpu(cfg);
     if (*fits && gpu >= 0) {
         double need = 0;
-        rt_status st = rt_device_need(&sub, gpu, cfg->max_device_bytes, &need, err, errlen);
+        rt_status st = rt_device_need(&sub, gpu, device_limit(cfg, gpu), &need, err, errlen);
         if (st == RT_EMEMORY)
             *fits = false;
         else if (st != RT_OK)
@@ -235,7 +256,7 @@ rt_status rt_host_choose(const export_plan *p, const rt_host_config *cfg, rt_hos
                 return RT_OK;
         } else {
             double need = 0;
-            rt_status st = rt_device_need(p, gpu, cfg->max_device_bytes, &need, err, errlen);
+            rt_status st = rt_device_need(p, gpu, device_limit(cfg, gpu), &need, err, errlen);
             if (st == RT_OK) {
                 split->exec_bytes = need;
                 return RT_OK;
@@ -494,6 +515,7 @@ typedef struct {
     host_worker *wk;
     rt_executor ex;
     int depth, threads;
+    double dev_limit; /* device memory of this executor (device_limit) */
     leaf_slot slot[RT_HOST_MAX_DEPTH];
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -612,6 +634,8 @@ static void *worker_main(void *arg)
     if (pp->threads < 1)
         pp->threads = 1;
     bool gpu = pp->ex.device >= 0;
+    if (gpu)
+        pp->dev_limit = device_limit(j->cfg, pp->ex.device);
     for (int k = 0; k < pp->depth; k++) {
         leaf_slot *sl = &pp->slot[k];
         if (!leaf_matrix(&sl->T, sp->leaf_rows, sp->leaf_inner, gpu, &sl->pt) ||
@@ -639,7 +663,7 @@ static void *worker_main(void *arg)
             double t0 = rt_clock();
             char err[512];
             rt_status st = gpu ? rt_execute_device(&j->sub, &sl->T, &sl->S, &sl->Q, pp->ex.device,
-                                                   j->cfg->max_device_bytes, NULL, err, sizeof err)
+                                                   pp->dev_limit, NULL, err, sizeof err)
                                : rt_execute(&j->sub, &sl->T, &sl->S, &sl->Q, pp->threads, 0, NULL, err, sizeof err);
             if (st != RT_OK) {
                 char msg[700];

@@ -3,7 +3,8 @@
 # 10 minutes: build, the GPU differential tests (shortened), the host layer on the
 # GPU against the CPU executor, then the issue-21 measurements:
 #   1. n = 2^17: in core against streaming under --max-device-memory (target: the
-#      streamed rate at least 90% of the in-core rate), cubic and Strassen x1;
+#      streamed rate at least 90% of the in-core rate), cubic and Strassen x1, and
+#      cubic with two executors on the GPU (--devices 0,0: copies under products);
 #   2. the largest `bench multiply --generate` size that fits the machine's host
 #      memory and the time left (2^18, then 2^19: 32 GiB per operand).
 #
@@ -107,6 +108,7 @@ N17=131072
 if [ "$(left)" -gt 200 ]; then
   gen "2^17 cubic, in core" 150 --generate $N17 --devices 0 --seed 17
   gen "2^17 cubic, device limit 4 GiB" 150 --generate $N17 --devices 0 --max-device-memory 4096 --seed 17
+  gen "2^17 cubic, 4 GiB, --devices 0,0" 150 --generate $N17 --devices 0,0 --max-device-memory 4096 --seed 17
 fi
 if [ "$(left)" -gt 200 ]; then
   gen "2^17 strassen x1, in core" 150 --generate $N17 --scheme strassen --devices 0 --seed 17
