@@ -118,7 +118,7 @@ static scheme *resolve(const char *spec, const char *db_opt, char *name, size_t 
 
 /* --scheme LIST [--levels L] as specs (pointers into *list, which the caller
  * frees) and a number of levels; false after a message. */
-static bool split_chain(const char *scheme_list, long levels, char **specs, int *nspecs_out, int *nlevels_out,
+static bool split_chain(const char *cmd, const char *scheme_list, long levels, char **specs, int *nspecs_out, int *nlevels_out,
                         char **list_out)
 {
     int nspecs = 0;
@@ -131,20 +131,20 @@ static bool split_chain(const char *scheme_list, long levels, char **specs, int 
         for (int level = 1; rest; level++) {
             char *tok = strsep(&rest, ",");
             if (!*tok) {
-                cli_error(CLI_USAGE, "multiply",
+                cli_error(CLI_USAGE, cmd,
                           "--scheme %s: level %d is empty; give one scheme per level, "
                           "separated by single commas", scheme_list, level);
                 return false;
             }
             if (strcmp(tok, "cubic") == 0) {
-                cli_error(CLI_USAGE, "multiply",
+                cli_error(CLI_USAGE, cmd,
                           "--scheme %s: level %d is 'cubic', which means no levels at all and "
                           "stands alone (--scheme cubic); a level is a scheme: strassen, "
                           "std:NxMxP, a file or a database id", scheme_list, level);
                 return false;
             }
             if (nspecs == MAX_SPECS) {
-                cli_error(CLI_USAGE, "multiply", "--scheme: at most %d levels", MAX_SPECS);
+                cli_error(CLI_USAGE, cmd, "--scheme: at most %d levels", MAX_SPECS);
                 return false;
             }
             specs[nspecs++] = tok;
@@ -154,14 +154,14 @@ static bool split_chain(const char *scheme_list, long levels, char **specs, int 
     if (nspecs == 0) {
         nlevels = 0;
         if (levels > 0) {
-            cli_error(CLI_USAGE, "multiply", "--levels %ld needs --scheme", levels);
+            cli_error(CLI_USAGE, cmd, "--levels %ld needs --scheme", levels);
             return false;
         }
     } else if (nspecs == 1) {
         nlevels = levels < 0 ? 1 : (int)levels;
     } else {
         if (levels >= 0 && levels != nspecs) {
-            cli_error(CLI_USAGE, "multiply", "--scheme names %d levels but --levels says %ld", nspecs, levels);
+            cli_error(CLI_USAGE, cmd, "--scheme names %d levels but --levels says %ld", nspecs, levels);
             return false;
         }
         nlevels = nspecs;
@@ -173,7 +173,7 @@ static bool split_chain(const char *scheme_list, long levels, char **specs, int 
 
 /* The bit-matrix plan of the chain: every scheme resolved and verified over
  * GF(2), over Z too for a Boolean product with levels.  false after a message. */
-static bool bit_plan(char **specs, int nspecs, int nlevels, bool boolean, const char *db_opt, export_plan *plan)
+static bool bit_plan(const char *cmd, char **specs, int nspecs, int nlevels, bool boolean, const char *db_opt, export_plan *plan)
 {
     scheme *owned[MAX_SPECS] = {0};
     char names[MAX_SPECS][128];
@@ -188,11 +188,11 @@ static bool bit_plan(char **specs, int nspecs, int nlevels, bool boolean, const 
         verify_result vr;
         memset(&vr, 0, sizeof vr);
         if (!verify_f2(owned[i], &vr)) {
-            cli_error(CLI_USAGE, "multiply", "--scheme %s is not a valid scheme over GF(2): %s", specs[i], vr.msg);
+            cli_error(CLI_USAGE, cmd, "--scheme %s is not a valid scheme over GF(2): %s", specs[i], vr.msg);
             goto out;
         }
         if (boolean && nlevels > 0 && !verify_z(owned[i], &vr)) {
-            cli_error(CLI_USAGE, "multiply",
+            cli_error(CLI_USAGE, cmd,
                       "--scheme %s is valid over GF(2) only, not over Z: the Boolean product needs a "
                       "scheme valid over Z (strassen, std:NxMxP, a lifted or mod0 scheme) or the "
                       "cubic method (no --scheme)", specs[i]);
@@ -205,7 +205,7 @@ static bool bit_plan(char **specs, int nspecs, int nlevels, bool boolean, const 
         chain_names[l] = names[i];
     }
     if (!export_plan_init(plan, chain, chain_names, nlevels, boolean, err, sizeof err)) {
-        cli_error(CLI_USAGE, "multiply", "%s", err);
+        cli_error(CLI_USAGE, cmd, "%s", err);
         goto out;
     }
     ok = true;
@@ -218,11 +218,10 @@ out:
 bool cli_bit_plan(const char *cmd, const char *scheme_list, long levels, bool boolean, const char *db_opt,
                   export_plan *plan)
 {
-    (void)cmd;
     char *specs[MAX_SPECS], *list = NULL;
     int nspecs = 0, nlevels = 0;
-    bool ok = split_chain(scheme_list, levels, specs, &nspecs, &nlevels, &list) &&
-              bit_plan(specs, nspecs, nlevels, boolean, db_opt, plan);
+    bool ok = split_chain(cmd, scheme_list, levels, specs, &nspecs, &nlevels, &list) &&
+              bit_plan(cmd, specs, nspecs, nlevels, boolean, db_opt, plan);
     free(list);
     return ok;
 }
@@ -568,7 +567,7 @@ int cmd_multiply(int argc, char **argv)
     char *specs[MAX_SPECS];
     int nspecs = 0, nlevels = 0;
     char *list = NULL;
-    if (!split_chain(scheme_list, levels, specs, &nspecs, &nlevels, &list)) {
+    if (!split_chain("multiply", scheme_list, levels, specs, &nspecs, &nlevels, &list)) {
         free(list);
         return CLI_USAGE;
     }
@@ -595,7 +594,7 @@ int cmd_multiply(int argc, char **argv)
     memset(&plan, 0, sizeof plan);
     rt_matrix *A = NULL, *B = NULL, *C = NULL;
     char err[1024];
-    if (!bit_plan(specs, nspecs, nlevels, boolean, db_opt, &plan))
+    if (!bit_plan("multiply", specs, nspecs, nlevels, boolean, db_opt, &plan))
         goto out;
 
     /* Sizes: the headers are enough for the plan. */

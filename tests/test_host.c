@@ -342,6 +342,13 @@ Test(host, cli_limits_devices_and_generate)
         snprintf(cmd, sizeof cmd, "grep -q 'devices' %s/err.txt && test ! -e %s/z.fgm", dir, dir);
         cr_assert_eq(tc_system(cmd), 0, "--devices '%s': no message naming the option", bad[i]);
     }
+    /* --devices with --backend, or with float matrices: exit 2 */
+    snprintf(cmd, sizeof cmd, "%s multiply --devices cpu --backend cpu --a %s/a.fgm --b %s/b.fgm -o %s/z.fgm 2>%s/err.txt "
+             "; test $? -eq 2 && grep -q 'not both' %s/err.txt && "
+             "%s multiply --type f64 --scheme strassen --devices cpu --a %s/a.npy --b %s/b.npy -o %s/z.npy 2>%s/err.txt "
+             "; test $? -eq 2 && grep -q 'bit matrices' %s/err.txt",
+             b, dir, dir, dir, dir, dir, b, dir, dir, dir, dir, dir);
+    cr_assert_eq(tc_system(cmd), 0, "%s", cmd);
     /* A GPU in a list on a machine or build without one: exit 2 saying so (or 0 on a GPU machine) */
     snprintf(cmd, sizeof cmd, "%s multiply -q --devices 0,cpu --a %s/a.fgm --b %s/b.fgm -o %s/g.fgm 2>%s/log.txt",
              b, dir, dir, dir, dir);
