@@ -479,6 +479,10 @@ static bool leaf_matrix(rt_matrix *m, uint64_t rows, uint64_t cols, bool pinned,
     size_t bytes = (size_t)(rows * m->stride * 8);
     *is_pinned = false;
     m->w = NULL;
+    /* FLIPGRAPH_PINNED=0 measures the difference (pinning costs time once per buffer) */
+    const char *env = getenv("FLIPGRAPH_PINNED");
+    if (env && !strcmp(env, "0"))
+        pinned = false;
     if (pinned && (m->w = cuda_rt_host_alloc(bytes)))
         *is_pinned = true;
     else

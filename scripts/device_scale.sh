@@ -109,6 +109,8 @@ if [ "$(left)" -gt 200 ]; then
   gen "2^17 cubic, in core" 150 --generate $N17 --devices 0 --seed 17
   gen "2^17 cubic, device limit 4 GiB" 150 --generate $N17 --devices 0 --max-device-memory 4096 --seed 17
   gen "2^17 cubic, 4 GiB, --devices 0,0" 150 --generate $N17 --devices 0,0 --max-device-memory 4096 --seed 17
+  FLIPGRAPH_PINNED=0 gen "2^17 cubic, 4 GiB, pageable buffers" 150 --generate $N17 --devices 0 \
+    --max-device-memory 4096 --seed 17
 fi
 if [ "$(left)" -gt 200 ]; then
   gen "2^17 strassen x1, in core" 150 --generate $N17 --scheme strassen --devices 0 --seed 17
