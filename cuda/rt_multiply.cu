@@ -539,7 +539,9 @@ extern "C" int cuda_rt_need(const cuda_rt_level *levels, int nlevels, int mode, 
 extern "C" void *cuda_rt_host_alloc(size_t bytes)
 {
     void *p = nullptr;
-    if (cudaMallocHost(&p, bytes) != cudaSuccess) {
+    // Portable: page-locked for every GPU, not only the context that made it
+    // (a host-layer worker allocates before it picks its device).
+    if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
         cudaGetLastError();
         return nullptr;
     }

@@ -638,8 +638,10 @@ static void *worker_main(void *arg)
     if (pp->threads < 1)
         pp->threads = 1;
     bool gpu = pp->ex.device >= 0;
-    if (gpu)
+    if (gpu) {
         pp->dev_limit = device_limit(j->cfg, pp->ex.device);
+        cuda_rt_set_device(pp->ex.device); /* the page-locked buffers near their GPU's context */
+    }
     for (int k = 0; k < pp->depth; k++) {
         leaf_slot *sl = &pp->slot[k];
         if (!leaf_matrix(&sl->T, sp->leaf_rows, sp->leaf_inner, gpu, &sl->pt) ||
