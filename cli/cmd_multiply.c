@@ -43,7 +43,8 @@ static const char *usage_text =
     "                     (a build with nvcc and a visible GPU, else exit 2; Boolean only cubic)\n"
     "  --threads N        CPU threads (default: all processors)\n"
     "  --plan-only        print the plan (levels, programs, padding, predicted bit\n"
-    "                     operations, memory) and stop; sizes from --a/--b headers or --dims\n"
+    "                     operations, memory) and, when sized, the host layer's split under\n"
+    "                     the limits; then stop; sizes from --a/--b headers or --dims\n"
     "  -v                 with --plan-only: the coefficient matrices and programs too\n"
     "  --max-memory MIB   host memory for buffers beyond A, B and C (default 80% of RAM): a\n"
     "                     product that needs more is split into subproblems by the host\n"
@@ -628,7 +629,8 @@ int cmd_multiply(int argc, char **argv)
     }
     if (plan_only) {
         rc = export_plan_print(&plan, stdout, verbose) ? CLI_OK : CLI_INTERNAL;
-        goto out;
+        if (rc != CLI_OK || !plan.sized)
+            goto out;
     }
 
     if (max_bytes < 0)
@@ -659,6 +661,14 @@ int cmd_multiply(int argc, char **argv)
     rt_status s = rt_host_choose(&plan, &cfg, &split, err, sizeof err);
     if (s != RT_OK) {
         rc = cli_error(s == RT_ENOMEM || s == RT_EDEVICE ? CLI_INTERNAL : CLI_USAGE, "multiply", "%s", err);
+        goto out;
+    }
+    if (plan_only) {
+        /* what the host layer would do under these limits and executors */
+        char desc[256];
+        printf("host layer (--max-memory %.0f MiB, %d executor%s): %s\n", max_bytes / 1048576.0, nex,
+               nex == 1 ? "" : "s", rt_host_describe(&split, desc, sizeof desc));
+        rc = CLI_OK;
         goto out;
     }
     memset(&dg, 0, sizeof dg);

@@ -342,6 +342,12 @@ Test(host, cli_limits_devices_and_generate)
         snprintf(cmd, sizeof cmd, "grep -q 'devices' %s/err.txt && test ! -e %s/z.fgm", dir, dir);
         cr_assert_eq(tc_system(cmd), 0, "--devices '%s': no message naming the option", bad[i]);
     }
+    /* --plan-only says how the host layer would split the product */
+    snprintf(cmd, sizeof cmd, "%s multiply --plan-only --dims 4096x3000x2000 --scheme strassen --max-memory 1 "
+             "--devices cpu,cpu >%s/plan.txt && grep -q 'host layer (--max-memory 1 MiB, 2 executors): 1 host level' "
+             "%s/plan.txt && %s multiply --plan-only --dims 100x100x100 >%s/plan.txt && "
+             "grep -q 'host layer (.*1 executor): in core' %s/plan.txt", b, dir, dir, b, dir, dir);
+    cr_assert_eq(tc_system(cmd), 0, "%s", cmd);
     /* --devices with --backend, or with float matrices: exit 2 */
     snprintf(cmd, sizeof cmd, "%s multiply --devices cpu --backend cpu --a %s/a.fgm --b %s/b.fgm -o %s/z.fgm 2>%s/err.txt "
              "; test $? -eq 2 && grep -q 'not both' %s/err.txt && "
