@@ -23,6 +23,8 @@ static const char *usage_text =
     "                                [--scheme444 FILE] [--strassen-levels L,...]\n"
     "                                [--levels444 L,...] [--no-m4ri]\n"
     "       flipgraph bench multiply --type f64|f32 ...   (float products: --type f64 --help)\n"
+    "       flipgraph bench multiply --generate N|RxKxC ...  (operands from a seed, beyond the disk:\n"
+    "                                --generate 1 --help)\n"
     "\n"
     "Effective bit operations per second, (2n^3 - n^2) / time, of n x n GF(2) products\n"
     "with the cubic plan, Strassen levels and <4,4,4> rank-47 levels (CPU executor),\n"
@@ -132,6 +134,8 @@ int bench_multiply_cmd(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--type") || !strncmp(argv[i], "--type=", 7))
             return bench_multiply_float_cmd(argc, argv);
+        else if (!strcmp(argv[i], "--generate") || !strncmp(argv[i], "--generate=", 11))
+            return bench_multiply_generate_cmd(argc, argv);
     optind = 0;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {

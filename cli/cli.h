@@ -46,6 +46,8 @@ int bench_search_cmd(int argc, char **argv);
 int bench_multiply_cmd(int argc, char **argv);
 /* bench multiply --type f64|f32 (cli/bench_fmul.c); bench_multiply_cmd hands over to it. */
 int bench_multiply_float_cmd(int argc, char **argv);
+/* bench multiply --generate (cli/bench_multiply_gen.c): operands from a seed, checked by Freivalds. */
+int bench_multiply_generate_cmd(int argc, char **argv);
 int bench_store_cmd(int argc, char **argv);
 int bench_lift_cmd(int argc, char **argv);
 
@@ -116,6 +118,30 @@ const char *cli_progress_header(char *buf, size_t len);
 /* A row from a progress report and the schemes this run stored so far
  * (UINT64_MAX: "-", a run that stores nothing). */
 const char *cli_progress_row(char *buf, size_t len, const struct search_progress *pr, uint64_t stored);
+/* The progress bar of a long product (multiply, bench multiply --generate):
+ * "[#####.....] 12/49 subproblems, 0.8/s, elapsed 0:00:15, ETA 0:00:46". */
+const char *cli_progress_bar(char *buf, size_t len, uint64_t done, uint64_t total, double seconds);
+
+/* ---- bit-matrix products (cli/cmd_multiply.c) ---- */
+
+struct export_plan;
+struct rt_executor;
+/* --devices LIST: "cpu" or a GPU index per executor, comma-separated; false
+ * after a message naming the option. */
+bool cli_parse_devices(const char *cmd, const char *list, struct rt_executor *ex, int *n, int max);
+/* The plan of --scheme LIST [--levels L] [--boolean] (each scheme resolved,
+ * verified; Boolean with levels: valid over Z); false after a message. */
+bool cli_bit_plan(const char *cmd, const char *scheme_list, long levels, bool boolean, const char *db_opt,
+                  struct export_plan *plan);
+/* A progress callback of the host layer (rt_host_config.progress): a bar on
+ * standard error after the first second, redrawn in place on a terminal, a
+ * line every 10 s otherwise.  ctx: a cli_progress_state. */
+typedef struct cli_progress_state {
+    bool tty, shown;
+    double last;
+} cli_progress_state;
+void cli_progress_init(cli_progress_state *ps);
+void cli_progress_cb(void *ctx, uint64_t done, uint64_t total, double seconds);
 /* A line between the rows (an improvement): the time in the elapsed column, then text. */
 const char *cli_progress_event(char *buf, size_t len, double seconds, const char *text);
 /* "key=value" lines as a grid of per_line columns, each line starting with

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../db/db.h"
 #include "../export/export.h"
@@ -18,7 +19,7 @@ static const char *usage_text =
     "usage: flipgraph multiply [--scheme ID|FILE|NAME[,...]] [--levels L] [--boolean]\n"
     "                          --a A --b B -o C [--backend cpu|gpu] [--threads N]\n"
     "                          [--plan-only [--dims RxKxC] [-v]] [--db PATH] [--format bin|text]\n"
-    "                          [--max-memory MIB] [-q]\n"
+    "                          [--max-memory MIB] [--devices LIST] [--max-device-memory MIB] [-q]\n"
     "       flipgraph multiply --type f64|f32 --scheme S[,S...] [--levels L] --a A.npy --b B.npy\n"
     "                          -o C.npy [--backend cpu|gpu [--tf32]] [--threads N] [-v] [-q]\n"
     "\n"
@@ -42,11 +43,18 @@ static const char *usage_text =
     "                     (a build with nvcc and a visible GPU, else exit 2; Boolean only cubic)\n"
     "  --threads N        CPU threads (default: all processors)\n"
     "  --plan-only        print the plan (levels, programs, padding, predicted bit\n"
-    "                     operations, memory) and stop; sizes from --a/--b headers or --dims\n"
+    "                     operations, memory) and, when sized, the host layer's split under\n"
+    "                     the limits; then stop; sizes from --a/--b headers or --dims\n"
     "  -v                 with --plan-only: the coefficient matrices and programs too\n"
-    "  --max-memory MIB   refuse plans whose buffers need more (default 80% of RAM)\n"
+    "  --max-memory MIB   host memory for buffers beyond A, B and C (default 80% of RAM): a\n"
+    "                     product that needs more is split into subproblems by the host\n"
+    "                     layer (the outermost levels on the host, then tiles), same bits\n"
+    "  --devices LIST     executors that share the subproblems, one host thread each: GPU\n"
+    "                     indices and/or cpu (the CPU executor), e.g. 0,1,2,3 or cpu,cpu;\n"
+    "                     --threads is shared among the cpu ones (docs/host-layer.md)\n"
+    "  --max-device-memory MIB  GPU memory per device (default: its free memory)\n"
     "  --format bin|text  the output's format (default bin)\n"
-    "  -q                 no timing line on standard error\n"
+    "  -q                 no progress bar and no timing line on standard error\n"
     "\n"
     "With --type, A and B are float matrices in NumPy .npy files (docs/float.md) of that\n"
     "type, any shapes: each level splits the operands into the scheme's blocks (rows and\n"
@@ -64,6 +72,7 @@ static const char *usage_text =
     "written whole or not at all.\n";
 
 #define MAX_SPECS EXPORT_PLAN_MAX_LEVELS
+#define MAX_EXECUTORS 64
 
 /* One scheme of the chain: file, db id or built-in.  NULL after a message. */
 static scheme *resolve(const char *spec, const char *db_opt, char *name, size_t namelen)
@@ -106,6 +115,171 @@ static scheme *resolve(const char *spec, const char *db_opt, char *name, size_t 
                       "(strassen, std:NxMxP; or --scheme cubic alone for no levels)", spec);
     }
     return s;
+}
+
+/* --scheme LIST [--levels L] as specs (pointers into *list, which the caller
+ * frees) and a number of levels; false after a message. */
+static bool split_chain(const char *cmd, const char *scheme_list, long levels, char **specs, int *nspecs_out, int *nlevels_out,
+                        char **list_out)
+{
+    int nspecs = 0;
+    char *list = scheme_list ? strdup(scheme_list) : NULL;
+    *list_out = list;
+    if (list && strcmp(list, "cubic") != 0) {
+        /* strsep, not strtok: "strassen,,strassen" has an empty level 2, which
+         * strtok would drop silently and so multiply with one level less */
+        char *rest = list;
+        for (int level = 1; rest; level++) {
+            char *tok = strsep(&rest, ",");
+            if (!*tok) {
+                cli_error(CLI_USAGE, cmd,
+                          "--scheme %s: level %d is empty; give one scheme per level, "
+                          "separated by single commas", scheme_list, level);
+                return false;
+            }
+            if (strcmp(tok, "cubic") == 0) {
+                cli_error(CLI_USAGE, cmd,
+                          "--scheme %s: level %d is 'cubic', which means no levels at all and "
+                          "stands alone (--scheme cubic); a level is a scheme: strassen, "
+                          "std:NxMxP, a file or a database id", scheme_list, level);
+                return false;
+            }
+            if (nspecs == MAX_SPECS) {
+                cli_error(CLI_USAGE, cmd, "--scheme: at most %d levels", MAX_SPECS);
+                return false;
+            }
+            specs[nspecs++] = tok;
+        }
+    }
+    int nlevels;
+    if (nspecs == 0) {
+        nlevels = 0;
+        if (levels > 0) {
+            cli_error(CLI_USAGE, cmd, "--levels %ld needs --scheme", levels);
+            return false;
+        }
+    } else if (nspecs == 1) {
+        nlevels = levels < 0 ? 1 : (int)levels;
+    } else {
+        if (levels >= 0 && levels != nspecs) {
+            cli_error(CLI_USAGE, cmd, "--scheme names %d levels but --levels says %ld", nspecs, levels);
+            return false;
+        }
+        nlevels = nspecs;
+    }
+    *nspecs_out = nspecs;
+    *nlevels_out = nlevels;
+    return true;
+}
+
+/* The bit-matrix plan of the chain: every scheme resolved and verified over
+ * GF(2), over Z too for a Boolean product with levels.  false after a message. */
+static bool bit_plan(const char *cmd, char **specs, int nspecs, int nlevels, bool boolean, const char *db_opt, export_plan *plan)
+{
+    scheme *owned[MAX_SPECS] = {0};
+    char names[MAX_SPECS][128];
+    const scheme *chain[EXPORT_PLAN_MAX_LEVELS] = {0};
+    const char *chain_names[EXPORT_PLAN_MAX_LEVELS] = {0};
+    char err[1024];
+    bool ok = false;
+    for (int i = 0; i < nspecs; i++) {
+        owned[i] = resolve(specs[i], db_opt, names[i], sizeof names[i]);
+        if (!owned[i])
+            goto out;
+        verify_result vr;
+        memset(&vr, 0, sizeof vr);
+        if (!verify_f2(owned[i], &vr)) {
+            cli_error(CLI_USAGE, cmd, "--scheme %s is not a valid scheme over GF(2): %s", specs[i], vr.msg);
+            goto out;
+        }
+        if (boolean && nlevels > 0 && !verify_z(owned[i], &vr)) {
+            cli_error(CLI_USAGE, cmd,
+                      "--scheme %s is valid over GF(2) only, not over Z: the Boolean product needs a "
+                      "scheme valid over Z (strassen, std:NxMxP, a lifted or mod0 scheme) or the "
+                      "cubic method (no --scheme)", specs[i]);
+            goto out;
+        }
+    }
+    for (int l = 0; l < nlevels; l++) {
+        int i = nspecs == 1 ? 0 : l;
+        chain[l] = owned[i];
+        chain_names[l] = names[i];
+    }
+    if (!export_plan_init(plan, chain, chain_names, nlevels, boolean, err, sizeof err)) {
+        cli_error(CLI_USAGE, cmd, "%s", err);
+        goto out;
+    }
+    ok = true;
+out:
+    for (int i = 0; i < nspecs; i++)
+        scheme_free(owned[i]);
+    return ok;
+}
+
+bool cli_bit_plan(const char *cmd, const char *scheme_list, long levels, bool boolean, const char *db_opt,
+                  export_plan *plan)
+{
+    char *specs[MAX_SPECS], *list = NULL;
+    int nspecs = 0, nlevels = 0;
+    bool ok = split_chain(cmd, scheme_list, levels, specs, &nspecs, &nlevels, &list) &&
+              bit_plan(cmd, specs, nspecs, nlevels, boolean, db_opt, plan);
+    free(list);
+    return ok;
+}
+
+bool cli_parse_devices(const char *cmd, const char *list, rt_executor *ex, int *n, int max)
+{
+    *n = 0;
+    const char *q = list;
+    for (;;) {
+        const char *e = strchr(q, ',');
+        size_t len = e ? (size_t)(e - q) : strlen(q);
+        char tok[32];
+        long dev = -1;
+        if (len == 0 || len >= sizeof tok) {
+            cli_error(CLI_USAGE, cmd, "--devices %s: expected a comma-separated list of GPU indices or 'cpu' "
+                      "(e.g. 0,1 or cpu,cpu), with no empty entries", list);
+            return false;
+        }
+        memcpy(tok, q, len);
+        tok[len] = 0;
+        if (strcmp(tok, "cpu") != 0 && !cli_parse_long(tok, 0, 1023, &dev)) {
+            cli_error(CLI_USAGE, cmd, "--devices %s: '%s' is neither a GPU index (0 .. 1023) nor 'cpu'", list, tok);
+            return false;
+        }
+        if (*n == max) {
+            cli_error(CLI_USAGE, cmd, "--devices %s: at most %d executors", list, max);
+            return false;
+        }
+        ex[(*n)++] = (rt_executor){(int)dev, 0};
+        if (!e)
+            return true;
+        q = e + 1;
+    }
+}
+
+void cli_progress_init(cli_progress_state *ps)
+{
+    ps->tty = isatty(STDERR_FILENO);
+    ps->shown = false;
+    ps->last = 0;
+}
+
+void cli_progress_cb(void *ctx, uint64_t done, uint64_t total, double seconds)
+{
+    cli_progress_state *ps = ctx;
+    bool end = done >= total;
+    /* short products stay quiet; a log gets a line every 10 s, not every redraw */
+    if (!ps->shown && (end || seconds < 1.0))
+        return;
+    if (!end && !ps->tty && ps->shown && seconds - ps->last < 10.0)
+        return;
+    char buf[256];
+    cli_progress_bar(buf, sizeof buf, done, total, seconds);
+    fprintf(stderr, ps->tty ? "\r%s%s" : "%s%s", buf, end || !ps->tty ? "\n" : "");
+    fflush(stderr);
+    ps->shown = true;
+    ps->last = seconds;
 }
 
 static void print_diag(const char *path, const scheme_diag *d)
@@ -294,9 +468,12 @@ int cmd_multiply(int argc, char **argv)
         {"format", required_argument, 0, 'f'}, {"max-memory", required_argument, 0, 'm'},
         {"dims", required_argument, 0, 'D'}, {"verbose", no_argument, 0, 'v'},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
-        {"type", required_argument, 0, 'T'}, {"tf32", no_argument, 0, 'F'}, {0, 0, 0, 0}};
+        {"type", required_argument, 0, 'T'}, {"tf32", no_argument, 0, 'F'},
+        {"devices", required_argument, 0, 'V'}, {"max-device-memory", required_argument, 0, 'G'}, {0, 0, 0, 0}};
     char *scheme_list = NULL;
-    const char *a_path = NULL, *b_path = NULL, *out = NULL, *db_opt = NULL;
+    const char *a_path = NULL, *b_path = NULL, *out = NULL, *db_opt = NULL, *devices = NULL;
+    double max_dev_bytes = 0;
+    bool have_backend = false;
     long levels = -1, threads = 0;
     bool boolean = false, plan_only = false, verbose = false, quiet = false, gpu = false;
     bool have_dims = false, have_type = false, have_format = false, tf32 = false;
@@ -318,7 +495,16 @@ int cmd_multiply(int argc, char **argv)
         case 'a': a_path = optarg; break;
         case 'b': b_path = optarg; break;
         case 'o': out = optarg; break;
+        case 'V': devices = optarg; break;
+        case 'G': {
+            long mib;
+            if (!cli_parse_long(optarg, 1, 1L << 30, &mib))
+                return cli_error(CLI_USAGE, "multiply", "--max-device-memory: expected MiB, got '%s'", optarg);
+            max_dev_bytes = (double)mib * 1048576.0;
+            break;
+        }
         case 'k':
+            have_backend = true;
             if (!strcmp(optarg, "gpu"))
                 gpu = true;
             else if (strcmp(optarg, "cpu"))
@@ -367,6 +553,11 @@ int cmd_multiply(int argc, char **argv)
         return cli_error(CLI_USAGE, "multiply", "unexpected argument '%s' (flipgraph multiply --help)", argv[optind]);
     if (tf32 && !have_type)
         return cli_error(CLI_USAGE, "multiply", "--tf32 is for --type f32 --backend gpu");
+    if (have_type && (devices || max_dev_bytes > 0))
+        return cli_error(CLI_USAGE, "multiply", "--devices and --max-device-memory are for bit matrices; "
+                         "--type %s runs on one executor (--backend)", rt_ftype_name(ftype));
+    if (devices && have_backend)
+        return cli_error(CLI_USAGE, "multiply", "give --devices or --backend, not both (--backend gpu is --devices 0)");
     if (have_type && (boolean || plan_only || have_format || have_dims))
         return cli_error(CLI_USAGE, "multiply", "--boolean, --plan-only, --dims and --format are for bit "
                          "matrices; --type %s multiplies .npy files", rt_ftype_name(ftype));
@@ -375,52 +566,11 @@ int cmd_multiply(int argc, char **argv)
 
     /* The chain: specs split at commas. */
     char *specs[MAX_SPECS];
-    int nspecs = 0;
-    char *list = scheme_list ? strdup(scheme_list) : NULL;
-    if (list && strcmp(list, "cubic") != 0) {
-        /* strsep, not strtok: "strassen,,strassen" has an empty level 2, which
-         * strtok would drop silently and so multiply with one level less */
-        char *rest = list;
-        for (int level = 1; rest; level++) {
-            char *tok = strsep(&rest, ",");
-            if (!*tok) {
-                int rc = cli_error(CLI_USAGE, "multiply",
-                                   "--scheme %s: level %d is empty; give one scheme per level, "
-                                   "separated by single commas", scheme_list, level);
-                free(list);
-                return rc;
-            }
-            if (strcmp(tok, "cubic") == 0) {
-                int rc = cli_error(CLI_USAGE, "multiply",
-                                   "--scheme %s: level %d is 'cubic', which means no levels at all and "
-                                   "stands alone (--scheme cubic); a level is a scheme: strassen, "
-                                   "std:NxMxP, a file or a database id", scheme_list, level);
-                free(list);
-                return rc;
-            }
-            if (nspecs == MAX_SPECS) {
-                free(list);
-                return cli_error(CLI_USAGE, "multiply", "--scheme: at most %d levels", MAX_SPECS);
-            }
-            specs[nspecs++] = tok;
-        }
-    }
-    int nlevels;
-    if (nspecs == 0) {
-        nlevels = 0;
-        if (levels > 0) {
-            free(list);
-            return cli_error(CLI_USAGE, "multiply", "--levels %ld needs --scheme", levels);
-        }
-    } else if (nspecs == 1) {
-        nlevels = levels < 0 ? 1 : (int)levels;
-    } else {
-        if (levels >= 0 && levels != nspecs) {
-            free(list);
-            return cli_error(CLI_USAGE, "multiply", "--scheme names %d levels but --levels says %ld",
-                             nspecs, levels);
-        }
-        nlevels = nspecs;
+    int nspecs = 0, nlevels = 0;
+    char *list = NULL;
+    if (!split_chain("multiply", scheme_list, levels, specs, &nspecs, &nlevels, &list)) {
+        free(list);
+        return CLI_USAGE;
     }
 
     if (have_type) {
@@ -441,42 +591,12 @@ int cmd_multiply(int argc, char **argv)
     }
 
     int rc = CLI_USAGE;
-    scheme *owned[MAX_SPECS] = {0};
-    char names[MAX_SPECS][128];
-    const scheme *chain[EXPORT_PLAN_MAX_LEVELS];
-    const char *chain_names[EXPORT_PLAN_MAX_LEVELS];
     export_plan plan;
     memset(&plan, 0, sizeof plan);
     rt_matrix *A = NULL, *B = NULL, *C = NULL;
     char err[1024];
-
-    for (int i = 0; i < nspecs; i++) {
-        owned[i] = resolve(specs[i], db_opt, names[i], sizeof names[i]);
-        if (!owned[i])
-            goto out;
-        verify_result vr;
-        memset(&vr, 0, sizeof vr);
-        if (!verify_f2(owned[i], &vr)) {
-            cli_error(CLI_USAGE, "multiply", "--scheme %s is not a valid scheme over GF(2): %s", specs[i], vr.msg);
-            goto out;
-        }
-        if (boolean && nlevels > 0 && !verify_z(owned[i], &vr)) {
-            cli_error(CLI_USAGE, "multiply",
-                      "--scheme %s is valid over GF(2) only, not over Z: the Boolean product needs a "
-                      "scheme valid over Z (strassen, std:NxMxP, a lifted or mod0 scheme) or the "
-                      "cubic method (no --scheme)", specs[i]);
-            goto out;
-        }
-    }
-    for (int l = 0; l < nlevels; l++) {
-        int i = nspecs == 1 ? 0 : l;
-        chain[l] = owned[i];
-        chain_names[l] = names[i];
-    }
-    if (!export_plan_init(&plan, chain, chain_names, nlevels, boolean, err, sizeof err)) {
-        cli_error(CLI_USAGE, "multiply", "%s", err);
+    if (!bit_plan("multiply", specs, nspecs, nlevels, boolean, db_opt, &plan))
         goto out;
-    }
 
     /* Sizes: the headers are enough for the plan. */
     uint64_t ar = 0, ac = 0, br = 0, bc = 0;
@@ -509,15 +629,46 @@ int cmd_multiply(int argc, char **argv)
     }
     if (plan_only) {
         rc = export_plan_print(&plan, stdout, verbose) ? CLI_OK : CLI_INTERNAL;
-        goto out;
+        if (rc != CLI_OK || !plan.sized)
+            goto out;
     }
 
     if (max_bytes < 0)
         max_bytes = 0.8 * rt_physical_memory();
-    if (max_bytes > 0 && plan.peak_bytes > max_bytes) {
-        cli_error(CLI_USAGE, "multiply",
-                  "the plan needs %.1f MiB of buffers, more than the limit of %.1f MiB "
-                  "(fewer levels, or --max-memory)", plan.peak_bytes / 1048576.0, max_bytes / 1048576.0);
+    /* The executors: --devices, else --backend's one. */
+    rt_executor ex[MAX_EXECUTORS];
+    int nex = 1, ncpu = 0;
+    ex[0] = (rt_executor){gpu ? 0 : -1, 0};
+    if (devices && !cli_parse_devices("multiply", devices, ex, &nex, MAX_EXECUTORS))
+        goto out;
+    for (int i = 0; i < nex; i++)
+        ncpu += ex[i].device < 0;
+    for (int i = 0; i < nex; i++)
+        if (ex[i].device < 0)
+            ex[i].threads = (int)(threads > 0 ? threads : rt_default_threads()) / ncpu > 0
+                                ? (int)(threads > 0 ? threads : rt_default_threads()) / ncpu
+                                : 1;
+    cli_progress_state prog;
+    cli_progress_init(&prog);
+    rt_host_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.exec = ex, cfg.n_exec = nex;
+    cfg.max_host_bytes = max_bytes, cfg.max_device_bytes = max_dev_bytes;
+    cfg.threads = (int)threads;
+    if (!quiet)
+        cfg.progress = cli_progress_cb, cfg.progress_ctx = &prog;
+    rt_host_split split;
+    rt_status s = rt_host_choose(&plan, &cfg, &split, err, sizeof err);
+    if (s != RT_OK) {
+        rc = cli_error(s == RT_ENOMEM || s == RT_EDEVICE ? CLI_INTERNAL : CLI_USAGE, "multiply", "%s", err);
+        goto out;
+    }
+    if (plan_only) {
+        /* what the host layer would do under these limits and executors */
+        char desc[256];
+        printf("host layer (--max-memory %.0f MiB, %d executor%s): %s\n", max_bytes / 1048576.0, nex,
+               nex == 1 ? "" : "s", rt_host_describe(&split, desc, sizeof desc));
+        rc = CLI_OK;
         goto out;
     }
     memset(&dg, 0, sizeof dg);
@@ -539,9 +690,8 @@ int cmd_multiply(int argc, char **argv)
                        A->rows, B->cols);
         goto out;
     }
-    rt_stats st;
-    rt_status s = gpu ? rt_execute_gpu(&plan, A, B, C, &st, err, sizeof err)
-                      : rt_execute(&plan, A, B, C, (int)threads, max_bytes, &st, err, sizeof err);
+    rt_host_stats hs;
+    s = rt_host_execute(&plan, &split, &cfg, A, B, C, &hs, err, sizeof err);
     if (s != RT_OK) {
         rc = cli_error(s == RT_ENOMEM || s == RT_EDEVICE ? CLI_INTERNAL : CLI_USAGE, "multiply", "%s", err);
         goto out;
@@ -550,22 +700,34 @@ int cmd_multiply(int argc, char **argv)
         rc = cli_error(CLI_INTERNAL, "multiply", "%s", err);
         goto out;
     }
-    if (!quiet)
-        fprintf(stderr,
-                "flipgraph multiply: %" PRIu64 " x %" PRIu64 " times %" PRIu64 " x %" PRIu64
-                " (%s, %d level%s) in %.3f s: permute %.3f, expand %.3f, inner %.3f, compress %.3f; "
-                "%.3e effective bit operations/s\n",
-                A->rows, A->cols, B->rows, B->cols, boolean ? "Boolean" : "GF(2)", nlevels,
-                nlevels == 1 ? "" : "s", st.total, st.permute, st.expand, st.inner, st.compress,
-                st.total > 0 ? plan.ops_effective / st.total : 0.0);
+    if (!quiet) {
+        const rt_stats *st = &hs.in_core;
+        if (split.in_core)
+            fprintf(stderr,
+                    "flipgraph multiply: %" PRIu64 " x %" PRIu64 " times %" PRIu64 " x %" PRIu64
+                    " (%s, %d level%s) in %.3f s: permute %.3f, expand %.3f, inner %.3f, compress %.3f; "
+                    "%.3e effective bit operations/s\n",
+                    A->rows, A->cols, B->rows, B->cols, boolean ? "Boolean" : "GF(2)", nlevels,
+                    nlevels == 1 ? "" : "s", st->total, st->permute, st->expand, st->inner, st->compress,
+                    st->total > 0 ? plan.ops_effective / st->total : 0.0);
+        else {
+            char desc[256];
+            fprintf(stderr,
+                    "flipgraph multiply: %" PRIu64 " x %" PRIu64 " times %" PRIu64 " x %" PRIu64
+                    " (%s, %d level%s) in %.3f s on %d executor%s, %s; thread seconds: operand sums %.3f, "
+                    "products %.3f, accumulation %.3f; %.3e effective bit operations/s\n",
+                    A->rows, A->cols, B->rows, B->cols, boolean ? "Boolean" : "GF(2)", nlevels,
+                    nlevels == 1 ? "" : "s", hs.total, nex, nex == 1 ? "" : "s",
+                    rt_host_describe(&split, desc, sizeof desc), hs.sums, hs.exec, hs.accumulate,
+                    hs.total > 0 ? plan.ops_effective / hs.total : 0.0);
+        }
+    }
     rc = CLI_OK;
 out:
     rt_matrix_free(A);
     rt_matrix_free(B);
     rt_matrix_free(C);
     export_plan_free(&plan);
-    for (int i = 0; i < nspecs; i++)
-        scheme_free(owned[i]);
     free(list);
     return rc;
 }

@@ -239,3 +239,24 @@ char *cli_kv_columns(const char *text, int per_line, const char *indent)
         at += (size_t)snprintf(out + at, cap - at, "\n");
     return out;
 }
+
+/* ---- the progress bar of long products (docs/host-layer.md) ---- */
+
+const char *cli_progress_bar(char *buf, size_t len, uint64_t done, uint64_t total, double seconds)
+{
+    enum { WIDTH = 30 };
+    char bar[WIDTH + 1], el[32], eta[32];
+    uint64_t fill = total ? done * WIDTH / total : WIDTH;
+    for (int i = 0; i < WIDTH; i++)
+        bar[i] = (uint64_t)i < fill ? '#' : '.';
+    bar[WIDTH] = 0;
+    double rate = seconds > 0 ? (double)done / seconds : 0;
+    cli_fmt_hms(seconds, el, sizeof el);
+    if (done > 0 && done < total)
+        cli_fmt_hms((double)(total - done) / rate, eta, sizeof eta);
+    else
+        snprintf(eta, sizeof eta, done >= total ? "0:00:00" : "-");
+    snprintf(buf, len, "[%s] %" PRIu64 "/%" PRIu64 " subproblems, %.3g/s, elapsed %s, ETA %s", bar, done, total,
+             rate, el, eta);
+    return buf;
+}

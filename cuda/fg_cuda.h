@@ -73,6 +73,27 @@ int cuda_rt_multiply(const cuda_rt_level *levels, int nlevels, int mode, int ker
                      uint64_t *C, size_t ldc, int device, cuda_rt_stats *stats,
                      char *err, size_t errlen);
 
+/* The same with at most max_device_bytes of device memory (0: the free memory
+ * less a margin): the serial layer takes as many outer levels as that needs;
+ * 2 when even every level serial does not fit (the host layer, runtime/host.c,
+ * splits such products). */
+int cuda_rt_multiply_limit(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
+                           unsigned long long rows, unsigned long long inner, unsigned long long cols,
+                           const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                           uint64_t *C, size_t ldc, int device, double max_device_bytes,
+                           cuda_rt_stats *stats, char *err, size_t errlen);
+/* The device memory cuda_rt_multiply_limit would hold for these sizes (its dry
+ * run, with the fewest serial levels that fit): *peak_bytes, or -1 (and a
+ * message in err) when nothing fits; *serial_levels (may be NULL) the levels
+ * it would run serially.  Returns 0, 2 or 3 as above. */
+int cuda_rt_need(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
+                 unsigned long long rows, unsigned long long inner, unsigned long long cols,
+                 int device, double max_device_bytes, double *peak_bytes, int *serial_levels,
+                 char *err, size_t errlen);
+/* Page-locked host memory (copies at full PCIe speed); NULL when it cannot be had. */
+void *cuda_rt_host_alloc(size_t bytes);
+void cuda_rt_host_free(void *p);
+
 /* Device-memory building blocks (benchmarks and tests; pointers are device
  * pointers, stream a cudaStream_t or NULL).  The inner layer: batch products
  * C[b] = A[b] * Bt[b]^T, A[b] m x k, Bt[b] n x k (B transposed), C[b] m x n.

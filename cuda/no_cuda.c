@@ -38,6 +38,33 @@ int cuda_rt_multiply(const cuda_rt_level *levels, int nlevels, int mode, int ker
     if (err && errlen) snprintf(err, errlen, "no GPU backend in this build (built without CUDA)");
     return 3;
 }
+int cuda_rt_multiply_limit(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
+                           unsigned long long rows, unsigned long long inner, unsigned long long cols,
+                           const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb, uint64_t *C,
+                           size_t ldc, int device, double max_device_bytes, cuda_rt_stats *stats,
+                           char *err, size_t errlen)
+{
+    (void)max_device_bytes;
+    return cuda_rt_multiply(levels, nlevels, mode, kernel, rows, inner, cols, A, lda, B, ldb, C, ldc,
+                            device, stats, err, errlen);
+}
+int cuda_rt_need(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
+                 unsigned long long rows, unsigned long long inner, unsigned long long cols,
+                 int device, double max_device_bytes, double *peak_bytes, int *serial_levels,
+                 char *err, size_t errlen)
+{
+    (void)levels, (void)nlevels, (void)mode, (void)kernel, (void)rows, (void)inner, (void)cols;
+    (void)device, (void)max_device_bytes, (void)serial_levels;
+    *peak_bytes = -1;
+    if (err && errlen) snprintf(err, errlen, "no GPU backend in this build (built without CUDA)");
+    return 3;
+}
+void *cuda_rt_host_alloc(size_t bytes)
+{
+    (void)bytes;
+    return NULL;
+}
+void cuda_rt_host_free(void *p) { (void)p; }
 int cuda_bmm_device(int kernel, int mode, const uint64_t *dA, const uint64_t *dBt, uint64_t *dC,
                     const cuda_bmm_shape *sh, void *stream)
 {

@@ -424,16 +424,12 @@ int say(char *err, size_t len, int code, const char *fmt, const char *arg = "")
     return code;
 }
 
-} // namespace
-
-extern "C" int cuda_rt_multiply(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
-                                unsigned long long rows, unsigned long long inner,
-                                unsigned long long cols, const uint64_t *A, size_t lda,
-                                const uint64_t *B, size_t ldb, uint64_t *C, size_t ldc, int device,
-                                cuda_rt_stats *stats, char *err, size_t errlen)
+// Checks the arguments and sizes an executor for them (device set, kernel
+// resolved, block sizes); 0 or the code with a message.
+int prepare(Exec &x, const cuda_rt_level *levels, int nlevels, int mode, int kernel,
+            unsigned long long rows, unsigned long long inner, unsigned long long cols, size_t lda,
+            size_t ldb, size_t ldc, int device, char *err, size_t errlen)
 {
-    const auto t0 = std::chrono::steady_clock::now();
-    if (stats) memset(stats, 0, sizeof *stats);
     if (mode != CUDA_BMM_GF2 && mode != CUDA_BMM_BOOL) return say(err, errlen, 2, "unknown product mode");
     if (kernel < CUDA_BMM_AUTO || kernel >= CUDA_BMM_KERNELS) return say(err, errlen, 2, "unknown inner kernel");
     if (nlevels < 0 || nlevels > RT_MAX_LEVELS) return say(err, errlen, 2, "too many levels (at most 16)");
@@ -459,7 +455,6 @@ extern "C" int cuda_rt_multiply(const cuda_rt_level *levels, int nlevels, int mo
     if (cudaSetDevice(device) != cudaSuccess) return say(err, errlen, 3, "cudaSetDevice failed");
 
     kernel = bmm_resolve(kernel);
-    Exec x;
     x.lv = levels, x.d = nlevels, x.kernel = kernel, x.mode = mode;
     long long qm, qn, qk, S = 1, T = 1, U = 1;
     cuda_bmm_quanta(kernel, &qm, &qn, &qk);
@@ -474,30 +469,122 @@ extern "C" int cuda_rt_multiply(const cuda_rt_level *levels, int nlevels, int mo
     x.buw = x.bu / 64;
     // The largest expanded operand must be addressable with 64-bit word counts.
     if (total_w * (double)(x.bs + x.bu) * x.btw > 4e18) return say(err, errlen, 2, "sizes overflow");
+    return 0;
+}
 
+// The device budget: the free memory less a margin, and at most max_bytes (> 0).
+int budget_of(double max_bytes, double *budget, double *free_out, char *err, size_t errlen)
+{
     size_t free_b = 0, total_b = 0;
     if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return say(err, errlen, 3, "cudaMemGetInfo failed");
-    const double budget = (double)free_b * 0.92 - 256.0 * (1 << 20);
+    *budget = (double)free_b * 0.92 - 256.0 * (1 << 20);
+    if (max_bytes > 0 && max_bytes < *budget) *budget = max_bytes;
+    *free_out = (double)free_b;
+    return 0;
+}
+
+// The smallest number of serial levels whose dry run fits the budget (-1: none).
+int choose_ds(const Exec &x, double budget, unsigned long long rows, unsigned long long inner,
+              unsigned long long cols, size_t lda, size_t ldb, size_t ldc, int *ds_out,
+              double *peak_out, char *err, size_t errlen)
+{
     int ds = -1, ds_min = 0;
     double peak = 0;
     // Tests force the serial layer on small inputs with this variable.
-    if (const char *e = getenv("FLIPGRAPH_GPU_SERIAL_LEVELS")) ds_min = std::min(std::max(atoi(e), 0), nlevels);
-    for (int cand = ds_min; cand <= nlevels && ds < 0; cand++) {
+    if (const char *e = getenv("FLIPGRAPH_GPU_SERIAL_LEVELS")) ds_min = std::min(std::max(atoi(e), 0), x.d);
+    for (int cand = ds_min; cand <= x.d && ds < 0; cand++) {
         Exec dry = x;
         dry.ds = cand;
         dry.mem.dry = true;
         try {
-            dry.run((long long)rows, (long long)inner, (long long)cols, A, lda, B, ldb, C, ldc);
+            dry.run((long long)rows, (long long)inner, (long long)cols, nullptr, lda, nullptr, ldb,
+                    nullptr, ldc);
         } catch (Fail &f) {
             return say(err, errlen, f.code, "%s", cuda_rt_last_error());
         }
         if ((double)dry.mem.peak <= budget) ds = cand, peak = (double)dry.mem.peak;
     }
+    *ds_out = ds;
+    *peak_out = peak;
+    return 0;
+}
+
+} // namespace
+
+extern "C" int cuda_rt_need(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
+                            unsigned long long rows, unsigned long long inner, unsigned long long cols,
+                            int device, double max_device_bytes, double *peak_bytes,
+                            int *serial_levels, char *err, size_t errlen)
+{
+    Exec x;
+    const size_t lda = (inner + 63) / 64, ldb = (cols + 63) / 64, ldc = ldb;
+    int rc = prepare(x, levels, nlevels, mode, kernel, rows, inner, cols, lda, ldb, ldc, device, err, errlen);
+    if (rc) return rc;
+    double budget, free_b;
+    if ((rc = budget_of(max_device_bytes, &budget, &free_b, err, errlen))) return rc;
+    int ds;
+    double peak;
+    if ((rc = choose_ds(x, budget, rows, inner, cols, lda, ldb, ldc, &ds, &peak, err, errlen))) return rc;
+    *peak_bytes = ds < 0 ? -1.0 : peak;
+    if (serial_levels) *serial_levels = ds;
     if (ds < 0) {
         char m[200];
-        snprintf(m, sizeof m, "the product needs more than the GPU's %.1f GiB free even with every "
-                 "level serial (the host pipeline of Karppa, Kaski 2019, 3.16, is not built yet)",
-                 free_b / 1073741824.0);
+        snprintf(m, sizeof m, "the product needs more than %.1f MiB of GPU memory even with every level serial",
+                 budget / 1048576.0);
+        say(err, errlen, 0, "%s", m);
+    }
+    return 0;
+}
+
+extern "C" void *cuda_rt_host_alloc(size_t bytes)
+{
+    void *p = nullptr;
+    // Portable: page-locked for every GPU, not only the context that made it
+    // (a host-layer worker allocates before it picks its device).
+    if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
+        cudaGetLastError();
+        return nullptr;
+    }
+    return p;
+}
+
+extern "C" void cuda_rt_host_free(void *p)
+{
+    if (p) cudaFreeHost(p);
+}
+
+extern "C" int cuda_rt_multiply(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
+                                unsigned long long rows, unsigned long long inner,
+                                unsigned long long cols, const uint64_t *A, size_t lda,
+                                const uint64_t *B, size_t ldb, uint64_t *C, size_t ldc, int device,
+                                cuda_rt_stats *stats, char *err, size_t errlen)
+{
+    return cuda_rt_multiply_limit(levels, nlevels, mode, kernel, rows, inner, cols, A, lda, B, ldb, C,
+                                  ldc, device, 0.0, stats, err, errlen);
+}
+
+extern "C" int cuda_rt_multiply_limit(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
+                                      unsigned long long rows, unsigned long long inner,
+                                      unsigned long long cols, const uint64_t *A, size_t lda,
+                                      const uint64_t *B, size_t ldb, uint64_t *C, size_t ldc,
+                                      int device, double max_device_bytes, cuda_rt_stats *stats,
+                                      char *err, size_t errlen)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    if (stats) memset(stats, 0, sizeof *stats);
+    Exec x;
+    int rc = prepare(x, levels, nlevels, mode, kernel, rows, inner, cols, lda, ldb, ldc, device, err, errlen);
+    if (rc) return rc;
+    double budget, free_b;
+    if ((rc = budget_of(max_device_bytes, &budget, &free_b, err, errlen))) return rc;
+    int ds;
+    double peak;
+    if ((rc = choose_ds(x, budget, rows, inner, cols, lda, ldb, ldc, &ds, &peak, err, errlen))) return rc;
+    if (ds < 0) {
+        char m[240];
+        snprintf(m, sizeof m, "the product needs more than %.1f MiB of GPU memory (%.1f GiB free) even "
+                 "with every level serial: the host layer splits it (docs/host-layer.md)",
+                 budget / 1048576.0, free_b / 1073741824.0);
         return say(err, errlen, 2, "%s", m);
     }
 
@@ -516,7 +603,7 @@ extern "C" int cuda_rt_multiply(const cuda_rt_level *levels, int nlevels, int mo
         cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
     else
         pool = nullptr, cudaGetLastError();
-    int rc = 0;
+    rc = 0;
     try {
         x.run((long long)rows, (long long)inner, (long long)cols, A, lda, B, ldb, C, ldc);
         check_cuda(cudaStreamSynchronize(x.st), "GPU execution");

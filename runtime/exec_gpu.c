@@ -8,15 +8,19 @@
 
 #include "../cuda/fg_cuda.h"
 
-rt_status rt_execute_gpu(const export_plan *plan, const rt_matrix *A, const rt_matrix *B,
-                         rt_matrix *C, rt_stats *stats, char *err, size_t errlen)
+static rt_status usable(const export_plan *plan, int device, char *err, size_t errlen)
 {
     if (!cuda_compiled_in()) {
         scheme_fail(err, errlen, "this build has no GPU backend (built without nvcc); use --backend cpu");
         return RT_EBACKEND;
     }
-    if (cuda_device_count() < 1) {
+    int n = cuda_device_count();
+    if (n < 1) {
         scheme_fail(err, errlen, "no GPU is visible; use --backend cpu");
+        return RT_EBACKEND;
+    }
+    if (device < 0 || device >= n) {
+        scheme_fail(err, errlen, "there is no GPU %d (%d visible)", device, n);
         return RT_EBACKEND;
     }
     if (plan->boolean && plan->levels > 0) {
@@ -24,20 +28,53 @@ rt_status rt_execute_gpu(const export_plan *plan, const rt_matrix *A, const rt_m
                                  "only (no --scheme); use --backend cpu for Boolean products with schemes");
         return RT_EBACKEND;
     }
+    return RT_OK;
+}
+
+static int levels_of(const export_plan *plan, cuda_rt_level *lv)
+{
+    for (int l = 0; l < plan->levels; l++) {
+        const export_plan_level *L = &plan->level[l];
+        lv[l] = (cuda_rt_level){L->s, L->t, L->u, L->r, L->xi, L->eta, L->zeta};
+    }
+    return plan->levels;
+}
+
+rt_status rt_device_need(const export_plan *plan, int device, double max_device_bytes,
+                         double *peak_bytes, char *err, size_t errlen)
+{
+    rt_status st = usable(plan, device, err, errlen);
+    if (st != RT_OK)
+        return st;
+    cuda_rt_level lv[EXPORT_PLAN_MAX_LEVELS];
+    int rc = cuda_rt_need(lv, levels_of(plan, lv), plan->boolean ? CUDA_BMM_BOOL : CUDA_BMM_GF2,
+                          CUDA_BMM_AUTO, plan->rows, plan->inner, plan->cols, device, max_device_bytes,
+                          peak_bytes, NULL, err, errlen);
+    if (rc == 2)
+        return RT_EDIMS;
+    if (rc != 0)
+        return RT_EDEVICE;
+    return *peak_bytes < 0 ? RT_EMEMORY : RT_OK;
+}
+
+rt_status rt_execute_device(const export_plan *plan, const rt_matrix *A, const rt_matrix *B,
+                            rt_matrix *C, int device, double max_device_bytes, rt_stats *stats,
+                            char *err, size_t errlen)
+{
+    rt_status st = usable(plan, device, err, errlen);
+    if (st != RT_OK)
+        return st;
     if (!plan->sized || A->rows != plan->rows || A->cols != plan->inner || B->rows != plan->inner ||
         B->cols != plan->cols || C->rows != A->rows || C->cols != B->cols) {
         scheme_fail(err, errlen, "the matrices do not fit the plan's sizes");
         return RT_EDIMS;
     }
     cuda_rt_level lv[EXPORT_PLAN_MAX_LEVELS];
-    for (int l = 0; l < plan->levels; l++) {
-        const export_plan_level *L = &plan->level[l];
-        lv[l] = (cuda_rt_level){L->s, L->t, L->u, L->r, L->xi, L->eta, L->zeta};
-    }
     cuda_rt_stats cs;
-    int rc = cuda_rt_multiply(lv, plan->levels, plan->boolean ? CUDA_BMM_BOOL : CUDA_BMM_GF2,
-                              CUDA_BMM_AUTO, A->rows, A->cols, B->cols, A->w, A->stride, B->w,
-                              B->stride, C->w, C->stride, 0, &cs, err, errlen);
+    int rc = cuda_rt_multiply_limit(lv, levels_of(plan, lv), plan->boolean ? CUDA_BMM_BOOL : CUDA_BMM_GF2,
+                                    CUDA_BMM_AUTO, A->rows, A->cols, B->cols, A->w, A->stride, B->w,
+                                    B->stride, C->w, C->stride, device, max_device_bytes, &cs, err,
+                                    errlen);
     if (rc == 2)
         return RT_EDIMS;
     if (rc != 0)
@@ -51,4 +88,10 @@ rt_status rt_execute_gpu(const export_plan *plan, const rt_matrix *A, const rt_m
         stats->total = cs.ms_total / 1e3;
     }
     return RT_OK;
+}
+
+rt_status rt_execute_gpu(const export_plan *plan, const rt_matrix *A, const rt_matrix *B,
+                         rt_matrix *C, rt_stats *stats, char *err, size_t errlen)
+{
+    return rt_execute_device(plan, A, B, C, 0, 0.0, stats, err, errlen);
 }

@@ -25,6 +25,24 @@ rt_matrix *rt_matrix_new(uint64_t rows, uint64_t cols)
     return m;
 }
 
+rt_matrix *rt_matrix_new_large(uint64_t rows, uint64_t cols, bool zero)
+{
+    if (rows < 1 || cols < 1 || rows > RT_MAX_DIM || cols > RT_MAX_DIM)
+        return NULL;
+    uint64_t stride = (cols + 63) / 64;
+    if ((double)rows * (double)stride * 8.0 > 0x1p62)
+        return NULL;
+    rt_matrix *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    if (!(m->w = rt_buf_alloc(rows * stride, zero))) {
+        free(m);
+        return NULL;
+    }
+    m->rows = rows, m->cols = cols, m->stride = stride;
+    return m;
+}
+
 void rt_matrix_free(rt_matrix *m)
 {
     if (!m)

@@ -34,6 +34,9 @@ typedef struct rt_matrix {
 
 /* A zero matrix; NULL when a dimension is 0, too large, or out of memory. */
 rt_matrix *rt_matrix_new(uint64_t rows, uint64_t cols);
+/* The same beyond RT_MAX_MATRIX_BYTES (matrices made in memory, never read from
+ * a file: bench multiply --generate); zero false leaves the words unset. */
+rt_matrix *rt_matrix_new_large(uint64_t rows, uint64_t cols, bool zero);
 void rt_matrix_free(rt_matrix *m);
 static inline bool rt_matrix_get(const rt_matrix *m, uint64_t r, uint64_t c)
 {
@@ -147,8 +150,108 @@ rt_status rt_execute_z(const export_plan *plan, const rt_matrix *A, const rt_mat
  * when the build has no CUDA or no GPU is visible. */
 rt_status rt_execute_gpu(const export_plan *plan, const rt_matrix *A, const rt_matrix *B,
                          rt_matrix *C, rt_stats *stats, char *err, size_t errlen);
+/* The same on GPU `device` with at most max_device_bytes of device memory (0:
+ * the device's free memory): the executor runs as many of the outermost levels
+ * serially as it needs to fit (docs/gpu-runtime.md). */
+rt_status rt_execute_device(const export_plan *plan, const rt_matrix *A, const rt_matrix *B,
+                            rt_matrix *C, int device, double max_device_bytes, rt_stats *stats,
+                            char *err, size_t errlen);
+/* Device memory the GPU executor needs for a plan (sized) on `device`: the
+ * smallest peak it reaches with enough serial levels to fit max_device_bytes
+ * (0: the free memory), found by its dry run.  RT_EMEMORY when nothing fits,
+ * RT_EBACKEND without a GPU. */
+rt_status rt_device_need(const export_plan *plan, int device, double max_device_bytes,
+                         double *peak_bytes, char *err, size_t errlen);
 /* Physical memory in bytes (0 when unknown). */
 double rt_physical_memory(void);
+
+/* ---- the host layer: products beyond one executor's memory ------------
+ * (docs/host-layer.md; Karppa, Kaski 2019, sections 3.12 and 3.16)
+ *
+ * The outermost levels of the chain are evaluated on the host over subproblems:
+ * subproblem (h_0, .., h_{k-1}, tile) multiplies the operand sums
+ * T = sum (xi_0 x .. x xi_{k-1})[h] A_I and S = (eta ...)[h] B_J, formed from
+ * blocks of A and B, on an executor with the rest of the chain, and adds
+ * (zeta ...)[h] Q into the blocks of C: the Kronecker product of the host
+ * levels' schemes, one product h at a time, as Yates's algorithm does it.
+ * Below the host levels the operands may also be cut into tiles (the standard
+ * algorithm as one more host level: no sums, only sub-blocks).  Boolean
+ * products use tiles only (a scheme's sums need integers, not bits).  Several
+ * executors take subproblems from one counter, one host thread each; the
+ * accumulation into C is locked per block of C, and over GF(2) and OR the
+ * order does not matter, so the bits are those of the in-core product. */
+
+/* An executor: the CPU one (device < 0) with `threads` threads, or GPU `device`. */
+typedef struct rt_executor {
+    int device;  /* -1: the CPU executor */
+    int threads; /* CPU executor threads (<= 0: all processors / executors) */
+} rt_executor;
+
+#define RT_HOST_MAX_DEPTH 4
+typedef struct rt_host_config {
+    const rt_executor *exec; /* executors (NULL: one CPU executor) */
+    int n_exec;
+    double max_host_bytes;   /* host buffers beyond the operands (0: no limit) */
+    double max_device_bytes; /* per GPU (0: its free memory) */
+    int threads;             /* host threads for the operand sums (<= 0: all processors) */
+    int pipeline;            /* subproblems in flight per executor (sums, product, accumulation
+                                overlapped): 1 .. RT_HOST_MAX_DEPTH, 0: 2 */
+    /* Tests: at least this many host levels and tiles per dimension. */
+    int min_host_levels;
+    uint64_t min_tiles;
+    /* Called from the calling thread about twice a second while subproblems run,
+     * and once at the end (done == total). */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total, double seconds);
+    void *progress_ctx;
+} rt_host_config;
+
+typedef struct rt_host_split {
+    bool in_core;          /* one executor, the whole product: no host layer */
+    int host_levels;       /* outermost levels of the chain evaluated on the host */
+    uint64_t tiles[3];     /* tiles of rows, inner, columns below them */
+    uint64_t leaves;       /* subproblems: R of the host levels * tiles */
+    uint64_t leaf_rows, leaf_inner, leaf_cols;
+    double leaf_bytes;     /* host buffers per executor (T, S, Q of each subproblem in flight) */
+    double exec_bytes;     /* the executor's own need per subproblem (host for the CPU,
+                              device for a GPU) */
+    double host_bytes;     /* all host buffers: executors * (leaf + CPU executor) */
+} rt_host_split;
+
+typedef struct rt_host_stats {
+    double total, sums, exec, accumulate; /* seconds; sums, exec, accumulate summed
+                                             over the executors' threads */
+    uint64_t leaves;
+    rt_stats in_core; /* the executor's phases, in core */
+} rt_host_stats;
+
+/* Chooses the split for a sized plan: in core when one executor holds the whole
+ * product within the limits; else the fewest host levels (GF(2); Boolean
+ * none), then the fewest tiles, whose subproblem fits the limits.  RT_EMEMORY
+ * with a message when even the finest split does not fit. */
+rt_status rt_host_choose(const export_plan *plan, const rt_host_config *cfg, rt_host_split *split,
+                         char *err, size_t errlen);
+/* C = A B with the split (rt_host_choose).  In core: the executor alone. */
+rt_status rt_host_execute(const export_plan *plan, const rt_host_split *split,
+                          const rt_host_config *cfg, const rt_matrix *A, const rt_matrix *B,
+                          rt_matrix *C, rt_host_stats *stats, char *err, size_t errlen);
+/* One line describing a split ("in core" or "2 host levels, 2x1x2 tiles: 28
+ * subproblems of 4096 x 8192 x 4096"). */
+const char *rt_host_describe(const rt_host_split *split, char *buf, size_t len);
+
+/* ---- generated operands and checks without a reference product ---------- */
+
+/* Fills with bits that depend only on (seed, word index): the same matrix for a
+ * seed whatever the threads (splitmix64; Steele, Lea, Flood 2014). */
+void rt_matrix_generate(rt_matrix *m, uint64_t seed, int threads);
+/* Freivalds's check over GF(2) (Freivalds 1977): C X == A (B X) for a random
+ * cols x 64 bit matrix X from seed, i.e. 64 random vectors at once; a wrong
+ * product passes with probability at most 2^-64.  true when they agree. */
+bool rt_freivalds_gf2(const rt_matrix *A, const rt_matrix *B, const rt_matrix *C, uint64_t seed,
+                      int threads);
+/* samples random entries of C recomputed from a row of A and a column of B
+ * (GF(2) or Boolean); returns the number that differ. */
+uint64_t rt_sample_check(const rt_matrix *A, const rt_matrix *B, const rt_matrix *C, bool boolean,
+                         int samples, uint64_t seed);
 
 /* ---- floating-point matrices (docs/float.md) ---------------------------
  *

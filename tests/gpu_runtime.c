@@ -272,6 +272,69 @@ out:
     export_plan_free(&plan);
 }
 
+/* The host layer (runtime/host.c) with GPU executors under a device limit that
+ * forces subproblems, against the CPU executor in core. */
+static void check_host(const char *what, const scheme *const *chain, int nl, int boolean, long long n,
+                       long long k, long long p, const rt_executor *ex, int nex, double max_dev)
+{
+    char err[1024];
+    export_plan plan;
+    if (!export_plan_init(&plan, chain, NULL, nl, boolean, err, sizeof err) ||
+        !export_plan_size(&plan, (uint64_t)n, (uint64_t)k, (uint64_t)p, err, sizeof err)) {
+        printf("FAIL %s: plan: %s\n", what, err);
+        g_fail++;
+        return;
+    }
+    rt_matrix *A = rt_matrix_new((uint64_t)n, (uint64_t)k), *B = rt_matrix_new((uint64_t)k, (uint64_t)p),
+              *C = rt_matrix_new((uint64_t)n, (uint64_t)p), *G = rt_matrix_new((uint64_t)n, (uint64_t)p);
+    int thr = boolean ? 1 : 32; /* Boolean: sparse, else an all-ones product */
+    for (uint64_t i = 0; i < A->rows * A->stride; i++) {
+        uint64_t x = 0;
+        for (int b = 0; b < 64; b++) x |= (uint64_t)((int)(rnd() & 63) < thr) << b;
+        A->w[i] = x;
+    }
+    for (uint64_t i = 0; i < B->rows * B->stride; i++) {
+        uint64_t x = 0;
+        for (int b = 0; b < 64; b++) x |= (uint64_t)((int)(rnd() & 63) < thr) << b;
+        B->w[i] = x;
+    }
+    rt_matrix_mask_tail(A);
+    rt_matrix_mask_tail(B);
+    for (uint64_t i = 0; i < G->rows * G->stride; i++) G->w[i] = rnd(); /* poison */
+    rt_host_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.exec = ex, cfg.n_exec = nex, cfg.max_device_bytes = max_dev;
+    rt_host_split sp;
+    rt_status s = rt_execute(&plan, A, B, C, 0, 0, NULL, err, sizeof err);
+    if (s != RT_OK) {
+        printf("FAIL %s: CPU executor: %s\n", what, err);
+        g_fail++;
+    } else if ((s = rt_host_choose(&plan, &cfg, &sp, err, sizeof err)) != RT_OK) {
+        printf("FAIL %s: rt_host_choose: %s\n", what, err);
+        g_fail++;
+    } else if (sp.in_core) {
+        printf("FAIL %s: the device limit did not force subproblems\n", what);
+        g_fail++;
+    } else if ((s = rt_host_execute(&plan, &sp, &cfg, A, B, G, NULL, err, sizeof err)) != RT_OK) {
+        printf("FAIL %s: rt_host_execute: %s\n", what, err);
+        g_fail++;
+    } else {
+        rt_diff d;
+        rt_matrix_compare(C, G, &d);
+        char desc[256];
+        if (!d.equal) {
+            printf("FAIL %s %lldx%lldx%lld (%s): host layer and CPU executor differ in %" PRIu64
+                   " entries (seed %" PRIu64 ")\n", what, n, k, p, rt_host_describe(&sp, desc, sizeof desc), d.count,
+                   g_seed);
+            g_fail++;
+        } else {
+            g_pass++;
+        }
+    }
+    rt_matrix_free(A), rt_matrix_free(B), rt_matrix_free(C), rt_matrix_free(G);
+    export_plan_free(&plan);
+}
+
 static void expect_rc(const char *what, int got, int want)
 {
     if (got == want) {
@@ -373,6 +436,22 @@ int main(void)
             if (s444) check_vs_cpu("cpu-executor 444:47+strassen", c3, 2, 0, n, k, p);
             if (s234) check_vs_cpu("cpu-executor 234:20+strassen", c4, 2, 0, n, k, p);
         }
+    }
+
+    /* The host layer: GPU 0 alone, twice (two streams), and beside a CPU executor,
+     * under a device limit below the in-core product's need (about 3 MiB at
+     * 3001 x 2500 x 2777, 1.2 MiB at the small size). */
+    {
+        const scheme *c2[2] = {st, st}, *c3[2] = {s444, st};
+        const rt_executor one[1] = {{0, 0}}, two[2] = {{0, 0}, {0, 0}}, mix[2] = {{0, 0}, {-1, 0}};
+        const double lim = (small ? 1.0 : 2.0) * 1048576.0;
+        const long long n = small ? 1500 : 3001, k = small ? 1200 : 2500, p = small ? 1300 : 2777;
+        check_host("host layer cubic gf2 [0]", NULL, 0, 0, n, k, p, one, 1, lim);
+        check_host("host layer cubic bool [0]", NULL, 0, 1, n, k, p, one, 1, lim);
+        check_host("host layer strassen^2 [0]", c2, 2, 0, n, k, p, one, 1, lim);
+        check_host("host layer strassen^2 [0,0]", c2, 2, 0, n, k, p, two, 2, lim);
+        check_host("host layer cubic bool [0,cpu]", NULL, 0, 1, n, k, p, mix, 2, lim);
+        if (s444) check_host("host layer 444:47+strassen [0,cpu]", c3, 2, 0, n, k, p, mix, 2, lim);
     }
 
     /* Bad input: answered with 2, nothing run. */

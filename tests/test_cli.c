@@ -833,6 +833,19 @@ Test(cli, progress_row_and_header_align)
 
 /* The progress table of a real search written to a file: the header, then
  * rows aligned under it, the header again before every 20 rows; no \r. */
+/* The progress bar of long products (multiply, bench multiply --generate). */
+Test(cli, product_progress_bar)
+{
+    char buf[256];
+    cli_progress_bar(buf, sizeof buf, 12, 48, 6.0);
+    cr_assert_str_eq(buf, "[#######.......................] 12/48 subproblems, 2/s, elapsed 0:00:06, ETA 0:00:18");
+    cli_progress_bar(buf, sizeof buf, 0, 7, 0.5);
+    cr_assert(strstr(buf, "[..............................] 0/7") && strstr(buf, "ETA -"), "%s", buf);
+    cli_progress_bar(buf, sizeof buf, 7, 7, 3725.0);
+    cr_assert(strstr(buf, "[##############################] 7/7") && strstr(buf, "elapsed 1:02:05, ETA 0:00:00"),
+              "%s", buf);
+}
+
 Test(cli, search_progress_table_piped_to_a_file)
 {
     const char *errp = tc_path_in("prog.err"), *outd = tc_path_in("prog.out");
