@@ -99,6 +99,7 @@ static bool bench_plan(const scheme *s, int levels, const char *name, const rt_m
         return false;
     }
     o->best = 0;
+    o->cpu = 0;
     o->predicted = p.ops_total;
     for (int r = 0; r < reps; r++) {
         rt_stats st;
