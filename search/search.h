@@ -365,7 +365,8 @@ bool search_walker_plus(search_walker *w);
 uint64_t search_walker_walk(search_walker *w, uint64_t n, int base, int stop_below);
 /* The current scheme (caller frees). */
 scheme *search_walker_snapshot(const search_walker *w);
-/* The current terms copied into out (room for cap terms); returns the rank. */
+/* The current terms copied into out (room for cap terms); returns the rank.  Over Z
+ * the GF(2) words (the odd coefficients; search_walker_snapshot has the integers). */
 int search_walker_terms(const search_walker *w, scheme_term *out);
 void search_walker_stats_get(const search_walker *w, search_walker_stats *st);
 uint64_t search_walker_plateau(const search_walker *w); /* the current adaptive L */
@@ -431,8 +432,10 @@ void search_result_free(search_result *r);
 
 /* Runs a search from the given start schemes (all of format p->fmt; none:
  * the standard algorithm).  Every scheme the run keeps was verified with
- * verify_f2 first; one that fails is reported as SEARCH_FAILED with a
- * diagnostic, never kept.  Returns res->status. */
+ * verify_f2 first (verify_z for p->ring z: start schemes over GF(2) count
+ * with coefficients 1, the schemes kept are integer schemes); one that fails
+ * is reported as SEARCH_FAILED with a diagnostic, never kept.  Returns
+ * res->status. */
 typedef search_status (*search_run_fn)(const search_params *p, const scheme *const *starts,
                                        int nstarts, const search_callbacks *cb, search_result *res);
 search_status search_run_cpu(const search_params *p, const scheme *const *starts, int nstarts,

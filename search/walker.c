@@ -597,6 +597,8 @@ int search_walker_terms(const search_walker *w, scheme_term *out)
 {
     if (w->sym)
         return sym_terms(w, out);
+    if (w->zw)
+        return z_terms(w, out);
     for (int r = 0; r < w->rank; r++) {
         int32_t s = w->alive[r];
         out[r].f[0] = w->f[s << 2 | 0];

@@ -153,6 +153,7 @@ bool z_reset(search_walker *w, const scheme *s, bool reduced);
 bool z_flip(search_walker *w);
 bool z_plus(search_walker *w);
 scheme *z_snapshot(const search_walker *w);
+int z_terms(const search_walker *w, scheme_term *out); /* the GF(2) words: odd coefficients */
 bool z_check(const search_walker *w, char *err, size_t errlen);
 
 /* The plain walker's index and terms (walker.c), shared with the walk over Z:

@@ -18,8 +18,8 @@
  *   plus       search_z_plus on two terms equal up to sign nowhere.
  * A move that would make a coefficient larger than coef_max in absolute value
  * is not taken: a flip draws again (up to 8 draws, then the step passes), a
- * reduction is not one.  Kauers and Moosbauer's flips over Z and Perminov's
- * ternary_flip_graph ({-1, 0, 1}, our coef-max 1) walk the same moves. */
+ * reduction is not one.  Perminov's ternary_flip_graph walks coefficients in
+ * {-1, 0, 1} (our coef-max 1) the same way (docs/references.md). */
 #include "walker_impl.h"
 
 #include <string.h>
@@ -298,6 +298,20 @@ scheme *z_snapshot(const search_walker *w)
         }
     }
     return s;
+}
+
+int z_terms(const search_walker *w, scheme_term *out)
+{
+    for (int r = 0; r < w->rank; r++)
+        for (int pos = 0; pos < 3; pos++) {
+            const int8_t *v = zv(w, w->alive[r], pos);
+            uint64_t odd = 0;
+            for (int e = 0; e < w->zw->size[pos]; e++)
+                if (v[e] & 1)
+                    odd |= 1ull << e;
+            out[r].f[pos] = odd;
+        }
+    return w->rank;
 }
 
 bool z_check(const search_walker *w, char *err, size_t errlen)
