@@ -377,6 +377,11 @@ Test(search_z_cli, bad_usage_exits_2)
         cr_assert(strstr(err, bad[i].says), "%s: %s", bad[i].args, err);
         free(err);
     }
+    /* --until-record takes the z column: <4,4,4> stops at 49 over Z (47 over GF(2)) */
+    cr_assert_eq(run(d, "search --ring z --dims 4x4x4 --until-record --max-flips 1 --threads 1"), 1);
+    char *banner = slurp(d, "err");
+    cr_assert(strstr(banner, "over Z: record 49") && strstr(banner, "at rank <= 49 (the record)"), "%s", banner);
+    free(banner);
     /* a GF(2) scheme without an integer lift is refused, saying why */
     char args[4200];
     snprintf(args, sizeof args, "search --ring z --from '%s' --time 1",
