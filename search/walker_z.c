@@ -25,7 +25,7 @@
 #include <string.h>
 
 typedef struct z_walk {
-    int size[3];          /* entries of a factor at each position */
+    int size[3];          /* entries of a factor at each position, padded to 16 (zeros past its own) */
     int coef_max;
     int8_t *v;            /* v[(slot * 3 + pos) * 64 + e] */
 } z_walk;
@@ -37,7 +37,8 @@ static inline int8_t *zv(const search_walker *w, int32_t s, int pos)
     return w->zw->v + ((size_t)s * 3 + (size_t)pos) * SCHEME_MAX_ENTRIES;
 }
 
-/* The key of a factor up to sign; 0 for the zero vector. */
+/* The key of a factor up to sign; 0 for the zero vector.  n is a multiple of
+ * 8 (z_walk.size). */
 static uint64_t z_key(const int8_t *v, int n)
 {
     int e = 0;
@@ -45,37 +46,47 @@ static uint64_t z_key(const int8_t *v, int n)
         e++;
     if (e == n)
         return 0;
-    const int sg = v[e] > 0 ? 1 : -1;
+    int8_t t[SCHEME_MAX_ENTRIES];
+    if (v[e] < 0) { /* the sign of the first nonzero entry taken out */
+        for (int k = 0; k < n; k++)
+            t[k] = (int8_t)-v[k];
+        v = t;
+    }
     uint64_t h = 0x243F6A8885A308D3ull ^ (uint64_t)n;
-    for (; e < n; e++)
-        h = (h ^ (uint8_t)(int8_t)(sg * v[e]) ^ ((uint64_t)e << 8)) * 0x100000001B3ull;
+    for (int k = 0; k < n; k += 8) {
+        uint64_t x;
+        memcpy(&x, v + k, 8);
+        h = (h ^ x) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
     return h | 1;
 }
 
-/* +1: a = b, -1: a = -b, 0: neither (a is never zero here). */
+/* +1: a = b, -1: a = -b, 0: neither (a is never zero here).  Branch-free over
+ * the padded length, so that the compiler vectorizes it. */
 static int z_rel(const int8_t *a, const int8_t *b, int n)
 {
-    bool eq = true, opp = true;
-    for (int e = 0; e < n && (eq || opp); e++) {
-        eq = eq && a[e] == b[e];
-        opp = opp && a[e] == -b[e];
+    uint8_t diff = 0, sum = 0;
+    for (int e = 0; e < n; e++) {
+        diff |= (uint8_t)(a[e] ^ b[e]);
+        sum |= (uint8_t)(a[e] + b[e]); /* |entries| <= 127: a + b = 0 mod 256 only when a = -b */
     }
-    return eq ? 1 : opp ? -1 : 0;
+    return !diff ? 1 : !sum ? -1 : 0;
 }
 
 /* out = a + mul * b within the bound; false when an entry passes it. */
 static bool z_add(int8_t *out, const int8_t *a, const int8_t *b, int mul, int n, int cmax)
 {
+    int bad = 0;
     for (int e = 0; e < n; e++) {
-        const int x = a[e] + mul * b[e];
-        if (x > cmax || x < -cmax)
-            return false;
+        const int16_t x = (int16_t)(a[e] + mul * b[e]);
+        bad |= (x > cmax) | (x < -cmax);
         out[e] = (int8_t)x;
     }
-    return true;
+    return !bad;
 }
 
 /* Factor pos of slot s becomes nv (re-indexed, queued); the term goes when nv is zero. */
@@ -150,8 +161,12 @@ z_walk *z_new(const search_params *p, int cap)
     z_walk *z = calloc(1, sizeof *z);
     if (!z)
         return NULL;
-    for (int pos = 0; pos < 3; pos++)
-        z->size[pos] = scheme_factor_size(p->fmt, pos);
+    /* every loop runs over the size padded to 16 entries (vectorized); the
+     * entries past a factor's own stay zero in every vector */
+    for (int pos = 0; pos < 3; pos++) {
+        const int n = scheme_factor_size(p->fmt, pos);
+        z->size[pos] = (n + 15) / 16 * 16 > SCHEME_MAX_ENTRIES ? SCHEME_MAX_ENTRIES : (n + 15) / 16 * 16;
+    }
     z->coef_max = p->coef_max > 0 ? p->coef_max : 1;
     z->v = calloc((size_t)cap * 3 * SCHEME_MAX_ENTRIES, 1);
     if (!z->v) {
@@ -189,7 +204,7 @@ bool z_reset(search_walker *w, const scheme *s, bool reduced)
         return false;
     walker_clear(w);
     for (int r = 0; r < s->rank; r++) {
-        int8_t f[3][SCHEME_MAX_ENTRIES];
+        int8_t f[3][SCHEME_MAX_ENTRIES] = {{0}};
         for (int pos = 0; pos < 3; pos++)
             for (int e = 0; e < w->zw->size[pos]; e++)
                 f[pos][e] = s->ring == SCHEME_RING_Z ? s->zterms[r].z[pos][e]
