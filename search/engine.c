@@ -283,6 +283,14 @@ static bool prepare_starts(engine *e, const scheme *const *starts, int nstarts, 
         scheme *f2 = z ? search_z_copy(starts[i]) : scheme_to_f2(starts[i]);
         verify_result vr;
         memset(&vr, 0, sizeof vr);
+        if (f2 && z && search_z_max_coef(f2) > 63) { /* the walker's int8 sums stay exact below that */
+            snprintf(res->msg, sizeof res->msg, "start scheme %d has a coefficient %d: a walk over Z takes "
+                     "coefficients up to 63", i + 1, search_z_max_coef(f2));
+            res->status = SEARCH_BAD_PARAMS;
+            scheme_free(f2);
+            ok = false;
+            break;
+        }
         if (!f2 || !verify_scheme(f2, z ? SCHEME_RING_Z : SCHEME_RING_F2, &vr)) {
             if (f2)
                 snprintf(res->msg, sizeof res->msg, "start scheme %d does not verify over %s: %.400s%s", i + 1,

@@ -65,27 +65,43 @@ static uint64_t z_key(const int8_t *v, int n)
     return h | 1;
 }
 
-/* +1: a = b, -1: a = -b, 0: neither (a is never zero here).  Branch-free over
- * the padded length, so that the compiler vectorizes it. */
+/* The loops below run over 16 entries at a time with a constant trip count,
+ * branch-free, so that -O2 vectorizes them; the entries past a factor's own
+ * are zero in every vector.  The walker's coefficients stay within 63 (the
+ * engine refuses starts with larger ones, moves stay within coef-max), so int8
+ * sums cannot wrap. */
+#define ZW_CHUNK 16
+
+/* +1: a = b, -1: a = -b, 0: neither (a is never zero here). */
 static int z_rel(const int8_t *a, const int8_t *b, int n)
 {
     uint8_t diff = 0, sum = 0;
-    for (int e = 0; e < n; e++) {
-        diff |= (uint8_t)(a[e] ^ b[e]);
-        sum |= (uint8_t)(a[e] + b[e]); /* |entries| <= 127: a + b = 0 mod 256 only when a = -b */
-    }
+    for (int c = 0; c < n; c += ZW_CHUNK)
+        for (int k = 0; k < ZW_CHUNK; k++) {
+            diff |= (uint8_t)(a[c + k] ^ b[c + k]);
+            sum |= (uint8_t)(a[c + k] + b[c + k]);
+        }
     return !diff ? 1 : !sum ? -1 : 0;
 }
 
-/* out = a + mul * b within the bound; false when an entry passes it. */
+/* out = a + mul * b (mul = +1 or -1) within the bound; false when an entry passes it. */
 static bool z_add(int8_t *out, const int8_t *a, const int8_t *b, int mul, int n, int cmax)
 {
-    int bad = 0;
-    for (int e = 0; e < n; e++) {
-        const int16_t x = (int16_t)(a[e] + mul * b[e]);
-        bad |= (x > cmax) | (x < -cmax);
-        out[e] = (int8_t)x;
-    }
+    const int8_t hi = (int8_t)cmax, lo = (int8_t)-cmax;
+    uint8_t bad = 0;
+    for (int c = 0; c < n; c += ZW_CHUNK)
+        if (mul > 0)
+            for (int k = 0; k < ZW_CHUNK; k++) {
+                const int8_t x = (int8_t)(a[c + k] + b[c + k]);
+                bad |= (uint8_t)((x > hi) | (x < lo));
+                out[c + k] = x;
+            }
+        else
+            for (int k = 0; k < ZW_CHUNK; k++) {
+                const int8_t x = (int8_t)(a[c + k] - b[c + k]);
+                bad |= (uint8_t)((x > hi) | (x < lo));
+                out[c + k] = x;
+            }
     return !bad;
 }
 
