@@ -25,12 +25,16 @@ static void usage(FILE *out)
     fprintf(out,
 "usage: flipgraph bench search [--quick] [--seeds N] [--cap SECONDS] [--threads N]\n"
 "                              [--targets NxMxP:R,...] [--flips-only | --rank-only]\n"
+"                              [--ring f2|z|both] [--coef-max K]\n"
 "\n"
 "  flips/s per thread on <4,4,4> and <5,5,5> (bare walker and whole search), then\n"
 "  the time to reach each target rank from the standard algorithm, median over\n"
 "  N seeds (default targets 3x3x3:23,4x4x4:49,2x4x5:33,3x4x5:47; 5 seeds; each\n"
 "  run capped at --cap seconds, default 300).  --quick: 3 seeds, cap 30 s,\n"
-"  shorter flip measurements.  --threads: walkers per search (default 1).\n");
+"  shorter flip measurements.  --threads: walkers per search (default 1).\n"
+"  --ring: over GF(2) (default), over Z (docs/search.md, \"Searching over Z\"; the\n"
+"  flips counted are those taken, and the share of drawn flips the coefficient bound\n"
+"  --coef-max, default 1, refused is shown), or both, row by row on the same format.\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -40,11 +44,14 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Bare walker: flips/s after a warm-up walk, no restarts, no plus. */
-static double walker_rate(scheme_format f, double seconds, uint64_t seed, int *rank)
+static double walker_rate(scheme_format f, int ring, int cmax, double seconds, uint64_t seed, int *rank,
+                          double *refused)
 {
     search_params p;
     search_params_default(&p);
     p.fmt = f;
+    p.ring = ring;
+    p.coef_max = cmax;
     p.plus_max = 0;
     p.isolated_plus = 1; /* the bare walker's speed: it never stops at an isolated scheme */
     scheme *s = scheme_standard(f);
@@ -62,16 +69,21 @@ static double walker_rate(scheme_format f, double seconds, uint64_t seed, int *r
     } while (t - t0 < seconds);
     search_walker_stats_get(w, &st1);
     *rank = search_walker_rank(w);
+    const double taken = (double)(st1.flips - st0.flips), no = (double)(st1.rejected - st0.rejected);
+    *refused = taken + no > 0 ? no / (taken + no) : 0;
     search_walker_free(w);
-    return (double)(st1.flips - st0.flips) / (t - t0);
+    return taken / (t - t0);
 }
 
 /* Whole search, no target, for `seconds`: flips/s per thread. */
-static double search_rate(scheme_format f, double seconds, int threads, uint64_t seed, int *best)
+static double search_rate(scheme_format f, int ring, int cmax, double seconds, int threads, uint64_t seed,
+                          int *best)
 {
     search_params p;
     search_params_default(&p);
     p.fmt = f;
+    p.ring = ring;
+    p.coef_max = cmax;
     p.threads = threads;
     p.time_limit = seconds;
     p.seed = seed;
@@ -96,10 +108,12 @@ int bench_search_cmd(int argc, char **argv)
         {"cap", required_argument, 0, 'c'}, {"threads", required_argument, 0, 't'},
         {"targets", required_argument, 0, 'T'}, {"flips-only", no_argument, 0, 'F'},
         {"rank-only", no_argument, 0, 'R'}, {"help", no_argument, 0, 'h'},
+        {"ring", required_argument, 0, 'r'}, {"coef-max", required_argument, 0, 'k'},
         {0, 0, 0, 0},
     };
     bool quick = false, flips = true, ranks = true;
-    long seeds = 0, threads = 1;
+    long seeds = 0, threads = 1, cmax = 1;
+    int rings[2] = {SCHEME_RING_F2, SCHEME_RING_F2}, nrings = 1;
     double cap = 0;
     target targets[16] = {
         {{3, 3, 3}, 23}, {{4, 4, 4}, 49}, {{2, 4, 5}, 33}, {{3, 4, 5}, 47},
@@ -146,6 +160,22 @@ int bench_search_cmd(int argc, char **argv)
             free(copy);
             break;
         }
+        case 'r':
+            if (!strcmp(optarg, "f2") || !strcmp(optarg, "z")) {
+                rings[0] = !strcmp(optarg, "z") ? SCHEME_RING_Z : SCHEME_RING_F2;
+                nrings = 1;
+            } else if (!strcmp(optarg, "both")) {
+                rings[0] = SCHEME_RING_F2;
+                rings[1] = SCHEME_RING_Z;
+                nrings = 2;
+            } else {
+                return cli_error(CLI_USAGE, CMD, "--ring %s: expected f2, z or both", optarg);
+            }
+            break;
+        case 'k':
+            if (!cli_parse_long(optarg, 1, 3, &cmax))
+                return cli_error(CLI_USAGE, CMD, "--coef-max %s: expected 1..3", optarg);
+            break;
         case 'F': ranks = false; break;
         case 'R': flips = false; break;
         case 'h': usage(stdout); return CLI_OK;
@@ -166,22 +196,29 @@ int bench_search_cmd(int argc, char **argv)
     if (flips) {
         printf("\nflips/s per thread (published CPU walker, quoted, not measured here: %.1e per core)\n",
                PUBLISHED_FLIPS_PER_CORE);
-        printf("%-8s %14s %8s %16s %8s\n", "format", "bare walker", "at rank", "whole search", "best");
+        printf("%-8s %-4s %14s %8s %9s %16s %8s\n", "format", "ring", "bare walker", "at rank", "refused", "whole search",
+               "best");
         static const scheme_format ff[] = {{4, 4, 4}, {5, 5, 5}};
-        for (size_t i = 0; i < sizeof ff / sizeof *ff; i++) {
-            char fb[32];
-            int wr = 0, best = 0;
-            double a = walker_rate(ff[i], mtime, 1, &wr);
-            double b = search_rate(ff[i], mtime, (int)threads, 1, &best);
-            printf("%-8s %14.3g %8d %16.3g %8d\n", scheme_format_str(ff[i], fb), a, wr, b, best);
-            fflush(stdout);
-        }
+        for (size_t i = 0; i < sizeof ff / sizeof *ff; i++)
+            for (int k = 0; k < nrings; k++) {
+                char fb[32], rf[32] = "-";
+                int wr = 0, best = 0;
+                double refused = 0;
+                double a = walker_rate(ff[i], rings[k], (int)cmax, mtime, 1, &wr, &refused);
+                double b = search_rate(ff[i], rings[k], (int)cmax, mtime, (int)threads, 1, &best);
+                if (rings[k] == SCHEME_RING_Z)
+                    snprintf(rf, sizeof rf, "%.1f%%", 100 * refused);
+                printf("%-8s %-4s %14.3g %8d %9s %16.3g %8d\n", scheme_format_str(ff[i], fb),
+                       rings[k] == SCHEME_RING_Z ? "z" : "f2", a, wr, rf, b, best);
+                fflush(stdout);
+            }
     }
     if (ranks) {
         printf("\ntime to rank from the standard algorithm (seconds; median over %ld seeds, cap %.0f s)\n",
                seeds, cap);
-        printf("%-8s %5s %10s %10s %10s   %s\n", "format", "rank", "median", "min", "max", "each seed");
-        for (int i = 0; i < ntargets; i++) {
+        printf("%-8s %-4s %5s %10s %10s %10s   %s\n", "format", "ring", "rank", "median", "min", "max", "each seed");
+        for (int i = 0; i < ntargets * nrings; i++) {
+            const int ring = rings[i % nrings];
             double tm[1000];
             int reached = 0;
             char each[4096] = "";
@@ -189,12 +226,14 @@ int bench_search_cmd(int argc, char **argv)
             for (long s = 0; s < seeds; s++) {
                 search_params p;
                 search_params_default(&p);
-                p.fmt = targets[i].f;
-                p.target_rank = targets[i].rank;
+                p.fmt = targets[i / nrings].f;
+                p.target_rank = targets[i / nrings].rank;
                 p.time_limit = cap;
                 p.threads = (int)threads;
                 p.seed = (uint64_t)s + 1;
                 p.progress_every = 0;
+                p.ring = ring;
+                p.coef_max = (int)cmax;
                 search_result r;
                 search_status st = search_run_cpu(&p, NULL, 0, NULL, &r);
                 if (st == SEARCH_FAILED || st == SEARCH_BAD_PARAMS) {
@@ -220,8 +259,8 @@ int bench_search_cmd(int argc, char **argv)
             FMT_T(mn, tm[0]);
             FMT_T(mx, tm[seeds - 1]);
 #undef FMT_T
-            printf("%-8s %5d %10s %10s %10s   %s  (%d/%ld reached)\n", scheme_format_str(targets[i].f, fb),
-                   targets[i].rank, med, mn, mx, each, reached, seeds);
+            printf("%-8s %-4s %5d %10s %10s %10s   %s  (%d/%ld reached)\n", scheme_format_str(targets[i / nrings].f, fb),
+                   ring == SCHEME_RING_Z ? "z" : "f2", targets[i / nrings].rank, med, mn, mx, each, reached, seeds);
             fflush(stdout);
         }
     }

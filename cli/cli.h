@@ -152,5 +152,7 @@ char *cli_kv_columns(const char *text, int per_line, const char *indent);
  * combined with an explicit target (0: none) as the higher of the two (the
  * earlier stop); -1 when the format has no known record. */
 int cli_until_record_target(scheme_format f, int target_rank);
+/* The same over a ring: the z column of records.tsv for SCHEME_RING_Z. */
+int cli_until_record_target_ring(scheme_format f, scheme_ring ring, int target_rank);
 
 #endif

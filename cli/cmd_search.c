@@ -26,11 +26,13 @@ static void usage(FILE *out)
     fprintf(out,
 "usage: flipgraph search --dims NxMxP [OPTIONS]\n"
 "\n"
-"Random walks on the flip graph of <n,m,p> over GF(2): random flips, every\n"
-"reduction at once, plus transitions after a plateau, restarts from a pool of\n"
-"the best schemes.  Every improvement is verified before it is kept.\n"
+"Random walks on the flip graph of <n,m,p> over GF(2), or over Z with --ring z:\n"
+"random flips, every reduction at once, plus transitions after a plateau, restarts\n"
+"from a pool of the best schemes.  Every improvement is verified before it is kept\n"
+"(over Z: the Brent equations over the integers; --from a GF(2) scheme is lifted).\n"
 "\n"
-"  --until-record      stop at the format's known GF(2) record (records.tsv, built in;\n"
+"  --until-record      stop at the format's known GF(2) record (records.tsv, built in; its\n"
+"                      z column with --ring z;\n"
 "                      exit 2 for a format without one); with --target-rank the higher\n"
 "                      of the two ranks (the earlier stop) wins\n"
 "  --from FILE         start from this scheme (any format the readers know; repeatable)\n"
@@ -183,8 +185,16 @@ static void banner(const banner_info *b)
                  search_record_uncertain(p->fmt, SCHEME_RING_F2) ? "?" : "");
     if (recz > 0)
         snprintf(rz, sizeof rz, " (over Z %d%s)", recz, search_record_uncertain(p->fmt, SCHEME_RING_Z) ? "?" : "");
-    fprintf(stderr, "search %s over GF(2): %s%s; start rank %d (%s%s); seed %" PRIu64 "\n",
-            scheme_format_str(p->fmt, fb), rs, rz, start, from,
+    if (p->ring == SCHEME_RING_Z) { /* the Z record first: it is the walk's */
+        snprintf(rs, sizeof rs, recz > 0 ? "record %d%s" : "no known record", recz,
+                 search_record_uncertain(p->fmt, SCHEME_RING_Z) ? "?" : "");
+        if (rec > 0)
+            snprintf(rz, sizeof rz, " (over GF(2) %d%s)", rec, search_record_uncertain(p->fmt, SCHEME_RING_F2) ? "?" : "");
+        else
+            rz[0] = 0;
+    }
+    fprintf(stderr, "search %s over %s: %s%s; start rank %d (%s%s); seed %" PRIu64 "\n",
+            scheme_format_str(p->fmt, fb), p->ring == SCHEME_RING_Z ? "Z" : "GF(2)", rs, rz, start, from,
             b->nstarts > 1 ? (snprintf(t, sizeof t, ", %d schemes", b->nstarts), t) : "", p->seed);
 
     /* when it stops */
@@ -229,8 +239,10 @@ static void banner(const banner_info *b)
                     g->warps ? "" : " (as many as run at once)", g->rounds, g->launch_ms,
                     g->steps ? "fixed steps" : g->timed ? "each walker's clock" : "adaptive steps");
     } else {
-        fprintf(stderr, "backend cpu: %d CPU thread%s (one walker each)\n", p->threads,
-                p->threads == 1 ? "" : "s");
+        fprintf(stderr, "backend cpu: %d CPU thread%s (one walker each%s)\n", p->threads,
+                p->threads == 1 ? "" : "s",
+                p->ring == SCHEME_RING_Z ? (snprintf(t, sizeof t, ", over Z, |coefficients| <= %d", p->coef_max), t)
+                                         : "");
     }
 
     /* every parameter the backend reads, as the run record stores them (--resume
@@ -293,7 +305,12 @@ static bool g_mpi_shared;
 
 int cli_until_record_target(scheme_format f, int target_rank)
 {
-    int record = search_record_rank(f);
+    return cli_until_record_target_ring(f, SCHEME_RING_F2, target_rank);
+}
+
+int cli_until_record_target_ring(scheme_format f, scheme_ring ring, int target_rank)
+{
+    int record = ring == SCHEME_RING_Z ? search_record_rank_z(f) : search_record_rank(f);
     if (record <= 0)
         return -1;
     return target_rank > record ? target_rank : record;
@@ -306,6 +323,8 @@ int cli_until_record_target(scheme_format f, int target_rank)
 static int decide_backend(const search_config *c, int64_t resume)
 {
     bool visible = cuda_compiled_in() && cuda_device_count() > c->p.device;
+    if (c->backend == SEARCH_BACKEND_AUTO && c->p.ring == SCHEME_RING_Z)
+        return SEARCH_BACKEND_CPU; /* the walk over Z has no GPU walker yet */
     if (c->backend == SEARCH_BACKEND_AUTO) {
         const bool cpu_only_sym =
             c->p.symmetry != SCHEME_SYM_NONE &&
@@ -486,6 +505,8 @@ static int cmd_search_meta(int argc, char **argv)
         return cli_error(CLI_USAGE, CMD, "unexpected argument '%s' (flipgraph search --meta --help)", argv[optind]);
     if (!have_range)
         return cli_error(CLI_USAGE, CMD, "--meta needs --dims-range A..B, e.g. 2x2x2..5x5x5");
+    if (cfg.p.ring == SCHEME_RING_Z)
+        return cli_error(CLI_USAGE, CMD, "--meta: the meta search walks over GF(2) only (drop --ring z)");
     scheme_format fl[512];
     int nf;
     if (!search_meta_formats(mc.lo, mc.hi, fl, &nf, 512))
@@ -632,6 +653,38 @@ out:
     return rc;
 }
 
+/* A --from scheme for a walk over Z: an integer scheme as it is; a GF(2) one
+ * with its coefficients 1 when that is valid over Z (the standard algorithm,
+ * Strassen's), else its Hensel lift (verify_lift, as `flipgraph lift` does).
+ * CLI_USAGE with the reason when it has none. */
+static int z_start(scheme **s, const char *path, bool quiet)
+{
+    if ((*s)->ring == SCHEME_RING_Z)
+        return CLI_OK;
+    scheme *z = search_z_copy(*s);
+    if (!z)
+        return cli_error(CLI_INTERNAL, CMD, "out of memory");
+    verify_result vr;
+    if (verify_z(z, &vr)) {
+        scheme_free(*s);
+        *s = z;
+        return CLI_OK;
+    }
+    scheme_free(z);
+    verify_lift_result lr;
+    scheme *l = verify_lift(*s, &lr);
+    if (!l)
+        return cli_error(lr.status == VERIFY_LIFT_TOO_LARGE || lr.status == VERIFY_LIFT_INTERNAL ? CLI_INTERNAL
+                                                                                                  : CLI_USAGE,
+                         CMD, "--ring z --from %s: a GF(2) scheme that does not lift to Z: %s", path, lr.msg);
+    if (!quiet)
+        fprintf(stderr, "flipgraph search: %s is over GF(2); lifted to Z (largest |coefficient| %d)\n", path,
+                lr.max_coeff);
+    scheme_free(*s);
+    *s = l;
+    return CLI_OK;
+}
+
 static int search_body(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) /* search --meta is its own command line */
@@ -762,6 +815,10 @@ static int search_body(int argc, char **argv)
         rc = cli_error(CLI_USAGE, CMD, "--dims NxMxP is required (flipgraph search --help)");
         goto out;
     }
+    if (cfg.p.ring == SCHEME_RING_Z) /* GF(2) starts become integer ones (or are refused) */
+        for (int i = 0; i < nstarts; i++)
+            if ((rc = z_start(&starts[i], from[i], quiet)) != CLI_OK)
+                goto out;
 
     int backend = decide_backend(&cfg, resume);
     if (backend < 0) {
@@ -778,13 +835,13 @@ static int search_body(int argc, char **argv)
     if (until_record) {
         /* the same rule as sweep --until-record, plus an explicit target: the
          * higher rank stops first, so the stop comes no later than either asks */
-        int t = cli_until_record_target(cfg.p.fmt, cfg.p.target_rank);
+        int t = cli_until_record_target_ring(cfg.p.fmt, (scheme_ring)cfg.p.ring, cfg.p.target_rank);
         if (t < 0) {
             char a[32];
             rc = cli_error(CLI_USAGE, CMD,
-                           "--until-record: no known GF(2) record for %s (records.tsv lists the formats "
+                           "--until-record: no known %s record for %s (records.tsv lists the formats "
                            "with every dimension <= 6, and <1,m,p>); give --target-rank instead",
-                           scheme_format_str(cfg.p.fmt, a));
+                           cfg.p.ring == SCHEME_RING_Z ? "Z" : "GF(2)", scheme_format_str(cfg.p.fmt, a));
             goto out;
         }
         cfg.p.target_rank = t;
@@ -795,7 +852,7 @@ static int search_body(int argc, char **argv)
         cfg.p.seed = random_seed();
     if (from_db) {
         scheme *s = NULL;
-        st = session_best_start(ss, cfg.p.fmt, &s, err, sizeof err);
+        st = session_best_start(ss, cfg.p.fmt, (scheme_ring)cfg.p.ring, &s, err, sizeof err);
         if (st == DB_OK) {
             starts[nstarts++] = s;
         } else if (st == DB_NOT_FOUND) {

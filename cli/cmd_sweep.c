@@ -471,7 +471,7 @@ int cmd_sweep(int argc, char **argv)
         scheme *start = NULL;
         const char *from = "the standard algorithm";
         if (from_db && !symmetric) {
-            db_status st = session_best_start(ss, row->fmt, &start, err, sizeof err);
+            db_status st = session_best_start(ss, row->fmt, SCHEME_RING_F2, &start, err, sizeof err);
             if (st == DB_OK)
                 from = "the database's best";
             else if (st != DB_NOT_FOUND) {

@@ -162,6 +162,8 @@ scheme *engine_best(engine *e)
  * first shared factor (a walk's schemes share many: this is O(rank) for them). */
 static bool flip_isolated(const scheme *s)
 {
+    if (s->ring == SCHEME_RING_Z) /* factors equal up to sign */
+        return search_z_count_flips(s) == 0;
     for (int x = 0; x < 3; x++)
         for (int i = 0; i < s->rank; i++)
             for (int j = i + 1; j < s->rank; j++)
@@ -179,8 +181,10 @@ static int offer(engine *e, int node, int walker, const scheme *s, scheme_rng *r
         return -1;
     verify_result vr;
     memset(&vr, 0, sizeof vr);
-    if (s->fmt.n != e->p->fmt.n || s->fmt.m != e->p->fmt.m || s->fmt.p != e->p->fmt.p ||
-        s->ring != SCHEME_RING_F2 || !verify_f2(s, &vr)) {
+    /* over the run's ring: verify_z for a walk over Z (docs/search.md, "Searching over Z") */
+    const scheme_ring ring = (scheme_ring)e->p->ring;
+    if (s->fmt.n != e->p->fmt.n || s->fmt.m != e->p->fmt.m || s->fmt.p != e->p->fmt.p || s->ring != ring ||
+        !verify_scheme(s, ring, &vr)) {
         char fb[32], who[64];
         if (node >= 0)
             snprintf(who, sizeof who, "rank %d's walker %d", node, walker);
@@ -190,7 +194,8 @@ static int offer(engine *e, int node, int walker, const scheme *s, scheme_rng *r
             snprintf(who, sizeof who, "walker %d", walker);
         engine_fail(e, SEARCH_FAILED, "BUG: %s produced a scheme of rank %d for %s that does not verify: %.300s",
                     who, s->rank, scheme_format_str(s->fmt, fb),
-                    vr.msg[0] ? vr.msg : "not a GF(2) scheme of the run's format");
+                    vr.msg[0] ? vr.msg : ring == SCHEME_RING_Z ? "not an integer scheme of the run's format"
+                                                               : "not a GF(2) scheme of the run's format");
         return -1;
     }
     int out = 0;
@@ -318,13 +323,26 @@ static bool prepare_starts(engine *e, const scheme *const *starts, int nstarts, 
     int best = SCHEME_MAX_RANK + 1;
     bool ok = true;
     for (int i = 0; i < nstarts && ok; i++) {
-        scheme *f2 = scheme_to_f2(starts[i]); /* the words; zero terms dropped */
+        /* over GF(2) the words, zero terms dropped; over Z the coefficients (a
+         * GF(2) start counts with coefficients 1: the standard algorithm) */
+        const bool z = p->ring == SCHEME_RING_Z;
+        scheme *f2 = z ? search_z_copy(starts[i]) : scheme_to_f2(starts[i]);
         verify_result vr;
         memset(&vr, 0, sizeof vr);
-        if (!f2 || !verify_f2(f2, &vr)) {
+        if (f2 && z && search_z_max_coef(f2) > 63) { /* the walker's int8 sums stay exact below that */
+            snprintf(res->msg, sizeof res->msg, "start scheme %d has a coefficient %d: a walk over Z takes "
+                     "coefficients up to 63", i + 1, search_z_max_coef(f2));
+            res->status = SEARCH_BAD_PARAMS;
+            scheme_free(f2);
+            ok = false;
+            break;
+        }
+        if (!f2 || !verify_scheme(f2, z ? SCHEME_RING_Z : SCHEME_RING_F2, &vr)) {
             if (f2)
-                snprintf(res->msg, sizeof res->msg, "start scheme %d does not verify over GF(2): %.400s", i + 1,
-                         vr.msg);
+                snprintf(res->msg, sizeof res->msg, "start scheme %d does not verify over %s: %.400s%s", i + 1,
+                         z ? "Z" : "GF(2)", vr.msg,
+                         z && starts[i]->ring == SCHEME_RING_F2 ? " (a GF(2) scheme: lift it first, flipgraph lift)"
+                                                                : "");
             else
                 snprintf(res->msg, sizeof res->msg, "out of memory");
             res->status = f2 ? SEARCH_BAD_PARAMS : SEARCH_FAILED;
@@ -339,7 +357,7 @@ static bool prepare_starts(engine *e, const scheme *const *starts, int nstarts, 
         scheme *red = w ? search_walker_snapshot(w) : NULL;
         search_walker_free(w);
         scheme_free(f2);
-        if (red && !verify_f2(red, &vr)) {
+        if (red && !verify_scheme(red, z ? SCHEME_RING_Z : SCHEME_RING_F2, &vr)) {
             snprintf(res->msg, sizeof res->msg, "BUG: the reduced start scheme %d does not verify: %.400s", i + 1,
                      vr.msg);
             scheme_free(red);
@@ -408,7 +426,7 @@ static void fill_progress(engine *e, double t, double last_t, uint64_t last_flip
     pr->flips = st.flips;
     pr->flips_per_s = t > last_t ? (double)(st.flips - last_flips) / (t - last_t) : 0;
     pr->best_rank = atomic_load(&e->best_rank);
-    pr->record = search_record_rank(e->p->fmt);
+    pr->record = e->p->ring == SCHEME_RING_Z ? search_record_rank_z(e->p->fmt) : search_record_rank(e->p->fmt);
     pr->level = search_pool_level(&e->pool, &pr->level_count);
     pr->plateau = st.plateau;
     pr->plus = st.plus;

@@ -6,7 +6,8 @@
  *     pooled; a start with reductions left is already an improvement;
  *   - the pool (pool.c) and its restart policy (docs/search.md, "Restarts");
  *   - the run's best and the improvement hand-off: every scheme a backend
- *     offers is verified with verify_f2 *here* before it is pooled or reported;
+ *     offers is verified with verify_f2 (verify_z over Z) *here* before it is
+ *     pooled or reported;
  *     one that fails ends the run with SEARCH_FAILED ("BUG: ... does not
  *     verify") and is neither pooled nor reported; each new best reaches
  *     cb->improved exactly once, serialized, in strictly decreasing rank order;

@@ -196,6 +196,13 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
         return scheme_fail(err, errlen, "walk lengths: expected walk-len <= walk-max");
     if (p->pool_min > p->pool_size)
         return scheme_fail(err, errlen, "pool-min %d: expected 1..pool-size (%d)", p->pool_min, p->pool_size);
+    if (p->ring != SCHEME_RING_F2 && p->ring != SCHEME_RING_Z)
+        return scheme_fail(err, errlen, "ring %d: expected f2 or z", p->ring);
+    if (p->ring == SCHEME_RING_F2 && p->coef_max != 1)
+        return scheme_fail(err, errlen, "--coef-max %d: only a walk over Z has coefficients to bound (give --ring z)",
+                           p->coef_max);
+    if (p->ring == SCHEME_RING_Z && p->symmetry != SCHEME_SYM_NONE)
+        return scheme_fail(err, errlen, "--ring z: symmetric walks are over GF(2) only (drop --symmetry)");
     if (p->symmetry < SCHEME_SYM_NONE || p->symmetry > SCHEME_SYM_C3XC2)
         return scheme_fail(err, errlen, "symmetry %d: expected none, c3 or c3xc2", p->symmetry);
     if (p->symmetry != SCHEME_SYM_NONE) {
@@ -330,6 +337,11 @@ bool search_config_set(search_config *c, int id, const char *value, char *err, s
             c->p.symmetry = (int)g;
         break;
     }
+    case SEARCH_PT_RING:
+        if (!strcmp(value, "f2")) c->p.ring = SCHEME_RING_F2;
+        else if (!strcmp(value, "z")) c->p.ring = SCHEME_RING_Z;
+        else ok = false;
+        break;
     case SEARCH_PT_CUBES:
         if (!strcmp(value, "default"))
             memset(&c->p.cubes, 0, sizeof c->p.cubes);
@@ -370,6 +382,7 @@ void search_config_value(const search_config *c, int id, char *buf, size_t len)
     }
     case SEARCH_PT_SYM: snprintf(buf, len, "%s", scheme_symmetry_name((scheme_symmetry)c->p.symmetry)); break;
     case SEARCH_PT_CUBES: search_cubes_text(&c->p.cubes, buf, len); break;
+    case SEARCH_PT_RING: snprintf(buf, len, "%s", c->p.ring == SCHEME_RING_Z ? "z" : "f2"); break;
     }
 }
 
@@ -411,6 +424,7 @@ void search_config_copy(search_config *dst, const search_config *src, int id)
         break;
     case SEARCH_PT_SYM: dst->p.symmetry = src->p.symmetry; break;
     case SEARCH_PT_CUBES: dst->p.cubes = src->p.cubes; break;
+    case SEARCH_PT_RING: dst->p.ring = src->p.ring; break;
     }
     dst->given[id] = src->given[id];
 }
@@ -471,6 +485,8 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
                        sym && c->p.symmetry != SCHEME_SYM_NONE ? sd : b == SEARCH_BACKEND_GPU ? r->gpu_def : r->def);
         }
     }
+    if (b == SEARCH_BACKEND_GPU && c->p.ring == SCHEME_RING_Z)
+        return scheme_fail(err, errlen, "--ring z: the GPU backend has no walker over Z yet; give --backend cpu");
     if (b == SEARCH_BACKEND_GPU && c->p.symmetry != SCHEME_SYM_NONE && c->given[SEARCH_PARAM_ROUNDS])
         return scheme_fail(err, errlen, "--rounds: the symmetric GPU walk does not use it (one walker per warp or per thread)");
     if (!c->given[SEARCH_PARAM_DEVICES])
@@ -630,6 +646,7 @@ static void default_text(int id, bool gpu, char *buf, size_t len)
     case SEARCH_PT_DEVLIST: snprintf(buf, len, "the --device"); break;
     case SEARCH_PT_SYM: snprintf(buf, len, "none"); break;
     case SEARCH_PT_CUBES: snprintf(buf, len, "mirror pairs"); break;
+    case SEARCH_PT_RING: snprintf(buf, len, "f2"); break;
     case SEARCH_PT_DUR: snprintf(buf, len, x == 0 ? "none" : "%gs", x); break;
     default:
         if (x == 0 && (strstr(r->expected, "(0: none)") || id == SEARCH_PARAM_TARGET_RANK))

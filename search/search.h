@@ -82,6 +82,41 @@ int search_reduce_all(scheme_term *t, int *rank, int gen_max);
  * reference count the walker's index is tested against. */
 uint64_t search_count_flips(const scheme_term *t, int rank);
 
+/* ---- moves over Z (moves_z.c; docs/search.md, "Searching over Z") ----------
+ *
+ * On an integer scheme (SCHEME_RING_Z; its words kept equal to the odd
+ * coefficients).  Two factors are *equal up to sign* when u = v or u = -v.
+ * A term left with a zero factor is dropped (scheme_remove).  No move makes a
+ * coefficient larger than coef_max in absolute value: one that would returns
+ * false and changes nothing.  These are the plain definitions the walker over
+ * Z is tested against. */
+
+/* +1 when factor pos of terms i and j is equal, -1 when opposite, else 0. */
+int search_z_relation(const scheme *s, int i, int j, int pos);
+/* flip: x_i = sg x_j (sg = search_z_relation at x); with mu = +1 or -1,
+ * y_i <- y_i + mu y_j and z_j <- z_j - mu sg z_i (y = x+1, z = x+2 mod 3). */
+bool search_z_flip(scheme *s, int i, int j, int x, int mu, int coef_max);
+/* reduction: i and j equal up to sign at two positions, x_j = sx x_i, y_j =
+ * sy y_i: term j goes and z_i <- z_i + sx sy z_j (term i goes too when that
+ * is zero). */
+bool search_z_reduce_pair(scheme *s, int i, int j, int coef_max);
+/* plus: i and j equal up to sign at no position; with (X, Y, Z) = (sg x_j,
+ * sg y_j, z_j), sg = +1 or -1: (x_i, y_i, z_i) + (X, Y, Z) = (x_i - X, y_i, z_i)
+ * + (X, y_i + Y, z_i) + (X, Y, Z - z_i); term i becomes the first, j the
+ * third, the second is appended (room needed). */
+bool search_z_plus(scheme *s, int i, int j, int x, int sg, int coef_max);
+/* A pair reduction within the bound: true with *i, *j. */
+bool search_z_find_reduction(const scheme *s, int coef_max, int *i, int *j);
+/* Takes pair reductions until none is left; returns the terms removed. */
+int search_z_reduce_all(scheme *s, int coef_max);
+/* Ordered pairs (i, j, x), i != j, equal up to sign at x. */
+uint64_t search_z_count_flips(const scheme *s);
+/* An integer copy of s (a GF(2) scheme: coefficients 1 where a word has a bit);
+ * NULL when out of memory. */
+scheme *search_z_copy(const scheme *s);
+/* The largest |coefficient| of an integer scheme. */
+int search_z_max_coef(const scheme *s);
+
 /* ==== parameters ========================================================= */
 
 /* The diagonal cubes of a symmetric start (search_symmetric_start): mask[i]
@@ -126,6 +161,9 @@ typedef struct search_params {
     int symmetry;          /* scheme_symmetry: walk among invariant schemes (docs/search.md,
                               "Symmetric walks"); SCHEME_SYM_NONE: the plain walk */
     search_cubes cubes;    /* the symmetric start's diagonal cubes */
+    int ring;              /* scheme_ring: SCHEME_RING_F2, or SCHEME_RING_Z (the walk over Z:
+                              docs/search.md, "Searching over Z") */
+    int coef_max;          /* over Z: no move makes a coefficient larger than this in absolute value */
     double progress_every; /* seconds between progress reports; 0: none */
     uint64_t batch;        /* flips per walker between checks of the stop flag */
 } search_params;
@@ -182,7 +220,7 @@ typedef enum search_param_id {
 
 typedef enum search_param_type {
     SEARCH_PT_INT, SEARCH_PT_U64, SEARCH_PT_DBL, SEARCH_PT_DUR, SEARCH_PT_FMT,
-    SEARCH_PT_BACKEND, SEARCH_PT_DEVLIST, SEARCH_PT_SYM, SEARCH_PT_CUBES
+    SEARCH_PT_BACKEND, SEARCH_PT_DEVLIST, SEARCH_PT_SYM, SEARCH_PT_CUBES, SEARCH_PT_RING
 } search_param_type;
 
 /* Which backends read a parameter (bits). */
@@ -303,6 +341,7 @@ typedef struct search_walker search_walker;
 
 typedef struct search_walker_stats {
     uint64_t flips, plus, reductions, gen_reductions, no_flip;
+    uint64_t rejected;     /* over Z: flips drawn and not taken (over the coefficient bound) */
 } search_walker_stats;
 
 /* A walker on a copy of start (GF(2) words; zero-factor terms dropped, then
@@ -326,7 +365,8 @@ bool search_walker_plus(search_walker *w);
 uint64_t search_walker_walk(search_walker *w, uint64_t n, int base, int stop_below);
 /* The current scheme (caller frees). */
 scheme *search_walker_snapshot(const search_walker *w);
-/* The current terms copied into out (room for cap terms); returns the rank. */
+/* The current terms copied into out (room for cap terms); returns the rank.  Over Z
+ * the GF(2) words (the odd coefficients; search_walker_snapshot has the integers). */
 int search_walker_terms(const search_walker *w, scheme_term *out);
 void search_walker_stats_get(const search_walker *w, search_walker_stats *st);
 uint64_t search_walker_plateau(const search_walker *w); /* the current adaptive L */
@@ -393,8 +433,10 @@ void search_result_free(search_result *r);
 
 /* Runs a search from the given start schemes (all of format p->fmt; none:
  * the standard algorithm).  Every scheme the run keeps was verified with
- * verify_f2 first; one that fails is reported as SEARCH_FAILED with a
- * diagnostic, never kept.  Returns res->status. */
+ * verify_f2 first (verify_z for p->ring z: start schemes over GF(2) count
+ * with coefficients 1, the schemes kept are integer schemes); one that fails
+ * is reported as SEARCH_FAILED with a diagnostic, never kept.  Returns
+ * res->status. */
 typedef search_status (*search_run_fn)(const search_params *p, const scheme *const *starts,
                                        int nstarts, const search_callbacks *cb, search_result *res);
 search_status search_run_cpu(const search_params *p, const scheme *const *starts, int nstarts,

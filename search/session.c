@@ -60,14 +60,15 @@ bool session_set_out_dir(search_session *s, const char *dir, char *err, size_t e
     return s->out_dir || scheme_fail(err, errlen, "out of memory");
 }
 
-db_status session_best_start(search_session *s, scheme_format f, scheme **out, char *err, size_t errlen)
+db_status session_best_start(search_session *s, scheme_format f, scheme_ring ring, scheme **out, char *err,
+                             size_t errlen)
 {
     *out = NULL;
     if (!s->store)
         return DB_NOT_FOUND;
     int64_t id;
     int rank;
-    db_status st = db_best(s->store, f, SCHEME_RING_F2, &id, &rank, err, errlen);
+    db_status st = db_best(s->store, f, ring, &id, &rank, err, errlen);
     if (st == DB_OK && !(*out = db_load_scheme(s->store, id, &st, err, errlen)))
         return st;
     return st;

@@ -38,9 +38,11 @@ db *session_store(search_session *s);
  * whole or not at all); the folder is created when missing.  false: it cannot be. */
 bool session_set_out_dir(search_session *s, const char *dir, char *err, size_t errlen);
 
-/* The best stored GF(2) scheme of f (--from-db): DB_OK with *out, DB_NOT_FOUND
- * when there is none (or no store), else the store's failure. */
-db_status session_best_start(search_session *s, scheme_format f, scheme **out, char *err, size_t errlen);
+/* The best stored scheme of f over ring (--from-db; SCHEME_RING_Z for a walk
+ * over Z): DB_OK with *out, DB_NOT_FOUND when there is none (or no store),
+ * else the store's failure. */
+db_status session_best_start(search_session *s, scheme_format f, scheme_ring ring, scheme **out, char *err,
+                             size_t errlen);
 
 /* --resume RUN: *c becomes the stored run's configuration, except the rows
  * given on this command line (cli->given), which win; *row is the stored run

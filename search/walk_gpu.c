@@ -455,6 +455,10 @@ search_status search_run_gpu_stats(const search_params *p, const search_gpu_opti
     p = &pg;
     if (!search_params_check(p, res->msg, sizeof res->msg))
         return res->status;
+    if (p->ring != SCHEME_RING_F2) {
+        snprintf(res->msg, sizeof res->msg, "--ring z: the GPU backend has no walker over Z yet; give --backend cpu");
+        return res->status;
+    }
     if (!cuda_compiled_in()) {
         snprintf(res->msg, sizeof res->msg, "no GPU backend: this flipgraph was built without CUDA");
         return res->status;

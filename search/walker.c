@@ -57,7 +57,7 @@ static inline void hist_dec(search_walker *w, int k)
 
 /* ---- buckets: (slot, pos) joins / leaves the bucket of its factor ---- */
 
-static void idx_add(search_walker *w, int32_t s, int pos)
+void walker_idx_add(search_walker *w, int32_t s, int pos)
 {
     int32_t code = s << 2 | pos;
     uint64_t key = w->f[code];
@@ -109,7 +109,7 @@ static void idx_add(search_walker *w, int32_t s, int pos)
     }
 }
 
-static void idx_remove(search_walker *w, int32_t s, int pos)
+void walker_idx_remove(search_walker *w, int32_t s, int pos)
 {
     int32_t code = s << 2 | pos;
     wk_node *n = &w->node[code];
@@ -150,16 +150,11 @@ static void idx_remove(search_walker *w, int32_t s, int pos)
 
 /* ---- terms ---- */
 
-static inline void work_push(search_walker *w, int32_t s, int pos)
-{
-    w->work[w->nwork++] = s << 2 | pos;
-}
-
-static void term_remove(search_walker *w, int32_t s)
+void walker_term_remove(search_walker *w, int32_t s)
 {
     for (int p = 0; p < 3; p++)
         if (w->node[s << 2 | p].bid >= 0)
-            idx_remove(w, s, p);
+            walker_idx_remove(w, s, p);
     int32_t at = w->apos[s];
     int32_t last = w->alive[--w->rank];
     w->alive[at] = last;
@@ -169,7 +164,7 @@ static void term_remove(search_walker *w, int32_t s)
 }
 
 /* A new term in a free slot, indexed, all three positions queued for checks. */
-static int32_t term_add(search_walker *w, uint64_t a, uint64_t b, uint64_t c)
+int32_t walker_term_add(search_walker *w, uint64_t a, uint64_t b, uint64_t c)
 {
     int32_t s = w->sfree[--w->nsfree];
     w->f[s << 2 | 0] = a;
@@ -178,8 +173,8 @@ static int32_t term_add(search_walker *w, uint64_t a, uint64_t b, uint64_t c)
     w->apos[s] = w->rank;
     w->alive[w->rank++] = s;
     for (int p = 0; p < 3; p++) {
-        idx_add(w, s, p);
-        work_push(w, s, p);
+        walker_idx_add(w, s, p);
+        walker_work_push(w, s, p);
     }
     return s;
 }
@@ -189,14 +184,14 @@ static int32_t term_add(search_walker *w, uint64_t a, uint64_t b, uint64_t c)
 static void factor_xor(search_walker *w, int32_t s, int pos, uint64_t d)
 {
     int32_t code = s << 2 | pos;
-    idx_remove(w, s, pos);
+    walker_idx_remove(w, s, pos);
     w->f[code] ^= d;
     if (!w->f[code]) {
-        term_remove(w, s);
+        walker_term_remove(w, s);
         return;
     }
-    idx_add(w, s, pos);
-    work_push(w, s, pos);
+    walker_idx_add(w, s, pos);
+    walker_work_push(w, s, pos);
 }
 
 /* ---- reductions ---- */
@@ -219,11 +214,11 @@ static bool check_pair(search_walker *w, int32_t s, int q)
             continue;
         /* (x, y, z_s) + (x, y, z_u) = (x, y, z_s + z_u): u goes, s takes the sum */
         uint64_t d = w->f[u << 2 | differ];
-        term_remove(w, u);
+        walker_term_remove(w, u);
         w->st.reductions++;
         factor_xor(w, s, differ, d); /* removes s too when the sum is zero */
         if (w->apos[s] >= 0)
-            work_push(w, s, q);
+            walker_work_push(w, s, q);
         return true;
     }
     return false;
@@ -252,7 +247,7 @@ static bool check_dependent(search_walker *w, int32_t b, int x, int y)
     int r = __builtin_ctz(sub);
     int32_t sr = idx[r];
     uint64_t zr = w->f[sr << 2 | z];
-    term_remove(w, sr);
+    walker_term_remove(w, sr);
     w->st.gen_reductions++;
     w->st.reductions++;
     for (int j = r + 1; j < k; j++)
@@ -294,7 +289,7 @@ static void process_work(search_walker *w)
             continue;
         if (w->gen_max >= 3 && check_general(w, s, q)) {
             if (w->apos[s] >= 0)
-                work_push(w, s, q); /* s may take part in further reductions */
+                walker_work_push(w, s, q); /* s may take part in further reductions */
         }
     }
 }
@@ -357,6 +352,11 @@ search_walker *search_walker_new(const scheme *start, const search_params *p, ui
             ok = false;
     if (p->symmetry != SCHEME_SYM_NONE && !(w->sym = sym_new(p, cap)))
         ok = false;
+    if (p->ring == SCHEME_RING_Z) {
+        w->gen_max = 2; /* over Z: pair reductions only (docs/search.md, "Searching over Z") */
+        if (!(w->zw = z_new(p, cap)))
+            ok = false;
+    }
     if (!ok) {
         search_walker_free(w);
         return NULL;
@@ -387,6 +387,7 @@ void search_walker_free(search_walker *w)
     for (int q = 0; q < 3; q++)
         free(w->tab[q].e);
     sym_free(w->sym);
+    z_free(w->zw);
     free(w);
 }
 
@@ -401,6 +402,10 @@ bool walker_reset(search_walker *w, const scheme *s, bool reduced)
         w->plateau_count = 0;
         return sym_reset(w, s);
     }
+    if (w->zw) {
+        w->plateau_count = 0;
+        return z_reset(w, s, reduced);
+    }
     int n = 0;
     for (int r = 0; r < s->rank; r++) {
         const scheme_term *t = &s->terms[r];
@@ -409,6 +414,22 @@ bool walker_reset(search_walker *w, const scheme *s, bool reduced)
     }
     if (n > w->cap)
         return false;
+    walker_clear(w);
+    for (int r = 0; r < s->rank; r++) {
+        const scheme_term *t = &s->terms[r];
+        if (t->f[0] && t->f[1] && t->f[2])
+            walker_term_add(w, t->f[0], t->f[1], t->f[2]);
+    }
+    if (reduced)
+        w->nwork = 0; /* the caller vouches that no reduction is left */
+    else
+        process_work(w);
+    w->plateau_count = 0;
+    return true;
+}
+
+void walker_clear(search_walker *w)
+{
     for (int q = 0; q < 3; q++)
         memset(w->tab[q].e, 0, (size_t)(w->tab[q].mask + 1) * sizeof(wk_hent));
     memset(w->hist, 0, (size_t)(w->cap + 2) * sizeof *w->hist);
@@ -428,17 +449,6 @@ bool walker_reset(search_walker *w, const scheme *s, bool reduced)
     w->nbfree = 0;
     for (int32_t b = w->nbk - 1; b >= 0; b--)
         w->bfree[w->nbfree++] = b;
-    for (int r = 0; r < s->rank; r++) {
-        const scheme_term *t = &s->terms[r];
-        if (t->f[0] && t->f[1] && t->f[2])
-            term_add(w, t->f[0], t->f[1], t->f[2]);
-    }
-    if (reduced)
-        w->nwork = 0; /* the caller vouches that no reduction is left */
-    else
-        process_work(w);
-    w->plateau_count = 0;
-    return true;
 }
 
 /* ---- moves ---- */
@@ -452,10 +462,27 @@ bool search_walker_flip(search_walker *w)
 {
     if (w->sym)
         return sym_flip(w);
+    if (w->zw)
+        return z_flip(w);
     if (!w->nM[0] && !w->nM[1]) {
         w->st.no_flip++;
         return false;
     }
+    int32_t s, u;
+    int x;
+    walker_draw_pair(w, &s, &u, &x);
+    int y = pos_y(x), z = pos_z(x);
+    w->st.flips++;
+    /* (x, y_s, z_s), (x, y_u, z_u) -> (x, y_s + y_u, z_s), (x, y_u, z_u + z_s) */
+    uint64_t zs = w->f[s << 2 | z];
+    factor_xor(w, s, y, w->f[u << 2 | y]);
+    factor_xor(w, u, z, zs);
+    process_work(w);
+    return true;
+}
+
+void walker_draw_pair(search_walker *w, int32_t *ps, int32_t *pu, int *px)
+{
     int32_t s, u;
     int x;
     for (;;) {
@@ -491,20 +518,17 @@ bool search_walker_flip(search_walker *w)
         }
         break;
     }
-    int y = pos_y(x), z = pos_z(x);
-    w->st.flips++;
-    /* (x, y_s, z_s), (x, y_u, z_u) -> (x, y_s + y_u, z_s), (x, y_u, z_u + z_s) */
-    uint64_t zs = w->f[s << 2 | z];
-    factor_xor(w, s, y, w->f[u << 2 | y]);
-    factor_xor(w, u, z, zs);
-    process_work(w);
-    return true;
+    *ps = s;
+    *pu = u;
+    *px = x;
 }
 
 bool search_walker_plus(search_walker *w)
 {
     if (w->sym)
         return sym_plus(w);
+    if (w->zw)
+        return z_plus(w);
     if (w->rank < 2 || w->rank >= w->cap)
         return false;
     for (int tries = 0; tries < 64; tries++) {
@@ -525,7 +549,7 @@ bool search_walker_plus(search_walker *w)
         uint64_t xj = fj[x], zi = fi[z];
         factor_xor(w, i, x, xj);
         factor_xor(w, j, z, zi);
-        term_add(w, nt[0], nt[1], nt[2]);
+        walker_term_add(w, nt[0], nt[1], nt[2]);
         w->st.plus++;
         process_work(w);
         return true;
@@ -573,6 +597,8 @@ int search_walker_terms(const search_walker *w, scheme_term *out)
 {
     if (w->sym)
         return sym_terms(w, out);
+    if (w->zw)
+        return z_terms(w, out);
     for (int r = 0; r < w->rank; r++) {
         int32_t s = w->alive[r];
         out[r].f[0] = w->f[s << 2 | 0];
@@ -584,6 +610,8 @@ int search_walker_terms(const search_walker *w, scheme_term *out)
 
 scheme *search_walker_snapshot(const search_walker *w)
 {
+    if (w->zw)
+        return z_snapshot(w);
     scheme *s = scheme_new(w->fmt, SCHEME_RING_F2, w->rank > 0 ? w->rank : 1);
     if (!s)
         return NULL;
@@ -595,6 +623,30 @@ bool search_walker_check(const search_walker *w, char *err, size_t errlen)
 {
     if (w->sym)
         return sym_check(w, err, errlen);
+    if (!walker_check_index(w, err, errlen))
+        return false;
+    if (w->zw)
+        return z_check(w, err, errlen);
+    /* exhaustive reductions: the reference finds none */
+    scheme_term *t = malloc((size_t)(w->rank ? w->rank : 1) * sizeof *t);
+    if (!t)
+        return scheme_fail(err, errlen, "out of memory");
+    search_walker_terms(w, t);
+    search_reduction red;
+    bool left = search_find_reduction(t, w->rank, w->gen_max, &red);
+    uint64_t flips = search_count_flips(t, w->rank);
+    free(t);
+    if (left)
+        return scheme_fail(err, errlen, "a reduction was left (kind %d)", red.kind);
+    uint64_t pairs = walker_index_pairs(w);
+    if (pairs != flips)
+        return scheme_fail(err, errlen, "index counts %llu flips, reference %llu",
+                           (unsigned long long)pairs, (unsigned long long)flips);
+    return true;
+}
+
+bool walker_check_index(const search_walker *w, char *err, size_t errlen)
+{
     /* every alive term indexed at its three factors, non-zero */
     int nalive = 0;
     for (int32_t s = 0; s < w->cap; s++) {
@@ -667,17 +719,12 @@ bool search_walker_check(const search_walker *w, char *err, size_t errlen)
                            expect_m2, expect_m3);
     if (kmax != w->kmax)
         return scheme_fail(err, errlen, "kmax %d, expected %d", w->kmax, kmax);
-    /* exhaustive reductions: the reference finds none */
-    scheme_term *t = malloc((size_t)(w->rank ? w->rank : 1) * sizeof *t);
-    if (!t)
-        return scheme_fail(err, errlen, "out of memory");
-    search_walker_terms(w, t);
-    search_reduction red;
-    bool left = search_find_reduction(t, w->rank, w->gen_max, &red);
-    uint64_t flips = search_count_flips(t, w->rank);
-    free(t);
-    if (left)
-        return scheme_fail(err, errlen, "a reduction was left (kind %d)", red.kind);
+    return true;
+}
+
+/* The flips the index offers: ordered pairs of terms in one bucket. */
+uint64_t walker_index_pairs(const search_walker *w)
+{
     uint64_t pairs = 0;
     for (int q = 0; q < 3; q++)
         for (uint32_t i = 0; i <= w->tab[q].mask; i++)
@@ -685,8 +732,5 @@ bool search_walker_check(const search_walker *w, char *err, size_t errlen)
                 uint64_t c = (uint64_t)w->bk[w->tab[q].e[i].bid].count;
                 pairs += c * (c - 1);
             }
-    if (pairs != flips)
-        return scheme_fail(err, errlen, "index counts %llu flips, reference %llu",
-                           (unsigned long long)pairs, (unsigned long long)flips);
-    return true;
+    return pairs;
 }

@@ -128,6 +128,12 @@ struct search_walker {
      * kept as orbits there, and flips, plus transitions, reductions, resets and
      * snapshots go through it; the plain index above is left empty */
     struct sym_walk *sym;
+    /* a walk over Z (search_params.ring; walker_z.c): the index above holds, for
+     * each factor, a nonzero hash of the factor up to sign, so that its buckets
+     * are the terms whose factors are equal up to sign; the coefficients live
+     * there, and flips, plus transitions, reductions, resets and snapshots go
+     * through it */
+    struct z_walk *zw;
 };
 
 /* The symmetric walk (walker_sym.c), called by walker.c's entry points. */
@@ -139,6 +145,37 @@ bool sym_plus(search_walker *w);
 int sym_terms(const search_walker *w, scheme_term *out);
 bool sym_check(const search_walker *w, char *err, size_t errlen);
 bool sym_flip_isolated(const search_walker *w);
+
+/* The walk over Z (walker_z.c), called by walker.c's entry points. */
+struct z_walk *z_new(const search_params *p, int cap);
+void z_free(struct z_walk *z);
+bool z_reset(search_walker *w, const scheme *s, bool reduced);
+bool z_flip(search_walker *w);
+bool z_plus(search_walker *w);
+scheme *z_snapshot(const search_walker *w);
+int z_terms(const search_walker *w, scheme_term *out); /* the GF(2) words: odd coefficients */
+bool z_check(const search_walker *w, char *err, size_t errlen);
+
+/* The plain walker's index and terms (walker.c), shared with the walk over Z:
+ * a (slot, position) joins / leaves the bucket of its key w->f[slot << 2 | pos];
+ * a term is added with three keys (its slot returned, all positions queued for
+ * the reduction checks) or removed; walker_clear empties the walker. */
+void walker_idx_add(search_walker *w, int32_t s, int pos);
+void walker_idx_remove(search_walker *w, int32_t s, int pos);
+int32_t walker_term_add(search_walker *w, uint64_t a, uint64_t b, uint64_t c);
+void walker_term_remove(search_walker *w, int32_t s);
+void walker_clear(search_walker *w);
+static inline void walker_work_push(search_walker *w, int32_t s, int pos)
+{
+    w->work[w->nwork++] = s << 2 | pos;
+}
+/* A uniformly random ordered pair (s, u) of terms in one bucket at position x
+ * (docs/search.md, "A uniform flip"); at least one bucket of two must exist. */
+void walker_draw_pair(search_walker *w, int32_t *s, int32_t *u, int *x);
+/* The index against a recomputation (buckets, M2/M3, histogram); the ordered
+ * pairs it offers. */
+bool walker_check_index(const search_walker *w, char *err, size_t errlen);
+uint64_t walker_index_pairs(const search_walker *w);
 
 /* No flip is possible: the walk ends there (the driver restarts). */
 bool walker_flip_isolated(const search_walker *w);

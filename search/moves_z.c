@@ -1,0 +1,239 @@
+/* Moves over Z on a plain integer scheme (search.h, "moves over Z";
+ * docs/search.md, "Searching over Z"): the definitions the walker over Z
+ * (walker_z.c) is tested against.  O(rank) or O(rank^2), obviously correct.
+ *
+ * Over GF(2) a flip needs two terms with the same factor at one position;
+ * over Z the factors may also be opposite (a = -a'), since a sign moves freely
+ * between the factors of a term: (-a) (x) b (x) c = a (x) (-b) (x) c. */
+#include "search.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int fsize(const scheme *s, int pos) { return scheme_factor_size(s->fmt, pos); }
+
+/* The GF(2) word of an integer factor: its odd entries. */
+static uint64_t odd_word(const int8_t *v, int n)
+{
+    uint64_t w = 0;
+    for (int e = 0; e < n; e++)
+        if (v[e] & 1)
+            w |= 1ull << e;
+    return w;
+}
+
+static bool is_zero(const int8_t *v, int n)
+{
+    for (int e = 0; e < n; e++)
+        if (v[e])
+            return false;
+    return true;
+}
+
+/* out = a + mul * b; false when an entry passes the bound (out then undefined). */
+static bool add_bounded(int8_t *out, const int8_t *a, const int8_t *b, int mul, int n, int cmax)
+{
+    for (int e = 0; e < n; e++) {
+        int v = a[e] + mul * b[e];
+        if (v > cmax || v < -cmax)
+            return false;
+        out[e] = (int8_t)v;
+    }
+    return true;
+}
+
+static void set_factor(scheme *s, int r, int pos, const int8_t *v)
+{
+    const int n = fsize(s, pos);
+    memcpy(s->zterms[r].z[pos], v, (size_t)n);
+    s->terms[r].f[pos] = odd_word(v, n);
+}
+
+/* Drops terms i and j (j may be -1) when they have a zero factor, the higher
+ * index first so that the lower one's index stays valid. */
+static void drop_zero(scheme *s, int i, int j)
+{
+    int a = i > j ? i : j, b = i > j ? j : i;
+    for (int k = 0; k < 2; k++) {
+        int r = k ? b : a;
+        if (r < 0)
+            continue;
+        for (int pos = 0; pos < 3; pos++)
+            if (is_zero(s->zterms[r].z[pos], fsize(s, pos))) {
+                scheme_remove(s, r);
+                break;
+            }
+    }
+}
+
+int search_z_relation(const scheme *s, int i, int j, int pos)
+{
+    const int n = fsize(s, pos);
+    const int8_t *u = s->zterms[i].z[pos], *v = s->zterms[j].z[pos];
+    bool eq = true, opp = true;
+    for (int e = 0; e < n && (eq || opp); e++) {
+        eq = eq && u[e] == v[e];
+        opp = opp && u[e] == -v[e];
+    }
+    if (is_zero(u, n))
+        return 0;
+    return eq ? 1 : opp ? -1 : 0;
+}
+
+bool search_z_flip(scheme *s, int i, int j, int x, int mu, int coef_max)
+{
+    if (s->ring != SCHEME_RING_Z || i == j || i < 0 || j < 0 || i >= s->rank || j >= s->rank || x < 0 || x > 2 ||
+        (mu != 1 && mu != -1))
+        return false;
+    const int sg = search_z_relation(s, i, j, x);
+    if (!sg)
+        return false;
+    const int y = (x + 1) % 3, z = (x + 2) % 3;
+    int8_t ny[SCHEME_MAX_ENTRIES], nz[SCHEME_MAX_ENTRIES];
+    /* x_i = sg x_j: x_i (x) mu y_j (x) z_i = mu sg x_j (x) y_j (x) z_i, which
+     * term j gives back */
+    if (!add_bounded(ny, s->zterms[i].z[y], s->zterms[j].z[y], mu, fsize(s, y), coef_max) ||
+        !add_bounded(nz, s->zterms[j].z[z], s->zterms[i].z[z], -mu * sg, fsize(s, z), coef_max))
+        return false;
+    set_factor(s, i, y, ny);
+    set_factor(s, j, z, nz);
+    drop_zero(s, i, j);
+    return true;
+}
+
+bool search_z_reduce_pair(scheme *s, int i, int j, int coef_max)
+{
+    if (s->ring != SCHEME_RING_Z || i == j || i < 0 || j < 0 || i >= s->rank || j >= s->rank)
+        return false;
+    int rel[3];
+    for (int pos = 0; pos < 3; pos++)
+        rel[pos] = search_z_relation(s, i, j, pos);
+    for (int d = 0; d < 3; d++) {
+        const int p1 = (d + 1) % 3, p2 = (d + 2) % 3;
+        if (!rel[p1] || !rel[p2])
+            continue;
+        /* term j = rel1 rel2 (p1_i (x) p2_i (x) d_j): one term with d_i + rel1 rel2 d_j */
+        int8_t nd[SCHEME_MAX_ENTRIES];
+        if (!add_bounded(nd, s->zterms[i].z[d], s->zterms[j].z[d], rel[p1] * rel[p2], fsize(s, d), coef_max))
+            return false;
+        set_factor(s, i, d, nd);
+        scheme_remove(s, j);
+        if (i == s->rank) /* term i was the last: it moved to j's place */
+            i = j;
+        drop_zero(s, i, -1);
+        return true;
+    }
+    return false;
+}
+
+bool search_z_plus(scheme *s, int i, int j, int x, int sg, int coef_max)
+{
+    if (s->ring != SCHEME_RING_Z || i == j || i < 0 || j < 0 || i >= s->rank || j >= s->rank || x < 0 || x > 2 ||
+        (sg != 1 && sg != -1) || s->rank >= s->cap)
+        return false;
+    for (int pos = 0; pos < 3; pos++)
+        if (search_z_relation(s, i, j, pos))
+            return false;
+    const int y = (x + 1) % 3, z = (x + 2) % 3;
+    const int nx = fsize(s, x), ny = fsize(s, y), nz = fsize(s, z);
+    int8_t X[SCHEME_MAX_ENTRIES], Y[SCHEME_MAX_ENTRIES], x1[SCHEME_MAX_ENTRIES], y2[SCHEME_MAX_ENTRIES],
+        z3[SCHEME_MAX_ENTRIES];
+    const int8_t *zero = (const int8_t[SCHEME_MAX_ENTRIES]){0};
+    scheme_zterm *ti = &s->zterms[i], *tj = &s->zterms[j];
+    if (!add_bounded(X, zero, tj->z[x], sg, nx, 127) || !add_bounded(Y, zero, tj->z[y], sg, ny, 127) ||
+        !add_bounded(x1, ti->z[x], X, -1, nx, coef_max) || !add_bounded(y2, ti->z[y], Y, 1, ny, coef_max) ||
+        !add_bounded(z3, tj->z[z], ti->z[z], -1, nz, coef_max))
+        return false;
+    scheme_zterm t2;
+    memset(&t2, 0, sizeof t2);
+    memcpy(t2.z[x], X, (size_t)nx);
+    memcpy(t2.z[y], y2, (size_t)ny);
+    memcpy(t2.z[z], ti->z[z], (size_t)nz);
+    set_factor(s, i, x, x1);
+    set_factor(s, j, x, X);
+    set_factor(s, j, y, Y);
+    set_factor(s, j, z, z3);
+    if (!scheme_push_z(s, &t2))
+        return false; /* room was checked: not reached */
+    return true;
+}
+
+bool search_z_find_reduction(const scheme *s, int coef_max, int *pi, int *pj)
+{
+    if (s->ring != SCHEME_RING_Z)
+        return false;
+    for (int i = 0; i < s->rank; i++)
+        for (int j = i + 1; j < s->rank; j++) {
+            int rel[3], k = 0;
+            for (int pos = 0; pos < 3; pos++)
+                k += (rel[pos] = search_z_relation(s, i, j, pos)) != 0;
+            if (k < 2)
+                continue;
+            for (int d = 0; d < 3; d++) {
+                const int p1 = (d + 1) % 3, p2 = (d + 2) % 3;
+                int8_t nd[SCHEME_MAX_ENTRIES];
+                if (rel[p1] && rel[p2] &&
+                    add_bounded(nd, s->zterms[i].z[d], s->zterms[j].z[d], rel[p1] * rel[p2], fsize(s, d),
+                                coef_max)) {
+                    *pi = i;
+                    *pj = j;
+                    return true;
+                }
+            }
+        }
+    return false;
+}
+
+int search_z_reduce_all(scheme *s, int coef_max)
+{
+    const int r0 = s->rank;
+    int i, j;
+    while (search_z_find_reduction(s, coef_max, &i, &j))
+        if (!search_z_reduce_pair(s, i, j, coef_max))
+            break; /* found within the bound by the search: not reached */
+    return r0 - s->rank;
+}
+
+uint64_t search_z_count_flips(const scheme *s)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < s->rank; i++)
+        for (int j = 0; j < s->rank; j++)
+            for (int x = 0; x < 3 && i != j; x++)
+                n += search_z_relation(s, i, j, x) != 0;
+    return n;
+}
+
+scheme *search_z_copy(const scheme *s)
+{
+    if (s->ring == SCHEME_RING_Z)
+        return scheme_clone(s);
+    scheme *z = scheme_new(s->fmt, SCHEME_RING_Z, s->rank > 0 ? s->rank : 1);
+    if (!z)
+        return NULL;
+    for (int r = 0; r < s->rank; r++) {
+        scheme_zterm t;
+        memset(&t, 0, sizeof t);
+        for (int pos = 0; pos < 3; pos++)
+            for (int e = 0; e < SCHEME_MAX_ENTRIES; e++)
+                t.z[pos][e] = (int8_t)(s->terms[r].f[pos] >> e & 1);
+        if (!scheme_push_z(z, &t)) {
+            scheme_free(z);
+            return NULL;
+        }
+    }
+    return z;
+}
+
+int search_z_max_coef(const scheme *s)
+{
+    int m = 0;
+    for (int r = 0; s->ring == SCHEME_RING_Z && r < s->rank; r++)
+        for (int pos = 0; pos < 3; pos++)
+            for (int e = 0; e < SCHEME_MAX_ENTRIES; e++) {
+                int v = abs(s->zterms[r].z[pos][e]);
+                if (v > m)
+                    m = v;
+            }
+    return m;
+}

@@ -1,0 +1,475 @@
+/* Tests of the walk over Z (search/moves_z.c, search/walker_z.c; docs/search.md,
+ * "Searching over Z"): every reference move against the expanded tensor, the
+ * walker move by move against the reference and the Brent equations over Z,
+ * searches to <2,2,2>:7 and <3,3,3>:23 from the standard algorithm, and the
+ * command (--ring z, the store, --from with a lift, refusals).
+ *
+ * Randomized tests seed from /dev/urandom (or FLIPGRAPH_SEED, to replay) and
+ * print the seed in every failure message.  Under FLIPGRAPH_SANITIZED=1 the
+ * loops shrink. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "db/db.h"
+#include "schemes/scheme.h"
+#include "search/search.h"
+#include "verify/verify.h"
+#include "test_common.h"
+
+static int scaled(int n) { return tc_sanitized() ? (n / 10 > 0 ? n / 10 : 1) : n; }
+
+static const scheme_format g_formats[] = {{2, 2, 2}, {2, 3, 4}, {3, 3, 3}, {3, 2, 5}, {4, 4, 4}, {3, 4, 5}};
+#define NFORMATS (int)(sizeof g_formats / sizeof g_formats[0])
+
+/* The expanded tensor sum_r a_r (x) b_r (x) c_r, entry (ea, eb, ec) at
+ * (ea * nb + eb) * nc + ec: the plain reference every move must keep. */
+static long long *tensor(const scheme *s)
+{
+    const int na = scheme_factor_size(s->fmt, 0), nb = scheme_factor_size(s->fmt, 1),
+              nc = scheme_factor_size(s->fmt, 2);
+    long long *t = calloc((size_t)na * nb * nc, sizeof *t);
+    cr_assert_not_null(t);
+    for (int r = 0; r < s->rank; r++)
+        for (int a = 0; a < na; a++) {
+            const int va = s->zterms[r].z[0][a];
+            if (!va)
+                continue;
+            for (int b = 0; b < nb; b++) {
+                const int vb = s->zterms[r].z[1][b];
+                if (!vb)
+                    continue;
+                for (int c = 0; c < nc; c++)
+                    t[((size_t)a * nb + b) * nc + c] += (long long)va * vb * s->zterms[r].z[2][c];
+            }
+        }
+    return t;
+}
+
+static bool same_tensor(const scheme *x, const scheme *y)
+{
+    const size_t n = (size_t)scheme_factor_size(x->fmt, 0) * scheme_factor_size(x->fmt, 1) *
+                     scheme_factor_size(x->fmt, 2);
+    long long *a = tensor(x), *b = tensor(y);
+    const bool eq = !memcmp(a, b, n * sizeof *a);
+    free(a);
+    free(b);
+    return eq;
+}
+
+/* Words equal to the odd coefficients, no zero factor, no coefficient above cmax. */
+static void well_formed(const scheme *s, int cmax, uint64_t seed)
+{
+    for (int r = 0; r < s->rank; r++)
+        for (int pos = 0; pos < 3; pos++) {
+            uint64_t odd = 0;
+            bool nz = false;
+            for (int e = 0; e < scheme_factor_size(s->fmt, pos); e++) {
+                const int v = s->zterms[r].z[pos][e];
+                cr_assert(v <= cmax && v >= -cmax, "coefficient %d above the bound %d (seed %llu)", v, cmax,
+                          (unsigned long long)seed);
+                nz |= v != 0;
+                if (v & 1)
+                    odd |= 1ull << e;
+            }
+            cr_assert(nz, "a zero factor was left (seed %llu)", (unsigned long long)seed);
+            cr_assert_eq(odd, s->terms[r].f[pos], "words disagree with the coefficients (seed %llu)",
+                         (unsigned long long)seed);
+        }
+}
+
+static scheme *standard_z(scheme_format f, int extra)
+{
+    scheme *s0 = scheme_standard(f);
+    scheme *s = search_z_copy(s0);
+    scheme_free(s0);
+    cr_assert_not_null(s);
+    cr_assert(scheme_reserve(s, s->rank + extra));
+    return s;
+}
+
+static int rnd_sign(scheme_rng *r) { return scheme_rng_next(r) >> 63 ? 1 : -1; }
+
+/* ---------------------------------------------------------- reference moves */
+
+Test(search_z_moves, every_move_keeps_the_expanded_tensor, .timeout = 120)
+{
+    const uint64_t seed = tc_seed("FLIPGRAPH_SEED");
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    long flips = 0, opposite = 0, pluses = 0, reductions = 0, refused = 0;
+    for (int fi = 0; fi < NFORMATS; fi++)
+        for (int cmax = 1; cmax <= 2; cmax++) {
+            scheme *s = standard_z(g_formats[fi], 64);
+            for (int step = 0; step < scaled(3000); step++) {
+                scheme *before = scheme_clone(s);
+                const int i = (int)scheme_rng_below(&rng, (uint32_t)s->rank);
+                const int j = (int)scheme_rng_below(&rng, (uint32_t)s->rank);
+                const int x = (int)scheme_rng_below(&rng, 3);
+                const unsigned what = scheme_rng_below(&rng, 100);
+                bool moved;
+                if (what < 2 && s->rank + 1 < s->cap) {
+                    moved = search_z_plus(s, i, j, x, rnd_sign(&rng), cmax);
+                    pluses += moved;
+                } else if (what < 6) {
+                    const int r0 = s->rank;
+                    search_z_reduce_all(s, cmax);
+                    moved = s->rank < r0;
+                    reductions += r0 - s->rank;
+                } else {
+                    const int rel = i != j ? search_z_relation(s, i, j, x) : 0;
+                    moved = search_z_flip(s, i, j, x, rnd_sign(&rng), cmax);
+                    flips += moved;
+                    opposite += moved && rel < 0;
+                    refused += rel && !moved;
+                }
+                if (!moved)
+                    cr_assert(scheme_equal(s, before), "a refused move changed the scheme (seed %llu)",
+                              (unsigned long long)seed);
+                cr_assert(same_tensor(s, before), "step %d on format %d changed the tensor (seed %llu)", step, fi,
+                          (unsigned long long)seed);
+                verify_result vr;
+                cr_assert(verify_z(s, &vr), "step %d: %s (seed %llu)", step, vr.msg, (unsigned long long)seed);
+                well_formed(s, cmax, seed);
+                scheme_free(before);
+            }
+            scheme_free(s);
+        }
+    /* the test walked: flips between opposite factors, plus transitions, reductions, refusals */
+    cr_assert(flips > 100 && opposite > 0 && pluses > 0 && reductions > 0 && refused > 0,
+              "flips %ld, opposite %ld, plus %ld, reductions %ld, refused %ld (seed %llu)", flips, opposite, pluses,
+              reductions, refused, (unsigned long long)seed);
+}
+
+Test(search_z_moves, reductions_of_pairs_equal_up_to_sign)
+{
+    const uint64_t seed = tc_seed("FLIPGRAPH_SEED");
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    for (int k = 0; k < scaled(200); k++) {
+        scheme *s = standard_z((scheme_format){3, 3, 3}, 8);
+        const int r0 = s->rank;
+        /* (a', b', d) = (s1 a, s2 b, d) and (-a', b', d) cancel; so do (a', b', d) and
+         * (-a', -b', -d) */
+        const scheme_zterm t = s->zterms[scheme_rng_below(&rng, (uint32_t)s->rank)];
+        scheme_zterm u = t, v = t;
+        const int s1 = rnd_sign(&rng), s2 = rnd_sign(&rng), kind = (int)scheme_rng_below(&rng, 2);
+        for (int e = 0; e < 9; e++) {
+            u.z[0][e] = (int8_t)(s1 * t.z[0][e]);
+            u.z[1][e] = (int8_t)(s2 * t.z[1][e]);
+            u.z[2][e] = (int8_t)(e == (int)(k % 9) || e == (int)((k + 4) % 9) ? 1 : 0);
+            v.z[0][e] = (int8_t)(-u.z[0][e]);
+            v.z[1][e] = (int8_t)(kind ? -u.z[1][e] : u.z[1][e]);
+            v.z[2][e] = (int8_t)(kind ? -u.z[2][e] : u.z[2][e]);
+        }
+        cr_assert(scheme_push_z(s, &u) && scheme_push_z(s, &v));
+        verify_result vr;
+        cr_assert(verify_z(s, &vr), "%s (seed %llu)", vr.msg, (unsigned long long)seed);
+        int i, j;
+        cr_assert(search_z_find_reduction(s, 1, &i, &j), "seed %llu", (unsigned long long)seed);
+        /* the pair itself: both go (the sum of their third factors is zero) */
+        cr_assert(search_z_reduce_pair(s, r0, r0 + 1, 1), "seed %llu", (unsigned long long)seed);
+        cr_assert_eq(s->rank, r0);
+        cr_assert(verify_z(s, &vr), "%s (seed %llu)", vr.msg, (unsigned long long)seed);
+        scheme_free(s);
+    }
+    /* a reduction above the bound is none: (a, b, c) twice would give 2c */
+    scheme *s = standard_z((scheme_format){2, 2, 2}, 2);
+    scheme_zterm t = s->zterms[0];
+    cr_assert(scheme_push_z(s, &t));
+    int i, j;
+    cr_assert_not(search_z_find_reduction(s, 1, &i, &j));
+    cr_assert(search_z_find_reduction(s, 2, &i, &j));
+    scheme_free(s);
+}
+
+/* ------------------------------------------------------------------ walker */
+
+static search_params zparams(scheme_format f, int cmax)
+{
+    search_params p;
+    search_params_default(&p);
+    p.fmt = f;
+    p.ring = SCHEME_RING_Z;
+    p.coef_max = cmax;
+    return p;
+}
+
+Test(search_z_walker, agrees_with_the_reference_after_every_move, .timeout = 150)
+{
+    const uint64_t seed = tc_seed("FLIPGRAPH_SEED");
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    for (int fi = 0; fi < NFORMATS; fi++)
+        for (int cmax = 1; cmax <= 3; cmax++) {
+            search_params p = zparams(g_formats[fi], cmax);
+            scheme *start = scheme_standard(p.fmt);
+            search_walker *w = search_walker_new(start, &p, scheme_rng_next(&rng), start->rank + 16);
+            cr_assert_not_null(w);
+            scheme_free(start);
+            char err[256];
+            cr_assert(search_walker_check(w, err, sizeof err), "%s (seed %llu)", err, (unsigned long long)seed);
+            scheme *before = search_walker_snapshot(w);
+            for (int step = 0; step < scaled(1500); step++) {
+                const int r0 = search_walker_rank(w);
+                bool plus = scheme_rng_below(&rng, 50) == 0;
+                if (plus)
+                    search_walker_plus(w);
+                else
+                    search_walker_flip(w);
+                cr_assert(search_walker_check(w, err, sizeof err), "step %d (%s): %s (seed %llu)", step,
+                          plus ? "plus" : "flip", err, (unsigned long long)seed);
+                scheme *s = search_walker_snapshot(w);
+                cr_assert_eq(s->ring, SCHEME_RING_Z);
+                cr_assert_eq(s->rank, search_walker_rank(w));
+                if (!plus)
+                    cr_assert_leq(s->rank, r0, "a flip raised the rank (seed %llu)", (unsigned long long)seed);
+                verify_result vr;
+                cr_assert(verify_z(s, &vr), "step %d: %s (seed %llu)", step, vr.msg, (unsigned long long)seed);
+                cr_assert(same_tensor(s, before), "step %d changed the tensor (seed %llu)", step,
+                          (unsigned long long)seed);
+                well_formed(s, cmax, seed);
+                scheme_free(before);
+                before = s;
+            }
+            scheme_free(before);
+            search_walker_stats st;
+            search_walker_stats_get(w, &st);
+            cr_assert_gt(st.flips, 0, "no flip was taken on format %d (seed %llu)", fi, (unsigned long long)seed);
+            search_walker_free(w);
+        }
+}
+
+Test(search_z_walker, resets_from_integer_schemes_and_reduces_them)
+{
+    /* Strassen's square with a cancelling pair appended: the reset reduces it */
+    search_params p = zparams((scheme_format){2, 2, 2}, 1);
+    scheme *s = standard_z(p.fmt, 4);
+    scheme_zterm t = s->zterms[3], u = t;
+    for (int e = 0; e < 4; e++)
+        u.z[0][e] = (int8_t)-t.z[0][e];
+    cr_assert(scheme_push_z(s, &t) && scheme_push_z(s, &u));
+    search_walker *w = search_walker_new(s, &p, 7, 0);
+    cr_assert_not_null(w);
+    cr_assert_eq(search_walker_rank(w), 8);
+    char err[256];
+    cr_assert(search_walker_check(w, err, sizeof err), "%s", err);
+    scheme_free(s);
+    search_walker_free(w);
+}
+
+/* ------------------------------------------------------------------ driver */
+
+typedef struct zseen {
+    int last, count;
+    bool bad;
+    char msg[256];
+} zseen;
+
+static bool on_found(void *ctx, const search_found *f)
+{
+    zseen *z = ctx;
+    verify_result vr;
+    if (f->s->ring != SCHEME_RING_Z || !verify_z(f->s, &vr) || f->rank >= z->last)
+        z->bad = true;
+    z->last = f->rank;
+    z->count++;
+    return true;
+}
+
+static void must_reach_z(scheme_format f, int target)
+{
+    const uint64_t seed = tc_seed("FLIPGRAPH_SEED");
+    search_params p = zparams(f, 1);
+    p.target_rank = target;
+    p.time_limit = 120;
+    p.threads = 1;
+    p.seed = seed;
+    p.progress_every = 0;
+    zseen z = {.last = 1 << 20};
+    search_callbacks cb = {&z, on_found, NULL};
+    search_result res;
+    search_run_cpu(&p, NULL, 0, &cb, &res);
+    cr_assert_eq(res.status, SEARCH_REACHED, "%s: best %d (seed %llu)", res.msg, res.best_rank,
+                 (unsigned long long)seed);
+    cr_assert_eq(res.best->ring, SCHEME_RING_Z);
+    verify_result vr;
+    cr_assert(verify_z(res.best, &vr), "%s", vr.msg);
+    cr_assert_leq(search_z_max_coef(res.best), 1);
+    cr_assert(z.count > 0 && !z.bad, "improvements must be integer, valid and strictly lower (seed %llu)",
+              (unsigned long long)seed);
+    search_result_free(&res);
+}
+
+Test(search_z_driver, strassen_rank_7, .timeout = 150) { must_reach_z((scheme_format){2, 2, 2}, 7); }
+Test(search_z_driver, laderman_rank_23, .timeout = 150) { must_reach_z((scheme_format){3, 3, 3}, 23); }
+
+Test(search_z_driver, a_gf2_start_that_is_not_integer_is_refused)
+{
+    scheme *s = tc_read_or_die(tc_corpus("kauers-moosbauer/444-47-mod2.exp"));
+    search_params p = zparams(s->fmt, 1);
+    p.max_flips = 1000;
+    search_result res;
+    const scheme *starts[1] = {s};
+    cr_assert_eq(search_run_cpu(&p, starts, 1, NULL, &res), SEARCH_BAD_PARAMS);
+    cr_assert(strstr(res.msg, "does not verify over Z") && strstr(res.msg, "lift"), "%s", res.msg);
+    search_result_free(&res);
+    scheme_free(s);
+}
+
+/* ----------------------------------------------------------------- command */
+
+static int run(const char *dir, const char *args)
+{
+    const char *bin = getenv("FLIPGRAPH_BIN");
+    cr_assert(bin && *bin, "FLIPGRAPH_BIN is not set");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out' 2>'%s/err'", bin, args, dir, dir);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st), "%s did not exit", cmd);
+    return WEXITSTATUS(st);
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+    char path[4096], err[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t len;
+    char *s = scheme_slurp(path, 1 << 20, &len, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    return s;
+}
+
+static void tmpdir(char *buf, size_t len)
+{
+    snprintf(buf, len, "/tmp/fg-test-search-z-XXXXXX");
+    cr_assert_not_null(mkdtemp(buf));
+}
+
+static void rmtree(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(search_z_cli, bad_usage_exits_2)
+{
+    char d[64];
+    tmpdir(d, sizeof d);
+    struct {
+        const char *args, *says;
+    } bad[] = {
+        {"search --dims 3x3x3 --ring q", "--ring q"},
+        {"search --dims 3x3x3 --ring z --backend gpu", "no walker over Z"},
+        {"search --dims 3x3x3 --ring z --coef-max 4", "--coef-max 4"},
+        {"search --dims 3x3x3 --ring z --coef-max 0", "--coef-max 0"},
+        {"search --dims 3x3x3 --coef-max 2", "--ring z"},
+        {"search --dims 3x3x3 --ring z --symmetry c3", "symmetric"},
+        {"search --meta --dims-range 2x2x2..3x3x3 --ring z", "GF(2) only"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(run(d, bad[i].args), 2, "%s", bad[i].args);
+        char *err = slurp(d, "err");
+        cr_assert(strstr(err, bad[i].says), "%s: %s", bad[i].args, err);
+        free(err);
+    }
+    /* --until-record takes the z column: <4,4,4> stops at 49 over Z (47 over GF(2)) */
+    cr_assert_eq(run(d, "search --ring z --dims 4x4x4 --until-record --max-flips 1 --threads 1"), 1);
+    char *banner = slurp(d, "err");
+    cr_assert(strstr(banner, "over Z: record 49") && strstr(banner, "at rank <= 49 (the record)"), "%s", banner);
+    free(banner);
+    /* a GF(2) scheme without an integer lift is refused, saying why */
+    char args[4200];
+    snprintf(args, sizeof args, "search --ring z --from '%s' --time 1",
+             tc_corpus("kauers-moosbauer/444-47-mod2.exp"));
+    cr_assert_eq(run(d, args), 2);
+    char *err = slurp(d, "err");
+    cr_assert(strstr(err, "does not lift"), "%s", err);
+    free(err);
+    rmtree(d);
+}
+
+Test(search_z_cli, stores_integer_schemes_that_verify_and_resumes, .timeout = 150)
+{
+    char d[64], args[4400], path[128];
+    tmpdir(d, sizeof d);
+    snprintf(path, sizeof path, "%s/z.db", d);
+    snprintf(args, sizeof args,
+             "search --ring z --dims 3x3x3 --target-rank 23 --time 120s --threads 1 -q --db '%s' --out '%s/o'", path,
+             d);
+    cr_assert_eq(run(d, args), 0);
+    char *out = slurp(d, "out");
+    cr_assert(strstr(out, "best rank 23"), "%s", out);
+    free(out);
+    char err[512];
+    db_status st;
+    db *store = db_open(path, false, &st, err, sizeof err);
+    cr_assert_not_null(store, "%s", err);
+    int n = 0;
+    for (int64_t id = 1;; id++) {
+        scheme *s = db_load_scheme(store, id, &st, err, sizeof err);
+        if (!s)
+            break;
+        verify_result vr;
+        cr_assert_eq(s->ring, SCHEME_RING_Z, "scheme %lld", (long long)id);
+        cr_assert(verify_z(s, &vr), "scheme %lld: %s", (long long)id, vr.msg);
+        cr_assert_leq(search_z_max_coef(s), 1);
+        scheme_free(s);
+        n++;
+    }
+    cr_assert_geq(n, 1);
+    int64_t id;
+    int rank;
+    cr_assert_eq(db_best(store, (scheme_format){3, 3, 3}, SCHEME_RING_Z, &id, &rank, err, sizeof err), DB_OK, "%s",
+                 err);
+    cr_assert_eq(rank, 23);
+    cr_assert_eq(db_best(store, (scheme_format){3, 3, 3}, SCHEME_RING_F2, &id, &rank, err, sizeof err),
+                 DB_NOT_FOUND);
+    char *params = db_run_params(store, 1, &st, err, sizeof err);
+    cr_assert_not_null(params, "%s", err);
+    cr_assert(strstr(params, "ring=z\n") && strstr(params, "coef-max=1\n"), "%s", params);
+    free(params);
+    db_close(store);
+    /* --resume: over Z again, from the stored integer best (the target met at once) */
+    snprintf(args, sizeof args, "search --resume 1 --db '%s' -v", path);
+    cr_assert_eq(run(d, args), 0);
+    char *e2 = slurp(d, "err");
+    cr_assert(strstr(e2, "over Z") && strstr(e2, "start rank 23"), "%s", e2);
+    free(e2);
+    /* the files of --out verify over Z */
+    snprintf(args, sizeof args, "verify --ring z %s/o/*.txt", d);
+    cr_assert_eq(run(d, args), 0);
+    rmtree(d);
+}
+
+static bool write_native_cb(void *ctx, FILE *f) { return scheme_write_native(ctx, f); }
+
+Test(search_z_cli, from_a_gf2_scheme_that_lifts, .timeout = 60)
+{
+    char d[64], args[4400], path[128], err[512];
+    tmpdir(d, sizeof d);
+    /* 223-11-mod0 reduced mod 2: a GF(2) scheme that is not valid over Z with
+     * coefficients 1, but lifts; the walk starts from its lift */
+    scheme *z = tc_read_or_die(tc_corpus("kauers-moosbauer/223-11-mod0.exp"));
+    scheme *f2 = scheme_to_f2(z);
+    scheme *ones = search_z_copy(f2);
+    verify_result vr;
+    cr_assert_not(verify_z(ones, &vr), "the test needs a GF(2) scheme that is not integer as it is");
+    snprintf(path, sizeof path, "%s/223-11-f2.txt", d);
+    cr_assert(scheme_write_file_atomic(path, write_native_cb, f2, err, sizeof err), "%s", err);
+    snprintf(args, sizeof args, "search --ring z --from '%s' --target-rank 11 --threads 1", path);
+    cr_assert_eq(run(d, args), 0);
+    char *out = slurp(d, "out"), *e = slurp(d, "err");
+    cr_assert(strstr(out, "best rank 11"), "%s", out);
+    cr_assert(strstr(e, "lifted to Z") && strstr(e, "over Z"), "%s", e);
+    free(out);
+    free(e);
+    scheme_free(ones);
+    scheme_free(f2);
+    scheme_free(z);
+    rmtree(d);
+}
