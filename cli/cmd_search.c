@@ -871,6 +871,12 @@ static int search_body(int argc, char **argv)
     }
     if (cfg.backend == SEARCH_BACKEND_GPU)
         cfg.gpu.verbose = verbose && !quiet;
+    if (search_mpi_active() && cfg.p.ring == SCHEME_RING_Z) {
+        /* the ranks exchange schemes as GF(2) words (search/mpi.c) */
+        rc = cli_error(CLI_USAGE, CMD, "--mpi with --ring z: the ranks exchange GF(2) schemes only; a search over Z "
+                       "runs in one process (docs/cluster.md)");
+        goto out;
+    }
     if (search_mpi_active() && (cli.given[SEARCH_PARAM_DEVICE] || cli.given[SEARCH_PARAM_DEVICES])) {
         rc = cli_error(CLI_USAGE, CMD, "--mpi: every rank walks on the GPU of its local rank; give no --device or "
                        "--devices (docs/cluster.md)");

@@ -1060,4 +1060,7 @@ Test(cli, search_mpi_without_mpirun_or_without_mpi)
     /* --mpi written short is refused, not taken for a run without MPI */
     rc = tc_run_cli(env, out, sizeof out, "search --mp --dims 2x2x2 --target-rank 7");
     CHECK(rc == 2 && strstr(out, "write --mpi in full"), "exit %d:\n%s", rc, out);
+    /* over Z the ranks would lose the coefficients: refused */
+    rc = tc_run_cli(env, out, sizeof out, "search --mpi --ring z --dims 2x2x2 --target-rank 7");
+    CHECK(rc == 2 && strstr(out, "--mpi with --ring z"), "exit %d:\n%s", rc, out);
 }
