@@ -328,9 +328,16 @@ static void t_walks(const char *name, const scheme *start, int store, int warps,
     /* A walk that must fall below its start: on the emulator's 8 walkers and
      * 1500 steps, <2,3,4> from the standard algorithm stayed at 24 for one seed
      * of CI (17421981852463072669), so these (small formats only) get four
-     * times the steps, a second or two more. */
-    if (g_emu && expect_below && !launch_us)
-        steps *= 4;
+     * times the steps, a second or two more.  Under the sanitizers (ten times
+     * slower) the emulator's walks keep their length and that statistical
+     * check is left to the plain pass, which CI runs first: the sanitized
+     * pass checks the memory, the verification and the rank accounting. */
+    if (g_emu && expect_below && !launch_us) {
+        if (g_quick)
+            expect_below = 0;
+        else
+            steps *= 4;
+    }
     const int cap = round32(start->rank);
     cuda_walk_config c = base_config(cap, g_seed + (uint64_t)start->rank);
     c.warps = warps;
