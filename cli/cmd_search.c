@@ -400,9 +400,13 @@ static void meta_leg_end(void *p, const search_meta_leg *l)
     if (m->quiet)
         return;
     char fb[32], fl[32];
+    if (l->status == SEARCH_FAILED || l->status == SEARCH_BAD_PARAMS) {
+        fprintf(stderr, "[leg %d] %s: failed (below)\n", l->index, scheme_format_str(l->fmt, fb));
+        return;
+    }
     fprintf(stderr, "[leg %d] %s: best %d (start %d) in %.1f s, %s flips%s\n", l->index, scheme_format_str(l->fmt, fb),
             l->best_rank, l->start_rank, l->seconds, cli_fmt_si((double)l->flips, fl, sizeof fl),
-            l->record > 0 && l->best_rank <= l->record ? ", record reached" : "");
+            l->record > 0 && l->best_rank > 0 && l->best_rank <= l->record ? ", record reached" : "");
 }
 
 static bool parse_dims_range(const char *s, scheme_format *lo, scheme_format *hi, char *err, size_t errlen)
