@@ -558,19 +558,10 @@ static int cmd_search_meta(int argc, char **argv)
         }
         starts[nstarts++] = s;
         char a[32];
-        scheme_format srt = s->fmt;
+        const scheme_format srt = search_format_sorted(s->fmt);
         bool in = false;
-        for (int k = 0; k < nf; k++) {
-            int d[3] = {srt.n, srt.m, srt.p};
-            for (int x = 0; x < 3; x++) /* sorted */
-                for (int y = x + 1; y < 3; y++)
-                    if (d[y] < d[x]) {
-                        int t = d[x];
-                        d[x] = d[y];
-                        d[y] = t;
-                    }
-            in |= fl[k].n == d[0] && fl[k].m == d[1] && fl[k].p == d[2];
-        }
+        for (int k = 0; k < nf; k++)
+            in |= fl[k].n == srt.n && fl[k].m == srt.m && fl[k].p == srt.p;
         if (!in) {
             rc = cli_error(CLI_USAGE, CMD, "%s: a scheme for %s, which is not in --dims-range", from[i],
                            scheme_format_str(s->fmt, a));

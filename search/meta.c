@@ -45,24 +45,11 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static scheme_format sorted(scheme_format f)
-{
-    int d[3] = {f.n, f.m, f.p};
-    for (int i = 0; i < 3; i++)
-        for (int j = i + 1; j < 3; j++)
-            if (d[j] < d[i]) {
-                int t = d[i];
-                d[i] = d[j];
-                d[j] = t;
-            }
-    return (scheme_format){d[0], d[1], d[2]};
-}
-
 static bool same(scheme_format x, scheme_format y) { return x.n == y.n && x.m == y.m && x.p == y.p; }
 
 static int find_fmt(const meta_fmt *v, int n, scheme_format f)
 {
-    f = sorted(f);
+    f = search_format_sorted(f);
     for (int i = 0; i < n; i++)
         if (same(v[i].f, f))
             return i;

@@ -21,15 +21,21 @@ static const struct {
 
 /* The row of f in records[] (dimensions sorted), -1 for <1,m,p> (rank m*p
  * over every ring: an outer product), -2 when unknown. */
-static int find(scheme_format f, int *outer)
+scheme_format search_format_sorted(scheme_format f)
 {
     int d[3] = {f.n, f.m, f.p};
-    /* sort ascending */
     for (int i = 0; i < 3; i++)
         for (int j = i + 1; j < 3; j++)
             if (d[j] < d[i]) {
                 int t = d[i]; d[i] = d[j]; d[j] = t;
             }
+    return (scheme_format){d[0], d[1], d[2]};
+}
+
+static int find(scheme_format f, int *outer)
+{
+    f = search_format_sorted(f);
+    const int d[3] = {f.n, f.m, f.p};
     *outer = 0;
     if (d[0] < 1)
         return -2;

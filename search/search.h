@@ -326,6 +326,10 @@ bool search_symmetric_split(const scheme *s, scheme_symmetry g, uint64_t *reps, 
 scheme *search_symmetric_join(scheme_format f, scheme_symmetry g, const uint64_t *reps, int norbits,
                               const uint64_t *fixed, int nfixed);
 
+/* f with its dimensions in ascending order (<5,3,4> -> <3,4,5>): every
+ * permutation of a format has the same rank, so the records and the meta
+ * search key formats by it. */
+scheme_format search_format_sorted(scheme_format f);
 /* Best known rank over GF(2) (data/records.tsv), symmetric in n, m, p;
  * <1,m,p> has rank m*p; -1 when unknown (a dimension above 6). */
 int search_record_rank(scheme_format f);
