@@ -35,30 +35,6 @@ static const char *usage_text =
     "  --seed S     the operands' seed (default: a random one, printed)\n"
     "  -q           no progress bar\n";
 
-static bool parse_dims(const char *s, uint64_t v[3])
-{
-    char *end;
-    const char *q = s;
-    for (int i = 0; i < 3; i++) {
-        if (*q < '0' || *q > '9')
-            return false;
-        v[i] = strtoull(q, &end, 10);
-        if (v[i] < 1 || v[i] > RT_MAX_DIM)
-            return false;
-        q = end;
-        if (i == 0 && *q == 0) {
-            v[1] = v[2] = v[0];
-            return true;
-        }
-        if (i < 2) {
-            if (*q != 'x' && *q != 'X')
-                return false;
-            q++;
-        }
-    }
-    return *q == 0;
-}
-
 int bench_multiply_generate_cmd(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -79,7 +55,7 @@ int bench_multiply_generate_cmd(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
         switch (c) {
         case 'g':
-            if (!parse_dims(optarg, dims))
+            if (!cli_parse_dims3(optarg, "xX", true, dims))
                 return cli_error(CLI_USAGE, "bench multiply", "--generate: expected N or RxKxC (1 .. 2^32), got '%s'",
                                  optarg);
             break;
@@ -138,16 +114,10 @@ int bench_multiply_generate_cmd(int argc, char **argv)
         seed = cli_random_seed();
 
     rt_executor ex[64];
-    int nex = 1, ncpu = 0;
-    ex[0] = (rt_executor){gpu ? 0 : -1, 0};
-    if (devices && !cli_parse_devices("bench multiply", devices, ex, &nex, 64))
+    int nex;
+    if (!cli_executors("bench multiply", devices, gpu, threads, ex, &nex, 64))
         return CLI_USAGE;
-    int all = threads > 0 ? (int)threads : rt_default_threads();
-    for (int i = 0; i < nex; i++)
-        ncpu += ex[i].device < 0;
-    for (int i = 0; i < nex; i++)
-        if (ex[i].device < 0)
-            ex[i].threads = all / ncpu > 0 ? all / ncpu : 1;
+    const int all = threads > 0 ? (int)threads : rt_default_threads();
 
     export_plan plan;
     memset(&plan, 0, sizeof plan);

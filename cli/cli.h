@@ -129,6 +129,14 @@ struct rt_executor;
 /* --devices LIST: "cpu" or a GPU index per executor, comma-separated; false
  * after a message naming the option. */
 bool cli_parse_devices(const char *cmd, const char *list, struct rt_executor *ex, int *n, int max);
+/* The executors of a bit product: --devices LIST, else --backend's one (GPU 0
+ * or the CPU); the CPU executors share `threads` (0: rt_default_threads())
+ * evenly, one thread at least.  false after a message naming the option. */
+bool cli_executors(const char *cmd, const char *devices, bool gpu, long threads, struct rt_executor *ex, int *nex,
+                   int max);
+/* Three matrix dimensions "RxKxC" (1 .. RT_MAX_DIM each), separated by any
+ * character of seps; with square_ok a single "N" is NxNxN. */
+bool cli_parse_dims3(const char *s, const char *seps, bool square_ok, uint64_t v[3]);
 /* The plan of --scheme LIST [--levels L] [--boolean] (each scheme resolved,
  * verified; Boolean with levels: valid over Z); false after a message. */
 bool cli_bit_plan(const char *cmd, const char *scheme_list, long levels, bool boolean, const char *db_opt,

@@ -290,7 +290,7 @@ static void print_diag(const char *path, const scheme_diag *d)
         fprintf(stderr, "%s: %s\n", d->file[0] ? d->file : path, d->msg);
 }
 
-static bool parse_dims(const char *s, uint64_t v[3])
+bool cli_parse_dims3(const char *s, const char *seps, bool square_ok, uint64_t v[3])
 {
     char *end;
     const char *q = s;
@@ -301,13 +301,33 @@ static bool parse_dims(const char *s, uint64_t v[3])
         if (v[i] < 1 || v[i] > RT_MAX_DIM)
             return false;
         q = end;
+        if (square_ok && i == 0 && *q == 0) {
+            v[1] = v[2] = v[0];
+            return true;
+        }
         if (i < 2) {
-            if (*q != 'x' && *q != 'X' && *q != ',')
+            if (!*q || !strchr(seps, *q))
                 return false;
             q++;
         }
     }
     return *q == 0;
+}
+
+bool cli_executors(const char *cmd, const char *devices, bool gpu, long threads, rt_executor *ex, int *nex, int max)
+{
+    *nex = 1;
+    ex[0] = (rt_executor){gpu ? 0 : -1, 0};
+    if (devices && !cli_parse_devices(cmd, devices, ex, nex, max))
+        return false;
+    const int all = threads > 0 ? (int)threads : rt_default_threads();
+    int ncpu = 0;
+    for (int i = 0; i < *nex; i++)
+        ncpu += ex[i].device < 0;
+    for (int i = 0; i < *nex; i++)
+        if (ex[i].device < 0)
+            ex[i].threads = all / ncpu > 0 ? all / ncpu : 1;
+    return true;
 }
 
 static void print_fdiag(const char *path, const scheme_diag *d)
@@ -533,7 +553,7 @@ int cmd_multiply(int argc, char **argv)
             break;
         }
         case 'D':
-            if (!parse_dims(optarg, dims))
+            if (!cli_parse_dims3(optarg, "xX,", false, dims))
                 return cli_error(CLI_USAGE, "multiply", "--dims: expected ROWSxINNERxCOLS, got '%s'", optarg);
             have_dims = true;
             break;
@@ -637,17 +657,9 @@ int cmd_multiply(int argc, char **argv)
         max_bytes = 0.8 * rt_physical_memory();
     /* The executors: --devices, else --backend's one. */
     rt_executor ex[MAX_EXECUTORS];
-    int nex = 1, ncpu = 0;
-    ex[0] = (rt_executor){gpu ? 0 : -1, 0};
-    if (devices && !cli_parse_devices("multiply", devices, ex, &nex, MAX_EXECUTORS))
+    int nex;
+    if (!cli_executors("multiply", devices, gpu, threads, ex, &nex, MAX_EXECUTORS))
         goto out;
-    for (int i = 0; i < nex; i++)
-        ncpu += ex[i].device < 0;
-    for (int i = 0; i < nex; i++)
-        if (ex[i].device < 0)
-            ex[i].threads = (int)(threads > 0 ? threads : rt_default_threads()) / ncpu > 0
-                                ? (int)(threads > 0 ? threads : rt_default_threads()) / ncpu
-                                : 1;
     cli_progress_state prog;
     cli_progress_init(&prog);
     rt_host_config cfg;
