@@ -19,7 +19,6 @@
  * every neighbour is, jumps to the unfinished format nearest to it, started
  * from search_meta_start over every format's best (projections, extensions,
  * products). */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,7 +308,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
          * scheme it came from, so that a start the walk could not improve is
          * not lost */
         db *store = session_store(ss);
-        if (next && nl && store && run.run_id && !run.begin_failed) {
+        if (next && nl && moved_from[0] && store && run.run_id && !run.begin_failed) {
             db_provenance prov = {run.run_id, moved_parent, "resize", 0, 0};
             int64_t id;
             bool existed;

@@ -1181,11 +1181,16 @@ Test(resize_cli, search_meta_until_record, .timeout = 300)
     /* starts from a file of the range, in another orientation (<3,2,2>) */
     scheme *s = walked((scheme_format){3, 2, 2}, g_seed, 20000);
     write_scheme(s, tc_path_in("m322.native"), SCHEME_FILE_NATIVE);
+    const char *db2 = tc_path_in("smeta-from.db");
     rc = tc_run_cli("", out, sizeof out,
                     "search --meta --dims-range 2x2x2..2x2x3 --until-record --stall 1s --threads 1 --seed %llu "
-                    "--from '%s'",
-                    g_seed, tc_path_in("m322.native"));
+                    "--from '%s' --db '%s'",
+                    g_seed, tc_path_in("m322.native"), db2);
     CHECK(rc == 0 && strstr(out, "[leg 1] <2,2,3> from the start scheme"), "seed %llu: exit %d: %s", g_seed, rc, out);
+    /* the --from scheme is the user's, not a move: never stored as source resize */
+    CHECK(tc_sql_int(db2, "SELECT count(*) FROM schemes WHERE source = 'resize' AND run_id = (SELECT min(id) FROM runs)")
+              == 0,
+          "seed %llu: the --from start stored as a moved start", g_seed);
     scheme_free(s);
     static const char *bad[] = {
         "--meta",                                             /* no range */
