@@ -615,16 +615,7 @@ Test(cli, sweep_lists_and_usage)
 /* Waits up to 30 s until outp contains text; kills pid and fails the test if it never does. */
 static void wait_for_text(pid_t pid, const char *outp, const char *text, const char *what)
 {
-    bool seen = false;
-    for (int i = 0; i < 600 && !seen; i++) {
-        struct timespec ts = {0, 50 * 1000000};
-        nanosleep(&ts, NULL);
-        char err[256];
-        size_t len;
-        char *s = scheme_slurp(outp, 1 << 20, &len, err, sizeof err);
-        seen = s && strstr(s, text);
-        free(s);
-    }
+    bool seen = tc_wait_for_text(outp, text, 30);
     if (!seen)
         kill(pid, SIGKILL);
     cr_assert(seen, "%s within 30 s", what);

@@ -137,6 +137,24 @@ static inline bool tc_exists(const char *path)
     return stat(path, &sb) == 0;
 }
 
+/* Polls the file at path every 50 ms for up to `seconds` until it contains
+ * text (a spawned command's log); false when it never does. */
+static inline bool tc_wait_for_text(const char *path, const char *text, double seconds)
+{
+    for (int i = 0; i < (int)(seconds * 20); i++) {
+        struct timespec ts = {0, 50 * 1000000};
+        nanosleep(&ts, NULL);
+        char err[256];
+        size_t n;
+        char *s = scheme_slurp(path, 1 << 20, &n, err, sizeof err);
+        const bool seen = s && strstr(s, text);
+        free(s);
+        if (seen)
+            return true;
+    }
+    return false;
+}
+
 static inline const char *tc_tmp_root(void)
 {
     const char *tmp = getenv("TMPDIR");

@@ -1225,16 +1225,7 @@ Test(resize_cli, search_meta_sigint_keeps_what_was_found, .timeout = 120)
                           "--time", "10m", "--threads", "1", "--seed", seed, "--db", (char *)dbp, NULL};
     pid_t pid = tc_spawn_logged(outp, argv, false);
     /* the second leg under way: the first one's schemes are stored */
-    bool seen = false;
-    for (int i = 0; i < 600 && !seen; i++) {
-        struct timespec ts = {0, 50 * 1000000};
-        nanosleep(&ts, NULL);
-        char e[256];
-        size_t n;
-        char *o = scheme_slurp(outp, 1 << 20, &n, e, sizeof e);
-        seen = o && strstr(o, "[leg 2]");
-        free(o);
-    }
+    bool seen = tc_wait_for_text(outp, "[leg 2]", 30);
     struct timespec pause = {0, 300 * 1000000};
     nanosleep(&pause, NULL);
     kill(pid, SIGINT);
