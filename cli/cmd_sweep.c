@@ -480,11 +480,11 @@ int cmd_sweep(int argc, char **argv)
             }
         }
         char meta_from[96];
-        if (symmetric)
-            snprintf(meta_from, sizeof meta_from, "its diagonal cubes, %s", scheme_symmetry_name((scheme_symmetry)cfg.p.symmetry));
-        if (symmetric)
+        if (symmetric) {
+            snprintf(meta_from, sizeof meta_from, "its diagonal cubes, %s",
+                     scheme_symmetry_name((scheme_symmetry)cfg.p.symmetry));
             from = meta_from;
-        else if (meta) {
+        } else if (meta) {
             int j, j2;
             scheme *m = search_meta_start(row->fmt, (const scheme *const *)bests, L.n, &j, &j2);
             const int usual = start ? start->rank : row->fmt.n * row->fmt.m * row->fmt.p;

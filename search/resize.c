@@ -22,7 +22,6 @@
 #include "search.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../verify/verify.h"
@@ -188,19 +187,8 @@ scheme *search_product(const scheme *s1, const scheme *s2)
     int d1[3], d2[3];
     fmt_dims(s1->fmt, d1);
     fmt_dims(s2->fmt, d2);
-    if (z) { /* every coefficient product must fit the int8 of a zterm */
-        int m1 = 0, m2 = 0;
-        for (int t = 0; t < s1->rank; t++)
-            for (int pos = 0; pos < 3; pos++)
-                for (int e = 0; e < scheme_factor_size(s1->fmt, pos); e++)
-                    m1 = abs(s1->zterms[t].z[pos][e]) > m1 ? abs(s1->zterms[t].z[pos][e]) : m1;
-        for (int t = 0; t < s2->rank; t++)
-            for (int pos = 0; pos < 3; pos++)
-                for (int e = 0; e < scheme_factor_size(s2->fmt, pos); e++)
-                    m2 = abs(s2->zterms[t].z[pos][e]) > m2 ? abs(s2->zterms[t].z[pos][e]) : m2;
-        if (m1 * m2 > 127)
-            return NULL;
-    }
+    if (z && search_z_max_coef(s1) * search_z_max_coef(s2) > 127)
+        return NULL; /* every coefficient product must fit the int8 of a zterm */
     scheme *r = scheme_new(f, z ? SCHEME_RING_Z : SCHEME_RING_F2, s1->rank * s2->rank);
     if (!r)
         return NULL;
