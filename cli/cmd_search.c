@@ -348,7 +348,8 @@ static void meta_usage(FILE *out)
 {
     fprintf(out,
 "usage: flipgraph search --meta --dims-range A..B [--until-record] [--time T] [--stall T]\n"
-"                        [--meta-drift D] [--meta-pool K] [--from FILE] [--db PATH] [--out DIR]\n"
+"                        [--meta-drift D] [--meta-pool K] [--meta-stall-grow G] [--from FILE]\n"
+"                        [--db PATH] [--out DIR]\n"
 "                        [walk parameters] [-q] [-v]\n"
 "\n"
 "One search whose walk changes format (Kauers, Wood 2025; docs/resize.md, \"The meta\n"
@@ -366,6 +367,10 @@ static void meta_usage(FILE *out)
 "                      neighbour is\n"
 "  --meta-drift D      the reset rule: 0..1000 (default 10; -1: never reset)\n"
 "  --meta-pool K       distinct schemes kept per format, 1..64 (default 16)\n"
+"  --meta-stall-grow G after each leg of a format that does not lower its best, that\n"
+"                      format's next leg stalls twice as long, up to 2^G times --stall,\n"
+"                      and every second one starts from its pool, not a move: 0..10\n"
+"                      (default 3; 0: fixed legs, always moves)\n"
 "  --from FILE         the first leg starts from this scheme (its format in the range)\n"
 "  --symmetry G        the square formats walk G-symmetrically from their cubes\n"
 "  --time T            the whole search's time (default 60s without --until-record)\n"
@@ -389,8 +394,8 @@ static void meta_leg_start(void *p, const search_meta_leg *l)
     char fb[32], rk[32] = "";
     if (l->start_rank > 0)
         snprintf(rk, sizeof rk, " rank %d", l->start_rank);
-    fprintf(stderr, "[leg %d] %s from %s%s%s, record %d\n", l->index, scheme_format_str(l->fmt, fb), l->from, rk,
-            l->reset ? " (reset: the move landed more than the drift above the best)" : "", l->record);
+    fprintf(stderr, "[leg %d] %s from %s%s%s, record %d, stall %gs\n", l->index, scheme_format_str(l->fmt, fb), l->from,
+            rk, l->reset ? " (reset: the move landed more than the drift above the best)" : "", l->record, l->stall);
     m->inner.rows = 0;
 }
 
@@ -430,14 +435,14 @@ static bool parse_dims_range(const char *s, scheme_format *lo, scheme_format *hi
 
 static int cmd_search_meta(int argc, char **argv)
 {
-    enum { M_META = 256, M_RANGE, M_UNTIL, M_DRIFT, M_POOL, M_FROM, M_OUT, M_DB, M_HELP };
+    enum { M_META = 256, M_RANGE, M_UNTIL, M_DRIFT, M_POOL, M_GROW, M_FROM, M_OUT, M_DB, M_HELP };
     static const struct option own[] = {
         {"meta", no_argument, 0, M_META},         {"dims-range", required_argument, 0, M_RANGE},
         {"until-record", no_argument, 0, M_UNTIL}, {"meta-drift", required_argument, 0, M_DRIFT},
         {"meta-pool", required_argument, 0, M_POOL}, {"from", required_argument, 0, M_FROM},
         {"out", required_argument, 0, M_OUT},     {"db", required_argument, 0, M_DB},
         {"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, M_HELP},
+        {"help", no_argument, 0, M_HELP},         {"meta-stall-grow", required_argument, 0, M_GROW},
     };
     const size_t nown = sizeof own / sizeof *own;
     struct option longopts[sizeof own / sizeof *own + SEARCH_PARAM_COUNT + 1];
@@ -450,7 +455,7 @@ static int cmd_search_meta(int argc, char **argv)
 
     search_config cfg;
     search_config_default(&cfg);
-    search_meta_config mc = {.leg_stall = 10, .drift = 10, .pool = 16};
+    search_meta_config mc = {.leg_stall = 10, .drift = 10, .pool = 16, .stall_grow = 3};
     bool have_range = false, quiet = false, verbose = false;
     const char *from[MAX_FROM], *out_dir = NULL, *db_path = NULL;
     int nfrom = 0;
@@ -486,6 +491,11 @@ static int cmd_search_meta(int argc, char **argv)
             if (!cli_parse_long(optarg, 1, 64, &l))
                 return cli_error(CLI_USAGE, CMD, "--meta-pool '%s': expected 1..64", optarg);
             mc.pool = (int)l;
+            break;
+        case M_GROW:
+            if (!cli_parse_long(optarg, 0, 10, &l))
+                return cli_error(CLI_USAGE, CMD, "--meta-stall-grow '%s': expected 0..10", optarg);
+            mc.stall_grow = (int)l;
             break;
         case M_FROM:
             if (nfrom == MAX_FROM)
@@ -588,9 +598,10 @@ static int cmd_search_meta(int argc, char **argv)
     if (!quiet) {
         fprintf(stderr, "%s\n", cli_build_info(buf, sizeof buf));
         fprintf(stderr, "search --meta %s..%s over GF(2): %d formats, legs end after %gs without a lower rank, "
-                        "drift %d%s, pool %d, seed %" PRIu64 "%s%s\n",
-                scheme_format_str(mc.lo, fa), scheme_format_str(mc.hi, fb), nf, mc.leg_stall, mc.drift,
-                mc.drift < 0 ? " (never reset)" : "", mc.pool, cfg.p.seed,
+                        "growing to %gs, drift %d%s, pool %d, seed %" PRIu64 "%s%s\n",
+                scheme_format_str(mc.lo, fa), scheme_format_str(mc.hi, fb), nf, mc.leg_stall,
+                mc.leg_stall * (double)(1 << mc.stall_grow), mc.drift, mc.drift < 0 ? " (never reset)" : "", mc.pool,
+                cfg.p.seed,
                 mc.until_record ? ", until every record" : "",
                 cfg.p.symmetry != SCHEME_SYM_NONE ? ", square formats symmetric" : "");
         if (cfg.backend == SEARCH_BACKEND_GPU)

@@ -35,6 +35,7 @@ typedef struct meta_fmt {
     scheme *pool[META_POOL_MAX]; /* the lowest distinct schemes, by rank */
     uint64_t hash[META_POOL_MAX];
     int npool;
+    int fails; /* legs here in a row that did not lower the best */
 } meta_fmt;
 
 static double now_s(void)
@@ -260,8 +261,13 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         const bool symmetric = cfg.p.symmetry != SCHEME_SYM_NONE;
         cfg.p.time_limit = left > 0 ? left : 0;
         cfg.given[SEARCH_PARAM_TIME] = left > 0;
-        cfg.p.stall = mc->leg_stall;
+        /* a format whose legs keep failing gets longer ones: its last
+         * ranks lie further apart in time than a fixed stall allows (the
+         * 20-format runs ended with <4,5,5> legs that stalled at 74-76
+         * within 20 s, one above the record, again and again) */
+        cfg.p.stall = mc->leg_stall * (double)(1 << (m->fails < mc->stall_grow ? m->fails : mc->stall_grow));
         cfg.given[SEARCH_PARAM_STALL] = true;
+        leg.stall = cfg.p.stall;
         cfg.p.seed = scheme_splitmix64(&sm);
         cfg.given[SEARCH_PARAM_SEED] = true;
         if (mc->until_record && m->record > 0) {
@@ -358,6 +364,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
          * that lowered its format's best.  A leg that did not, or no such
          * neighbour, jumps (below). */
         const bool improved = best_before < 0 || best_of(m) < best_before;
+        m->fails = improved ? 0 : m->fails + 1;
         int nb[6], cand[6];
         scheme_format dir[6];
         int nn = neighbours(v, n, cur, nb, dir), nc = 0, fewest = 1 << 30;
@@ -436,6 +443,8 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                 src = vn ? jn[scheme_splitmix64(&sm) % (uint64_t)vn] : -1;
             }
         }
+        if (src >= 0 && mc->stall_grow > 0 && v[j].fails % 2 == 1 && v[j].npool)
+            src = -1; /* after a failed leg there, a leg from its own pool (its best) */
         if (src >= 0 && v[src].npool) {
             /* what moves: one of src's lowest schemes (its pool at the best
              * rank, drawn at random), so that a leg that ended above the

@@ -111,6 +111,9 @@ typedef struct search_meta_config {
     int drift;            /* the reset rule (Kauers-Wood: 10); negative: never reset */
     int pool;             /* distinct schemes kept per format, 1..64 */
     bool until_record;    /* stop when every format is at its record; prefer formats that are not */
+    int stall_grow;       /* a format's legs that fail in a row: the next one's stall doubles, up to
+                             2^stall_grow times leg_stall (0: never grows), and every second one
+                             starts from the format's pool instead of a move */
 } search_meta_config;
 
 typedef struct search_meta_leg {
@@ -119,6 +122,7 @@ typedef struct search_meta_leg {
     int record;           /* -1 unknown */
     char from[96];        /* what it starts from, in words */
     bool reset;           /* the move here was dropped by the reset rule */
+    double stall;         /* this leg's stall (seconds): leg_stall, grown after failed legs */
     int start_rank;       /* leg_start: the first start's rank (-1: the standard algorithm or cubes) */
     int best_rank;        /* leg_end: */
     double seconds;

@@ -1056,6 +1056,7 @@ typedef struct meta_log {
     scheme_format fmt[4096], src[4096]; /* src: the format a moved start came from */
     int start[4096], best_before[4096], best[4096];
     bool moved[4096], reset[4096];
+    double stall[4096];
     int drift;
     scheme_format seen_fmt[64];
     int seen_best[64], nseen;
@@ -1086,6 +1087,7 @@ static void log_leg_start(void *ctx, const search_meta_leg *l)
     else
         g->src[g->n] = (scheme_format){0, 0, 0};
     g->reset[g->n] = l->reset;
+    g->stall[g->n] = l->stall;
 }
 
 static void log_leg_end(void *ctx, const search_meta_leg *l)
@@ -1123,7 +1125,8 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
         c.given[SEARCH_PARAM_PROGRESS] = true;
         c.p.time_limit = drift ? 0 : 3; /* drift 0: 3 s of legs back and forth; 1: until the records */
         c.given[SEARCH_PARAM_TIME] = c.p.time_limit > 0;
-        search_meta_config mc = {{2, 2, 2}, {2, 3, 4}, 0.2, drift, 4, drift == 1};
+        /* drift 0 also grows the stall of failing formats (up to 4x) */
+        search_meta_config mc = {{2, 2, 2}, {2, 3, 4}, 0.2, drift, 4, drift == 1, drift == 0 ? 2 : 0};
         static meta_log g;
         memset(&g, 0, sizeof g);
         search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
@@ -1143,6 +1146,19 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
                       drift, k + 1, g.start[k], g.best_before[k]);
             if (g.reset[k])
                 CHECK(!g.moved[k], "drift %d leg %d: a reset leg started from a moved scheme", drift, k + 1);
+            /* the legs of this format before k that failed in a row: the
+             * stall doubles with each (up to 2^stall_grow), and after an odd
+             * number of them the leg starts from the format's pool */
+            int fails = 0;
+            for (int q = 0; q < k; q++)
+                if (same_fmt(g.fmt[q], g.fmt[k]))
+                    fails = g.best_before[q] < 0 || g.best[q] < g.best_before[q] ? 0 : fails + 1;
+            const double want = mc.leg_stall * (double)(1 << (fails < mc.stall_grow ? fails : mc.stall_grow));
+            CHECK(g.stall[k] == want, "drift %d leg %d: stall %g after %d failed legs, expected %g", drift, k + 1,
+                  g.stall[k], fails, want);
+            if (mc.stall_grow > 0 && fails % 2 == 1 && g.best_before[k] > 0)
+                CHECK(!g.moved[k], "drift %d leg %d: after %d failed legs, a moved start (not the pool)", drift, k + 1,
+                      fails);
         }
         for (int i = 0; i < res.nformats; i++) {
             const search_meta_format *f = &res.formats[i];
@@ -1199,6 +1215,7 @@ Test(resize_cli, search_meta_until_record, .timeout = 300)
         "--meta --dims-range 2x2x2..3x3x3 --target-rank 20",  /* nor --target-rank */
         "--meta --dims-range 2x2x2..3x3x3 --meta-drift 2000", /* out of range */
         "--meta --dims-range 2x2x2..3x3x3 --meta-pool 0",
+        "--meta --dims-range 2x2x2..3x3x3 --meta-stall-grow 11",
         "--meta --dims-range 2x2x2..3x3x3 --stall 0",
         "--meta --mpi --dims-range 2x2x2..3x3x3",             /* not under MPI */
         "--meta --dims-range 2x2x2..2x2x3 --from DATA",       /* a <4,4,4> file outside the range */
