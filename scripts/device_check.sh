@@ -12,18 +12,15 @@ OUT=${OUT:-out}
 mkdir -p "$OUT"
 LOG=$OUT/device_check.log
 : > "$LOG"
-DEPS=/tmp/fgdeps
-mkdir -p $DEPS
-for f in deps/libsqlite3-dev_*.deb deps/libxxhash-dev_*.deb; do [ -f "$f" ] && dpkg -x "$f" $DEPS; done
-SQLITE_LIB=$(ls /lib/x86_64-linux-gnu/libsqlite3.so.0 /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 2>/dev/null | head -1)
+. scripts/device_env.sh
+fg_device_deps
 B=build-device
 results=()
 step() { # name command...
   local name=$1; shift
   if "$@" >> "$LOG" 2>&1; then results+=("ok      $name"); else results+=("FAILED  $name (exit $?)"); fi
 }
-step configure cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DFLIPGRAPH_CUDA_ARCH=90a -DFLIPGRAPH_BLAS=OFF \
-  -DSQLite3_INCLUDE_DIR=$DEPS/usr/include -DSQLite3_LIBRARY="$SQLITE_LIB" -DXXHASH_INCLUDE_DIR=$DEPS/usr/include
+step configure cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}"
 step build cmake --build $B -j"$(nproc)" --target flipgraph gpu_walk gpu_runtime
 export FLIPGRAPH_BIN=$PWD/$B/flipgraph
 export FLIPGRAPH_CORPUS=$PWD/data/corpus

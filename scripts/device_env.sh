@@ -1,0 +1,27 @@
+# Sourced by the scripts/device_*.sh scripts (docs/device.md): what every one of
+# them needs before it configures on the GPU machine, in one place.  That
+# machine lacks the SQLite and xxHash headers and nothing can be installed
+# there: the caller carries the git-ignored deps/ folder (apt-get download
+# libsqlite3-dev libxxhash-dev, and Open MPI's packages for device_mpi.sh),
+# unpacked here under FG_DEPS; the build has no CPU BLAS (-DFLIPGRAPH_BLAS=OFF).
+#
+#   . scripts/device_env.sh          (from the repository root)
+#   fg_device_deps [PATTERN...]      unpacks deps/PATTERN (default: the SQLite
+#                                    and xxHash -dev packages) under FG_DEPS
+#   cmake -S . -B DIR "${FG_DEVICE_CMAKE[@]}" [more -D...]
+FG_DEPS=${FG_DEPS:-/tmp/fgdeps}
+
+fg_device_deps() {
+  mkdir -p "$FG_DEPS"
+  local pats=("$@") f
+  [ ${#pats[@]} -gt 0 ] || pats=("libsqlite3-dev_*.deb" "libxxhash-dev_*.deb")
+  for p in "${pats[@]}"; do
+    for f in deps/$p; do [ -f "$f" ] && dpkg -x "$f" "$FG_DEPS"; done
+  done
+  return 0
+}
+
+FG_SQLITE_LIB=$(ls /lib/x86_64-linux-gnu/libsqlite3.so.0 /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 2>/dev/null | head -1)
+FG_DEVICE_CMAKE=(-DCMAKE_BUILD_TYPE=Release -DFLIPGRAPH_CUDA_ARCH=90a -DFLIPGRAPH_BLAS=OFF
+  "-DSQLite3_INCLUDE_DIR=$FG_DEPS/usr/include" "-DSQLite3_LIBRARY=$FG_SQLITE_LIB"
+  "-DXXHASH_INCLUDE_DIR=$FG_DEPS/usr/include")
