@@ -348,8 +348,8 @@ static void meta_usage(FILE *out)
 {
     fprintf(out,
 "usage: flipgraph search --meta --dims-range A..B [--until-record] [--time T] [--stall T]\n"
-"                        [--meta-drift D] [--meta-pool K] [--meta-stall-grow G] [--from FILE]\n"
-"                        [--db PATH] [--out DIR]\n"
+"                        [--meta-drift D] [--meta-pool K] [--meta-stall-grow G] [--meta-fresh]\n"
+"                        [--from FILE] [--db PATH] [--out DIR]\n"
 "                        [walk parameters] [-q] [-v]\n"
 "\n"
 "One search whose walk changes format (Kauers, Wood 2025; docs/resize.md, \"The meta\n"
@@ -371,6 +371,10 @@ static void meta_usage(FILE *out)
 "                      format's next leg stalls twice as long, up to 2^G times --stall,\n"
 "                      and every second one starts from its pool, not a move: 0..10\n"
 "                      (default 3; 0: fixed legs, always moves)\n"
+"  --meta-fresh        do not start from the store: by default every format's pool\n"
+"                      starts with the store's K lowest distinct GF(2) schemes of it (any\n"
+"                      orientation), so that a second search on the same --db goes on\n"
+"                      where the first stopped\n"
 "  --from FILE         the first leg starts from this scheme (its format in the range)\n"
 "  --symmetry G        the square formats walk G-symmetrically from their cubes\n"
 "  --time T            the whole search's time (default 60s without --until-record)\n"
@@ -435,7 +439,7 @@ static bool parse_dims_range(const char *s, scheme_format *lo, scheme_format *hi
 
 static int cmd_search_meta(int argc, char **argv)
 {
-    enum { M_META = 256, M_RANGE, M_UNTIL, M_DRIFT, M_POOL, M_GROW, M_FROM, M_OUT, M_DB, M_HELP };
+    enum { M_META = 256, M_RANGE, M_UNTIL, M_DRIFT, M_POOL, M_GROW, M_FRESH, M_FROM, M_OUT, M_DB, M_HELP };
     static const struct option own[] = {
         {"meta", no_argument, 0, M_META},         {"dims-range", required_argument, 0, M_RANGE},
         {"until-record", no_argument, 0, M_UNTIL}, {"meta-drift", required_argument, 0, M_DRIFT},
@@ -443,6 +447,7 @@ static int cmd_search_meta(int argc, char **argv)
         {"out", required_argument, 0, M_OUT},     {"db", required_argument, 0, M_DB},
         {"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
         {"help", no_argument, 0, M_HELP},         {"meta-stall-grow", required_argument, 0, M_GROW},
+        {"meta-fresh", no_argument, 0, M_FRESH},
     };
     const size_t nown = sizeof own / sizeof *own;
     struct option longopts[sizeof own / sizeof *own + SEARCH_PARAM_COUNT + 1];
@@ -455,7 +460,7 @@ static int cmd_search_meta(int argc, char **argv)
 
     search_config cfg;
     search_config_default(&cfg);
-    search_meta_config mc = {.leg_stall = 10, .drift = 10, .pool = 16, .stall_grow = 3};
+    search_meta_config mc = {.leg_stall = 10, .drift = 10, .pool = 16, .stall_grow = 3, .from_store = true};
     bool have_range = false, quiet = false, verbose = false;
     const char *from[MAX_FROM], *out_dir = NULL, *db_path = NULL;
     int nfrom = 0;
@@ -497,6 +502,7 @@ static int cmd_search_meta(int argc, char **argv)
                 return cli_error(CLI_USAGE, CMD, "--meta-stall-grow '%s': expected 0..10", optarg);
             mc.stall_grow = (int)l;
             break;
+        case M_FRESH: mc.from_store = false; break;
         case M_FROM:
             if (nfrom == MAX_FROM)
                 return cli_error(CLI_USAGE, CMD, "at most %d --from files", MAX_FROM);
@@ -646,8 +652,11 @@ static int cmd_search_meta(int argc, char **argv)
         printf("%-10s %6s %6s %6s %5s %7d %8.1f s %11s  %s\n", scheme_format_str(f->fmt, fa), sr, br, rec, gap,
                f->visits, f->seconds, cli_fmt_si((double)f->flips, fl2, sizeof fl2), status);
     }
-    printf("meta search: %d legs in %.1f s, %d resets, %d of %d formats at their record%s\n", res.legs, res.seconds,
-           res.resets, res.nformats - missed, res.nformats, res.interrupted ? "; interrupted" : "");
+    char from_db[64] = "";
+    if (res.stored > 0)
+        snprintf(from_db, sizeof from_db, "; %d schemes from the store", res.stored);
+    printf("meta search: %d legs in %.1f s, %d resets, %d of %d formats at their record%s%s\n", res.legs, res.seconds,
+           res.resets, res.nformats - missed, res.nformats, from_db, res.interrupted ? "; interrupted" : "");
     fflush(stdout);
     if (rc == CLI_OK)
         rc = res.interrupted ? CLI_NEGATIVE : mc.until_record && !res.all_records ? CLI_NEGATIVE : CLI_OK;

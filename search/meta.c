@@ -116,6 +116,56 @@ bool search_meta_formats(scheme_format lo, scheme_format hi, scheme_format *out,
  * dimension, as orientations of i's format (so that search_resize takes i's
  * schemes there); nb[k] the index of the sorted format, dir[k] its
  * orientation.  Returns how many. */
+/* The store's lowest distinct GF(2) schemes of m's format, in each of its
+ * orientations (a scheme stored as <5,4,5> serves <4,5,5>), into m's pool. */
+typedef struct store_rows {
+    int64_t id[META_POOL_MAX];
+    int n;
+} store_rows;
+
+static bool take_row(void *ctx, const db_scheme_row *row)
+{
+    store_rows *r = ctx;
+    r->id[r->n++] = row->id;
+    return r->n < META_POOL_MAX;
+}
+
+static bool pool_from_store(db *d, meta_fmt *m, int keep, char *err, size_t errlen)
+{
+    const int d3[3] = {m->f.n, m->f.m, m->f.p};
+    static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    scheme_format seen[6];
+    int nseen = 0;
+    for (int q = 0; q < 6; q++) {
+        scheme_format o = {d3[perm[q][0]], d3[perm[q][1]], d3[perm[q][2]]};
+        bool dup = false;
+        for (int k = 0; k < nseen; k++)
+            dup |= same(seen[k], o);
+        if (dup)
+            continue;
+        seen[nseen++] = o;
+        store_rows r = {.n = 0};
+        db_filter f = {.has_fmt = true, .fmt = o, .ring = SCHEME_RING_F2, .limit = keep};
+        if (db_list(d, &f, take_row, &r, err, errlen) != DB_OK)
+            return false;
+        for (int k = 0; k < r.n; k++) {
+            db_status st;
+            scheme *s = db_load_scheme(d, r.id[k], &st, err, errlen);
+            if (!s)
+                return false;
+            scheme *p = search_permute(s, m->f);
+            scheme_free(s);
+            const bool ok = p && pool_offer(m, p, keep);
+            scheme_free(p);
+            if (!ok) {
+                snprintf(err, errlen, "out of memory");
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 static int neighbours(const meta_fmt *v, int n, int i, int nb[6], scheme_format dir[6])
 {
     int k = 0;
@@ -157,6 +207,29 @@ static scheme *move_to(const scheme *s, scheme_format dir, scheme_format to)
         return NULL;
     }
     return p;
+}
+
+/* The start of a format never walked: the lowest of search_meta_start over
+ * every format's best (projections, extensions, products), with how it came
+ * in words and the store's row of the scheme it came from. */
+static scheme *meta_start_for(const meta_fmt *v, int n, int j, db *store, char *how, size_t howlen, int64_t *parent)
+{
+    const scheme *known[512];
+    for (int q = 0; q < n; q++)
+        known[q] = v[q].npool ? v[q].pool[0] : NULL;
+    int f1, f2;
+    scheme *s = search_meta_start(v[j].f, known, n, &f1, &f2);
+    if (s) {
+        char fb[32], fc[32], err[256];
+        int64_t pid;
+        *parent = store && db_find_scheme(store, known[f1], &pid, err, sizeof err) == DB_OK ? pid : 0;
+        if (f2 >= 0)
+            snprintf(how, howlen, "%s's best times %s's", scheme_format_str(v[f1].f, fb), scheme_format_str(v[f2].f, fc));
+        else
+            snprintf(how, howlen, "%s's best %s", scheme_format_str(v[f1].f, fb),
+                     v[j].f.n * v[j].f.m * v[j].f.p > v[f1].f.n * v[f1].f.m * v[f1].f.p ? "extended" : "projected");
+    }
+    return s;
 }
 
 search_status search_meta_run(search_session *ss, const search_config *base, const char *device,
@@ -218,12 +291,40 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         goto done;
     }
 
+    if (mc->from_store && session_store(ss)) {
+        char err[512];
+        for (int i = 0; i < n && ok; i++) {
+            const int before = v[i].npool;
+            if (!pool_from_store(session_store(ss), &v[i], mc->pool, err, sizeof err)) {
+                snprintf(out->msg, sizeof out->msg, "%s: the stored schemes: %s", scheme_format_str(v[i].f, fa), err);
+                out->status = SEARCH_FAILED;
+                out->store_failed = true;
+                ok = false;
+            }
+            out->stored += v[i].npool - before;
+            out->formats[i].best = best_of(&v[i]);
+        }
+        /* no start given: the first leg goes on where the stored search
+         * stopped, at the first format short of its record */
+        for (int i = 0; i < n && ok && nstarts == 0 && mc->until_record; i++)
+            if (!at_record(&v[i])) {
+                cur = i;
+                break;
+            }
+    }
+    char moved_from[96] = ""; /* how `next` came: "<4,4,4>'s best extended" */
+    int64_t moved_parent = 0; /* the store's row of the scheme it came from (0: none) */
+    if (ok && !next && !v[cur].npool && out->stored > 0)
+        next = meta_start_for(v, n, cur, session_store(ss), moved_from, sizeof moved_from, &moved_parent);
+    if (!ok) {
+        scheme_free(next);
+        goto done;
+    }
+
     const double t0 = now_s();
     uint64_t sm = base->p.seed;
     bool symmetric_all = base->p.symmetry != SCHEME_SYM_NONE;
     search_meta_leg leg;
-    char moved_from[96] = ""; /* how `next` came: "<4,4,4>'s best extended" */
-    int64_t moved_parent = 0; /* the store's row of the scheme it came from (0: none) */
     bool reset = false;       /* the last move was dropped by the reset rule */
     out->status = SEARCH_NOT_REACHED;
     for (int k = 0;; k++) {
@@ -410,25 +511,10 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
          * walked, else one drawn among j's visited neighbours), or for a
          * format never walked the lowest of search_meta_start (projections,
          * extensions, products of every format's best) */
-        char fb[32], fc[32];
+        char fb[32];
         int src = -1;
         if (best_of(&v[j]) < 0 && nc == 0) {
-            const scheme *known[512];
-            for (int q = 0; q < n; q++)
-                known[q] = v[q].npool ? v[q].pool[0] : NULL;
-            int f1, f2;
-            next = search_meta_start(v[j].f, known, n, &f1, &f2);
-            if (next) {
-                int64_t pid;
-                moved_parent = store && db_find_scheme(store, known[f1], &pid, err, sizeof err) == DB_OK ? pid : 0;
-                if (f2 >= 0)
-                    snprintf(moved_from, sizeof moved_from, "%s's best times %s's", scheme_format_str(v[f1].f, fb),
-                             scheme_format_str(v[f2].f, fc));
-                else
-                    snprintf(moved_from, sizeof moved_from, "%s's best %s", scheme_format_str(v[f1].f, fb),
-                             v[j].f.n * v[j].f.m * v[j].f.p > v[f1].f.n * v[f1].f.m * v[f1].f.p ? "extended"
-                                                                                              : "projected");
-            }
+            next = meta_start_for(v, n, j, store, moved_from, sizeof moved_from, &moved_parent);
         } else {
             int jn[6], vn = 0;
             scheme_format jd[6];

@@ -114,6 +114,9 @@ typedef struct search_meta_config {
     int stall_grow;       /* a format's legs that fail in a row: the next one's stall doubles, up to
                              2^stall_grow times leg_stall (0: never grows), and every second one
                              starts from the format's pool instead of a move */
+    bool from_store;      /* each format's pool starts with the store's lowest distinct GF(2)
+                             schemes of it (any orientation), so that a search on a store that
+                             holds an earlier one's results goes on from them */
 } search_meta_config;
 
 typedef struct search_meta_leg {
@@ -151,6 +154,7 @@ typedef struct search_meta_result {
                                interrupted; BAD_PARAMS, FAILED as session_search */
     search_meta_format *formats;
     int nformats, legs, resets;
+    int stored;             /* from_store: distinct schemes the store added to the pools */
     double seconds;
     bool interrupted, all_records;
     bool store_failed;      /* a leg's run could not be begun, stored or ended (msg says) */

@@ -1126,7 +1126,7 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
         c.p.time_limit = drift ? 0 : 3; /* drift 0: 3 s of legs back and forth; 1: until the records */
         c.given[SEARCH_PARAM_TIME] = c.p.time_limit > 0;
         /* drift 0 also grows the stall of failing formats (up to 4x) */
-        search_meta_config mc = {{2, 2, 2}, {2, 3, 4}, 0.2, drift, 4, drift == 1, drift == 0 ? 2 : 0};
+        search_meta_config mc = {{2, 2, 2}, {2, 3, 4}, 0.2, drift, 4, drift == 1, drift == 0 ? 2 : 0, false};
         static meta_log g;
         memset(&g, 0, sizeof g);
         search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
@@ -1177,6 +1177,69 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
     }
     session_close(ss);
     CHECK(tc_sql_int(dbp, "SELECT count(*) FROM runs") >= 4, "every leg a run");
+}
+
+/* A meta search on a store that holds an earlier one's schemes goes on from
+ * them (from_store): a stored scheme in another orientation fills its sorted
+ * format's pool, and with every record stored the search ends before its first
+ * leg; without from_store it walks again. */
+Test(resize_cli, meta_search_goes_on_from_the_store, .timeout = 300)
+{
+    char err[512];
+    db_status st;
+    search_config c;
+    search_config_default(&c);
+    c.backend = SEARCH_BACKEND_CPU;
+    c.p.threads = 1;
+    c.given[SEARCH_PARAM_THREADS] = true;
+    c.p.seed = g_seed;
+    c.p.progress_every = 0;
+    c.given[SEARCH_PARAM_PROGRESS] = true;
+    search_meta_config mc = {{2, 2, 2}, {2, 2, 3}, 0.2, 10, 4, true, 0, false};
+    search_meta_result res;
+
+    const char *pa = tc_path_in("meta-first.db");
+    search_session *a = session_open(pa, &st, err, sizeof err);
+    cr_assert_not_null(a, "%s", err);
+    CHECK(search_meta_run(a, &c, NULL, &mc, NULL, 0, NULL, &res) == SEARCH_REACHED, "first search: %s", res.msg);
+    CHECK(res.legs >= 2 && res.stored == 0, "first search: %d legs, %d from the store", res.legs, res.stored);
+    search_meta_result_free(&res);
+    /* its two bests into a second store: <2,2,3> as <3,2,2> */
+    const char *pb = tc_path_in("meta-second.db");
+    search_session *b = session_open(pb, &st, err, sizeof err);
+    cr_assert_not_null(b, "%s", err);
+    const scheme_format fs[2] = {{2, 2, 2}, {2, 2, 3}}, to[2] = {{2, 2, 2}, {3, 2, 2}};
+    for (int i = 0; i < 2; i++) {
+        int64_t id, nid;
+        int rank;
+        bool existed;
+        cr_assert(db_best(session_store(a), fs[i], SCHEME_RING_F2, &id, &rank, err, sizeof err) == DB_OK, "%s", err);
+        scheme *s = db_load_scheme(session_store(a), id, &st, err, sizeof err);
+        cr_assert_not_null(s, "%s", err);
+        scheme *p = search_permute(s, to[i]);
+        cr_assert_not_null(p);
+        db_provenance prov = {0, 0, "test", 0, 0};
+        cr_assert(db_insert_scheme(session_store(b), p, &prov, &nid, &existed, err, sizeof err) == DB_OK, "%s", err);
+        scheme_free(s);
+        scheme_free(p);
+    }
+    session_close(a);
+    mc.from_store = true;
+    CHECK(search_meta_run(b, &c, NULL, &mc, NULL, 0, NULL, &res) == SEARCH_REACHED, "from the store: %s", res.msg);
+    CHECK(res.legs == 0 && res.stored == 2 && res.all_records, "from the store: %d legs, %d stored schemes taken",
+          res.legs, res.stored);
+    for (int i = 0; i < res.nformats; i++)
+        CHECK(res.formats[i].best == res.formats[i].record, "from the store: format %d best %d, record %d", i,
+              res.formats[i].best, res.formats[i].record);
+    search_meta_result_free(&res);
+    mc.from_store = false;
+    c.p.time_limit = 1;
+    c.given[SEARCH_PARAM_TIME] = true;
+    mc.until_record = false;
+    search_meta_run(b, &c, NULL, &mc, NULL, 0, NULL, &res);
+    CHECK(res.legs >= 1 && res.stored == 0, "fresh: %d legs, %d from the store (%s)", res.legs, res.stored, res.msg);
+    search_meta_result_free(&res);
+    session_close(b);
 }
 
 /* flipgraph search --meta: the table and exit 0 at every record; bad usage
