@@ -17,7 +17,8 @@
 #                --pool-fresh 1 (no pool: every restart from the start),
 #                --plus-max 8 (plus transitions up to 8 above the base)
 #   meta T [R]   the meta search on the GPU over R (default 2x2x2..5x5x5)
-#                until every record, --symmetry c3 for the square formats, T
+#                until every record, --symmetry c3 for the square formats, T;
+#                META_SEED (default 1), META_DB (a carried store to go on from)
 #   wait         waits for the background runs and prints their tables
 #
 # Usage: OUT=out bash scripts/device_meta.sh plain666 200s metacpu 240s wait
@@ -94,10 +95,16 @@ while [ $# -gt 0 ]; do
     R=2x2x2..5x5x5
     if [ $# -gt 0 ] && [[ $1 == *..* ]]; then R=$1; shift; fi
     S=${META_SEED:-1}
+    # META_DB=FILE (carried): go on from an earlier call's store (search --meta
+    # takes every format's stored bests into its pools); the store comes back
+    # as $OUT/meta_gpu.db either way
+    rm -f $W/meta_gpu.db
+    if [ -n "${META_DB:-}" ]; then cp "$META_DB" $W/meta_gpu.db || exit 2; fi
     echo "== search --meta --dims-range $R --until-record --backend gpu --symmetry c3 --stall 20s --time $T (seed $S)"
     $F search --meta --dims-range $R --until-record --backend gpu --symmetry c3 --stall 20s --time "$T" --seed $S \
       --db $W/meta_gpu.db > "$OUT/meta_gpu.txt" 2>&1
     echo "exit $?"
+    cp $W/meta_gpu.db "$OUT/meta_gpu.db"
     grep -v '^\[leg' "$OUT/meta_gpu.txt" | tail -25
     ;;
   wait)
