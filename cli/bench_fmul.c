@@ -14,7 +14,8 @@
 
 static const char *usage_text =
     "usage: flipgraph bench multiply --type f64|f32 [--sizes N[,N...]] [--threads T] [--reps K]\n"
-    "                                [--chain S[,S...]]... [--samples K] [--backend cpu|gpu [--tf32]]\n"
+    "                                [--chain S[,S...][@plain|@fused][@sN]]... [--samples K]\n"
+    "                                [--sums plain|fused] [--streams N] [--backend cpu|gpu [--tf32]]\n"
     "\n"
     "Times n x n products of uniform random matrices in [-1, 1): the BLAS's GEMM alone\n"
     "(the baseline), then each chain of schemes over it (flipgraph multiply --type), side\n"
@@ -30,7 +31,11 @@ static const char *usage_text =
     "  --sizes      default 1024,2048,4096\n"
     "  --threads    the BLAS's and the sums' threads (default: all processors)\n"
     "  --chain      one chain, levels outermost first: strassen, std:NxMxP or a scheme\n"
-    "               file valid over Z; repeat for more (default: strassen with 1, 2, 3 levels)\n";
+    "               file valid over Z; repeat for more (default: strassen with 1, 2, 3 levels);\n"
+    "               a suffix @plain or @fused picks that chain's sums, @sN its streams\n"
+    "  --sums       plain: each operand sum and accumulation its own pass; fused: one pass\n"
+    "               a side per level (default: fused on the GPU, plain on the CPU)\n"
+    "  --streams    GPU: streams for the last level's GEMMs (default 1)\n";
 
 typedef struct {
     char label[200];
@@ -53,11 +58,39 @@ static void free_chain(bench_chain *c)
     rt_fplan_free(&c->plan);
 }
 
-/* "strassen,strassen,FILE": each level a built-in or a file.  false after a message. */
-static bool parse_chain(const char *spec, bench_chain *c)
+/* A chain's suffixes @plain, @fused, @sN (taken off the end of copy, which
+ * is cut there): false after a message. */
+static bool parse_suffixes(const char *spec, char *copy, rt_fsums *sums, int *streams)
+{
+    char *at;
+    while ((at = strrchr(copy, '@')) != NULL) {
+        long v;
+        if (!strcmp(at + 1, "plain"))
+            *sums = RT_FSUMS_PLAIN;
+        else if (!strcmp(at + 1, "fused"))
+            *sums = RT_FSUMS_FUSED;
+        else if (at[1] == 's' && cli_parse_long(at + 2, 1, 8, &v))
+            *streams = (int)v;
+        else {
+            cli_error(CLI_USAGE, "bench multiply", "--chain %s: '%s': expected @plain, @fused or @s1 .. @s8", spec,
+                      at);
+            return false;
+        }
+        *at = 0;
+    }
+    return true;
+}
+
+/* "strassen,strassen,FILE[@fused][@s4]": each level a built-in or a file.
+ * false after a message. */
+static bool parse_chain(const char *spec, bench_chain *c, rt_fsums sums, int streams)
 {
     memset(c, 0, sizeof *c);
     char *copy = strdup(spec), *rest = copy;
+    if (copy && !parse_suffixes(spec, copy, &sums, &streams)) {
+        free(copy);
+        return false;
+    }
     const scheme *chain[EXPORT_PLAN_MAX_LEVELS];
     const char *names[EXPORT_PLAN_MAX_LEVELS];
     bool ok = copy != NULL;
@@ -96,6 +129,17 @@ static bool parse_chain(const char *spec, bench_chain *c)
         cli_error(CLI_USAGE, "bench multiply", "--chain %s", err);
         ok = false;
     }
+    if (ok) {
+        c->plan.sums = sums;
+        c->plan.streams = streams;
+        /* The label shows what is not the default. */
+        size_t used = strlen(c->label);
+        if (sums != RT_FSUMS_AUTO)
+            used += (size_t)snprintf(c->label + used, sizeof c->label - used, "@%s",
+                                     sums == RT_FSUMS_PLAIN ? "plain" : "fused");
+        if (streams > 1 && used < sizeof c->label)
+            snprintf(c->label + used, sizeof c->label - used, "@s%d", streams);
+    }
     free(copy);
     if (!ok)
         free_chain(c);
@@ -124,7 +168,10 @@ int bench_multiply_float_cmd(int argc, char **argv)
         {"threads", required_argument, 0, 't'}, {"reps", required_argument, 0, 'r'},
         {"chain", required_argument, 0, 'c'}, {"samples", required_argument, 0, 'S'},
         {"backend", required_argument, 0, 'b'}, {"tf32", no_argument, 0, 'F'},
+        {"sums", required_argument, 0, 'U'}, {"streams", required_argument, 0, 'M'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    rt_fsums sums = RT_FSUMS_AUTO;
+    long streams = 1;
     long sizes[16] = {1024, 2048, 4096};
     bool gpu = false, tf32 = false;
     int nsizes = 3;
@@ -180,6 +227,18 @@ int bench_multiply_float_cmd(int argc, char **argv)
                 return cli_error(CLI_USAGE, "bench multiply", "--backend: expected cpu or gpu, got '%s'", optarg);
             break;
         case 'F': tf32 = true; break;
+        case 'U':
+            if (!strcmp(optarg, "plain"))
+                sums = RT_FSUMS_PLAIN;
+            else if (!strcmp(optarg, "fused"))
+                sums = RT_FSUMS_FUSED;
+            else
+                return cli_error(CLI_USAGE, "bench multiply", "--sums: expected plain or fused, got '%s'", optarg);
+            break;
+        case 'M':
+            if (!cli_parse_long(optarg, 1, 8, &streams))
+                return cli_error(CLI_USAGE, "bench multiply", "--streams: expected 1 .. 8, got '%s'", optarg);
+            break;
         case 'h': fputs(usage_text, stdout); return CLI_OK;
         default: return CLI_USAGE;
         }
@@ -196,7 +255,7 @@ int bench_multiply_float_cmd(int argc, char **argv)
     }
     bench_chain chains[16];
     for (int i = 0; i < nchains; i++)
-        if (!parse_chain(chain_specs[i], &chains[i])) {
+        if (!parse_chain(chain_specs[i], &chains[i], sums, (int)streams)) {
             for (int k = 0; k < i; k++)
                 free_chain(&chains[k]);
             return CLI_USAGE;

@@ -21,7 +21,8 @@ static const char *usage_text =
     "                          [--plan-only [--dims RxKxC] [-v]] [--db PATH] [--format bin|text]\n"
     "                          [--max-memory MIB] [--devices LIST] [--max-device-memory MIB] [-q]\n"
     "       flipgraph multiply --type f64|f32 --scheme S[,S...] [--levels L] --a A.npy --b B.npy\n"
-    "                          -o C.npy [--backend cpu|gpu [--tf32]] [--threads N] [-v] [-q]\n"
+    "                          -o C.npy [--backend cpu|gpu [--tf32]] [--threads N]\n"
+    "                          [--sums plain|fused] [--streams N] [-v] [-q]\n"
     "\n"
     "Multiplies the bit matrices A (R x K) and B (K x C) into C with a plan: one scheme per\n"
     "level, applied with Yates's algorithm, and a word-level kernel for the blocks inside\n"
@@ -63,7 +64,10 @@ static const char *usage_text =
     "(OpenBLAS).  Every level must verify over Z (strassen, std:NxMxP, a lifted or mod0\n"
     "scheme); one that does not is refused with exit 2, naming the level.  --backend gpu:\n"
     "GPU 0, cuBLAS's DGEMM/SGEMM as the base case and addition kernels for the levels;\n"
-    "SGEMM without TF32 unless --tf32 (faster, about 10 bits of precision).  -v prints the\n"
+    "SGEMM without TF32 unless --tf32 (faster, about 10 bits of precision).  --sums fused\n"
+    "forms all operand sums of a level in one pass a side and adds the products into C in\n"
+    "one pass (more workspace; the GPU's default), plain one pass per sum (the CPU's\n"
+    "default); --streams N (GPU) spreads the last level's GEMMs over N streams.  -v prints the\n"
     "largest error on 256 sampled entries against a compensated long double reference\n"
     "and the first-order bound of docs/float.md.\n"
     "\n"
@@ -338,7 +342,7 @@ static void print_fdiag(const char *path, const scheme_diag *d)
 /* The float product: C = A B for .npy matrices with a plan of schemes valid over Z. */
 static int multiply_float(rt_ftype type, char **specs, int nspecs, int nlevels, const char *db_opt,
                           const char *a_path, const char *b_path, const char *out, bool gpu, bool tf32,
-                          int threads, double max_bytes, bool verbose, bool quiet)
+                          rt_fsums sums, int streams, int threads, double max_bytes, bool verbose, bool quiet)
 {
     int rc = CLI_USAGE;
     scheme *owned[MAX_SPECS] = {0};
@@ -368,6 +372,8 @@ static int multiply_float(rt_ftype type, char **specs, int nspecs, int nlevels, 
         cli_error(CLI_USAGE, "multiply", "--scheme %s", err);
         goto out;
     }
+    plan.sums = sums;
+    plan.streams = streams;
     uint64_t ar, ac, br, bc;
     rt_ftype at, bt;
     scheme_diag dg;
@@ -442,12 +448,12 @@ static int multiply_float(rt_ftype type, char **specs, int nspecs, int nlevels, 
         if (gpu)
             fprintf(stderr,
                     "flipgraph multiply: %" PRIu64 " x %" PRIu64 " times %" PRIu64 " x %" PRIu64
-                    " (%s%s, %d level%s%s%s) on GPU 0 in %.3f s: device %.4f s (%" PRIu64 " cuBLAS calls, %"
-                    PRIu64 " addition kernels), transfers %.3f s; %.2f effective GFLOP/s on the device "
-                    "(2MKN/device time)\n",
+                    " (%s%s, %d level%s%s%s, %d fused) on GPU 0 in %.3f s: device %.4f s (%" PRIu64
+                    " cuBLAS calls, %" PRIu64 " addition kernels), transfers %.3f s; %.2f effective GFLOP/s "
+                    "on the device (2MKN/device time)\n",
                     ar, ac, br, bc, rt_ftype_name(type), tf32 ? ", TF32" : "", nlevels, nlevels == 1 ? "" : "s",
-                    nlevels ? ": " : "", chain_str, st.total, st.device, st.gemm_calls, st.add_launches,
-                    st.transfer, st.device > 0 ? flop / st.device / 1e9 : 0.0);
+                    nlevels ? ": " : "", chain_str, st.fused_levels, st.total, st.device, st.gemm_calls,
+                    st.add_launches, st.transfer, st.device > 0 ? flop / st.device / 1e9 : 0.0);
         else
             fprintf(stderr,
                     "flipgraph multiply: %" PRIu64 " x %" PRIu64 " times %" PRIu64 " x %" PRIu64
@@ -489,7 +495,11 @@ int cmd_multiply(int argc, char **argv)
         {"dims", required_argument, 0, 'D'}, {"verbose", no_argument, 0, 'v'},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
         {"type", required_argument, 0, 'T'}, {"tf32", no_argument, 0, 'F'},
-        {"devices", required_argument, 0, 'V'}, {"max-device-memory", required_argument, 0, 'G'}, {0, 0, 0, 0}};
+        {"devices", required_argument, 0, 'V'}, {"max-device-memory", required_argument, 0, 'G'},
+        {"sums", required_argument, 0, 'U'}, {"streams", required_argument, 0, 'M'}, {0, 0, 0, 0}};
+    rt_fsums sums = RT_FSUMS_AUTO;
+    long streams = 1;
+    bool have_sums = false;
     char *scheme_list = NULL;
     const char *a_path = NULL, *b_path = NULL, *out = NULL, *db_opt = NULL, *devices = NULL;
     double max_dev_bytes = 0;
@@ -560,6 +570,20 @@ int cmd_multiply(int argc, char **argv)
         case 'v': verbose = true; break;
         case 'q': quiet = true; break;
         case 'F': tf32 = true; break;
+        case 'U':
+            have_sums = true;
+            if (!strcmp(optarg, "plain"))
+                sums = RT_FSUMS_PLAIN;
+            else if (!strcmp(optarg, "fused"))
+                sums = RT_FSUMS_FUSED;
+            else
+                return cli_error(CLI_USAGE, "multiply", "--sums: expected plain or fused, got '%s'", optarg);
+            break;
+        case 'M':
+            have_sums = true;
+            if (!cli_parse_long(optarg, 1, 8, &streams))
+                return cli_error(CLI_USAGE, "multiply", "--streams: expected 1 .. 8, got '%s'", optarg);
+            break;
         case 'T':
             if (!rt_ftype_parse(optarg, &ftype))
                 return cli_error(CLI_USAGE, "multiply", "--type: expected f64 or f32, got '%s'", optarg);
@@ -573,6 +597,8 @@ int cmd_multiply(int argc, char **argv)
         return cli_error(CLI_USAGE, "multiply", "unexpected argument '%s' (flipgraph multiply --help)", argv[optind]);
     if (tf32 && !have_type)
         return cli_error(CLI_USAGE, "multiply", "--tf32 is for --type f32 --backend gpu");
+    if (have_sums && !have_type)
+        return cli_error(CLI_USAGE, "multiply", "--sums and --streams are for float products (--type)");
     if (have_type && (devices || max_dev_bytes > 0))
         return cli_error(CLI_USAGE, "multiply", "--devices and --max-device-memory are for bit matrices; "
                          "--type %s runs on one executor (--backend)", rt_ftype_name(ftype));
@@ -594,8 +620,8 @@ int cmd_multiply(int argc, char **argv)
     }
 
     if (have_type) {
-        int frc = multiply_float(ftype, specs, nspecs, nlevels, db_opt, a_path, b_path, out, gpu, tf32,
-                                 (int)threads, max_bytes, verbose, quiet);
+        int frc = multiply_float(ftype, specs, nspecs, nlevels, db_opt, a_path, b_path, out, gpu, tf32, sums,
+                                 (int)streams, (int)threads, max_bytes, verbose, quiet);
         free(list);
         return frc;
     }

@@ -145,6 +145,10 @@ typedef struct cuda_flevel {
     const int *a_off, *a_blk, *a_coef;
     const int *b_off, *b_blk, *b_coef;
     const int *c_off, *c_blk, *c_coef;
+    /* The fused schedule (runtime.h, rt_flevel): slots per product (-1: none)
+     * and the dense tables ta (nt x n m), sb (ns x m p), qc (n p x nq). */
+    int nt, ns, nq;
+    const int *t_slot, *s_slot, *q_slot, *ta, *sb, *qc;
 } cuda_flevel;
 
 typedef struct cuda_fstats {
@@ -152,17 +156,24 @@ typedef struct cuda_fstats {
     double ms_total;                           /* everything, allocations included */
     unsigned long long gemm_calls, add_launches;
     double peak_bytes;                         /* device memory held */
+    int fused_levels;                          /* levels that ran fused (the others per product) */
 } cuda_fstats;
 
 /* C = A B (host, row-major, contiguous: A M x K, B K x N, C M x N) of doubles
  * (f64 != 0) or floats, with the levels over cuBLAS's DGEMM/SGEMM on GPU device:
  * the same recursion, peeling and coefficient folding as the CPU product
  * (runtime/fmul_impl.h), the operand sums and accumulations as addition
- * kernels on one stream.  SGEMM runs without TF32 (CUBLAS_DEFAULT_MATH, and
- * NVIDIA_TF32_OVERRIDE=0 is not needed for it) unless tf32.  timing_reps > 1
- * runs the device part that many times and reports the best (benchmarks).
+ * kernels.  fused: each level forms all its operand sums in one pass a side
+ * and accumulates its products into C in one pass (more workspace: a level
+ * whose fused workspace does not fit in the device's free memory runs per
+ * product); otherwise per product, as the CPU's default.  streams > 1: the last
+ * level's GEMMs are spread over that many streams (fused levels only).  SGEMM
+ * runs without TF32 (CUBLAS_DEFAULT_MATH, and NVIDIA_TF32_OVERRIDE=0 is not
+ * needed for it) unless tf32.  timing_reps > 1 runs the device part that many
+ * times and reports the best (benchmarks).
  * Returns 0 ok, 2 bad input, 3 no GPU, out of memory or a device failure. */
-int cuda_fmul(const cuda_flevel *levels, int nlevels, int f64, int tf32, unsigned long long M,
+int cuda_fmul(const cuda_flevel *levels, int nlevels, int f64, int tf32, int fused, int streams,
+              unsigned long long M,
               unsigned long long K, unsigned long long N, const void *A, const void *B, void *C,
               int device, int timing_reps, cuda_fstats *stats, char *err, size_t errlen);
 /* ==== end float products ====================================================== */

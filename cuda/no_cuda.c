@@ -15,11 +15,12 @@ int cuda_device_describe(char *buf, size_t len)
 
 /* ==== float products: without nvcc, "no GPU backend" ==== */
 #if !FLIPGRAPH_HAVE_CUDA
-int cuda_fmul(const cuda_flevel *levels, int nlevels, int f64, int tf32, unsigned long long M,
+int cuda_fmul(const cuda_flevel *levels, int nlevels, int f64, int tf32, int fused, int streams,
+              unsigned long long M,
               unsigned long long K, unsigned long long N, const void *A, const void *B, void *C,
               int device, int timing_reps, cuda_fstats *stats, char *err, size_t errlen)
 {
-    (void)levels, (void)nlevels, (void)f64, (void)tf32, (void)M, (void)K, (void)N, (void)A;
+    (void)levels, (void)nlevels, (void)f64, (void)tf32, (void)fused, (void)streams, (void)M, (void)K, (void)N, (void)A;
     (void)B, (void)C, (void)device, (void)timing_reps, (void)stats;
     if (err && errlen) snprintf(err, errlen, "no GPU backend in this build (built without CUDA)");
     return 3;

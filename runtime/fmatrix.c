@@ -191,6 +191,55 @@ static int coef(const scheme *s, int h, int pos, int e)
     return (int)((s->terms[h].f[pos] >> e) & 1);
 }
 
+/* The fused schedule of a level (runtime.h, rt_flevel): slots in product
+ * order, dense coefficient tables for one pass each. */
+static bool fsched_build(rt_flevel *L)
+{
+    int r = L->rank, nm = L->n * L->m, mp = L->m * L->p, np = L->n * L->p;
+    int nt = 0, ns = 0, nq = 0;
+    for (int h = 0; h < r; h++) {
+        const rt_fterm *t = &L->terms[h];
+        if (t->na == 0 || t->nb == 0 || t->nc == 0)
+            continue; /* a zero product: skipped by every path */
+        nt += t->na > 1;
+        ns += t->nb > 1;
+        nq += t->nc > 1;
+    }
+    size_t n = 3 * (size_t)r + (size_t)nt * nm + (size_t)ns * mp + (size_t)np * nq;
+    int *m = calloc(n ? n : 1, sizeof *m);
+    if (!m)
+        return false;
+    L->t_slot = m;
+    L->s_slot = m + r;
+    L->q_slot = m + 2 * r;
+    L->ta = m + 3 * r;
+    L->sb = L->ta + (size_t)nt * nm;
+    L->qc = L->sb + (size_t)ns * mp;
+    L->nt = L->ns = L->nq = 0;
+    for (int h = 0; h < r; h++) {
+        const rt_fterm *t = &L->terms[h];
+        L->t_slot[h] = L->s_slot[h] = L->q_slot[h] = -1;
+        if (t->na == 0 || t->nb == 0 || t->nc == 0)
+            continue;
+        if (t->na > 1) {
+            int o = L->t_slot[h] = L->nt++;
+            for (int q = 0; q < t->na; q++)
+                L->ta[(size_t)o * nm + t->a_blk[q]] = t->a_coef[q];
+        }
+        if (t->nb > 1) {
+            int o = L->s_slot[h] = L->ns++;
+            for (int q = 0; q < t->nb; q++)
+                L->sb[(size_t)o * mp + t->b_blk[q]] = t->b_coef[q];
+        }
+        if (t->nc > 1) {
+            int o = L->q_slot[h] = L->nq++;
+            for (int q = 0; q < t->nc; q++)
+                L->qc[(size_t)t->c_blk[q] * nq + o] = t->c_coef[q];
+        }
+    }
+    return true;
+}
+
 bool rt_fplan_init(rt_fplan *p, const scheme *const *chain, const char *const *names, int n,
                    int *level_out, char *err, size_t errlen)
 {
@@ -284,6 +333,10 @@ bool rt_fplan_init(rt_fplan *p, const scheme *const *chain, const char *const *n
         L->stability = E;
         L->adds = max_na + max_nb + max_nc;
         p->levels = l + 1;
+        if (!fsched_build(L)) {
+            rt_fplan_free(p);
+            return scheme_fail(err, errlen, "out of memory");
+        }
     }
     return true;
 }
@@ -292,7 +345,10 @@ void rt_fplan_free(rt_fplan *p)
 {
     for (int l = 0; l < EXPORT_PLAN_MAX_LEVELS; l++) {
         free(p->lv[l].terms);
+        free(p->lv[l].t_slot); /* the schedule's one allocation */
         p->lv[l].terms = NULL;
+        p->lv[l].t_slot = p->lv[l].s_slot = p->lv[l].q_slot = NULL;
+        p->lv[l].ta = p->lv[l].sb = p->lv[l].qc = NULL;
     }
     p->levels = 0;
 }
@@ -317,7 +373,12 @@ double rt_fplan_workspace(const rt_fplan *p, rt_ftype type, uint64_t M, uint64_t
         M /= (uint64_t)p->lv[l].n;
         K /= (uint64_t)p->lv[l].m;
         N /= (uint64_t)p->lv[l].p;
-        bytes += ((double)M * K + (double)K * N + (double)M * N) * (double)rt_ftype_size(type);
+        const rt_flevel *L = &p->lv[l];
+        if (p->sums == RT_FSUMS_FUSED)
+            bytes += ((double)L->nt * M * K + (double)L->ns * K * N + (double)L->nq * M * N) *
+                     (double)rt_ftype_size(type);
+        else
+            bytes += ((double)M * K + (double)K * N + (double)M * N) * (double)rt_ftype_size(type);
     }
     return bytes;
 }

@@ -16,6 +16,7 @@ typedef struct {
 typedef struct {
     const rt_fplan *plan;
     int threads;
+    bool fused; /* the fused schedule (rt_fsums) */
     fm_ws ws[EXPORT_PLAN_MAX_LEVELS];
     double gemm, adds;
     uint64_t gemm_calls;
@@ -95,6 +96,7 @@ rt_status rt_fmul(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, r
     memset(&x, 0, sizeof x);
     x.plan = p;
     x.threads = threads > 0 ? threads : rt_default_threads();
+    x.fused = p->sums == RT_FSUMS_FUSED;
     set_blas_threads(x.threads);
     /* Workspace per depth: the block sizes at a depth are the same for every
      * call there (the peeled strips go to the BLAS, never deeper). */
@@ -106,12 +108,20 @@ rt_status rt_fmul(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, r
         N /= (uint64_t)p->lv[l].p;
         if (M == 0 || K == 0 || N == 0)
             break;
-        x.ws[l].t = rt_buf_alloc((M * K * es + 7) / 8, false);
-        x.ws[l].s = rt_buf_alloc((K * N * es + 7) / 8, false);
-        x.ws[l].q = rt_buf_alloc((M * N * es + 7) / 8, false);
+        /* Fused: a slot per sum and per product through Q (at least one, so that
+         * an allocation of 0 is not taken for a failure). */
+        uint64_t ct = 1, cs = 1, cq = 1;
+        if (x.fused) {
+            ct = p->lv[l].nt ? (uint64_t)p->lv[l].nt : 1;
+            cs = p->lv[l].ns ? (uint64_t)p->lv[l].ns : 1;
+            cq = p->lv[l].nq ? (uint64_t)p->lv[l].nq : 1;
+        }
+        x.ws[l].t = rt_buf_alloc((ct * M * K * es + 7) / 8, false);
+        x.ws[l].s = rt_buf_alloc((cs * K * N * es + 7) / 8, false);
+        x.ws[l].q = rt_buf_alloc((cq * M * N * es + 7) / 8, false);
         if (!x.ws[l].t || !x.ws[l].s || !x.ws[l].q) {
             scheme_fail(err, errlen, "out of memory for the workspace of level %d (%.1f MiB)", l + 1,
-                        (double)(M * K + K * N + M * N) * (double)es / 1048576.0);
+                        (double)(ct * M * K + cs * K * N + cq * M * N) * (double)es / 1048576.0);
             st = RT_ENOMEM;
             goto out;
         }
@@ -130,6 +140,17 @@ out:
         stats->gemm_calls = x.gemm_calls;
     }
     return st;
+}
+
+void rt_fsum(rt_ftype f, uint64_t rows, uint64_t cols, int nsrc, const void *const *src, uint64_t lds,
+             int nout, void *const *dst, uint64_t ldd, const int *coef, bool keep)
+{
+    if (f == RT_F64)
+        fm_fsum_d(rows, cols, nsrc, (const double *const *)src, lds, nout, (double *const *)dst, ldd,
+                  coef, keep);
+    else
+        fm_fsum_s(rows, cols, nsrc, (const float *const *)src, lds, nout, (float *const *)dst, ldd,
+                  coef, keep);
 }
 
 rt_status rt_fmul_blas(const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C, int threads,

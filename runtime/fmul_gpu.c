@@ -71,11 +71,12 @@ rt_status rt_fmul_gpu(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *
         ao[L->rank] = ia;
         bo[L->rank] = ib;
         co[L->rank] = ic;
-        lv[l] = (cuda_flevel){L->n, L->m, L->p, L->rank, ao, ab, ac, bo, bb, bc, co, cb, cc};
+        lv[l] = (cuda_flevel){L->n, L->m, L->p, L->rank, ao, ab, ac, bo, bb, bc, co, cb, cc,
+                              L->nt, L->ns, L->nq, L->t_slot, L->s_slot, L->q_slot, L->ta, L->sb, L->qc};
     }
     cuda_fstats cs;
-    int rc = cuda_fmul(lv, p->levels, A->type == RT_F64, tf32, A->rows, A->cols, B->cols, A->data,
-                       B->data, C->data, device, timing_reps, &cs, err, errlen);
+    int rc = cuda_fmul(lv, p->levels, A->type == RT_F64, tf32, p->sums != RT_FSUMS_PLAIN, p->streams, A->rows,
+                       A->cols, B->cols, A->data, B->data, C->data, device, timing_reps, &cs, err, errlen);
     if (rc == 2)
         st = RT_EDIMS;
     else if (rc != 0)
@@ -88,6 +89,7 @@ rt_status rt_fmul_gpu(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *
         stats->gemm_calls = cs.gemm_calls;
         stats->add_launches = cs.add_launches;
         stats->device_bytes = cs.peak_bytes;
+        stats->fused_levels = cs.fused_levels;
     }
 out:
     for (int l = 0; l < p->levels; l++)

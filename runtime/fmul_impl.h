@@ -101,6 +101,35 @@ static void FM(fm_acc_rows_)(void *ctx, uint64_t b, uint64_t e, int thread)
     }
 }
 
+/* The fused sum (runtime.h, rt_fsum): each output row from every source row
+ * with a nonzero coefficient, sources in increasing order. */
+static void FM(fm_fsum_)(uint64_t rows, uint64_t cols, int nsrc, const FT *const *src, uint64_t lds,
+                         int nout, FT *const *dst, uint64_t ldd, const int *coef, bool keep)
+{
+    for (int o = 0; o < nout; o++) {
+        const int *co = coef + (size_t)o * (size_t)nsrc;
+        int first = 0;
+        while (first < nsrc && co[first] == 0)
+            first++;
+        if (first == nsrc)
+            continue; /* no term: the output is not touched */
+        for (uint64_t r = 0; r < rows; r++) {
+            FT *d = dst[o] + r * ldd;
+            if (!keep)
+                for (uint64_t c = 0; c < cols; c++)
+                    d[c] = (FT)0;
+            for (int s = first; s < nsrc; s++) {
+                if (co[s] == 0)
+                    continue;
+                const FT *q = src[s] + r * lds;
+                FT k = (FT)co[s];
+                for (uint64_t c = 0; c < cols; c++)
+                    d[c] += k * q[c];
+            }
+        }
+    }
+}
+
 static void FM(fm_run_)(fm_ctx *x, uint64_t rows, rt_range_fn fn, void *job)
 {
     /* On the calling thread only: the BLAS's threads spin for a while after each
@@ -110,6 +139,92 @@ static void FM(fm_run_)(fm_ctx *x, uint64_t rows, rt_range_fn fn, void *job)
     double t0 = rt_clock();
     fn(job, 0, rows, 0);
     x->adds += rt_clock() - t0;
+}
+
+static void FM(fm_rec_)(fm_ctx *x, int depth, uint64_t M, uint64_t K, uint64_t N, FT alpha,
+                        const FT *A, uint64_t lda, const FT *B, uint64_t ldb, bool beta, FT *C,
+                        uint64_t ldc);
+
+/* One level's core (Mb n x Kb m x Nb p) with the fused schedule: one pass for
+ * all the A sums, one for all the B sums, the products that feed several C
+ * blocks into their Q slots, one pass adding those into C (each C block written
+ * once), then the products that feed one block straight into it.  The same
+ * order of operations as cuda/rt_fmul.cu's fused level. */
+static void FM(fm_fused_)(fm_ctx *x, int depth, uint64_t Mb, uint64_t Kb, uint64_t Nb, FT alpha,
+                          const FT *A, uint64_t lda, const FT *B, uint64_t ldb, bool beta, FT *C,
+                          uint64_t ldc)
+{
+    const rt_flevel *L = &x->plan->lv[depth];
+    FT *T = x->ws[depth].t, *S = x->ws[depth].s, *Q = x->ws[depth].q;
+    int nm = L->n * L->m, mp = L->m * L->p, np = L->n * L->p;
+    const FT *src[SCHEME_MAX_ENTRIES];
+    FT *dst[SCHEME_MAX_RANK];
+    double t0 = rt_clock();
+    for (int b = 0; b < nm; b++)
+        src[b] = A + (uint64_t)(b / L->m) * Mb * lda + (uint64_t)(b % L->m) * Kb;
+    for (int o = 0; o < L->nt; o++)
+        dst[o] = T + (uint64_t)o * Mb * Kb;
+    FM(fm_fsum_)(Mb, Kb, nm, src, lda, L->nt, dst, Kb, L->ta, false);
+    for (int b = 0; b < mp; b++)
+        src[b] = B + (uint64_t)(b / L->p) * Kb * ldb + (uint64_t)(b % L->p) * Nb;
+    for (int o = 0; o < L->ns; o++)
+        dst[o] = S + (uint64_t)o * Kb * Nb;
+    FM(fm_fsum_)(Kb, Nb, mp, src, ldb, L->ns, dst, Nb, L->sb, false);
+    x->adds += rt_clock() - t0;
+#define C_BLK(b) (C + (uint64_t)((b) / L->p) * Mb * ldc + (uint64_t)((b) % L->p) * Nb)
+    /* pass 0: the products through Q; pass 1: those straight into C. */
+    bool written[SCHEME_MAX_ENTRIES];
+    for (int b = 0; b < np; b++) {
+        written[b] = beta;
+        for (int o = 0; o < L->nq; o++)
+            written[b] |= L->qc[(size_t)b * L->nq + o] != 0;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (int h = 0; h < L->rank; h++) {
+            const rt_fterm *t = &L->terms[h];
+            if (t->na == 0 || t->nb == 0 || t->nc == 0 || (pass == 0) != (L->q_slot[h] >= 0))
+                continue;
+            FT scale = alpha;
+            const FT *tp = L->t_slot[h] >= 0 ? T + (uint64_t)L->t_slot[h] * Mb * Kb
+                                             : A + (uint64_t)(t->a_blk[0] / L->m) * Mb * lda +
+                                                   (uint64_t)(t->a_blk[0] % L->m) * Kb;
+            uint64_t ldt = L->t_slot[h] >= 0 ? Kb : lda;
+            if (L->t_slot[h] < 0)
+                scale *= (FT)t->a_coef[0];
+            const FT *sp = L->s_slot[h] >= 0 ? S + (uint64_t)L->s_slot[h] * Kb * Nb
+                                             : B + (uint64_t)(t->b_blk[0] / L->p) * Kb * ldb +
+                                                   (uint64_t)(t->b_blk[0] % L->p) * Nb;
+            uint64_t lds = L->s_slot[h] >= 0 ? Nb : ldb;
+            if (L->s_slot[h] < 0)
+                scale *= (FT)t->b_coef[0];
+            if (pass == 0) {
+                FM(fm_rec_)(x, depth + 1, Mb, Kb, Nb, scale, tp, ldt, sp, lds, false,
+                            Q + (uint64_t)L->q_slot[h] * Mb * Nb, Nb);
+            } else {
+                int b = t->c_blk[0];
+                FM(fm_rec_)(x, depth + 1, Mb, Kb, Nb, scale * (FT)t->c_coef[0], tp, ldt, sp, lds,
+                            written[b], C_BLK(b), ldc);
+                written[b] = true;
+            }
+        }
+        if (pass == 0 && L->nq > 0) {
+            t0 = rt_clock();
+            const FT *qs[SCHEME_MAX_RANK];
+            FT *cs[SCHEME_MAX_ENTRIES];
+            for (int o = 0; o < L->nq; o++)
+                qs[o] = Q + (uint64_t)o * Mb * Nb;
+            for (int b = 0; b < np; b++)
+                cs[b] = C_BLK(b);
+            FM(fm_fsum_)(Mb, Nb, L->nq, qs, Nb, np, cs, ldc, L->qc, beta);
+            x->adds += rt_clock() - t0;
+        }
+    }
+    /* A valid scheme feeds every block of C; a block it did not feed is 0 A B. */
+    for (int b = 0; b < np; b++)
+        if (!written[b])
+            for (uint64_t i = 0; i < Mb; i++)
+                memset(C_BLK(b) + i * ldc, 0, Nb * sizeof(FT));
+#undef C_BLK
 }
 
 /* C = alpha A B (+ C when beta): A is M x K (lda), B K x N (ldb), C M x N (ldc),
@@ -130,6 +245,10 @@ static void FM(fm_rec_)(fm_ctx *x, int depth, uint64_t M, uint64_t K, uint64_t N
         return;
     }
     uint64_t Mc = Mb * (uint64_t)L->n, Kc = Kb * (uint64_t)L->m, Nc = Nb * (uint64_t)L->p;
+    if (x->fused) {
+        FM(fm_fused_)(x, depth, Mb, Kb, Nb, alpha, A, lda, B, ldb, beta, C, ldc);
+        goto peel;
+    }
     FT *T = x->ws[depth].t, *S = x->ws[depth].s, *Q = x->ws[depth].q;
     bool written[SCHEME_MAX_ENTRIES];
     memset(written, 0, sizeof written);
@@ -214,6 +333,7 @@ static void FM(fm_rec_)(fm_ctx *x, int depth, uint64_t M, uint64_t K, uint64_t N
 #undef A_BLK
 #undef B_BLK
 #undef C_BLK
+peel:
     /* The strips the blocks leave out (peeling): the inner remainder adds to
      * the core; the last columns and the last rows are products of their own. */
     if (Kc < K)

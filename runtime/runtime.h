@@ -321,11 +321,27 @@ typedef struct rt_flevel {
     rt_fterm *terms;  /* rank of them */
     double stability; /* E: max over C entries (i,k) of sum_h |c_h[k,i]| |a_h|_1 |b_h|_1 */
     int adds;         /* Q: max nnz(a_h) + max nnz(b_h) + max nnz(C row): the additions' depth */
+    /* The fused schedule (docs/float.md, "Fused sums"): product h's A-side sum
+     * goes to slot t_slot[h] (-1: one block, used in place), its B-side sum to
+     * s_slot[h], its product to q_slot[h] (-1: straight into its one C block).
+     * ta is nt x (n m) (slot, A block) coefficients, sb ns x (m p), qc (n p) x nq
+     * (C block, Q slot).  One pass per table reads each source block once. */
+    int nt, ns, nq;
+    int *t_slot, *s_slot, *q_slot, *ta, *sb, *qc;
 } rt_flevel;
+
+/* How a level forms its sums: per product (each sum its own pass, a product
+ * feeding several C blocks through one workspace and one pass), or fused (all
+ * the A sums of a level in one pass, all the B sums in one, all the products
+ * that feed several C blocks accumulated in one pass writing each C block once;
+ * more workspace).  AUTO: fused on the GPU, per product on the CPU. */
+typedef enum { RT_FSUMS_AUTO = 0, RT_FSUMS_PLAIN, RT_FSUMS_FUSED } rt_fsums;
 
 typedef struct rt_fplan {
     int levels;
     rt_flevel lv[EXPORT_PLAN_MAX_LEVELS];
+    rt_fsums sums; /* rt_fplan_init sets AUTO */
+    int streams;   /* GPU: streams for the last level's independent GEMMs (<= 1: one) */
 } rt_fplan;
 
 /* Builds a plan from a chain of schemes, outermost first (0 levels: the BLAS
@@ -340,7 +356,8 @@ void rt_fplan_free(rt_fplan *p);
  * 2016, after their Theorem on the stability vector; docs/float.md):
  *     u amax bmax ((ceil(K / prod m_l) + sum Q_l) prod E_l + K). */
 double rt_fplan_error_bound(const rt_fplan *p, rt_ftype type, uint64_t K, double amax, double bmax);
-/* Workspace bytes rt_fmul needs for these sizes. */
+/* Workspace bytes rt_fmul needs for these sizes (with p->sums: RT_FSUMS_FUSED
+ * needs nt, ns, nq blocks a level, per product one of each). */
 double rt_fplan_workspace(const rt_fplan *p, rt_ftype type, uint64_t M, uint64_t K, uint64_t N);
 
 typedef struct rt_fstats {
@@ -350,6 +367,7 @@ typedef struct rt_fstats {
                                  of the timing runs), of the uploads and the download */
     uint64_t add_launches;    /* GPU: addition kernels launched */
     double device_bytes;      /* GPU: device memory held */
+    int fused_levels;         /* GPU: levels that ran with the fused schedule */
 } rt_fstats;
 
 /* C = A B with the plan: each level splits the operands into n x m and m x p
@@ -371,6 +389,13 @@ rt_status rt_fmul(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, r
 rt_status rt_fmul_gpu(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C,
                       int device, bool tf32, int timing_reps, rt_fstats *stats, char *err,
                       size_t errlen);
+/* out_o = (keep ? out_o : 0) + sum_s coef[o nsrc + s] src_s over rows x cols,
+ * s in increasing order, terms with coefficient 0 left out, for every output o
+ * whose coefficient row is not all zero (the others are not touched): the
+ * fused sum of one level, the CPU twin of cuda/rt_fmul.cu's fsum kernel.
+ * Sources and outputs have leading dimensions lds and ldd; f is RT_F32/RT_F64. */
+void rt_fsum(rt_ftype f, uint64_t rows, uint64_t cols, int nsrc, const void *const *src, uint64_t lds,
+             int nout, void *const *dst, uint64_t ldd, const int *coef, bool keep);
 /* The BLAS's GEMM alone (the baseline). */
 rt_status rt_fmul_blas(const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C, int threads,
                        char *err, size_t errlen);

@@ -320,12 +320,13 @@ static void pool_free(pool_t *p)
  * first-order bound (times 2 for the second-order terms and the reference's own
  * rounding), and exactly on small integers where every value fits the type. */
 static void check_chain(const scheme *const *chain, const char *const *names, int levels, rt_ftype t,
-                        uint64_t M, uint64_t K, uint64_t N, int threads, bool ints, scheme_rng *rng,
-                        uint64_t seed)
+                        uint64_t M, uint64_t K, uint64_t N, int threads, bool ints, rt_fsums sums,
+                        scheme_rng *rng, uint64_t seed)
 {
     rt_fplan p;
     char err[1024];
     cr_assert(rt_fplan_init(&p, chain, names, levels, NULL, err, sizeof err), "%s", err);
+    p.sums = sums;
     rt_fmatrix *A = rt_fmatrix_new(M, K, t), *B = rt_fmatrix_new(K, N, t), *C = rt_fmatrix_new(M, N, t);
     if (ints) {
         fill_ints(A, rng, 3);
@@ -344,6 +345,8 @@ static void check_chain(const scheme *const *chain, const char *const *names, in
     char chain_s[256] = "";
     for (int l = 0; l < levels; l++)
         snprintf(chain_s + strlen(chain_s), sizeof chain_s - strlen(chain_s), "%s%s", l ? "," : "", names[l]);
+    snprintf(chain_s + strlen(chain_s), sizeof chain_s - strlen(chain_s), " (%s sums)",
+             sums == RT_FSUMS_FUSED ? "fused" : "plain");
     if (ints) {
         cr_assert_eq(e, 0.0, "seed %" PRIu64 ": %s on %" PRIu64 "x%" PRIu64 "x%" PRIu64
                      " %s integers: error %.3e, expected exact", seed, chain_s, M, K, N, rt_ftype_name(t), e);
@@ -379,8 +382,11 @@ static void random_chains(bool ints, int rounds)
         uint64_t M = 1 + scheme_rng_next(&rng) % 150, K = 1 + scheme_rng_next(&rng) % 150,
                  N = 1 + scheme_rng_next(&rng) % 150;
         rt_ftype t = scheme_rng_next(&rng) % 2 ? RT_F32 : RT_F64;
+        /* The two schedules alike: per product (the CPU's default) and fused
+         * (the GPU's default; here its CPU twin, rt_fsum). */
+        rt_fsums sums = scheme_rng_next(&rng) % 2 ? RT_FSUMS_FUSED : RT_FSUMS_PLAIN;
         check_chain(chain, names, levels, ints ? RT_F64 : t, M, K, N, 1 + (int)(scheme_rng_next(&rng) % 2), ints,
-                    &rng, seed);
+                    sums, &rng, seed);
     }
     pool_free(&pool);
 }
@@ -412,15 +418,125 @@ Test(float_mul, named_chains_on_awkward_shapes, .timeout = 600)
         const uint64_t *s = shapes[i];
         for (int t = 0; t < 2; t++) {
             rt_ftype ty = t ? RT_F32 : RT_F64;
-            check_chain(one, n1, 1, ty, s[0], s[1], s[2], 2, false, &rng, seed);
-            check_chain(two, n2, 2, ty, s[0], s[1], s[2], 1, false, &rng, seed);
-            check_chain(lad, nl, 1, ty, s[0], s[1], s[2], 1, false, &rng, seed);
-            check_chain(mix, nm, 2, ty, s[0], s[1], s[2], 2, false, &rng, seed);
+            for (int f = 0; f < 2; f++) {
+                rt_fsums su = f ? RT_FSUMS_FUSED : RT_FSUMS_PLAIN;
+                check_chain(one, n1, 1, ty, s[0], s[1], s[2], 2, false, su, &rng, seed);
+                check_chain(two, n2, 2, ty, s[0], s[1], s[2], 1, false, su, &rng, seed);
+                check_chain(lad, nl, 1, ty, s[0], s[1], s[2], 1, false, su, &rng, seed);
+                check_chain(mix, nm, 2, ty, s[0], s[1], s[2], 2, false, su, &rng, seed);
+            }
         }
-        check_chain(mix, nm, 2, RT_F64, s[0], s[1], s[2], 2, true, &rng, seed);
+        check_chain(mix, nm, 2, RT_F64, s[0], s[1], s[2], 2, true, RT_FSUMS_PLAIN, &rng, seed);
+        check_chain(mix, nm, 2, RT_F64, s[0], s[1], s[2], 2, true, RT_FSUMS_FUSED, &rng, seed);
     }
     scheme_free(st);
     scheme_free(l);
+}
+
+/* rt_fsum (the fused pass's CPU twin) against the plain loop it stands for,
+ * on fresh random tables (zeros, +-1 and larger coefficients, all-zero rows),
+ * strided sources and outputs, with and without keep: exact on small integers,
+ * and outputs with an all-zero row left as they were. */
+Test(float_fsum, matches_the_plain_sum)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    for (int round = 0; round < 200; round++) {
+        rt_ftype t = round % 2 ? RT_F32 : RT_F64;
+        size_t es = rt_ftype_size(t);
+        uint64_t rows = 1 + scheme_rng_next(&rng) % 9, cols = 1 + scheme_rng_next(&rng) % 13;
+        uint64_t lds = cols + scheme_rng_next(&rng) % 4, ldd = cols + scheme_rng_next(&rng) % 4;
+        int ns = 1 + (int)(scheme_rng_next(&rng) % 20), no = 1 + (int)(scheme_rng_next(&rng) % 20);
+        bool keep = scheme_rng_next(&rng) % 2;
+        int *coef = malloc((size_t)ns * (size_t)no * sizeof *coef);
+        for (int i = 0; i < ns * no; i++) {
+            uint64_t r = scheme_rng_next(&rng) % 8;
+            coef[i] = r < 4 ? 0 : r < 6 ? 1 : r == 6 ? -1 : (int)(scheme_rng_next(&rng) % 7) - 3;
+        }
+        if (no > 1) /* an output with no term */
+            memset(coef + (size_t)(scheme_rng_next(&rng) % (uint64_t)no) * (size_t)ns, 0, (size_t)ns * sizeof *coef);
+        double *sv = malloc((size_t)ns * rows * lds * sizeof *sv), *dv = malloc((size_t)no * rows * ldd * sizeof *dv);
+        unsigned char *sb = malloc((size_t)ns * rows * lds * es), *db = malloc((size_t)no * rows * ldd * es);
+        for (uint64_t i = 0; i < (uint64_t)ns * rows * lds; i++)
+            sv[i] = (double)((int)(scheme_rng_next(&rng) % 41) - 20);
+        for (uint64_t i = 0; i < (uint64_t)no * rows * ldd; i++)
+            dv[i] = (double)((int)(scheme_rng_next(&rng) % 41) - 20);
+        for (uint64_t i = 0; i < (uint64_t)ns * rows * lds; i++) {
+            if (t == RT_F64)
+                ((double *)sb)[i] = sv[i];
+            else
+                ((float *)sb)[i] = (float)sv[i];
+        }
+        for (uint64_t i = 0; i < (uint64_t)no * rows * ldd; i++) {
+            if (t == RT_F64)
+                ((double *)db)[i] = dv[i];
+            else
+                ((float *)db)[i] = (float)dv[i];
+        }
+        const void *src[64];
+        void *dst[64];
+        for (int s = 0; s < ns; s++)
+            src[s] = sb + (size_t)s * rows * lds * es;
+        for (int o = 0; o < no; o++)
+            dst[o] = db + (size_t)o * rows * ldd * es;
+        rt_fsum(t, rows, cols, ns, src, lds, no, dst, ldd, coef, keep);
+        for (int o = 0; o < no; o++) {
+            bool any = false;
+            for (int s = 0; s < ns; s++)
+                any |= coef[o * ns + s] != 0;
+            for (uint64_t r = 0; r < rows; r++)
+                for (uint64_t c = 0; c < ldd; c++) {
+                    uint64_t at = (uint64_t)o * rows * ldd + r * ldd + c;
+                    double want = dv[at];
+                    if (any && c < cols) {
+                        want = keep ? dv[at] : 0;
+                        for (int s = 0; s < ns; s++)
+                            want += coef[o * ns + s] * sv[(uint64_t)s * rows * lds + r * lds + c];
+                    }
+                    double got = t == RT_F64 ? ((double *)db)[at] : (double)((float *)db)[at];
+                    cr_assert_eq(got, want, "seed %" PRIu64 " round %d: output %d (%s) at %" PRIu64 ",%" PRIu64
+                                 ": %g, expected %g", seed, round, o, any ? "live" : "no term", r, c, got, want);
+                }
+        }
+        free(coef), free(sv), free(dv), free(sb), free(db);
+    }
+}
+
+/* The fused schedule's tables (rt_flevel): every nonzero coefficient of the
+ * scheme in its slot, and slots only where a sum or a Q pass is needed. */
+Test(float_plan, fused_schedule_tables)
+{
+    scheme *st = builtin("strassen");
+    const scheme *one[1] = {st};
+    const char *n1[1] = {"strassen"};
+    rt_fplan p;
+    char err[512];
+    cr_assert(rt_fplan_init(&p, one, n1, 1, NULL, err, sizeof err), "%s", err);
+    const rt_flevel *L = &p.lv[0];
+    int nt = 0, ns = 0, nq = 0;
+    for (int h = 0; h < L->rank; h++) {
+        const rt_fterm *t = &L->terms[h];
+        cr_assert_eq(L->t_slot[h] >= 0, t->na > 1);
+        cr_assert_eq(L->s_slot[h] >= 0, t->nb > 1);
+        cr_assert_eq(L->q_slot[h] >= 0, t->nc > 1);
+        nt += t->na > 1, ns += t->nb > 1, nq += t->nc > 1;
+        for (int q = 0; q < t->na && t->na > 1; q++)
+            cr_assert_eq(L->ta[L->t_slot[h] * 4 + t->a_blk[q]], t->a_coef[q]);
+        for (int q = 0; q < t->nb && t->nb > 1; q++)
+            cr_assert_eq(L->sb[L->s_slot[h] * 4 + t->b_blk[q]], t->b_coef[q]);
+        for (int q = 0; q < t->nc && t->nc > 1; q++)
+            cr_assert_eq(L->qc[t->c_blk[q] * L->nq + L->q_slot[h]], t->c_coef[q]);
+    }
+    cr_assert_eq(L->nt, nt);
+    cr_assert_eq(L->ns, ns);
+    cr_assert_eq(L->nq, nq);
+    /* Strassen: 5 sums a side, 5 products feed two C blocks. */
+    cr_assert_eq(nt, 5);
+    cr_assert_eq(ns, 5);
+    cr_assert_eq(nq, 5);
+    rt_fplan_free(&p);
+    scheme_free(st);
 }
 
 /* Larger sizes against the BLAS (the long double reference is too slow
@@ -446,6 +562,7 @@ Test(float_mul, against_the_blas_on_larger_sizes, .timeout = 900)
         memset(&none, 0, sizeof none);
         char err[1024];
         cr_assert(rt_fplan_init(&p, chains[c], names[c], levels[c], NULL, err, sizeof err), "%s", err);
+        p.sums = (round + round / 2) % 2 ? RT_FSUMS_FUSED : RT_FSUMS_PLAIN;
         rt_fmatrix *A = rt_fmatrix_new(M, K, t), *B = rt_fmatrix_new(K, N, t), *C = rt_fmatrix_new(M, N, t),
                    *D = rt_fmatrix_new(M, N, t);
         rt_fmatrix_random(A, &rng);
@@ -461,8 +578,9 @@ Test(float_mul, against_the_blas_on_larger_sizes, .timeout = 900)
                 if (!(e <= worst))
                     worst = e;
             }
-        cr_assert(worst <= bound, "seed %" PRIu64 ": chain %d on %" PRIu64 "x%" PRIu64 "x%" PRIu64
-                  " %s: |fast - BLAS| = %.3e above %.3e", seed, c, M, K, N, rt_ftype_name(t), worst, bound);
+        cr_assert(worst <= bound, "seed %" PRIu64 ": chain %d (%s sums) on %" PRIu64 "x%" PRIu64 "x%" PRIu64
+                  " %s: |fast - BLAS| = %.3e above %.3e", seed, c, p.sums == RT_FSUMS_FUSED ? "fused" : "plain", M,
+                  K, N, rt_ftype_name(t), worst, bound);
         /* And a sample against the compensated reference. */
         double se = rt_fmul_sample_error(A, B, C, 64, &rng);
         cr_assert(se <= bound, "seed %" PRIu64 ": sampled error %.3e", seed, se);
