@@ -72,15 +72,41 @@ typedef struct {
     const scheme *s[3];
     const char *name;
     int levels;
+    rt_fsums sums; /* AUTO: fused on the GPU */
+    int streams;
 } chain_t;
+
+/* A plan for the chain with its schedule. */
+static bool chain_plan(const chain_t *c, rt_fplan *p, char *err, size_t errlen)
+{
+    const char *names[3] = {c->name, c->name, c->name};
+    if (!rt_fplan_init(p, c->s, names, c->levels, NULL, err, errlen))
+        return false;
+    p->sums = c->sums;
+    p->streams = c->streams;
+    return true;
+}
+
+/* The fused schedule must have run where asked and where the first level's
+ * blocks are not empty (otherwise the test would check the fallback only). */
+static void check_fused(const chain_t *c, const rt_fplan *p, const rt_fstats *st, uint64_t M, uint64_t K, uint64_t N)
+{
+    if (c->levels == 0 || c->sums == RT_FSUMS_PLAIN)
+        return;
+    if (M < (uint64_t)p->lv[0].n || K < (uint64_t)p->lv[0].m || N < (uint64_t)p->lv[0].p)
+        return;
+    char what[512];
+    snprintf(what, sizeof what, "%s %" PRIu64 "x%" PRIu64 "x%" PRIu64 ": %d levels ran fused, expected at least 1",
+             c->name, M, K, N, st->fused_levels);
+    check(st->fused_levels >= 1, what);
+}
 
 static void against_reference(const chain_t *c, rt_ftype t, uint64_t M, uint64_t K, uint64_t N, bool ints,
                               scheme_rng *rng)
 {
     char what[2048], err[1024];
-    const char *names[3] = {c->name, c->name, c->name};
     rt_fplan p;
-    if (!rt_fplan_init(&p, c->s, names, c->levels, NULL, err, sizeof err)) {
+    if (!chain_plan(c, &p, err, sizeof err)) {
         snprintf(what, sizeof what, "%s: plan: %s", c->name, err);
         check(false, what);
         return;
@@ -94,7 +120,11 @@ static void against_reference(const chain_t *c, rt_ftype t, uint64_t M, uint64_t
         rt_fmatrix_random(B, rng);
     }
     memset(C->data, 0x7f, M * N * rt_ftype_size(t));
-    rt_status st = rt_fmul_gpu(&p, A, B, C, 0, false, 1, NULL, err, sizeof err);
+    rt_fstats fs;
+    memset(&fs, 0, sizeof fs);
+    rt_status st = rt_fmul_gpu(&p, A, B, C, 0, false, 1, &fs, err, sizeof err);
+    if (st == RT_OK)
+        check_fused(c, &p, &fs, M, K, N);
     if (st != RT_OK) {
         snprintf(what, sizeof what, "%s %s %" PRIu64 "x%" PRIu64 "x%" PRIu64 ": %s", c->name, rt_ftype_name(t),
                  M, K, N, err);
@@ -118,10 +148,9 @@ static void against_reference(const chain_t *c, rt_ftype t, uint64_t M, uint64_t
 static void against_cublas(const chain_t *c, rt_ftype t, uint64_t M, uint64_t K, uint64_t N, scheme_rng *rng)
 {
     char what[2048], err[1024];
-    const char *names[3] = {c->name, c->name, c->name};
     rt_fplan p, none;
     memset(&none, 0, sizeof none);
-    if (!rt_fplan_init(&p, c->s, names, c->levels, NULL, err, sizeof err)) {
+    if (!chain_plan(c, &p, err, sizeof err)) {
         check(false, err);
         return;
     }
@@ -129,7 +158,11 @@ static void against_cublas(const chain_t *c, rt_ftype t, uint64_t M, uint64_t K,
                *D = rt_fmatrix_new(M, N, t);
     rt_fmatrix_random(A, rng);
     rt_fmatrix_random(B, rng);
-    rt_status s1 = rt_fmul_gpu(&p, A, B, C, 0, false, 1, NULL, err, sizeof err);
+    rt_fstats fs;
+    memset(&fs, 0, sizeof fs);
+    rt_status s1 = rt_fmul_gpu(&p, A, B, C, 0, false, 1, &fs, err, sizeof err);
+    if (s1 == RT_OK)
+        check_fused(c, &p, &fs, M, K, N);
     rt_status s2 = s1 == RT_OK ? rt_fmul_gpu(&none, A, B, D, 0, false, 1, NULL, err, sizeof err) : s1;
     if (s1 != RT_OK || s2 != RT_OK) {
         snprintf(what, sizeof what, "%s %s %" PRIu64 "x%" PRIu64 "x%" PRIu64 ": %s", c->name, rt_ftype_name(t),
@@ -224,17 +257,36 @@ int main(void)
     check(l != NULL, "a <3,3,3>:23 over Z from search and lifting");
     if (!st || !l)
         return 1;
+    /* Each chain fused (the GPU's default), fused with its last level's GEMMs on
+     * three streams, and per product (plain). */
     const chain_t chains[] = {
-        {{NULL}, "cuBLAS alone", 0},
-        {{st}, "strassen", 1},
-        {{st, st}, "strassen,strassen", 2},
-        {{l}, "333-23", 1},
-        {{l, st}, "333-23,strassen", 2},
-        {{st, l, st}, "strassen,333-23,strassen", 3},
+        {{NULL}, "cuBLAS alone", 0, RT_FSUMS_AUTO, 1},
+        {{st}, "strassen", 1, RT_FSUMS_AUTO, 1},
+        {{st}, "strassen@plain", 1, RT_FSUMS_PLAIN, 1},
+        {{st, st}, "strassen,strassen", 2, RT_FSUMS_AUTO, 1},
+        {{st, st}, "strassen,strassen@s3", 2, RT_FSUMS_AUTO, 3},
+        {{st, st}, "strassen,strassen@plain", 2, RT_FSUMS_PLAIN, 1},
+        {{l}, "333-23", 1, RT_FSUMS_AUTO, 1},
+        {{l}, "333-23@s4", 1, RT_FSUMS_AUTO, 4},
+        {{l, st}, "333-23,strassen", 2, RT_FSUMS_AUTO, 1},
+        {{l, st}, "333-23,strassen@plain", 2, RT_FSUMS_PLAIN, 1},
+        {{st, l, st}, "strassen,333-23,strassen@s2", 3, RT_FSUMS_AUTO, 2},
     };
     const int nchains = (int)(sizeof chains / sizeof *chains);
+    {
+        /* Which fused passes the 333-23 exercises: sources (<= 16) or outputs in registers. */
+        rt_fplan p;
+        if (chain_plan(&chains[6], &p, err, sizeof err)) {
+            printf("   333-23's fused tables: %d A sums, %d B sums, %d products through Q (C pass: %s in "
+                   "registers)\n", p.lv[0].nt, p.lv[0].ns, p.lv[0].nq, p.lv[0].nq <= 16 ? "sources" : "outputs");
+            rt_fplan_free(&p);
+        }
+    }
+    /* Odd shapes (peeling; rows of blocks not a multiple of 16 bytes: the fused
+     * kernels' one-entry path) and even ones (their 16-byte path). */
     static const uint64_t shapes[][3] = {{1, 1, 1}, {2, 2, 2}, {7, 9, 11}, {64, 64, 64}, {65, 63, 67},
-                                         {1, 200, 1}, {200, 1, 200}, {99, 100, 101}, {37, 5, 80}, {301, 257, 199}};
+                                         {1, 200, 1}, {200, 1, 200}, {99, 100, 101}, {37, 5, 80}, {301, 257, 199},
+                                         {256, 128, 384}, {144, 288, 72}};
     for (size_t i = 0; i < (small ? 5 : sizeof shapes / sizeof *shapes); i++)
         for (int c = 0; c < nchains; c++) {
             against_reference(&chains[c], RT_F64, shapes[i][0], shapes[i][1], shapes[i][2], false, &rng);
@@ -249,7 +301,10 @@ int main(void)
         against_reference(c, round % 2 ? RT_F32 : RT_F64, M, K, N, false, &rng);
     }
     static const uint64_t large[][3] = {{2048, 2048, 2048}, {3001, 2500, 2777}, {4096, 1000, 3000}};
-    for (size_t i = 0; i < (small ? 0 : sizeof large / sizeof *large); i++)
+    /* Large: every chain (FLIPGRAPH_GPU_FLOAT_QUICK=1: the first large
+     * shape only, for scripts/device_float.sh's time budget). */
+    const bool quick = getenv("FLIPGRAPH_GPU_FLOAT_QUICK") != NULL;
+    for (size_t i = 0; i < (small ? 0 : quick ? 1 : sizeof large / sizeof *large); i++)
         for (int c = 1; c < nchains; c++) {
             against_cublas(&chains[c], RT_F64, large[i][0], large[i][1], large[i][2], &rng);
             against_cublas(&chains[c], RT_F32, large[i][0], large[i][1], large[i][2], &rng);
