@@ -673,6 +673,28 @@ Test(float_cli, end_to_end)
         cr_assert_not(tc_exists(tc_fmt("%s/w.npy", dir)));
     else
         cr_assert_eq(tc_system(tc_fmt("cd %s && %s matrix cmp w.npy n.npy --tol 1e-3 >/dev/null", dir, b)), 0);
+    /* --sums fused (the CPU twin of the GPU's schedule) and --streams give the same
+     * product; a bad value, or --sums for bit matrices: exit 2, nothing written. */
+    snprintf(cmd, sizeof cmd, "cd %s && %s multiply -q --type f32 --scheme strassen --levels 2 --sums fused --streams 3 "
+             "--a a.npy --b b.npy -o f.npy && %s matrix cmp f.npy n.npy --tol 1e-3 >/dev/null", dir, b, b);
+    cr_assert_eq(tc_system(cmd), 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "cd %s && %s multiply --type f32 --sums partly --a a.npy --b b.npy -o w3.npy 2>err.txt", dir, b);
+    cr_assert_eq(tc_system(cmd), 2, "%s", cmd);
+    cr_assert_eq(tc_system(tc_fmt("grep -q -- '--sums: expected plain or fused' %s/err.txt", dir)), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s multiply --sums fused --a a.npy --b b.npy -o w3.npy 2>err.txt", dir, b);
+    cr_assert_eq(tc_system(cmd), 2, "%s", cmd);
+    cr_assert_eq(tc_system(tc_fmt("grep -q -- '--sums and --streams are for float products' %s/err.txt", dir)), 0);
+    cr_assert_not(tc_exists(tc_fmt("%s/w3.npy", dir)));
+    /* bench multiply --type: chains with their schedule side by side, each row
+     * with its error; a bad suffix is exit 2. */
+    snprintf(cmd, sizeof cmd, "cd %s && %s bench multiply --type f64 --sizes 37,64 --reps 1 --threads 1 "
+             "--chain strassen@plain --chain strassen,strassen@fused@s2 >bench.txt 2>&1 && "
+             "grep -q ' strassen@plain ' bench.txt && grep -q ' strassen,strassen@fused@s2 ' bench.txt && "
+             "grep -q 'best chain' bench.txt", dir, b);
+    cr_assert_eq(tc_system(cmd), 0, "%s: %s", cmd, tc_slurp(tc_fmt("%s/bench.txt", dir), 1 << 16, NULL));
+    snprintf(cmd, sizeof cmd, "cd %s && %s bench multiply --type f64 --sizes 8 --chain strassen@fast 2>err.txt", dir, b);
+    cr_assert_eq(tc_system(cmd), 2, "%s", cmd);
+    cr_assert_eq(tc_system(tc_fmt("grep -q \"'@fast': expected @plain, @fused\" %s/err.txt", dir)), 0);
     /* --tf32 only with f32 on the GPU. */
     cr_assert_eq(tc_system(tc_fmt("cd %s && %s multiply --type f32 --tf32 --a a.npy --b b.npy -o w2.npy 2>err.txt", dir, b)), 2);
     cr_assert_not(tc_exists(tc_fmt("%s/w2.npy", dir)));
