@@ -19,10 +19,11 @@
 #        and TF32 rows (longer than one call: split it, or raise the limits).
 #
 # The device lacks the SQLite and xxHash headers: carry the git-ignored deps/
-# folder (apt-get download libsqlite3-dev libxxhash-dev) and they are unpacked
-# under /tmp/deps (docs/device.md).  OpenBLAS is not there either: the build is
-# configured with -DFLIPGRAPH_BLAS=OFF (the CPU float base case is then a plain
-# loop; the GPU path uses cuBLAS).  Results go to $OUT or out/device_float.
+# folder (apt-get download libsqlite3-dev libxxhash-dev); scripts/device_env.sh
+# unpacks them and gives the configure arguments (docs/device.md).  OpenBLAS is
+# not there either: the build has -DFLIPGRAPH_BLAS=OFF (the CPU float base case
+# is then a plain loop; the GPU path uses cuBLAS).  Results go to $OUT or
+# out/device_float.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 MODE=${1:-table}
@@ -52,16 +53,10 @@ nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv 2>&1 | tee -a
 nvcc --version | tail -1 | tee -a "$LOG"
 git log -1 --format='commit %h %s' 2>/dev/null | tee -a "$LOG"
 
-DEPS=/tmp/deps
-mkdir -p $DEPS
-for f in deps/libsqlite3-dev_*.deb deps/libxxhash-dev_*.deb; do
-  [ -f "$f" ] && dpkg -x "$f" $DEPS
-done
-SQLITE_LIB=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so* /lib/x86_64-linux-gnu/libsqlite3.so* 2>/dev/null | head -1)
+. scripts/device_env.sh
+fg_device_deps
 B=build-device
-step "configure" 120 cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DFLIPGRAPH_CUDA_ARCH=90a \
-  -DFLIPGRAPH_BLAS=OFF -DSQLite3_INCLUDE_DIR=$DEPS/usr/include -DSQLite3_LIBRARY="$SQLITE_LIB" \
-  -DXXHASH_INCLUDE_DIR=$DEPS/usr/include || { tail -30 "$LOG"; exit 3; }
+step "configure" 120 cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" || { tail -30 "$LOG"; exit 3; }
 step "build" 400 cmake --build $B -j"$(nproc)" --target flipgraph gpu_float || {
   grep -E "error|Error" "$LOG" | head -30
   exit 3
@@ -89,10 +84,14 @@ for ty in f32 f64; do
   $F matrix mul --naive $T/a.npy $T/b.npy -o $T/n.npy >>"$LOG" 2>&1
   for spec in "" "--scheme strassen --sums plain" "--scheme strassen" "--scheme strassen --levels 3 --streams 4" \
     "--scheme $KM/244-26-mod0.exp,strassen" "--scheme $KM/334-29-mod0.exp --streams 3"; do
+    # The corpus schemes' larger coefficients: a larger error (f32: 1.2e-3 on
+    # the CPU for 244-26,strassen here; its first-order bound is about 0.1).
+    t=$tol
+    [ $ty = f32 ] && [[ "$spec" == *mod0* ]] && t=1e-2
     # shellcheck disable=SC2086
     if $F multiply --type $ty $spec --a $T/a.npy --b $T/b.npy -o $T/g.npy --backend gpu -v >>"$LOG" 2>&1 &&
-      $F matrix cmp $T/g.npy $T/n.npy --tol $tol >>"$LOG" 2>&1; then
-      echo "   [$ty $spec] gpu = reference within $tol" | tee -a "$LOG"
+      $F matrix cmp $T/g.npy $T/n.npy --tol $t >>"$LOG" 2>&1; then
+      echo "   [$ty $spec] gpu = reference within $t" | tee -a "$LOG"
     else
       echo "   [$ty $spec] gpu != reference: MISMATCH or failure" | tee -a "$LOG"
     fi
