@@ -133,15 +133,15 @@ template <typename T, int V> __device__ __forceinline__ T *blk_at(const BSet<T> 
 }
 
 // The fused sum (runtime.h, rt_fsum; its CPU twin is fm_fsum_ in
-// runtime/fmul_impl.h): out_o = (keep ? out_o : 0) + sum_s coef[o ns + s] src_s,
-// s in increasing order, zero coefficients left out, outputs whose row is all
-// zero (live[o] == 0) not touched.  Each thread does V consecutive entries of
+// runtime/fmul_impl.h): out_o = (live[o] == 2 ? out_o : 0) + sum_s coef[o ns +
+// s] src_s, s in increasing order, zero coefficients left out, outputs whose
+// row is all zero (live[o] == 0) not touched.  Each thread does V consecutive entries of
 // one row; SRC holds the ns <= R sources in registers (each read once) and
 // loops over the outputs; otherwise the no <= R outputs are held in registers
 // and the sources stream by (each read once, each output written once).
 template <typename T, int V, bool SRC, int R>
 __global__ void fsum_kernel(BSet<T> src, int ns, BSet<T> dst, int no, const T *__restrict__ coef,
-                            const int *__restrict__ live, long long rows, long long colsv, bool keep)
+                            const int *__restrict__ live, long long rows, long long colsv)
 {
     long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= colsv)
@@ -154,11 +154,12 @@ __global__ void fsum_kernel(BSet<T> src, int ns, BSet<T> dst, int no, const T *_
                 if (s < ns)
                     v[s] = *reinterpret_cast<const Vec<T, V> *>(blk_at<T, V>(src, s, r, c));
             for (int o = 0; o < no; o++) {
-                if (!live[o])
+                int mode = live[o];
+                if (!mode)
                     continue;
                 Vec<T, V> *d = reinterpret_cast<Vec<T, V> *>(blk_at<T, V>(dst, o, r, c));
                 Vec<T, V> acc;
-                if (keep)
+                if (mode == 2)
                     acc = *d;
                 else
 #pragma unroll
@@ -180,7 +181,7 @@ __global__ void fsum_kernel(BSet<T> src, int ns, BSet<T> dst, int no, const T *_
 #pragma unroll
             for (int o = 0; o < R; o++)
                 if (o < no && live[o]) {
-                    if (keep)
+                    if (live[o] == 2)
                         acc[o] = *reinterpret_cast<const Vec<T, V> *>(blk_at<T, V>(dst, o, r, c));
                     else
 #pragma unroll
@@ -207,10 +208,13 @@ __global__ void fsum_kernel(BSet<T> src, int ns, BSet<T> dst, int no, const T *_
     }
 }
 
-// One level's coefficient tables on the device (T), with the live outputs.
+// One level's coefficient tables on the device (T), with each output's mode
+// (0 untouched, 1 written, 2 added to): lc[beta] for the C pass, whose blocks
+// are added to where the caller's C is kept (beta) or a direct product wrote
+// them first.
 template <typename T> struct Tab {
     T *ta, *sb, *qc;
-    int *lt, *ls, *lc;
+    int *lt, *ls, *lc[2];
 };
 
 template <typename T> struct Ctx {
@@ -281,7 +285,7 @@ bool aligned_v(const BSet<T> &s)
 
 template <typename T, int V>
 void fsum_launch(Ctx<T> &x, const BSet<T> &src, int ns, const BSet<T> &dst, int no, const T *coef,
-                 const int *live, u64 rows, u64 cols, bool keep)
+                 const int *live, u64 rows, u64 cols)
 {
     long long colsv = (long long)(cols / V);
     dim3 g((unsigned)((colsv + 127) / 128), (unsigned)(rows < 65535 ? rows : 65535));
@@ -289,17 +293,17 @@ void fsum_launch(Ctx<T> &x, const BSet<T> &src, int ns, const BSet<T> &dst, int 
     // registers a thread holds, the more threads (and loads in flight) an SM has.
     long long nr = (long long)rows;
     if (ns <= 4)
-        fsum_kernel<T, V, true, 4><<<g, 128, 0, x.st[0]>>>(src, ns, dst, no, coef, live, nr, colsv, keep);
+        fsum_kernel<T, V, true, 4><<<g, 128, 0, x.st[0]>>>(src, ns, dst, no, coef, live, nr, colsv);
     else if (ns <= 9)
-        fsum_kernel<T, V, true, 9><<<g, 128, 0, x.st[0]>>>(src, ns, dst, no, coef, live, nr, colsv, keep);
+        fsum_kernel<T, V, true, 9><<<g, 128, 0, x.st[0]>>>(src, ns, dst, no, coef, live, nr, colsv);
     else if (ns <= MAXR)
-        fsum_kernel<T, V, true, MAXR><<<g, 128, 0, x.st[0]>>>(src, ns, dst, no, coef, live, nr, colsv, keep);
+        fsum_kernel<T, V, true, MAXR><<<g, 128, 0, x.st[0]>>>(src, ns, dst, no, coef, live, nr, colsv);
     else if (no <= 4)
-        fsum_kernel<T, V, false, 4><<<g, 128, 0, x.st[0]>>>(src, ns, dst, no, coef, live, nr, colsv, keep);
+        fsum_kernel<T, V, false, 4><<<g, 128, 0, x.st[0]>>>(src, ns, dst, no, coef, live, nr, colsv);
     else if (no <= 9)
-        fsum_kernel<T, V, false, 9><<<g, 128, 0, x.st[0]>>>(src, ns, dst, no, coef, live, nr, colsv, keep);
+        fsum_kernel<T, V, false, 9><<<g, 128, 0, x.st[0]>>>(src, ns, dst, no, coef, live, nr, colsv);
     else
-        fsum_kernel<T, V, false, MAXR><<<g, 128, 0, x.st[0]>>>(src, ns, dst, no, coef, live, nr, colsv, keep);
+        fsum_kernel<T, V, false, MAXR><<<g, 128, 0, x.st[0]>>>(src, ns, dst, no, coef, live, nr, colsv);
     ck(cudaGetLastError(), "fused sum kernel");
     x.adds++;
 }
@@ -307,26 +311,27 @@ void fsum_launch(Ctx<T> &x, const BSet<T> &src, int ns, const BSet<T> &dst, int 
 // The fused sum on the main stream: 16-byte loads where every block is so aligned.
 template <typename T>
 void fsum(Ctx<T> &x, const BSet<T> &src, int ns, const BSet<T> &dst, int no, const T *coef, const int *live,
-          u64 rows, u64 cols, bool keep)
+          u64 rows, u64 cols)
 {
     constexpr int V = 16 / sizeof(T);
     if (cols % V == 0 && aligned_v<T, V>(src) && aligned_v<T, V>(dst))
-        fsum_launch<T, V>(x, src, ns, dst, no, coef, live, rows, cols, keep);
+        fsum_launch<T, V>(x, src, ns, dst, no, coef, live, rows, cols);
     else
-        fsum_launch<T, 1>(x, src, ns, dst, no, coef, live, rows, cols, keep);
+        fsum_launch<T, 1>(x, src, ns, dst, no, coef, live, rows, cols);
 }
 
 template <typename T>
 void rec(Ctx<T> &x, int depth, u64 M, u64 K, u64 N, T alpha, const T *A, u64 lda, const T *B,
          u64 ldb, bool beta, T *C, u64 ldc);
 
-// One level's core with the fused schedule (the order of fm_fused_ in
-// runtime/fmul_impl.h): all A sums in one pass, all B sums in one, the products
-// that feed several C blocks into their Q slots, one pass adding the Q slots
-// into C (each C block read and written once), then the products that feed
-// one C block straight into it through cuBLAS's alpha and beta.  At the last
-// level the GEMMs of a pass are independent and go round the streams (the
-// direct ones by C block, so that two into one block keep their order).
+// One level's core with the fused schedule (the operations of fm_fused_ in
+// runtime/fmul_impl.h, in its order): all A sums in one pass, all B sums in
+// one, the products that feed one C block straight into it through cuBLAS's
+// alpha and beta and those that feed several into their Q slots, then one pass
+// adding the Q slots into C (each C block read and written once).  At the last
+// level the products are GEMMs independent of each other and go round the
+// streams between one fork and one join (two into one C block on one stream,
+// so that they keep their order).
 template <typename T>
 void fused_level(Ctx<T> &x, int depth, u64 Mb, u64 Kb, u64 Nb, T alpha, const T *A, u64 lda, const T *B,
                  u64 ldb, bool beta, T *C, u64 ldc)
@@ -338,70 +343,75 @@ void fused_level(Ctx<T> &x, int depth, u64 Mb, u64 Kb, u64 Nb, T alpha, const T 
     bool last = depth + 1 == x.nlevels;
     if (L.nt)
         fsum(x, BSet<T>{const_cast<T *>(A), (long long)lda, (long long)(Mb * lda), (long long)Kb, L.m}, nm,
-             BSet<T>{Tw, (long long)Kb, (long long)(Mb * Kb), 0, 1}, L.nt, tb.ta, tb.lt, Mb, Kb, false);
+             BSet<T>{Tw, (long long)Kb, (long long)(Mb * Kb), 0, 1}, L.nt, tb.ta, tb.lt, Mb, Kb);
     if (L.ns)
         fsum(x, BSet<T>{const_cast<T *>(B), (long long)ldb, (long long)(Kb * ldb), (long long)Nb, L.p}, mp,
-             BSet<T>{Sw, (long long)Nb, (long long)(Kb * Nb), 0, 1}, L.ns, tb.sb, tb.ls, Kb, Nb, false);
+             BSet<T>{Sw, (long long)Nb, (long long)(Kb * Nb), 0, 1}, L.ns, tb.sb, tb.ls, Kb, Nb);
     auto c_blk = [&](int b) { return C + (u64)(b / L.p) * Mb * ldc + (u64)(b % L.p) * Nb; };
     bool written[MAXT];
+    int stream_of[MAXT];
     for (int b = 0; b < np; b++) {
         written[b] = beta;
-        for (int o = 0; o < L.nq; o++)
-            written[b] = written[b] || L.qc[b * L.nq + o] != 0;
+        stream_of[b] = -1;
     }
     int turn = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        if (last)
-            fork_streams(x);
-        for (int h = 0; h < L.rank; h++) {
-            int a0 = L.a_off[h], na = L.a_off[h + 1] - a0;
-            int b0 = L.b_off[h], nb = L.b_off[h + 1] - b0;
-            int c0 = L.c_off[h], nc = L.c_off[h + 1] - c0;
-            if (na == 0 || nb == 0 || nc == 0 || (pass == 0) != (L.q_slot[h] >= 0))
-                continue;
-            T scale = alpha;
-            const T *tp, *sp;
-            u64 ldt, lds;
-            if (L.t_slot[h] >= 0) {
-                tp = Tw + (u64)L.t_slot[h] * Mb * Kb;
-                ldt = Kb;
-            } else {
-                int b = L.a_blk[a0];
-                tp = A + (u64)(b / L.m) * Mb * lda + (u64)(b % L.m) * Kb;
-                ldt = lda;
-                scale *= (T)L.a_coef[a0];
-            }
-            if (L.s_slot[h] >= 0) {
-                sp = Sw + (u64)L.s_slot[h] * Kb * Nb;
-                lds = Nb;
-            } else {
-                int b = L.b_blk[b0];
-                sp = B + (u64)(b / L.p) * Kb * ldb + (u64)(b % L.p) * Nb;
-                lds = ldb;
-                scale *= (T)L.b_coef[b0];
-            }
-            if (pass == 0) {
-                T *q = Qw + (u64)L.q_slot[h] * Mb * Nb;
-                if (last)
-                    gemm_on(x, turn++ % x.nst, Mb, Kb, Nb, scale, tp, ldt, sp, lds, false, q, Nb);
-                else
-                    rec(x, depth + 1, Mb, Kb, Nb, scale, tp, ldt, sp, lds, false, q, Nb);
-            } else {
-                int b = L.c_blk[c0];
-                T a = scale * (T)L.c_coef[c0];
-                if (last)
-                    gemm_on(x, b % x.nst, Mb, Kb, Nb, a, tp, ldt, sp, lds, written[b], c_blk(b), ldc);
-                else
-                    rec(x, depth + 1, Mb, Kb, Nb, a, tp, ldt, sp, lds, written[b], c_blk(b), ldc);
-                written[b] = true;
-            }
+    if (last)
+        fork_streams(x);
+    for (int h = 0; h < L.rank; h++) {
+        int a0 = L.a_off[h], na = L.a_off[h + 1] - a0;
+        int b0 = L.b_off[h], nb = L.b_off[h + 1] - b0;
+        int c0 = L.c_off[h], nc = L.c_off[h + 1] - c0;
+        if (na == 0 || nb == 0 || nc == 0)
+            continue;
+        T scale = alpha;
+        const T *tp, *sp;
+        u64 ldt, lds;
+        if (L.t_slot[h] >= 0) {
+            tp = Tw + (u64)L.t_slot[h] * Mb * Kb;
+            ldt = Kb;
+        } else {
+            int b = L.a_blk[a0];
+            tp = A + (u64)(b / L.m) * Mb * lda + (u64)(b % L.m) * Kb;
+            ldt = lda;
+            scale *= (T)L.a_coef[a0];
         }
-        if (last)
-            join_streams(x);
-        if (pass == 0 && L.nq)
-            fsum(x, BSet<T>{Qw, (long long)Nb, (long long)(Mb * Nb), 0, 1}, L.nq,
-                 BSet<T>{C, (long long)ldc, (long long)(Mb * ldc), (long long)Nb, L.p}, np, tb.qc, tb.lc, Mb, Nb,
-                 beta);
+        if (L.s_slot[h] >= 0) {
+            sp = Sw + (u64)L.s_slot[h] * Kb * Nb;
+            lds = Nb;
+        } else {
+            int b = L.b_blk[b0];
+            sp = B + (u64)(b / L.p) * Kb * ldb + (u64)(b % L.p) * Nb;
+            lds = ldb;
+            scale *= (T)L.b_coef[b0];
+        }
+        if (L.q_slot[h] >= 0) {
+            T *q = Qw + (u64)L.q_slot[h] * Mb * Nb;
+            if (last)
+                gemm_on(x, turn++ % x.nst, Mb, Kb, Nb, scale, tp, ldt, sp, lds, false, q, Nb);
+            else
+                rec(x, depth + 1, Mb, Kb, Nb, scale, tp, ldt, sp, lds, false, q, Nb);
+        } else {
+            int b = L.c_blk[c0];
+            T a = scale * (T)L.c_coef[c0];
+            if (last) {
+                if (stream_of[b] < 0)
+                    stream_of[b] = turn++ % x.nst;
+                gemm_on(x, stream_of[b], Mb, Kb, Nb, a, tp, ldt, sp, lds, written[b], c_blk(b), ldc);
+            } else {
+                rec(x, depth + 1, Mb, Kb, Nb, a, tp, ldt, sp, lds, written[b], c_blk(b), ldc);
+            }
+            written[b] = true;
+        }
+    }
+    if (last)
+        join_streams(x);
+    if (L.nq) {
+        fsum(x, BSet<T>{Qw, (long long)Nb, (long long)(Mb * Nb), 0, 1}, L.nq,
+             BSet<T>{C, (long long)ldc, (long long)(Mb * ldc), (long long)Nb, L.p}, np, tb.qc, tb.lc[beta ? 1 : 0],
+             Mb, Nb);
+        for (int b = 0; b < np; b++)
+            for (int o = 0; o < L.nq; o++)
+                written[b] = written[b] || L.qc[b * L.nq + o] != 0;
     }
     for (int b = 0; b < np; b++)
         if (!written[b])
@@ -559,7 +569,7 @@ template <typename T> void upload_tables(Ctx<T> &x, int l)
 {
     const cuda_flevel &L = x.lv[l];
     size_t nta = (size_t)L.nt * L.n * L.m, nsb = (size_t)L.ns * L.m * L.p, nqc = (size_t)L.n * L.p * L.nq;
-    size_t nlive = (size_t)L.nt + L.ns + (size_t)L.n * L.p;
+    size_t nlive = (size_t)L.nt + L.ns + 2 * (size_t)L.n * L.p;
     size_t nco = nta + nsb + nqc;
     size_t bytes = nco * sizeof(T) + nlive * sizeof(int);
     unsigned char *host = (unsigned char *)malloc(bytes ? bytes : 1);
@@ -577,11 +587,20 @@ template <typename T> void upload_tables(Ctx<T> &x, int l)
         live[o] = 1;
     for (int o = 0; o < L.ns; o++)
         live[L.nt + o] = 1;
-    for (int b = 0; b < L.n * L.p; b++) {
+    // A C block fed by a Q slot is added to where a direct product wrote it
+    // first (or the caller's C is kept), else written.
+    int np = L.n * L.p;
+    bool direct[MAXT] = {false};
+    for (int h = 0; h < L.rank; h++)
+        if (L.q_slot[h] < 0 && L.a_off[h + 1] > L.a_off[h] && L.b_off[h + 1] > L.b_off[h] &&
+            L.c_off[h + 1] > L.c_off[h])
+            direct[L.c_blk[L.c_off[h]]] = true;
+    for (int b = 0; b < np; b++) {
         int any = 0;
         for (int q = 0; q < L.nq; q++)
             any |= L.qc[b * L.nq + q] != 0;
-        live[L.nt + L.ns + b] = any;
+        live[L.nt + L.ns + b] = any ? (direct[b] ? 2 : 1) : 0;
+        live[L.nt + L.ns + np + b] = any ? 2 : 0;
     }
     cudaError_t e = cudaMalloc(&x.tabmem[l], bytes ? bytes : 1);
     if (e == cudaSuccess)
@@ -590,7 +609,7 @@ template <typename T> void upload_tables(Ctx<T> &x, int l)
     ck(e, "the coefficient tables");
     T *d = (T *)x.tabmem[l];
     int *dl = (int *)((unsigned char *)x.tabmem[l] + nco * sizeof(T));
-    x.tab[l] = Tab<T>{d, d + nta, d + nta + nsb, dl, dl + L.nt, dl + L.nt + L.ns};
+    x.tab[l] = Tab<T>{d, d + nta, d + nta + nsb, dl, dl + L.nt, {dl + L.nt + L.ns, dl + L.nt + L.ns + np}};
 }
 
 template <typename T>

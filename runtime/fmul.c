@@ -143,7 +143,7 @@ out:
 }
 
 void rt_fsum(rt_ftype f, uint64_t rows, uint64_t cols, int nsrc, const void *const *src, uint64_t lds,
-             int nout, void *const *dst, uint64_t ldd, const int *coef, bool keep)
+             int nout, void *const *dst, uint64_t ldd, const int *coef, const bool *keep)
 {
     if (f == RT_F64)
         fm_fsum_d(rows, cols, nsrc, (const double *const *)src, lds, nout, (double *const *)dst, ldd,

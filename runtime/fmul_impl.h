@@ -104,7 +104,7 @@ static void FM(fm_acc_rows_)(void *ctx, uint64_t b, uint64_t e, int thread)
 /* The fused sum (runtime.h, rt_fsum): each output row from every source row
  * with a nonzero coefficient, sources in increasing order. */
 static void FM(fm_fsum_)(uint64_t rows, uint64_t cols, int nsrc, const FT *const *src, uint64_t lds,
-                         int nout, FT *const *dst, uint64_t ldd, const int *coef, bool keep)
+                         int nout, FT *const *dst, uint64_t ldd, const int *coef, const bool *keep)
 {
     for (int o = 0; o < nout; o++) {
         const int *co = coef + (size_t)o * (size_t)nsrc;
@@ -115,7 +115,7 @@ static void FM(fm_fsum_)(uint64_t rows, uint64_t cols, int nsrc, const FT *const
             continue; /* no term: the output is not touched */
         for (uint64_t r = 0; r < rows; r++) {
             FT *d = dst[o] + r * ldd;
-            if (!keep)
+            if (!keep || !keep[o])
                 for (uint64_t c = 0; c < cols; c++)
                     d[c] = (FT)0;
             for (int s = first; s < nsrc; s++) {
@@ -146,10 +146,12 @@ static void FM(fm_rec_)(fm_ctx *x, int depth, uint64_t M, uint64_t K, uint64_t N
                         uint64_t ldc);
 
 /* One level's core (Mb n x Kb m x Nb p) with the fused schedule: one pass for
- * all the A sums, one for all the B sums, the products that feed several C
- * blocks into their Q slots, one pass adding those into C (each C block written
- * once), then the products that feed one block straight into it.  The same
- * order of operations as cuda/rt_fmul.cu's fused level. */
+ * all the A sums, one for all the B sums, the products that feed one C block
+ * straight into it (alpha, beta) and those that feed several into their Q
+ * slots, then one pass adding the Q slots into C (each C block written once
+ * more).  The products are independent of each other, so that the GPU runs
+ * them all between one fork and one join (cuda/rt_fmul.cu's fused level, which
+ * does the same operations in the same order). */
 static void FM(fm_fused_)(fm_ctx *x, int depth, uint64_t Mb, uint64_t Kb, uint64_t Nb, FT alpha,
                           const FT *A, uint64_t lda, const FT *B, uint64_t ldb, bool beta, FT *C,
                           uint64_t ldc)
@@ -164,60 +166,59 @@ static void FM(fm_fused_)(fm_ctx *x, int depth, uint64_t Mb, uint64_t Kb, uint64
         src[b] = A + (uint64_t)(b / L->m) * Mb * lda + (uint64_t)(b % L->m) * Kb;
     for (int o = 0; o < L->nt; o++)
         dst[o] = T + (uint64_t)o * Mb * Kb;
-    FM(fm_fsum_)(Mb, Kb, nm, src, lda, L->nt, dst, Kb, L->ta, false);
+    FM(fm_fsum_)(Mb, Kb, nm, src, lda, L->nt, dst, Kb, L->ta, NULL);
     for (int b = 0; b < mp; b++)
         src[b] = B + (uint64_t)(b / L->p) * Kb * ldb + (uint64_t)(b % L->p) * Nb;
     for (int o = 0; o < L->ns; o++)
         dst[o] = S + (uint64_t)o * Kb * Nb;
-    FM(fm_fsum_)(Kb, Nb, mp, src, ldb, L->ns, dst, Nb, L->sb, false);
+    FM(fm_fsum_)(Kb, Nb, mp, src, ldb, L->ns, dst, Nb, L->sb, NULL);
     x->adds += rt_clock() - t0;
 #define C_BLK(b) (C + (uint64_t)((b) / L->p) * Mb * ldc + (uint64_t)((b) % L->p) * Nb)
-    /* pass 0: the products through Q; pass 1: those straight into C. */
     bool written[SCHEME_MAX_ENTRIES];
-    for (int b = 0; b < np; b++) {
+    for (int b = 0; b < np; b++)
         written[b] = beta;
-        for (int o = 0; o < L->nq; o++)
-            written[b] |= L->qc[(size_t)b * L->nq + o] != 0;
+    for (int h = 0; h < L->rank; h++) {
+        const rt_fterm *t = &L->terms[h];
+        if (t->na == 0 || t->nb == 0 || t->nc == 0)
+            continue;
+        FT scale = alpha;
+        const FT *tp = L->t_slot[h] >= 0 ? T + (uint64_t)L->t_slot[h] * Mb * Kb
+                                         : A + (uint64_t)(t->a_blk[0] / L->m) * Mb * lda +
+                                               (uint64_t)(t->a_blk[0] % L->m) * Kb;
+        uint64_t ldt = L->t_slot[h] >= 0 ? Kb : lda;
+        if (L->t_slot[h] < 0)
+            scale *= (FT)t->a_coef[0];
+        const FT *sp = L->s_slot[h] >= 0 ? S + (uint64_t)L->s_slot[h] * Kb * Nb
+                                         : B + (uint64_t)(t->b_blk[0] / L->p) * Kb * ldb +
+                                               (uint64_t)(t->b_blk[0] % L->p) * Nb;
+        uint64_t lds = L->s_slot[h] >= 0 ? Nb : ldb;
+        if (L->s_slot[h] < 0)
+            scale *= (FT)t->b_coef[0];
+        if (L->q_slot[h] >= 0) {
+            FM(fm_rec_)(x, depth + 1, Mb, Kb, Nb, scale, tp, ldt, sp, lds, false,
+                        Q + (uint64_t)L->q_slot[h] * Mb * Nb, Nb);
+        } else {
+            int b = t->c_blk[0];
+            FM(fm_rec_)(x, depth + 1, Mb, Kb, Nb, scale * (FT)t->c_coef[0], tp, ldt, sp, lds, written[b],
+                        C_BLK(b), ldc);
+            written[b] = true;
+        }
     }
-    for (int pass = 0; pass < 2; pass++) {
-        for (int h = 0; h < L->rank; h++) {
-            const rt_fterm *t = &L->terms[h];
-            if (t->na == 0 || t->nb == 0 || t->nc == 0 || (pass == 0) != (L->q_slot[h] >= 0))
-                continue;
-            FT scale = alpha;
-            const FT *tp = L->t_slot[h] >= 0 ? T + (uint64_t)L->t_slot[h] * Mb * Kb
-                                             : A + (uint64_t)(t->a_blk[0] / L->m) * Mb * lda +
-                                                   (uint64_t)(t->a_blk[0] % L->m) * Kb;
-            uint64_t ldt = L->t_slot[h] >= 0 ? Kb : lda;
-            if (L->t_slot[h] < 0)
-                scale *= (FT)t->a_coef[0];
-            const FT *sp = L->s_slot[h] >= 0 ? S + (uint64_t)L->s_slot[h] * Kb * Nb
-                                             : B + (uint64_t)(t->b_blk[0] / L->p) * Kb * ldb +
-                                                   (uint64_t)(t->b_blk[0] % L->p) * Nb;
-            uint64_t lds = L->s_slot[h] >= 0 ? Nb : ldb;
-            if (L->s_slot[h] < 0)
-                scale *= (FT)t->b_coef[0];
-            if (pass == 0) {
-                FM(fm_rec_)(x, depth + 1, Mb, Kb, Nb, scale, tp, ldt, sp, lds, false,
-                            Q + (uint64_t)L->q_slot[h] * Mb * Nb, Nb);
-            } else {
-                int b = t->c_blk[0];
-                FM(fm_rec_)(x, depth + 1, Mb, Kb, Nb, scale * (FT)t->c_coef[0], tp, ldt, sp, lds,
-                            written[b], C_BLK(b), ldc);
-                written[b] = true;
-            }
-        }
-        if (pass == 0 && L->nq > 0) {
-            t0 = rt_clock();
-            const FT *qs[SCHEME_MAX_RANK];
-            FT *cs[SCHEME_MAX_ENTRIES];
+    if (L->nq > 0) {
+        t0 = rt_clock();
+        const FT *qs[SCHEME_MAX_RANK];
+        FT *cs[SCHEME_MAX_ENTRIES];
+        bool keep[SCHEME_MAX_ENTRIES];
+        for (int o = 0; o < L->nq; o++)
+            qs[o] = Q + (uint64_t)o * Mb * Nb;
+        for (int b = 0; b < np; b++) {
+            cs[b] = C_BLK(b);
+            keep[b] = written[b];
             for (int o = 0; o < L->nq; o++)
-                qs[o] = Q + (uint64_t)o * Mb * Nb;
-            for (int b = 0; b < np; b++)
-                cs[b] = C_BLK(b);
-            FM(fm_fsum_)(Mb, Nb, L->nq, qs, Nb, np, cs, ldc, L->qc, beta);
-            x->adds += rt_clock() - t0;
+                written[b] |= L->qc[(size_t)b * L->nq + o] != 0;
         }
+        FM(fm_fsum_)(Mb, Nb, L->nq, qs, Nb, np, cs, ldc, L->qc, keep);
+        x->adds += rt_clock() - t0;
     }
     /* A valid scheme feeds every block of C; a block it did not feed is 0 A B. */
     for (int b = 0; b < np; b++)

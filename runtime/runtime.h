@@ -389,13 +389,14 @@ rt_status rt_fmul(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, r
 rt_status rt_fmul_gpu(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C,
                       int device, bool tf32, int timing_reps, rt_fstats *stats, char *err,
                       size_t errlen);
-/* out_o = (keep ? out_o : 0) + sum_s coef[o nsrc + s] src_s over rows x cols,
+/* out_o = (keep[o] ? out_o : 0) + sum_s coef[o nsrc + s] src_s over rows x cols,
  * s in increasing order, terms with coefficient 0 left out, for every output o
  * whose coefficient row is not all zero (the others are not touched): the
  * fused sum of one level, the CPU twin of cuda/rt_fmul.cu's fsum kernel.
- * Sources and outputs have leading dimensions lds and ldd; f is RT_F32/RT_F64. */
+ * keep NULL: no output kept.  Sources and outputs have leading dimensions lds
+ * and ldd; f is RT_F32/RT_F64. */
 void rt_fsum(rt_ftype f, uint64_t rows, uint64_t cols, int nsrc, const void *const *src, uint64_t lds,
-             int nout, void *const *dst, uint64_t ldd, const int *coef, bool keep);
+             int nout, void *const *dst, uint64_t ldd, const int *coef, const bool *keep);
 /* The BLAS's GEMM alone (the baseline). */
 rt_status rt_fmul_blas(const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C, int threads,
                        char *err, size_t errlen);
