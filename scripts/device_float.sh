@@ -120,11 +120,14 @@ bench() { # bench TYPE SIZE TIMEOUT CHAIN...
   step "bench $ty n=$n" "$to" $F bench multiply --type "$ty" --backend gpu --sizes "$n" --reps 3 --samples 32 "${args[@]}"
 }
 bench f32 4096 60 strassen@plain strassen strassen@s4 "$C244" "$C244@s4" "$C334@s4" "$C233@s4" "$S2@s4"
-bench f32 8192 60 strassen@plain strassen strassen@s4 "$S2@plain" "$S2" "$S2@s4" "$C244@s4" "$C244,strassen@s4"
-bench f32 16384 90 strassen "$S2@plain" "$S2" "$S2@s4" "$S3@s4" "$C244@s4" "$C244,strassen@s4" "$C334,strassen@s4"
+# FLOAT_SHORT=1: the target sizes only (f32 4096 and 20480, f64 16384), for a
+# call that must leave device time to others
+short=${FLOAT_SHORT:-}
+[ -n "$short" ] || bench f32 8192 60 strassen@plain strassen strassen@s4 "$S2@plain" "$S2" "$S2@s4" "$C244@s4" "$C244,strassen@s4"
+[ -n "$short" ] || bench f32 16384 90 strassen "$S2@plain" "$S2" "$S2@s4" "$S3@s4" "$C244@s4" "$C244,strassen@s4" "$C334,strassen@s4"
 bench f32 20480 120 strassen@plain strassen "$S2@plain" "$S2" "$S2@s4" "$S3@s4" "$C244,strassen@s4" \
   "$C334,strassen@s4" "$C233,strassen@s4"
-bench f64 8192 60 strassen@plain strassen strassen@s4 "$S2@s4" "$C244@s4" "$C334@s4"
+[ -n "$short" ] || bench f64 8192 60 strassen@plain strassen strassen@s4 "$S2@s4" "$C244@s4" "$C334@s4"
 bench f64 16384 100 strassen@plain strassen strassen@s4 "$S2@plain" "$S2" "$S2@s4" "$C244@s4" "$C244,strassen@s4"
 if [ "$MODE" = full ]; then
   step "bench f32 with TF32 (for reference)" 200 $F bench multiply --type f32 --tf32 --backend gpu \
