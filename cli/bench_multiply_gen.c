@@ -35,6 +35,51 @@ static const char *usage_text =
     "  --seed S     the operands' seed (default: a random one, printed)\n"
     "  -q           no progress bar\n";
 
+/* The profile of the product (docs/host-layer.md, "The profile"): where the
+ * wall time went, host phases in seconds of wall or thread time, GPU phases from
+ * CUDA events. */
+static void print_profile(const rt_host_stats *hs, const rt_host_split *sp)
+{
+    printf("profile:\n");
+    printf("  %-22s %9.3f s\n", "zero C (all threads)", hs->zero_c);
+    if (sp->in_core) {
+        const rt_stats *r = &hs->in_core;
+        printf("  %-22s %9.3f s (the executor's call)\n", "in-core product", hs->exec);
+        if (hs->gpus)
+            printf("  %-22s %9.3f s  upload %.3f, pack/unpack %.3f, expand %.3f, inner %.3f, compress %.3f, "
+                   "download %.3f (CUDA events); host side of the call %.3f\n",
+                   "GPU phases", r->permute + r->expand + r->inner + r->compress, r->upload,
+                   r->permute - r->upload - r->download, r->expand, r->inner, r->compress, r->download,
+                   r->total - (r->permute + r->expand + r->inner + r->compress));
+        else
+            printf("  %-22s permute %.3f, expand %.3f, inner %.3f, compress %.3f s\n", "CPU phases", r->permute,
+                   r->expand, r->inner, r->compress);
+        return;
+    }
+    printf("  %-22s %9.3f s (%s)\n", "host buffers", hs->buffers,
+           hs->gpus ? (hs->pinned ? "allocated, touched, page-locked" : "allocated, touched; pageable")
+                    : "allocated, touched");
+    printf("  %-22s %9.3f thread-s (executors idle waiting for them: %.3f s)\n", "operand sums", hs->sums,
+           hs->wait_sums);
+    printf("  %-22s %9.3f thread-s (sums waiting for a free slot: %.3f s)\n", "accumulation", hs->accumulate,
+           hs->wait_free);
+    printf("  %-22s %9.3f thread-s (executor threads in submit/finish)\n", "executor calls", hs->exec);
+    if (hs->gpus) {
+        double tot = hs->total > 0 ? hs->total * hs->gpus : 1;
+        printf("  %-22s %9.3f s (sessions made and freed; the slowest)\n", "GPU set-up", hs->setup);
+        printf("  %-22s %9.3f s  %.1f GiB, %.1f GB/s\n", "GPU h2d copies", hs->dev_h2d, hs->h2d_bytes / 1073741824.0,
+               hs->dev_h2d > 0 ? hs->h2d_bytes / hs->dev_h2d / 1e9 : 0.0);
+        printf("  %-22s %9.3f s  pack %.3f, expand %.3f, inner %.3f, compress %.3f, unpack %.3f\n",
+               "GPU products", hs->dev_compute, hs->dev_pack, hs->dev_expand, hs->dev_inner, hs->dev_compress,
+               hs->dev_unpack);
+        printf("  %-22s %9.3f s  %.1f GiB, %.1f GB/s\n", "GPU d2h copies", hs->dev_d2h, hs->d2h_bytes / 1073741824.0,
+               hs->dev_d2h > 0 ? hs->d2h_bytes / hs->dev_d2h / 1e9 : 0.0);
+        printf("  %-22s %9.3f s between products; products %.0f%% of the wall time x %d GPU executor%s\n",
+               "GPU idle", hs->dev_idle, 100.0 * hs->dev_compute / tot, hs->gpus, hs->gpus == 1 ? "" : "s");
+        printf("  %-22s %9.1f MiB per executor\n", "GPU memory", hs->device_bytes / 1048576.0);
+    }
+}
+
 int bench_multiply_generate_cmd(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -214,6 +259,7 @@ int bench_multiply_generate_cmd(int argc, char **argv)
     printf("product    %9.3f s  %.4e effective bit operations/s ((2RKC - RC)/time, host work and transfers "
            "included); thread seconds: sums %.3f, products %.3f, accumulation %.3f\n",
            hs.total, hs.total > 0 ? plan.ops_effective / hs.total : 0.0, hs.sums, hs.exec, hs.accumulate);
+    print_profile(&hs, &split);
     bool ok = true;
     if (!boolean) {
         t = cli_now();

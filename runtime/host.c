@@ -217,7 +217,7 @@ static rt_status try_split(const export_plan *p, const rt_host_config *cfg, int 
     int gpu = first_gpu(cfg);
     if (*fits && gpu >= 0) {
         double need = 0;
-        rt_status st = rt_device_need(&sub, gpu, device_limit(cfg, gpu), &need, err, errlen);
+        rt_status st = rt_device_stream_need(&sub, gpu, device_limit(cfg, gpu), &need, err, errlen);
         if (st == RT_EMEMORY)
             *fits = false;
         else if (st != RT_OK)
@@ -348,7 +348,12 @@ typedef struct host_job {
     rt_status status;
     char err[1024];
     int sum_threads, depth;
-    double t_sums, t_exec, t_acc; /* under err_lock */
+    double t_sums, t_exec, t_acc; /* under err_lock, as the rest of the profile */
+    double wait_ready, wait_free, setup, buffers;
+    bool pinned;
+    cuda_rt_session_stats dev; /* the GPU sessions', summed */
+    int gpus;
+    cuda_rt_level gpu_lv[EXPORT_PLAN_MAX_LEVELS]; /* the leaf plan's levels for GPU sessions */
     int finished;                 /* workers that returned, under err_lock */
     pthread_cond_t finished_cond; /* signalled by each */
 } host_job;
@@ -424,16 +429,24 @@ static void sum_rows(void *vctx, uint64_t begin, uint64_t end, int thread)
     (void)thread;
     for (uint64_t g = begin; g < end; g++) {
         uint64_t *d = c->dst->w + g * c->dst->stride;
-        memset(d, 0, c->dst->stride * 8);
+        bool first = true; /* the first block is copied, not added to zeros: a tile is one copy */
         for (size_t b = 0; b < c->nb; b++) {
             uint64_t row = c->bx[b] * c->brows + g, w0 = c->by[b] * c->bwords;
             if (row >= c->src->rows || w0 >= c->src->stride)
                 continue;
             uint64_t n = c->src->stride - w0 < c->bwords ? c->src->stride - w0 : c->bwords;
             const uint64_t *s = c->src->w + row * c->src->stride + w0;
-            for (uint64_t w = 0; w < n; w++)
-                d[w] ^= s[w];
+            if (first) {
+                memcpy(d, s, n * 8);
+                memset(d + n, 0, (c->dst->stride - n) * 8);
+                first = false;
+            } else {
+                for (uint64_t w = 0; w < n; w++)
+                    d[w] ^= s[w];
+            }
         }
+        if (first)
+            memset(d, 0, c->dst->stride * 8);
     }
 }
 
@@ -472,44 +485,88 @@ static void job_fail(host_job *j, rt_status st, const char *msg)
     atomic_store(&j->stop, 1);
 }
 
-/* A leaf buffer: page-locked for a GPU executor where that can be had. */
-static bool leaf_matrix(rt_matrix *m, uint64_t rows, uint64_t cols, bool pinned, bool *is_pinned)
+/* Whether a GPU executor's leaf buffers are page-locked: FLIPGRAPH_PINNED=1 or 0
+ * forces it; by default they are when the executor runs at least
+ * RT_HOST_PIN_LEAVES subproblems.  Page-locking costs time once per buffer
+ * (measured on an H100 host: 5 GiB of cudaHostAlloc buffers made a 4-subproblem
+ * product 2 s slower than pageable ones), and saves it on every copy. */
+#define RT_HOST_PIN_LEAVES 8
+static bool pin_policy(const host_job *j)
 {
-    m->rows = rows, m->cols = cols, m->stride = ceil_div(cols, 64);
-    size_t bytes = (size_t)(rows * m->stride * 8);
-    *is_pinned = false;
-    m->w = NULL;
-    /* FLIPGRAPH_PINNED=0 measures the difference (pinning costs time once per buffer) */
     const char *env = getenv("FLIPGRAPH_PINNED");
     if (env && !strcmp(env, "0"))
-        pinned = false;
-    if (pinned && (m->w = cuda_rt_host_alloc(bytes)))
-        *is_pinned = true;
-    else
-        m->w = (uint64_t *)rt_buf_alloc(rows * m->stride, true);
-    return m->w != NULL;
+        return false;
+    if (env && !strcmp(env, "1"))
+        return true;
+    return j->sp->leaves >= (uint64_t)RT_HOST_PIN_LEAVES * (uint64_t)n_exec_of(j->cfg);
 }
 
-static void leaf_matrix_free(rt_matrix *m, bool is_pinned)
+static void touch_range(void *vctx, uint64_t begin, uint64_t end, int thread)
 {
-    if (is_pinned)
-        cuda_rt_host_free(m->w);
-    else
-        free(m->w);
-    m->w = NULL;
+    (void)thread;
+    memset((char *)vctx + (begin << 21), 0, (size_t)((end - begin) << 21));
+}
+
+/* Zeroes bytes (a multiple of 2 MiB at p, else the tail too) on `threads`
+ * threads: the first touch of fresh pages (the kernel's zeroing, page faults)
+ * spread over the cores instead of on one thread or inside a driver call. */
+static void zero_parallel(void *p, size_t bytes, int threads)
+{
+    uint64_t chunks = bytes >> 21;
+    rt_parallel(threads, chunks, 1, touch_range, p);
+    if (bytes & ((1u << 21) - 1))
+        memset((char *)p + (chunks << 21), 0, bytes & ((1u << 21) - 1));
+}
+
+typedef struct {
+    rt_matrix m;
+    bool pinned;
+} leaf_buf;
+
+/* A leaf buffer, its pages touched on `threads` threads. */
+static bool leaf_buf_alloc(leaf_buf *b, uint64_t rows, uint64_t cols, int threads)
+{
+    b->m.rows = rows, b->m.cols = cols, b->m.stride = ceil_div(cols, 64);
+    b->pinned = false;
+    if (!(b->m.w = rt_buf_alloc(rows * b->m.stride, false)))
+        return false;
+    zero_parallel(b->m.w, (size_t)(rows * b->m.stride * 8), threads);
+    return true;
+}
+
+static void leaf_buf_free(leaf_buf *b)
+{
+    if (b->pinned)
+        cuda_rt_host_unregister(b->m.w);
+    free(b->m.w);
+    b->m.w = NULL;
+    b->pinned = false;
+}
+
+/* One buffer per item: the registrations run side by side. */
+static void pin_range(void *vctx, uint64_t begin, uint64_t end, int thread)
+{
+    leaf_buf **b = vctx;
+    (void)thread;
+    for (uint64_t i = begin; i < end; i++)
+        b[i]->pinned = cuda_rt_host_register(b[i]->m.w, (size_t)(b[i]->m.rows * b[i]->m.stride * 8)) == 0;
 }
 
 /* A worker's pipeline (Karppa, Kaski 2019, 3.16): while its executor multiplies
  * one subproblem, a second thread forms the next one's operand sums and a third
  * adds the previous product into C.  Subproblems go round `depth` slots in
  * order; a slot moves FREE -> READY (sums formed) -> DONE (product) -> FREE
- * (accumulated).  depth 1 runs the three stages one after another. */
+ * (accumulated).  With depth >= 2 the executor keeps one subproblem in flight:
+ * it submits subproblem i before it finishes i-1 (a GPU session uploads i and
+ * downloads i-1 under a product), and hands i-1 on as DONE only then.  The CPU
+ * executor runs the same loop (its submit multiplies, its finish does nothing),
+ * so the CI machine tests the order of the hand-overs.  depth 1 runs the three
+ * stages one after another. */
 enum { SLOT_FREE = 0, SLOT_READY = 1, SLOT_DONE = 2 };
 #define LEAF_END UINT64_MAX
 
 typedef struct {
-    rt_matrix T, S, Q;
-    bool pt, ps, pq; /* page-locked */
+    leaf_buf T, S, Q;
     uint64_t leaf;   /* LEAF_END: no more */
     int state;
 } leaf_slot;
@@ -520,15 +577,18 @@ typedef struct {
     rt_executor ex;
     int depth, threads;
     double dev_limit; /* device memory of this executor (device_limit) */
+    cuda_rt_session *sess; /* a GPU executor's */
     leaf_slot slot[RT_HOST_MAX_DEPTH];
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    double ts, te, ta;
+    double ts, te, ta, wait_ready, wait_free;
 } pipe_t;
 
-/* Waits until slot k has state `want` (false when the job stopped). */
-static bool slot_wait(pipe_t *pp, int k, int want)
+/* Waits until slot k has state `want` (false when the job stopped); adds the
+ * seconds waited to *waited. */
+static bool slot_wait(pipe_t *pp, int k, int want, double *waited)
 {
+    double t0 = rt_clock();
     pthread_mutex_lock(&pp->mu);
     while (pp->slot[k].state != want && !atomic_load(&pp->j->stop)) {
         struct timespec until;
@@ -540,6 +600,8 @@ static bool slot_wait(pipe_t *pp, int k, int want)
     }
     bool ok = pp->slot[k].state == want;
     pthread_mutex_unlock(&pp->mu);
+    if (waited)
+        *waited += rt_clock() - t0;
     return ok;
 }
 
@@ -558,7 +620,7 @@ static void *stage_sums(void *arg)
     host_job *j = pp->j;
     for (uint64_t n = 0;; n++) {
         int k = (int)(n % (uint64_t)pp->depth);
-        if (!slot_wait(pp, k, SLOT_FREE))
+        if (!slot_wait(pp, k, SLOT_FREE, &pp->wait_free))
             return NULL;
         leaf_slot *sl = &pp->slot[k];
         uint64_t leaf = atomic_load(&j->stop) ? LEAF_END : atomic_fetch_add(&j->next, 1);
@@ -575,7 +637,7 @@ static void *stage_sums(void *arg)
                 job_fail(j, RT_ENOMEM, "out of memory");
                 return NULL;
             }
-            rt_matrix *dst = side == 0 ? &sl->T : &sl->S;
+            rt_matrix *dst = side == 0 ? &sl->T.m : &sl->S.m;
             sum_ctx c = {side == 0 ? j->A : j->B, dst, bx, by, nb, dst->rows, dst->stride, false};
             rt_parallel(j->sum_threads, dst->rows, 256, sum_rows, &c);
             free(bx), free(by);
@@ -593,7 +655,7 @@ static void *stage_accumulate(void *arg)
     host_job *j = pp->j;
     for (uint64_t n = 0;; n++) {
         int k = (int)(n % (uint64_t)pp->depth);
-        if (!slot_wait(pp, k, SLOT_DONE))
+        if (!slot_wait(pp, k, SLOT_DONE, NULL))
             return NULL;
         leaf_slot *sl = &pp->slot[k];
         if (sl->leaf == LEAF_END)
@@ -605,11 +667,12 @@ static void *stage_accumulate(void *arg)
             job_fail(j, RT_ENOMEM, "out of memory");
             return NULL;
         }
+        const rt_matrix *Q = &sl->Q.m;
         for (size_t b = 0; b < nc; b++) {
             pthread_mutex_t *lk = &j->locks[(bx[b] * j->cblocks_col + by[b]) % j->nlocks];
-            sum_ctx c = {&sl->Q, j->C, &bx[b], &by[b], 1, sl->Q.rows, sl->Q.stride, j->plan->boolean};
+            sum_ctx c = {Q, j->C, &bx[b], &by[b], 1, Q->rows, Q->stride, j->plan->boolean};
             pthread_mutex_lock(lk);
-            rt_parallel(j->sum_threads, sl->Q.rows, 256, acc_rows, &c);
+            rt_parallel(j->sum_threads, Q->rows, 256, acc_rows, &c);
             pthread_mutex_unlock(lk);
         }
         free(bx), free(by);
@@ -617,6 +680,31 @@ static void *stage_accumulate(void *arg)
         atomic_fetch_add(&j->done, 1);
         slot_set(pp, k, SLOT_FREE);
     }
+}
+
+/* The executor's two steps.  submit: subproblem `seq` (this executor's count)
+ * from slot sl; finish: its product in sl's Q.  The CPU executor multiplies in
+ * submit; a GPU session queues the upload and the product in submit and the
+ * download in finish, which waits for it. */
+static rt_status exec_submit(pipe_t *pp, uint64_t seq, leaf_slot *sl, char *err, size_t errlen)
+{
+    host_job *j = pp->j;
+    if (!pp->sess)
+        return rt_execute(&j->sub, &sl->T.m, &sl->S.m, &sl->Q.m, pp->threads, 0, NULL, err, errlen);
+    int rc = cuda_rt_session_submit(pp->sess, seq, sl->T.m.w, sl->T.m.stride, sl->S.m.w, sl->S.m.stride, err,
+                                    errlen);
+    return rc == 0 ? RT_OK : rc == 2 ? RT_EDIMS : RT_EDEVICE;
+}
+
+static rt_status exec_finish(pipe_t *pp, uint64_t seq, leaf_slot *sl, char *err, size_t errlen)
+{
+    if (!pp->sess)
+        return RT_OK;
+    int rc = cuda_rt_session_finish(pp->sess, seq, sl->Q.m.w, sl->Q.m.stride, err, errlen);
+    if (rc != 0)
+        return rc == 2 ? RT_EDIMS : RT_EDEVICE;
+    rt_matrix_mask_tail(&sl->Q.m);
+    return RT_OK;
 }
 
 static void *worker_main(void *arg)
@@ -627,7 +715,9 @@ static void *worker_main(void *arg)
     int n = n_exec_of(j->cfg);
     pipe_t *pp = calloc(1, sizeof *pp);
     pthread_t t_sum, t_acc;
-    bool have_sum = false, have_acc = false, sync_ok = false;
+    bool have_sum = false, have_acc = false, sync_ok = false, pinned = false;
+    double setup = 0, buffers = 0;
+    char err[512];
     if (!pp) {
         job_fail(j, RT_ENOMEM, "out of memory");
         goto finish;
@@ -638,19 +728,44 @@ static void *worker_main(void *arg)
     if (pp->threads < 1)
         pp->threads = 1;
     bool gpu = pp->ex.device >= 0;
+    double t0 = rt_clock();
     if (gpu) {
         pp->dev_limit = device_limit(j->cfg, pp->ex.device);
-        cuda_rt_set_device(pp->ex.device); /* the page-locked buffers near their GPU's context */
+        int code = 0;
+        if (cuda_rt_set_device(pp->ex.device) != 0 ||
+            !(pp->sess = cuda_rt_session_new(j->gpu_lv, j->sub.levels, j->sub.boolean ? CUDA_BMM_BOOL : CUDA_BMM_GF2,
+                                             CUDA_BMM_AUTO, j->sub.rows, j->sub.inner, j->sub.cols, pp->ex.device,
+                                             pp->dev_limit, &code, err, sizeof err))) {
+            char msg[700];
+            snprintf(msg, sizeof msg, "GPU %d: %s", pp->ex.device, pp->sess ? "" : err);
+            job_fail(j, code == 2 ? RT_EDIMS : RT_EDEVICE, msg);
+            goto release;
+        }
     }
+    setup = rt_clock() - t0;
+    t0 = rt_clock();
     for (int k = 0; k < pp->depth; k++) {
         leaf_slot *sl = &pp->slot[k];
-        if (!leaf_matrix(&sl->T, sp->leaf_rows, sp->leaf_inner, gpu, &sl->pt) ||
-            !leaf_matrix(&sl->S, sp->leaf_inner, sp->leaf_cols, gpu, &sl->ps) ||
-            !leaf_matrix(&sl->Q, sp->leaf_rows, sp->leaf_cols, gpu, &sl->pq)) {
+        if (!leaf_buf_alloc(&sl->T, sp->leaf_rows, sp->leaf_inner, j->sum_threads) ||
+            !leaf_buf_alloc(&sl->S, sp->leaf_inner, sp->leaf_cols, j->sum_threads) ||
+            !leaf_buf_alloc(&sl->Q, sp->leaf_rows, sp->leaf_cols, j->sum_threads)) {
             job_fail(j, RT_ENOMEM, "out of memory for a subproblem's buffers");
             goto release;
         }
     }
+    if (gpu && pin_policy(j)) {
+        /* Page-locked so that the session's copies run at full PCIe speed and
+         * asynchronously; a buffer that cannot be locked stays pageable. */
+        leaf_buf *bufs[3 * RT_HOST_MAX_DEPTH];
+        int nb = 0;
+        for (int k = 0; k < pp->depth; k++)
+            bufs[nb++] = &pp->slot[k].T, bufs[nb++] = &pp->slot[k].S, bufs[nb++] = &pp->slot[k].Q;
+        rt_parallel(nb, (uint64_t)nb, 1, pin_range, bufs);
+        pinned = true;
+        for (int i = 0; i < nb; i++)
+            pinned = pinned && bufs[i]->pinned;
+    }
+    buffers = rt_clock() - t0;
     pthread_mutex_init(&pp->mu, NULL);
     pthread_cond_init(&pp->cv, NULL);
     sync_ok = true;
@@ -659,50 +774,85 @@ static void *worker_main(void *arg)
         job_fail(j, RT_ENOMEM, "cannot start a host thread for a pipeline");
         goto join;
     }
-    /* Stage 2, on this thread: the executor. */
+    /* Stage 2, on this thread: the executor, one subproblem in flight. */
+    int flying = -1; /* slot of the subproblem submitted and not finished */
+    uint64_t seq = 0;
     for (uint64_t m = 0;; m++) {
         int k = (int)(m % (uint64_t)pp->depth);
-        if (!slot_wait(pp, k, SLOT_READY))
+        if (!slot_wait(pp, k, SLOT_READY, &pp->wait_ready))
             break;
         leaf_slot *sl = &pp->slot[k];
-        if (sl->leaf != LEAF_END) {
-            double t0 = rt_clock();
-            char err[512];
-            rt_status st = gpu ? rt_execute_device(&j->sub, &sl->T, &sl->S, &sl->Q, pp->ex.device,
-                                                   pp->dev_limit, NULL, err, sizeof err)
-                               : rt_execute(&j->sub, &sl->T, &sl->S, &sl->Q, pp->threads, 0, NULL, err, sizeof err);
-            if (st != RT_OK) {
-                char msg[700];
-                snprintf(msg, sizeof msg, "subproblem %" PRIu64 " on %s %d: %s", sl->leaf,
-                         gpu ? "GPU" : "CPU executor", gpu ? pp->ex.device : wk->index, err);
-                job_fail(j, st, msg);
-                break;
-            }
-            pp->te += rt_clock() - t0;
-        }
         /* read before the hand-over: once DONE, the other stages reuse the slot */
         bool end = sl->leaf == LEAF_END;
-        slot_set(pp, k, SLOT_DONE);
-        if (end)
+        rt_status st = RT_OK;
+        double t1 = rt_clock();
+        if (!end)
+            st = exec_submit(pp, seq, sl, err, sizeof err);
+        if (st == RT_OK && flying >= 0)
+            st = exec_finish(pp, seq - 1, &pp->slot[flying], err, sizeof err);
+        if (st == RT_OK && !end && pp->depth == 1)
+            st = exec_finish(pp, seq, sl, err, sizeof err);
+        pp->te += rt_clock() - t1;
+        if (st != RT_OK) {
+            char msg[700];
+            snprintf(msg, sizeof msg, "subproblem %" PRIu64 " on %s %d: %s", end ? pp->slot[flying].leaf : sl->leaf,
+                     gpu ? "GPU" : "CPU executor", gpu ? pp->ex.device : wk->index, err);
+            job_fail(j, st, msg);
             break;
+        }
+        if (flying >= 0)
+            slot_set(pp, flying, SLOT_DONE);
+        flying = -1;
+        if (end) {
+            slot_set(pp, k, SLOT_DONE);
+            break;
+        }
+        if (pp->depth == 1)
+            slot_set(pp, k, SLOT_DONE);
+        else
+            flying = k;
+        seq++;
     }
 join:
     if (have_sum)
         pthread_join(t_sum, NULL);
     if (have_acc)
         pthread_join(t_acc, NULL);
-    pthread_mutex_lock(&j->err_lock);
-    j->t_sums += pp->ts, j->t_exec += pp->te, j->t_acc += pp->ta;
-    pthread_mutex_unlock(&j->err_lock);
 release:
-    for (int k = 0; k < pp->depth; k++) {
-        leaf_matrix_free(&pp->slot[k].T, pp->slot[k].pt);
-        leaf_matrix_free(&pp->slot[k].S, pp->slot[k].ps);
-        leaf_matrix_free(&pp->slot[k].Q, pp->slot[k].pq);
+    if (pp && pp->sess) {
+        cuda_rt_session_stats cs;
+        cuda_rt_session_stats_get(pp->sess, &cs);
+        pthread_mutex_lock(&j->err_lock);
+        j->dev.ms_h2d += cs.ms_h2d, j->dev.ms_compute += cs.ms_compute, j->dev.ms_d2h += cs.ms_d2h;
+        j->dev.ms_pack += cs.ms_pack, j->dev.ms_expand += cs.ms_expand, j->dev.ms_inner += cs.ms_inner;
+        j->dev.ms_compress += cs.ms_compress, j->dev.ms_unpack += cs.ms_unpack, j->dev.ms_idle += cs.ms_idle;
+        j->dev.h2d_bytes += cs.h2d_bytes, j->dev.d2h_bytes += cs.d2h_bytes;
+        j->dev.products += cs.products;
+        j->dev.device_bytes = cs.device_bytes > j->dev.device_bytes ? cs.device_bytes : j->dev.device_bytes;
+        j->gpus++;
+        pthread_mutex_unlock(&j->err_lock);
+        double t2 = rt_clock();
+        cuda_rt_session_free(pp->sess);
+        setup += rt_clock() - t2;
+        pp->sess = NULL;
     }
-    if (sync_ok) {
-        pthread_mutex_destroy(&pp->mu);
-        pthread_cond_destroy(&pp->cv);
+    if (pp) {
+        pthread_mutex_lock(&j->err_lock);
+        j->t_sums += pp->ts, j->t_exec += pp->te, j->t_acc += pp->ta;
+        j->wait_ready += pp->wait_ready, j->wait_free += pp->wait_free;
+        j->setup = setup > j->setup ? setup : j->setup;
+        j->buffers = buffers > j->buffers ? buffers : j->buffers;
+        j->pinned = j->pinned || pinned;
+        pthread_mutex_unlock(&j->err_lock);
+        for (int k = 0; k < pp->depth; k++) {
+            leaf_buf_free(&pp->slot[k].T);
+            leaf_buf_free(&pp->slot[k].S);
+            leaf_buf_free(&pp->slot[k].Q);
+        }
+        if (sync_ok) {
+            pthread_mutex_destroy(&pp->mu);
+            pthread_cond_destroy(&pp->cv);
+        }
     }
     free(pp);
 finish:
@@ -726,10 +876,20 @@ rt_status rt_host_execute(const export_plan *p, const rt_host_split *sp, const r
         return RT_EDIMS;
     }
     int n = n_exec_of(cfg);
+    int all_threads = cfg && cfg->threads > 0 ? cfg->threads : rt_default_threads();
     if (sp->in_core) {
         rt_executor ex = exec_of(cfg, 0);
         rt_stats rs;
         memset(&rs, 0, sizeof rs);
+        if (ex.device >= 0) {
+            /* C's pages touched on every thread before the download writes into
+             * them: else their first-touch faults run inside the driver's copy,
+             * on one thread. */
+            double tz = rt_clock();
+            zero_parallel(C->w, (size_t)(C->rows * C->stride * 8), all_threads);
+            if (stats)
+                stats->zero_c = rt_clock() - tz;
+        }
         rt_status st = ex.device >= 0
                            ? rt_execute_device(p, A, B, C, ex.device, cfg ? cfg->max_device_bytes : 0, &rs, err, errlen)
                            : rt_execute(p, A, B, C, ex.threads, cfg ? cfg->max_host_bytes : 0, &rs, err, errlen);
@@ -738,6 +898,7 @@ rt_status rt_host_execute(const export_plan *p, const rt_host_split *sp, const r
         if (stats) {
             stats->total = rt_clock() - t0;
             stats->exec = rs.total;
+            stats->gpus = ex.device >= 0;
             stats->leaves = 1;
             stats->in_core = rs;
         }
@@ -782,10 +943,13 @@ rt_status rt_host_execute(const export_plan *p, const rt_host_split *sp, const r
     pthread_cond_init(&j->finished_cond, NULL);
     j->status = RT_OK;
     j->depth = pipeline_depth(cfg);
-    j->sum_threads = (cfg && cfg->threads > 0 ? cfg->threads : rt_default_threads()) / n;
+    j->sum_threads = all_threads / n;
     if (j->sum_threads < 1)
         j->sum_threads = 1;
-    memset(C->w, 0, C->rows * C->stride * 8);
+    rt_gpu_levels(&j->sub, j->gpu_lv);
+    double tz = rt_clock();
+    zero_parallel(C->w, (size_t)(C->rows * C->stride * 8), all_threads);
+    double zero_c = rt_clock() - tz;
 
     int started = 0;
     for (int i = 0; i < n; i++) {
@@ -827,6 +991,17 @@ rt_status rt_host_execute(const export_plan *p, const rt_host_split *sp, const r
     if (stats) {
         stats->sums = j->t_sums, stats->exec = j->t_exec, stats->accumulate = j->t_acc;
         stats->leaves = atomic_load(&j->done);
+        stats->zero_c = zero_c;
+        stats->wait_sums = j->wait_ready, stats->wait_free = j->wait_free;
+        stats->setup = j->setup, stats->buffers = j->buffers, stats->pinned = j->pinned;
+        stats->gpus = j->gpus;
+        stats->dev_h2d = j->dev.ms_h2d / 1e3, stats->dev_compute = j->dev.ms_compute / 1e3;
+        stats->dev_d2h = j->dev.ms_d2h / 1e3, stats->dev_idle = j->dev.ms_idle / 1e3;
+        stats->dev_pack = j->dev.ms_pack / 1e3, stats->dev_expand = j->dev.ms_expand / 1e3;
+        stats->dev_inner = j->dev.ms_inner / 1e3, stats->dev_compress = j->dev.ms_compress / 1e3;
+        stats->dev_unpack = j->dev.ms_unpack / 1e3;
+        stats->h2d_bytes = j->dev.h2d_bytes, stats->d2h_bytes = j->dev.d2h_bytes;
+        stats->device_bytes = j->dev.device_bytes;
     }
     for (uint64_t i = 0; i < nlocks; i++)
         pthread_mutex_destroy(&j->locks[i]);
