@@ -17,7 +17,7 @@ static const char *usage_text =
     "usage: flipgraph bench multiply --generate N|RxKxC [--scheme S[,S...]] [--levels L] [--boolean]\n"
     "                                [--devices LIST | --backend cpu|gpu] [--threads T]\n"
     "                                [--max-memory MIB] [--max-device-memory MIB] [--seed S]\n"
-    "                                [--samples K] [--db PATH] [-q]\n"
+    "                                [--samples K] [--pipeline D] [--db PATH] [-q]\n"
     "\n"
     "Multiplies an R x K by a K x C bit matrix (N: N x N by N x N) whose bits come from the\n"
     "seed, made in memory on all threads: no files, so sizes beyond the disk (a 2^19 x 2^19\n"
@@ -33,6 +33,7 @@ static const char *usage_text =
     "  --max-device-memory, --db: as flipgraph multiply --help (--max-memory: buffers\n"
     "  beyond the three operands, default 80% of RAM less the operands)\n"
     "  --seed S     the operands' seed (default: a random one, printed)\n"
+    "  --pipeline D subproblems in flight per executor, 1 .. 4 (default 2; docs/host-layer.md)\n"
     "  -q           no progress bar\n";
 
 /* The profile of the product (docs/host-layer.md, "The profile"): where the
@@ -89,9 +90,10 @@ int bench_multiply_generate_cmd(int argc, char **argv)
         {"threads", required_argument, 0, 't'}, {"max-memory", required_argument, 0, 'm'},
         {"max-device-memory", required_argument, 0, 'G'}, {"seed", required_argument, 0, 'S'},
         {"samples", required_argument, 0, 'n'}, {"db", required_argument, 0, 'd'},
+        {"pipeline", required_argument, 0, 'P'},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *scheme_list = NULL, *devices = NULL, *db_opt = NULL;
-    long levels = -1, threads = 0, samples = 64, mib;
+    long levels = -1, threads = 0, samples = 64, mib, pipeline = 0;
     bool boolean = false, quiet = false, gpu = false, have_backend = false, have_seed = false;
     uint64_t dims[3] = {0, 0, 0}, seed = 0;
     double max_bytes = -1, max_dev = 0;
@@ -145,6 +147,11 @@ int bench_multiply_generate_cmd(int argc, char **argv)
             if (!cli_parse_long(optarg, 0, 1000000, &samples))
                 return cli_error(CLI_USAGE, "bench multiply", "--samples: expected 0 .. 1000000, got '%s'", optarg);
             break;
+        case 'P':
+            if (!cli_parse_long(optarg, 1, RT_HOST_MAX_DEPTH, &pipeline))
+                return cli_error(CLI_USAGE, "bench multiply", "--pipeline: expected 1 .. %d, got '%s'",
+                                 RT_HOST_MAX_DEPTH, optarg);
+            break;
         case 'd': db_opt = optarg; break;
         case 'q': quiet = true; break;
         case 'h': fputs(usage_text, stdout); return CLI_OK;
@@ -189,6 +196,7 @@ int bench_multiply_generate_cmd(int argc, char **argv)
     memset(&cfg, 0, sizeof cfg);
     cfg.exec = ex, cfg.n_exec = nex, cfg.threads = all;
     cfg.max_host_bytes = max_bytes, cfg.max_device_bytes = max_dev;
+    cfg.pipeline = (int)pipeline;
     if (!quiet)
         cfg.progress = cli_progress_cb, cfg.progress_ctx = &prog;
     rt_host_split split;

@@ -275,12 +275,13 @@ struct Exec {
     }
 
     // The parallel layers on one sub-instance at depth l0 = ds.
-    uint64_t *parallel(uint64_t *T, uint64_t *S, bool owned)
+    // Qout (without levels only): the product goes there, not into a buffer of its own.
+    uint64_t *parallel(uint64_t *T, uint64_t *S, bool owned, uint64_t *Qout = nullptr)
     {
         long long R = 1, R2 = 1;
         T = expand_side(T, owned, words_a(ds), ga, &R);
         S = expand_side(S, owned, words_b(ds), gb, &R2);
-        uint64_t *Q = mem.alloc((size_t)(R * bs * buw));
+        uint64_t *Q = Qout ? Qout : mem.alloc((size_t)(R * bs * buw));
         if (!mem.dry) {
             cuda_bmm_shape sh;
             sh.m = bs, sh.n = bu, sh.k = btw * 64, sh.batch = R;
@@ -382,13 +383,18 @@ struct Exec {
     {
         long long pinner = btw * 64, pcols = bu;
         for (int l = 0; l < d; l++) pinner *= lv[l].t, pcols *= lv[l].u;
-        uint64_t *Ap = mem.alloc((size_t)words_a(0));
-        if (!mem.dry) {
+        // Without levels and padding the plain A is already its one block, and
+        // the product block is the plain C: no copies (and less memory, which
+        // lets a streamed subproblem be larger).
+        const bool alias_a = d == 0 && rows == bs && (long long)lda == btw;
+        const bool alias_c = d == 0 && rows == bs && (long long)ldc == buw && cols == bu;
+        uint64_t *Ap = alias_a ? Araw : mem.alloc((size_t)words_a(0));
+        if (!mem.dry && !alias_a) {
             tm.begin(PH_PACK);
             check(rt_pack(Araw, rows, inner, (long long)lda, Ap, layout(0), st), "pack A");
             tm.end();
         }
-        if (!ext) mem.release(Araw);
+        if (!ext && !alias_a) mem.release(Araw); // else released with Ap (parallel's owned T)
         uint64_t *Bt = mem.alloc((size_t)(pcols * (pinner / 64)));
         if (!mem.dry) {
             tm.begin(PH_PACK);
@@ -408,6 +414,11 @@ struct Exec {
             mem.release(Bt);
         }
         uint64_t *Cp;
+        if (alias_c) {
+            if (!ext) Craw = mem.alloc((size_t)(rows * ldc));
+            Cp = parallel(Ap, Bp, true, Craw); // releases Ap (Araw when aliased and ours) and Bp
+            return Craw;
+        }
         if (ds > 0) {
             Cp = serial(0, Ap, Bp);
             mem.release(Ap);

@@ -717,7 +717,7 @@ static void *worker_main(void *arg)
     pthread_t t_sum, t_acc;
     bool have_sum = false, have_acc = false, sync_ok = false, pinned = false;
     double setup = 0, buffers = 0;
-    char err[512];
+    char err[512] = "";
     if (!pp) {
         job_fail(j, RT_ENOMEM, "out of memory");
         goto finish;
@@ -732,13 +732,16 @@ static void *worker_main(void *arg)
     if (gpu) {
         pp->dev_limit = device_limit(j->cfg, pp->ex.device);
         int code = 0;
-        if (cuda_rt_set_device(pp->ex.device) != 0 ||
-            !(pp->sess = cuda_rt_session_new(j->gpu_lv, j->sub.levels, j->sub.boolean ? CUDA_BMM_BOOL : CUDA_BMM_GF2,
-                                             CUDA_BMM_AUTO, j->sub.rows, j->sub.inner, j->sub.cols, pp->ex.device,
-                                             pp->dev_limit, &code, err, sizeof err))) {
+        if (cuda_rt_set_device(pp->ex.device) != 0)
+            snprintf(err, sizeof err, "%s", cuda_rt_last_error());
+        else
+            pp->sess = cuda_rt_session_new(j->gpu_lv, j->sub.levels, j->sub.boolean ? CUDA_BMM_BOOL : CUDA_BMM_GF2,
+                                           CUDA_BMM_AUTO, j->sub.rows, j->sub.inner, j->sub.cols, pp->ex.device,
+                                           pp->dev_limit, &code, err, sizeof err);
+        if (!pp->sess) {
             char msg[700];
-            snprintf(msg, sizeof msg, "GPU %d: %s", pp->ex.device, pp->sess ? "" : err);
-            job_fail(j, code == 2 ? RT_EDIMS : RT_EDEVICE, msg);
+            snprintf(msg, sizeof msg, "GPU %d: %s", pp->ex.device, err);
+            job_fail(j, RT_EDEVICE, msg); /* after the split was chosen: a device failure */
             goto release;
         }
     }
