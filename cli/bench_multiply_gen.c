@@ -53,8 +53,8 @@ static void print_profile(const rt_host_stats *hs, const rt_host_split *sp)
                    r->permute - r->upload - r->download, r->expand, r->inner, r->compress, r->download,
                    r->total - (r->permute + r->expand + r->inner + r->compress));
         else
-            printf("  %-22s permute %.3f, expand %.3f, inner %.3f, compress %.3f s\n", "CPU phases", r->permute,
-                   r->expand, r->inner, r->compress);
+            printf("  %-22s %9.3f s  permute %.3f, expand %.3f, inner %.3f, compress %.3f\n", "CPU phases",
+                   r->total, r->permute, r->expand, r->inner, r->compress);
         return;
     }
     printf("  %-22s %9.3f s (%s)\n", "host buffers", hs->buffers,
