@@ -46,6 +46,9 @@ static void print_profile(const rt_host_stats *hs, const rt_host_split *sp)
     if (sp->in_core) {
         const rt_stats *r = &hs->in_core;
         printf("  %-22s %9.3f s (the executor's call)\n", "in-core product", hs->exec);
+        if (hs->buffers > 0)
+            printf("  %-22s %9.3f s (A, B, C page-locked and unlocked: %s)\n", "operands locked", hs->buffers,
+                   hs->pinned ? "yes" : "failed");
         if (hs->gpus)
             printf("  %-22s %9.3f s  upload %.3f, pack/unpack %.3f, expand %.3f, inner %.3f, compress %.3f, "
                    "download %.3f (CUDA events); host side of the call %.3f\n",

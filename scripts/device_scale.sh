@@ -129,6 +129,7 @@ fi
 N17=131072
 if [ "$(left)" -gt 300 ]; then
   gen "2^17 cubic, in core" 150 --generate $N17 --devices 0 --seed 17
+  FLIPGRAPH_PIN_OPERANDS=1 gen "2^17 cubic, in core, operands locked" 150 --generate $N17 --devices 0 --seed 17
   gen "2^17 cubic, device limit 4 GiB" 150 --generate $N17 --devices 0 --max-device-memory 4096 --seed 17
   FLIPGRAPH_PINNED=1 gen "2^17 cubic, 4 GiB, page-locked" 150 --generate $N17 --devices 0 \
     --max-device-memory 4096 --seed 17
