@@ -18,7 +18,9 @@
  * Executors take leaves from one shared counter, one host thread each; the
  * additions into C are locked per block of C.  XOR and OR are associative and
  * commutative, so the bits of C do not depend on the order: they are those of
- * the in-core product, which tests/test_runtime.c checks.
+ * the in-core product, which tests/test_host.c checks.  A GPU executor is a
+ * streaming session (cuda_rt_session_*): the pipeline below keeps one
+ * subproblem in flight on it, so that its copies run under the products.
  */
 #include <errno.h>
 #include <inttypes.h>
