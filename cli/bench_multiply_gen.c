@@ -46,8 +46,8 @@ static void print_profile(const rt_host_stats *hs, const rt_host_split *sp)
     if (sp->in_core) {
         const rt_stats *r = &hs->in_core;
         printf("  %-22s %9.3f s (the executor's call)\n", "in-core product", hs->exec);
-        if (hs->buffers > 0)
-            printf("  %-22s %9.3f s (A, B, C page-locked and unlocked: %s)\n", "operands locked", hs->buffers,
+        if (hs->lock > 0)
+            printf("  %-22s %9.3f s (A, B, C page-locked and unlocked: %s)\n", "operands locked", hs->lock,
                    hs->pinned ? "yes" : "failed");
         if (hs->gpus)
             printf("  %-22s %9.3f s  upload %.3f, pack/unpack %.3f, expand %.3f, inner %.3f, compress %.3f, "
@@ -60,9 +60,10 @@ static void print_profile(const rt_host_stats *hs, const rt_host_split *sp)
                    r->total, r->permute, r->expand, r->inner, r->compress);
         return;
     }
-    printf("  %-22s %9.3f s (%s)\n", "host buffers", hs->buffers,
-           hs->gpus ? (hs->pinned ? "allocated, touched, page-locked" : "allocated, touched; pageable")
-                    : "allocated, touched");
+    printf("  %-22s %9.3f s (allocated, touched on all threads)\n", "host buffers", hs->buffers);
+    if (hs->gpus)
+        printf("  %-22s %9.3f s (%s)\n", "buffers page-locked", hs->lock,
+               hs->pinned ? "cudaHostRegister, side by side" : "no: pageable (FLIPGRAPH_PINNED, or too few subproblems)");
     printf("  %-22s %9.3f thread-s (executors idle waiting for them: %.3f s)\n", "operand sums", hs->sums,
            hs->wait_sums);
     printf("  %-22s %9.3f thread-s (sums waiting for a free slot: %.3f s)\n", "accumulation", hs->accumulate,

@@ -230,9 +230,11 @@ typedef struct rt_host_stats {
     uint64_t leaves;
     rt_stats in_core;  /* the executor's phases, in core */
     double zero_c;     /* C zeroed (its pages first touched) on all threads */
-    double buffers;    /* the subproblems' host buffers allocated, touched and (GPU) page-locked;
-                          the slowest executor's */
-    bool pinned;       /* a GPU executor's buffers are page-locked */
+    double buffers;    /* the subproblems' host buffers allocated and touched; the slowest
+                          executor's */
+    double lock;       /* a GPU executor's buffers page-locked (cudaHostRegister), and unlocked
+                          (in core: A, B, C with FLIPGRAPH_PIN_OPERANDS=1); the slowest's */
+    bool pinned;       /* they are page-locked */
     double setup;      /* GPU sessions made and freed (streams, device buffers); the slowest's */
     double wait_sums;  /* executors idle waiting for operand sums, summed */
     double wait_free;  /* sums threads waiting for a free slot (the executor is behind), summed */
