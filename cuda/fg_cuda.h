@@ -132,9 +132,12 @@ cuda_rt_session *cuda_rt_session_new(const cuda_rt_level *levels, int nlevels, i
                                      int *code, char *err, size_t errlen);
 /* Queues subproblem `index`: A (rows x inner, lda words a row) and B uploaded
  * into set index % 2 and the product after them.  A and B must stay unchanged
- * until finish(index).  0, or 3 with a message. */
+ * until uploaded(index) or finish(index).  0, or 3 with a message. */
 int cuda_rt_session_submit(cuda_rt_session *s, unsigned long long index, const uint64_t *A,
                            size_t lda, const uint64_t *B, size_t ldb, char *err, size_t errlen);
+/* Waits until subproblem `index`'s operands are on the device (A and B may then
+ * change); 0 at once when it is already finished. */
+int cuda_rt_session_uploaded(cuda_rt_session *s, unsigned long long index, char *err, size_t errlen);
 /* Downloads subproblem `index`'s product into C (rows x cols, ldc words a row)
  * and waits for it. */
 int cuda_rt_session_finish(cuda_rt_session *s, unsigned long long index, uint64_t *C, size_t ldc,

@@ -100,6 +100,12 @@ int cuda_rt_session_submit(cuda_rt_session *s, unsigned long long index, const u
     if (err && errlen) snprintf(err, errlen, "no GPU backend in this build (built without CUDA)");
     return 3;
 }
+int cuda_rt_session_uploaded(cuda_rt_session *s, unsigned long long index, char *err, size_t errlen)
+{
+    (void)s, (void)index;
+    if (err && errlen) snprintf(err, errlen, "no GPU backend in this build (built without CUDA)");
+    return 3;
+}
 int cuda_rt_session_finish(cuda_rt_session *s, unsigned long long index, uint64_t *C, size_t ldc,
                            char *err, size_t errlen)
 {

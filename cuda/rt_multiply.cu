@@ -889,6 +889,19 @@ extern "C" int cuda_rt_session_submit(cuda_rt_session *s, unsigned long long ind
     return 0;
 }
 
+extern "C" int cuda_rt_session_uploaded(cuda_rt_session *s, unsigned long long index, char *err, size_t errlen)
+{
+    Flight &f = s->fl[index % 2];
+    if (!f.live) return 0; // finished: its upload is long done
+    if (f.index != index) return say(err, errlen, 2, "session: that subproblem is not in flight");
+    if (cudaEventSynchronize(f.up1) != cudaSuccess) {
+        char m[200];
+        snprintf(m, sizeof m, "upload: %s", cudaGetErrorString(cudaGetLastError()));
+        return say(err, errlen, 3, "%s", m);
+    }
+    return 0;
+}
+
 extern "C" int cuda_rt_session_finish(cuda_rt_session *s, unsigned long long index, uint64_t *C, size_t ldc,
                                       char *err, size_t errlen)
 {

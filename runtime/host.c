@@ -212,7 +212,8 @@ static rt_status try_split(const export_plan *p, const rt_host_config *cfg, int 
     int n = n_exec_of(cfg), ncpu = 0;
     for (int i = 0; i < n; i++)
         ncpu += exec_of(cfg, i).device < 0;
-    double cpu_need = sub.peak_bytes;
+    /* the CPU executor's own two product buffers (standing in for a device's) */
+    double cpu_need = sub.peak_bytes + 2.0 * (double)sp->leaf_rows * (double)sp->leaf_cols / 8.0;
     sp->exec_bytes = cpu_need;
     sp->host_bytes = (double)n * sp->leaf_bytes + (double)ncpu * cpu_need;
     *fits = !(cfg && cfg->max_host_bytes > 0 && sp->host_bytes > cfg->max_host_bytes);
@@ -555,22 +556,25 @@ static void pin_range(void *vctx, uint64_t begin, uint64_t end, int thread)
 }
 
 /* A worker's pipeline (Karppa, Kaski 2019, 3.16): while its executor multiplies
- * one subproblem, a second thread forms the next one's operand sums and a third
- * adds the previous product into C.  Subproblems go round `depth` slots in
- * order; a slot moves FREE -> READY (sums formed) -> DONE (product) -> FREE
- * (accumulated).  With depth >= 2 the executor keeps one subproblem in flight:
- * it submits subproblem i before it finishes i-1 (a GPU session uploads i and
- * downloads i-1 under a product), and hands i-1 on as DONE only then.  The CPU
- * executor runs the same loop (its submit multiplies, its finish does nothing),
- * so the CI machine tests the order of the hand-overs.  depth 1 runs the three
- * stages one after another. */
+ * one subproblem, a second thread forms the next ones' operand sums and a third
+ * adds finished products into C.  Two rings of `depth` slots, taken in order:
+ * the inputs (T, S) go FREE -> READY (sums formed) -> FREE (handed to the
+ * executor), the outputs (Q) FREE -> DONE (product) -> FREE (accumulated).
+ * With depth >= 2 the executor keeps one subproblem in flight: it submits
+ * subproblem i, then finishes i-1 into its output slot, then frees i's input
+ * slot once i's operands are on the device, so that the sums never wait for an
+ * accumulation and neither waits for a product they do not need.  The CPU
+ * executor runs the same loop with two buffers of its own standing in for the
+ * device's (submit multiplies into one, finish copies it out), so the CI machine
+ * tests the order of the hand-overs.  depth 1 runs the stages one after
+ * another. */
 enum { SLOT_FREE = 0, SLOT_READY = 1, SLOT_DONE = 2 };
 #define LEAF_END UINT64_MAX
 
 typedef struct {
     leaf_buf T, S, Q;
-    uint64_t leaf;   /* LEAF_END: no more */
-    int state;
+    uint64_t in_leaf, out_leaf; /* LEAF_END: no more */
+    int in_state, out_state;
 } leaf_slot;
 
 typedef struct {
@@ -580,19 +584,20 @@ typedef struct {
     int depth, threads;
     double dev_limit; /* device memory of this executor (device_limit) */
     cuda_rt_session *sess; /* a GPU executor's */
+    leaf_buf own[2];       /* the CPU executor's stand-ins for the device's buffer sets */
     leaf_slot slot[RT_HOST_MAX_DEPTH];
     pthread_mutex_t mu;
     pthread_cond_t cv;
     double ts, te, ta, wait_ready, wait_free;
 } pipe_t;
 
-/* Waits until slot k has state `want` (false when the job stopped); adds the
- * seconds waited to *waited. */
-static bool slot_wait(pipe_t *pp, int k, int want, double *waited)
+/* Waits until *state (a slot's, under pp->mu) is `want` (false when the job
+ * stopped); adds the seconds waited to *waited. */
+static bool slot_wait(pipe_t *pp, const int *state, int want, double *waited)
 {
     double t0 = rt_clock();
     pthread_mutex_lock(&pp->mu);
-    while (pp->slot[k].state != want && !atomic_load(&pp->j->stop)) {
+    while (*state != want && !atomic_load(&pp->j->stop)) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_nsec += 100000000L; /* a stop elsewhere is seen within 0.1 s */
@@ -600,17 +605,17 @@ static bool slot_wait(pipe_t *pp, int k, int want, double *waited)
             until.tv_sec++, until.tv_nsec -= 1000000000L;
         pthread_cond_timedwait(&pp->cv, &pp->mu, &until);
     }
-    bool ok = pp->slot[k].state == want;
+    bool ok = *state == want;
     pthread_mutex_unlock(&pp->mu);
     if (waited)
         *waited += rt_clock() - t0;
     return ok;
 }
 
-static void slot_set(pipe_t *pp, int k, int state)
+static void slot_set(pipe_t *pp, int *state, int value)
 {
     pthread_mutex_lock(&pp->mu);
-    pp->slot[k].state = state;
+    *state = value;
     pthread_cond_broadcast(&pp->cv);
     pthread_mutex_unlock(&pp->mu);
 }
@@ -622,13 +627,13 @@ static void *stage_sums(void *arg)
     host_job *j = pp->j;
     for (uint64_t n = 0;; n++) {
         int k = (int)(n % (uint64_t)pp->depth);
-        if (!slot_wait(pp, k, SLOT_FREE, &pp->wait_free))
-            return NULL;
         leaf_slot *sl = &pp->slot[k];
+        if (!slot_wait(pp, &sl->in_state, SLOT_FREE, &pp->wait_free))
+            return NULL;
         uint64_t leaf = atomic_load(&j->stop) ? LEAF_END : atomic_fetch_add(&j->next, 1);
         if (leaf >= j->sp->leaves) {
-            sl->leaf = LEAF_END;
-            slot_set(pp, k, SLOT_READY);
+            sl->in_leaf = LEAF_END;
+            slot_set(pp, &sl->in_state, SLOT_READY);
             return NULL;
         }
         double t0 = rt_clock();
@@ -645,8 +650,8 @@ static void *stage_sums(void *arg)
             free(bx), free(by);
         }
         pp->ts += rt_clock() - t0;
-        sl->leaf = leaf;
-        slot_set(pp, k, SLOT_READY);
+        sl->in_leaf = leaf;
+        slot_set(pp, &sl->in_state, SLOT_READY);
     }
 }
 
@@ -657,14 +662,14 @@ static void *stage_accumulate(void *arg)
     host_job *j = pp->j;
     for (uint64_t n = 0;; n++) {
         int k = (int)(n % (uint64_t)pp->depth);
-        if (!slot_wait(pp, k, SLOT_DONE, NULL))
-            return NULL;
         leaf_slot *sl = &pp->slot[k];
-        if (sl->leaf == LEAF_END)
+        if (!slot_wait(pp, &sl->out_state, SLOT_DONE, NULL))
+            return NULL;
+        if (sl->out_leaf == LEAF_END)
             return NULL;
         double t0 = rt_clock();
         uint64_t *bx = NULL, *by = NULL;
-        size_t nc = leaf_blocks(j, sl->leaf, 2, &bx, &by);
+        size_t nc = leaf_blocks(j, sl->out_leaf, 2, &bx, &by);
         if (nc == (size_t)-1) {
             job_fail(j, RT_ENOMEM, "out of memory");
             return NULL;
@@ -680,32 +685,52 @@ static void *stage_accumulate(void *arg)
         free(bx), free(by);
         pp->ta += rt_clock() - t0;
         atomic_fetch_add(&j->done, 1);
-        slot_set(pp, k, SLOT_FREE);
+        slot_set(pp, &sl->out_state, SLOT_FREE);
     }
 }
 
-/* The executor's two steps.  submit: subproblem `seq` (this executor's count)
- * from slot sl; finish: its product in sl's Q.  The CPU executor multiplies in
- * submit; a GPU session queues the upload and the product in submit and the
- * download in finish, which waits for it. */
-static rt_status exec_submit(pipe_t *pp, uint64_t seq, leaf_slot *sl, char *err, size_t errlen)
+/* The executor's steps.  submit: subproblem `seq` (this executor's count) from
+ * input slot in; uploaded: its operands are no longer needed (the input slot may
+ * be reused); finish: its product into output slot out.  A GPU session queues
+ * the upload and the product in submit, waits for the upload in uploaded, and
+ * downloads and waits in finish.  The CPU executor multiplies into its own
+ * buffer seq % 2 in submit and copies it out in finish. */
+static rt_status exec_submit(pipe_t *pp, uint64_t seq, leaf_slot *in, char *err, size_t errlen)
 {
     host_job *j = pp->j;
     if (!pp->sess)
-        return rt_execute(&j->sub, &sl->T.m, &sl->S.m, &sl->Q.m, pp->threads, 0, NULL, err, errlen);
-    int rc = cuda_rt_session_submit(pp->sess, seq, sl->T.m.w, sl->T.m.stride, sl->S.m.w, sl->S.m.stride, err,
+        return rt_execute(&j->sub, &in->T.m, &in->S.m, &pp->own[seq % 2].m, pp->threads, 0, NULL, err, errlen);
+    int rc = cuda_rt_session_submit(pp->sess, seq, in->T.m.w, in->T.m.stride, in->S.m.w, in->S.m.stride, err,
                                     errlen);
     return rc == 0 ? RT_OK : rc == 2 ? RT_EDIMS : RT_EDEVICE;
 }
 
-static rt_status exec_finish(pipe_t *pp, uint64_t seq, leaf_slot *sl, char *err, size_t errlen)
+static rt_status exec_uploaded(pipe_t *pp, uint64_t seq, char *err, size_t errlen)
 {
     if (!pp->sess)
         return RT_OK;
-    int rc = cuda_rt_session_finish(pp->sess, seq, sl->Q.m.w, sl->Q.m.stride, err, errlen);
+    int rc = cuda_rt_session_uploaded(pp->sess, seq, err, errlen);
+    return rc == 0 ? RT_OK : rc == 2 ? RT_EDIMS : RT_EDEVICE;
+}
+
+static void copy_rows(void *vctx, uint64_t begin, uint64_t end, int thread)
+{
+    const rt_matrix *const *m = vctx;
+    (void)thread;
+    memcpy(m[1]->w + begin * m[1]->stride, m[0]->w + begin * m[0]->stride, (end - begin) * m[0]->stride * 8);
+}
+
+static rt_status exec_finish(pipe_t *pp, uint64_t seq, leaf_slot *out, char *err, size_t errlen)
+{
+    if (!pp->sess) {
+        const rt_matrix *m[2] = {&pp->own[seq % 2].m, &out->Q.m};
+        rt_parallel(pp->threads, m[0]->rows, 256, copy_rows, m);
+        return RT_OK;
+    }
+    int rc = cuda_rt_session_finish(pp->sess, seq, out->Q.m.w, out->Q.m.stride, err, errlen);
     if (rc != 0)
         return rc == 2 ? RT_EDIMS : RT_EDEVICE;
-    rt_matrix_mask_tail(&sl->Q.m);
+    rt_matrix_mask_tail(&out->Q.m);
     return RT_OK;
 }
 
@@ -758,6 +783,11 @@ static void *worker_main(void *arg)
             goto release;
         }
     }
+    for (int k = 0; k < 2 && !gpu; k++)
+        if (!leaf_buf_alloc(&pp->own[k], sp->leaf_rows, sp->leaf_cols, j->sum_threads)) {
+            job_fail(j, RT_ENOMEM, "out of memory for a subproblem's buffers");
+            goto release;
+        }
     buffers = rt_clock() - t0;
     t0 = rt_clock();
     if (gpu && pin_policy(j)) {
@@ -782,43 +812,65 @@ static void *worker_main(void *arg)
         goto join;
     }
     /* Stage 2, on this thread: the executor, one subproblem in flight. */
-    int flying = -1; /* slot of the subproblem submitted and not finished */
-    uint64_t seq = 0;
-    for (uint64_t m = 0;; m++) {
-        int k = (int)(m % (uint64_t)pp->depth);
-        if (!slot_wait(pp, k, SLOT_READY, &pp->wait_ready))
+    bool flying = false; /* subproblem seq - 1 submitted and not finished */
+    uint64_t flying_leaf = 0;
+    for (uint64_t seq = 0;; seq++) {
+        leaf_slot *in = &pp->slot[seq % (uint64_t)pp->depth];
+        if (!slot_wait(pp, &in->in_state, SLOT_READY, &pp->wait_ready))
             break;
-        leaf_slot *sl = &pp->slot[k];
-        /* read before the hand-over: once DONE, the other stages reuse the slot */
-        bool end = sl->leaf == LEAF_END;
+        uint64_t leaf = in->in_leaf;
+        bool end = leaf == LEAF_END;
         rt_status st = RT_OK;
+        uint64_t failed = leaf;
         double t1 = rt_clock();
         if (!end)
-            st = exec_submit(pp, seq, sl, err, sizeof err);
-        if (st == RT_OK && flying >= 0)
-            st = exec_finish(pp, seq - 1, &pp->slot[flying], err, sizeof err);
-        if (st == RT_OK && !end && pp->depth == 1)
-            st = exec_finish(pp, seq, sl, err, sizeof err);
+            st = exec_submit(pp, seq, in, err, sizeof err);
+        /* the previous subproblem's product, then (depth 1) this one's, into
+         * their output slots */
+        for (int f = 0; f < 2 && st == RT_OK; f++) {
+            bool prev = f == 0;
+            if (prev ? !flying : (end || pp->depth > 1))
+                continue;
+            uint64_t fs = prev ? seq - 1 : seq;
+            leaf_slot *out = &pp->slot[fs % (uint64_t)pp->depth];
+            if (!slot_wait(pp, &out->out_state, SLOT_FREE, NULL)) {
+                st = RT_EDIMS; /* stopped elsewhere; that failure is the one reported */
+                break;
+            }
+            failed = prev ? flying_leaf : leaf;
+            if ((st = exec_finish(pp, fs, out, err, sizeof err)) != RT_OK)
+                break;
+            out->out_leaf = failed;
+            slot_set(pp, &out->out_state, SLOT_DONE);
+            if (prev)
+                flying = false;
+        }
+        if (st == RT_OK && !end) {
+            failed = leaf;
+            st = exec_uploaded(pp, seq, err, sizeof err);
+        }
         pp->te += rt_clock() - t1;
         if (st != RT_OK) {
-            char msg[700];
-            snprintf(msg, sizeof msg, "subproblem %" PRIu64 " on %s %d: %s", end ? pp->slot[flying].leaf : sl->leaf,
-                     gpu ? "GPU" : "CPU executor", gpu ? pp->ex.device : wk->index, err);
-            job_fail(j, st, msg);
+            if (!atomic_load(&j->stop)) {
+                char msg[700];
+                snprintf(msg, sizeof msg, "subproblem %" PRIu64 " on %s %d: %s", failed,
+                         gpu ? "GPU" : "CPU executor", gpu ? pp->ex.device : wk->index, err);
+                job_fail(j, st, msg);
+            }
             break;
         }
-        if (flying >= 0)
-            slot_set(pp, flying, SLOT_DONE);
-        flying = -1;
         if (end) {
-            slot_set(pp, k, SLOT_DONE);
+            /* the end, after the last product, for the accumulation */
+            leaf_slot *out = &pp->slot[seq % (uint64_t)pp->depth];
+            if (slot_wait(pp, &out->out_state, SLOT_FREE, NULL)) {
+                out->out_leaf = LEAF_END;
+                slot_set(pp, &out->out_state, SLOT_DONE);
+            }
             break;
         }
-        if (pp->depth == 1)
-            slot_set(pp, k, SLOT_DONE);
-        else
-            flying = k;
-        seq++;
+        slot_set(pp, &in->in_state, SLOT_FREE);
+        if (pp->depth > 1)
+            flying = true, flying_leaf = leaf;
     }
 join:
     if (have_sum)
@@ -850,6 +902,8 @@ release:
             leaf_buf_free(&pp->slot[k].S);
             leaf_buf_free(&pp->slot[k].Q);
         }
+        leaf_buf_free(&pp->own[0]);
+        leaf_buf_free(&pp->own[1]);
         /* unlocking is part of locking's price, freeing of the buffers' */
         if (pinned)
             lock += rt_clock() - t3;
