@@ -14,10 +14,8 @@
 #   scripts/device_scale.sh            (carry: deps)
 #
 # The device lacks the SQLite and xxHash headers: carry the git-ignored deps/
-# folder (apt-get download libsqlite3-dev libxxhash-dev), unpacked under /tmp/deps
-# (docs/device.md).  The build has no CPU BLAS (-DFLIPGRAPH_BLAS=OFF: nothing to
-# install there).  Results go to $OUT (the device tool's folder) or out/device_scale;
-# the summary table is printed last.
+# folder (scripts/device_env.sh unpacks it; docs/device.md).  Results go to $OUT
+# (the device tool's folder) or out/device_scale; the summary table is printed last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 DEST=${OUT:-out/device_scale}
@@ -47,16 +45,10 @@ free -g 2>&1 | tee -a "$LOG"
 nproc | tee -a "$LOG"
 git log --oneline -1 2>/dev/null | tee -a "$LOG"
 
-DEPS=/tmp/deps
-mkdir -p $DEPS
-for f in deps/libsqlite3-dev_*.deb deps/libxxhash-dev_*.deb; do
-  [ -f "$f" ] && dpkg -x "$f" $DEPS
-done
-SQLITE_LIB=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so* /lib/x86_64-linux-gnu/libsqlite3.so* 2>/dev/null | head -1)
+. scripts/device_env.sh
+fg_device_deps
 B=build-device
-step "configure" 120 cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a -DFLIPGRAPH_BLAS=OFF \
-  -DSQLite3_INCLUDE_DIR=$DEPS/usr/include -DSQLite3_LIBRARY="$SQLITE_LIB" \
-  -DXXHASH_INCLUDE_DIR=$DEPS/usr/include || { tail -30 "$LOG"; exit 3; }
+step "configure" 120 cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" || { tail -30 "$LOG"; exit 3; }
 step "build" 300 cmake --build $B -j"$(nproc)" --target flipgraph gpu_runtime || {
   grep -E "error|Error" "$LOG" | head -30
   exit 3
@@ -64,8 +56,8 @@ step "build" 300 cmake --build $B -j"$(nproc)" --target flipgraph gpu_runtime ||
 export FLIPGRAPH_CORPUS=$PWD/data/corpus
 F=$B/flipgraph
 
-# The executor's entry point changed (cuda_rt_multiply_limit, cuda_rt_need): the
-# differential tests, scaled down, must still pass.
+# The executor changed (the streaming session, no pack/unpack copies without
+# levels): the differential tests, scaled down, must still pass.
 if [ "$(left)" -gt 420 ]; then
   FLIPGRAPH_SANITIZED=1 step "gpu_runtime (FLIPGRAPH_SANITIZED=1 sizes)" 90 $B/gpu_runtime
   grep -E "passed|FAIL" "$LOG" | tail -3 | tee -a "$SUM"
