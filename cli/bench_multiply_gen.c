@@ -17,7 +17,7 @@ static const char *usage_text =
     "usage: flipgraph bench multiply --generate N|RxKxC [--scheme S[,S...]] [--levels L] [--boolean]\n"
     "                                [--devices LIST | --backend cpu|gpu] [--threads T]\n"
     "                                [--max-memory MIB] [--max-device-memory MIB] [--seed S]\n"
-    "                                [--samples K] [--db PATH] [-q]\n"
+    "                                [--samples K] [--pipeline D] [--db PATH] [-q]\n"
     "\n"
     "Multiplies an R x K by a K x C bit matrix (N: N x N by N x N) whose bits come from the\n"
     "seed, made in memory on all threads: no files, so sizes beyond the disk (a 2^19 x 2^19\n"
@@ -33,7 +33,57 @@ static const char *usage_text =
     "  --max-device-memory, --db: as flipgraph multiply --help (--max-memory: buffers\n"
     "  beyond the three operands, default 80% of RAM less the operands)\n"
     "  --seed S     the operands' seed (default: a random one, printed)\n"
+    "  --pipeline D subproblems in flight per executor, 1 .. 4 (default 2; docs/host-layer.md)\n"
     "  -q           no progress bar\n";
+
+/* The profile of the product (docs/host-layer.md, "The profile"): where the
+ * wall time went, host phases in seconds of wall or thread time, GPU phases from
+ * CUDA events. */
+static void print_profile(const rt_host_stats *hs, const rt_host_split *sp)
+{
+    printf("profile:\n");
+    printf("  %-22s %9.3f s\n", "zero C (all threads)", hs->zero_c);
+    if (sp->in_core) {
+        const rt_stats *r = &hs->in_core;
+        printf("  %-22s %9.3f s (the executor's call)\n", "in-core product", hs->exec);
+        if (hs->lock > 0)
+            printf("  %-22s %9.3f s (A, B, C page-locked and unlocked: %s)\n", "operands locked", hs->lock,
+                   hs->pinned ? "yes" : "failed");
+        if (hs->gpus)
+            printf("  %-22s %9.3f s  upload %.3f, pack/unpack %.3f, expand %.3f, inner %.3f, compress %.3f, "
+                   "download %.3f (CUDA events); host side of the call %.3f\n",
+                   "GPU phases", r->permute + r->expand + r->inner + r->compress, r->upload,
+                   r->permute - r->upload - r->download, r->expand, r->inner, r->compress, r->download,
+                   r->total - (r->permute + r->expand + r->inner + r->compress));
+        else
+            printf("  %-22s %9.3f s  permute %.3f, expand %.3f, inner %.3f, compress %.3f\n", "CPU phases",
+                   r->total, r->permute, r->expand, r->inner, r->compress);
+        return;
+    }
+    printf("  %-22s %9.3f s (allocated, touched on all threads)\n", "host buffers", hs->buffers);
+    if (hs->gpus)
+        printf("  %-22s %9.3f s (%s)\n", "buffers page-locked", hs->lock,
+               hs->pinned ? "cudaHostRegister, side by side" : "no: pageable (FLIPGRAPH_PINNED, or too few subproblems)");
+    printf("  %-22s %9.3f thread-s (executors idle waiting for them: %.3f s)\n", "operand sums", hs->sums,
+           hs->wait_sums);
+    printf("  %-22s %9.3f thread-s (sums waiting for a free slot: %.3f s)\n", "accumulation", hs->accumulate,
+           hs->wait_free);
+    printf("  %-22s %9.3f thread-s (executor threads in submit/finish)\n", "executor calls", hs->exec);
+    if (hs->gpus) {
+        double tot = hs->total > 0 ? hs->total * hs->gpus : 1;
+        printf("  %-22s %9.3f s (sessions made and freed; the slowest)\n", "GPU set-up", hs->setup);
+        printf("  %-22s %9.3f s  %.1f GiB, %.1f GB/s\n", "GPU h2d copies", hs->dev_h2d, hs->h2d_bytes / 1073741824.0,
+               hs->dev_h2d > 0 ? hs->h2d_bytes / hs->dev_h2d / 1e9 : 0.0);
+        printf("  %-22s %9.3f s  pack %.3f, expand %.3f, inner %.3f, compress %.3f, unpack %.3f\n",
+               "GPU products", hs->dev_compute, hs->dev_pack, hs->dev_expand, hs->dev_inner, hs->dev_compress,
+               hs->dev_unpack);
+        printf("  %-22s %9.3f s  %.1f GiB, %.1f GB/s\n", "GPU d2h copies", hs->dev_d2h, hs->d2h_bytes / 1073741824.0,
+               hs->dev_d2h > 0 ? hs->d2h_bytes / hs->dev_d2h / 1e9 : 0.0);
+        printf("  %-22s %9.3f s between products; products %.0f%% of the wall time x %d GPU executor%s\n",
+               "GPU idle", hs->dev_idle, 100.0 * hs->dev_compute / tot, hs->gpus, hs->gpus == 1 ? "" : "s");
+        printf("  %-22s %9.1f MiB per executor\n", "GPU memory", hs->device_bytes / 1048576.0);
+    }
+}
 
 int bench_multiply_generate_cmd(int argc, char **argv)
 {
@@ -44,9 +94,10 @@ int bench_multiply_generate_cmd(int argc, char **argv)
         {"threads", required_argument, 0, 't'}, {"max-memory", required_argument, 0, 'm'},
         {"max-device-memory", required_argument, 0, 'G'}, {"seed", required_argument, 0, 'S'},
         {"samples", required_argument, 0, 'n'}, {"db", required_argument, 0, 'd'},
+        {"pipeline", required_argument, 0, 'P'},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *scheme_list = NULL, *devices = NULL, *db_opt = NULL;
-    long levels = -1, threads = 0, samples = 64, mib;
+    long levels = -1, threads = 0, samples = 64, mib, pipeline = 0;
     bool boolean = false, quiet = false, gpu = false, have_backend = false, have_seed = false;
     uint64_t dims[3] = {0, 0, 0}, seed = 0;
     double max_bytes = -1, max_dev = 0;
@@ -100,6 +151,11 @@ int bench_multiply_generate_cmd(int argc, char **argv)
             if (!cli_parse_long(optarg, 0, 1000000, &samples))
                 return cli_error(CLI_USAGE, "bench multiply", "--samples: expected 0 .. 1000000, got '%s'", optarg);
             break;
+        case 'P':
+            if (!cli_parse_long(optarg, 1, RT_HOST_MAX_DEPTH, &pipeline))
+                return cli_error(CLI_USAGE, "bench multiply", "--pipeline: expected 1 .. %d, got '%s'",
+                                 RT_HOST_MAX_DEPTH, optarg);
+            break;
         case 'd': db_opt = optarg; break;
         case 'q': quiet = true; break;
         case 'h': fputs(usage_text, stdout); return CLI_OK;
@@ -144,6 +200,7 @@ int bench_multiply_generate_cmd(int argc, char **argv)
     memset(&cfg, 0, sizeof cfg);
     cfg.exec = ex, cfg.n_exec = nex, cfg.threads = all;
     cfg.max_host_bytes = max_bytes, cfg.max_device_bytes = max_dev;
+    cfg.pipeline = (int)pipeline;
     if (!quiet)
         cfg.progress = cli_progress_cb, cfg.progress_ctx = &prog;
     rt_host_split split;
@@ -214,6 +271,7 @@ int bench_multiply_generate_cmd(int argc, char **argv)
     printf("product    %9.3f s  %.4e effective bit operations/s ((2RKC - RC)/time, host work and transfers "
            "included); thread seconds: sums %.3f, products %.3f, accumulation %.3f\n",
            hs.total, hs.total > 0 ? plan.ops_effective / hs.total : 0.0, hs.sums, hs.exec, hs.accumulate);
+    print_profile(&hs, &split);
     bool ok = true;
     if (!boolean) {
         t = cli_now();

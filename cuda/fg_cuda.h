@@ -93,6 +93,57 @@ int cuda_rt_need(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
 /* Page-locked host memory (copies at full PCIe speed); NULL when it cannot be had. */
 void *cuda_rt_host_alloc(size_t bytes);
 void cuda_rt_host_free(void *p);
+/* Page-locks memory the caller allocated (cudaHostRegister, portable to every
+ * GPU); non-zero when it cannot.  Unregister before freeing it. */
+int cuda_rt_host_register(void *p, size_t bytes);
+void cuda_rt_host_unregister(void *p);
+
+/* A streaming session (the host layer's GPU executor, docs/host-layer.md): one
+ * plan and one size of subproblem, many subproblems.  It holds two sets of
+ * device buffers for the plain operands and product, a compute stream and a
+ * stream per copy direction, and keeps the device's memory pool between
+ * subproblems, so that subproblem i+1's upload and subproblem i-1's download
+ * run under subproblem i's product (Karppa, Kaski 2019, 3.16).  Subproblem i
+ * uses buffer set i % 2; submit and finish alternate as
+ *     submit(0) submit(1) finish(0) submit(2) finish(1) ... finish(n-1)
+ * (at most two in flight; finish in the order of submit). */
+typedef struct cuda_rt_session cuda_rt_session;
+/* Device time of a session, summed over its subproblems (ms, CUDA events). */
+typedef struct cuda_rt_session_stats {
+    double ms_h2d, ms_compute, ms_d2h; /* spans on the three streams */
+    double ms_pack, ms_expand, ms_inner, ms_compress, ms_unpack; /* within compute */
+    double ms_idle;     /* compute stream idle between consecutive products */
+    double h2d_bytes, d2h_bytes;
+    unsigned long long products;
+    double device_bytes; /* held: the two buffer sets and the product's peak */
+    int serial_levels;
+} cuda_rt_session_stats;
+/* Device memory a session needs (the two buffer sets and the fewest serial
+ * levels whose peak fits beside them in max_device_bytes, 0: the free memory
+ * less a margin): *bytes, or -1 with a message when nothing fits.  0, 2, 3. */
+int cuda_rt_session_need(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
+                         unsigned long long rows, unsigned long long inner, unsigned long long cols,
+                         int device, double max_device_bytes, double *bytes, char *err, size_t errlen);
+/* NULL with a message (and *code 2 or 3) when it cannot be made.  levels must
+ * outlive the session. */
+cuda_rt_session *cuda_rt_session_new(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
+                                     unsigned long long rows, unsigned long long inner,
+                                     unsigned long long cols, int device, double max_device_bytes,
+                                     int *code, char *err, size_t errlen);
+/* Queues subproblem `index`: A (rows x inner, lda words a row) and B uploaded
+ * into set index % 2 and the product after them.  A and B must stay unchanged
+ * until uploaded(index) or finish(index).  0, or 3 with a message. */
+int cuda_rt_session_submit(cuda_rt_session *s, unsigned long long index, const uint64_t *A,
+                           size_t lda, const uint64_t *B, size_t ldb, char *err, size_t errlen);
+/* Waits until subproblem `index`'s operands are on the device (A and B may then
+ * change); 0 at once when it is already finished. */
+int cuda_rt_session_uploaded(cuda_rt_session *s, unsigned long long index, char *err, size_t errlen);
+/* Downloads subproblem `index`'s product into C (rows x cols, ldc words a row)
+ * and waits for it. */
+int cuda_rt_session_finish(cuda_rt_session *s, unsigned long long index, uint64_t *C, size_t ldc,
+                           char *err, size_t errlen);
+void cuda_rt_session_stats_get(const cuda_rt_session *s, cuda_rt_session_stats *st);
+void cuda_rt_session_free(cuda_rt_session *s);
 
 /* Device-memory building blocks (benchmarks and tests; pointers are device
  * pointers, stream a cudaStream_t or NULL).  The inner layer: batch products

@@ -1,5 +1,6 @@
 /* Built only without nvcc: the GPU backend reports that it is absent. */
 #include <stdio.h>
+#include <string.h>
 
 #include "fg_cuda.h"
 
@@ -66,6 +67,59 @@ void *cuda_rt_host_alloc(size_t bytes)
     return NULL;
 }
 void cuda_rt_host_free(void *p) { (void)p; }
+int cuda_rt_host_register(void *p, size_t bytes)
+{
+    (void)p, (void)bytes;
+    return 3;
+}
+void cuda_rt_host_unregister(void *p) { (void)p; }
+int cuda_rt_session_need(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
+                         unsigned long long rows, unsigned long long inner, unsigned long long cols,
+                         int device, double max_device_bytes, double *bytes, char *err, size_t errlen)
+{
+    (void)levels, (void)nlevels, (void)mode, (void)kernel, (void)rows, (void)inner, (void)cols;
+    (void)device, (void)max_device_bytes;
+    *bytes = -1;
+    if (err && errlen) snprintf(err, errlen, "no GPU backend in this build (built without CUDA)");
+    return 3;
+}
+cuda_rt_session *cuda_rt_session_new(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
+                                     unsigned long long rows, unsigned long long inner,
+                                     unsigned long long cols, int device, double max_device_bytes,
+                                     int *code, char *err, size_t errlen)
+{
+    (void)levels, (void)nlevels, (void)mode, (void)kernel, (void)rows, (void)inner, (void)cols;
+    (void)device, (void)max_device_bytes;
+    *code = 3;
+    if (err && errlen) snprintf(err, errlen, "no GPU backend in this build (built without CUDA)");
+    return NULL;
+}
+int cuda_rt_session_submit(cuda_rt_session *s, unsigned long long index, const uint64_t *A,
+                           size_t lda, const uint64_t *B, size_t ldb, char *err, size_t errlen)
+{
+    (void)s, (void)index, (void)A, (void)lda, (void)B, (void)ldb;
+    if (err && errlen) snprintf(err, errlen, "no GPU backend in this build (built without CUDA)");
+    return 3;
+}
+int cuda_rt_session_uploaded(cuda_rt_session *s, unsigned long long index, char *err, size_t errlen)
+{
+    (void)s, (void)index;
+    if (err && errlen) snprintf(err, errlen, "no GPU backend in this build (built without CUDA)");
+    return 3;
+}
+int cuda_rt_session_finish(cuda_rt_session *s, unsigned long long index, uint64_t *C, size_t ldc,
+                           char *err, size_t errlen)
+{
+    (void)s, (void)index, (void)C, (void)ldc;
+    if (err && errlen) snprintf(err, errlen, "no GPU backend in this build (built without CUDA)");
+    return 3;
+}
+void cuda_rt_session_stats_get(const cuda_rt_session *s, cuda_rt_session_stats *st)
+{
+    (void)s;
+    memset(st, 0, sizeof *st);
+}
+void cuda_rt_session_free(cuda_rt_session *s) { (void)s; }
 int cuda_bmm_device(int kernel, int mode, const uint64_t *dA, const uint64_t *dBt, uint64_t *dC,
                     const cuda_bmm_shape *sh, void *stream)
 {

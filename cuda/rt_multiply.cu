@@ -11,15 +11,17 @@
 //  - inner layer (3.10): one batched launch of the R products on bit tensor
 //    cores (cuda/bmm_tc.cu) or CUDA cores (cuda/bmm_simt.cu);
 //  - compressing parallel layer (3.11), merged the same way.
-// Matrices larger than the GPU's memory need the host layer and its pipeline
-// (3.16): not built yet; the serial layer is the hook it would feed (one host
-// sub-instance = one call of serial() on a device).
+// Matrices larger than the GPU's memory go through the host layer and its
+// pipeline (3.16, runtime/host.c): a streaming session (the end of this file)
+// keeps two sets of device buffers and three streams, so that the copies of
+// one subproblem run under the product of another.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <new>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -108,8 +110,8 @@ struct Timer {
     {
         for (auto &m : marks) {
             float t = 0;
-            cudaEventElapsedTime(&t, m.second.first, m.second.second);
-            ms[m.first] += t;
+            if (ms && cudaEventElapsedTime(&t, m.second.first, m.second.second) == cudaSuccess)
+                ms[m.first] += t;
             cudaEventDestroy(m.second.first);
             cudaEventDestroy(m.second.second);
         }
@@ -273,12 +275,13 @@ struct Exec {
     }
 
     // The parallel layers on one sub-instance at depth l0 = ds.
-    uint64_t *parallel(uint64_t *T, uint64_t *S, bool owned)
+    // Qout (without levels only): the product goes there, not into a buffer of its own.
+    uint64_t *parallel(uint64_t *T, uint64_t *S, bool owned, uint64_t *Qout = nullptr)
     {
         long long R = 1, R2 = 1;
         T = expand_side(T, owned, words_a(ds), ga, &R);
         S = expand_side(S, owned, words_b(ds), gb, &R2);
-        uint64_t *Q = mem.alloc((size_t)(R * bs * buw));
+        uint64_t *Q = Qout ? Qout : mem.alloc((size_t)(R * bs * buw));
         if (!mem.dry) {
             cuda_bmm_shape sh;
             sh.m = bs, sh.n = bu, sh.k = btw * 64, sh.batch = R;
@@ -354,9 +357,6 @@ struct Exec {
              const uint64_t *B, size_t ldb, uint64_t *C, size_t ldc)
     {
         setup_groups();
-        long long pinner = btw * 64, pcols = bu;
-        for (int l = 0; l < d; l++) pinner *= lv[l].t, pcols *= lv[l].u;
-
         uint64_t *Araw = mem.alloc((size_t)(rows * lda));
         uint64_t *Braw = mem.alloc((size_t)(inner * ldb));
         if (!mem.dry) {
@@ -365,13 +365,36 @@ struct Exec {
             check_cuda(cudaMemcpyAsync(Braw, B, inner * ldb * 8, cudaMemcpyHostToDevice, st), "upload B");
             tm.end();
         }
-        uint64_t *Ap = mem.alloc((size_t)words_a(0));
+        uint64_t *Craw = core(rows, inner, cols, Araw, lda, Braw, ldb, nullptr, ldc, false);
         if (!mem.dry) {
+            tm.begin(PH_DOWNLOAD);
+            check_cuda(cudaMemcpyAsync(C, Craw, rows * ldc * 8, cudaMemcpyDeviceToHost, st), "download C");
+            tm.end();
+        }
+        mem.release(Craw);
+    }
+
+    // From the plain operands on the device to the plain product on the device.
+    // ext: Araw, Braw and Craw belong to the caller (a session's buffer sets),
+    // neither allocated nor released here; else Araw and Braw are released once
+    // packed and Craw is allocated (the caller releases it).
+    uint64_t *core(long long rows, long long inner, long long cols, uint64_t *Araw, size_t lda,
+                   uint64_t *Braw, size_t ldb, uint64_t *Craw, size_t ldc, bool ext)
+    {
+        long long pinner = btw * 64, pcols = bu;
+        for (int l = 0; l < d; l++) pinner *= lv[l].t, pcols *= lv[l].u;
+        // Without levels and padding the plain A is already its one block, and
+        // the product block is the plain C: no copies (and less memory, which
+        // lets a streamed subproblem be larger).
+        const bool alias_a = d == 0 && rows == bs && (long long)lda == btw;
+        const bool alias_c = d == 0 && rows == bs && (long long)ldc == buw && cols == bu;
+        uint64_t *Ap = alias_a ? Araw : mem.alloc((size_t)words_a(0));
+        if (!mem.dry && !alias_a) {
             tm.begin(PH_PACK);
             check(rt_pack(Araw, rows, inner, (long long)lda, Ap, layout(0), st), "pack A");
             tm.end();
         }
-        mem.release(Araw);
+        if (!ext && !alias_a) mem.release(Araw); // else released with Ap (parallel's owned T)
         uint64_t *Bt = mem.alloc((size_t)(pcols * (pinner / 64)));
         if (!mem.dry) {
             tm.begin(PH_PACK);
@@ -379,7 +402,7 @@ struct Exec {
                   "transpose B");
             tm.end();
         }
-        mem.release(Braw);
+        if (!ext) mem.release(Braw);
         uint64_t *Bp = Bt;
         if (d > 0) {
             Bp = mem.alloc((size_t)words_b(0));
@@ -391,6 +414,11 @@ struct Exec {
             mem.release(Bt);
         }
         uint64_t *Cp;
+        if (alias_c) {
+            if (!ext) Craw = mem.alloc((size_t)(rows * ldc));
+            Cp = parallel(Ap, Bp, true, Craw); // releases Ap (Araw when aliased and ours) and Bp
+            return Craw;
+        }
         if (ds > 0) {
             Cp = serial(0, Ap, Bp);
             mem.release(Ap);
@@ -398,7 +426,7 @@ struct Exec {
         } else {
             Cp = parallel(Ap, Bp, true);
         }
-        uint64_t *Craw = mem.alloc((size_t)(rows * ldc));
+        if (!ext) Craw = mem.alloc((size_t)(rows * ldc));
         if (!mem.dry) {
             if ((long long)ldc > (cols + 63) / 64)
                 check_cuda(cudaMemsetAsync(Craw, 0, rows * ldc * 8, st), "memset C");
@@ -407,12 +435,7 @@ struct Exec {
             tm.end();
         }
         mem.release(Cp);
-        if (!mem.dry) {
-            tm.begin(PH_DOWNLOAD);
-            check_cuda(cudaMemcpyAsync(C, Craw, rows * ldc * 8, cudaMemcpyDeviceToHost, st), "download C");
-            tm.end();
-        }
-        mem.release(Craw);
+        return Craw;
     }
 };
 
@@ -483,10 +506,18 @@ int budget_of(double max_bytes, double *budget, double *free_out, char *err, siz
     return 0;
 }
 
+// The device words of one set of plain operands and product.
+double raw_bytes(unsigned long long rows, unsigned long long inner, size_t lda, size_t ldb, size_t ldc)
+{
+    return ((double)rows * (double)lda + (double)inner * (double)ldb + (double)rows * (double)ldc) * 8.0;
+}
+
 // The smallest number of serial levels whose dry run fits the budget (-1: none).
+// sets > 0: a session's, with that many buffer sets of its own beside the
+// product's peak (counted in *peak_out).
 int choose_ds(const Exec &x, double budget, unsigned long long rows, unsigned long long inner,
               unsigned long long cols, size_t lda, size_t ldb, size_t ldc, int *ds_out,
-              double *peak_out, char *err, size_t errlen)
+              double *peak_out, char *err, size_t errlen, int sets = 0)
 {
     int ds = -1, ds_min = 0;
     double peak = 0;
@@ -497,12 +528,19 @@ int choose_ds(const Exec &x, double budget, unsigned long long rows, unsigned lo
         dry.ds = cand;
         dry.mem.dry = true;
         try {
-            dry.run((long long)rows, (long long)inner, (long long)cols, nullptr, lda, nullptr, ldb,
-                    nullptr, ldc);
+            if (sets > 0) {
+                dry.setup_groups();
+                dry.core((long long)rows, (long long)inner, (long long)cols, nullptr, lda, nullptr, ldb,
+                         nullptr, ldc, true);
+            } else {
+                dry.run((long long)rows, (long long)inner, (long long)cols, nullptr, lda, nullptr, ldb,
+                        nullptr, ldc);
+            }
         } catch (Fail &f) {
             return say(err, errlen, f.code, "%s", cuda_rt_last_error());
         }
-        if ((double)dry.mem.peak <= budget) ds = cand, peak = (double)dry.mem.peak;
+        const double need = (double)dry.mem.peak + sets * raw_bytes(rows, inner, lda, ldb, ldc);
+        if (need <= budget) ds = cand, peak = need;
     }
     *ds_out = ds;
     *peak_out = peak;
@@ -636,4 +674,279 @@ extern "C" int cuda_rt_multiply_limit(const cuda_rt_level *levels, int nlevels, 
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
     return 0;
+}
+
+extern "C" int cuda_rt_host_register(void *p, size_t bytes)
+{
+    if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
+        cudaGetLastError();
+        return 3;
+    }
+    return 0;
+}
+
+extern "C" void cuda_rt_host_unregister(void *p)
+{
+    if (p && cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
+}
+
+// ---- streaming sessions (the host layer's GPU executor) ----
+
+namespace {
+
+// One subproblem in flight: its events on the three streams and its phase marks.
+struct Flight {
+    bool live = false;
+    unsigned long long index = 0;
+    cudaEvent_t up0 = nullptr, up1 = nullptr, c0 = nullptr, c1 = nullptr;
+    std::vector<std::pair<int, std::pair<cudaEvent_t, cudaEvent_t>>> marks;
+};
+
+void destroy_event(cudaEvent_t &e)
+{
+    if (e) cudaEventDestroy(e);
+    e = nullptr;
+}
+
+} // namespace
+
+struct cuda_rt_session {
+    Exec x;
+    cuda_rt_level lv[RT_MAX_LEVELS];
+    int device = 0;
+    long long rows = 0, inner = 0, cols = 0;
+    size_t lda = 0, ldb = 0, ldc = 0;
+    cudaStream_t h2d = nullptr, d2h = nullptr;
+    uint64_t *dA[2] = {nullptr, nullptr}, *dB[2] = {nullptr, nullptr}, *dC[2] = {nullptr, nullptr};
+    Flight fl[2];
+    cudaEvent_t prev_end = nullptr; // the last finished product's end (device idle after it)
+    cudaMemPool_t pool = nullptr;
+    cuda_rt_session_stats stats{};
+};
+
+extern "C" int cuda_rt_session_need(const cuda_rt_level *levels, int nlevels, int mode, int kernel,
+                                    unsigned long long rows, unsigned long long inner,
+                                    unsigned long long cols, int device, double max_device_bytes,
+                                    double *bytes, char *err, size_t errlen)
+{
+    Exec x;
+    const size_t lda = (inner + 63) / 64, ldb = (cols + 63) / 64, ldc = ldb;
+    *bytes = -1;
+    int rc = prepare(x, levels, nlevels, mode, kernel, rows, inner, cols, lda, ldb, ldc, device, err, errlen);
+    if (rc) return rc;
+    double budget, free_b;
+    if ((rc = budget_of(max_device_bytes, &budget, &free_b, err, errlen))) return rc;
+    int ds;
+    double peak;
+    if ((rc = choose_ds(x, budget, rows, inner, cols, lda, ldb, ldc, &ds, &peak, err, errlen, 2))) return rc;
+    if (ds < 0) {
+        char m[200];
+        snprintf(m, sizeof m, "a streamed subproblem needs more than %.1f MiB of GPU memory even with every "
+                 "level serial", budget / 1048576.0);
+        say(err, errlen, 0, "%s", m);
+        return 0;
+    }
+    *bytes = peak;
+    return 0;
+}
+
+extern "C" void cuda_rt_session_free(cuda_rt_session *s)
+{
+    if (!s) return;
+    cudaSetDevice(s->device);
+    if (s->x.st) cudaStreamSynchronize(s->x.st);
+    if (s->h2d) cudaStreamSynchronize(s->h2d);
+    if (s->d2h) cudaStreamSynchronize(s->d2h);
+    for (auto &f : s->fl) {
+        destroy_event(f.up0), destroy_event(f.up1), destroy_event(f.c0), destroy_event(f.c1);
+        for (auto &m : f.marks) cudaEventDestroy(m.second.first), cudaEventDestroy(m.second.second);
+        f.marks.clear();
+    }
+    destroy_event(s->prev_end);
+    s->x.tm.sum(nullptr);
+    if (s->x.st) {
+        s->x.mem.release_all();
+        cudaStreamSynchronize(s->x.st);
+    }
+    for (int k = 0; k < 2; k++) cudaFree(s->dA[k]), cudaFree(s->dB[k]), cudaFree(s->dC[k]);
+    if (s->x.st) cudaStreamDestroy(s->x.st);
+    if (s->h2d) cudaStreamDestroy(s->h2d);
+    if (s->d2h) cudaStreamDestroy(s->d2h);
+    if (s->pool) cudaMemPoolTrimTo(s->pool, 0);
+    cudaGetLastError();
+    delete s;
+}
+
+extern "C" cuda_rt_session *cuda_rt_session_new(const cuda_rt_level *levels, int nlevels, int mode,
+                                                int kernel, unsigned long long rows,
+                                                unsigned long long inner, unsigned long long cols,
+                                                int device, double max_device_bytes, int *code,
+                                                char *err, size_t errlen)
+{
+    *code = 2;
+    if (nlevels < 0 || nlevels > RT_MAX_LEVELS) {
+        say(err, errlen, 2, "too many levels (at most 16)");
+        return nullptr;
+    }
+    cuda_rt_session *s = new (std::nothrow) cuda_rt_session;
+    if (!s) {
+        *code = 3;
+        say(err, errlen, 3, "out of memory");
+        return nullptr;
+    }
+    for (int l = 0; l < nlevels; l++) s->lv[l] = levels[l];
+    s->device = device;
+    s->rows = (long long)rows, s->inner = (long long)inner, s->cols = (long long)cols;
+    s->lda = (inner + 63) / 64, s->ldb = (cols + 63) / 64, s->ldc = s->ldb;
+    int rc = prepare(s->x, s->lv, nlevels, mode, kernel, rows, inner, cols, s->lda, s->ldb, s->ldc, device,
+                     err, errlen);
+    double budget, free_b, peak;
+    int ds = -1;
+    if (!rc) rc = budget_of(max_device_bytes, &budget, &free_b, err, errlen);
+    if (!rc) rc = choose_ds(s->x, budget, rows, inner, cols, s->lda, s->ldb, s->ldc, &ds, &peak, err, errlen, 2);
+    if (!rc && ds < 0) rc = say(err, errlen, 2, "a streamed subproblem does not fit the GPU's memory");
+    if (rc) {
+        *code = rc;
+        delete s;
+        return nullptr;
+    }
+    *code = 3;
+    Exec &x = s->x;
+    x.ds = ds;
+    x.mem.dry = false;
+    s->stats.serial_levels = ds;
+    s->stats.device_bytes = peak;
+    if (cudaStreamCreateWithFlags(&x.st, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&s->h2d, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&s->d2h, cudaStreamNonBlocking) != cudaSuccess) {
+        say(err, errlen, 3, "cudaStreamCreate failed");
+        cuda_rt_session_free(s);
+        return nullptr;
+    }
+    x.mem.st = x.st;
+    x.tm.st = x.st;
+    x.tm.on = true;
+    // The pool keeps what the products free, from one subproblem to the next
+    // (no re-mapping of GiBs per subproblem); trimmed when the session ends.
+    uint64_t keep = ~0ull;
+    if (cudaDeviceGetDefaultMemPool(&s->pool, device) == cudaSuccess)
+        cudaMemPoolSetAttribute(s->pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    else
+        s->pool = nullptr, cudaGetLastError();
+    for (int k = 0; k < 2; k++) {
+        if (cudaMalloc(&s->dA[k], std::max<size_t>(rows * s->lda * 8, 16)) != cudaSuccess ||
+            cudaMalloc(&s->dB[k], std::max<size_t>(inner * s->ldb * 8, 16)) != cudaSuccess ||
+            cudaMalloc(&s->dC[k], std::max<size_t>(rows * s->ldc * 8, 16)) != cudaSuccess) {
+            say(err, errlen, 3, "device allocation of a session's buffers: %s", cudaGetErrorString(cudaGetLastError()));
+            cuda_rt_session_free(s);
+            return nullptr;
+        }
+    }
+    try {
+        x.setup_groups();
+        check_cuda(cudaStreamSynchronize(x.st), "session set-up");
+    } catch (Fail &f) {
+        *code = f.code;
+        say(err, errlen, f.code, "%s", cuda_rt_last_error());
+        cuda_rt_session_free(s);
+        return nullptr;
+    }
+    *code = 0;
+    return s;
+}
+
+extern "C" int cuda_rt_session_submit(cuda_rt_session *s, unsigned long long index, const uint64_t *A,
+                                      size_t lda, const uint64_t *B, size_t ldb, char *err, size_t errlen)
+{
+    const int k = (int)(index % 2);
+    Flight &f = s->fl[k];
+    if (f.live) return say(err, errlen, 2, "session: a buffer set is still in flight (finish first)");
+    if (lda != s->lda || ldb != s->ldb) return say(err, errlen, 2, "session: operands of another size");
+    if (cudaSetDevice(s->device) != cudaSuccess) return say(err, errlen, 3, "cudaSetDevice failed");
+    Exec &x = s->x;
+    try {
+        for (cudaEvent_t *e : {&f.up0, &f.up1, &f.c0, &f.c1})
+            check_cuda(cudaEventCreate(e), "event");
+        const size_t ab = (size_t)s->rows * lda * 8, bb = (size_t)s->inner * ldb * 8;
+        // The buffer set was last read by subproblem index-2, finished before
+        // this call (the order of the interface), so the upload may overwrite it.
+        check_cuda(cudaEventRecord(f.up0, s->h2d), "event");
+        check_cuda(cudaMemcpyAsync(s->dA[k], A, ab, cudaMemcpyHostToDevice, s->h2d), "upload A");
+        check_cuda(cudaMemcpyAsync(s->dB[k], B, bb, cudaMemcpyHostToDevice, s->h2d), "upload B");
+        check_cuda(cudaEventRecord(f.up1, s->h2d), "event");
+        check_cuda(cudaStreamWaitEvent(x.st, f.up1, 0), "stream wait");
+        check_cuda(cudaEventRecord(f.c0, x.st), "event");
+        x.core(s->rows, s->inner, s->cols, s->dA[k], lda, s->dB[k], ldb, s->dC[k], s->ldc, true);
+        check_cuda(cudaEventRecord(f.c1, x.st), "event");
+        s->stats.h2d_bytes += (double)(ab + bb);
+    } catch (Fail &fl) {
+        return say(err, errlen, fl.code, "%s", cuda_rt_last_error());
+    }
+    f.marks.swap(x.tm.marks);
+    x.tm.marks.clear();
+    f.live = true;
+    f.index = index;
+    return 0;
+}
+
+extern "C" int cuda_rt_session_uploaded(cuda_rt_session *s, unsigned long long index, char *err, size_t errlen)
+{
+    Flight &f = s->fl[index % 2];
+    if (!f.live) return 0; // finished: its upload is long done
+    if (f.index != index) return say(err, errlen, 2, "session: that subproblem is not in flight");
+    if (cudaEventSynchronize(f.up1) != cudaSuccess) {
+        char m[200];
+        snprintf(m, sizeof m, "upload: %s", cudaGetErrorString(cudaGetLastError()));
+        return say(err, errlen, 3, "%s", m);
+    }
+    return 0;
+}
+
+extern "C" int cuda_rt_session_finish(cuda_rt_session *s, unsigned long long index, uint64_t *C, size_t ldc,
+                                      char *err, size_t errlen)
+{
+    Flight &f = s->fl[index % 2];
+    if (!f.live || f.index != index) return say(err, errlen, 2, "session: that subproblem is not in flight");
+    if (ldc != s->ldc) return say(err, errlen, 2, "session: a product of another size");
+    if (cudaSetDevice(s->device) != cudaSuccess) return say(err, errlen, 3, "cudaSetDevice failed");
+    cudaEvent_t d0 = nullptr, d1 = nullptr;
+    const size_t cb = (size_t)s->rows * ldc * 8;
+    try {
+        check_cuda(cudaEventCreate(&d0), "event");
+        check_cuda(cudaEventCreate(&d1), "event");
+        check_cuda(cudaStreamWaitEvent(s->d2h, f.c1, 0), "stream wait");
+        check_cuda(cudaEventRecord(d0, s->d2h), "event");
+        check_cuda(cudaMemcpyAsync(C, s->dC[index % 2], cb, cudaMemcpyDeviceToHost, s->d2h), "download C");
+        check_cuda(cudaEventRecord(d1, s->d2h), "event");
+        check_cuda(cudaEventSynchronize(d1), "GPU execution");
+    } catch (Fail &fl) {
+        destroy_event(d0), destroy_event(d1);
+        return say(err, errlen, fl.code, "%s", cuda_rt_last_error());
+    }
+    cuda_rt_session_stats &st = s->stats;
+    float t = 0;
+    if (cudaEventElapsedTime(&t, f.up0, f.up1) == cudaSuccess) st.ms_h2d += t;
+    if (cudaEventElapsedTime(&t, f.c0, f.c1) == cudaSuccess) st.ms_compute += t;
+    if (cudaEventElapsedTime(&t, d0, d1) == cudaSuccess) st.ms_d2h += t;
+    if (s->prev_end && cudaEventElapsedTime(&t, s->prev_end, f.c0) == cudaSuccess && t > 0) st.ms_idle += t;
+    cudaGetLastError();
+    double ms[PH_N] = {0};
+    s->x.tm.marks.swap(f.marks);
+    s->x.tm.sum(ms);
+    st.ms_pack += ms[PH_PACK], st.ms_expand += ms[PH_EXPAND], st.ms_inner += ms[PH_INNER];
+    st.ms_compress += ms[PH_COMPRESS], st.ms_unpack += ms[PH_UNPACK];
+    st.d2h_bytes += (double)cb;
+    st.products++;
+    destroy_event(s->prev_end);
+    s->prev_end = f.c1;
+    f.c1 = nullptr;
+    destroy_event(f.up0), destroy_event(f.up1), destroy_event(f.c0);
+    destroy_event(d0), destroy_event(d1);
+    f.live = false;
+    return 0;
+}
+
+extern "C" void cuda_rt_session_stats_get(const cuda_rt_session *s, cuda_rt_session_stats *st)
+{
+    *st = s->stats;
 }

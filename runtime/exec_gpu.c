@@ -4,7 +4,7 @@
  * says so: the CPU executor is the reference. */
 #include <stdlib.h>
 
-#include "runtime.h"
+#include "layout.h"
 
 #include "../cuda/fg_cuda.h"
 
@@ -31,7 +31,7 @@ static rt_status usable(const export_plan *plan, int device, char *err, size_t e
     return RT_OK;
 }
 
-static int levels_of(const export_plan *plan, cuda_rt_level *lv)
+int rt_gpu_levels(const export_plan *plan, struct cuda_rt_level *lv)
 {
     for (int l = 0; l < plan->levels; l++) {
         const export_plan_level *L = &plan->level[l];
@@ -47,7 +47,7 @@ rt_status rt_device_need(const export_plan *plan, int device, double max_device_
     if (st != RT_OK)
         return st;
     cuda_rt_level lv[EXPORT_PLAN_MAX_LEVELS];
-    int rc = cuda_rt_need(lv, levels_of(plan, lv), plan->boolean ? CUDA_BMM_BOOL : CUDA_BMM_GF2,
+    int rc = cuda_rt_need(lv, rt_gpu_levels(plan, lv), plan->boolean ? CUDA_BMM_BOOL : CUDA_BMM_GF2,
                           CUDA_BMM_AUTO, plan->rows, plan->inner, plan->cols, device, max_device_bytes,
                           peak_bytes, NULL, err, errlen);
     if (rc == 2)
@@ -55,6 +55,23 @@ rt_status rt_device_need(const export_plan *plan, int device, double max_device_
     if (rc != 0)
         return RT_EDEVICE;
     return *peak_bytes < 0 ? RT_EMEMORY : RT_OK;
+}
+
+rt_status rt_device_stream_need(const export_plan *plan, int device, double max_device_bytes,
+                                double *bytes, char *err, size_t errlen)
+{
+    rt_status st = usable(plan, device, err, errlen);
+    if (st != RT_OK)
+        return st;
+    cuda_rt_level lv[EXPORT_PLAN_MAX_LEVELS];
+    int rc = cuda_rt_session_need(lv, rt_gpu_levels(plan, lv), plan->boolean ? CUDA_BMM_BOOL : CUDA_BMM_GF2,
+                                  CUDA_BMM_AUTO, plan->rows, plan->inner, plan->cols, device, max_device_bytes,
+                                  bytes, err, errlen);
+    if (rc == 2)
+        return RT_EDIMS;
+    if (rc != 0)
+        return RT_EDEVICE;
+    return *bytes < 0 ? RT_EMEMORY : RT_OK;
 }
 
 rt_status rt_execute_device(const export_plan *plan, const rt_matrix *A, const rt_matrix *B,
@@ -71,7 +88,7 @@ rt_status rt_execute_device(const export_plan *plan, const rt_matrix *A, const r
     }
     cuda_rt_level lv[EXPORT_PLAN_MAX_LEVELS];
     cuda_rt_stats cs;
-    int rc = cuda_rt_multiply_limit(lv, levels_of(plan, lv), plan->boolean ? CUDA_BMM_BOOL : CUDA_BMM_GF2,
+    int rc = cuda_rt_multiply_limit(lv, rt_gpu_levels(plan, lv), plan->boolean ? CUDA_BMM_BOOL : CUDA_BMM_GF2,
                                     CUDA_BMM_AUTO, A->rows, A->cols, B->cols, A->w, A->stride, B->w,
                                     B->stride, C->w, C->stride, device, max_device_bytes, &cs, err,
                                     errlen);
@@ -82,6 +99,7 @@ rt_status rt_execute_device(const export_plan *plan, const rt_matrix *A, const r
     rt_matrix_mask_tail(C);
     if (stats) {
         stats->permute = (cs.ms_upload + cs.ms_pack + cs.ms_unpack + cs.ms_download) / 1e3;
+        stats->upload = cs.ms_upload / 1e3, stats->download = cs.ms_download / 1e3;
         stats->expand = cs.ms_expand / 1e3;
         stats->inner = cs.ms_inner / 1e3;
         stats->compress = cs.ms_compress / 1e3;

@@ -18,7 +18,9 @@
  * Executors take leaves from one shared counter, one host thread each; the
  * additions into C are locked per block of C.  XOR and OR are associative and
  * commutative, so the bits of C do not depend on the order: they are those of
- * the in-core product, which tests/test_runtime.c checks.
+ * the in-core product, which tests/test_host.c checks.  A GPU executor is a
+ * streaming session (cuda_rt_session_*): the pipeline below keeps one
+ * subproblem in flight on it, so that its copies run under the products.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -210,14 +212,15 @@ static rt_status try_split(const export_plan *p, const rt_host_config *cfg, int 
     int n = n_exec_of(cfg), ncpu = 0;
     for (int i = 0; i < n; i++)
         ncpu += exec_of(cfg, i).device < 0;
-    double cpu_need = sub.peak_bytes;
+    /* the CPU executor's own two product buffers (standing in for a device's) */
+    double cpu_need = sub.peak_bytes + 2.0 * (double)sp->leaf_rows * (double)sp->leaf_cols / 8.0;
     sp->exec_bytes = cpu_need;
     sp->host_bytes = (double)n * sp->leaf_bytes + (double)ncpu * cpu_need;
     *fits = !(cfg && cfg->max_host_bytes > 0 && sp->host_bytes > cfg->max_host_bytes);
     int gpu = first_gpu(cfg);
     if (*fits && gpu >= 0) {
         double need = 0;
-        rt_status st = rt_device_need(&sub, gpu, device_limit(cfg, gpu), &need, err, errlen);
+        rt_status st = rt_device_stream_need(&sub, gpu, device_limit(cfg, gpu), &need, err, errlen);
         if (st == RT_EMEMORY)
             *fits = false;
         else if (st != RT_OK)
@@ -348,7 +351,12 @@ typedef struct host_job {
     rt_status status;
     char err[1024];
     int sum_threads, depth;
-    double t_sums, t_exec, t_acc; /* under err_lock */
+    double t_sums, t_exec, t_acc; /* under err_lock, as the rest of the profile */
+    double wait_ready, wait_free, setup, buffers, lock;
+    bool pinned;
+    cuda_rt_session_stats dev; /* the GPU sessions', summed */
+    int gpus;
+    cuda_rt_level gpu_lv[EXPORT_PLAN_MAX_LEVELS]; /* the leaf plan's levels for GPU sessions */
     int finished;                 /* workers that returned, under err_lock */
     pthread_cond_t finished_cond; /* signalled by each */
 } host_job;
@@ -424,16 +432,24 @@ static void sum_rows(void *vctx, uint64_t begin, uint64_t end, int thread)
     (void)thread;
     for (uint64_t g = begin; g < end; g++) {
         uint64_t *d = c->dst->w + g * c->dst->stride;
-        memset(d, 0, c->dst->stride * 8);
+        bool first = true; /* the first block is copied, not added to zeros: a tile is one copy */
         for (size_t b = 0; b < c->nb; b++) {
             uint64_t row = c->bx[b] * c->brows + g, w0 = c->by[b] * c->bwords;
             if (row >= c->src->rows || w0 >= c->src->stride)
                 continue;
             uint64_t n = c->src->stride - w0 < c->bwords ? c->src->stride - w0 : c->bwords;
             const uint64_t *s = c->src->w + row * c->src->stride + w0;
-            for (uint64_t w = 0; w < n; w++)
-                d[w] ^= s[w];
+            if (first) {
+                memcpy(d, s, n * 8);
+                memset(d + n, 0, (c->dst->stride - n) * 8);
+                first = false;
+            } else {
+                for (uint64_t w = 0; w < n; w++)
+                    d[w] ^= s[w];
+            }
         }
+        if (first)
+            memset(d, 0, c->dst->stride * 8);
     }
 }
 
@@ -472,46 +488,93 @@ static void job_fail(host_job *j, rt_status st, const char *msg)
     atomic_store(&j->stop, 1);
 }
 
-/* A leaf buffer: page-locked for a GPU executor where that can be had. */
-static bool leaf_matrix(rt_matrix *m, uint64_t rows, uint64_t cols, bool pinned, bool *is_pinned)
+/* Whether a GPU executor's leaf buffers are page-locked: FLIPGRAPH_PINNED=1 or 0
+ * forces it; by default they are when the executor runs at least
+ * RT_HOST_PIN_LEAVES subproblems.  Page-locking costs time once per buffer
+ * (measured on an H100 host: 5 GiB of cudaHostAlloc buffers made a 4-subproblem
+ * product 2 s slower than pageable ones), and saves it on every copy. */
+#define RT_HOST_PIN_LEAVES 8
+static bool pin_policy(const host_job *j)
 {
-    m->rows = rows, m->cols = cols, m->stride = ceil_div(cols, 64);
-    size_t bytes = (size_t)(rows * m->stride * 8);
-    *is_pinned = false;
-    m->w = NULL;
-    /* FLIPGRAPH_PINNED=0 measures the difference (pinning costs time once per buffer) */
     const char *env = getenv("FLIPGRAPH_PINNED");
     if (env && !strcmp(env, "0"))
-        pinned = false;
-    if (pinned && (m->w = cuda_rt_host_alloc(bytes)))
-        *is_pinned = true;
-    else
-        m->w = (uint64_t *)rt_buf_alloc(rows * m->stride, true);
-    return m->w != NULL;
+        return false;
+    if (env && !strcmp(env, "1"))
+        return true;
+    return j->sp->leaves >= (uint64_t)RT_HOST_PIN_LEAVES * (uint64_t)n_exec_of(j->cfg);
 }
 
-static void leaf_matrix_free(rt_matrix *m, bool is_pinned)
+static void touch_range(void *vctx, uint64_t begin, uint64_t end, int thread)
 {
-    if (is_pinned)
-        cuda_rt_host_free(m->w);
-    else
-        free(m->w);
-    m->w = NULL;
+    (void)thread;
+    memset((char *)vctx + (begin << 21), 0, (size_t)((end - begin) << 21));
+}
+
+/* Zeroes bytes (a multiple of 2 MiB at p, else the tail too) on `threads`
+ * threads: the first touch of fresh pages (the kernel's zeroing, page faults)
+ * spread over the cores instead of on one thread or inside a driver call. */
+static void zero_parallel(void *p, size_t bytes, int threads)
+{
+    uint64_t chunks = bytes >> 21;
+    rt_parallel(threads, chunks, 1, touch_range, p);
+    if (bytes & ((1u << 21) - 1))
+        memset((char *)p + (chunks << 21), 0, bytes & ((1u << 21) - 1));
+}
+
+typedef struct {
+    rt_matrix m;
+    bool pinned;
+} leaf_buf;
+
+/* A leaf buffer, its pages touched on `threads` threads. */
+static bool leaf_buf_alloc(leaf_buf *b, uint64_t rows, uint64_t cols, int threads)
+{
+    b->m.rows = rows, b->m.cols = cols, b->m.stride = ceil_div(cols, 64);
+    b->pinned = false;
+    if (!(b->m.w = rt_buf_alloc(rows * b->m.stride, false)))
+        return false;
+    zero_parallel(b->m.w, (size_t)(rows * b->m.stride * 8), threads);
+    return true;
+}
+
+static void leaf_buf_free(leaf_buf *b)
+{
+    if (b->pinned)
+        cuda_rt_host_unregister(b->m.w);
+    free(b->m.w);
+    b->m.w = NULL;
+    b->pinned = false;
+}
+
+/* One buffer per item: the registrations run side by side. */
+static void pin_range(void *vctx, uint64_t begin, uint64_t end, int thread)
+{
+    leaf_buf **b = vctx;
+    (void)thread;
+    for (uint64_t i = begin; i < end; i++)
+        b[i]->pinned = cuda_rt_host_register(b[i]->m.w, (size_t)(b[i]->m.rows * b[i]->m.stride * 8)) == 0;
 }
 
 /* A worker's pipeline (Karppa, Kaski 2019, 3.16): while its executor multiplies
- * one subproblem, a second thread forms the next one's operand sums and a third
- * adds the previous product into C.  Subproblems go round `depth` slots in
- * order; a slot moves FREE -> READY (sums formed) -> DONE (product) -> FREE
- * (accumulated).  depth 1 runs the three stages one after another. */
+ * one subproblem, a second thread forms the next ones' operand sums and a third
+ * adds finished products into C.  Two rings of `depth` slots, taken in order:
+ * the inputs (T, S) go FREE -> READY (sums formed) -> FREE (handed to the
+ * executor), the outputs (Q) FREE -> DONE (product) -> FREE (accumulated).
+ * With depth >= 2 the executor keeps one subproblem in flight: it submits
+ * subproblem i, then finishes i-1 into its output slot, then frees i's input
+ * slot once i's operands are on the device, so that the sums never wait for an
+ * accumulation and neither waits for a product they do not need.  The CPU
+ * executor runs the same loop with two buffers of its own standing in for the
+ * device's (submit multiplies into one, finish copies it out), so the CI machine
+ * tests the order of the hand-overs.  depth 1 runs the stages one after
+ * another. */
 enum { SLOT_FREE = 0, SLOT_READY = 1, SLOT_DONE = 2 };
 #define LEAF_END UINT64_MAX
 
 typedef struct {
-    rt_matrix T, S, Q;
-    bool pt, ps, pq; /* page-locked */
-    uint64_t leaf;   /* LEAF_END: no more */
-    int state;
+    leaf_buf T, S, Q;
+    uint64_t in_leaf, out_leaf; /* LEAF_END: no more */
+    int in_state, out_state;
 } leaf_slot;
 
 typedef struct {
@@ -520,17 +583,21 @@ typedef struct {
     rt_executor ex;
     int depth, threads;
     double dev_limit; /* device memory of this executor (device_limit) */
+    cuda_rt_session *sess; /* a GPU executor's */
+    leaf_buf own[2];       /* the CPU executor's stand-ins for the device's buffer sets */
     leaf_slot slot[RT_HOST_MAX_DEPTH];
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    double ts, te, ta;
+    double ts, te, ta, wait_ready, wait_free;
 } pipe_t;
 
-/* Waits until slot k has state `want` (false when the job stopped). */
-static bool slot_wait(pipe_t *pp, int k, int want)
+/* Waits until *state (a slot's, under pp->mu) is `want` (false when the job
+ * stopped); adds the seconds waited to *waited. */
+static bool slot_wait(pipe_t *pp, const int *state, int want, double *waited)
 {
+    double t0 = rt_clock();
     pthread_mutex_lock(&pp->mu);
-    while (pp->slot[k].state != want && !atomic_load(&pp->j->stop)) {
+    while (*state != want && !atomic_load(&pp->j->stop)) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_nsec += 100000000L; /* a stop elsewhere is seen within 0.1 s */
@@ -538,15 +605,17 @@ static bool slot_wait(pipe_t *pp, int k, int want)
             until.tv_sec++, until.tv_nsec -= 1000000000L;
         pthread_cond_timedwait(&pp->cv, &pp->mu, &until);
     }
-    bool ok = pp->slot[k].state == want;
+    bool ok = *state == want;
     pthread_mutex_unlock(&pp->mu);
+    if (waited)
+        *waited += rt_clock() - t0;
     return ok;
 }
 
-static void slot_set(pipe_t *pp, int k, int state)
+static void slot_set(pipe_t *pp, int *state, int value)
 {
     pthread_mutex_lock(&pp->mu);
-    pp->slot[k].state = state;
+    *state = value;
     pthread_cond_broadcast(&pp->cv);
     pthread_mutex_unlock(&pp->mu);
 }
@@ -558,13 +627,13 @@ static void *stage_sums(void *arg)
     host_job *j = pp->j;
     for (uint64_t n = 0;; n++) {
         int k = (int)(n % (uint64_t)pp->depth);
-        if (!slot_wait(pp, k, SLOT_FREE))
-            return NULL;
         leaf_slot *sl = &pp->slot[k];
+        if (!slot_wait(pp, &sl->in_state, SLOT_FREE, &pp->wait_free))
+            return NULL;
         uint64_t leaf = atomic_load(&j->stop) ? LEAF_END : atomic_fetch_add(&j->next, 1);
         if (leaf >= j->sp->leaves) {
-            sl->leaf = LEAF_END;
-            slot_set(pp, k, SLOT_READY);
+            sl->in_leaf = LEAF_END;
+            slot_set(pp, &sl->in_state, SLOT_READY);
             return NULL;
         }
         double t0 = rt_clock();
@@ -575,14 +644,14 @@ static void *stage_sums(void *arg)
                 job_fail(j, RT_ENOMEM, "out of memory");
                 return NULL;
             }
-            rt_matrix *dst = side == 0 ? &sl->T : &sl->S;
+            rt_matrix *dst = side == 0 ? &sl->T.m : &sl->S.m;
             sum_ctx c = {side == 0 ? j->A : j->B, dst, bx, by, nb, dst->rows, dst->stride, false};
             rt_parallel(j->sum_threads, dst->rows, 256, sum_rows, &c);
             free(bx), free(by);
         }
         pp->ts += rt_clock() - t0;
-        sl->leaf = leaf;
-        slot_set(pp, k, SLOT_READY);
+        sl->in_leaf = leaf;
+        slot_set(pp, &sl->in_state, SLOT_READY);
     }
 }
 
@@ -593,30 +662,76 @@ static void *stage_accumulate(void *arg)
     host_job *j = pp->j;
     for (uint64_t n = 0;; n++) {
         int k = (int)(n % (uint64_t)pp->depth);
-        if (!slot_wait(pp, k, SLOT_DONE))
-            return NULL;
         leaf_slot *sl = &pp->slot[k];
-        if (sl->leaf == LEAF_END)
+        if (!slot_wait(pp, &sl->out_state, SLOT_DONE, NULL))
+            return NULL;
+        if (sl->out_leaf == LEAF_END)
             return NULL;
         double t0 = rt_clock();
         uint64_t *bx = NULL, *by = NULL;
-        size_t nc = leaf_blocks(j, sl->leaf, 2, &bx, &by);
+        size_t nc = leaf_blocks(j, sl->out_leaf, 2, &bx, &by);
         if (nc == (size_t)-1) {
             job_fail(j, RT_ENOMEM, "out of memory");
             return NULL;
         }
+        const rt_matrix *Q = &sl->Q.m;
         for (size_t b = 0; b < nc; b++) {
             pthread_mutex_t *lk = &j->locks[(bx[b] * j->cblocks_col + by[b]) % j->nlocks];
-            sum_ctx c = {&sl->Q, j->C, &bx[b], &by[b], 1, sl->Q.rows, sl->Q.stride, j->plan->boolean};
+            sum_ctx c = {Q, j->C, &bx[b], &by[b], 1, Q->rows, Q->stride, j->plan->boolean};
             pthread_mutex_lock(lk);
-            rt_parallel(j->sum_threads, sl->Q.rows, 256, acc_rows, &c);
+            rt_parallel(j->sum_threads, Q->rows, 256, acc_rows, &c);
             pthread_mutex_unlock(lk);
         }
         free(bx), free(by);
         pp->ta += rt_clock() - t0;
         atomic_fetch_add(&j->done, 1);
-        slot_set(pp, k, SLOT_FREE);
+        slot_set(pp, &sl->out_state, SLOT_FREE);
     }
+}
+
+/* The executor's steps.  submit: subproblem `seq` (this executor's count) from
+ * input slot in; uploaded: its operands are no longer needed (the input slot may
+ * be reused); finish: its product into output slot out.  A GPU session queues
+ * the upload and the product in submit, waits for the upload in uploaded, and
+ * downloads and waits in finish.  The CPU executor multiplies into its own
+ * buffer seq % 2 in submit and copies it out in finish. */
+static rt_status exec_submit(pipe_t *pp, uint64_t seq, leaf_slot *in, char *err, size_t errlen)
+{
+    host_job *j = pp->j;
+    if (!pp->sess)
+        return rt_execute(&j->sub, &in->T.m, &in->S.m, &pp->own[seq % 2].m, pp->threads, 0, NULL, err, errlen);
+    int rc = cuda_rt_session_submit(pp->sess, seq, in->T.m.w, in->T.m.stride, in->S.m.w, in->S.m.stride, err,
+                                    errlen);
+    return rc == 0 ? RT_OK : rc == 2 ? RT_EDIMS : RT_EDEVICE;
+}
+
+static rt_status exec_uploaded(pipe_t *pp, uint64_t seq, char *err, size_t errlen)
+{
+    if (!pp->sess)
+        return RT_OK;
+    int rc = cuda_rt_session_uploaded(pp->sess, seq, err, errlen);
+    return rc == 0 ? RT_OK : rc == 2 ? RT_EDIMS : RT_EDEVICE;
+}
+
+static void copy_rows(void *vctx, uint64_t begin, uint64_t end, int thread)
+{
+    const rt_matrix *const *m = vctx;
+    (void)thread;
+    memcpy(m[1]->w + begin * m[1]->stride, m[0]->w + begin * m[0]->stride, (end - begin) * m[0]->stride * 8);
+}
+
+static rt_status exec_finish(pipe_t *pp, uint64_t seq, leaf_slot *out, char *err, size_t errlen)
+{
+    if (!pp->sess) {
+        const rt_matrix *m[2] = {&pp->own[seq % 2].m, &out->Q.m};
+        rt_parallel(pp->threads, m[0]->rows, 256, copy_rows, m);
+        return RT_OK;
+    }
+    int rc = cuda_rt_session_finish(pp->sess, seq, out->Q.m.w, out->Q.m.stride, err, errlen);
+    if (rc != 0)
+        return rc == 2 ? RT_EDIMS : RT_EDEVICE;
+    rt_matrix_mask_tail(&out->Q.m);
+    return RT_OK;
 }
 
 static void *worker_main(void *arg)
@@ -627,7 +742,9 @@ static void *worker_main(void *arg)
     int n = n_exec_of(j->cfg);
     pipe_t *pp = calloc(1, sizeof *pp);
     pthread_t t_sum, t_acc;
-    bool have_sum = false, have_acc = false, sync_ok = false;
+    bool have_sum = false, have_acc = false, sync_ok = false, pinned = false;
+    double setup = 0, buffers = 0, lock = 0;
+    char err[512] = "";
     if (!pp) {
         job_fail(j, RT_ENOMEM, "out of memory");
         goto finish;
@@ -638,19 +755,54 @@ static void *worker_main(void *arg)
     if (pp->threads < 1)
         pp->threads = 1;
     bool gpu = pp->ex.device >= 0;
+    double t0 = rt_clock();
     if (gpu) {
         pp->dev_limit = device_limit(j->cfg, pp->ex.device);
-        cuda_rt_set_device(pp->ex.device); /* the page-locked buffers near their GPU's context */
+        int code = 0;
+        if (cuda_rt_set_device(pp->ex.device) != 0)
+            snprintf(err, sizeof err, "%s", cuda_rt_last_error());
+        else
+            pp->sess = cuda_rt_session_new(j->gpu_lv, j->sub.levels, j->sub.boolean ? CUDA_BMM_BOOL : CUDA_BMM_GF2,
+                                           CUDA_BMM_AUTO, j->sub.rows, j->sub.inner, j->sub.cols, pp->ex.device,
+                                           pp->dev_limit, &code, err, sizeof err);
+        if (!pp->sess) {
+            char msg[700];
+            snprintf(msg, sizeof msg, "GPU %d: %s", pp->ex.device, err);
+            job_fail(j, RT_EDEVICE, msg); /* after the split was chosen: a device failure */
+            goto release;
+        }
     }
+    setup = rt_clock() - t0;
+    t0 = rt_clock();
     for (int k = 0; k < pp->depth; k++) {
         leaf_slot *sl = &pp->slot[k];
-        if (!leaf_matrix(&sl->T, sp->leaf_rows, sp->leaf_inner, gpu, &sl->pt) ||
-            !leaf_matrix(&sl->S, sp->leaf_inner, sp->leaf_cols, gpu, &sl->ps) ||
-            !leaf_matrix(&sl->Q, sp->leaf_rows, sp->leaf_cols, gpu, &sl->pq)) {
+        if (!leaf_buf_alloc(&sl->T, sp->leaf_rows, sp->leaf_inner, j->sum_threads) ||
+            !leaf_buf_alloc(&sl->S, sp->leaf_inner, sp->leaf_cols, j->sum_threads) ||
+            !leaf_buf_alloc(&sl->Q, sp->leaf_rows, sp->leaf_cols, j->sum_threads)) {
             job_fail(j, RT_ENOMEM, "out of memory for a subproblem's buffers");
             goto release;
         }
     }
+    for (int k = 0; k < 2 && !gpu; k++)
+        if (!leaf_buf_alloc(&pp->own[k], sp->leaf_rows, sp->leaf_cols, j->sum_threads)) {
+            job_fail(j, RT_ENOMEM, "out of memory for a subproblem's buffers");
+            goto release;
+        }
+    buffers = rt_clock() - t0;
+    t0 = rt_clock();
+    if (gpu && pin_policy(j)) {
+        /* Page-locked so that the session's copies run at full PCIe speed and
+         * asynchronously; a buffer that cannot be locked stays pageable. */
+        leaf_buf *bufs[3 * RT_HOST_MAX_DEPTH];
+        int nb = 0;
+        for (int k = 0; k < pp->depth; k++)
+            bufs[nb++] = &pp->slot[k].T, bufs[nb++] = &pp->slot[k].S, bufs[nb++] = &pp->slot[k].Q;
+        rt_parallel(nb, (uint64_t)nb, 1, pin_range, bufs);
+        pinned = true;
+        for (int i = 0; i < nb; i++)
+            pinned = pinned && bufs[i]->pinned;
+    }
+    lock = rt_clock() - t0;
     pthread_mutex_init(&pp->mu, NULL);
     pthread_cond_init(&pp->cv, NULL);
     sync_ok = true;
@@ -659,50 +811,116 @@ static void *worker_main(void *arg)
         job_fail(j, RT_ENOMEM, "cannot start a host thread for a pipeline");
         goto join;
     }
-    /* Stage 2, on this thread: the executor. */
-    for (uint64_t m = 0;; m++) {
-        int k = (int)(m % (uint64_t)pp->depth);
-        if (!slot_wait(pp, k, SLOT_READY))
+    /* Stage 2, on this thread: the executor, one subproblem in flight. */
+    bool flying = false; /* subproblem seq - 1 submitted and not finished */
+    uint64_t flying_leaf = 0;
+    for (uint64_t seq = 0;; seq++) {
+        leaf_slot *in = &pp->slot[seq % (uint64_t)pp->depth];
+        if (!slot_wait(pp, &in->in_state, SLOT_READY, &pp->wait_ready))
             break;
-        leaf_slot *sl = &pp->slot[k];
-        if (sl->leaf != LEAF_END) {
-            double t0 = rt_clock();
-            char err[512];
-            rt_status st = gpu ? rt_execute_device(&j->sub, &sl->T, &sl->S, &sl->Q, pp->ex.device,
-                                                   pp->dev_limit, NULL, err, sizeof err)
-                               : rt_execute(&j->sub, &sl->T, &sl->S, &sl->Q, pp->threads, 0, NULL, err, sizeof err);
-            if (st != RT_OK) {
-                char msg[700];
-                snprintf(msg, sizeof msg, "subproblem %" PRIu64 " on %s %d: %s", sl->leaf,
-                         gpu ? "GPU" : "CPU executor", gpu ? pp->ex.device : wk->index, err);
-                job_fail(j, st, msg);
+        uint64_t leaf = in->in_leaf;
+        bool end = leaf == LEAF_END;
+        rt_status st = RT_OK;
+        uint64_t failed = leaf;
+        double t1 = rt_clock();
+        if (!end)
+            st = exec_submit(pp, seq, in, err, sizeof err);
+        /* the previous subproblem's product, then (depth 1) this one's, into
+         * their output slots */
+        for (int f = 0; f < 2 && st == RT_OK; f++) {
+            bool prev = f == 0;
+            if (prev ? !flying : (end || pp->depth > 1))
+                continue;
+            uint64_t fs = prev ? seq - 1 : seq;
+            leaf_slot *out = &pp->slot[fs % (uint64_t)pp->depth];
+            if (!slot_wait(pp, &out->out_state, SLOT_FREE, NULL)) {
+                st = RT_EDIMS; /* stopped elsewhere; that failure is the one reported */
                 break;
             }
-            pp->te += rt_clock() - t0;
+            failed = prev ? flying_leaf : leaf;
+            if ((st = exec_finish(pp, fs, out, err, sizeof err)) != RT_OK)
+                break;
+            out->out_leaf = failed;
+            slot_set(pp, &out->out_state, SLOT_DONE);
+            if (prev)
+                flying = false;
         }
-        /* read before the hand-over: once DONE, the other stages reuse the slot */
-        bool end = sl->leaf == LEAF_END;
-        slot_set(pp, k, SLOT_DONE);
-        if (end)
+        if (st == RT_OK && !end) {
+            failed = leaf;
+            st = exec_uploaded(pp, seq, err, sizeof err);
+        }
+        pp->te += rt_clock() - t1;
+        if (st != RT_OK) {
+            if (!atomic_load(&j->stop)) {
+                char msg[700];
+                snprintf(msg, sizeof msg, "subproblem %" PRIu64 " on %s %d: %s", failed,
+                         gpu ? "GPU" : "CPU executor", gpu ? pp->ex.device : wk->index, err);
+                job_fail(j, st, msg);
+            }
             break;
+        }
+        if (end) {
+            /* the end, after the last product, for the accumulation */
+            leaf_slot *out = &pp->slot[seq % (uint64_t)pp->depth];
+            if (slot_wait(pp, &out->out_state, SLOT_FREE, NULL)) {
+                out->out_leaf = LEAF_END;
+                slot_set(pp, &out->out_state, SLOT_DONE);
+            }
+            break;
+        }
+        slot_set(pp, &in->in_state, SLOT_FREE);
+        if (pp->depth > 1)
+            flying = true, flying_leaf = leaf;
     }
 join:
     if (have_sum)
         pthread_join(t_sum, NULL);
     if (have_acc)
         pthread_join(t_acc, NULL);
-    pthread_mutex_lock(&j->err_lock);
-    j->t_sums += pp->ts, j->t_exec += pp->te, j->t_acc += pp->ta;
-    pthread_mutex_unlock(&j->err_lock);
 release:
-    for (int k = 0; k < pp->depth; k++) {
-        leaf_matrix_free(&pp->slot[k].T, pp->slot[k].pt);
-        leaf_matrix_free(&pp->slot[k].S, pp->slot[k].ps);
-        leaf_matrix_free(&pp->slot[k].Q, pp->slot[k].pq);
+    if (pp && pp->sess) {
+        cuda_rt_session_stats cs;
+        cuda_rt_session_stats_get(pp->sess, &cs);
+        pthread_mutex_lock(&j->err_lock);
+        j->dev.ms_h2d += cs.ms_h2d, j->dev.ms_compute += cs.ms_compute, j->dev.ms_d2h += cs.ms_d2h;
+        j->dev.ms_pack += cs.ms_pack, j->dev.ms_expand += cs.ms_expand, j->dev.ms_inner += cs.ms_inner;
+        j->dev.ms_compress += cs.ms_compress, j->dev.ms_unpack += cs.ms_unpack, j->dev.ms_idle += cs.ms_idle;
+        j->dev.h2d_bytes += cs.h2d_bytes, j->dev.d2h_bytes += cs.d2h_bytes;
+        j->dev.products += cs.products;
+        j->dev.device_bytes = cs.device_bytes > j->dev.device_bytes ? cs.device_bytes : j->dev.device_bytes;
+        j->gpus++;
+        pthread_mutex_unlock(&j->err_lock);
+        double t2 = rt_clock();
+        cuda_rt_session_free(pp->sess);
+        setup += rt_clock() - t2;
+        pp->sess = NULL;
     }
-    if (sync_ok) {
-        pthread_mutex_destroy(&pp->mu);
-        pthread_cond_destroy(&pp->cv);
+    if (pp) {
+        double t3 = rt_clock();
+        for (int k = 0; k < pp->depth; k++) {
+            leaf_buf_free(&pp->slot[k].T);
+            leaf_buf_free(&pp->slot[k].S);
+            leaf_buf_free(&pp->slot[k].Q);
+        }
+        leaf_buf_free(&pp->own[0]);
+        leaf_buf_free(&pp->own[1]);
+        /* unlocking is part of locking's price, freeing of the buffers' */
+        if (pinned)
+            lock += rt_clock() - t3;
+        else
+            buffers += rt_clock() - t3;
+        pthread_mutex_lock(&j->err_lock);
+        j->t_sums += pp->ts, j->t_exec += pp->te, j->t_acc += pp->ta;
+        j->wait_ready += pp->wait_ready, j->wait_free += pp->wait_free;
+        j->setup = setup > j->setup ? setup : j->setup;
+        j->buffers = buffers > j->buffers ? buffers : j->buffers;
+        j->lock = lock > j->lock ? lock : j->lock;
+        j->pinned = j->pinned || pinned;
+        pthread_mutex_unlock(&j->err_lock);
+        if (sync_ok) {
+            pthread_mutex_destroy(&pp->mu);
+            pthread_cond_destroy(&pp->cv);
+        }
     }
     free(pp);
 finish:
@@ -726,18 +944,50 @@ rt_status rt_host_execute(const export_plan *p, const rt_host_split *sp, const r
         return RT_EDIMS;
     }
     int n = n_exec_of(cfg);
+    int all_threads = cfg && cfg->threads > 0 ? cfg->threads : rt_default_threads();
     if (sp->in_core) {
         rt_executor ex = exec_of(cfg, 0);
         rt_stats rs;
         memset(&rs, 0, sizeof rs);
+        if (ex.device >= 0) {
+            /* C's pages touched on every thread before the download writes into
+             * them: else their first-touch faults run inside the driver's copy,
+             * on one thread. */
+            double tz = rt_clock();
+            zero_parallel(C->w, (size_t)(C->rows * C->stride * 8), all_threads);
+            if (stats)
+                stats->zero_c = rt_clock() - tz;
+        }
+        /* FLIPGRAPH_PIN_OPERANDS=1: A, B and C page-locked for the call, to
+         * measure what locking costs against the pageable copies it saves
+         * (the profile's "host buffers"). */
+        const char *pin_env = getenv("FLIPGRAPH_PIN_OPERANDS");
+        leaf_buf ops[3] = {{*A, false}, {*B, false}, {*C, false}};
+        leaf_buf *opp[3] = {&ops[0], &ops[1], &ops[2]};
+        bool pin_ops = ex.device >= 0 && pin_env && !strcmp(pin_env, "1");
+        if (pin_ops) {
+            double tp = rt_clock();
+            rt_parallel(3, 3, 1, pin_range, opp);
+            if (stats)
+                stats->lock = rt_clock() - tp, stats->pinned = ops[0].pinned && ops[1].pinned && ops[2].pinned;
+        }
         rt_status st = ex.device >= 0
                            ? rt_execute_device(p, A, B, C, ex.device, cfg ? cfg->max_device_bytes : 0, &rs, err, errlen)
                            : rt_execute(p, A, B, C, ex.threads, cfg ? cfg->max_host_bytes : 0, &rs, err, errlen);
+        if (pin_ops) {
+            double tp = rt_clock();
+            for (int i = 0; i < 3; i++)
+                if (ops[i].pinned)
+                    cuda_rt_host_unregister(ops[i].m.w);
+            if (stats)
+                stats->lock += rt_clock() - tp;
+        }
         if (cfg && cfg->progress && st == RT_OK)
             cfg->progress(cfg->progress_ctx, 1, 1, rt_clock() - t0);
         if (stats) {
             stats->total = rt_clock() - t0;
             stats->exec = rs.total;
+            stats->gpus = ex.device >= 0;
             stats->leaves = 1;
             stats->in_core = rs;
         }
@@ -782,10 +1032,13 @@ rt_status rt_host_execute(const export_plan *p, const rt_host_split *sp, const r
     pthread_cond_init(&j->finished_cond, NULL);
     j->status = RT_OK;
     j->depth = pipeline_depth(cfg);
-    j->sum_threads = (cfg && cfg->threads > 0 ? cfg->threads : rt_default_threads()) / n;
+    j->sum_threads = all_threads / n;
     if (j->sum_threads < 1)
         j->sum_threads = 1;
-    memset(C->w, 0, C->rows * C->stride * 8);
+    rt_gpu_levels(&j->sub, j->gpu_lv);
+    double tz = rt_clock();
+    zero_parallel(C->w, (size_t)(C->rows * C->stride * 8), all_threads);
+    double zero_c = rt_clock() - tz;
 
     int started = 0;
     for (int i = 0; i < n; i++) {
@@ -827,6 +1080,17 @@ rt_status rt_host_execute(const export_plan *p, const rt_host_split *sp, const r
     if (stats) {
         stats->sums = j->t_sums, stats->exec = j->t_exec, stats->accumulate = j->t_acc;
         stats->leaves = atomic_load(&j->done);
+        stats->zero_c = zero_c;
+        stats->wait_sums = j->wait_ready, stats->wait_free = j->wait_free;
+        stats->setup = j->setup, stats->buffers = j->buffers, stats->lock = j->lock, stats->pinned = j->pinned;
+        stats->gpus = j->gpus;
+        stats->dev_h2d = j->dev.ms_h2d / 1e3, stats->dev_compute = j->dev.ms_compute / 1e3;
+        stats->dev_d2h = j->dev.ms_d2h / 1e3, stats->dev_idle = j->dev.ms_idle / 1e3;
+        stats->dev_pack = j->dev.ms_pack / 1e3, stats->dev_expand = j->dev.ms_expand / 1e3;
+        stats->dev_inner = j->dev.ms_inner / 1e3, stats->dev_compress = j->dev.ms_compress / 1e3;
+        stats->dev_unpack = j->dev.ms_unpack / 1e3;
+        stats->h2d_bytes = j->dev.h2d_bytes, stats->d2h_bytes = j->dev.d2h_bytes;
+        stats->device_bytes = j->dev.device_bytes;
     }
     for (uint64_t i = 0; i < nlocks; i++)
         pthread_mutex_destroy(&j->locks[i]);

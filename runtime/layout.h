@@ -31,6 +31,11 @@ uint64_t *rt_buf_alloc(uint64_t words, bool zero);
 
 double rt_clock(void);
 
+/* A sized plan's levels in the GPU executor's form (cuda/fg_cuda.h); returns
+ * their count.  The arrays are the plan's. */
+struct cuda_rt_level;
+int rt_gpu_levels(const export_plan *plan, struct cuda_rt_level *lv);
+
 /* Functions compiled for AVX-512, AVX2 and the baseline, one picked at load
  * time (an ifunc); elsewhere than x86-64 the baseline only. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

@@ -132,6 +132,7 @@ typedef enum rt_status {
 
 typedef struct rt_stats {
     double permute, expand, inner, compress, total; /* seconds */
+    double upload, download; /* GPU: the copies (inside permute), CUDA events */
 } rt_stats;
 
 /* C = A B with a sized plan (export_plan_size for A->rows, A->cols, B->cols);
@@ -156,6 +157,11 @@ rt_status rt_execute_gpu(const export_plan *plan, const rt_matrix *A, const rt_m
 rt_status rt_execute_device(const export_plan *plan, const rt_matrix *A, const rt_matrix *B,
                             rt_matrix *C, int device, double max_device_bytes, rt_stats *stats,
                             char *err, size_t errlen);
+/* The same for the host layer's streaming session on `device` (two buffer sets
+ * for the plain operands and product beside the product's peak;
+ * cuda_rt_session_need). */
+rt_status rt_device_stream_need(const export_plan *plan, int device, double max_device_bytes,
+                                double *bytes, char *err, size_t errlen);
 /* Device memory the GPU executor needs for a plan (sized) on `device`: the
  * smallest peak it reaches with enough serial levels to fit max_device_bytes
  * (0: the free memory), found by its dry run.  RT_EMEMORY when nothing fits,
@@ -217,11 +223,28 @@ typedef struct rt_host_split {
     double host_bytes;     /* all host buffers: executors * (leaf + CPU executor) */
 } rt_host_split;
 
+/* The profile of a product (docs/host-layer.md, "The profile"). */
 typedef struct rt_host_stats {
     double total, sums, exec, accumulate; /* seconds; sums, exec, accumulate summed
                                              over the executors' threads */
     uint64_t leaves;
-    rt_stats in_core; /* the executor's phases, in core */
+    rt_stats in_core;  /* the executor's phases, in core */
+    double zero_c;     /* C zeroed (its pages first touched) on all threads */
+    double buffers;    /* the subproblems' host buffers allocated and touched; the slowest
+                          executor's */
+    double lock;       /* a GPU executor's buffers page-locked (cudaHostRegister), and unlocked
+                          (in core: A, B, C with FLIPGRAPH_PIN_OPERANDS=1); the slowest's */
+    bool pinned;       /* they are page-locked */
+    double setup;      /* GPU sessions made and freed (streams, device buffers); the slowest's */
+    double wait_sums;  /* executors idle waiting for operand sums, summed */
+    double wait_free;  /* sums threads waiting for a free slot (the executor is behind), summed */
+    int gpus;          /* GPU executors */
+    /* GPU executors' device time (CUDA events), summed over them, seconds: the
+     * copies each way, the products (pack .. unpack), the compute streams' idle
+     * time between products; bytes copied; device memory of the largest. */
+    double dev_h2d, dev_compute, dev_d2h, dev_idle;
+    double dev_pack, dev_expand, dev_inner, dev_compress, dev_unpack;
+    double h2d_bytes, d2h_bytes, device_bytes;
 } rt_host_stats;
 
 /* Chooses the split for a sized plan: in core when one executor holds the whole

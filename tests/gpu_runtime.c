@@ -200,6 +200,77 @@ static void check_case(const char *what, const chain *ch, int mode, int kernel, 
     free(A.w), free(B.w), free(C.w), free(R.w);
 }
 
+/* The streaming session (the host layer's GPU executor) on `count` subproblems
+ * of one size, in its order (submit i, finish i-1, uploaded i), each against the
+ * reference; A and B are overwritten right after uploaded(i), as the host
+ * layer's sums do. */
+static void check_session(const char *what, const chain *ch, int mode, long long n, long long k, long long p,
+                          int count)
+{
+    char err[256] = "";
+    int code = 0;
+    cuda_rt_session *se = cuda_rt_session_new(ch ? ch->lv : NULL, ch ? ch->n : 0, mode, CUDA_BMM_AUTO,
+                                              (unsigned long long)n, (unsigned long long)k,
+                                              (unsigned long long)p, 0, 0.0, &code, err, sizeof err);
+    if (!se) {
+        printf("FAIL session %s: rc %d: %s\n", what, code, err);
+        g_fail++;
+        return;
+    }
+    double dens = mode == CUDA_BMM_BOOL ? 1.0 / (1.0 + __builtin_sqrt((double)k)) : 0.5;
+    if (dens < 1.0 / 64) dens = 1.0 / 64;
+    mat A[2], B[2], R[2], C = mat_new(n, p);
+    for (int s2 = 0; s2 < 2; s2++) A[s2] = mat_new(n, k), B[s2] = mat_new(k, p), R[s2] = mat_new(n, p);
+    int bad_total = 0;
+    for (int i = 0; i <= count && !bad_total; i++) {
+        const int s2 = i % 2;
+        if (i < count) {
+            mat_random(&A[s2], dens);
+            mat_random(&B[s2], dens);
+            mul_ref(&A[s2], &B[s2], &R[s2], mode == CUDA_BMM_BOOL);
+            if (cuda_rt_session_submit(se, (unsigned long long)i, A[s2].w, (size_t)A[s2].ld, B[s2].w,
+                                       (size_t)B[s2].ld, err, sizeof err) != 0) {
+                printf("FAIL session %s: submit %d: %s\n", what, i, err);
+                bad_total = 1;
+                break;
+            }
+        }
+        if (i > 0) {
+            for (long long w = 0; w < C.rows * C.ld; w++) C.w[w] = rnd(); /* poison */
+            if (cuda_rt_session_finish(se, (unsigned long long)(i - 1), C.w, (size_t)C.ld, err, sizeof err) != 0) {
+                printf("FAIL session %s: finish %d: %s\n", what, i - 1, err);
+                bad_total = 1;
+                break;
+            }
+            long long fr, fc, bad = mat_diff(&C, &R[(i - 1) % 2], &fr, &fc);
+            if (bad) {
+                printf("FAIL session %s %lldx%lldx%lld: subproblem %d: %lld entries differ, first (%lld,%lld) "
+                       "(seed %" PRIu64 ")\n", what, n, k, p, i - 1, bad, fr, fc, g_seed);
+                bad_total = 1;
+            }
+        }
+        if (i < count && cuda_rt_session_uploaded(se, (unsigned long long)i, err, sizeof err) != 0) {
+            printf("FAIL session %s: uploaded %d: %s\n", what, i, err);
+            bad_total = 1;
+        }
+        if (i < count) /* the operands may change now: the product must not see it */
+            for (long long w = 0; w < A[s2].rows * A[s2].ld; w++) A[s2].w[w] = ~A[s2].w[w];
+    }
+    cuda_rt_session_stats ss;
+    cuda_rt_session_stats_get(se, &ss);
+    if (!bad_total && (ss.products != (unsigned long long)count || !(ss.ms_compute > 0))) {
+        printf("FAIL session %s: stats: %llu products, %.3f ms of products\n", what, ss.products, ss.ms_compute);
+        bad_total = 1;
+    }
+    cuda_rt_session_free(se);
+    if (bad_total)
+        g_fail++;
+    else
+        g_pass++;
+    for (int s2 = 0; s2 < 2; s2++) free(A[s2].w), free(B[s2].w), free(R[s2].w);
+    free(C.w);
+}
+
 /* The same product by the CPU executor (runtime/, the reference) and by the
  * GPU executor on the plan's own arrays (export/plan.c), as `flipgraph multiply
  * --backend cpu|gpu` run them. */
@@ -368,8 +439,8 @@ int main(void)
     /* The cubic product on both inner kernels, GF(2) and Boolean; sizes on and
      * off the kernels' blocks (128 x 256 x 512 and 128 x 128 x 256). */
     static const long long sz[][3] = {{1, 1, 1},     {64, 64, 64},    {100, 200, 300},
-                                      {128, 512, 256}, {257, 513, 1025}, {1000, 777, 1500},
-                                      {129, 4096, 65}};
+                                      {256, 1024, 512}, {128, 512, 256}, {257, 513, 1025},
+                                      {1000, 777, 1500}, {129, 4096, 65}};
     const int nsz = small ? 4 : (int)(sizeof sz / sizeof sz[0]);
     for (int kernel = 0; kernel < CUDA_BMM_KERNELS; kernel++)
         for (int mode = 0; mode < 2; mode++)
@@ -436,6 +507,18 @@ int main(void)
             if (s444) check_vs_cpu("cpu-executor 444:47+strassen", c3, 2, 0, n, k, p);
             if (s234) check_vs_cpu("cpu-executor 234:20+strassen", c4, 2, 0, n, k, p);
         }
+    }
+
+    /* The streaming session: aligned cubic (the operands used in place), unaligned,
+     * Boolean, Strassen. */
+    {
+        chain ch = {0};
+        chain_add(&ch, st);
+        check_session("cubic gf2 aligned", NULL, CUDA_BMM_GF2, 256, 1024, 512, 5);
+        check_session("cubic gf2", NULL, CUDA_BMM_GF2, 1000, 777, 1500, 4);
+        check_session("cubic bool", NULL, CUDA_BMM_BOOL, 300, 2048, 500, 3);
+        check_session("strassen", &ch, CUDA_BMM_GF2, 513, 700, 1100, 3);
+        chain_free(&ch);
     }
 
     /* The host layer: GPU 0 alone, twice (two streams), and beside a CPU executor,

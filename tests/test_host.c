@@ -113,7 +113,7 @@ static void check_split(scheme_rng *rng, uint64_t seed, const scheme *const *cha
     cfg.exec = ex, cfg.n_exec = nexec, cfg.threads = 1 + (int)scheme_rng_below(rng, 3);
     cfg.min_host_levels = boolean ? 0 : (int)scheme_rng_below(rng, (uint32_t)levels + 1);
     cfg.min_tiles = 1u << scheme_rng_below(rng, 3);
-    cfg.pipeline = 1 + (int)scheme_rng_below(rng, 3);
+    cfg.pipeline = 1 + (int)scheme_rng_below(rng, RT_HOST_MAX_DEPTH);
     if (nexec == 1 && cfg.min_host_levels == 0 && cfg.min_tiles == 1)
         cfg.min_tiles = 2; /* always through the host layer here */
     cfg.progress = on_progress, cfg.progress_ctx = &log;
@@ -134,6 +134,11 @@ static void check_split(scheme_rng *rng, uint64_t seed, const scheme *const *cha
               "%" PRIu64 " entries differ from the in-core product, %" PRIu64 " from the naive one",
               seed, boolean ? "Boolean" : "GF(2)", r, k, c, levels, desc, nexec, cfg.pipeline, d1.count, d2.count);
     cr_assert_eq(hs.leaves, sp.leaves);
+    /* the profile of CPU executors: no GPU phases, times that add up */
+    cr_assert(hs.gpus == 0 && hs.dev_compute == 0 && hs.h2d_bytes == 0 && !hs.pinned);
+    cr_assert(hs.zero_c >= 0 && hs.buffers >= 0 && hs.wait_sums >= 0 && hs.wait_free >= 0);
+    cr_assert(hs.zero_c + hs.buffers <= hs.total, "zero C %.3f s, buffers %.3f s, total %.3f s", hs.zero_c,
+              hs.buffers, hs.total);
     cr_assert(log.calls >= 1 && log.monotone && log.last_done == sp.leaves && log.last_total == sp.leaves);
     rt_matrix_free(A), rt_matrix_free(B), rt_matrix_free(C), rt_matrix_free(in_core), rt_matrix_free(want);
     export_plan_free(&p);
@@ -171,6 +176,63 @@ Test(host, gf2_splits_equal_in_core_and_naive)
 Test(host, boolean_tiles_equal_in_core_and_naive)
 {
     random_splits(true, tc_sanitized() ? 5 : 16);
+}
+
+/* The pipeline's schedule does not change a bit: one product (C larger than 2
+ * MiB, so that C is zeroed in whole 2 MiB chunks and a tail; C starts as
+ * garbage) through every pipeline depth (the executor keeps a subproblem in
+ * flight from depth 2), 1 to 3 executors and 1 or 3 threads for the sums and
+ * accumulation, GF(2) with a Strassen host level and tiles and Boolean with
+ * tiles, against the in-core product. */
+Test(host, pipeline_depths_executors_threads_same_bits)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    char err[1024];
+    scheme *sq = rt_scheme_builtin("strassen", err, sizeof err);
+    const scheme *chain[1] = {sq};
+    const char *names[1] = {"strassen"};
+    for (int boolean = 0; boolean < 2; boolean++) {
+        export_plan p;
+        cr_assert(export_plan_init(&p, chain, names, boolean ? 0 : 1, boolean, err, sizeof err), "%s", err);
+        uint64_t r = 2100 + scheme_rng_below(&rng, 300), k = 300 + scheme_rng_below(&rng, 400),
+                 c = 8200 + scheme_rng_below(&rng, 900);
+        cr_assert(export_plan_size(&p, r, k, c, err, sizeof err), "%s", err);
+        rt_matrix *A = random_matrix(&rng, r, k, boolean ? 1.0 / (double)k : 0.5),
+                  *B = random_matrix(&rng, k, c, boolean ? 1.0 / (double)k : 0.5);
+        rt_matrix *C = rt_matrix_new(r, c), *want = rt_matrix_new(r, c);
+        cr_assert_gt(C->rows * C->stride * 8, 2u << 20);
+        cr_assert_eq(rt_execute(&p, A, B, want, 2, 0, NULL, err, sizeof err), RT_OK, "%s", err);
+        for (int depth = 1; depth <= RT_HOST_MAX_DEPTH; depth++)
+            for (int nexec = 1; nexec <= 3; nexec++)
+                for (int threads = 1; threads <= 3; threads += 2) {
+                    if (tc_sanitized() && (nexec == 2 || threads == 3))
+                        continue;
+                    rt_executor ex[3] = {{-1, 1}, {-1, 2}, {-1, 1}};
+                    rt_host_config cfg;
+                    memset(&cfg, 0, sizeof cfg);
+                    cfg.exec = ex, cfg.n_exec = nexec, cfg.threads = threads, cfg.pipeline = depth;
+                    cfg.min_host_levels = boolean ? 0 : 1;
+                    cfg.min_tiles = 2;
+                    rt_host_split sp;
+                    cr_assert_eq(rt_host_choose(&p, &cfg, &sp, err, sizeof err), RT_OK, "%s", err);
+                    cr_assert(!sp.in_core && sp.leaves >= 8);
+                    rt_matrix_random(C, &rng, 0.5);
+                    rt_host_stats hs;
+                    cr_assert_eq(rt_host_execute(&p, &sp, &cfg, A, B, C, &hs, err, sizeof err), RT_OK, "%s", err);
+                    rt_diff d;
+                    rt_matrix_compare(C, want, &d);
+                    cr_assert(d.equal,
+                              "seed %" PRIu64 ": %s %" PRIu64 "x%" PRIu64 "x%" PRIu64 ", depth %d, %d executors, "
+                              "%d threads: %" PRIu64 " entries differ from the in-core product",
+                              seed, boolean ? "Boolean" : "GF(2)", r, k, c, depth, nexec, threads, d.count);
+                    cr_assert_eq(hs.leaves, sp.leaves);
+                }
+        rt_matrix_free(A), rt_matrix_free(B), rt_matrix_free(C), rt_matrix_free(want);
+        export_plan_free(&p);
+    }
+    scheme_free(sq);
 }
 
 /* The limit picks the split: in core when it fits, else host levels, then tiles,
@@ -362,8 +424,14 @@ Test(host, cli_limits_devices_and_generate)
     cr_assert(grc == 0 || grc == 2, "--devices 0,cpu: exit %d", grc);
     /* bench multiply --generate: operands from a seed, Freivalds and samples */
     snprintf(cmd, sizeof cmd, "%s bench multiply --generate 1500 --scheme strassen --levels 2 --max-memory 1 "
-             "--devices cpu,cpu --threads 2 --seed %" PRIu64 " >%s/bench.txt 2>&1 && grep -q 'Freivalds: pass' %s/bench.txt",
-             b, seed, dir, dir);
+             "--devices cpu,cpu --threads 2 --pipeline 3 --seed %" PRIu64 " >%s/bench.txt 2>&1 && "
+             "grep -q 'Freivalds: pass' %s/bench.txt && grep -q '^profile:' %s/bench.txt && "
+             "grep -q '^  operand sums .* thread-s' %s/bench.txt && grep -q '^  accumulation ' %s/bench.txt",
+             b, seed, dir, dir, dir, dir, dir);
+    cr_assert_eq(tc_system(cmd), 0, "%s", cmd);
+    /* --pipeline out of range: bad usage */
+    snprintf(cmd, sizeof cmd, "%s bench multiply --generate 100 --pipeline 5 2>%s/err.txt; test $? -eq 2 && "
+             "grep -q -- '--pipeline' %s/err.txt", b, dir, dir);
     cr_assert_eq(tc_system(cmd), 0, "%s", cmd);
     snprintf(cmd, sizeof cmd, "%s bench multiply --generate 1000x700x300 --boolean -q >%s/bench2.txt 2>&1 && "
              "grep -q 'samples: 0 of' %s/bench2.txt", b, dir, dir);
