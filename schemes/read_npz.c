@@ -14,7 +14,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#if FLIPGRAPH_HAVE_ZIP
 #include <zip.h>
+#endif
 
 #include "scheme.h"
 
@@ -52,6 +54,7 @@ bool scheme_is_npz(const void *buf, size_t len)
            ((b[2] == 3 && b[3] == 4) || (b[2] == 5 && b[3] == 6));
 }
 
+#if FLIPGRAPH_HAVE_ZIP
 /* ---- arrays ------------------------------------------------------------ */
 
 /* A typed view of an array's entries (never a copy). */
@@ -152,6 +155,7 @@ typedef struct pk_obj {
 typedef struct pk_vm {
     const unsigned char *b;
     size_t len, pos;
+    size_t base; /* the pickle's offset in its member, for messages */
     pk_obj **all;
     int nall, capall;
     pk_obj **stack;
@@ -162,6 +166,7 @@ typedef struct pk_vm {
 } pk_vm;
 
 static pk_obj pk_mark_obj = {.t = PK_MARK};
+#define PK_NOWHERE ((size_t)-1) /* a finding about the built objects, not one opcode */
 
 static bool pk_fail(pk_vm *v, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool pk_fail(pk_vm *v, size_t at, const char *fmt, ...)
@@ -171,7 +176,10 @@ static bool pk_fail(pk_vm *v, size_t at, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(m, sizeof m, fmt, ap);
     va_end(ap);
-    snprintf(v->err, sizeof v->err, "byte %zu of the pickle: %s", at, m);
+    if (at == PK_NOWHERE)
+        snprintf(v->err, sizeof v->err, "in its pickle: %s", m);
+    else
+        snprintf(v->err, sizeof v->err, "byte %zu (in its pickle): %s", v->base + at, m);
     return false;
 }
 
@@ -517,7 +525,7 @@ static bool pk_dtype(pk_vm *v, const pk_obj *o, char *descr, size_t dl)
 {
     if (o->t != PK_REDUCED || o->fn->i != G_DTYPE || o->args->nitems < 1 || o->args->items[0]->t != PK_STR ||
         o->args->items[0]->n == 0 || o->args->items[0]->n > 8)
-        return pk_fail(v, 0, "expected a numpy.dtype of a type name such as 'i8'");
+        return pk_fail(v, PK_NOWHERE, "expected a numpy.dtype of a type name such as 'i8'");
     char order = '|';
     if (o->state && o->state->t == PK_TUPLE && o->state->nitems >= 2 && o->state->items[1]->t == PK_STR &&
         o->state->items[1]->n == 1)
@@ -533,19 +541,19 @@ static bool pk_array(pk_vm *v, const pk_obj *o, npz_arr *a, const pk_obj **list,
 {
     if (o->t != PK_REDUCED || o->fn->i != G_RECONSTRUCT || o->args->nitems < 1 ||
         o->args->items[0]->t != PK_GLOBAL || o->args->items[0]->i != G_NDARRAY)
-        return pk_fail(v, 0, "expected a pickled numpy.ndarray");
+        return pk_fail(v, PK_NOWHERE, "expected a pickled numpy.ndarray");
     const pk_obj *st = o->state;
     if (!st || st->t != PK_TUPLE || st->nitems != 5 || st->items[1]->t != PK_TUPLE ||
         st->items[3]->t != PK_BOOL)
-        return pk_fail(v, 0, "a numpy.ndarray without its state (version, shape, dtype, fortran, data)");
+        return pk_fail(v, PK_NOWHERE, "a numpy.ndarray without its state (version, shape, dtype, fortran, data)");
     const pk_obj *shape = st->items[1];
     if (shape->nitems > SCHEME_NPY_MAX_DIMS)
-        return pk_fail(v, 0, "an array of %d dimensions", shape->nitems);
+        return pk_fail(v, PK_NOWHERE, "an array of %d dimensions", shape->nitems);
     memset(a, 0, sizeof *a);
     a->ndim = shape->nitems;
     for (int k = 0; k < a->ndim; k++) {
         if (shape->items[k]->t != PK_INT || shape->items[k]->i < 0)
-            return pk_fail(v, 0, "a shape that is not a tuple of sizes");
+            return pk_fail(v, PK_NOWHERE, "a shape that is not a tuple of sizes");
         a->shape[k] = (uint64_t)shape->items[k]->i;
     }
     a->fortran = st->items[3]->i != 0;
@@ -558,7 +566,7 @@ static bool pk_array(pk_vm *v, const pk_obj *o, npz_arr *a, const pk_obj **list,
         a->data = st->items[4]->p;
         a->nbytes = st->items[4]->n;
     } else
-        return pk_fail(v, 0, "array data that is neither bytes nor a list");
+        return pk_fail(v, PK_NOWHERE, "array data that is neither bytes nor a list");
     return true;
 }
 
@@ -706,7 +714,7 @@ static bool build_scheme(const npz_member *m, const npz_factors *F, scheme_npz_e
             }
             if (!any) {
                 scheme_free(s);
-                return zfail(m->d, m->file, m->member, "term %llu: factor %c is zero (not a rank-one term)",
+                return zfail(m->d, m->file, m->member, "column %llu (a term): factor %c is zero (not a rank-one term)",
                              (unsigned long long)r, "uvw"[pos]);
             }
         }
@@ -778,6 +786,7 @@ static bool read_member(const npz_member *m, const unsigned char *buf, size_t le
                      "%d dimensions, expected shape (3,): the factors u, v, w", h.shape_at, h.ndim);
     v.b = data;
     v.len = (size_t)nbytes;
+    v.base = h.data_offset;
     pk_obj *top = NULL;
     const pk_obj *list = NULL;
     char descr[32];
@@ -820,16 +829,6 @@ static bool read_member(const npz_member *m, const unsigned char *buf, size_t le
 out:
     pk_free(&v);
     return ok;
-}
-
-void scheme_npz_free(scheme_npz *z)
-{
-    if (!z)
-        return;
-    for (int k = 0; k < z->count; k++)
-        scheme_free(z->e[k].s);
-    free(z->e);
-    free(z);
 }
 
 scheme_npz *scheme_npz_read_buffer(const void *buf, size_t len, const char *name, scheme_diag *diag)
@@ -930,6 +929,30 @@ fail:
     zip_discard(za);
     scheme_npz_free(z);
     return NULL;
+}
+
+#else
+scheme_npz *scheme_npz_read_buffer(const void *buf, size_t len, const char *name, scheme_diag *diag)
+{
+    (void)buf;
+    (void)len;
+    if (diag) {
+        memset(diag, 0, sizeof *diag);
+        zfail(diag, name ? name : "<buffer>", NULL, "this build of flipgraph has no libzip "
+              "(configured with -DFLIPGRAPH_ZIP=OFF): .npz files cannot be read");
+    }
+    return NULL;
+}
+#endif
+
+void scheme_npz_free(scheme_npz *z)
+{
+    if (!z)
+        return;
+    for (int k = 0; k < z->count; k++)
+        scheme_free(z->e[k].s);
+    free(z->e);
+    free(z);
 }
 
 scheme_npz *scheme_npz_read_file(const char *path, scheme_diag *diag)

@@ -8,10 +8,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#if FLIPGRAPH_HAVE_ZIP
 #include <zip.h>
+#endif
 
 #include "scheme.h"
 
+#if FLIPGRAPH_HAVE_ZIP
 typedef struct wbuf {
     unsigned char *p;
     size_t n, cap;
@@ -265,6 +268,17 @@ bool scheme_write_npz_set(const scheme *const *s, int count, FILE *out)
     free(bytes);
     return ok;
 }
+
+#else
+bool scheme_write_npz_set(const scheme *const *s, int count, FILE *out)
+{
+    (void)s;
+    (void)count;
+    (void)out;
+    errno = ENOTSUP; /* -DFLIPGRAPH_ZIP=OFF: no libzip */
+    return false;
+}
+#endif
 
 bool scheme_write_npz(const scheme *s, FILE *out)
 {

@@ -22,7 +22,7 @@ step() { # name command...
   local name=$1; shift
   if "$@" >> "$LOG" 2>&1; then results+=("ok      $name"); else results+=("FAILED  $name (exit $?)"); fi
 }
-step configure cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DFLIPGRAPH_CUDA_ARCH=90a -DFLIPGRAPH_BLAS=OFF \
+step configure cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DFLIPGRAPH_CUDA_ARCH=90a -DFLIPGRAPH_BLAS=OFF -DFLIPGRAPH_ZIP=OFF \
   -DSQLite3_INCLUDE_DIR=$DEPS/usr/include -DSQLite3_LIBRARY="$SQLITE_LIB" -DXXHASH_INCLUDE_DIR=$DEPS/usr/include
 step build cmake --build $B -j"$(nproc)" --target flipgraph gpu_walk gpu_runtime
 export FLIPGRAPH_BIN=$PWD/$B/flipgraph

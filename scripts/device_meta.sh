@@ -31,7 +31,7 @@ for f in deps/libsqlite3-dev_*.deb deps/libxxhash-dev_*.deb; do [ -f "$f" ] && d
 SQLITE_LIB=$(ls /lib/x86_64-linux-gnu/libsqlite3.so.0 /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 2>/dev/null | head -1)
 B=build-device
 t0=$(date +%s)
-cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DFLIPGRAPH_CUDA_ARCH=90a -DFLIPGRAPH_BLAS=OFF \
+cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DFLIPGRAPH_CUDA_ARCH=90a -DFLIPGRAPH_BLAS=OFF -DFLIPGRAPH_ZIP=OFF \
   -DSQLite3_INCLUDE_DIR=$DEPS/usr/include -DSQLite3_LIBRARY="$SQLITE_LIB" -DXXHASH_INCLUDE_DIR=$DEPS/usr/include \
   > "$OUT/build.log" 2>&1 && cmake --build $B -j"$(nproc)" --target flipgraph >> "$OUT/build.log" 2>&1 || {
   tail -30 "$OUT/build.log"; exit 2; }
