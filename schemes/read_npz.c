@@ -627,10 +627,22 @@ static bool key_parse(const npz_member *m, scheme_npz_entry *e)
                      "of its scheme, as AlphaTensor names them)");
     memcpy(e->key, nm, l - 4);
     e->key[l - 4] = 0;
-    int n, mm, p, used = 0;
-    if (sscanf(e->key, "%d,%d,%d%n", &n, &mm, &p, &used) != 3 || (size_t)used != strlen(e->key) ||
-        n < 1 || mm < 1 || p < 1 || n > 100000 || mm > 100000 || p > 100000 || e->key[0] == '+' ||
-        strchr(e->key, ' ') || strchr(e->key, '-'))
+    /* Three positive decimal numbers joined by commas, nothing else. */
+    int dim[3] = {0, 0, 0}, k = 0;
+    bool ok = true;
+    for (const char *q = e->key; ok; q++) {
+        if (*q >= '0' && *q <= '9') {
+            ok = dim[k] <= 100000;
+            dim[k] = dim[k] * 10 + (*q - '0');
+        } else if (*q == ',' && k < 2 && q > e->key && q[-1] != ',')
+            k++;
+        else {
+            ok = *q == 0 && k == 2 && q > e->key && q[-1] != ',';
+            break;
+        }
+    }
+    int n = dim[0], mm = dim[1], p = dim[2];
+    if (!ok || n < 1 || mm < 1 || p < 1)
         return zfail(m->d, m->file, m->member, "expected a .npy array named N,M,P.npy (N, M, P "
                      "positive: the format of its scheme, as AlphaTensor names them)");
     e->fmt = (scheme_format){n, mm, p};

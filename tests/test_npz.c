@@ -569,3 +569,69 @@ Test(npz, db_import_stores_every_scheme_of_an_npz)
     cr_assert_eq(rc, 2, "%s", out);
     cr_assert(strstr(out, "broken.npz: not a readable zip archive"), "%s", out);
 }
+
+/* Random damage to the pickle of an object-array member (re-zipped, so that
+ * the CRC holds and the pickle itself is read): every outcome is a refusal
+ * that names the member, or a well-formed scheme; never a crash (the
+ * sanitized pass runs this too). */
+Test(npz, damaged_pickles_are_refused_or_read_never_crash)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    scheme *s = scheme_standard((scheme_format){2, 3, 4});
+    size_t len;
+    char *buf = npz_bytes((const scheme *const *)&s, 1, &len);
+    zip_error_t ze;
+    zip_error_init(&ze);
+    zip_source_t *src = zip_source_buffer_create(buf, len, 0, &ze);
+    zip_t *za = zip_open_from_source(src, ZIP_RDONLY, &ze);
+    cr_assert_not_null(za);
+    zip_stat_t st;
+    cr_assert_eq(zip_stat_index(za, 0, 0, &st), 0);
+    unsigned char *orig = malloc(st.size), *m = malloc(st.size + 8);
+    zip_file_t *zf = zip_fopen_index(za, 0, 0);
+    cr_assert_eq(zip_fread(zf, orig, st.size), (zip_int64_t)st.size);
+    zip_fclose(zf);
+    zip_discard(za);
+    zip_error_fini(&ze);
+    const size_t header = 128; /* the .npy header the writer wrote: 2 x 64 bytes */
+    cr_assert(!memcmp(orig + header, "\x80\x03", 2));
+    int rounds = tc_sanitized() ? 150 : 400, refused = 0;
+    for (int round = 0; round < rounds; round++) {
+        memcpy(m, orig, st.size);
+        size_t n = st.size;
+        int flips = 1 + (int)scheme_rng_below(&rng, 3);
+        for (int k = 0; k < flips; k++) {
+            size_t at = header + scheme_rng_below(&rng, (uint32_t)(st.size - header));
+            m[at] = (unsigned char)scheme_rng_next(&rng);
+        }
+        if (scheme_rng_below(&rng, 4) == 0) /* sometimes cut short too */
+            n = header + scheme_rng_below(&rng, (uint32_t)(st.size - header));
+        const char *names[1] = {"2,3,4.npy"};
+        const void *bufs[1] = {m};
+        size_t lens[1] = {n};
+        make_zip(tc_path_in("dmg.npz"), 1, names, bufs, lens);
+        scheme_diag d;
+        memset(&d, 0, sizeof d);
+        scheme_npz *z = scheme_npz_read_file(tc_path_in("dmg.npz"), &d);
+        if (!z) {
+            refused++;
+            cr_assert(strstr(d.msg, "member '2,3,4.npy'"), "seed %#llx round %d: '%s'",
+                      (unsigned long long)seed, round, d.msg);
+            continue;
+        }
+        cr_assert_eq(z->count, 1);
+        if (z->e[0].s) {
+            char err[300];
+            cr_assert(scheme_writable(z->e[0].s, SCHEME_FILE_NATIVE, err, sizeof err),
+                      "seed %#llx round %d: %s", (unsigned long long)seed, round, err);
+        }
+        scheme_npz_free(z);
+    }
+    cr_assert_gt(refused, 0, "seed %#llx: no damage was ever refused", (unsigned long long)seed);
+    free(orig);
+    free(m);
+    free(buf);
+    scheme_free(s);
+}
