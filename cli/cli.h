@@ -63,6 +63,11 @@ double cli_now(void);
 bool cli_wants_help(int argc, char **argv);
 /* Reads a scheme from a file, printing FILE:LINE:COL: message on failure. */
 scheme *cli_read_scheme(const char *cmd, const char *path, const scheme_format *dims);
+/* Whether PATH is a file that starts like a zip (an AlphaTensor .npz); false
+ * for "-" and for what cannot be opened (the reader then says why). */
+bool cli_is_npz_path(const char *path);
+/* Every scheme of an .npz; NULL with FILE: member 'K': what was expected on stderr. */
+scheme_npz *cli_read_npz(const char *cmd, const char *path);
 /* "option '-x' is unknown or lacks its value" (optopt set) or "unknown option
  * 'ARG'": the message of a getopt_long failure; returns CLI_USAGE. */
 int cli_option_error(const char *cmd, char **argv);

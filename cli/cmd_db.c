@@ -478,12 +478,45 @@ static int db_export_cmd(int argc, char **argv, opts *o)
 
 /* ---- import ---- */
 
+/* Verifies and stores one scheme read from label; false after a store
+ * failure (*result says its exit code), which ends the import. */
+static bool import_one(db *d, const char *label, const scheme *s, int *stored, int *known, int *refused,
+                       int *result)
+{
+    char src[300], err[1024], fb[32], extra[128] = "";
+    snprintf(src, sizeof src, "import:%s", label);
+    db_provenance prov = {0, 0, src, 0, 0};
+    int64_t id, f2_id;
+    bool existed, f2_existed;
+    db_status st = db_import_scheme(d, s, &prov, &id, &existed, &f2_id, &f2_existed, err,
+                                    sizeof err);
+    fmt_short(s->fmt, fb);
+    if (st == DB_INVALID) {
+        (*refused)++;
+        printf("%-10s %s: %s\n", "refused", label, err);
+    } else if (st != DB_OK) {
+        printf("%-10s %s\n", "failed", label);
+        *result = fail(st, "import", err);
+        return false;
+    } else {
+        existed ? (*known)++ : (*stored)++;
+        if (f2_id)
+            snprintf(extra, sizeof extra, "  (mod 2: id %lld, %s)", (long long)f2_id,
+                     f2_existed ? "already there" : "stored");
+        printf("%-10s id %6lld  %-9s %-2s rank %4d  %s%s\n",
+               existed ? "already" : "stored", (long long)id, fb, ring_label(s->ring),
+               s->rank, label, extra);
+    }
+    return true;
+}
+
 static int db_import_cmd(int argc, char **argv, opts *o)
 {
     static const char *help =
         "usage: flipgraph db import FILE... [--dims NxMxP] [--db PATH]\n\n"
-        "Reads each scheme file (exp, txt, m, native: detected), verifies it over its ring\n"
-        "and stores it, creating the database when needed.  A file with integer coefficients\n"
+        "Reads each scheme file (exp, txt, m, native, AlphaTensor .npz: detected), verifies\n"
+        "it over its ring and stores it, creating the database when needed.  An .npz brings\n"
+        "every scheme it holds (FILE[N,M,P]; --dims: only that one).  A file with integer coefficients\n"
         "is stored over Z, and its reduction mod 2 over GF(2) with the Z scheme as parent.\n"
         "Says per file: stored, already there (with the stored id), refused (the verifier's\n"
         "message) or unreadable (FILE:LINE:COL).\n"
@@ -499,8 +532,30 @@ static int db_import_cmd(int argc, char **argv, opts *o)
         return code;
     int stored = 0, known = 0, refused = 0, unreadable = 0;
     int result = CLI_OK;
-    for (int i = o->first_arg; i < argc; i++) {
+    for (int i = o->first_arg; i < argc && result == CLI_OK; i++) {
         const char *path = argv[i];
+        if (!o->has_dims && cli_is_npz_path(path)) {
+            /* An AlphaTensor .npz: every scheme in it, labelled FILE[N,M,P]. */
+            scheme_diag diag;
+            memset(&diag, 0, sizeof diag);
+            scheme_npz *z = scheme_npz_read_file(path, &diag);
+            if (!z) {
+                unreadable++;
+                printf("%-10s %s: %s\n", "unreadable", path, diag.msg);
+                continue;
+            }
+            for (int k = 0; k < z->count && result == CLI_OK; k++) {
+                char label[4200];
+                snprintf(label, sizeof label, "%s[%s]", path, z->e[k].key);
+                if (!z->e[k].s) {
+                    unreadable++;
+                    printf("%-10s %s: beyond flipgraph's limits: %s\n", "unreadable", label, z->e[k].skipped);
+                } else
+                    import_one(d, label, z->e[k].s, &stored, &known, &refused, &result);
+            }
+            scheme_npz_free(z);
+            continue;
+        }
         scheme_diag diag;
         memset(&diag, 0, sizeof diag);
         scheme *s = scheme_read_file(path, o->has_dims ? &o->dims : NULL, &diag);
@@ -513,31 +568,7 @@ static int db_import_cmd(int argc, char **argv, opts *o)
                 printf("%-10s %s: %s\n", "unreadable", path, diag.msg);
             continue;
         }
-        char src[300], err[1024], fb[32], extra[128] = "";
-        snprintf(src, sizeof src, "import:%s", path);
-        db_provenance prov = {0, 0, src, 0, 0};
-        int64_t id, f2_id;
-        bool existed, f2_existed;
-        db_status st = db_import_scheme(d, s, &prov, &id, &existed, &f2_id, &f2_existed, err,
-                                        sizeof err);
-        fmt_short(s->fmt, fb);
-        if (st == DB_INVALID) {
-            refused++;
-            printf("%-10s %s: %s\n", "refused", path, err);
-        } else if (st != DB_OK) {
-            scheme_free(s);
-            printf("%-10s %s\n", "failed", path);
-            result = fail(st, "import", err);
-            break;
-        } else {
-            existed ? known++ : stored++;
-            if (f2_id)
-                snprintf(extra, sizeof extra, "  (mod 2: id %lld, %s)", (long long)f2_id,
-                         f2_existed ? "already there" : "stored");
-            printf("%-10s id %6lld  %-9s %-2s rank %4d  %s%s\n",
-                   existed ? "already" : "stored", (long long)id, fb, ring_label(s->ring),
-                   s->rank, path, extra);
-        }
+        import_one(d, path, s, &stored, &known, &refused, &result);
         scheme_free(s);
     }
     db_close(d);

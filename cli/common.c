@@ -70,6 +70,30 @@ scheme *cli_read_scheme(const char *cmd, const char *path, const scheme_format *
     return s;
 }
 
+bool cli_is_npz_path(const char *path)
+{
+    if (!strcmp(path, "-"))
+        return false;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    unsigned char b[4];
+    bool yes = fread(b, 1, 4, f) == 4 && scheme_is_npz(b, 4);
+    fclose(f);
+    return yes;
+}
+
+scheme_npz *cli_read_npz(const char *cmd, const char *path)
+{
+    (void)cmd;
+    scheme_diag d;
+    memset(&d, 0, sizeof d);
+    scheme_npz *z = scheme_npz_read_file(path, &d);
+    if (!z)
+        fprintf(stderr, "%s: %s\n", path, d.msg);
+    return z;
+}
+
 int cli_option_error(const char *cmd, char **argv)
 {
     if (optopt)

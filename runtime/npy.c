@@ -1,8 +1,7 @@
 /* NumPy .npy files of float matrices (docs/float.md has the subset read and
- * written).  The header is a Python literal dict; it is parsed strictly (the
- * three keys NumPy writes, each once, nothing else) so that a file that is not
- * what it seems is refused with the byte offset of the first surprise, and the
- * file's size is checked against the shape before anything is allocated. */
+ * written).  The header is parsed by the schemes module's one .npy header
+ * parser (strict: the byte offset of the first surprise), and the file's size
+ * is checked against the shape before anything is allocated. */
 #include <endian.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -36,242 +35,41 @@ typedef struct npy_header {
     size_t data_offset; /* bytes before the entries */
 } npy_header;
 
-/* A cursor over the dict text; off is the byte offset of text[0] in the file. */
-typedef struct {
-    const char *s;
-    size_t len, i, off;
-    const char *name;
-    scheme_diag *d;
-} npy_cur;
-
-static void skip_ws(npy_cur *c)
-{
-    while (c->i < c->len && (c->s[c->i] == ' ' || c->s[c->i] == '\t'))
-        c->i++;
-}
-
-static bool fail_at(npy_cur *c, const char *what)
-{
-    char found[16];
-    if (c->i >= c->len)
-        snprintf(found, sizeof found, "the end");
-    else if ((unsigned char)c->s[c->i] >= 32 && (unsigned char)c->s[c->i] < 127)
-        snprintf(found, sizeof found, "'%c'", c->s[c->i]);
-    else
-        snprintf(found, sizeof found, "byte 0x%02x", (unsigned char)c->s[c->i]);
-    diag_set(c->d, c->name, "byte %zu of the .npy header: expected %s, found %s", c->off + c->i,
-             what, found);
-    return false;
-}
-
-static bool expect_ch(npy_cur *c, char ch, const char *what)
-{
-    skip_ws(c);
-    if (c->i < c->len && c->s[c->i] == ch) {
-        c->i++;
-        return true;
-    }
-    return fail_at(c, what);
-}
-
-/* A quoted string ('...' or "...") without escapes; out gets it. */
-static bool read_str(npy_cur *c, char *out, size_t outlen, const char *what)
-{
-    skip_ws(c);
-    if (c->i >= c->len || (c->s[c->i] != '\'' && c->s[c->i] != '"'))
-        return fail_at(c, what);
-    char q = c->s[c->i++];
-    size_t n = 0;
-    while (c->i < c->len && c->s[c->i] != q) {
-        if (c->s[c->i] == '\\' || n + 1 >= outlen)
-            return fail_at(c, what);
-        out[n++] = c->s[c->i++];
-    }
-    if (c->i >= c->len)
-        return fail_at(c, "a closing quote");
-    c->i++;
-    out[n] = 0;
-    return true;
-}
-
-static bool read_uint(npy_cur *c, uint64_t *v)
-{
-    skip_ws(c);
-    if (c->i >= c->len || c->s[c->i] < '0' || c->s[c->i] > '9')
-        return fail_at(c, "a dimension (a non-negative integer)");
-    uint64_t x = 0;
-    while (c->i < c->len && c->s[c->i] >= '0' && c->s[c->i] <= '9') {
-        if (x > (UINT64_MAX - 9) / 10)
-            return fail_at(c, "a dimension below 2^64");
-        x = x * 10 + (uint64_t)(c->s[c->i++] - '0');
-    }
-    if (c->i < c->len && c->s[c->i] == 'L') /* Python 2 longs, as old NumPy wrote them */
-        c->i++;
-    *v = x;
-    return true;
-}
-
-/* The dict: {'descr': '<f8', 'fortran_order': False, 'shape': (R, C), } */
-static bool parse_dict(npy_cur *c, npy_header *h)
-{
-    bool seen[3] = {false, false, false};
-    if (!expect_ch(c, '{', "'{' (the header is a Python dict)"))
-        return false;
-    for (;;) {
-        skip_ws(c);
-        if (c->i < c->len && c->s[c->i] == '}') {
-            c->i++;
-            break;
-        }
-        char key[32];
-        size_t key_at = c->i;
-        if (!read_str(c, key, sizeof key, "a key ('descr', 'fortran_order' or 'shape') or '}'"))
-            return false;
-        if (!expect_ch(c, ':', "':'"))
-            return false;
-        int k = !strcmp(key, "descr") ? 0 : !strcmp(key, "fortran_order") ? 1 : !strcmp(key, "shape") ? 2 : -1;
-        if (k < 0) {
-            c->i = key_at;
-            return fail_at(c, "one of the keys 'descr', 'fortran_order', 'shape'");
-        }
-        if (seen[k]) {
-            c->i = key_at;
-            return fail_at(c, "each key once");
-        }
-        seen[k] = true;
-        skip_ws(c);
-        size_t val_at = c->i;
-        if (k == 0) {
-            char descr[32];
-            if (!read_str(c, descr, sizeof descr, "a type string such as '<f8'"))
-                return false;
-            if (!strcmp(descr, "<f8") || !strcmp(descr, "f8") || !strcmp(descr, "<d"))
-                h->type = RT_F64;
-            else if (!strcmp(descr, "<f4") || !strcmp(descr, "f4") || !strcmp(descr, "<f"))
-                h->type = RT_F32;
-            else {
-                c->i = val_at;
-                diag_set(c->d, c->name,
-                         "byte %zu of the .npy header: dtype '%s', expected '<f8' (float64) or "
-                         "'<f4' (float32), little-endian%s", c->off + val_at, descr,
-                         descr[0] == '>' ? " (this file is big-endian)" : "");
-                return false;
-            }
-        } else if (k == 1) {
-            if (c->len - c->i >= 4 && !memcmp(c->s + c->i, "True", 4)) {
-                h->fortran = true;
-                c->i += 4;
-            } else if (c->len - c->i >= 5 && !memcmp(c->s + c->i, "False", 5)) {
-                h->fortran = false;
-                c->i += 5;
-            } else
-                return fail_at(c, "True or False");
-        } else {
-            if (!expect_ch(c, '(', "'(' (the shape is a tuple)"))
-                return false;
-            uint64_t dim[3];
-            int nd = 0;
-            for (;;) {
-                skip_ws(c);
-                if (c->i < c->len && c->s[c->i] == ')') {
-                    c->i++;
-                    break;
-                }
-                if (nd == 3) {
-                    c->i = val_at;
-                    return fail_at(c, "a 2-D shape (rows, cols); this array has more dimensions");
-                }
-                if (!read_uint(c, &dim[nd++]))
-                    return false;
-                skip_ws(c);
-                if (c->i < c->len && c->s[c->i] == ',')
-                    c->i++;
-                else if (c->i >= c->len || c->s[c->i] != ')')
-                    return fail_at(c, "',' or ')' in the shape");
-            }
-            if (nd != 2) {
-                c->i = val_at;
-                diag_set(c->d, c->name,
-                         "byte %zu of the .npy header: a %d-D array, expected a 2-D shape (rows, cols)",
-                         c->off + val_at, nd);
-                return false;
-            }
-            if (dim[0] < 1 || dim[1] < 1 || dim[0] > RT_MAX_DIM || dim[1] > RT_MAX_DIM) {
-                diag_set(c->d, c->name,
-                         "byte %zu of the .npy header: shape (%llu, %llu): each dimension must be 1 .. 2^32",
-                         c->off + val_at, (unsigned long long)dim[0], (unsigned long long)dim[1]);
-                return false;
-            }
-            h->rows = dim[0];
-            h->cols = dim[1];
-        }
-        skip_ws(c);
-        if (c->i < c->len && c->s[c->i] == ',')
-            c->i++;
-        else if (c->i >= c->len || c->s[c->i] != '}')
-            return fail_at(c, "',' or '}'");
-    }
-    static const char *const keys[3] = {"descr", "fortran_order", "shape"};
-    for (int k = 0; k < 3; k++)
-        if (!seen[k]) {
-            diag_set(c->d, c->name, "the .npy header has no '%s' key (expected descr, fortran_order, shape)",
-                     keys[k]);
-            return false;
-        }
-    /* Only padding may follow: spaces, then the newline that ends the header. */
-    while (c->i < c->len && (c->s[c->i] == ' ' || c->s[c->i] == '\t' || c->s[c->i] == '\0'))
-        c->i++;
-    if (c->i + 1 != c->len || c->s[c->i] != '\n')
-        return fail_at(c, "spaces then a newline (the end of the header)");
-    return true;
-}
-
-/* Checks the prefix and header in head[0, got); on success h is filled. */
+/* The shared header parser (schemes/npy_header.c), then what a float matrix
+ * needs: a little-endian f4/f8 dtype and a 2-D shape of positive dimensions. */
 static bool header_parse(const unsigned char *head, size_t got, const char *name, npy_header *h,
                          scheme_diag *d)
 {
-    if (got < 6 || memcmp(head, RT_NPY_MAGIC, 6) != 0) {
-        diag_set(d, name, "not a NumPy .npy file (the magic \\x93NUMPY is missing)");
-        return false;
-    }
-    if (got < NPY_PREFIX + 2) {
-        diag_set(d, name, "truncated .npy header: %zu bytes", got);
-        return false;
-    }
-    unsigned major = head[6], minor = head[7];
-    size_t hlen, hstart;
-    if (major == 1) {
-        hlen = (size_t)head[8] | (size_t)head[9] << 8;
-        hstart = NPY_PREFIX + 2;
-    } else if (major == 2 || major == 3) {
-        if (got < NPY_PREFIX + 4) {
-            diag_set(d, name, "truncated .npy header: %zu bytes", got);
-            return false;
-        }
-        hlen = (size_t)head[8] | (size_t)head[9] << 8 | (size_t)head[10] << 16 | (size_t)head[11] << 24;
-        hstart = NPY_PREFIX + 4;
-    } else {
-        diag_set(d, name, "byte 6: .npy format version %u.%u, expected 1.0, 2.0 or 3.0", major, minor);
-        return false;
-    }
-    if (minor != 0) {
-        diag_set(d, name, "byte 7: .npy format version %u.%u, expected minor version 0", major, minor);
-        return false;
-    }
-    if (hlen == 0 || hlen > 1u << 20) {
-        diag_set(d, name, "byte 8: header length %zu, expected 1 .. 1 MiB", hlen);
-        return false;
-    }
-    if (got < hstart + hlen) {
-        diag_set(d, name, "truncated .npy header: the file has %zu bytes, the header needs %zu", got,
-                 hstart + hlen);
-        return false;
-    }
-    npy_cur c = {(const char *)head + hstart, hlen, 0, hstart, name, d};
+    scheme_npy_header g;
     memset(h, 0, sizeof *h);
-    if (!parse_dict(&c, h))
+    if (!scheme_npy_header_parse(head, got, name, &g, d))
         return false;
-    h->data_offset = hstart + hlen;
+    const char *descr = g.descr;
+    if (!strcmp(descr, "<f8") || !strcmp(descr, "f8") || !strcmp(descr, "<d"))
+        h->type = RT_F64;
+    else if (!strcmp(descr, "<f4") || !strcmp(descr, "f4") || !strcmp(descr, "<f"))
+        h->type = RT_F32;
+    else {
+        diag_set(d, name,
+                 "byte %zu of the .npy header: dtype '%s', expected '<f8' (float64) or "
+                 "'<f4' (float32), little-endian%s", g.descr_at, descr,
+                 descr[0] == '>' ? " (this file is big-endian)" : "");
+        return false;
+    }
+    if (g.ndim != 2) {
+        diag_set(d, name, "byte %zu of the .npy header: a %d-D array, expected a 2-D shape (rows, cols)",
+                 g.shape_at, g.ndim);
+        return false;
+    }
+    if (g.shape[0] < 1 || g.shape[1] < 1 || g.shape[0] > RT_MAX_DIM || g.shape[1] > RT_MAX_DIM) {
+        diag_set(d, name, "byte %zu of the .npy header: shape (%llu, %llu): each dimension must be 1 .. 2^32",
+                 g.shape_at, (unsigned long long)g.shape[0], (unsigned long long)g.shape[1]);
+        return false;
+    }
+    h->rows = g.shape[0];
+    h->cols = g.shape[1];
+    h->fortran = g.fortran;
+    h->data_offset = g.data_offset;
     if ((double)h->rows * (double)h->cols * (double)rt_ftype_size(h->type) > (double)RT_MAX_MATRIX_BYTES) {
         diag_set(d, name, "%llu x %llu %s entries are larger than this program's limit of %llu GiB",
                  (unsigned long long)h->rows, (unsigned long long)h->cols, rt_ftype_name(h->type),

@@ -315,7 +315,7 @@ double rt_fmatrix_max_abs(const rt_fmatrix *m);
  * descr '<f4' or '<f8'; a 2-D shape of positive dimensions) and then the file's
  * size against it, before anything is allocated.  NULL with diag naming the
  * file, the byte offset and what was expected. */
-#define RT_NPY_MAGIC "\x93NUMPY"
+#define RT_NPY_MAGIC SCHEME_NPY_MAGIC
 rt_fmatrix *rt_npy_read_file(const char *path, scheme_diag *diag);
 rt_fmatrix *rt_npy_read_buffer(const void *buf, size_t len, const char *name, scheme_diag *diag);
 /* Only the header: dimensions, type, order. */

@@ -19,6 +19,8 @@ scheme_file_kind scheme_detect_kind(const char *buf, size_t len)
         return SCHEME_FILE_UNKNOWN;
     const unsigned char *b = (const unsigned char *)buf;
     size_t i = 0;
+    if (scheme_is_npz(buf, len))
+        return SCHEME_FILE_NPZ;
 #define AT(k) ((k) < len ? (int)b[k] : -1)
     while (i < len && (hspace(b[i]) || b[i] == '\n'))
         i++;
@@ -96,6 +98,7 @@ const char *scheme_file_kind_name(scheme_file_kind k)
     case SCHEME_FILE_TXT: return "txt";
     case SCHEME_FILE_M: return "m";
     case SCHEME_FILE_NATIVE: return "native";
+    case SCHEME_FILE_NPZ: return "npz";
     default: return "unknown";
     }
 }
@@ -105,7 +108,7 @@ scheme_file_kind scheme_file_kind_parse(const char *name)
     if (!name)
         return SCHEME_FILE_UNKNOWN;
     static const scheme_file_kind kinds[] = {SCHEME_FILE_EXP, SCHEME_FILE_TXT, SCHEME_FILE_M,
-                                             SCHEME_FILE_NATIVE};
+                                             SCHEME_FILE_NATIVE, SCHEME_FILE_NPZ};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (strcmp(name, scheme_file_kind_name(kinds[i])) == 0)
             return kinds[i];

@@ -4,6 +4,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One scheme of an AlphaTensor .npz: the member of format *dims, or the only
+ * one; a file of several needs --dims to choose. */
+static scheme *rd_read_npz_one(const char *buf, size_t len, const char *name, const scheme_format *dims,
+                               scheme_diag *diag)
+{
+    scheme_npz *z = scheme_npz_read_buffer(buf, len, name, diag);
+    if (!z)
+        return NULL;
+    const scheme_npz_entry *e = NULL;
+    char fb[32];
+    if (dims) {
+        e = scheme_npz_find(z, *dims);
+        if (!e)
+            snprintf(diag->msg, sizeof diag->msg, "no member %d,%d,%d.npy (a scheme of %s) in this .npz",
+                     dims->n, dims->m, dims->p, scheme_format_str(*dims, fb));
+    } else if (z->count == 1)
+        e = &z->e[0];
+    else {
+        size_t o = (size_t)snprintf(diag->msg, sizeof diag->msg,
+                                    "an .npz of %d schemes: choose one with --dims NxMxP (its keys:", z->count);
+        for (int k = 0; k < z->count && o < sizeof diag->msg; k++)
+            o += (size_t)snprintf(diag->msg + o, sizeof diag->msg - o, " %s", z->e[k].key);
+        if (o < sizeof diag->msg)
+            snprintf(diag->msg + o, sizeof diag->msg - o, ")");
+    }
+    scheme *s = NULL;
+    if (e && !e->s)
+        snprintf(diag->msg, sizeof diag->msg, "member '%s.npy': %s", e->key, e->skipped);
+    else if (e) {
+        s = e->s;
+        z->e[e - z->e].s = NULL; /* ours now */
+    }
+    scheme_npz_free(z);
+    return s;
+}
+
 scheme *scheme_read_buffer(const char *buf, size_t len, const char *name,
                            const scheme_format *dims, scheme_diag *diag)
 {
@@ -24,6 +60,8 @@ scheme *scheme_read_buffer(const char *buf, size_t len, const char *name,
                  dims->n, dims->m, dims->p);
         return NULL;
     }
+    if (scheme_is_npz(buf, len))
+        return rd_read_npz_one(buf, len, name ? name : "<buffer>", dims, diag);
     /* A UTF-8 byte order mark is harmless text; columns still count it. */
     if (c.len >= 3 && memcmp(c.buf, "\xEF\xBB\xBF", 3) == 0)
         c.pos = 3;

@@ -155,7 +155,8 @@ typedef enum scheme_file_kind {
     SCHEME_FILE_EXP,    /* Kauers-Moosbauer: (a11+a23)*(b12)*(c21+c33) */
     SCHEME_FILE_TXT,    /* Moosbauer-Poole: (a13 - a32) (b12 + b21) (-c13) */
     SCHEME_FILE_M,      /* Mathematica: {{{{1,0},{0,1}}, {...}, {...}}, ...} */
-    SCHEME_FILE_NATIVE  /* flipgraph's own, see docs/formats.md */
+    SCHEME_FILE_NATIVE, /* flipgraph's own, see docs/formats.md */
+    SCHEME_FILE_NPZ     /* AlphaTensor: a zip of NumPy arrays, one member per scheme */
 } scheme_file_kind;
 
 /* Limits that keep every reader bounded, whatever the input. */
@@ -204,6 +205,65 @@ typedef struct scheme_write_ctx {
     scheme_file_kind kind;
 } scheme_write_ctx;
 bool scheme_write_cb(void *ctx, FILE *f);
+
+/* ---- NumPy .npy headers, and AlphaTensor's .npz scheme files ---------- */
+
+/* The header of a .npy file (docs/formats.md, "AlphaTensor .npz"), parsed once
+ * for every reader of .npy data (runtime/npy.c reads float matrices with it). */
+#define SCHEME_NPY_MAGIC "\x93NUMPY"
+#define SCHEME_NPY_MAX_DIMS 8
+typedef struct scheme_npy_header {
+    char descr[32];            /* as written: "<i8", "|O", "<f4" */
+    bool fortran;              /* fortran_order */
+    int ndim;                  /* 0 .. SCHEME_NPY_MAX_DIMS */
+    uint64_t shape[SCHEME_NPY_MAX_DIMS];
+    size_t descr_at, shape_at; /* byte offsets of the two values, for messages */
+    size_t data_offset;        /* bytes before the entries */
+} scheme_npy_header;
+/* Checks the magic, the version (1.0, 2.0, 3.0) and the dict (exactly the keys
+ * descr, fortran_order, shape) in head[0, got); false with diag naming the
+ * byte offset and what was expected.  The dtype and shape are not judged. */
+bool scheme_npy_header_parse(const unsigned char *head, size_t got, const char *name,
+                             scheme_npy_header *h, scheme_diag *diag);
+
+/* AlphaTensor's factorization files (Fawzi et al., "Discovering faster matrix
+ * multiplication algorithms with reinforcement learning", 2022): a zip of .npy
+ * members, one per scheme, named "N,M,P.npy"; each holds the factors u, v, w
+ * (N*M x R, M*P x R, P*N x R) as one (3, E, R) integer array or, when the three
+ * sizes differ, a pickled object array of three (docs/formats.md says which
+ * pickles are read; nothing in them is ever run). */
+typedef struct scheme_npz_entry {
+    char key[64];         /* the member's name without ".npy": "4,4,4" */
+    scheme_format fmt;    /* from the key */
+    int rank;             /* R */
+    scheme *s;            /* NULL when the scheme is beyond flipgraph's limits */
+    char skipped[256];    /* then: why */
+} scheme_npz_entry;
+typedef struct scheme_npz {
+    int count;
+    scheme_npz_entry *e;  /* in the archive's order */
+} scheme_npz;
+/* true when buf starts like a zip archive ("PK\3\4" or the empty "PK\5\6"). */
+bool scheme_is_npz(const void *buf, size_t len);
+/* Reads every member.  A member beyond the limits (a factor of more than 64
+ * entries, a rank above SCHEME_MAX_RANK, a coefficient outside int8) is kept
+ * as an entry with s NULL and the reason in skipped; anything malformed (not a
+ * zip, a member that is not a .npy array named N,M,P.npy, a shape that does not
+ * fit the key, a dtype other than integers or integral floats, a pickle other
+ * than NumPy's arrays) refuses the whole file: NULL with diag naming the file,
+ * the member and what was expected.  The ring of each scheme is Z when its
+ * member holds an entry other than 0 and 1, else GF(2), as for .exp files. */
+scheme_npz *scheme_npz_read_buffer(const void *buf, size_t len, const char *name, scheme_diag *diag);
+scheme_npz *scheme_npz_read_file(const char *path, scheme_diag *diag);
+void scheme_npz_free(scheme_npz *z);
+/* The entry of format f (keys are formats), or NULL. */
+const scheme_npz_entry *scheme_npz_find(const scheme_npz *z, scheme_format f);
+/* Writes count schemes as AlphaTensor writes them: member "N,M,P.npy" of
+ * int64 entries, a (3, E, R) array when the factor sizes agree, else a
+ * pickled object array of three (E, R) arrays as NumPy pickles it.  Keys
+ * (formats) must be distinct: false with errno EINVAL otherwise. */
+bool scheme_write_npz_set(const scheme *const *s, int count, FILE *out);
+bool scheme_write_npz(const scheme *s, FILE *out);
 
 /* ---- small shared utilities ------------------------------------------ */
 

@@ -22,7 +22,7 @@ bool scheme_writable(const scheme *s, scheme_file_kind kind, char *err, size_t e
     if (!s || !scheme_format_valid(s->fmt))
         return scheme_fail(err, errlen, "not a valid scheme format");
     if (kind != SCHEME_FILE_EXP && kind != SCHEME_FILE_TXT && kind != SCHEME_FILE_M &&
-        kind != SCHEME_FILE_NATIVE)
+        kind != SCHEME_FILE_NATIVE && kind != SCHEME_FILE_NPZ)
         return scheme_fail(err, errlen, "no writer for the file kind '%s'", scheme_file_kind_name(kind));
     if (s->rank < 1 || s->rank > SCHEME_MAX_RANK)
         return scheme_fail(err, errlen, "rank %d: a file holds 1..%d terms", s->rank, SCHEME_MAX_RANK);
@@ -186,6 +186,7 @@ bool scheme_write(const scheme *s, scheme_file_kind kind, FILE *out)
     case SCHEME_FILE_TXT: return scheme_write_txt(s, out);
     case SCHEME_FILE_M: return scheme_write_m(s, out);
     case SCHEME_FILE_NATIVE: return scheme_write_native(s, out);
+    case SCHEME_FILE_NPZ: return scheme_write_npz(s, out);
     default:
         errno = EINVAL;
         return false;

@@ -21,7 +21,7 @@ D=/tmp/fgdeps
 mkdir -p $D
 for p in deps/libsqlite3-dev_*.deb deps/libxxhash-dev_*.deb; do [ -f "$p" ] && dpkg -x "$p" $D; done
 SQL=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 /lib/x86_64-linux-gnu/libsqlite3.so.0 2>/dev/null | head -1)
-ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90a -DFLIPGRAPH_BLAS=OFF -DSQLite3_INCLUDE_DIR=$D/usr/include
+ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90a -DFLIPGRAPH_BLAS=OFF -DFLIPGRAPH_ZIP=OFF -DSQLite3_INCLUDE_DIR=$D/usr/include
       -DSQLite3_LIBRARY=$SQL -DXXHASH_INCLUDE_DIR=$D/usr/include)
 rm -rf "$BASE" && mkdir -p "$BASE"
 tar --exclude='./build*' --exclude='./out' -cf - . | tar -xf - -C "$BASE"

@@ -3,7 +3,8 @@
 # machine lacks the SQLite and xxHash headers and nothing can be installed
 # there: the caller carries the git-ignored deps/ folder (apt-get download
 # libsqlite3-dev libxxhash-dev, and Open MPI's packages for device_mpi.sh),
-# unpacked here under FG_DEPS; the build has no CPU BLAS (-DFLIPGRAPH_BLAS=OFF).
+# unpacked here under FG_DEPS; the build has no CPU BLAS (-DFLIPGRAPH_BLAS=OFF)
+# and no libzip (-DFLIPGRAPH_ZIP=OFF: .npz files are refused there).
 #
 #   . scripts/device_env.sh          (from the repository root)
 #   fg_device_deps [PATTERN...]      unpacks deps/PATTERN (default: the SQLite
@@ -22,6 +23,6 @@ fg_device_deps() {
 }
 
 FG_SQLITE_LIB=$(ls /lib/x86_64-linux-gnu/libsqlite3.so.0 /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 2>/dev/null | head -1)
-FG_DEVICE_CMAKE=(-DCMAKE_BUILD_TYPE=Release -DFLIPGRAPH_CUDA_ARCH=90a -DFLIPGRAPH_BLAS=OFF
+FG_DEVICE_CMAKE=(-DCMAKE_BUILD_TYPE=Release -DFLIPGRAPH_CUDA_ARCH=90a -DFLIPGRAPH_BLAS=OFF -DFLIPGRAPH_ZIP=OFF
   "-DSQLite3_INCLUDE_DIR=$FG_DEPS/usr/include" "-DSQLite3_LIBRARY=$FG_SQLITE_LIB"
   "-DXXHASH_INCLUDE_DIR=$FG_DEPS/usr/include")

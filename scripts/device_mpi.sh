@@ -35,7 +35,7 @@ else
 fi
 command -v mpirun > /dev/null || { echo "no mpirun here and none in deps/ (see the head of this script)"; exit 3; }
 SQL=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 /lib/x86_64-linux-gnu/libsqlite3.so.0 2>/dev/null | head -1)
-cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90a -DFLIPGRAPH_BLAS=OFF \
+cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90a -DFLIPGRAPH_BLAS=OFF -DFLIPGRAPH_ZIP=OFF \
   -DSQLite3_INCLUDE_DIR=$D/usr/include -DSQLite3_LIBRARY=$SQL -DXXHASH_INCLUDE_DIR=$D/usr/include \
   "${MPIARGS[@]}" > "$OUT/mpi_cmake.log" 2>&1 &&
   cmake --build build-mpi -j "$(nproc)" --target flipgraph > "$OUT/mpi_build.log" 2>&1 ||

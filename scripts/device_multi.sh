@@ -47,7 +47,7 @@ git rev-parse --short=12 HEAD 2>/dev/null || true
 export FLIPGRAPH_CORPUS=$ROOT/data/corpus
 
 # ---- build ------------------------------------------------------------------
-CMAKE_ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90a -DFLIPGRAPH_BLAS=OFF)
+CMAKE_ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90a -DFLIPGRAPH_BLAS=OFF -DFLIPGRAPH_ZIP=OFF)
 if [ ! -f /usr/include/sqlite3.h ] || [ ! -f /usr/include/xxhash.h ]; then
   D=/tmp/fgdeps
   mkdir -p $D

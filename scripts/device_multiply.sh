@@ -38,7 +38,7 @@ for f in deps/libsqlite3-dev_*.deb deps/libxxhash-dev_*.deb; do
 done
 SQLITE_LIB=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so* /lib/x86_64-linux-gnu/libsqlite3.so* 2>/dev/null | head -1)
 B=build-device
-step "configure" 120 cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a -DFLIPGRAPH_BLAS=OFF \
+step "configure" 120 cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a -DFLIPGRAPH_BLAS=OFF -DFLIPGRAPH_ZIP=OFF \
   -DSQLite3_INCLUDE_DIR=$DEPS/usr/include -DSQLite3_LIBRARY="$SQLITE_LIB" \
   -DXXHASH_INCLUDE_DIR=$DEPS/usr/include || { tail -30 "$LOG"; exit 3; }
 step "build" 300 cmake --build $B -j"$(nproc)" --target gpu_runtime bench_gpu_multiply || {

@@ -50,7 +50,7 @@ export FLIPGRAPH_CORPUS=${FLIPGRAPH_CORPUS:-$ROOT/data/corpus}
 
 if [ "${1:-}" = "--emulate" ]; then
   B=${BUILD_DIR:-$ROOT/build-gpuwalk-emu}
-  cmake -S . -B "$B" -DFLIPGRAPH_CUDA=OFF -DFLIPGRAPH_BLAS=OFF >/dev/null && cmake --build "$B" -j "$JOBS" --target fg_search >/dev/null || exit 3
+  cmake -S . -B "$B" -DFLIPGRAPH_CUDA=OFF -DFLIPGRAPH_BLAS=OFF -DFLIPGRAPH_ZIP=OFF >/dev/null && cmake --build "$B" -j "$JOBS" --target fg_search >/dev/null || exit 3
   g++ -std=c++17 -O2 -g -Wall -Wno-maybe-uninitialized -I. -Icuda -c cuda/walk_emu.cpp -o "$B/walk_emu.o" || exit 3
   gcc -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -c tests/gpu_walk.c -o "$B/gpu_walk.o" || exit 3
   g++ -o "$B/gpu_walk_emu" "$B/gpu_walk.o" "$B/walk_emu.o" "$B/libfg_search.a" "$B/libfg_db.a" \
@@ -66,7 +66,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 git rev-parse --short=12 HEAD 2>/dev/null || true
 
 # ---- build ----------------------------------------------------------------
-CMAKE_ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90a -DFLIPGRAPH_BLAS=OFF)
+CMAKE_ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90a -DFLIPGRAPH_BLAS=OFF -DFLIPGRAPH_ZIP=OFF)
 if [ ! -f /usr/include/sqlite3.h ] || [ ! -f /usr/include/xxhash.h ]; then
   D=/tmp/fgdeps
   mkdir -p $D

@@ -14,9 +14,14 @@ corpus=${FLIPGRAPH_CORPUS:-$root/data/corpus}
 cc=${CC_FUZZ:-clang}
 mkdir -p "$out/corpus" "$out/artifacts" "$out/seeds"
 
+# With libzip (scripts/setup.sh installs it) the .npz reader is fuzzed too.
+zip_flags=(-DFLIPGRAPH_HAVE_ZIP=0)
+if pkg-config --exists libzip 2>/dev/null; then
+  read -r -a zip_flags <<<"-DFLIPGRAPH_HAVE_ZIP=1 $(pkg-config --cflags --libs libzip)"
+fi
 "$cc" -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I"$root" "$root"/tests/fuzz/fuzz_read.c "$root"/schemes/*.c -o "$out/fuzz_read"
+  -I"$root" "$root"/tests/fuzz/fuzz_read.c "$root"/schemes/*.c "${zip_flags[@]}" -o "$out/fuzz_read"
 
 # Seeds: the published files and ours (copied: libFuzzer only reads seed folders).
 if [ -d "$corpus" ]; then
@@ -24,6 +29,9 @@ if [ -d "$corpus" ]; then
     [ -f "$f" ] && cp -f "$f" "$out/seeds/$(basename "$(dirname "$f")")_$(basename "$f")"
   done
 fi
+for f in "$root"/data/alphatensor/*.npz; do
+  [ -f "$f" ] && cp -f "$f" "$out/seeds/alphatensor_$(basename "$f")"
+done
 if [ -d "$root/tests/fuzz/seeds" ]; then
   cp -f "$root"/tests/fuzz/seeds/* "$out/seeds/" 2>/dev/null || true
 fi

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake make gcc pkg-config libsqlite3-dev libxxhash-dev libcriterion-dev sqlite3 gnuplot-nox libm4ri-dev libopenblas-dev
+packages=(cmake make gcc pkg-config libsqlite3-dev libxxhash-dev libzip-dev libcriterion-dev sqlite3 gnuplot-nox libm4ri-dev libopenblas-dev
           openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${packages[@]}"; do
