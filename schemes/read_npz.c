@@ -718,8 +718,8 @@ static bool build_scheme(const npz_member *m, const npz_factors *F, scheme_npz_e
         for (int pos = 0; pos < 3; pos++) {
             bool any = false;
             for (uint64_t x = 0; x < E[pos]; x++) {
-                int64_t v;
-                double bad;
+                int64_t v = 0;
+                double bad = 0;
                 entry_of(F, pos, x, r, &v, &bad);
                 z.z[pos][x] = (int8_t)v;
                 any |= v != 0;

@@ -436,7 +436,10 @@ static void t_planted(const char *name, const scheme *s0)
     scheme_push(s, t.f[0], t.f[1], t.f[2]);
     scheme_push(s, t.f[0], t.f[1], t.f[2]);
     cuda_walk_config c = base_config(round32(s->rank), g_seed ^ 0x1234);
-    c.warps = qw(256);
+    /* 32 walkers at least (the emulator's 8 made the bound below fail for 1
+     * seed in about 16 on <4,4,4>:47+2, where a walker reduces with
+     * probability about 0.7) */
+    c.warps = qw(256) < 32 ? 32 : qw(256);
     c.plateau = 0; /* no plus: the rank can only fall */
     cuda_walk_info in;
     cuda_walk *w = open_walk(&c, tn, &in);
@@ -455,11 +458,13 @@ static void t_planted(const char *name, const scheme *s0)
      * never separates the copies (a set holding one holds the other, and a
      * dependent pair is reduced before any flip): every walker must reduce.
      * Beyond, a lane samples one of its terms, so a flip may take one copy
-     * away before the pair is seen: most walkers must reduce. */
+     * away before the pair is seen: a third of the walkers must reduce
+     * (about 0.7 of them do on <4,4,4>, all on <4,5,5> and <5,5,5>: below a
+     * third of 32 is more than 4 standard deviations away). */
     const bool all = s->rank <= 32;
-    report(ran && (all ? fell == in.warps : fell * 2 >= in.warps), tn,
+    report(ran && (all ? fell == in.warps : fell * 3 >= in.warps), tn,
            "%d of %d walkers at rank <= %d after 400 steps (%s)%s%s", fell, in.warps, s0->rank,
-           all ? "all required" : "half required", ran ? "" : ": ", ran ? "" : err);
+           all ? "all required" : "a third required", ran ? "" : ": ", ran ? "" : err);
     cuda_walk_destroy(w);
     scheme_free(s);
 }
