@@ -295,7 +295,11 @@ Test(store_cli, the_size_cap_holds_for_every_writer)
     } cases[] = {
         {"search --dims 4x4x4 --time 5s -q --db cap-%d.db", 3},
         {"sweep --dims-list 4x4x4 --time-per 3s --db cap-%d.db", 3},
-        {"demo --db cap-%d.db", 3},
+        /* one thread: the demo's improvements (and so the free room left in
+         * the store's pages, which a write may use without growing it) are
+         * the same every time; with two, a run that stored fewer of them let
+         * the lift fit, exit 0, once in a loaded full ctest */
+        {"demo --threads 1 --db cap-%d.db", 3},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char args[600], out[8192], err[8192];
