@@ -324,7 +324,8 @@ static int decide_backend(const search_config *c, int64_t resume)
 {
     bool visible = cuda_compiled_in() && cuda_device_count() > c->p.device;
     if (c->backend == SEARCH_BACKEND_AUTO && c->p.ring == SCHEME_RING_Z)
-        return SEARCH_BACKEND_CPU; /* the walk over Z has no GPU walker yet */
+        /* the GPU walk over Z holds coefficients in {-1, 0, 1} */
+        return visible && c->p.coef_max == 1 ? SEARCH_BACKEND_GPU : SEARCH_BACKEND_CPU;
     if (c->backend == SEARCH_BACKEND_AUTO) {
         const bool cpu_only_sym =
             c->p.symmetry != SCHEME_SYM_NONE &&
