@@ -378,6 +378,9 @@ int cuda_wz_per_block(const cuda_wz *s);
 int cuda_wz_run(cuda_wz *s, const wz_params *P, uint64_t steps, double *ms, char *err, size_t errlen);
 /* Copies every walker's scalars (out: room for cuda_wz_walkers). */
 int cuda_wz_states(cuda_wz *s, wz_state *out, char *err, size_t errlen);
+/* Replaces the start schemes (as cuda_wz_config's; the same cap): walks that
+ * begin from now on draw from these. */
+int cuda_wz_set_starts(cuda_wz *s, const uint64_t *terms, const int32_t *ranks, int n, char *err, size_t errlen);
 /* Copies walker's best terms (st->best_rank of them, [rank][6]). */
 int cuda_wz_best(cuda_wz *s, int walker, const wz_state *st, uint64_t *terms, char *err, size_t errlen);
 void cuda_wz_destroy(cuda_wz *s);

@@ -84,7 +84,7 @@ __global__ void wz_walk_smem(wz_state *st, uint64_t *blocks, int cap, const uint
 }  // namespace
 
 struct cuda_wz {
-    int walkers = 0, cap = 0, nstarts = 0;
+    int walkers = 0, cap = 0, nstarts = 0, start_room = 0;
     int device = 0;
     wz_state *d_state = nullptr;
     uint64_t *d_blocks = nullptr, *d_starts = nullptr;
@@ -118,6 +118,7 @@ int cuda_wz_create(const cuda_wz_config *cfg, cuda_wz **out, char *err, size_t e
     s->device = cfg->device;
     s->cap = cfg->cap;
     s->nstarts = cfg->nstarts;
+    s->start_room = cfg->nstarts;
     snprintf(s->name, sizeof s->name, "%s", prop.name);
     // shared memory when a walker's terms fit four times over in an SM's
     const size_t bytes = (size_t)cfg->cap * WZ_TERM_WORDS * sizeof(uint64_t);
@@ -202,6 +203,41 @@ int cuda_wz_states(cuda_wz *s, wz_state *out, char *err, size_t errlen)
 {
     cudaError_t e = cudaMemcpy(out, s->d_state, (size_t)s->walkers * sizeof(wz_state), cudaMemcpyDeviceToHost);
     return e == cudaSuccess ? 0 : (fail(err, errlen, "reading the walkers' states", e), 3);
+}
+
+int cuda_wz_set_starts(cuda_wz *s, const uint64_t *terms, const int32_t *ranks, int n, char *err, size_t errlen)
+{
+    if (n < 1) {
+        if (err && errlen)
+            snprintf(err, errlen, "cuda_wz_set_starts: %d schemes", n);
+        return 2;
+    }
+    for (int i = 0; i < n; i++)
+        if (ranks[i] < 1 || ranks[i] >= s->cap) {
+            if (err && errlen)
+                snprintf(err, errlen, "cuda_wz_set_starts: start %d of rank %d for %d slots", i, ranks[i], s->cap);
+            return 2;
+        }
+    cudaError_t e = cudaSetDevice(s->device);
+    const size_t sw = (size_t)n * (size_t)s->cap * WZ_TERM_WORDS;
+    if (e == cudaSuccess && n > s->start_room) {
+        cudaFree(s->d_starts);
+        cudaFree(s->d_ranks);
+        s->d_starts = nullptr;
+        s->d_ranks = nullptr;
+        s->start_room = 0;
+        if ((e = cudaMalloc(&s->d_starts, sw * sizeof(uint64_t))) == cudaSuccess &&
+            (e = cudaMalloc(&s->d_ranks, (size_t)n * sizeof(int32_t))) == cudaSuccess)
+            s->start_room = n;
+    }
+    if (e == cudaSuccess)
+        e = cudaMemcpy(s->d_starts, terms, sw * sizeof(uint64_t), cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(s->d_ranks, ranks, (size_t)n * sizeof(int32_t), cudaMemcpyHostToDevice);
+    if (e != cudaSuccess)
+        return fail(err, errlen, "uploading the start schemes", e), 3;
+    s->nstarts = n;
+    return 0;
 }
 
 int cuda_wz_best(cuda_wz *s, int walker, const wz_state *st, uint64_t *terms, char *err, size_t errlen)

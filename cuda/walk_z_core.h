@@ -32,7 +32,11 @@
  *              random terms equal up to sign nowhere, while the rank is below
  *              the walk's minimum + plus_max;
  *   restart    `walk_len` steps after the walk's last new minimum, or stuck
- *              where no plus may be taken: from a random start scheme.
+ *              where no plus may be taken: from a random start scheme (the
+ *              host stages the engine's pool there by its restart policy).
+ * A walker copies its scheme to its best terms at each new lowest rank of its
+ * walk below report_below (the host sets it one above the run's best, so that
+ * schemes at the best rank come home too: siblings for the pool).
  *
  * The state of a walker: a wz_state (scalars) and a block of 64-bit words:
  * the terms [cap][3][2] (v, s), then the best scheme [cap][3][2].  Plain C
@@ -71,9 +75,12 @@ typedef struct wz_state {
     uint64_t plateau_count; /* steps since the last reduction or plus */
     int32_t rank, cap;
     int32_t walk_min;       /* the current walk's lowest rank */
-    int32_t best_rank;      /* the rank of the best terms (INT32_MAX: none) */
+    int32_t best_rank;      /* the rank of the best terms: the current walk's lowest below
+                               report_below (INT32_MAX: none yet) */
     int32_t idle;           /* steps in a row that found no two terms sharing a factor */
     int32_t failed;         /* 1: a move needed more than cap terms (a bug: the host says so) */
+    int32_t walks;          /* walks begun (restarts + 1) */
+    int32_t pad;
 } wz_state;
 
 /* The schemes walks start from: nstarts schemes of cap terms each. */
@@ -276,7 +283,8 @@ WZ_FN void wz_reduce_all(wz_walker *w)
 
 /* ---- the walk ---- */
 
-/* Starts over from a random start scheme. */
+/* Starts over from a random start scheme (the host stages them from the
+ * engine's pool); the best terms are the new walk's. */
 WZ_FN void wz_reset(wz_walker *w, const wz_start *S)
 {
     wz_state *st = w->st;
@@ -288,6 +296,8 @@ WZ_FN void wz_reset(wz_walker *w, const wz_start *S)
     st->rank = r;
     wz_reduce_all(w);
     st->walk_min = st->rank;
+    st->best_rank = 0x7fffffff;
+    st->walks++;
     st->since = 0;
     st->plateau_count = 0;
     st->idle = 0;

@@ -1,15 +1,22 @@
 /* The GPU backend of the engine for walks over Z (docs/gpu-walk.md, "Walks
  * over Z"): one thread per walker walks cuda/walk_z_core.h, the moves of
  * search/walker_z.c with coefficients in {-1, 0, 1} (--coef-max 1; larger
- * bounds walk on the CPU).  Every walker starts from one of the engine's
- * start schemes and starts over from one when its walk ends.
+ * bounds walk on the CPU).
  *
- * One host thread launches, reads every walker's scalars, offers the scheme
- * of the walker with the lowest rank below the run's best (the engine
- * verifies it over Z on the CPU before it is kept, reported or stored), and
- * sizes the next launch to take about launch_ms.  A walker copies its scheme
- * on the device only at a new lowest rank below the run's best at its
- * launch, so only improvements cross the bus. */
+ * The policy is the engine's, as for the GF(2) GPU walk (walk_gpu.c): a walk
+ * that goes walk_len steps without a lower rank starts over from a random
+ * scheme of the device's start schemes, which the host stages from the pool
+ * by the engine's restart policy (engine_stage; docs/search.md, "Restarts")
+ * whenever a scheme joins the pool.
+ *
+ * One host thread launches, reads every walker's scalars, offers the best
+ * scheme of up to ZB_OFFERS walkers a launch, lowest rank first, among those
+ * whose walk reached the run's best rank or below since they last offered
+ * (the engine verifies each over Z on the CPU before it is pooled, reported
+ * or stored: a lower rank is an improvement, one at the best rank a sibling
+ * for the pool), and sizes the next launch to take about launch_ms.  A walker
+ * copies its scheme on the device only at a new lowest rank of its walk at
+ * or below the run's best, so little crosses the bus. */
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -21,6 +28,9 @@
 #include "engine.h"
 #include "walk_gpu.h"
 
+#define ZB_OFFERS 16 /* schemes offered per launch at most */
+#define ZB_STAGE 64  /* start schemes staged from the pool */
+
 typedef struct z_backend {
     engine *e;
     const search_params *p;
@@ -31,6 +41,13 @@ typedef struct z_backend {
     wz_state *st;
     uint64_t *terms;          /* one walker's best terms, [cap][6] */
     int32_t *ranks;           /* the walkers' ranks after the last launch, for the progress spread */
+    int32_t *offered_walk, *offered_rank; /* per walker: the walk and rank it last offered */
+    int *cand;                /* walkers to offer, [walkers] */
+    uint64_t *stage;          /* [ZB_STAGE][cap][6]: the start schemes being staged */
+    int32_t stage_rank[ZB_STAGE];
+    bool stage_bad;           /* a pool scheme did not pack (a bug: the pool holds walk results) */
+    uint64_t pool_seen;       /* engine_pool_version at the last staging */
+    scheme_rng rng;
     pthread_mutex_t mu;
     pthread_t th;
     bool started;
@@ -69,6 +86,30 @@ scheme *search_gpu_z_unpack(scheme_format f, const uint64_t *terms, int rank)
     return s;
 }
 
+static void z_stage_visit(void *ctx, int i, const scheme *s)
+{
+    z_backend *b = ctx;
+    b->stage_rank[i] = s->rank;
+    if (!search_gpu_z_pack(s, b->cap, b->stage + (size_t)i * (size_t)b->cap * WZ_TERM_WORDS))
+        b->stage_bad = true;
+}
+
+/* Stages the pool as the device's start schemes (n: how many, 0 on failure,
+ * engine_fail called). */
+static int z_stage(z_backend *b)
+{
+    int level = -1, level_count = 0;
+    b->pool_seen = engine_pool_version(b->e);
+    b->stage_bad = false;
+    const int n = engine_stage(b->e, &b->rng, ZB_STAGE, z_stage_visit, b, &level, &level_count);
+    if (n <= 0 || b->stage_bad) {
+        engine_fail(b->e, SEARCH_FAILED, "%s",
+                    n < 0 ? "out of memory" : n == 0 ? "BUG: the pool is empty" : "BUG: a pool scheme is not in {-1, 0, 1}");
+        return 0;
+    }
+    return n;
+}
+
 static bool z_setup(engine *e, void *ctx)
 {
     z_backend *b = ctx;
@@ -77,20 +118,14 @@ static bool z_setup(engine *e, void *ctx)
     const int n = engine_nstarts(e);
     /* room as the CPU walker has it (driver.c): the start, plus_max, a margin */
     b->cap = engine_max_start_rank(e) + p->plus_max + 8;
-    uint64_t *starts = calloc((size_t)n * (size_t)b->cap * WZ_TERM_WORDS, sizeof *starts);
-    int32_t *ranks = calloc((size_t)n, sizeof *ranks);
-    if (!starts || !ranks) {
-        free(starts);
-        free(ranks);
+    b->stage = calloc((size_t)ZB_STAGE * (size_t)b->cap * WZ_TERM_WORDS, sizeof *b->stage);
+    if (!b->stage) {
         engine_fail(e, SEARCH_FAILED, "out of memory");
         return false;
     }
     for (int i = 0; i < n; i++) {
         const scheme *s = engine_start_scheme(e, i);
-        ranks[i] = s->rank;
-        if (!search_gpu_z_pack(s, b->cap, starts + (size_t)i * (size_t)b->cap * WZ_TERM_WORDS)) {
-            free(starts);
-            free(ranks);
+        if (!search_gpu_z_pack(s, b->cap, b->stage)) {
             engine_fail(e, SEARCH_BAD_PARAMS,
                         "start %d has a coefficient %d: the GPU walk over Z holds coefficients in {-1, 0, 1} "
                         "(give --backend cpu)",
@@ -98,11 +133,12 @@ static bool z_setup(engine *e, void *ctx)
             return false;
         }
     }
-    cuda_wz_config cfg = {0, b->warps, b->device, p->seed, b->cap, starts, ranks, n};
+    const int staged = z_stage(b);
+    if (!staged)
+        return false;
+    cuda_wz_config cfg = {0, b->warps, b->device, p->seed, b->cap, b->stage, b->stage_rank, staged};
     char err[256];
     const int rc = cuda_wz_create(&cfg, &b->cz, err, sizeof err);
-    free(starts);
-    free(ranks);
     if (rc) {
         engine_fail(e, rc == 2 ? SEARCH_BAD_PARAMS : SEARCH_FAILED, "GPU %d: %s", b->device, err);
         return false;
@@ -110,12 +146,33 @@ static bool z_setup(engine *e, void *ctx)
     b->walkers = cuda_wz_walkers(b->cz);
     b->st = calloc((size_t)b->walkers, sizeof *b->st);
     b->ranks = calloc((size_t)b->walkers, sizeof *b->ranks);
+    b->offered_walk = calloc((size_t)b->walkers, sizeof *b->offered_walk);
+    b->offered_rank = calloc((size_t)b->walkers, sizeof *b->offered_rank);
+    b->cand = calloc((size_t)b->walkers, sizeof *b->cand);
     b->terms = malloc((size_t)b->cap * WZ_TERM_WORDS * sizeof *b->terms);
-    if (!b->st || !b->ranks || !b->terms) {
+    if (!b->st || !b->ranks || !b->offered_walk || !b->offered_rank || !b->cand || !b->terms) {
         engine_fail(e, SEARCH_FAILED, "out of memory");
         return false;
     }
     return true;
+}
+
+/* Moves the up to k candidates of lowest best rank (the lower walker index
+ * first among equals: a replayable order) to the front, in that order. */
+static int z_pick(const wz_state *st, int *cand, int n, int k)
+{
+    int m = 0;
+    for (; m < k && m < n; m++) {
+        int j = m;
+        for (int i = m + 1; i < n; i++)
+            if (st[cand[i]].best_rank < st[cand[j]].best_rank ||
+                (st[cand[i]].best_rank == st[cand[j]].best_rank && cand[i] < cand[j]))
+                j = i;
+        const int t = cand[m];
+        cand[m] = cand[j];
+        cand[j] = t;
+    }
+    return m;
 }
 
 static void *z_thread(void *arg)
@@ -123,21 +180,28 @@ static void *z_thread(void *arg)
     z_backend *b = arg;
     engine *e = b->e;
     const search_params *p = b->p;
-    scheme_rng rng;
-    scheme_rng_seed(&rng, p->seed ^ 0x243F6A8885A308D3ull);
     wz_params P = {p->walk_len, p->plateau, p->plus_max, p->target_rank, INT_MAX, 0};
     uint64_t n = 1024; /* steps per walker per launch: sized to take about launch_ms */
     char err[256];
     while (!engine_should_stop(e)) {
+        if (engine_pool_version(e) != b->pool_seen) {
+            const int staged = z_stage(b);
+            if (!staged)
+                break;
+            if (cuda_wz_set_starts(b->cz, b->stage, b->stage_rank, staged, err, sizeof err)) {
+                engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->device, err);
+                break;
+            }
+        }
         const int best = engine_best_rank(e);
-        P.report_below = best > 0 ? best : INT_MAX;
+        P.report_below = best > 0 ? best + 1 : INT_MAX;
         double ms = 0;
         if (cuda_wz_run(b->cz, &P, n, &ms, err, sizeof err) || cuda_wz_states(b->cz, b->st, err, sizeof err)) {
             engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->device, err);
             break;
         }
         uint64_t f = 0, pl = 0, r = 0, rs = 0;
-        int low = -1;
+        int ncand = 0;
         bool bad = false;
         for (int i = 0; i < b->walkers; i++) {
             const wz_state *s = &b->st[i];
@@ -150,8 +214,9 @@ static void *z_thread(void *arg)
                 bad = true;
                 break;
             }
-            if (s->best_rank < P.report_below && (low < 0 || s->best_rank < b->st[low].best_rank))
-                low = i;
+            if (s->best_rank < P.report_below &&
+                (s->walks != b->offered_walk[i] || s->best_rank < b->offered_rank[i]))
+                b->cand[ncand++] = i;
         }
         if (bad)
             break;
@@ -163,21 +228,33 @@ static void *z_thread(void *arg)
         for (int i = 0; i < b->walkers; i++)
             b->ranks[i] = b->st[i].rank;
         pthread_mutex_unlock(&b->mu);
-        if (low >= 0 && best > 0 && b->st[low].best_rank < engine_best_rank(e)) {
-            if (cuda_wz_best(b->cz, low, &b->st[low], b->terms, err, sizeof err)) {
+        const int npick = z_pick(b->st, b->cand, ncand, ZB_OFFERS);
+        for (int k = 0; k < npick && !engine_should_stop(e); k++) {
+            const int i = b->cand[k];
+            if (b->st[i].best_rank > engine_best_rank(e))
+                break; /* the best moved below it within this loop */
+            b->offered_walk[i] = b->st[i].walks;
+            b->offered_rank[i] = b->st[i].best_rank;
+            if (cuda_wz_best(b->cz, i, &b->st[i], b->terms, err, sizeof err)) {
                 engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->device, err);
+                bad = true;
                 break;
             }
-            scheme *s = search_gpu_z_unpack(p->fmt, b->terms, b->st[low].best_rank);
+            scheme *s = search_gpu_z_unpack(p->fmt, b->terms, b->st[i].best_rank);
             if (!s) {
                 engine_fail(e, SEARCH_FAILED, "out of memory");
+                bad = true;
                 break;
             }
-            const int rc = engine_offer(e, low, s, &rng); /* verified over Z there */
+            const int rc = engine_offer(e, i, s, &b->rng); /* verified over Z there */
             scheme_free(s);
-            if (rc < 0)
+            if (rc < 0) {
+                bad = true;
                 break;
+            }
         }
+        if (bad)
+            break;
         if (ms < b->launch_ms / 2 && n < (1ull << 40))
             n *= 2;
         else if (ms > b->launch_ms * 2 && n > 64)
@@ -272,6 +349,7 @@ search_status search_run_gpu_z(const search_params *p, const search_gpu_options 
     b.launch_ms = o->launch_ms;
     b.warps = o->warps;
     b.device = o->ndevices == 1 ? o->devices[0] : p->device;
+    scheme_rng_seed(&b.rng, p->seed ^ 0x243F6A8885A308D3ull);
     pthread_mutex_init(&b.mu, NULL);
     const engine_backend eb = {"gpu", &b, z_setup, z_start, z_stats, z_join, z_walker_name};
     engine_run(p, starts, nstarts, cb, &eb, res);
@@ -279,6 +357,10 @@ search_status search_run_gpu_z(const search_params *p, const search_gpu_options 
     free(b.st);
     free(b.ranks);
     free(b.terms);
+    free(b.offered_walk);
+    free(b.offered_rank);
+    free(b.cand);
+    free(b.stage);
     pthread_mutex_destroy(&b.mu);
     return res->status;
 }

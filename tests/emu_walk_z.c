@@ -99,6 +99,32 @@ int cuda_wz_states(cuda_wz *s, wz_state *out, char *err, size_t errlen)
     return 0;
 }
 
+int cuda_wz_set_starts(cuda_wz *s, const uint64_t *terms, const int32_t *ranks, int n, char *err, size_t errlen)
+{
+    if (n < 1) {
+        snprintf(err, errlen, "cuda_wz_set_starts: %d schemes", n);
+        return 2;
+    }
+    for (int i = 0; i < n; i++)
+        if (ranks[i] < 1 || ranks[i] >= s->cap) {
+            snprintf(err, errlen, "cuda_wz_set_starts: start %d of rank %d for %d slots", i, ranks[i], s->cap);
+            return 2;
+        }
+    const size_t sw = (size_t)n * (size_t)s->cap * WZ_TERM_WORDS;
+    uint64_t *t = realloc(s->starts, sw * sizeof *t);
+    if (t)
+        s->starts = t;
+    int32_t *r = realloc(s->ranks, (size_t)n * sizeof *r);
+    if (r)
+        s->ranks = r;
+    if (!t || !r)
+        return snprintf(err, errlen, "out of memory"), 3;
+    memcpy(s->starts, terms, sw * sizeof *t);
+    memcpy(s->ranks, ranks, (size_t)n * sizeof *r);
+    s->nstarts = n;
+    return 0;
+}
+
 int cuda_wz_best(cuda_wz *s, int walker, const wz_state *st, uint64_t *terms, char *err, size_t errlen)
 {
     if (walker < 0 || walker >= s->walkers || st->best_rank < 1 || st->best_rank > s->cap) {
