@@ -104,7 +104,9 @@ static int z_stage(z_backend *b)
     const int n = engine_stage(b->e, &b->rng, ZB_STAGE, z_stage_visit, b, &level, &level_count);
     if (n <= 0 || b->stage_bad) {
         engine_fail(b->e, SEARCH_FAILED, "%s",
-                    n < 0 ? "out of memory" : n == 0 ? "BUG: the pool is empty" : "BUG: a pool scheme is not in {-1, 0, 1}");
+                    n < 0    ? "out of memory"
+                    : n == 0 ? "BUG: the pool is empty"
+                             : "BUG: a pool scheme is not in {-1, 0, 1}");
         return 0;
     }
     return n;
