@@ -36,7 +36,8 @@ int cuda_wz_create(const cuda_wz_config *cfg, cuda_wz **out, char *err, size_t e
     cuda_wz *s = calloc(1, sizeof *s);
     if (!s)
         return snprintf(err, errlen, "out of memory"), 3;
-    s->walkers = cfg->walkers ? cfg->walkers : cfg->warps ? cfg->warps * 32 : 64;
+    /* warps: one walker each, as the shared-memory kernel (the default) has them */
+    s->walkers = cfg->walkers ? cfg->walkers : cfg->warps ? cfg->warps : 64;
     s->cap = cfg->cap;
     s->nstarts = cfg->nstarts;
     const size_t sw = (size_t)cfg->nstarts * (size_t)cfg->cap * WZ_TERM_WORDS;

@@ -314,8 +314,10 @@ static void backend_params(search_params *p, int n, int target)
     p->seed = g_seed;
     p->time_limit = 120;
     p->progress_every = 0;
-    p->plateau = p->plateau_min = p->plateau_max = 300;
-    p->walk_len = p->walk_max = 200000;
+    /* a plateau and walk unit near the CPU walker's (measured on the emulator
+     * from the standard <3,3,3>: 4e5-3e6 flips to 23 with 4 walkers) */
+    p->plateau = p->plateau_min = p->plateau_max = 2000;
+    p->walk_len = p->walk_max = 50000;
 }
 
 static void backend_reaches(int n, int target)
@@ -324,7 +326,7 @@ static void backend_reaches(int n, int target)
     backend_params(&p, n, target);
     search_gpu_options o;
     search_gpu_options_default(&o);
-    o.warps = 2;
+    o.warps = 4; /* the emulator: 4 walkers (the shared-memory kernel's one per warp) */
     o.launch_ms = 20;
     search_result r;
     search_run_gpu_z(&p, &o, NULL, 0, NULL, &r);
