@@ -126,14 +126,29 @@ int cuda_wz_create(const cuda_wz_config *cfg, cuda_wz **out, char *err, size_t e
     const int per_sm = (int)(prop.sharedMemPerMultiprocessor / (bytes + 1024 / 4));
     if (per_sm >= 4 && bytes * 4 <= smem_max && !getenv("FLIPGRAPH_WZ_GLOBAL")) {
         s->per_block = (int)(smem_max / bytes) < per_sm ? (int)(smem_max / bytes) : per_sm;
+        // a block of 32 warps needs more registers than an SM has at this
+        // kernel's count (72 on sm_90): the launch would fail
+        cudaFuncAttributes fa;
+        const int max_warps =
+            cudaFuncGetAttributes(&fa, wz_walk_smem) == cudaSuccess ? fa.maxThreadsPerBlock / 32 : 8;
+        if (s->per_block > max_warps)
+            s->per_block = max_warps;
         if (s->per_block > 32)
             s->per_block = 32;
         cudaFuncSetAttribute(wz_walk_smem, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)(bytes * (size_t)s->per_block));
     }
+    // as many walkers as are resident at once (registers and shared memory both bound it)
+    int resident = s->per_block ? per_sm / s->per_block : 0;
+    if (s->per_block &&
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, wz_walk_smem, 32 * s->per_block,
+                                                      bytes * (size_t)s->per_block) != cudaSuccess)
+        resident = per_sm / s->per_block;
+    if (s->per_block && resident < 1)
+        resident = 1;
     s->walkers = cfg->walkers                  ? cfg->walkers
                  : cfg->warps                  ? cfg->warps * (s->per_block ? 1 : 32)
-                 : s->per_block ? prop.multiProcessorCount * (per_sm / s->per_block) * s->per_block
+                 : s->per_block ? prop.multiProcessorCount * resident * s->per_block
                                 : prop.multiProcessorCount * 1024;
     const size_t sw = (size_t)cfg->nstarts * (size_t)cfg->cap * WZ_TERM_WORDS;
     const size_t block_bytes = (size_t)s->walkers * wz_block_words(cfg->cap) * sizeof(uint64_t);
