@@ -229,10 +229,15 @@ WZ_FN int wz_reduce_with(wz_walker *w, int s, int *t1, int *t2)
         for (int u = 0; u < st->rank && !found; u++) {
             if (u == s)
                 continue;
-            int rel[3], k = 0;
-            for (int pos = 0; pos < 3; pos++)
-                k += (rel[pos] = wz_relp(w, s, u, pos)) != 0;
-            if (k < 2)
+            /* two of three positions related: the third is not looked at when
+             * the first two are both unrelated (most pairs) */
+            int rel[3];
+            rel[0] = wz_relp(w, s, u, 0);
+            rel[1] = wz_relp(w, s, u, 1);
+            if (!rel[0] && !rel[1])
+                continue;
+            rel[2] = wz_relp(w, s, u, 2);
+            if ((rel[0] != 0) + (rel[1] != 0) + (rel[2] != 0) < 2)
                 continue;
             for (int d = 0; d < 3 && !found; d++) {
                 const int p1 = d == 2 ? 0 : d + 1, p2 = d == 0 ? 2 : d - 1;
