@@ -234,6 +234,9 @@ static void banner(const banner_info *b)
         if (p->symmetry != SCHEME_SYM_NONE)
             fprintf(stderr, "gpu: symmetric walk, warps %d%s, launch %g ms (adaptive flips)\n", g->warps,
                     g->warps ? "" : " (as many as the device holds)", g->launch_ms);
+        else if (p->ring == SCHEME_RING_Z)
+            fprintf(stderr, "gpu: walk over Z (one walker per thread), warps %d%s, launch %g ms (adaptive steps)\n",
+                    g->warps, g->warps ? "" : " (as many as the device holds)", g->launch_ms);
         else
             fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms (%s)\n", g->warps,
                     g->warps ? "" : " (as many as run at once)", g->rounds, g->launch_ms,
