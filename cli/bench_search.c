@@ -25,7 +25,7 @@ static void usage(FILE *out)
     fprintf(out,
 "usage: flipgraph bench search [--quick] [--seeds N] [--cap SECONDS] [--threads N]\n"
 "                              [--targets NxMxP:R,...] [--flips-only | --rank-only]\n"
-"                              [--ring f2|z|both] [--coef-max K]\n"
+"                              [--ring f2|z|both] [--coef-max K] [--backend cpu|gpu]\n"
 "\n"
 "  flips/s per thread on <4,4,4> and <5,5,5> (bare walker and whole search), then\n"
 "  the time to reach each target rank from the standard algorithm, median over\n"
@@ -34,7 +34,9 @@ static void usage(FILE *out)
 "  shorter flip measurements.  --threads: walkers per search (default 1).\n"
 "  --ring: over GF(2) (default), over Z (docs/search.md, \"Searching over Z\"; the\n"
 "  flips counted are those taken, and the share of drawn flips the coefficient bound\n"
-"  --coef-max, default 1, refused is shown), or both, row by row on the same format.\n");
+"  --coef-max, default 1, refused is shown), or both, row by row on the same format.\n"
+"  --backend gpu: the whole search on GPU 0 (its defaults, docs/gpu-walk.md): flips/s\n"
+"  of the whole GPU, no bare walker; over Z the GPU walk takes --coef-max 1 only.\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -75,9 +77,16 @@ static double walker_rate(scheme_format f, int ring, int cmax, double seconds, u
     return taken / (t - t0);
 }
 
-/* Whole search, no target, for `seconds`: flips/s per thread. */
+/* One search on the CPU, or on GPU 0 with its defaults. */
+static search_status run_search(const search_params *p, bool gpu, search_result *r)
+{
+    return gpu ? search_run_gpu(p, NULL, 0, NULL, r) : search_run_cpu(p, NULL, 0, NULL, r);
+}
+
+/* Whole search, no target, for `seconds`: flips/s per thread (the whole GPU
+ * with gpu); negative (a message in msg) when the search could not run. */
 static double search_rate(scheme_format f, int ring, int cmax, double seconds, int threads, uint64_t seed,
-                          int *best)
+                          int *best, bool gpu, char *msg, size_t msglen)
 {
     search_params p;
     search_params_default(&p);
@@ -89,9 +98,14 @@ static double search_rate(scheme_format f, int ring, int cmax, double seconds, i
     p.seed = seed;
     p.progress_every = 0;
     search_result r;
-    search_run_cpu(&p, NULL, 0, NULL, &r);
+    const search_status st = run_search(&p, gpu, &r);
+    if (st == SEARCH_BAD_PARAMS || st == SEARCH_FAILED) {
+        snprintf(msg, msglen, "%s", r.msg);
+        search_result_free(&r);
+        return st == SEARCH_BAD_PARAMS ? -2 : -3;
+    }
     *best = r.best_rank;
-    double rate = r.seconds > 0 ? (double)r.flips / r.seconds / threads : 0;
+    double rate = r.seconds > 0 ? (double)r.flips / r.seconds / (gpu ? 1 : threads) : 0;
     search_result_free(&r);
     return rate;
 }
@@ -109,9 +123,9 @@ int bench_search_cmd(int argc, char **argv)
         {"targets", required_argument, 0, 'T'}, {"flips-only", no_argument, 0, 'F'},
         {"rank-only", no_argument, 0, 'R'}, {"help", no_argument, 0, 'h'},
         {"ring", required_argument, 0, 'r'}, {"coef-max", required_argument, 0, 'k'},
-        {0, 0, 0, 0},
+        {"backend", required_argument, 0, 'b'}, {0, 0, 0, 0},
     };
-    bool quick = false, flips = true, ranks = true;
+    bool quick = false, flips = true, ranks = true, gpu = false;
     long seeds = 0, threads = 1, cmax = 1;
     int rings[2] = {SCHEME_RING_F2, SCHEME_RING_F2}, nrings = 1;
     double cap = 0;
@@ -176,6 +190,11 @@ int bench_search_cmd(int argc, char **argv)
             if (!cli_parse_long(optarg, 1, 3, &cmax))
                 return cli_error(CLI_USAGE, CMD, "--coef-max %s: expected 1..3", optarg);
             break;
+        case 'b':
+            if (strcmp(optarg, "cpu") && strcmp(optarg, "gpu"))
+                return cli_error(CLI_USAGE, CMD, "--backend %s: expected cpu or gpu", optarg);
+            gpu = !strcmp(optarg, "gpu");
+            break;
         case 'F': ranks = false; break;
         case 'R': flips = false; break;
         case 'h': usage(stdout); return CLI_OK;
@@ -191,11 +210,17 @@ int bench_search_cmd(int argc, char **argv)
         cap = quick ? 30 : 300;
     double mtime = quick ? 2 : 10;
 
-    printf("flipgraph bench search%s: %ld thread%s per search\n", quick ? " --quick" : "", threads,
-           threads == 1 ? "" : "s");
+    if (gpu)
+        printf("flipgraph bench search%s: the whole search on GPU 0 (--backend gpu)\n", quick ? " --quick" : "");
+    else
+        printf("flipgraph bench search%s: %ld thread%s per search\n", quick ? " --quick" : "", threads,
+               threads == 1 ? "" : "s");
     if (flips) {
-        printf("\nflips/s per thread (published CPU walker, quoted, not measured here: %.1e per core)\n",
-               PUBLISHED_FLIPS_PER_CORE);
+        if (gpu)
+            printf("\nflips/s of the GPU (whole search; no bare walker)\n");
+        else
+            printf("\nflips/s per thread (published CPU walker, quoted, not measured here: %.1e per core)\n",
+                   PUBLISHED_FLIPS_PER_CORE);
         printf("%-8s %-4s %14s %8s %9s %16s %8s\n", "format", "ring", "bare walker", "at rank", "refused", "whole search",
                "best");
         static const scheme_format ff[] = {{4, 4, 4}, {5, 5, 5}};
@@ -204,12 +229,21 @@ int bench_search_cmd(int argc, char **argv)
                 char fb[32], rf[32] = "-";
                 int wr = 0, best = 0;
                 double refused = 0;
-                double a = walker_rate(ff[i], rings[k], (int)cmax, mtime, 1, &wr, &refused);
-                double b = search_rate(ff[i], rings[k], (int)cmax, mtime, (int)threads, 1, &best);
-                if (rings[k] == SCHEME_RING_Z)
+                char msg[512];
+                double a = gpu ? 0 : walker_rate(ff[i], rings[k], (int)cmax, mtime, 1, &wr, &refused);
+                double b = search_rate(ff[i], rings[k], (int)cmax, mtime, (int)threads, 1, &best, gpu, msg,
+                                       sizeof msg);
+                if (b < 0)
+                    return cli_error(b < -2.5 ? CLI_INTERNAL : CLI_USAGE, CMD, "%s", msg);
+                if (rings[k] == SCHEME_RING_Z && !gpu)
                     snprintf(rf, sizeof rf, "%.1f%%", 100 * refused);
-                printf("%-8s %-4s %14.3g %8d %9s %16.3g %8d\n", scheme_format_str(ff[i], fb),
-                       rings[k] == SCHEME_RING_Z ? "z" : "f2", a, wr, rf, b, best);
+                char ab[32] = "-", wb[16] = "-";
+                if (!gpu) {
+                    snprintf(ab, sizeof ab, "%.3g", a);
+                    snprintf(wb, sizeof wb, "%d", wr);
+                }
+                printf("%-8s %-4s %14s %8s %9s %16.3g %8d\n", scheme_format_str(ff[i], fb),
+                       rings[k] == SCHEME_RING_Z ? "z" : "f2", ab, wb, rf, b, best);
                 fflush(stdout);
             }
     }
@@ -235,9 +269,9 @@ int bench_search_cmd(int argc, char **argv)
                 p.ring = ring;
                 p.coef_max = (int)cmax;
                 search_result r;
-                search_status st = search_run_cpu(&p, NULL, 0, NULL, &r);
+                search_status st = run_search(&p, gpu, &r);
                 if (st == SEARCH_FAILED || st == SEARCH_BAD_PARAMS) {
-                    int rc = cli_error(CLI_INTERNAL, CMD, "%s", r.msg);
+                    int rc = cli_error(st == SEARCH_BAD_PARAMS ? CLI_USAGE : CLI_INTERNAL, CMD, "%s", r.msg);
                     search_result_free(&r);
                     return rc;
                 }

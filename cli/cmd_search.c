@@ -234,6 +234,9 @@ static void banner(const banner_info *b)
         if (p->symmetry != SCHEME_SYM_NONE)
             fprintf(stderr, "gpu: symmetric walk, warps %d%s, launch %g ms (adaptive flips)\n", g->warps,
                     g->warps ? "" : " (as many as the device holds)", g->launch_ms);
+        else if (p->ring == SCHEME_RING_Z)
+            fprintf(stderr, "gpu: walk over Z (one walker per thread), warps %d%s, launch %g ms (adaptive steps)\n",
+                    g->warps, g->warps ? "" : " (as many as the device holds)", g->launch_ms);
         else
             fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms (%s)\n", g->warps,
                     g->warps ? "" : " (as many as run at once)", g->rounds, g->launch_ms,
@@ -324,7 +327,8 @@ static int decide_backend(const search_config *c, int64_t resume)
 {
     bool visible = cuda_compiled_in() && cuda_device_count() > c->p.device;
     if (c->backend == SEARCH_BACKEND_AUTO && c->p.ring == SCHEME_RING_Z)
-        return SEARCH_BACKEND_CPU; /* the walk over Z has no GPU walker yet */
+        /* the GPU walk over Z holds coefficients in {-1, 0, 1} */
+        return visible && c->p.coef_max == 1 ? SEARCH_BACKEND_GPU : SEARCH_BACKEND_CPU;
     if (c->backend == SEARCH_BACKEND_AUTO) {
         const bool cpu_only_sym =
             c->p.symmetry != SCHEME_SYM_NONE &&

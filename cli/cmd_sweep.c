@@ -14,7 +14,9 @@
  * 2025), or its own best of an earlier round, when that is below the other
  * start (the database's best with --from-db, else the standard algorithm);
  * products of two formats' bests count too (search_product).  With
- * --symmetry the square formats walk symmetrically from their cubes.
+ * --symmetry the square formats walk symmetrically from their cubes.  With
+ * --ring z every format walks over Z and the table's records are the z column
+ * of data/records.tsv (docs/search.md, "Searching over Z").
  * SIGINT or SIGTERM stops
  * the current format after its batch (search_request_stop), stores what it
  * found and prints the table so far; a second signal ends the process at
@@ -43,10 +45,11 @@
 static const char *usage_text =
     "usage: flipgraph sweep --dims-list LIST [--time-per DUR] [--threads N] [--seed S]\n"
     "                       [--db PATH] [--from-db] [--backend cpu|gpu|auto] [--until-record]\n"
-    "                       [--progress DUR] [--meta] [--rounds K] [--stall DUR] [--symmetry G] [-q]\n"
+    "                       [--progress DUR] [--meta] [--rounds K] [--stall DUR] [--symmetry G]\n"
+    "                       [--ring f2|z] [--coef-max K] [-q]\n"
     "\n"
     "Searches every format of LIST for DUR each, then prints a table of our best rank\n"
-    "against the known record (GF(2)).\n"
+    "against the known record (GF(2), or Z with --ring z).\n"
     "\n"
     "  --dims-list LIST  formats: NxMxP, or a range A..B (every <n,m,p> with n <= m <= p and\n"
     "                    each dimension between the corners', e.g. 2x2x2..5x5x5 is 20 formats),\n"
@@ -68,6 +71,11 @@ static const char *usage_text =
     "  --symmetry G      c3 or c3xc2: the square formats <n,n,n> walk symmetrically (from their\n"
     "                    diagonal cubes, never from a meta or database start, which need not be\n"
     "                    invariant), the others as usual; their bests still serve --meta\n"
+    "  --ring R          f2 (default) or z: walk over Z (docs/search.md, \"Searching over Z\"),\n"
+    "                    against the records' z column; --from-db then takes the database's best\n"
+    "                    Z scheme; not with --meta or --symmetry\n"
+    "  --coef-max K      over Z: coefficients bounded by K in absolute value (1..3, default 1;\n"
+    "                    the GPU walks 1 only)\n"
     "  --rounds K        search the list K times over (default 1); with --meta a round starts\n"
     "                    where the last one ended, in every format\n"
     "  --stall DUR       a format stops when DUR passes without a lower rank (and the sweep\n"
@@ -271,12 +279,12 @@ enum { OPT_DIMS_LIST = 1000, OPT_TIME_PER, OPT_DB, OPT_FROM_DB, OPT_UNTIL_RECORD
  * checked by the table); the rest of the table is `flipgraph search`'s. */
 static const int sweep_params[] = {SEARCH_PARAM_THREADS, SEARCH_PARAM_SEED, SEARCH_PARAM_BACKEND,
                                    SEARCH_PARAM_PROGRESS, SEARCH_PARAM_DEVICE, SEARCH_PARAM_STALL,
-                                   SEARCH_PARAM_SYMMETRY};
+                                   SEARCH_PARAM_SYMMETRY, SEARCH_PARAM_RING, SEARCH_PARAM_COEF_MAX};
 #define NSWEEP_PARAMS (int)(sizeof sweep_params / sizeof *sweep_params)
 
 int cmd_sweep(int argc, char **argv)
 {
-    struct option longs[18] = {
+    struct option longs[20] = {
         {"meta", no_argument, NULL, OPT_META},
         {"rounds", required_argument, NULL, OPT_ROUNDS},
         {"dims-list", required_argument, NULL, OPT_DIMS_LIST},
@@ -359,6 +367,11 @@ int cmd_sweep(int argc, char **argv)
         return cli_error(CLI_USAGE, CMD, "--dims-list is required, e.g. --dims-list 2x2x2..4x4x4");
     if (from_db && !db_path_opt)
         return cli_error(CLI_USAGE, CMD, "--from-db needs --db PATH");
+    const scheme_ring ring = (scheme_ring)base.p.ring;
+    if (ring == SCHEME_RING_Z && meta)
+        return cli_error(CLI_USAGE, CMD, "--meta: the meta starts are GF(2) schemes (drop --ring z)");
+    if (ring == SCHEME_RING_Z && base.p.symmetry != SCHEME_SYM_NONE)
+        return cli_error(CLI_USAGE, CMD, "--ring z: symmetric walks are over GF(2) only (drop --symmetry)");
     fmt_list L = {0};
     if (!parse_list(dims_list, &L, err, sizeof err)) {
         free(L.v);
@@ -424,6 +437,8 @@ int cmd_sweep(int argc, char **argv)
             printf(", %ld rounds", rounds);
         if (base.p.symmetry != SCHEME_SYM_NONE)
             printf(", square formats %s-symmetric", scheme_symmetry_name((scheme_symmetry)base.p.symmetry));
+        if (ring == SCHEME_RING_Z)
+            printf(", over Z (|coefficients| <= %d; records: the z column)", base.p.coef_max);
         printf("\n");
         fflush(stdout);
     }
@@ -435,7 +450,7 @@ int cmd_sweep(int argc, char **argv)
         const int i = k % L.n;
         sweep_row *row = &rows[k];
         row->fmt = L.v[i];
-        row->record = search_record_rank(row->fmt);
+        row->record = ring == SCHEME_RING_Z ? search_record_rank_z(row->fmt) : search_record_rank(row->fmt);
         row->seed = scheme_splitmix64(&sm);
         row->status = "failed";
         search_config cfg = base;
@@ -471,7 +486,7 @@ int cmd_sweep(int argc, char **argv)
         scheme *start = NULL;
         const char *from = "the standard algorithm";
         if (from_db && !symmetric) {
-            db_status st = session_best_start(ss, row->fmt, SCHEME_RING_F2, &start, err, sizeof err);
+            db_status st = session_best_start(ss, row->fmt, ring, &start, err, sizeof err);
             if (st == DB_OK)
                 from = "the database's best";
             else if (st != DB_NOT_FOUND) {
@@ -555,7 +570,7 @@ int cmd_sweep(int argc, char **argv)
         if (d) {
             int64_t id;
             int rank;
-            if (db_best(d, row->fmt, SCHEME_RING_F2, &id, &rank, err, sizeof err) == DB_OK)
+            if (db_best(d, row->fmt, ring, &id, &rank, err, sizeof err) == DB_OK)
                 row->stored = rank;
         }
         if (!quiet) {
@@ -572,6 +587,8 @@ int cmd_sweep(int argc, char **argv)
     session_signals_release();
     search_clear_stop();
 
+    if (ring == SCHEME_RING_Z)
+        printf("\nover Z: record = the z column of data/records.tsv\n");
     print_table(rows, done, d != NULL);
     if (interrupted) {
         printf("interrupted: %d of %d format%s searched\n", done, nrows, nrows == 1 ? "" : "s");

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "walk_sym_core.h"
+#include "walk_z_core.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -405,6 +406,47 @@ int cuda_sym_best(cuda_sym *s, int walker, const wsym_state *st, uint64_t *reps,
                   size_t errlen);
 void cuda_sym_destroy(cuda_sym *s);
 /* ==== end walk_sym ============================================================ */
+
+/* ==== walk_z: walks over Z on the GPU, one thread per walker ==================
+ * Owned by cuda/walk_z.cu (no-CUDA fallbacks in cuda/no_cuda_z.c, the CPU
+ * emulator in tests/emu_walk_z.c); the walk is cuda/walk_z_core.h, whose
+ * comment says what it does (coefficients in {-1, 0, 1}).  Walker i starts
+ * from a random one of the start schemes and starts over from one when a walk
+ * ends.  Calls are synchronous.  Return codes as the walk block's. */
+typedef struct cuda_wz_config {
+    int walkers;                 /* 0: from warps */
+    int warps;                   /* with walkers 0: warps of walkers (one walker per warp in the
+                                    shared-memory kernel, 32 in the global one); 0: as many as the
+                                    device holds at once */
+    int device;
+    uint64_t seed;               /* walker i's stream: wz_init_state(seed, i, cap) */
+    int cap;                     /* term slots per walker */
+    const uint64_t *start_terms; /* [nstarts][cap][6] (walk_z_core.h's planes) */
+    const int32_t *start_rank;   /* [nstarts] */
+    int nstarts;
+} cuda_wz_config;
+
+typedef struct cuda_wz cuda_wz;
+
+int cuda_wz_create(const cuda_wz_config *cfg, cuda_wz **out, char *err, size_t errlen);
+int cuda_wz_walkers(const cuda_wz *s);
+const char *cuda_wz_device_name(const cuda_wz *s);
+/* Walkers per block of the shared-memory kernel (one warp each, its state in
+ * shared memory); 0: the global-memory kernel (one thread each), taken when a
+ * state does not fit four times in an SM's shared memory or where the
+ * environment sets FLIPGRAPH_WZ_GLOBAL (measurements). */
+int cuda_wz_per_block(const cuda_wz *s);
+/* Every walker walks `steps` steps (or stops at the target); *ms: kernel time. */
+int cuda_wz_run(cuda_wz *s, const wz_params *P, uint64_t steps, double *ms, char *err, size_t errlen);
+/* Copies every walker's scalars (out: room for cuda_wz_walkers). */
+int cuda_wz_states(cuda_wz *s, wz_state *out, char *err, size_t errlen);
+/* Replaces the start schemes (as cuda_wz_config's; the same cap): walks that
+ * begin from now on draw from these. */
+int cuda_wz_set_starts(cuda_wz *s, const uint64_t *terms, const int32_t *ranks, int n, char *err, size_t errlen);
+/* Copies walker's best terms (st->best_rank of them, [rank][6]). */
+int cuda_wz_best(cuda_wz *s, int walker, const wz_state *st, uint64_t *terms, char *err, size_t errlen);
+void cuda_wz_destroy(cuda_wz *s);
+/* ==== end walk_z ============================================================== */
 
 #ifdef __cplusplus
 }

@@ -485,8 +485,13 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
                        sym && c->p.symmetry != SCHEME_SYM_NONE ? sd : b == SEARCH_BACKEND_GPU ? r->gpu_def : r->def);
         }
     }
-    if (b == SEARCH_BACKEND_GPU && c->p.ring == SCHEME_RING_Z)
-        return scheme_fail(err, errlen, "--ring z: the GPU backend has no walker over Z yet; give --backend cpu");
+    if (b == SEARCH_BACKEND_GPU && c->p.ring == SCHEME_RING_Z && c->p.coef_max != 1)
+        return scheme_fail(err, errlen,
+                           "--coef-max %d: the GPU walk over Z holds coefficients in {-1, 0, 1} (--coef-max 1); "
+                           "larger bounds walk on the CPU (--backend cpu)",
+                           c->p.coef_max);
+    if (b == SEARCH_BACKEND_GPU && c->p.ring == SCHEME_RING_Z && c->given[SEARCH_PARAM_ROUNDS])
+        return scheme_fail(err, errlen, "--rounds: the GPU walk over Z does not use it (one walker per thread)");
     if (b == SEARCH_BACKEND_GPU && c->p.symmetry != SCHEME_SYM_NONE && c->given[SEARCH_PARAM_ROUNDS])
         return scheme_fail(err, errlen, "--rounds: the symmetric GPU walk does not use it (one walker per warp or per thread)");
     if (!c->given[SEARCH_PARAM_DEVICES])

@@ -455,10 +455,6 @@ search_status search_run_gpu_stats(const search_params *p, const search_gpu_opti
     p = &pg;
     if (!search_params_check(p, res->msg, sizeof res->msg))
         return res->status;
-    if (p->ring != SCHEME_RING_F2) {
-        snprintf(res->msg, sizeof res->msg, "--ring z: the GPU backend has no walker over Z yet; give --backend cpu");
-        return res->status;
-    }
     if (!cuda_compiled_in()) {
         snprintf(res->msg, sizeof res->msg, "no GPU backend: this flipgraph was built without CUDA");
         return res->status;
@@ -483,6 +479,8 @@ search_status search_run_gpu_stats(const search_params *p, const search_gpu_opti
     }
     if (given->symmetry != SCHEME_SYM_NONE)
         return search_run_gpu_sym(given, o, starts, nstarts, cb, res);
+    if (p->ring == SCHEME_RING_Z)
+        return search_run_gpu_z(p, o, starts, nstarts, cb, res);
     if (o->rounds < 1 || o->rounds > 64 || o->warps < 0 || o->mix_every < 0 || o->check < 0 ||
         o->store < 0 || o->store > 2 || !(o->launch_ms > 0) || o->launch_ms > 60000) {
         snprintf(res->msg, sizeof res->msg, "bad GPU options (rounds 1..64, launch 0..60000 ms, no negative values)");

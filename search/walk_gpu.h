@@ -31,6 +31,17 @@ void search_gpu_params(const search_params *p, const search_gpu_options *o, sear
 search_status search_run_gpu_sym(const search_params *p, const search_gpu_options *o, const scheme *const *starts,
                                  int nstarts, const search_callbacks *cb, search_result *res);
 
+/* The walk over Z on the GPU (walk_gpu_z.c), where search_run_gpu goes when
+ * p->ring is z: one GPU, coefficients in {-1, 0, 1} (--coef-max 1). */
+search_status search_run_gpu_z(const search_params *p, const search_gpu_options *o, const scheme *const *starts,
+                               int nstarts, const search_callbacks *cb, search_result *res);
+/* A Z scheme as the GPU walk over Z holds it (cuda/walk_z_core.h's planes,
+ * terms [cap][6], zero past its rank); false when a coefficient is not in
+ * {-1, 0, 1} or the rank passes cap. */
+bool search_gpu_z_pack(const scheme *s, int cap, uint64_t *terms);
+/* The Z scheme of rank terms in those planes; NULL when out of memory. */
+scheme *search_gpu_z_unpack(scheme_format f, const uint64_t *terms, int rank);
+
 /* search_run_gpu with the GPU's own options (NULL: the defaults). */
 search_status search_run_gpu_opts(const search_params *p, const search_gpu_options *o,
                                   const scheme *const *starts, int nstarts,

@@ -364,7 +364,8 @@ Test(search_z_cli, bad_usage_exits_2)
         const char *args, *says;
     } bad[] = {
         {"search --dims 3x3x3 --ring q", "--ring q"},
-        {"search --dims 3x3x3 --ring z --backend gpu", "no walker over Z"},
+        {"search --dims 3x3x3 --ring z --backend gpu --coef-max 2", "{-1, 0, 1}"},
+        {"search --dims 3x3x3 --ring z --backend gpu --rounds 2", "--rounds"},
         {"search --dims 3x3x3 --ring z --coef-max 4", "--coef-max 4"},
         {"search --dims 3x3x3 --ring z --coef-max 0", "--coef-max 0"},
         {"search --dims 3x3x3 --coef-max 2", "--ring z"},
@@ -471,5 +472,64 @@ Test(search_z_cli, from_a_gf2_scheme_that_lifts, .timeout = 60)
     scheme_free(ones);
     scheme_free(f2);
     scheme_free(z);
+    rmtree(d);
+}
+
+/* sweep --ring z: every format walks over Z, against the records' z column,
+ * and stores integer schemes (a tiny range on the CPU, until the record) */
+Test(search_z_cli, sweep_over_z_reaches_the_z_records_and_stores_them, .timeout = 150)
+{
+    char d[64], args[4400], path[128];
+    tmpdir(d, sizeof d);
+    snprintf(path, sizeof path, "%s/sweep.db", d);
+    snprintf(args, sizeof args,
+             "sweep --dims-list 2x2x2..2x2x3 --ring z --until-record --time-per 60s --backend cpu --threads 1 "
+             "--seed 3 --progress 0 --db '%s'",
+             path);
+    cr_assert_eq(run(d, args), 0);
+    char *out = slurp(d, "out");
+    cr_assert(strstr(out, "over Z (|coefficients| <= 1"), "%s", out);
+    cr_assert(strstr(out, "the z column"), "%s", out);
+    /* the table's rows: <2,2,2> and <2,2,3> at their Z records, read from the table */
+    const scheme_format fmts[2] = {{2, 2, 2}, {2, 2, 3}};
+    for (int i = 0; i < 2; i++) {
+        char fb[32], row[64];
+        snprintf(row, sizeof row, "\n%-10s", scheme_format_str(fmts[i], fb));
+        const char *at = strstr(out, row);
+        cr_assert_not_null(at, "no row for %s: %s", fb, out);
+        int start = 0, best = 0, record = 0;
+        cr_assert_eq(sscanf(at + 1 + strlen(fb), "%d %d %d", &start, &best, &record), 3, "%s", at);
+        cr_assert_eq(record, search_record_rank_z(fmts[i]), "%s", at);
+        cr_assert_eq(best, record, "%s", at);
+        cr_assert(strstr(at, "record reached"), "%s", at);
+    }
+    free(out);
+    /* what the sweep stored is over Z and verifies there */
+    char err[512];
+    db_status st;
+    db *store = db_open(path, false, &st, err, sizeof err);
+    cr_assert_not_null(store, "%s", err);
+    int n = 0;
+    for (int64_t id = 1;; id++) {
+        scheme *s = db_load_scheme(store, id, &st, err, sizeof err);
+        if (!s)
+            break;
+        verify_result vr;
+        cr_assert_eq(s->ring, SCHEME_RING_Z, "scheme %lld", (long long)id);
+        cr_assert(verify_z(s, &vr), "scheme %lld: %s", (long long)id, vr.msg);
+        scheme_free(s);
+        n++;
+    }
+    cr_assert_gt(n, 0);
+    db_close(store);
+    /* bad usage: --meta and --symmetry are GF(2) walks */
+    cr_assert_eq(run(d, "sweep --dims-list 2x2x2 --ring z --meta --backend cpu"), 2);
+    char *e = slurp(d, "err");
+    cr_assert(strstr(e, "--meta"), "%s", e);
+    free(e);
+    cr_assert_eq(run(d, "sweep --dims-list 2x2x2 --ring z --symmetry c3 --backend cpu"), 2);
+    e = slurp(d, "err");
+    cr_assert(strstr(e, "symmetric"), "%s", e);
+    free(e);
     rmtree(d);
 }

@@ -1,0 +1,469 @@
+/* The walk over Z of one walker, written once for the GPU (one thread per
+ * walker, cuda/walk_z.cu) and the CPU (the emulator tests/emu_walk_z.c and
+ * the checks of tests/gpu_z.c run this same source): the moves of
+ * search/walker_z.c (docs/search.md, "Searching over Z") with coefficients in
+ * {-1, 0, 1} (--coef-max 1; Perminov's ternary_flip_graph walks the same set,
+ * docs/references.md).
+ *
+ * A factor is two 64-bit planes in the bit order of scheme.h: v, its support
+ * (the nonzero entries), and s, the negative ones (s a subset of v).  Two
+ * factors are equal up to sign when their v words are equal and their s words
+ * are equal (+1) or complementary on v (-1): two word compares, as over GF(2)
+ * (wz_rel).  A sum a + mu b within the bound is five word operations (wz_add):
+ * it leaves {-1, 0, 1} exactly where a and mu b are both nonzero with one sign.
+ *
+ * Why one thread per walker and not the GF(2) kernel's warp per walker
+ * (walk_core.cuh): the same reason as the symmetric walk (walk_sym_core.h),
+ * and one more: a match over Z is a match of the v plane and then a sign test,
+ * two steps where a warp's __match_any_sync is one; a thread compares the two
+ * words of every term with its own (a scan of the rank, held in shared memory).
+ *
+ * The moves (as search/moves_z.c defines them; every one checked against the
+ * bound before anything changes, a move that would pass it is not taken):
+ *   flip       a uniform term s and position x, then a uniform term u with
+ *              x_u = sg x_s (up to 8 draws): y_s += mu y_u, z_u -= mu sg z_s,
+ *              mu = +1 or -1 at random; a term with a zero factor goes;
+ *   reduction  after every change, the changed terms against every term: two
+ *              terms equal up to sign at two positions become one (as
+ *              search_z_reduce_pair), so that no reduction within the bound is
+ *              ever left;
+ *   plus       after `plateau` steps without a reduction (and after 16 steps
+ *              that found no two terms sharing a factor), search_z_plus on two
+ *              random terms equal up to sign nowhere, while the rank is below
+ *              the walk's minimum + plus_max;
+ *   restart    `walk_len` steps after the walk's last new minimum, or stuck
+ *              where no plus may be taken: from a random start scheme (the
+ *              host stages the engine's pool there by its restart policy).
+ * A walker copies its scheme to its best terms at each new lowest rank of its
+ * walk below report_below (the host sets it one above the run's best, so that
+ * schemes at the best rank come home too: siblings for the pool).
+ *
+ * The state of a walker: a wz_state (scalars) and a block of 64-bit words:
+ * the terms [cap][3][2] (v, s), then the best scheme [cap][3][2].  Plain C
+ * that nvcc also compiles. */
+#ifndef FLIPGRAPH_WALK_Z_CORE_H
+#define FLIPGRAPH_WALK_Z_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define WZ_FN static __host__ __device__ __forceinline__
+#else
+#define WZ_FN static inline
+#endif
+
+#define WZ_TRIES 8       /* draws of a flip per step (walker_z.c's ZW_TRIES) */
+#define WZ_IDLE_PLUS 16  /* steps in a row without two terms sharing a factor before a plus */
+#define WZ_TERM_WORDS 6  /* (v, s) at each of the three positions */
+
+/* The walk's parameters (every walker the same). */
+typedef struct wz_params {
+    uint64_t walk_len;   /* steps after the walk's last new minimum before it starts over */
+    uint64_t plateau;    /* steps without a reduction before a plus transition */
+    int plus_max;        /* plus transitions only while rank < the walk's minimum + plus_max */
+    int target;          /* a walker stops walking at this rank or below (0: never) */
+    int report_below;    /* a walker copies its scheme (best terms) at a new lowest rank below this */
+    int pad;
+} wz_params;
+
+/* A walker's scalars. */
+typedef struct wz_state {
+    uint64_t rng;           /* splitmix64 counter */
+    uint64_t flips, plus, reductions, restarts, rejected;
+    uint64_t since;         /* steps since the walk's last new minimum */
+    uint64_t plateau_count; /* steps since the last reduction or plus */
+    int32_t rank, cap;
+    int32_t walk_min;       /* the current walk's lowest rank */
+    int32_t best_rank;      /* the rank of the best terms: the current walk's lowest below
+                               report_below (INT32_MAX: none yet) */
+    int32_t idle;           /* steps in a row that found no two terms sharing a factor */
+    int32_t failed;         /* 1: a move needed more than cap terms (a bug: the host says so) */
+    int32_t walks;          /* walks begun (restarts + 1) */
+    int32_t pad;
+} wz_state;
+
+/* The schemes walks start from: nstarts schemes of cap terms each. */
+typedef struct wz_start {
+    const uint64_t *terms;  /* [nstarts][cap][6] */
+    const int32_t *rank;    /* [nstarts] */
+    int nstarts;
+} wz_start;
+
+/* Words of a walker's block. */
+WZ_FN size_t wz_block_words(int cap) { return (size_t)cap * WZ_TERM_WORDS * 2; }
+
+/* A walker bound to its scalars and block. */
+typedef struct wz_walker {
+    wz_state *st;
+    uint64_t *t;     /* terms: t[k * 6 + pos * 2] = v, + 1 = s */
+    uint64_t *best;
+} wz_walker;
+
+/* terms and best: the two halves of the walker's block, or the terms copied
+ * elsewhere (the GPU's shared memory) */
+WZ_FN void wz_bind(wz_walker *w, wz_state *st, uint64_t *terms, uint64_t *best)
+{
+    w->st = st;
+    w->t = terms;
+    w->best = best;
+}
+
+WZ_FN void wz_bind_block(wz_walker *w, wz_state *st, uint64_t *block)
+{
+    wz_bind(w, st, block, block + (size_t)st->cap * WZ_TERM_WORDS);
+}
+
+/* ---- random numbers: splitmix64 on a counter (as walk_sym_core.h) ---- */
+
+WZ_FN uint64_t wz_next(wz_state *st)
+{
+    uint64_t z = (st->rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+WZ_FN uint32_t wz_below(wz_state *st, uint32_t bound)
+{
+    return (uint32_t)(((wz_next(st) >> 32) * (uint64_t)bound) >> 32);
+}
+
+/* A fresh walker of cap term slots: its stream from (seed, index), no counts, no best. */
+WZ_FN void wz_init_state(wz_state *st, uint64_t seed, int index, int cap)
+{
+    wz_state z;
+    char *p = (char *)&z;
+    for (size_t i = 0; i < sizeof z; i++)
+        p[i] = 0;
+    z.rng = seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(index + 1));
+    (void)wz_next(&z);
+    z.best_rank = 0x7fffffff;
+    z.cap = cap;
+    *st = z;
+}
+
+/* ---- packed factors: v the support, s the negative entries ---- */
+
+/* +1: a = b, -1: a = -b, 0: neither (a is never zero here). */
+WZ_FN int wz_rel(uint64_t av, uint64_t as, uint64_t bv, uint64_t bs)
+{
+    if (av != bv)
+        return 0;
+    return as == bs ? 1 : (as ^ bs) == av ? -1 : 0;
+}
+
+/* r = a + mul * b (mul = +1 or -1); 0 when an entry would leave {-1, 0, 1}:
+ * both nonzero with one sign. */
+WZ_FN int wz_add(uint64_t av, uint64_t as, uint64_t bv, uint64_t bs, int mul, uint64_t *rv, uint64_t *rs)
+{
+    if (mul < 0)
+        bs ^= bv;
+    if (av & bv & ~(as ^ bs))
+        return 0;
+    *rv = av ^ bv;
+    *rs = (as & ~bv) | (bs & ~av);
+    return 1;
+}
+
+/* The planes of an integer vector of n entries; 0 when an entry is not in {-1, 0, 1}. */
+WZ_FN int wz_pack(const int8_t *x, int n, uint64_t *v, uint64_t *s)
+{
+    uint64_t a = 0, b = 0;
+    for (int e = 0; e < n; e++) {
+        if (x[e] > 1 || x[e] < -1)
+            return 0;
+        a |= (uint64_t)(x[e] != 0) << e;
+        b |= (uint64_t)(x[e] < 0) << e;
+    }
+    *v = a;
+    *s = b;
+    return 1;
+}
+
+WZ_FN void wz_unpack(uint64_t v, uint64_t s, int n, int8_t *x)
+{
+    for (int e = 0; e < n; e++)
+        x[e] = (int8_t)((v >> e & 1) ? ((s >> e & 1) ? -1 : 1) : 0);
+}
+
+/* ---- terms ---- */
+
+WZ_FN uint64_t *wz_term(const wz_walker *w, int k) { return w->t + (size_t)k * WZ_TERM_WORDS; }
+
+WZ_FN int wz_relp(const wz_walker *w, int a, int b, int pos)
+{
+    const uint64_t *ta = wz_term(w, a), *tb = wz_term(w, b);
+    return wz_rel(ta[2 * pos], ta[2 * pos + 1], tb[2 * pos], tb[2 * pos + 1]);
+}
+
+/* Where tracked index t is after term k goes (the last term takes k's place,
+ * as scheme_remove does): -1 when it was k. */
+WZ_FN int wz_track(int t, int k, int last) { return t == k ? -1 : t == last ? k : t; }
+
+WZ_FN void wz_remove(wz_walker *w, int k, int *t1, int *t2)
+{
+    const int last = --w->st->rank;
+    if (k != last) {
+        uint64_t *d = wz_term(w, k);
+        const uint64_t *s = wz_term(w, last);
+        for (int i = 0; i < WZ_TERM_WORDS; i++)
+            d[i] = s[i];
+    }
+    if (t1)
+        *t1 = wz_track(*t1, k, last);
+    if (t2)
+        *t2 = wz_track(*t2, k, last);
+}
+
+/* Term s against every term: a pair equal up to sign at two positions
+ * becomes one term when the sum stays within the bound (search_z_reduce_pair:
+ * term u = r1 r2 (p1_s (x) p2_s (x) d_u), so s takes d_s + r1 r2 d_u and u
+ * goes), again until s has no such partner; s goes when its sum is zero.
+ * Tracks s (its index is returned, -1 when it went) and *t1, *t2. */
+WZ_FN int wz_reduce_with(wz_walker *w, int s, int *t1, int *t2)
+{
+    wz_state *st = w->st;
+    while (s >= 0) {
+        int found = 0;
+        for (int u = 0; u < st->rank && !found; u++) {
+            if (u == s)
+                continue;
+            /* two of three positions related: the third is not looked at when
+             * the first two are both unrelated (most pairs) */
+            int rel[3];
+            rel[0] = wz_relp(w, s, u, 0);
+            rel[1] = wz_relp(w, s, u, 1);
+            if (!rel[0] && !rel[1])
+                continue;
+            rel[2] = wz_relp(w, s, u, 2);
+            if ((rel[0] != 0) + (rel[1] != 0) + (rel[2] != 0) < 2)
+                continue;
+            for (int d = 0; d < 3 && !found; d++) {
+                const int p1 = d == 2 ? 0 : d + 1, p2 = d == 0 ? 2 : d - 1;
+                if (!rel[p1] || !rel[p2])
+                    continue;
+                uint64_t *ts = wz_term(w, s);
+                const uint64_t *tu = wz_term(w, u);
+                uint64_t nv, ns;
+                if (!wz_add(ts[2 * d], ts[2 * d + 1], tu[2 * d], tu[2 * d + 1], rel[p1] * rel[p2], &nv, &ns))
+                    continue;
+                ts[2 * d] = nv;
+                ts[2 * d + 1] = ns;
+                st->reductions++;
+                st->plateau_count = 0;
+                int ss = s;
+                wz_remove(w, u, &ss, t1);
+                /* u's index is gone; t2 follows as t1 did */
+                if (t2)
+                    *t2 = wz_track(*t2, u, st->rank);
+                s = ss;
+                if (!nv) {
+                    int gone = s;
+                    wz_remove(w, gone, t1, t2);
+                    s = -1;
+                }
+                found = 1;
+            }
+        }
+        if (!found)
+            break;
+    }
+    return s;
+}
+
+/* Every reduction of the scheme taken (a start's). */
+WZ_FN void wz_reduce_all(wz_walker *w)
+{
+    for (int again = 1; again;) {
+        again = 0;
+        for (int s = 0; s < w->st->rank; s++) {
+            const int r0 = w->st->rank;
+            wz_reduce_with(w, s, 0, 0);
+            if (w->st->rank != r0)
+                again = 1;
+        }
+    }
+}
+
+/* ---- the walk ---- */
+
+/* Starts over from a random start scheme (the host stages them from the
+ * engine's pool); the best terms are the new walk's. */
+WZ_FN void wz_reset(wz_walker *w, const wz_start *S)
+{
+    wz_state *st = w->st;
+    const int k = S->nstarts > 1 ? (int)wz_below(st, (uint32_t)S->nstarts) : 0;
+    const int r = S->rank[k] < st->cap ? S->rank[k] : st->cap;
+    const uint64_t *src = S->terms + (size_t)k * (size_t)st->cap * WZ_TERM_WORDS;
+    for (size_t i = 0; i < (size_t)r * WZ_TERM_WORDS; i++)
+        w->t[i] = src[i];
+    st->rank = r;
+    wz_reduce_all(w);
+    st->walk_min = st->rank;
+    st->best_rank = 0x7fffffff;
+    st->walks++;
+    st->since = 0;
+    st->plateau_count = 0;
+    st->idle = 0;
+}
+
+/* One flip: 1 taken, 2 every draw passed the bound, 0 no two terms sharing a
+ * factor were drawn. */
+WZ_FN int wz_flip(wz_walker *w)
+{
+    wz_state *st = w->st;
+    int drawn = 0;
+    for (int tries = 0; tries < WZ_TRIES && st->rank >= 2; tries++) {
+        const int s = (int)wz_below(st, (uint32_t)st->rank);
+        const int x = (int)wz_below(st, 3u);
+        const uint64_t *ts = wz_term(w, s);
+        const uint64_t xv = ts[2 * x], xs = ts[2 * x + 1];
+        int cnt = 0;
+        for (int u = 0; u < st->rank; u++) {
+            const uint64_t *tu = wz_term(w, u);
+            cnt += u != s && wz_rel(tu[2 * x], tu[2 * x + 1], xv, xs) != 0;
+        }
+        if (!cnt)
+            continue;
+        drawn = 1;
+        int k = (int)wz_below(st, (uint32_t)cnt), u = 0;
+        for (;; u++) {
+            const uint64_t *tu = wz_term(w, u);
+            if (u != s && wz_rel(tu[2 * x], tu[2 * x + 1], xv, xs) != 0 && k-- == 0)
+                break;
+        }
+        const int y = x == 2 ? 0 : x + 1, z = x == 0 ? 2 : x - 1;
+        const int sg = wz_relp(w, s, u, x);
+        const int mu = (wz_next(st) >> 63) ? 1 : -1;
+        uint64_t *tsm = wz_term(w, s), *tum = wz_term(w, u);
+        uint64_t yv, ys, zv, zs;
+        /* x_s (x) mu y_u (x) z_s = mu sg x_u (x) y_u (x) z_s, which term u gives back */
+        if (!wz_add(tsm[2 * y], tsm[2 * y + 1], tum[2 * y], tum[2 * y + 1], mu, &yv, &ys) ||
+            !wz_add(tum[2 * z], tum[2 * z + 1], tsm[2 * z], tsm[2 * z + 1], -mu * sg, &zv, &zs)) {
+            st->rejected++;
+            continue;
+        }
+        tsm[2 * y] = yv;
+        tsm[2 * y + 1] = ys;
+        tum[2 * z] = zv;
+        tum[2 * z + 1] = zs;
+        st->flips++;
+        int a = s, b = u;
+        if (!yv)
+            wz_remove(w, a, &b, 0), a = -1;
+        if (b >= 0 && !zv)
+            wz_remove(w, b, &a, 0), b = -1;
+        a = a >= 0 ? wz_reduce_with(w, a, &b, 0) : -1;
+        if (b >= 0)
+            wz_reduce_with(w, b, &a, 0);
+        return 1;
+    }
+    return drawn ? 2 : 0;
+}
+
+/* A plus transition (search_z_plus) on two terms equal up to sign nowhere:
+ * (X, Y) = sg (x_j, y_j): i -> (x_i - X, y_i, z_i), j -> (X, Y, z_j - z_i),
+ * new (X, y_i + Y, z_i); 0 when none was found within the bound. */
+WZ_FN int wz_plus(wz_walker *w)
+{
+    wz_state *st = w->st;
+    if (st->rank < 2)
+        return 0;
+    if (st->rank >= st->cap) {
+        st->failed = 1;
+        return 0;
+    }
+    for (int tries = 0; tries < 64; tries++) {
+        int i = (int)wz_below(st, (uint32_t)st->rank);
+        int j = (int)wz_below(st, (uint32_t)st->rank);
+        if (i == j || wz_relp(w, i, j, 0) || wz_relp(w, i, j, 1) || wz_relp(w, i, j, 2))
+            continue;
+        const int x = (int)wz_below(st, 3u), y = x == 2 ? 0 : x + 1, z = x == 0 ? 2 : x - 1;
+        const int sg = (wz_next(st) >> 63) ? 1 : -1;
+        uint64_t *ti = wz_term(w, i), *tj = wz_term(w, j), *tn = wz_term(w, st->rank);
+        const uint64_t Xv = tj[2 * x], Xs = sg < 0 ? tj[2 * x + 1] ^ Xv : tj[2 * x + 1];
+        const uint64_t Yv = tj[2 * y], Ys = sg < 0 ? tj[2 * y + 1] ^ Yv : tj[2 * y + 1];
+        uint64_t xiv, xis, ynv, yns, zjv, zjs;
+        if (!wz_add(ti[2 * x], ti[2 * x + 1], Xv, Xs, -1, &xiv, &xis) ||
+            !wz_add(ti[2 * y], ti[2 * y + 1], Yv, Ys, 1, &ynv, &yns) ||
+            !wz_add(tj[2 * z], tj[2 * z + 1], ti[2 * z], ti[2 * z + 1], -1, &zjv, &zjs))
+            continue;
+        tn[2 * x] = Xv, tn[2 * x + 1] = Xs;
+        tn[2 * y] = ynv, tn[2 * y + 1] = yns;
+        tn[2 * z] = ti[2 * z], tn[2 * z + 1] = ti[2 * z + 1];
+        tj[2 * x] = Xv, tj[2 * x + 1] = Xs;
+        tj[2 * y] = Yv, tj[2 * y + 1] = Ys;
+        tj[2 * z] = zjv, tj[2 * z + 1] = zjs;
+        ti[2 * x] = xiv, ti[2 * x + 1] = xis;
+        int n = st->rank++;
+        st->plus++;
+        /* no factor is zero (the terms were equal up to sign nowhere); the
+         * three changed terms against every term */
+        i = wz_reduce_with(w, i, &j, &n);
+        if (j >= 0)
+            j = wz_reduce_with(w, j, &i, &n);
+        if (n >= 0)
+            wz_reduce_with(w, n, &i, &j);
+        return 1;
+    }
+    return 0;
+}
+
+/* Copies the scheme to the best terms. */
+WZ_FN void wz_keep_best(wz_walker *w)
+{
+    wz_state *st = w->st;
+    for (size_t i = 0; i < (size_t)st->rank * WZ_TERM_WORDS; i++)
+        w->best[i] = w->t[i];
+    st->best_rank = st->rank;
+}
+
+/* Walks n steps (a step: one flip drawn, or a plus transition, or a restart);
+ * returns the steps made. */
+WZ_FN uint64_t wz_walk(wz_walker *w, const wz_start *S, const wz_params *P, uint64_t n)
+{
+    wz_state *st = w->st;
+    uint64_t done = 0;
+    while (done < n && !st->failed) {
+        if (P->target && st->rank <= P->target)
+            break;
+        const int32_t before = st->rank;
+        const int r = wz_flip(w);
+        done++;
+        st->since++;
+        if (!r) {
+            /* nothing shares a factor here: a plus transition moves on, or a restart */
+            if (++st->idle >= WZ_IDLE_PLUS) {
+                st->idle = 0;
+                if (!(st->rank < st->walk_min + P->plus_max && st->rank < st->cap - 1 && wz_plus(w))) {
+                    st->restarts++;
+                    wz_reset(w, S);
+                    continue;
+                }
+            }
+        } else {
+            st->idle = 0;
+        }
+        if (st->rank < before) {
+            st->plateau_count = 0;
+        } else if (++st->plateau_count >= P->plateau) {
+            st->plateau_count = 0;
+            if (st->rank < st->walk_min + P->plus_max && st->rank < st->cap - 1)
+                wz_plus(w);
+        }
+        if (st->rank < st->walk_min) {
+            st->walk_min = st->rank;
+            st->since = 0;
+        }
+        if (st->rank < st->best_rank && st->rank < P->report_below)
+            wz_keep_best(w);
+        if (st->since >= P->walk_len) {
+            st->restarts++;
+            wz_reset(w, S);
+        }
+    }
+    return done;
+}
+
+#endif

@@ -1,0 +1,454 @@
+/* Checks of the GPU walk over Z (cuda/walk_z_core.h, cuda/walk_z.cu,
+ * search/walk_gpu_z.c), without Criterion (the device machine lacks it).
+ * Built twice (CMakeLists.txt): gpu_z against the GPU (skipped, exit 77,
+ * where none is visible) and gpu_z_emu against the CPU emulator
+ * (tests/emu_walk_z.c), which runs in CI.
+ *
+ *   1. the packed planes against plain integers on random vectors: the
+ *      relation up to sign, the bounded sum, pack and unpack;
+ *   2. the core on the CPU from several starts (standard algorithms, a lifted
+ *      corpus scheme): after every step for a while, then after every batch,
+ *      the walker's scheme verifies over Z, has its rank, coefficients in
+ *      {-1, 0, 1}, and no reduction within the bound left;
+ *   3. the device (or emulator) against the core run here from the same
+ *      seeds: every walker's scalars and best terms equal, bit for bit;
+ *   4. every walker's best scheme verifies over Z;
+ *   5. the engine backend reaches <2,2,2>:7 and <3,3,3>:23 over Z and refuses
+ *      what it cannot walk (--coef-max 2; a scheme with a coefficient 2 does
+ *      not pack).
+ * Prints "N passed, N failed".  FLIPGRAPH_SEED replays the random parts. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuda/fg_cuda.h"
+#include "schemes/scheme.h"
+#include "search/search.h"
+#include "search/walk_gpu.h"
+#include "verify/verify.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                                                       \
+    do {                                                                                                       \
+        if (cond) {                                                                                            \
+            passed++;                                                                                          \
+        } else {                                                                                               \
+            failed++;                                                                                          \
+            printf("FAILED %s:%d: ", __FILE__, __LINE__);                                                      \
+            printf(__VA_ARGS__);                                                                               \
+            printf("\n");                                                                                      \
+        }                                                                                                      \
+    } while (0)
+
+static uint64_t g_seed;
+
+static bool verifies_z(const scheme *s)
+{
+    verify_result vr;
+    memset(&vr, 0, sizeof vr);
+    return verify_z(s, &vr);
+}
+
+/* ---- 1. the planes against plain integers ---- */
+
+static void random_vec(scheme_rng *r, int8_t *x, int n, int zeros)
+{
+    for (int e = 0; e < n; e++) {
+        const uint32_t k = scheme_rng_below(r, 3 + (uint32_t)zeros);
+        x[e] = (int8_t)(k == 0 ? 1 : k == 1 ? -1 : 0);
+    }
+}
+
+static void planes_against_integers(int trials)
+{
+    scheme_rng r;
+    scheme_rng_seed(&r, g_seed ^ 0x5151);
+    int bad_rel = 0, bad_add = 0, bad_pack = 0, equal_seen = 0, opposite_seen = 0, over_seen = 0;
+    for (int t = 0; t < trials; t++) {
+        const int n = 1 + (int)scheme_rng_below(&r, 64);
+        int8_t a[64], b[64], sum[64], got[64];
+        random_vec(&r, a, n, (int)scheme_rng_below(&r, 8));
+        /* b: a, -a, a with a few entries changed, or fresh */
+        const uint32_t kind = scheme_rng_below(&r, 4);
+        for (int e = 0; e < n; e++)
+            b[e] = kind == 0 ? a[e] : kind == 1 ? (int8_t)-a[e] : a[e];
+        if (kind == 2)
+            b[scheme_rng_below(&r, (uint32_t)n)] = (int8_t)(scheme_rng_below(&r, 3) - 1);
+        if (kind == 3)
+            random_vec(&r, b, n, (int)scheme_rng_below(&r, 8));
+        uint64_t av, as, bv, bs;
+        if (!wz_pack(a, n, &av, &as) || !wz_pack(b, n, &bv, &bs)) {
+            bad_pack++;
+            continue;
+        }
+        int8_t back[64];
+        wz_unpack(av, as, n, back);
+        bad_pack += memcmp(back, a, (size_t)n) != 0 || (as & ~av) != 0 || (n < 64 && (av >> n) != 0);
+        /* the relation, where a is nonzero */
+        bool az = true, eq = true, opp = true;
+        for (int e = 0; e < n; e++) {
+            az = az && !a[e];
+            eq = eq && a[e] == b[e];
+            opp = opp && a[e] == -b[e];
+        }
+        if (!az) {
+            const int want = eq ? 1 : opp ? -1 : 0;
+            bad_rel += wz_rel(av, as, bv, bs) != want;
+            equal_seen += want == 1;
+            opposite_seen += want == -1;
+        }
+        /* the bounded sum */
+        const int mul = scheme_rng_below(&r, 2) ? 1 : -1;
+        bool fits = true;
+        for (int e = 0; e < n; e++) {
+            const int v = a[e] + mul * b[e];
+            fits = fits && v >= -1 && v <= 1;
+            sum[e] = (int8_t)v;
+        }
+        uint64_t rv = 0, rs = 0;
+        const int ok = wz_add(av, as, bv, bs, mul, &rv, &rs);
+        over_seen += !fits;
+        if (ok != (int)fits) {
+            bad_add++;
+            continue;
+        }
+        if (ok) {
+            wz_unpack(rv, rs, n, got);
+            bad_add += memcmp(got, sum, (size_t)n) != 0 || (rs & ~rv) != 0;
+        }
+    }
+    /* a coefficient 2 does not pack */
+    const int8_t two[3] = {1, 2, 0};
+    uint64_t v, s;
+    CHECK(!wz_pack(two, 3, &v, &s), "wz_pack took a coefficient 2");
+    CHECK(bad_pack == 0, "seed %llu: %d vectors did not pack and unpack back", (unsigned long long)g_seed, bad_pack);
+    CHECK(bad_rel == 0, "seed %llu: %d relations up to sign differ from the integers'", (unsigned long long)g_seed,
+          bad_rel);
+    CHECK(bad_add == 0, "seed %llu: %d bounded sums differ from the integers'", (unsigned long long)g_seed, bad_add);
+    CHECK(equal_seen > 0 && opposite_seen > 0 && over_seen > 0, "the cases: %d equal, %d opposite, %d over the bound",
+          equal_seen, opposite_seen, over_seen);
+}
+
+/* ---- the core on the CPU ---- */
+
+typedef struct core_run {
+    scheme_format f;
+    int cap;
+    wz_state st;
+    uint64_t *block, *starts;
+    int32_t rank;
+    wz_start start;
+    wz_walker w;
+} core_run;
+
+/* A Z start from s (GF(2): as it is, coefficients 0 and 1). */
+static bool core_open(core_run *c, const scheme *s, int extra, uint64_t seed, int index)
+{
+    memset(c, 0, sizeof *c);
+    scheme *z = search_z_copy(s);
+    if (!z)
+        return false;
+    c->f = z->fmt;
+    c->cap = z->rank + extra;
+    c->rank = z->rank;
+    c->starts = calloc((size_t)c->cap * WZ_TERM_WORDS, sizeof(uint64_t));
+    c->block = calloc(wz_block_words(c->cap), sizeof(uint64_t));
+    const bool ok = c->starts && c->block && search_gpu_z_pack(z, c->cap, c->starts);
+    scheme_free(z);
+    if (!ok)
+        return false;
+    c->start = (wz_start){c->starts, &c->rank, 1};
+    wz_init_state(&c->st, seed, index, c->cap);
+    wz_bind_block(&c->w, &c->st, c->block);
+    wz_reset(&c->w, &c->start);
+    return true;
+}
+
+static void core_close(core_run *c)
+{
+    free(c->block);
+    free(c->starts);
+}
+
+/* What is wrong with the walker's scheme ("" when nothing). */
+static const char *core_wrong(const core_run *c, char *why, size_t len)
+{
+    why[0] = 0;
+    scheme *s = search_gpu_z_unpack(c->f, c->w.t, c->st.rank);
+    if (!s)
+        return snprintf(why, len, "out of memory"), why;
+    int i, j;
+    for (int k = 0; k < c->st.rank && !why[0]; k++)
+        for (int pos = 0; pos < 3; pos++) {
+            const uint64_t *t = wz_term(&c->w, k);
+            if (!t[2 * pos] || (t[2 * pos + 1] & ~t[2 * pos]))
+                snprintf(why, len, "term %d: factor %d zero or a sign off its support", k, pos);
+        }
+    if (!why[0] && s->rank != c->st.rank)
+        snprintf(why, len, "rank %d, %d terms", c->st.rank, s->rank);
+    else if (!why[0] && search_z_max_coef(s) > 1)
+        snprintf(why, len, "a coefficient %d", search_z_max_coef(s));
+    else if (!why[0] && !verifies_z(s))
+        snprintf(why, len, "rank %d: does not verify over Z", s->rank);
+    else if (!why[0] && search_z_find_reduction(s, 1, &i, &j))
+        snprintf(why, len, "a reduction within the bound left (terms %d and %d)", i, j);
+    scheme_free(s);
+    return why;
+}
+
+/* 2. */
+static void core_walks(const char *name, const scheme *start, uint64_t seed)
+{
+    core_run c;
+    if (!core_open(&c, start, 10, seed, 0)) {
+        CHECK(false, "%s: core_open", name);
+        return;
+    }
+    /* short walks and plateaus, so that plus transitions and restarts happen */
+    const wz_params P = {3000, 60, 4, 0, INT_MAX, 0};
+    char why[256];
+    int low = c.st.rank;
+    bool ok = !core_wrong(&c, why, sizeof why)[0];
+    CHECK(ok, "%s: the start: %s", name, why);
+    for (int step = 0; step < 400 && ok; step++) {
+        wz_walk(&c.w, &c.start, &P, 1);
+        ok = !core_wrong(&c, why, sizeof why)[0];
+        CHECK(ok, "seed %llu %s step %d: %s", (unsigned long long)seed, name, step, why);
+        low = c.st.rank < low ? c.st.rank : low;
+    }
+    for (int batch = 0; batch < 60 && ok; batch++) {
+        wz_walk(&c.w, &c.start, &P, 500);
+        ok = !core_wrong(&c, why, sizeof why)[0] && !c.st.failed;
+        CHECK(ok, "seed %llu %s batch %d: %s%s", (unsigned long long)seed, name, batch, why,
+              c.st.failed ? " (out of slots)" : "");
+        low = c.st.rank < low ? c.st.rank : low;
+    }
+    CHECK(c.st.flips > 0 && c.st.plus > 0 && c.st.reductions > 0 && c.st.restarts > 0,
+          "seed %llu %s: %llu flips, %llu plus, %llu reductions, %llu restarts", (unsigned long long)seed, name,
+          (unsigned long long)c.st.flips, (unsigned long long)c.st.plus, (unsigned long long)c.st.reductions,
+          (unsigned long long)c.st.restarts);
+    printf("%s: %llu flips (%llu refused by the bound), %llu plus, %llu reductions, %llu restarts, rank %d, "
+           "lowest %d\n",
+           name, (unsigned long long)c.st.flips, (unsigned long long)c.st.rejected, (unsigned long long)c.st.plus,
+           (unsigned long long)c.st.reductions, (unsigned long long)c.st.restarts, c.st.rank, low);
+    core_close(&c);
+}
+
+/* 3. and 4. */
+static void device_against_core(const char *name, const scheme *start, int walkers, uint64_t steps)
+{
+    char err[256];
+    core_run c;
+    if (!core_open(&c, start, 12, g_seed, 0)) {
+        CHECK(false, "%s: core_open", name);
+        return;
+    }
+    cuda_wz_config cfg = {walkers, 0, 0, g_seed, c.cap, c.starts, &c.rank, 1};
+    cuda_wz *s = NULL;
+    int rc = cuda_wz_create(&cfg, &s, err, sizeof err);
+    CHECK(rc == 0, "cuda_wz_create: %s", err);
+    if (rc) {
+        core_close(&c);
+        return;
+    }
+    const wz_params P = {4000, 80, 4, 0, INT_MAX, 0};
+    double ms = 0;
+    rc = cuda_wz_run(s, &P, steps, &ms, err, sizeof err) || cuda_wz_run(s, &P, steps, &ms, err, sizeof err);
+    CHECK(rc == 0, "cuda_wz_run: %s", err);
+    wz_state *dev = calloc((size_t)walkers, sizeof *dev);
+    rc = rc || cuda_wz_states(s, dev, err, sizeof err);
+    CHECK(rc == 0, "cuda_wz_states: %s", err);
+    uint64_t *best = malloc((size_t)c.cap * WZ_TERM_WORDS * sizeof(uint64_t));
+    int mismatched = 0, bad = 0, restarts = 0, bests = 0;
+    for (int i = 0; i < walkers && !rc; i++) {
+        /* the same walker on the CPU */
+        wz_init_state(&c.st, g_seed, i, c.cap);
+        wz_reset(&c.w, &c.start);
+        wz_walk(&c.w, &c.start, &P, steps);
+        wz_walk(&c.w, &c.start, &P, steps);
+        if (memcmp(&c.st, &dev[i], sizeof c.st) != 0) {
+            if (!mismatched++)
+                printf("walker %d: device rank %d flips %llu rng %llx, CPU rank %d flips %llu rng %llx\n", i,
+                       dev[i].rank, (unsigned long long)dev[i].flips, (unsigned long long)dev[i].rng, c.st.rank,
+                       (unsigned long long)c.st.flips, (unsigned long long)c.st.rng);
+            continue;
+        }
+        restarts += dev[i].restarts > 0;
+        if (dev[i].best_rank == INT_MAX)
+            continue;
+        if (cuda_wz_best(s, i, &dev[i], best, err, sizeof err)) {
+            bad++;
+            continue;
+        }
+        bests++;
+        if (memcmp(best, c.w.best, (size_t)dev[i].best_rank * WZ_TERM_WORDS * sizeof(uint64_t)))
+            mismatched++;
+        scheme *b = search_gpu_z_unpack(c.f, best, dev[i].best_rank);
+        if (!b || b->rank != dev[i].best_rank || !verifies_z(b) || search_z_max_coef(b) > 1)
+            bad++;
+        scheme_free(b);
+    }
+    CHECK(mismatched == 0, "%s: %d of %d walkers differ from the core run on the CPU", name, mismatched, walkers);
+    CHECK(bad == 0, "%s: %d best schemes do not verify over Z or have another rank", name, bad);
+    CHECK(restarts > 0 && bests > 0, "%s: %d walkers restarted, %d kept a best scheme", name, restarts, bests);
+    printf("%s: %d walkers x %llu steps, %.1f ms (last launch) on %s, %d walkers per block%s\n", name, walkers,
+           (unsigned long long)(2 * steps), ms, cuda_wz_device_name(s), cuda_wz_per_block(s),
+           cuda_wz_per_block(s) ? " (shared memory)" : " (global memory)");
+    free(dev);
+    free(best);
+    cuda_wz_destroy(s);
+    core_close(&c);
+}
+
+/* 5. */
+static void backend_params(search_params *p, int n, int target)
+{
+    search_params_default(p);
+    p->fmt = (scheme_format){n, n, n};
+    p->ring = SCHEME_RING_Z;
+    p->coef_max = 1;
+    p->target_rank = target;
+    p->seed = g_seed;
+    p->time_limit = 120;
+    p->progress_every = 0;
+    /* a plateau and walk unit near the CPU walker's (measured on the emulator
+     * from the standard <3,3,3>: 4e5-3e6 flips to 23 with 4 walkers) */
+    p->plateau = p->plateau_min = p->plateau_max = 2000;
+    p->walk_len = p->walk_max = 50000;
+}
+
+static void backend_reaches(int n, int target)
+{
+    search_params p;
+    backend_params(&p, n, target);
+    search_gpu_options o;
+    search_gpu_options_default(&o);
+    o.warps = 4; /* the emulator: 4 walkers (the shared-memory kernel's one per warp) */
+    o.launch_ms = 20;
+    search_result r;
+    search_run_gpu_z(&p, &o, NULL, 0, NULL, &r);
+    CHECK(r.status == SEARCH_REACHED && r.best && r.best->ring == SCHEME_RING_Z && verifies_z(r.best) &&
+              r.best->rank <= target,
+          "seed %llu <%d,%d,%d> over Z: status %d best %d (%s)", (unsigned long long)g_seed, n, n, n,
+          (int)r.status, r.best_rank, r.msg);
+    search_result_free(&r);
+}
+
+static void backend_refuses(void)
+{
+    search_params p;
+    backend_params(&p, 2, 7);
+    p.coef_max = 2;
+    search_result r;
+    search_run_gpu_z(&p, NULL, NULL, 0, NULL, &r);
+    CHECK(r.status == SEARCH_BAD_PARAMS && strstr(r.msg, "{-1, 0, 1}"), "--coef-max 2: status %d (%s)",
+          (int)r.status, r.msg);
+    search_result_free(&r);
+    /* a scheme with a coefficient 2 does not pack (the backend's setup then
+     * refuses the start): term 0 times 2 at factor 0, and term 0 negated */
+    scheme *std = scheme_standard((scheme_format){2, 2, 2});
+    scheme *z = search_z_copy(std);
+    scheme_free(std);
+    scheme_zterm a = z->zterms[0], b = z->zterms[0];
+    for (int e = 0; e < SCHEME_MAX_ENTRIES; e++) {
+        a.z[0][e] = (int8_t)(2 * a.z[0][e]);
+        b.z[0][e] = (int8_t)-b.z[0][e];
+    }
+    z->zterms[0] = a;
+    z->terms[0].f[0] = 0; /* the GF(2) word of 2x */
+    scheme_push_z(z, &b);
+    uint64_t *terms = calloc((size_t)(z->rank + 1) * WZ_TERM_WORDS, sizeof(uint64_t));
+    CHECK(verifies_z(z) && search_z_max_coef(z) == 2, "the test's scheme with a coefficient 2 does not verify");
+    CHECK(!search_gpu_z_pack(z, z->rank + 1, terms), "a scheme with a coefficient 2 packed");
+    free(terms);
+    scheme_free(z);
+}
+
+static scheme *lifted_corpus(const char *rel)
+{
+    const char *dir = getenv("FLIPGRAPH_CORPUS");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "data/corpus", rel);
+    scheme_diag d;
+    memset(&d, 0, sizeof d);
+    scheme *f2 = scheme_read_file(path, NULL, &d);
+    if (!f2) {
+        printf("%s:%d:%d: %s\n", path, d.line, d.col, d.msg);
+        return NULL;
+    }
+    verify_lift_result lr;
+    memset(&lr, 0, sizeof lr);
+    scheme *z = verify_lift(f2, &lr);
+    scheme_free(f2);
+    return z;
+}
+
+int main(void)
+{
+    const char *env = getenv("FLIPGRAPH_SEED");
+    g_seed = env && *env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
+    printf("seed %llu (FLIPGRAPH_SEED replays)\n", (unsigned long long)g_seed);
+#ifndef FLIPGRAPH_WZ_EMU
+    if (cuda_device_count() <= 0) {
+        printf("skipped: no GPU visible\n");
+        return 77;
+    }
+#endif
+    planes_against_integers(200000);
+    const scheme_format fmts[] = {{2, 2, 2}, {3, 3, 3}, {2, 3, 4}, {4, 4, 4}};
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
+        scheme *s = scheme_standard(fmts[i]);
+        char name[64];
+        snprintf(name, sizeof name, "standard <%d,%d,%d>", fmts[i].n, fmts[i].m, fmts[i].p);
+        core_walks(name, s, g_seed + i);
+        scheme_free(s);
+    }
+    /* a corpus scheme lifted to Z: the first of these whose lift has
+     * coefficients in {-1, 0, 1} (the lifter's attempts are seeded: the same
+     * one every run) */
+    const char *const corpus[] = {"kauers-moosbauer/334-29-mod0.exp", "kauers-moosbauer/344-38-mod0.exp",
+                                  "kauers-moosbauer/444-49-mod0.exp", "kauers-moosbauer/244-26-mod0.exp",
+                                  "kauers-moosbauer/233-15-mod0.exp", "kauers-moosbauer/223-11-mod0.exp"};
+    scheme *lifted = NULL;
+    char lname[128] = "";
+    for (size_t i = 0; i < sizeof corpus / sizeof corpus[0] && !lifted; i++) {
+        lifted = lifted_corpus(corpus[i]);
+        if (lifted && search_z_max_coef(lifted) > 1) {
+            scheme_free(lifted);
+            lifted = NULL;
+        }
+        if (lifted)
+            snprintf(lname, sizeof lname, "lifted %s", corpus[i]);
+    }
+    CHECK(lifted != NULL, "no corpus scheme of the list lifts with coefficients in {-1, 0, 1}");
+    if (lifted)
+        core_walks(lname, lifted, g_seed + 100);
+#ifdef FLIPGRAPH_WZ_EMU
+    const int walkers = 16;
+#else
+    const int walkers = 2048;
+#endif
+    scheme *s3 = scheme_standard((scheme_format){3, 3, 3});
+    scheme *s4 = scheme_standard((scheme_format){4, 4, 4});
+    device_against_core("standard <3,3,3>", s3, walkers, 3000);
+    device_against_core("standard <4,4,4>", s4, walkers, 3000);
+    if (lifted)
+        device_against_core(lname, lifted, walkers, 3000);
+#ifndef FLIPGRAPH_WZ_EMU
+    /* the global-memory kernel too (taken where the terms do not fit in shared memory) */
+    setenv("FLIPGRAPH_WZ_GLOBAL", "1", 1);
+    device_against_core("standard <4,4,4>, global memory", s4, walkers, 3000);
+    unsetenv("FLIPGRAPH_WZ_GLOBAL");
+#endif
+    scheme_free(s3);
+    scheme_free(s4);
+    scheme_free(lifted);
+    backend_reaches(2, 7);
+    backend_reaches(3, 23);
+    backend_refuses();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
