@@ -21,13 +21,10 @@ T49=${T49:-45s}
 mkdir -p "$OUT"
 LOG=$OUT/device_z.log
 : > "$LOG"
-DEPS=/tmp/fgdeps
-mkdir -p $DEPS
-for f in deps/libsqlite3-dev_*.deb deps/libxxhash-dev_*.deb; do [ -f "$f" ] && dpkg -x "$f" $DEPS; done
-SQLITE_LIB=$(ls /lib/x86_64-linux-gnu/libsqlite3.so.0 /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 2>/dev/null | head -1)
+. scripts/device_env.sh
+fg_device_deps
 B=build-device
-cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DFLIPGRAPH_CUDA_ARCH=90a -DFLIPGRAPH_BLAS=OFF \
-  -DSQLite3_INCLUDE_DIR=$DEPS/usr/include -DSQLite3_LIBRARY="$SQLITE_LIB" -DXXHASH_INCLUDE_DIR=$DEPS/usr/include \
+cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" \
   > "$OUT/build.log" 2>&1 && cmake --build $B -j"$(nproc)" --target flipgraph gpu_z >> "$OUT/build.log" 2>&1 || {
   tail -30 "$OUT/build.log"; exit 2; }
 F=$B/flipgraph
