@@ -64,10 +64,9 @@ static void print_profile(const rt_host_stats *hs, const rt_host_split *sp)
     if (hs->gpus)
         printf("  %-22s %9.3f s (%s)\n", "buffers page-locked", hs->lock,
                hs->pinned ? "cudaHostRegister, side by side" : "no: pageable (FLIPGRAPH_PINNED, or too few subproblems)");
-    printf("  %-22s %9.3f thread-s (executors idle waiting for them: %.3f s)\n", "operand sums", hs->sums,
-           hs->wait_sums);
-    printf("  %-22s %9.3f thread-s (sums waiting for a free slot: %.3f s)\n", "accumulation", hs->accumulate,
-           hs->wait_free);
+    printf("  %-22s %9.3f thread-s (executors idle waiting for them: %.3f s; they waited for a free input "
+           "slot: %.3f s)\n", "operand sums", hs->sums, hs->wait_sums, hs->wait_free);
+    printf("  %-22s %9.3f thread-s\n", "accumulation", hs->accumulate);
     printf("  %-22s %9.3f thread-s (executor threads in submit/finish)\n", "executor calls", hs->exec);
     if (hs->gpus) {
         double tot = hs->total > 0 ? hs->total * hs->gpus : 1;

@@ -75,12 +75,12 @@ typedef struct wz_state {
     uint64_t plateau_count; /* steps since the last reduction or plus */
     int32_t rank, cap;
     int32_t walk_min;       /* the current walk's lowest rank */
-    int32_t best_rank;      /* the rank of the best terms: the current walk's lowest below
-                               report_below (INT32_MAX: none yet) */
+    int32_t best_rank;      /* the rank of the best terms: the walker's lowest below
+                               report_below, over its walks (INT32_MAX: none yet) */
     int32_t idle;           /* steps in a row that found no two terms sharing a factor */
     int32_t failed;         /* 1: a move needed more than cap terms (a bug: the host says so) */
     int32_t walks;          /* walks begun (restarts + 1) */
-    int32_t pad;
+    int32_t best_walk;      /* the walk the best terms came from */
 } wz_state;
 
 /* The schemes walks start from: nstarts schemes of cap terms each. */
@@ -289,7 +289,7 @@ WZ_FN void wz_reduce_all(wz_walker *w)
 /* ---- the walk ---- */
 
 /* Starts over from a random start scheme (the host stages them from the
- * engine's pool); the best terms are the new walk's. */
+ * engine's pool); the best terms stay (wz_walk keeps them over walks). */
 WZ_FN void wz_reset(wz_walker *w, const wz_start *S)
 {
     wz_state *st = w->st;
@@ -301,7 +301,8 @@ WZ_FN void wz_reset(wz_walker *w, const wz_start *S)
     st->rank = r;
     wz_reduce_all(w);
     st->walk_min = st->rank;
-    st->best_rank = 0x7fffffff;
+    /* the best terms stay: a walk that found a new low and started over
+     * within one launch, before the host read them, must not lose them */
     st->walks++;
     st->since = 0;
     st->plateau_count = 0;
@@ -417,6 +418,7 @@ WZ_FN void wz_keep_best(wz_walker *w)
     for (size_t i = 0; i < (size_t)st->rank * WZ_TERM_WORDS; i++)
         w->best[i] = w->t[i];
     st->best_rank = st->rank;
+    st->best_walk = st->walks;
 }
 
 /* Walks n steps (a step: one flip drawn, or a plus transition, or a restart);
@@ -456,7 +458,9 @@ WZ_FN uint64_t wz_walk(wz_walker *w, const wz_start *S, const wz_params *P, uint
             st->walk_min = st->rank;
             st->since = 0;
         }
-        if (st->rank < st->best_rank && st->rank < P->report_below)
+        /* a new low, or a later walk's scheme at the best rank (a sibling) */
+        if (st->rank < P->report_below &&
+            (st->rank < st->best_rank || (st->rank == st->best_rank && st->best_walk != st->walks)))
             wz_keep_best(w);
         if (st->since >= P->walk_len) {
             st->restarts++;

@@ -702,7 +702,9 @@ static rt_status exec_submit(pipe_t *pp, uint64_t seq, leaf_slot *in, char *err,
         return rt_execute(&j->sub, &in->T.m, &in->S.m, &pp->own[seq % 2].m, pp->threads, 0, NULL, err, errlen);
     int rc = cuda_rt_session_submit(pp->sess, seq, in->T.m.w, in->T.m.stride, in->S.m.w, in->S.m.stride, err,
                                     errlen);
-    return rc == 0 ? RT_OK : rc == 2 ? RT_EDIMS : RT_EDEVICE;
+    /* after the split was chosen every failure is the device's (exit 3, docs/host-layer.md):
+     * a shape the session refuses here is a bug of the plan, not bad input */
+    return rc == 0 ? RT_OK : RT_EDEVICE;
 }
 
 static rt_status exec_uploaded(pipe_t *pp, uint64_t seq, char *err, size_t errlen)
@@ -710,7 +712,9 @@ static rt_status exec_uploaded(pipe_t *pp, uint64_t seq, char *err, size_t errle
     if (!pp->sess)
         return RT_OK;
     int rc = cuda_rt_session_uploaded(pp->sess, seq, err, errlen);
-    return rc == 0 ? RT_OK : rc == 2 ? RT_EDIMS : RT_EDEVICE;
+    /* after the split was chosen every failure is the device's (exit 3, docs/host-layer.md):
+     * a shape the session refuses here is a bug of the plan, not bad input */
+    return rc == 0 ? RT_OK : RT_EDEVICE;
 }
 
 static void copy_rows(void *vctx, uint64_t begin, uint64_t end, int thread)
@@ -729,7 +733,7 @@ static rt_status exec_finish(pipe_t *pp, uint64_t seq, leaf_slot *out, char *err
     }
     int rc = cuda_rt_session_finish(pp->sess, seq, out->Q.m.w, out->Q.m.stride, err, errlen);
     if (rc != 0)
-        return rc == 2 ? RT_EDIMS : RT_EDEVICE;
+        return RT_EDEVICE;
     rt_matrix_mask_tail(&out->Q.m);
     return RT_OK;
 }

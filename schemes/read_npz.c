@@ -162,6 +162,8 @@ typedef struct pk_vm {
     int sp, capstack;
     pk_obj **memo;
     int nmemo;
+    long nitems; /* items in all tuples and lists: 2-byte memo gets could
+                    otherwise make a 64 MiB member hold gigabytes of them */
     char err[300];
 } pk_vm;
 
@@ -239,8 +241,11 @@ static int pk_mark(pk_vm *v)
     return -1;
 }
 
-static bool pk_append(pk_obj *l, pk_obj *x)
+static bool pk_append(pk_vm *v, pk_obj *l, pk_obj *x)
 {
+    if (v->nitems >= PK_MAX_OBJECTS)
+        return false;
+    v->nitems++;
     if (l->nitems == l->cap) {
         int nc = l->cap ? 2 * l->cap : 4;
         pk_obj **ni = realloc(l->items, sizeof *ni * (size_t)nc);
@@ -260,8 +265,8 @@ static bool pk_tuple(pk_vm *v, int from, size_t at)
     if (!t)
         return pk_fail(v, at, "out of memory");
     for (int k = from; k < v->sp; k++)
-        if (!pk_append(t, v->stack[k]))
-            return pk_fail(v, at, "out of memory");
+        if (!pk_append(v, t, v->stack[k]))
+            return pk_fail(v, at, "more than %d items in tuples and lists (or out of memory)", PK_MAX_OBJECTS);
     v->sp = from;
     return pk_push(v, t);
 }
@@ -468,8 +473,9 @@ static bool pk_run(pk_vm *v, pk_obj **out)
             if (li < 0 || v->stack[li]->t != PK_LIST)
                 return pk_fail(v, at, "APPEND to something that is not a list");
             for (int k = op == 'e' ? from + 1 : from; k < v->sp; k++)
-                if (!pk_append(v->stack[li], v->stack[k]))
-                    return pk_fail(v, at, "out of memory");
+                if (!pk_append(v, v->stack[li], v->stack[k]))
+                    return pk_fail(v, at, "more than %d items in tuples and lists (or out of memory)",
+                                   PK_MAX_OBJECTS);
             v->sp = li + 1;
             break;
         }
@@ -592,10 +598,13 @@ static bool arr_check(const npz_member *m, npz_arr *a, const char *descr, const 
     if (!dtype_parse(descr, a, why, sizeof why))
         return zfail(m->d, m->file, m->member, "%s%s", where, why);
     uint64_t n = shape_count(a);
-    if (n == UINT64_MAX || n * (uint64_t)a->size != a->nbytes)
-        return zfail(m->d, m->file, m->member, "%s%llu bytes of entries, the shape and dtype '%s' need %llu",
-                     where, (unsigned long long)a->nbytes, descr,
-                     (unsigned long long)(n == UINT64_MAX ? n : n * (uint64_t)a->size));
+    /* n * size may wrap to the bytes present (a shape of 3 x 2^38 x 2^23
+     * entries of 8 bytes wraps to 0): divide instead of multiplying */
+    const bool fits = n != UINT64_MAX && n <= a->nbytes / (uint64_t)a->size;
+    if (!fits || n * (uint64_t)a->size != a->nbytes)
+        return zfail(m->d, m->file, m->member, "%s%llu bytes of entries, the shape and dtype '%s' need %s%llu",
+                     where, (unsigned long long)a->nbytes, descr, fits ? "" : "more than ",
+                     (unsigned long long)(fits ? n * (uint64_t)a->size : a->nbytes));
     return true;
 }
 

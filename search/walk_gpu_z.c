@@ -217,7 +217,7 @@ static void *z_thread(void *arg)
                 break;
             }
             if (s->best_rank < P.report_below &&
-                (s->walks != b->offered_walk[i] || s->best_rank < b->offered_rank[i]))
+                (s->best_walk != b->offered_walk[i] || s->best_rank < b->offered_rank[i]))
                 b->cand[ncand++] = i;
         }
         if (bad)
@@ -235,7 +235,7 @@ static void *z_thread(void *arg)
             const int i = b->cand[k];
             if (b->st[i].best_rank > engine_best_rank(e))
                 break; /* the best moved below it within this loop */
-            b->offered_walk[i] = b->st[i].walks;
+            b->offered_walk[i] = b->st[i].best_walk;
             b->offered_rank[i] = b->st[i].best_rank;
             if (cuda_wz_best(b->cz, i, &b->st[i], b->terms, err, sizeof err)) {
                 engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->device, err);

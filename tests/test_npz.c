@@ -326,6 +326,10 @@ Test(npz, every_malformed_member_is_refused_naming_file_and_member)
     expect_refused("2,2,3.npy", m, n, "different sizes come as an object array");
     n = npy_member(m, "<i8", "(3, 4, 0)", NULL, 0);
     expect_refused("2,2,2.npy", m, n, "at least 1 term");
+    /* A shape whose bytes wrap 64 bits to the 0 present: 3 x 2^38 x 2^23
+     * entries of 8 bytes is 3 * 2^64 (read past the buffer before the fix). */
+    n = npy_member(m, "<i8", "(3, 274877906944, 8388608)", NULL, 0);
+    expect_refused("524288,524288,524288.npy", m, n, "bytes of entries");
     /* Bad dtypes. */
     n = npy_member(m, "<c16", "(3, 4, 7)", ones, sizeof ones);
     expect_refused("2,2,2.npy", m, n, "dtype '<c16', expected integers");
