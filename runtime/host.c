@@ -366,6 +366,7 @@ typedef struct {
     int index;
     pthread_t tid;
     bool started;
+    double dev_limit; /* a GPU executor's device memory, read before any session allocates */
 } host_worker;
 
 /* Blocks (X, Y) of one side selected by leaf h: the Kronecker product of the
@@ -547,12 +548,22 @@ static void leaf_buf_free(leaf_buf *b)
 }
 
 /* One buffer per item: the registrations run side by side. */
+/* Buffers to page-lock side by side, for the GPU that copies them: each
+ * locking thread selects it first (else the runtime would set up a context on
+ * GPU 0 for a product on another GPU). */
+typedef struct pin_job {
+    leaf_buf **b;
+    int device;
+} pin_job;
+
 static void pin_range(void *vctx, uint64_t begin, uint64_t end, int thread)
 {
-    leaf_buf **b = vctx;
+    pin_job *pj = vctx;
     (void)thread;
+    const bool on = cuda_rt_set_device(pj->device) == 0;
     for (uint64_t i = begin; i < end; i++)
-        b[i]->pinned = cuda_rt_host_register(b[i]->m.w, (size_t)(b[i]->m.rows * b[i]->m.stride * 8)) == 0;
+        pj->b[i]->pinned =
+            on && cuda_rt_host_register(pj->b[i]->m.w, (size_t)(pj->b[i]->m.rows * pj->b[i]->m.stride * 8)) == 0;
 }
 
 /* A worker's pipeline (Karppa, Kaski 2019, 3.16): while its executor multiplies
@@ -761,7 +772,7 @@ static void *worker_main(void *arg)
     bool gpu = pp->ex.device >= 0;
     double t0 = rt_clock();
     if (gpu) {
-        pp->dev_limit = device_limit(j->cfg, pp->ex.device);
+        pp->dev_limit = wk->dev_limit;
         int code = 0;
         if (cuda_rt_set_device(pp->ex.device) != 0)
             snprintf(err, sizeof err, "%s", cuda_rt_last_error());
@@ -801,7 +812,8 @@ static void *worker_main(void *arg)
         int nb = 0;
         for (int k = 0; k < pp->depth; k++)
             bufs[nb++] = &pp->slot[k].T, bufs[nb++] = &pp->slot[k].S, bufs[nb++] = &pp->slot[k].Q;
-        rt_parallel(nb, (uint64_t)nb, 1, pin_range, bufs);
+        pin_job pj = {bufs, pp->ex.device};
+        rt_parallel(nb, (uint64_t)nb, 1, pin_range, &pj);
         pinned = true;
         for (int i = 0; i < nb; i++)
             pinned = pinned && bufs[i]->pinned;
@@ -971,7 +983,8 @@ rt_status rt_host_execute(const export_plan *p, const rt_host_split *sp, const r
         bool pin_ops = ex.device >= 0 && pin_env && !strcmp(pin_env, "1");
         if (pin_ops) {
             double tp = rt_clock();
-            rt_parallel(3, 3, 1, pin_range, opp);
+            pin_job pj = {opp, ex.device};
+            rt_parallel(3, 3, 1, pin_range, &pj);
             if (stats)
                 stats->lock = rt_clock() - tp, stats->pinned = ops[0].pinned && ops[1].pinned && ops[2].pinned;
         }
@@ -1044,6 +1057,12 @@ rt_status rt_host_execute(const export_plan *p, const rt_host_split *sp, const r
     zero_parallel(C->w, (size_t)(C->rows * C->stride * 8), all_threads);
     double zero_c = rt_clock() - tz;
 
+    /* every GPU executor's share of its device before any worker starts: a
+     * worker's session allocates at once, and a share read after it would be
+     * smaller than the one the split was checked against (try_split) */
+    for (int i = 0; i < n; i++)
+        if (exec_of(cfg, i).device >= 0)
+            wk[i].dev_limit = device_limit(cfg, exec_of(cfg, i).device);
     int started = 0;
     for (int i = 0; i < n; i++) {
         wk[i].job = j, wk[i].index = i;

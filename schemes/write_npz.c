@@ -212,8 +212,11 @@ bool scheme_write_npz_set(const scheme *const *s, int count, FILE *out)
         return false;
     }
     zip_source_keep(src);
+    errno = 0; /* below: a libzip failure that sets none reads as EIO */
     zip_t *za = zip_open_from_source(src, ZIP_TRUNCATE, &ze);
     zip_error_fini(&ze);
+    if (!za)
+        zip_source_free(src); /* the reference zip_open_from_source would have taken */
     bool ok = za != NULL;
     for (int k = 0; ok && k < count; k++) {
         wbuf b = {0};
@@ -237,8 +240,11 @@ bool scheme_write_npz_set(const scheme *const *s, int count, FILE *out)
             break;
         }
         /* NumPy's savez_compressed; fixed times keep the output byte for byte. */
-        zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_DEFLATE, 0);
-        zip_file_set_mtime(za, (zip_uint64_t)idx, 315532800 + 12 * 3600, 0);
+        if (zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_DEFLATE, 0) != 0 ||
+            zip_file_set_mtime(za, (zip_uint64_t)idx, 315532800 + 12 * 3600, 0) != 0) {
+            ok = false;
+            break;
+        }
     }
     if (za) {
         if (ok)
