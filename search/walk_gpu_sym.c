@@ -10,8 +10,6 @@
  * only at a new lowest rank below the run's best at its launch, so only
  * improvements cross the bus. */
 #include <limits.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,28 +17,21 @@
 #include "../cuda/fg_cuda.h"
 #include "engine.h"
 #include "walk_gpu.h"
+#include "walk_gpu_one.h"
 
 typedef struct sym_backend {
-    engine *e;
-    const search_params *p;
-    double launch_ms;
-    int warps, device;
+    gpu_one g; /* first: gpu_one_stats and gpu_one_join take the backend */
     cuda_sym *cs;
-    int walkers, order, ocap;
+    int order, ocap;
     wsym_state *st;
     uint64_t *reps, *fixed;
-    int32_t *ranks;           /* the walkers' ranks after the last launch, for the progress spread */
-    pthread_mutex_t mu;
-    pthread_t th;
-    bool started;
-    _Atomic uint64_t flips, plus, reductions, restarts;
 } sym_backend;
 
 static bool sym_setup(engine *e, void *ctx)
 {
     sym_backend *b = ctx;
-    b->e = e;
-    const search_params *p = b->p;
+    b->g.e = e;
+    const search_params *p = b->g.p;
     if (engine_nstarts(e) != 1) {
         engine_fail(e, SEARCH_BAD_PARAMS, "the symmetric GPU walk starts from one scheme (%d given)",
                     engine_nstarts(e));
@@ -68,22 +59,22 @@ static bool sym_setup(engine *e, void *ctx)
         engine_fail(e, SEARCH_BAD_PARAMS, "the start scheme has no free orbit: nothing to walk");
         return false;
     }
-    cuda_sym_config cfg = {0, b->warps, b->device, p->seed, p->symmetry == SCHEME_SYM_C3XC2 ? 2 : 1,
+    cuda_sym_config cfg = {0, b->g.warps, b->g.device, p->seed, p->symmetry == SCHEME_SYM_C3XC2 ? 2 : 1,
                            p->fmt.n, b->ocap, reps, norbits, fixed, nfixed};
     char err[256];
     const int rc = cuda_sym_create(&cfg, &b->cs, err, sizeof err);
     free(reps);
     free(fixed);
     if (rc) {
-        engine_fail(e, rc == 2 ? SEARCH_BAD_PARAMS : SEARCH_FAILED, "GPU %d: %s", b->device, err);
+        engine_fail(e, rc == 2 ? SEARCH_BAD_PARAMS : SEARCH_FAILED, "GPU %d: %s", b->g.device, err);
         return false;
     }
-    b->walkers = cuda_sym_walkers(b->cs);
-    b->st = calloc((size_t)b->walkers, sizeof *b->st);
-    b->ranks = calloc((size_t)b->walkers, sizeof *b->ranks);
+    b->g.walkers = cuda_sym_walkers(b->cs);
+    b->st = calloc((size_t)b->g.walkers, sizeof *b->st);
+    b->g.ranks = calloc((size_t)b->g.walkers, sizeof *b->g.ranks);
     b->reps = malloc((size_t)b->ocap * 3 * sizeof *b->reps);
     b->fixed = malloc((size_t)(nfixed + WSYM_FIXED_EXTRA) * 3 * sizeof *b->fixed);
-    if (!b->st || !b->ranks || !b->reps || !b->fixed) {
+    if (!b->st || !b->g.ranks || !b->reps || !b->fixed) {
         engine_fail(e, SEARCH_FAILED, "out of memory");
         return false;
     }
@@ -93,8 +84,8 @@ static bool sym_setup(engine *e, void *ctx)
 static void *sym_thread(void *arg)
 {
     sym_backend *b = arg;
-    engine *e = b->e;
-    const search_params *p = b->p;
+    engine *e = b->g.e;
+    const search_params *p = b->g.p;
     scheme_rng rng;
     scheme_rng_seed(&rng, p->seed ^ 0x243F6A8885A308D3ull);
     wsym_params P = {p->walk_len, p->plateau, p->plus_max, p->target_rank, INT_MAX};
@@ -105,12 +96,12 @@ static void *sym_thread(void *arg)
         P.report_below = best > 0 ? best : INT_MAX;
         double ms = 0;
         if (cuda_sym_run(b->cs, &P, n, &ms, err, sizeof err) || cuda_sym_states(b->cs, b->st, err, sizeof err)) {
-            engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->device, err);
+            engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->g.device, err);
             break;
         }
         uint64_t f = 0, pl = 0, r = 0, rs = 0;
         int low = -1;
-        for (int i = 0; i < b->walkers; i++) {
+        for (int i = 0; i < b->g.walkers; i++) {
             const wsym_state *s = &b->st[i];
             f += s->flips;
             pl += s->plus;
@@ -123,17 +114,10 @@ static void *sym_thread(void *arg)
             if (s->best_rank < P.report_below && (low < 0 || s->best_rank < b->st[low].best_rank))
                 low = i;
         }
-        atomic_store(&b->flips, f);
-        atomic_store(&b->plus, pl);
-        atomic_store(&b->reductions, r);
-        atomic_store(&b->restarts, rs);
-        pthread_mutex_lock(&b->mu);
-        for (int i = 0; i < b->walkers; i++)
-            b->ranks[i] = b->st[i].rank;
-        pthread_mutex_unlock(&b->mu);
+        gpu_one_publish(&b->g, f, pl, r, rs, &b->st[0].rank, sizeof *b->st);
         if (low >= 0 && best > 0 && b->st[low].best_rank < engine_best_rank(e)) {
             if (cuda_sym_best(b->cs, low, &b->st[low], b->reps, b->fixed, err, sizeof err)) {
-                engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->device, err);
+                engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->g.device, err);
                 break;
             }
             scheme *s = search_symmetric_join(p->fmt, (scheme_symmetry)p->symmetry, b->reps,
@@ -147,10 +131,7 @@ static void *sym_thread(void *arg)
             if (rc < 0)
                 break;
         }
-        if (ms < b->launch_ms / 2 && n < (1ull << 40))
-            n *= 2;
-        else if (ms > b->launch_ms * 2 && n > 64)
-            n /= 2;
+        n = gpu_one_next_steps(&b->g, n, ms);
     }
     engine_thread_end(e);
     return NULL;
@@ -159,49 +140,13 @@ static void *sym_thread(void *arg)
 static bool sym_start(engine *e, void *ctx)
 {
     sym_backend *b = ctx;
-    engine_thread_begin(e);
-    if (pthread_create(&b->th, NULL, sym_thread, b) != 0) {
-        engine_thread_end(e);
-        engine_fail(e, SEARCH_FAILED, "cannot start the GPU thread");
-        return false;
-    }
-    b->started = true;
-    return true;
-}
-
-static void sym_stats(void *ctx, engine_stats *st)
-{
-    sym_backend *b = ctx;
-    st->flips += atomic_load(&b->flips);
-    st->plus += atomic_load(&b->plus);
-    st->reductions += atomic_load(&b->reductions);
-    st->restarts += atomic_load(&b->restarts);
-    st->plateau = b->p->plateau;
-    st->devices = 1;
-    if (st->rank_count && b->ranks) {
-        pthread_mutex_lock(&b->mu);
-        for (int i = 0; i < b->walkers; i++) {
-            const int r = b->ranks[i];
-            if (r > 0) {
-                st->rank_count[r < SCHEME_MAX_RANK ? r : SCHEME_MAX_RANK]++;
-                st->walkers++;
-            }
-        }
-        pthread_mutex_unlock(&b->mu);
-    }
-}
-
-static void sym_join(void *ctx)
-{
-    sym_backend *b = ctx;
-    if (b->started)
-        pthread_join(b->th, NULL);
+    return gpu_one_start(e, &b->g, sym_thread, b);
 }
 
 static void sym_walker_name(void *ctx, int walker, char *buf, size_t len)
 {
     sym_backend *b = ctx;
-    snprintf(buf, len, "symmetric GPU walker %d (GPU %d)", walker, b->device);
+    snprintf(buf, len, "symmetric GPU walker %d (GPU %d)", walker, b->g.device);
 }
 
 search_status search_run_gpu_sym(const search_params *p, const search_gpu_options *o, const scheme *const *starts,
@@ -222,28 +167,16 @@ search_status search_run_gpu_sym(const search_params *p, const search_gpu_option
                  "isolated-plus 1 (the symmetric defaults; --backend cpu walks the others)");
         return res->status;
     }
-    if (o->ndevices > 1) {
-        snprintf(res->msg, sizeof res->msg, "--devices: the symmetric GPU walk runs on one GPU (give --device)");
-        return res->status;
-    }
-    if (!(o->launch_ms > 0) || o->launch_ms > 60000 || o->warps < 0) {
-        snprintf(res->msg, sizeof res->msg, "bad GPU options (launch 0..60000 ms, no negative warps)");
-        return res->status;
-    }
     sym_backend b;
     memset(&b, 0, sizeof b);
-    b.p = p;
-    b.launch_ms = o->launch_ms;
-    b.warps = o->warps;
-    b.device = o->ndevices == 1 ? o->devices[0] : p->device;
-    pthread_mutex_init(&b.mu, NULL);
-    const engine_backend eb = {"gpu", &b, sym_setup, sym_start, sym_stats, sym_join, sym_walker_name};
+    if (!gpu_one_init(&b.g, p, o, "the symmetric GPU walk", res))
+        return res->status;
+    const engine_backend eb = {"gpu", &b, sym_setup, sym_start, gpu_one_stats, gpu_one_join, sym_walker_name};
     engine_run(p, starts, nstarts, cb, &eb, res);
     cuda_sym_destroy(b.cs);
     free(b.st);
-    free(b.ranks);
     free(b.reps);
     free(b.fixed);
-    pthread_mutex_destroy(&b.mu);
+    gpu_one_free(&b.g);
     return res->status;
 }

@@ -18,8 +18,6 @@
  * copies its scheme on the device only at a new lowest rank of its walk at
  * or below the run's best, so little crosses the bus. */
 #include <limits.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,20 +25,17 @@
 #include "../cuda/fg_cuda.h"
 #include "engine.h"
 #include "walk_gpu.h"
+#include "walk_gpu_one.h"
 
 #define ZB_OFFERS 16 /* schemes offered per launch at most */
 #define ZB_STAGE 64  /* start schemes staged from the pool */
 
 typedef struct z_backend {
-    engine *e;
-    const search_params *p;
-    double launch_ms;
-    int warps, device, cap;
+    gpu_one g; /* first: gpu_one_stats and gpu_one_join take the backend */
+    int cap;
     cuda_wz *cz;
-    int walkers;
     wz_state *st;
     uint64_t *terms;          /* one walker's best terms, [cap][6] */
-    int32_t *ranks;           /* the walkers' ranks after the last launch, for the progress spread */
     int32_t *offered_walk, *offered_rank; /* per walker: the walk and rank it last offered */
     int *cand;                /* walkers to offer, [walkers] */
     uint64_t *stage;          /* [ZB_STAGE][cap][6]: the start schemes being staged */
@@ -48,10 +43,6 @@ typedef struct z_backend {
     bool stage_bad;           /* a pool scheme did not pack (a bug: the pool holds walk results) */
     uint64_t pool_seen;       /* engine_pool_version at the last staging */
     scheme_rng rng;
-    pthread_mutex_t mu;
-    pthread_t th;
-    bool started;
-    _Atomic uint64_t flips, plus, reductions, restarts;
 } z_backend;
 
 bool search_gpu_z_pack(const scheme *s, int cap, uint64_t *terms)
@@ -99,11 +90,11 @@ static void z_stage_visit(void *ctx, int i, const scheme *s)
 static int z_stage(z_backend *b)
 {
     int level = -1, level_count = 0;
-    b->pool_seen = engine_pool_version(b->e);
+    b->pool_seen = engine_pool_version(b->g.e);
     b->stage_bad = false;
-    const int n = engine_stage(b->e, &b->rng, ZB_STAGE, z_stage_visit, b, &level, &level_count);
+    const int n = engine_stage(b->g.e, &b->rng, ZB_STAGE, z_stage_visit, b, &level, &level_count);
     if (n <= 0 || b->stage_bad) {
-        engine_fail(b->e, SEARCH_FAILED, "%s",
+        engine_fail(b->g.e, SEARCH_FAILED, "%s",
                     n < 0    ? "out of memory"
                     : n == 0 ? "BUG: the pool is empty"
                              : "BUG: a pool scheme is not in {-1, 0, 1}");
@@ -115,8 +106,8 @@ static int z_stage(z_backend *b)
 static bool z_setup(engine *e, void *ctx)
 {
     z_backend *b = ctx;
-    b->e = e;
-    const search_params *p = b->p;
+    b->g.e = e;
+    const search_params *p = b->g.p;
     const int n = engine_nstarts(e);
     /* room as the CPU walker has it (driver.c): the start, plus_max, a margin */
     b->cap = engine_max_start_rank(e) + p->plus_max + 8;
@@ -138,21 +129,21 @@ static bool z_setup(engine *e, void *ctx)
     const int staged = z_stage(b);
     if (!staged)
         return false;
-    cuda_wz_config cfg = {0, b->warps, b->device, p->seed, b->cap, b->stage, b->stage_rank, staged};
+    cuda_wz_config cfg = {0, b->g.warps, b->g.device, p->seed, b->cap, b->stage, b->stage_rank, staged};
     char err[256];
     const int rc = cuda_wz_create(&cfg, &b->cz, err, sizeof err);
     if (rc) {
-        engine_fail(e, rc == 2 ? SEARCH_BAD_PARAMS : SEARCH_FAILED, "GPU %d: %s", b->device, err);
+        engine_fail(e, rc == 2 ? SEARCH_BAD_PARAMS : SEARCH_FAILED, "GPU %d: %s", b->g.device, err);
         return false;
     }
-    b->walkers = cuda_wz_walkers(b->cz);
-    b->st = calloc((size_t)b->walkers, sizeof *b->st);
-    b->ranks = calloc((size_t)b->walkers, sizeof *b->ranks);
-    b->offered_walk = calloc((size_t)b->walkers, sizeof *b->offered_walk);
-    b->offered_rank = calloc((size_t)b->walkers, sizeof *b->offered_rank);
-    b->cand = calloc((size_t)b->walkers, sizeof *b->cand);
+    b->g.walkers = cuda_wz_walkers(b->cz);
+    b->st = calloc((size_t)b->g.walkers, sizeof *b->st);
+    b->g.ranks = calloc((size_t)b->g.walkers, sizeof *b->g.ranks);
+    b->offered_walk = calloc((size_t)b->g.walkers, sizeof *b->offered_walk);
+    b->offered_rank = calloc((size_t)b->g.walkers, sizeof *b->offered_rank);
+    b->cand = calloc((size_t)b->g.walkers, sizeof *b->cand);
     b->terms = malloc((size_t)b->cap * WZ_TERM_WORDS * sizeof *b->terms);
-    if (!b->st || !b->ranks || !b->offered_walk || !b->offered_rank || !b->cand || !b->terms) {
+    if (!b->st || !b->g.ranks || !b->offered_walk || !b->offered_rank || !b->cand || !b->terms) {
         engine_fail(e, SEARCH_FAILED, "out of memory");
         return false;
     }
@@ -180,8 +171,8 @@ static int z_pick(const wz_state *st, int *cand, int n, int k)
 static void *z_thread(void *arg)
 {
     z_backend *b = arg;
-    engine *e = b->e;
-    const search_params *p = b->p;
+    engine *e = b->g.e;
+    const search_params *p = b->g.p;
     wz_params P = {p->walk_len, p->plateau, p->plus_max, p->target_rank, INT_MAX, 0};
     uint64_t n = 1024; /* steps per walker per launch: sized to take about launch_ms */
     char err[256];
@@ -191,7 +182,7 @@ static void *z_thread(void *arg)
             if (!staged)
                 break;
             if (cuda_wz_set_starts(b->cz, b->stage, b->stage_rank, staged, err, sizeof err)) {
-                engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->device, err);
+                engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->g.device, err);
                 break;
             }
         }
@@ -199,13 +190,13 @@ static void *z_thread(void *arg)
         P.report_below = best > 0 ? best + 1 : INT_MAX;
         double ms = 0;
         if (cuda_wz_run(b->cz, &P, n, &ms, err, sizeof err) || cuda_wz_states(b->cz, b->st, err, sizeof err)) {
-            engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->device, err);
+            engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->g.device, err);
             break;
         }
         uint64_t f = 0, pl = 0, r = 0, rs = 0;
         int ncand = 0;
         bool bad = false;
-        for (int i = 0; i < b->walkers; i++) {
+        for (int i = 0; i < b->g.walkers; i++) {
             const wz_state *s = &b->st[i];
             f += s->flips;
             pl += s->plus;
@@ -222,14 +213,7 @@ static void *z_thread(void *arg)
         }
         if (bad)
             break;
-        atomic_store(&b->flips, f);
-        atomic_store(&b->plus, pl);
-        atomic_store(&b->reductions, r);
-        atomic_store(&b->restarts, rs);
-        pthread_mutex_lock(&b->mu);
-        for (int i = 0; i < b->walkers; i++)
-            b->ranks[i] = b->st[i].rank;
-        pthread_mutex_unlock(&b->mu);
+        gpu_one_publish(&b->g, f, pl, r, rs, &b->st[0].rank, sizeof *b->st);
         const int npick = z_pick(b->st, b->cand, ncand, ZB_OFFERS);
         for (int k = 0; k < npick && !engine_should_stop(e); k++) {
             const int i = b->cand[k];
@@ -238,7 +222,7 @@ static void *z_thread(void *arg)
             b->offered_walk[i] = b->st[i].best_walk;
             b->offered_rank[i] = b->st[i].best_rank;
             if (cuda_wz_best(b->cz, i, &b->st[i], b->terms, err, sizeof err)) {
-                engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->device, err);
+                engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->g.device, err);
                 bad = true;
                 break;
             }
@@ -257,10 +241,7 @@ static void *z_thread(void *arg)
         }
         if (bad)
             break;
-        if (ms < b->launch_ms / 2 && n < (1ull << 40))
-            n *= 2;
-        else if (ms > b->launch_ms * 2 && n > 64)
-            n /= 2;
+        n = gpu_one_next_steps(&b->g, n, ms);
     }
     engine_thread_end(e);
     return NULL;
@@ -269,49 +250,13 @@ static void *z_thread(void *arg)
 static bool z_start(engine *e, void *ctx)
 {
     z_backend *b = ctx;
-    engine_thread_begin(e);
-    if (pthread_create(&b->th, NULL, z_thread, b) != 0) {
-        engine_thread_end(e);
-        engine_fail(e, SEARCH_FAILED, "cannot start the GPU thread");
-        return false;
-    }
-    b->started = true;
-    return true;
-}
-
-static void z_stats(void *ctx, engine_stats *st)
-{
-    z_backend *b = ctx;
-    st->flips += atomic_load(&b->flips);
-    st->plus += atomic_load(&b->plus);
-    st->reductions += atomic_load(&b->reductions);
-    st->restarts += atomic_load(&b->restarts);
-    st->plateau = b->p->plateau;
-    st->devices = 1;
-    if (st->rank_count && b->ranks) {
-        pthread_mutex_lock(&b->mu);
-        for (int i = 0; i < b->walkers; i++) {
-            const int r = b->ranks[i];
-            if (r > 0) {
-                st->rank_count[r < SCHEME_MAX_RANK ? r : SCHEME_MAX_RANK]++;
-                st->walkers++;
-            }
-        }
-        pthread_mutex_unlock(&b->mu);
-    }
-}
-
-static void z_join(void *ctx)
-{
-    z_backend *b = ctx;
-    if (b->started)
-        pthread_join(b->th, NULL);
+    return gpu_one_start(e, &b->g, z_thread, b);
 }
 
 static void z_walker_name(void *ctx, int walker, char *buf, size_t len)
 {
     z_backend *b = ctx;
-    snprintf(buf, len, "GPU walker %d over Z (GPU %d)", walker, b->device);
+    snprintf(buf, len, "GPU walker %d over Z (GPU %d)", walker, b->g.device);
 }
 
 search_status search_run_gpu_z(const search_params *p, const search_gpu_options *o, const scheme *const *starts,
@@ -337,32 +282,20 @@ search_status search_run_gpu_z(const search_params *p, const search_gpu_options 
                  p->coef_max);
         return res->status;
     }
-    if (o->ndevices > 1) {
-        snprintf(res->msg, sizeof res->msg, "--devices: the GPU walk over Z runs on one GPU (give --device)");
-        return res->status;
-    }
-    if (!(o->launch_ms > 0) || o->launch_ms > 60000 || o->warps < 0) {
-        snprintf(res->msg, sizeof res->msg, "bad GPU options (launch 0..60000 ms, no negative warps)");
-        return res->status;
-    }
     z_backend b;
     memset(&b, 0, sizeof b);
-    b.p = p;
-    b.launch_ms = o->launch_ms;
-    b.warps = o->warps;
-    b.device = o->ndevices == 1 ? o->devices[0] : p->device;
+    if (!gpu_one_init(&b.g, p, o, "the GPU walk over Z", res))
+        return res->status;
     scheme_rng_seed(&b.rng, p->seed ^ 0x243F6A8885A308D3ull);
-    pthread_mutex_init(&b.mu, NULL);
-    const engine_backend eb = {"gpu", &b, z_setup, z_start, z_stats, z_join, z_walker_name};
+    const engine_backend eb = {"gpu", &b, z_setup, z_start, gpu_one_stats, gpu_one_join, z_walker_name};
     engine_run(p, starts, nstarts, cb, &eb, res);
     cuda_wz_destroy(b.cz);
     free(b.st);
-    free(b.ranks);
     free(b.terms);
     free(b.offered_walk);
     free(b.offered_rank);
     free(b.cand);
     free(b.stage);
-    pthread_mutex_destroy(&b.mu);
+    gpu_one_free(&b.g);
     return res->status;
 }
