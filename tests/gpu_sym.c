@@ -25,19 +25,7 @@
 #include "sym_reference.h"
 #include "verify/verify.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                                       \
-    do {                                                                                                       \
-        if (cond) {                                                                                            \
-            passed++;                                                                                          \
-        } else {                                                                                               \
-            failed++;                                                                                          \
-            printf("FAILED %s:%d: ", __FILE__, __LINE__);                                                      \
-            printf(__VA_ARGS__);                                                                               \
-            printf("\n");                                                                                      \
-        }                                                                                                      \
-    } while (0)
+#include "gpu_check.h"
 
 static uint64_t g_seed;
 
@@ -313,6 +301,5 @@ int main(void)
 #endif
     backend_reaches(3, SCHEME_SYM_C3, 23, 2);
     backend_reaches(2, SCHEME_SYM_C3XC2, 7, 2);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return gpu_check_summary();
 }

@@ -29,19 +29,7 @@
 #include "search/walk_gpu.h"
 #include "verify/verify.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                                       \
-    do {                                                                                                       \
-        if (cond) {                                                                                            \
-            passed++;                                                                                          \
-        } else {                                                                                               \
-            failed++;                                                                                          \
-            printf("FAILED %s:%d: ", __FILE__, __LINE__);                                                      \
-            printf(__VA_ARGS__);                                                                               \
-            printf("\n");                                                                                      \
-        }                                                                                                      \
-    } while (0)
+#include "gpu_check.h"
 
 static uint64_t g_seed;
 
@@ -449,6 +437,5 @@ int main(void)
     backend_reaches(2, 7);
     backend_reaches(3, 23);
     backend_refuses();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return gpu_check_summary();
 }

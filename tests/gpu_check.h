@@ -1,0 +1,31 @@
+/* The plain counting checks of the GPU test programs that run without
+ * Criterion (the GPU machine has none): tests/gpu_sym.c and tests/gpu_z.c,
+ * built for the GPU and for its CPU emulator.  CHECK counts and prints the
+ * failures; gpu_check_summary prints "N passed, N failed" (what the device
+ * scripts grep) and gives the exit status. */
+#ifndef FLIPGRAPH_TESTS_GPU_CHECK_H
+#define FLIPGRAPH_TESTS_GPU_CHECK_H
+
+#include <stdio.h>
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                                                       \
+    do {                                                                                                       \
+        if (cond) {                                                                                            \
+            passed++;                                                                                          \
+        } else {                                                                                               \
+            failed++;                                                                                          \
+            printf("FAILED %s:%d: ", __FILE__, __LINE__);                                                      \
+            printf(__VA_ARGS__);                                                                               \
+            printf("\n");                                                                                      \
+        }                                                                                                      \
+    } while (0)
+
+static inline int gpu_check_summary(void)
+{
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
+
+#endif
