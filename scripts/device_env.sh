@@ -10,6 +10,10 @@
 #   fg_device_deps [PATTERN...]      unpacks deps/PATTERN (default: the SQLite
 #                                    and xxHash -dev packages) under FG_DEPS
 #   cmake -S . -B DIR "${FG_DEVICE_CMAKE[@]}" [more -D...]
+#   fg_say TEXT                      "== TEXT (N s)" on the screen and in $LOG, N the
+#                                    seconds since $T0 (the caller sets both)
+#   fg_step NAME TIMEOUT CMD...      fg_say NAME, then CMD under timeout, its output
+#                                    to $LOG, "   rc=STATUS" shown; returns the status
 FG_DEPS=${FG_DEPS:-/tmp/fgdeps}
 
 fg_device_deps() {
@@ -26,3 +30,15 @@ FG_SQLITE_LIB=$(ls /lib/x86_64-linux-gnu/libsqlite3.so.0 /usr/lib/x86_64-linux-g
 FG_DEVICE_CMAKE=(-DCMAKE_BUILD_TYPE=Release -DFLIPGRAPH_CUDA_ARCH=90a -DFLIPGRAPH_BLAS=OFF -DFLIPGRAPH_ZIP=OFF
   "-DSQLite3_INCLUDE_DIR=$FG_DEPS/usr/include" "-DSQLite3_LIBRARY=$FG_SQLITE_LIB"
   "-DXXHASH_INCLUDE_DIR=$FG_DEPS/usr/include")
+
+fg_say() { echo "== $* ($(($(date +%s) - T0)) s)" | tee -a "$LOG"; }
+
+fg_step() {
+  local name=$1 to=$2
+  shift 2
+  fg_say "$name"
+  timeout "$to" "$@" >>"$LOG" 2>&1
+  local rc=$?
+  echo "   rc=$rc" | tee -a "$LOG"
+  return $rc
+}

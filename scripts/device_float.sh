@@ -37,27 +37,17 @@ mkdir -p "$DEST"
 LOG=$DEST/device_float.log
 : >"$LOG"
 T0=$(date +%s)
-say() { echo "== $* ($(($(date +%s) - T0)) s)" | tee -a "$LOG"; }
-step() { # step NAME TIMEOUT CMD...: runs, logs everything, keeps the status
-  local name=$1 to=$2
-  shift 2
-  say "$name"
-  timeout "$to" "$@" >>"$LOG" 2>&1
-  local rc=$?
-  echo "   rc=$rc" | tee -a "$LOG"
-  return $rc
-}
+. scripts/device_env.sh # fg_say, fg_step, the configure arguments
 
 nvidia-smi -L 2>&1 | tee -a "$LOG"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv 2>&1 | tee -a "$LOG"
 nvcc --version | tail -1 | tee -a "$LOG"
 git log -1 --format='commit %h %s' 2>/dev/null | tee -a "$LOG"
 
-. scripts/device_env.sh
 fg_device_deps
 B=build-device
-step "configure" 120 cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" || { tail -30 "$LOG"; exit 3; }
-step "build" 400 cmake --build $B -j"$(nproc)" --target flipgraph gpu_float || {
+fg_step "configure" 120 cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" || { tail -30 "$LOG"; exit 3; }
+fg_step "build" 400 cmake --build $B -j"$(nproc)" --target flipgraph gpu_float || {
   grep -E "error|Error" "$LOG" | head -30
   exit 3
 }
@@ -68,14 +58,14 @@ KM=data/corpus/kauers-moosbauer
 # The differential checks: every chain fused, fused on streams and per product
 # against the long double reference (odd and even shapes) and cuBLAS alone.
 if [ "$MODE" = full ]; then
-  step "gpu_float (differential checks, all sizes)" 400 $B/gpu_float
+  fg_step "gpu_float (differential checks, all sizes)" 400 $B/gpu_float
 else
-  step "gpu_float (differential checks, one large shape)" 150 env FLIPGRAPH_GPU_FLOAT_QUICK=1 $B/gpu_float
+  fg_step "gpu_float (differential checks, one large shape)" 150 env FLIPGRAPH_GPU_FLOAT_QUICK=1 $B/gpu_float
 fi
 grep -E "^gpu_float|FAIL|passed|skipped|SGEMM|fused tables" "$LOG" | tail -25
 
 T=$(mktemp -d)
-say "flipgraph multiply --type --backend gpu against matrix mul --naive"
+fg_say "flipgraph multiply --type --backend gpu against matrix mul --naive"
 for ty in f32 f64; do
   tol=1e-10
   [ $ty = f32 ] && tol=2e-3
@@ -100,7 +90,7 @@ done
 rm -rf "$T"
 
 if [ "$MODE" = full ]; then
-  step "compute-sanitizer memcheck (gpu_float, small sizes)" 400 env FLIPGRAPH_SANITIZED=1 \
+  fg_step "compute-sanitizer memcheck (gpu_float, small sizes)" 400 env FLIPGRAPH_SANITIZED=1 \
     compute-sanitizer --tool memcheck --error-exitcode 9 $B/gpu_float
   grep -E "ERROR SUMMARY|passed" "$LOG" | tail -3
 fi
@@ -117,7 +107,7 @@ bench() { # bench TYPE SIZE TIMEOUT CHAIN...
   shift 3
   local args=()
   for c in "$@"; do args+=(--chain "$c"); done
-  step "bench $ty n=$n" "$to" $F bench multiply --type "$ty" --backend gpu --sizes "$n" --reps 3 --samples 32 "${args[@]}"
+  fg_step "bench $ty n=$n" "$to" $F bench multiply --type "$ty" --backend gpu --sizes "$n" --reps 3 --samples 32 "${args[@]}"
 }
 bench f32 4096 60 strassen@plain strassen strassen@s4 "$C244" "$C244@s4" "$C334@s4" "$C233@s4" "$S2@s4"
 # FLOAT_SHORT=1: the target sizes only (f32 4096 and 20480, f64 16384), for a
@@ -130,10 +120,10 @@ bench f32 20480 120 strassen@plain strassen "$S2@plain" "$S2" "$S2@s4" "$S3@s4" 
 [ -n "$short" ] || bench f64 8192 60 strassen@plain strassen strassen@s4 "$S2@s4" "$C244@s4" "$C334@s4"
 bench f64 16384 100 strassen@plain strassen strassen@s4 "$S2@plain" "$S2" "$S2@s4" "$C244@s4" "$C244,strassen@s4"
 if [ "$MODE" = full ]; then
-  step "bench f32 with TF32 (for reference)" 200 $F bench multiply --type f32 --tf32 --backend gpu \
+  fg_step "bench f32 with TF32 (for reference)" 200 $F bench multiply --type f32 --tf32 --backend gpu \
     --sizes 8192,20480 --reps 3 --chain strassen --chain "$S2@s4"
 fi
 
-say "summary"
+fg_say "summary"
 grep -E "^gpu_float|[0-9]+ passed|ERROR SUMMARY|gpu = reference|MISMATCH|   rc=[1-9]" "$LOG" | tail -24
 grep -E "^flipgraph bench|^ +[0-9]+  |^ +n  method" "$LOG" | grep -v "^ *n  method" | tail -80

@@ -6,8 +6,8 @@
 #   scripts/device_multiply.sh [quick|full]      (default full)
 #
 # The device lacks the SQLite and xxHash headers: carry the git-ignored deps/
-# folder (apt-get download libsqlite3-dev libxxhash-dev) and they are unpacked
-# under /tmp/deps (docs/device.md).  Results go to $OUT (the device
+# folder (apt-get download libsqlite3-dev libxxhash-dev); scripts/device_env.sh
+# unpacks them and gives the configure arguments (docs/device.md).  Results go to $OUT (the device
 # tool's folder) or out/device_multiply.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -17,54 +17,38 @@ mkdir -p "$DEST"
 LOG=$DEST/device_multiply.log
 : >"$LOG"
 T0=$(date +%s)
-say() { echo "== $* ($(($(date +%s) - T0)) s)" | tee -a "$LOG"; }
-step() { # step NAME TIMEOUT CMD...: runs, logs everything, keeps the status
-  local name=$1 to=$2
-  shift 2
-  say "$name"
-  timeout "$to" "$@" >>"$LOG" 2>&1
-  local rc=$?
-  echo "   rc=$rc" | tee -a "$LOG"
-  return $rc
-}
+. scripts/device_env.sh # fg_say, fg_step, the configure arguments
 
 nvidia-smi -L 2>&1 | tee -a "$LOG"
 nvcc --version | tail -1 | tee -a "$LOG"
 
-DEPS=/tmp/deps
-mkdir -p $DEPS
-for f in deps/libsqlite3-dev_*.deb deps/libxxhash-dev_*.deb; do
-  [ -f "$f" ] && dpkg -x "$f" $DEPS
-done
-SQLITE_LIB=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so* /lib/x86_64-linux-gnu/libsqlite3.so* 2>/dev/null | head -1)
+fg_device_deps
 B=build-device
-step "configure" 120 cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a -DFLIPGRAPH_BLAS=OFF -DFLIPGRAPH_ZIP=OFF \
-  -DSQLite3_INCLUDE_DIR=$DEPS/usr/include -DSQLite3_LIBRARY="$SQLITE_LIB" \
-  -DXXHASH_INCLUDE_DIR=$DEPS/usr/include || { tail -30 "$LOG"; exit 3; }
-step "build" 300 cmake --build $B -j"$(nproc)" --target gpu_runtime bench_gpu_multiply || {
+fg_step "configure" 120 cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" || { tail -30 "$LOG"; exit 3; }
+fg_step "build" 300 cmake --build $B -j"$(nproc)" --target gpu_runtime bench_gpu_multiply || {
   grep -E "error|Error" "$LOG" | head -30
   exit 3
 }
 # flipgraph itself only where it builds now (other modules are in flux).
-step "build flipgraph" 200 cmake --build $B -j"$(nproc)" --target flipgraph
+fg_step "build flipgraph" 200 cmake --build $B -j"$(nproc)" --target flipgraph
 
 # the corpus is in the repository (data/corpus), so it travels with the checkout
 export FLIPGRAPH_CORPUS=$PWD/data/corpus
 
-say "SASS: bit tensor-core instructions in the inner kernel"
+fg_say "SASS: bit tensor-core instructions in the inner kernel"
 for o in bmm_tc bmm_wgmma; do
   echo "   $o:" | tee -a "$LOG"
   cuobjdump --dump-sass $B/CMakeFiles/fg_cuda.dir/cuda/$o.cu.o 2>>"$LOG" |
     grep -oE "[A-Z]*GMMA[.A-Z0-9]*|BMMA[.A-Z0-9]*|LDSM[.A-Z0-9]*|LDGSTS[.A-Z0-9]*" | sort | uniq -c | tee -a "$LOG"
 done
 
-step "gpu_runtime (differential tests)" 240 $B/gpu_runtime
+fg_step "gpu_runtime (differential tests)" 240 $B/gpu_runtime
 grep -E "^gpu_runtime|FAIL|passed|skipped" "$LOG" | tail -25
 
 # flipgraph multiply --backend gpu against --backend cpu (where runtime/exec_gpu.c
 # calls cuda_rt_multiply; until then the GPU backend answers exit 2).
 if [ -x $B/flipgraph ]; then
-  say "flipgraph multiply: --backend gpu against --backend cpu"
+  fg_say "flipgraph multiply: --backend gpu against --backend cpu"
   T=$(mktemp -d)
   F=$B/flipgraph
   $F matrix random --rows 3001 --cols 2500 --seed 1 -o $T/a.bin >>"$LOG" 2>&1
@@ -82,27 +66,27 @@ if [ -x $B/flipgraph ]; then
 fi
 
 if [ "$MODE" = full ]; then
-  step "TC pipeline depth sweep, n = 2^15" 120 bash -c "for s in 3 4 5 6; do FLIPGRAPH_TC_STAGES=\$s $B/bench_gpu_multiply --tc-only --log2 15 --reps 3 | grep -E 'TC stages|tensor'; done"
+  fg_step "TC pipeline depth sweep, n = 2^15" 120 bash -c "for s in 3 4 5 6; do FLIPGRAPH_TC_STAGES=\$s $B/bench_gpu_multiply --tc-only --log2 15 --reps 3 | grep -E 'TC stages|tensor'; done"
 fi
 BEST=${FLIPGRAPH_TC_STAGES:-4}
 if [ "$MODE" = full ]; then
   BEST=$(awk '/TC stages/{s=$NF} /mma\.sync b1\).*gf2/{for(i=1;i<=NF;i++) if($i=="Pbop/s") p=$(i-1); if(p>b){b=p; bs=s}} END{print bs?bs:4}' "$LOG")
 fi
-say "TC stages used: $BEST"
+fg_say "TC stages used: $BEST"
 export FLIPGRAPH_TC_STAGES=$BEST
 SIZES=14,15,16
 [ "$MODE" = quick ] && SIZES=14
-step "bench_gpu_multiply --log2 $SIZES" 360 $B/bench_gpu_multiply --log2 $SIZES
+fg_step "bench_gpu_multiply --log2 $SIZES" 360 $B/bench_gpu_multiply --log2 $SIZES
 cp "$LOG" "$DEST/" 2>/dev/null
 
 if [ "$MODE" = full ] && [ $(($(date +%s) - T0)) -lt 420 ]; then
-  step "compute-sanitizer memcheck, small sizes" 150 env FLIPGRAPH_SANITIZED=1 \
+  fg_step "compute-sanitizer memcheck, small sizes" 150 env FLIPGRAPH_SANITIZED=1 \
     compute-sanitizer --tool memcheck --error-exitcode 9 $B/gpu_runtime
   grep -E "ERROR SUMMARY|passed" "$LOG" | tail -3
 fi
 if [ "$MODE" = full ] && [ $(($(date +%s) - T0)) -lt 480 ]; then
   for k in bmm_tc_kernel bmm_wgmma_kernel; do
-    step "ncu: $k at n = 2^14" 60 ncu --launch-count 1 -k regex:$k \
+    fg_step "ncu: $k at n = 2^14" 60 ncu --launch-count 1 -k regex:$k \
       --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis \
       --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
       $B/bench_gpu_multiply --tc-only --log2 14 --reps 1
@@ -110,6 +94,6 @@ if [ "$MODE" = full ] && [ $(($(date +%s) - T0)) -lt 480 ]; then
   grep -E "Throughput|Busy|Issue|highest-utilized|Duration|Warp Cycles|stalled_(barrier|long|short|math|wait|mio|lg|not_sel|selected|dispatch|tex|membar|sleep|branch|drain|imc|no_inst)" "$LOG" | tail -60
 fi
 
-say "summary"
+fg_say "summary"
 grep -E "^gpu_runtime|[0-9]+ passed|ERROR SUMMARY|mismatches|gpu = cpu|MISMATCH|gpu backend exit" "$LOG" | tail -12
 grep -E "^\| " "$LOG" | tail -60

@@ -28,16 +28,7 @@ T0=$(date +%s)
 BUDGET=${SCALE_BUDGET_S:-570} # the device tool stops a command at 600 s
 el() { echo $(($(date +%s) - T0)); }
 left() { echo $((BUDGET - $(el))); }
-say() { echo "== $* ($(el) s)" | tee -a "$LOG"; }
-step() { # step NAME TIMEOUT CMD...: runs, logs everything, keeps the status
-  local name=$1 to=$2
-  shift 2
-  say "$name"
-  timeout "$to" "$@" >>"$LOG" 2>&1
-  local rc=$?
-  echo "   rc=$rc" | tee -a "$LOG"
-  return $rc
-}
+. scripts/device_env.sh # fg_say, fg_step, the configure arguments
 
 nvidia-smi -L 2>&1 | tee -a "$LOG"
 nvidia-smi --query-gpu=name,memory.total,pcie.link.gen.current,pcie.link.width.current --format=csv 2>&1 | tee -a "$LOG"
@@ -45,11 +36,10 @@ free -g 2>&1 | tee -a "$LOG"
 nproc | tee -a "$LOG"
 git log --oneline -1 2>/dev/null | tee -a "$LOG"
 
-. scripts/device_env.sh
 fg_device_deps
 B=build-device
-step "configure" 120 cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" || { tail -30 "$LOG"; exit 3; }
-step "build" 300 cmake --build $B -j"$(nproc)" --target flipgraph gpu_runtime || {
+fg_step "configure" 120 cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" || { tail -30 "$LOG"; exit 3; }
+fg_step "build" 300 cmake --build $B -j"$(nproc)" --target flipgraph gpu_runtime || {
   grep -E "error|Error" "$LOG" | head -30
   exit 3
 }
@@ -59,11 +49,11 @@ F=$B/flipgraph
 # The executor changed (the streaming session, no pack/unpack copies without
 # levels): the differential tests, scaled down, must still pass.
 if [ "$(left)" -gt 420 ]; then
-  FLIPGRAPH_SANITIZED=1 step "gpu_runtime (FLIPGRAPH_SANITIZED=1 sizes)" 90 $B/gpu_runtime
+  FLIPGRAPH_SANITIZED=1 fg_step "gpu_runtime (FLIPGRAPH_SANITIZED=1 sizes)" 90 $B/gpu_runtime
   grep -E "passed|FAIL" "$LOG" | tail -3 | tee -a "$SUM"
 fi
 
-say "the host layer on the GPU against the CPU executor"
+fg_say "the host layer on the GPU against the CPU executor"
 T=$(mktemp -d)
 $F matrix random --rows 3001 --cols 2500 --seed 1 -o $T/a.bin >>"$LOG" 2>&1
 $F matrix random --rows 2500 --cols 2777 --seed 2 -o $T/b.bin >>"$LOG" 2>&1
@@ -87,7 +77,7 @@ rm -rf "$T"
 gen() { # gen LABEL TIMEOUT ARGS...
   local label=$1 to=$2
   shift 2
-  say "bench multiply --generate $label: $*"
+  fg_say "bench multiply --generate $label: $*"
   timeout "$to" $F bench multiply -q "$@" >"$DEST/run.txt" 2>&1
   local rc=$?
   cat "$DEST/run.txt" >>"$LOG"
@@ -156,7 +146,7 @@ if [ "$(left)" -gt 100 ]; then
     --max-device-memory 20480 --max-memory 16384 --seed 18
 fi
 
-say "summary"
+fg_say "summary"
 cat "$SUM"
 echo "(rate: effective bit operations per second, (2n^3 - n^2)/time of the product, host sums,"
 echo " transfers and accumulation included; generation and checks not included)"
