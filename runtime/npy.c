@@ -4,7 +4,6 @@
  * is checked against the shape before anything is allocated. */
 #include <endian.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,21 +11,6 @@
 #include "runtime.h"
 
 #define NPY_PREFIX 8 /* magic (6) + major + minor */
-
-static void diag_set(scheme_diag *d, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void diag_set(scheme_diag *d, const char *name, const char *fmt, ...)
-{
-    if (!d)
-        return;
-    snprintf(d->file, sizeof d->file, "%s", name);
-    d->line = 0;
-    d->col = 0;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
-    va_end(ap);
-}
 
 typedef struct npy_header {
     uint64_t rows, cols;
@@ -50,19 +34,19 @@ static bool header_parse(const unsigned char *head, size_t got, const char *name
     else if (!strcmp(descr, "<f4") || !strcmp(descr, "f4") || !strcmp(descr, "<f"))
         h->type = RT_F32;
     else {
-        diag_set(d, name,
+        scheme_diag_set(d, name,
                  "byte %zu of the .npy header: dtype '%s', expected '<f8' (float64) or "
                  "'<f4' (float32), little-endian%s", g.descr_at, descr,
                  descr[0] == '>' ? " (this file is big-endian)" : "");
         return false;
     }
     if (g.ndim != 2) {
-        diag_set(d, name, "byte %zu of the .npy header: a %d-D array, expected a 2-D shape (rows, cols)",
+        scheme_diag_set(d, name, "byte %zu of the .npy header: a %d-D array, expected a 2-D shape (rows, cols)",
                  g.shape_at, g.ndim);
         return false;
     }
     if (g.shape[0] < 1 || g.shape[1] < 1 || g.shape[0] > RT_MAX_DIM || g.shape[1] > RT_MAX_DIM) {
-        diag_set(d, name, "byte %zu of the .npy header: shape (%llu, %llu): each dimension must be 1 .. 2^32",
+        scheme_diag_set(d, name, "byte %zu of the .npy header: shape (%llu, %llu): each dimension must be 1 .. 2^32",
                  g.shape_at, (unsigned long long)g.shape[0], (unsigned long long)g.shape[1]);
         return false;
     }
@@ -71,7 +55,7 @@ static bool header_parse(const unsigned char *head, size_t got, const char *name
     h->fortran = g.fortran;
     h->data_offset = g.data_offset;
     if ((double)h->rows * (double)h->cols * (double)rt_ftype_size(h->type) > (double)RT_MAX_MATRIX_BYTES) {
-        diag_set(d, name, "%llu x %llu %s entries are larger than this program's limit of %llu GiB",
+        scheme_diag_set(d, name, "%llu x %llu %s entries are larger than this program's limit of %llu GiB",
                  (unsigned long long)h->rows, (unsigned long long)h->cols, rt_ftype_name(h->type),
                  (unsigned long long)(RT_MAX_MATRIX_BYTES >> 30));
         return false;
@@ -110,14 +94,14 @@ rt_fmatrix *rt_npy_read_buffer(const void *buf, size_t len, const char *name, sc
         return NULL;
     uint64_t payload = h.rows * h.cols * rt_ftype_size(h.type);
     if (len - h.data_offset != payload) {
-        diag_set(d, name, "the file has %zu bytes of entries, the header (%llu x %llu %s) says %llu",
+        scheme_diag_set(d, name, "the file has %zu bytes of entries, the header (%llu x %llu %s) says %llu",
                  len - h.data_offset, (unsigned long long)h.rows, (unsigned long long)h.cols,
                  rt_ftype_name(h.type), (unsigned long long)payload);
         return NULL;
     }
     rt_fmatrix *m = rt_fmatrix_new(h.rows, h.cols, h.type);
     if (!m) {
-        diag_set(d, name, "out of memory for %llu x %llu", (unsigned long long)h.rows,
+        scheme_diag_set(d, name, "out of memory for %llu x %llu", (unsigned long long)h.rows,
                  (unsigned long long)h.cols);
         return NULL;
     }
@@ -130,14 +114,14 @@ static FILE *open_header(const char *path, unsigned char **head, size_t *got, sc
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        diag_set(d, path, "cannot open: %s", strerror(errno));
+        scheme_diag_set(d, path, "cannot open: %s", strerror(errno));
         return NULL;
     }
     size_t cap = 4096, n = 0;
     unsigned char *b = malloc(cap);
     if (!b) {
         fclose(f);
-        diag_set(d, path, "out of memory");
+        scheme_diag_set(d, path, "out of memory");
         return NULL;
     }
     n = fread(b, 1, cap, f);
@@ -149,7 +133,7 @@ static FILE *open_header(const char *path, unsigned char **head, size_t *got, sc
             if (!nb) {
                 free(b);
                 fclose(f);
-                diag_set(d, path, "out of memory");
+                scheme_diag_set(d, path, "out of memory");
                 return NULL;
             }
             b = nb;
@@ -157,7 +141,7 @@ static FILE *open_header(const char *path, unsigned char **head, size_t *got, sc
         }
     }
     if (ferror(f)) {
-        diag_set(d, path, "read error: %s", strerror(errno));
+        scheme_diag_set(d, path, "read error: %s", strerror(errno));
         free(b);
         fclose(f);
         return NULL;
@@ -190,13 +174,13 @@ bool rt_npy_read_dims(const char *path, uint64_t *rows, uint64_t *cols, rt_ftype
     bool ok = header_parse(head, got, path, &h, d);
     struct stat st;
     if (ok && (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))) {
-        diag_set(d, path, "not a regular file");
+        scheme_diag_set(d, path, "not a regular file");
         ok = false;
     }
     if (ok) {
         uint64_t want = h.data_offset + h.rows * h.cols * rt_ftype_size(h.type);
         if ((uint64_t)st.st_size != want) {
-            diag_set(d, path, "the file has %llu bytes, the header (%llu x %llu %s) says %llu",
+            scheme_diag_set(d, path, "the file has %llu bytes, the header (%llu x %llu %s) says %llu",
                      (unsigned long long)st.st_size, (unsigned long long)h.rows,
                      (unsigned long long)h.cols, rt_ftype_name(h.type), (unsigned long long)want);
             ok = false;
@@ -231,12 +215,12 @@ rt_fmatrix *rt_npy_read_file(const char *path, scheme_diag *d)
     if (!header_parse(head, got, path, &h, d))
         goto out;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        diag_set(d, path, "not a regular file");
+        scheme_diag_set(d, path, "not a regular file");
         goto out;
     }
     uint64_t payload = h.rows * h.cols * rt_ftype_size(h.type);
     if ((uint64_t)st.st_size != h.data_offset + payload) {
-        diag_set(d, path, "the file has %llu bytes, the header (%llu x %llu %s) says %llu",
+        scheme_diag_set(d, path, "the file has %llu bytes, the header (%llu x %llu %s) says %llu",
                  (unsigned long long)st.st_size, (unsigned long long)h.rows,
                  (unsigned long long)h.cols, rt_ftype_name(h.type),
                  (unsigned long long)(h.data_offset + payload));
@@ -244,7 +228,7 @@ rt_fmatrix *rt_npy_read_file(const char *path, scheme_diag *d)
     }
     m = rt_fmatrix_new(h.rows, h.cols, h.type);
     if (!m) {
-        diag_set(d, path, "out of memory for %llu x %llu", (unsigned long long)h.rows,
+        scheme_diag_set(d, path, "out of memory for %llu x %llu", (unsigned long long)h.rows,
                  (unsigned long long)h.cols);
         goto out;
     }
@@ -252,14 +236,14 @@ rt_fmatrix *rt_npy_read_file(const char *path, scheme_diag *d)
     if (h.fortran) {
         raw = malloc(payload);
         if (!raw) {
-            diag_set(d, path, "out of memory for %llu x %llu", (unsigned long long)h.rows,
+            scheme_diag_set(d, path, "out of memory for %llu x %llu", (unsigned long long)h.rows,
                      (unsigned long long)h.cols);
             goto fail;
         }
         dst = raw;
     }
     if (fseeko(f, (off_t)h.data_offset, SEEK_SET) != 0 || fread(dst, 1, payload, f) != payload) {
-        diag_set(d, path, "short read: %s", ferror(f) ? strerror(errno) : "the file shrank");
+        scheme_diag_set(d, path, "short read: %s", ferror(f) ? strerror(errno) : "the file shrank");
         goto fail;
     }
     if (h.fortran)

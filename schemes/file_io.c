@@ -3,6 +3,8 @@
 #include "scheme.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -284,5 +286,33 @@ char *scheme_slurp(const char *path, size_t max, size_t *len, char *err, size_t 
     }
     buf[n] = 0;
     *len = n;
+    return buf;
+}
+
+void scheme_diag_set(scheme_diag *d, const char *file, const char *fmt, ...)
+{
+    if (!d)
+        return;
+    snprintf(d->file, sizeof d->file, "%s", file);
+    d->line = 0;
+    d->col = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+    va_end(ap);
+}
+
+char *scheme_slurp_diag(const char *path, size_t max, size_t *len, scheme_diag *diag)
+{
+    char err[400];
+    char *buf = scheme_slurp(path, max, len, err, sizeof err);
+    if (!buf) {
+        /* scheme_slurp's message starts with the path, which diag->file holds */
+        size_t pl = strlen(path);
+        const char *m = strncmp(err, path, pl) == 0 && err[pl] == ':' ? err + pl + 1 : err;
+        while (*m == ' ')
+            m++;
+        scheme_diag_set(diag, path, "%s", m);
+    }
     return buf;
 }

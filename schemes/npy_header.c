@@ -5,27 +5,11 @@
  * each once, nothing else) so that a file that is not what it seems is refused
  * with the byte offset of the first surprise.  What the dtype and shape must be
  * is the caller's to check. */
-#include <stdarg.h>
 #include <string.h>
 
 #include "scheme.h"
 
 #define NPY_PREFIX 8 /* magic (6) + major + minor */
-
-static void npy_diag(scheme_diag *d, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void npy_diag(scheme_diag *d, const char *name, const char *fmt, ...)
-{
-    if (!d)
-        return;
-    snprintf(d->file, sizeof d->file, "%s", name);
-    d->line = 0;
-    d->col = 0;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
-    va_end(ap);
-}
 
 /* A cursor over the dict text; off is the byte offset of text[0] in the file. */
 typedef struct {
@@ -50,7 +34,7 @@ static bool fail_at(npy_cur *c, const char *what)
         snprintf(found, sizeof found, "'%c'", c->s[c->i]);
     else
         snprintf(found, sizeof found, "byte 0x%02x", (unsigned char)c->s[c->i]);
-    npy_diag(c->d, c->name, "byte %zu of the .npy header: expected %s, found %s", c->off + c->i,
+    scheme_diag_set(c->d, c->name, "byte %zu of the .npy header: expected %s, found %s", c->off + c->i,
              what, found);
     return false;
 }
@@ -179,7 +163,7 @@ static bool parse_dict(npy_cur *c, scheme_npy_header *h)
     static const char *const keys[3] = {"descr", "fortran_order", "shape"};
     for (int k = 0; k < 3; k++)
         if (!seen[k]) {
-            npy_diag(c->d, c->name, "the .npy header has no '%s' key (expected descr, fortran_order, shape)",
+            scheme_diag_set(c->d, c->name, "the .npy header has no '%s' key (expected descr, fortran_order, shape)",
                      keys[k]);
             return false;
         }
@@ -196,11 +180,11 @@ bool scheme_npy_header_parse(const unsigned char *head, size_t got, const char *
 {
     memset(h, 0, sizeof *h);
     if (got < 6 || memcmp(head, SCHEME_NPY_MAGIC, 6) != 0) {
-        npy_diag(d, name, "not a NumPy .npy file (the magic \\x93NUMPY is missing)");
+        scheme_diag_set(d, name, "not a NumPy .npy file (the magic \\x93NUMPY is missing)");
         return false;
     }
     if (got < NPY_PREFIX + 2) {
-        npy_diag(d, name, "truncated .npy header: %zu bytes", got);
+        scheme_diag_set(d, name, "truncated .npy header: %zu bytes", got);
         return false;
     }
     unsigned major = head[6], minor = head[7];
@@ -210,25 +194,25 @@ bool scheme_npy_header_parse(const unsigned char *head, size_t got, const char *
         hstart = NPY_PREFIX + 2;
     } else if (major == 2 || major == 3) {
         if (got < NPY_PREFIX + 4) {
-            npy_diag(d, name, "truncated .npy header: %zu bytes", got);
+            scheme_diag_set(d, name, "truncated .npy header: %zu bytes", got);
             return false;
         }
         hlen = (size_t)head[8] | (size_t)head[9] << 8 | (size_t)head[10] << 16 | (size_t)head[11] << 24;
         hstart = NPY_PREFIX + 4;
     } else {
-        npy_diag(d, name, "byte 6: .npy format version %u.%u, expected 1.0, 2.0 or 3.0", major, minor);
+        scheme_diag_set(d, name, "byte 6: .npy format version %u.%u, expected 1.0, 2.0 or 3.0", major, minor);
         return false;
     }
     if (minor != 0) {
-        npy_diag(d, name, "byte 7: .npy format version %u.%u, expected minor version 0", major, minor);
+        scheme_diag_set(d, name, "byte 7: .npy format version %u.%u, expected minor version 0", major, minor);
         return false;
     }
     if (hlen == 0 || hlen > 1u << 20) {
-        npy_diag(d, name, "byte 8: header length %zu, expected 1 .. 1 MiB", hlen);
+        scheme_diag_set(d, name, "byte 8: header length %zu, expected 1 .. 1 MiB", hlen);
         return false;
     }
     if (got < hstart + hlen) {
-        npy_diag(d, name, "truncated .npy header: the file has %zu bytes, the header needs %zu", got,
+        scheme_diag_set(d, name, "truncated .npy header: the file has %zu bytes, the header needs %zu", got,
                  hstart + hlen);
         return false;
     }

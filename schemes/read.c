@@ -102,18 +102,10 @@ scheme *scheme_read_file(const char *path, const scheme_format *dims, scheme_dia
         diag = &scratch;
     memset(diag, 0, sizeof *diag);
     snprintf(diag->file, sizeof diag->file, "%s", path);
-    char err[400];
     size_t len = 0;
-    char *buf = scheme_slurp(path, SCHEME_MAX_FILE_BYTES, &len, err, sizeof err);
-    if (!buf) {
-        /* scheme_slurp's message starts with the path, which diag->file already holds. */
-        size_t pl = strlen(path);
-        const char *m = strncmp(err, path, pl) == 0 && err[pl] == ':' ? err + pl + 1 : err;
-        while (*m == ' ')
-            m++;
-        snprintf(diag->msg, sizeof diag->msg, "%s", m);
+    char *buf = scheme_slurp_diag(path, SCHEME_MAX_FILE_BYTES, &len, diag);
+    if (!buf)
         return NULL;
-    }
     scheme *s = scheme_read_buffer(buf, len, path, dims, diag);
     free(buf);
     return s;

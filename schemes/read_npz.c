@@ -32,18 +32,15 @@ static bool zfail(scheme_diag *d, const char *name, const char *member, const ch
 {
     if (!d)
         return false;
-    snprintf(d->file, sizeof d->file, "%s", name);
-    d->line = 0;
-    d->col = 0;
     char m[400];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(m, sizeof m, fmt, ap);
     va_end(ap);
     if (member)
-        snprintf(d->msg, sizeof d->msg, "member '%s': %s", member, m);
+        scheme_diag_set(d, name, "member '%s': %s", member, m);
     else
-        snprintf(d->msg, sizeof d->msg, "%s", m);
+        scheme_diag_set(d, name, "%s", m);
     return false;
 }
 
@@ -982,18 +979,10 @@ scheme_npz *scheme_npz_read_file(const char *path, scheme_diag *diag)
     if (!diag)
         diag = &scratch;
     memset(diag, 0, sizeof *diag);
-    char err[400];
     size_t len = 0;
-    char *buf = scheme_slurp(path, SCHEME_MAX_FILE_BYTES, &len, err, sizeof err);
-    if (!buf) {
-        snprintf(diag->file, sizeof diag->file, "%s", path);
-        size_t pl = strlen(path);
-        const char *m = strncmp(err, path, pl) == 0 && err[pl] == ':' ? err + pl + 1 : err;
-        while (*m == ' ')
-            m++;
-        snprintf(diag->msg, sizeof diag->msg, "%s", m);
+    char *buf = scheme_slurp_diag(path, SCHEME_MAX_FILE_BYTES, &len, diag);
+    if (!buf)
         return NULL;
-    }
     scheme_npz *z = scheme_npz_read_buffer(buf, len, path, diag);
     free(buf);
     return z;

@@ -286,6 +286,10 @@ bool scheme_write_file_atomic(const char *path, bool (*write_fn)(void *ctx, FILE
                               void *ctx, char *err, size_t errlen);
 /* Reads a whole file (at most max bytes) into a malloc'd NUL-terminated buffer. */
 char *scheme_slurp(const char *path, size_t max, size_t *len, char *err, size_t errlen);
+/* The same for a reader: NULL with diag (when not NULL) naming the file and why. */
+char *scheme_slurp_diag(const char *path, size_t max, size_t *len, scheme_diag *diag);
+/* Fills d (when not NULL): the file, no line or column, the message. */
+void scheme_diag_set(scheme_diag *d, const char *file, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* A small, fast, seedable generator (xoshiro256**), shared by tests,
  * walkers and the runtime.  Counter-free; split with scheme_rng_jump. */
