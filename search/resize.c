@@ -22,6 +22,7 @@
 #include "search.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../verify/verify.h"
@@ -231,8 +232,219 @@ scheme *search_product(const scheme *s1, const scheme *s2)
 
 static void reduce(scheme *s) { search_reduce_all(s->terms, &s->rank, RESIZE_GEN_MAX); }
 
-/* Projection of dimension dim at the index that leaves the lowest rank after
- * the reductions (ties: the lowest index); NULL when out of memory. */
+/* ---- projection after a change of basis ----
+ *
+ * The tensor of <n,m,p>, sum a_ij b_jk c_ki, is kept by a -> P a, c -> c P^-1
+ * for any invertible P on dimension 0 (and likewise on the others: dimension
+ * d is the rows of factor d and the columns of factor (d+2)%3).  Deleting the
+ * last index after such a change drops every term whose factor d is u v^T and
+ * every term whose factor (d+2)%3 is w z^T, where u = P^-1 e_last and z^T =
+ * e_last^T P (so z.u = 1); deleting index i without one is the case u = z =
+ * e_i.  A scheme found by a walk is rarely laid out so that its rank-one
+ * factors share a coordinate row, so the plain projection drops few terms
+ * where a change of basis can drop many: that is the whole point of choosing
+ * (u, z) over all 2^d - 1 vectors u and the 2^(d-1) z with z.u = 1. */
+
+/* Rank-one factors: the column vector u of w = u v^T (rows x cols; u over the
+ * rows), 0 when w is not of rank one. */
+static unsigned rank1_col(uint64_t w, int rows, int cols)
+{
+    uint64_t v = 0;
+    unsigned u = 0;
+    for (int r = 0; r < rows; r++) {
+        uint64_t row = shr(w, r * cols) & low_mask(cols);
+        if (!row)
+            continue;
+        if (!v)
+            v = row;
+        else if (row != v)
+            return 0;
+        u |= 1u << r;
+    }
+    return u;
+}
+
+/* The row vector z of w = x z^T (z over the columns), 0 when not rank one. */
+static unsigned rank1_row(uint64_t w, int rows, int cols)
+{
+    uint64_t z = 0;
+    for (int r = 0; r < rows; r++) {
+        uint64_t row = shr(w, r * cols) & low_mask(cols);
+        if (!row)
+            continue;
+        if (!z)
+            z = row;
+        else if (row != z)
+            return 0;
+    }
+    return (unsigned)z;
+}
+
+static int parity(unsigned x) { return __builtin_parity(x); }
+
+/* rows x cols factor times the d x d matrix M from the left (dim = rows). */
+static uint64_t mul_left(uint64_t w, int rows, int cols, const unsigned *M)
+{
+    uint64_t out = 0;
+    for (int r = 0; r < rows; r++) {
+        uint64_t row = 0;
+        for (int k = 0; k < rows; k++)
+            if (M[r] >> k & 1)
+                row ^= shr(w, k * cols) & low_mask(cols);
+        out |= row << (r * cols);
+    }
+    return out;
+}
+
+/* rows x cols factor times M (cols x cols) from the right: row vector x M. */
+static uint64_t mul_right(uint64_t w, int rows, int cols, const unsigned *M)
+{
+    uint64_t out = 0;
+    for (int r = 0; r < rows; r++) {
+        unsigned x = (unsigned)(shr(w, r * cols) & low_mask(cols)), y = 0;
+        for (int k = 0; k < cols; k++)
+            if (x >> k & 1)
+                y ^= M[k];
+        out |= (uint64_t)y << (r * cols);
+    }
+    return out;
+}
+
+/* P (rows as bit masks) with P u = e_last and last row z, and its inverse;
+ * false when none (z.u != 1).  Rows 0..d-2: a basis of u's annihilator. */
+static bool basis_for(int d, unsigned u, unsigned z, unsigned P[8], unsigned Pinv[8])
+{
+    if (!parity(u & z))
+        return false;
+    int k = 0;
+    for (unsigned r = 1; r < (1u << d) && k < d - 1; r++) {
+        if (parity(r & u))
+            continue;
+        /* independent of the rows so far and of z */
+        unsigned basis[8];
+        int nb = 0;
+        for (int i = 0; i < k; i++)
+            basis[nb++] = P[i];
+        basis[nb++] = z;
+        basis[nb++] = r;
+        /* Gaussian elimination on nb vectors */
+        int rank = 0;
+        for (int bit = d - 1; bit >= 0; bit--) {
+            int piv = -1;
+            for (int i = rank; i < nb; i++)
+                if (basis[i] >> bit & 1) {
+                    piv = i;
+                    break;
+                }
+            if (piv < 0)
+                continue;
+            unsigned t = basis[piv];
+            basis[piv] = basis[rank];
+            basis[rank] = t;
+            for (int i = 0; i < nb; i++)
+                if (i != rank && (basis[i] >> bit & 1))
+                    basis[i] ^= t;
+            rank++;
+        }
+        if (rank == nb)
+            P[k++] = r;
+    }
+    if (k != d - 1)
+        return false;
+    P[d - 1] = z;
+    /* Gauss-Jordan: [P | I] -> [I | P^-1] */
+    unsigned A[8], I[8];
+    for (int i = 0; i < d; i++) {
+        A[i] = P[i];
+        I[i] = 1u << i;
+    }
+    for (int c = 0; c < d; c++) {
+        int piv = -1;
+        for (int i = c; i < d; i++)
+            if (A[i] >> c & 1) {
+                piv = i;
+                break;
+            }
+        if (piv < 0)
+            return false;
+        unsigned t = A[piv];
+        A[piv] = A[c];
+        A[c] = t;
+        t = I[piv];
+        I[piv] = I[c];
+        I[c] = t;
+        for (int i = 0; i < d; i++)
+            if (i != c && (A[i] >> c & 1)) {
+                A[i] ^= A[c];
+                I[i] ^= I[c];
+            }
+    }
+    memcpy(Pinv, I, d * sizeof *I);
+    return true;
+}
+
+scheme *search_project_basis(const scheme *s, int dim, unsigned u, unsigned z)
+{
+    if (!s || s->ring != SCHEME_RING_F2 || dim < 0 || dim > 2)
+        return NULL;
+    int d[3];
+    fmt_dims(s->fmt, d);
+    const int dd = d[dim];
+    unsigned P[8], Pinv[8];
+    if (dd < 2 || dd > 8 || !u || !z || u >> dd || z >> dd || !basis_for(dd, u, z, P, Pinv))
+        return NULL;
+    const int rows_pos = dim, cols_pos = (dim + 2) % 3;
+    scheme *t = scheme_new(s->fmt, SCHEME_RING_F2, s->rank);
+    if (!t)
+        return NULL;
+    for (int i = 0; i < s->rank; i++) {
+        scheme_term w = s->terms[i];
+        w.f[rows_pos] = mul_left(w.f[rows_pos], d[rows_pos], d[(rows_pos + 1) % 3], P);
+        w.f[cols_pos] = mul_right(w.f[cols_pos], d[cols_pos], dd, Pinv);
+        if (!scheme_push(t, w.f[0], w.f[1], w.f[2])) {
+            scheme_free(t);
+            return NULL;
+        }
+    }
+    scheme *r = search_project(t, dim, dd - 1);
+    scheme_free(t);
+    return r;
+}
+
+typedef struct basis_cand {
+    int drop;
+    unsigned u, z;
+} basis_cand;
+
+static int cand_cmp(const void *pa, const void *pb)
+{
+    const basis_cand *a = pa, *b = pb;
+    if (a->drop != b->drop)
+        return b->drop - a->drop;
+    if (a->u != b->u)
+        return a->u < b->u ? -1 : 1;
+    return a->z < b->z ? -1 : a->z > b->z;
+}
+
+/* Keeps t in *best when it is lower after the reductions (ties: the first). */
+static void keep_reduced(scheme **best, scheme *t)
+{
+    reduce(t);
+    if (!*best || t->rank < (*best)->rank) {
+        scheme_free(*best);
+        *best = t;
+    } else
+        scheme_free(t);
+}
+
+/* The changes of basis tried after the plain projections: the candidates
+ * that drop the most terms (the reductions after them can still differ). */
+#define RESIZE_BASIS_TRIES 16
+
+/* Projection of dimension dim that leaves the lowest rank after the
+ * reductions: at each index as it stands (ties: the lowest index), then after
+ * the changes of basis that drop the most terms (dimensions of 2..8; a change
+ * is kept only when strictly lower); NULL when out of memory. */
 static scheme *project_best(const scheme *s, int dim)
 {
     int d[3];
@@ -244,13 +456,40 @@ static scheme *project_best(const scheme *s, int dim)
             scheme_free(best);
             return NULL;
         }
-        reduce(t);
-        if (!best || t->rank < best->rank) {
-            scheme_free(best);
-            best = t;
-        } else
-            scheme_free(t);
+        keep_reduced(&best, t);
     }
+    const int dd = d[dim], rows_pos = dim, cols_pos = (dim + 2) % 3;
+    if (dd < 2 || dd > 8)
+        return best;
+    const unsigned nv = 1u << dd;
+    int *cu = calloc(nv, sizeof *cu), *cz = calloc(nv, sizeof *cz), *cuz = calloc((size_t)nv * nv, sizeof *cuz);
+    basis_cand *cand = malloc((size_t)nv * nv / 2 * sizeof *cand);
+    if (!cu || !cz || !cuz || !cand) {
+        free(cu), free(cz), free(cuz), free(cand);
+        scheme_free(best);
+        return NULL;
+    }
+    for (int i = 0; i < s->rank; i++) {
+        unsigned u = rank1_col(s->terms[i].f[rows_pos], d[rows_pos], d[(rows_pos + 1) % 3]);
+        unsigned z = rank1_row(s->terms[i].f[cols_pos], d[cols_pos], dd);
+        cu[u]++, cz[z]++, cuz[(size_t)u * nv + z]++;
+    }
+    int nc = 0;
+    for (unsigned u = 1; u < nv; u++)
+        for (unsigned z = 1; z < nv; z++)
+            if (parity(u & z))
+                cand[nc++] = (basis_cand){cu[u] + cz[z] - cuz[(size_t)u * nv + z], u, z};
+    qsort(cand, (size_t)nc, sizeof *cand, cand_cmp);
+    for (int k = 0; k < nc && k < RESIZE_BASIS_TRIES && cand[k].drop > 0; k++) {
+        scheme *t = search_project_basis(s, dim, cand[k].u, cand[k].z);
+        if (!t) {
+            scheme_free(best);
+            best = NULL;
+            break;
+        }
+        keep_reduced(&best, t);
+    }
+    free(cu), free(cz), free(cuz), free(cand);
     return best;
 }
 

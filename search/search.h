@@ -472,6 +472,18 @@ void search_clear_stop(void);
  * NULL when that dimension is 1, index or dim is out of range, s is not over
  * GF(2), or out of memory. */
 scheme *search_project(const scheme *s, int dim, int index);
+/* The projection of dimension dim after a change of basis on it (Kauers,
+ * Wood 2025's projection, in any basis): with P invertible, P u = e_last and
+ * the last row of P equal to z (z.u = 1 over GF(2); rows 0..d-2 of P span the
+ * vectors orthogonal to u), every factor at position dim becomes P a and every
+ * factor at (dim+2)%3 becomes c P^-1, which keeps the tensor, and the last
+ * index is deleted (search_project).  The terms dropped are those whose factor
+ * at dim is u v^T for some v and those whose factor at (dim+2)%3 is w z^T;
+ * u = z = e_i is search_project(s, dim, i).  u and z are bit masks over the
+ * d = s's dimension dim indices (bit i: index i), 2 <= d <= 8.  NULL when z.u
+ * is 0, u or z is 0 or out of range, d is out of 2..8, s is not over GF(2),
+ * or out of memory.  search_resize tries the candidates that drop the most. */
+scheme *search_project_basis(const scheme *s, int dim, unsigned u, unsigned z);
 /* Appends one index at the end of dimension dim, the bits laid out for the new
  * widths, and the standard terms of the new slice (dim 0, new i = n:
  * a_nj b_jk c_kn for every j, k: m*p terms; dim 1: n*p; dim 2: n*m).  A
@@ -482,7 +494,9 @@ scheme *search_extend(const scheme *s, int dim);
 /* s (any ring: its reduction mod 2, which must be valid over GF(2)) taken to
  * the format `to` exactly: every dimension too large is projected one index
  * at a time, at the index whose deletion followed by search_reduce_all
- * (gen_max 5) leaves the lowest rank (ties: the lowest index); then every
+ * (gen_max 5) leaves the lowest rank (ties: the lowest index), or, where
+ * strictly lower, after one of the 16 changes of basis that drop the most
+ * terms (search_project_basis; dimensions of 2..8); then every
  * dimension too small is extended, each extension followed by
  * search_reduce_all; then search_reduce_all once more.  The result is
  * checked with verify_f2.  NULL with a message in err: `to` is not a format,
