@@ -16,6 +16,10 @@
 #                from the lowest rank at once), --pool-up 0 (never climb),
 #                --pool-fresh 1 (no pool: every restart from the start),
 #                --plus-max 8 (plus transitions up to 8 above the base)
+#   from T FMT FILE [THREADS]
+#                in the background: a CPU walk of format FMT from FILE (a
+#                published scheme, reduced mod 2), THREADS threads (default 12)
+#                for T, until the record
 #   meta T [R]   the meta search on the GPU over R (default 2x2x2..5x5x5)
 #                until every record, --symmetry c3 for the square formats, T;
 #                META_SEED (default 1), META_DB (a carried store to go on from)
@@ -90,6 +94,16 @@ while [ $# -gt 0 ]; do
     done
     echo "== pool: 10 CPU searches in the background (<4,4,4> to 47, 1 thread, $T cap)"
     ;;
+  from)
+    T=$1; FMT=$2; FILE=$3; shift 3
+    TH=12
+    if [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+$ ]]; then TH=$1; shift; fi
+    tag=from_${FMT}_$(basename "$FILE" | tr -c 'A-Za-z0-9_\n-' _)
+    $F search --dims "$FMT" --until-record --backend cpu --threads "$TH" --seed 1 --time "$T" --progress 30s \
+      --from "$FILE" --db "$W/$tag.db" > "$OUT/$tag.txt" 2>&1 &
+    pids+=($!)
+    echo "== $tag: a CPU walk of <$FMT> from $FILE in the background ($TH threads, $T)"
+    ;;
   meta)
     T=$1; shift
     R=2x2x2..5x5x5
@@ -113,6 +127,10 @@ while [ $# -gt 0 ]; do
     for f in "$OUT"/pool_*.txt; do
       [ -f "$f" ] || continue
       printf "%-28s %s\n" "$(basename "$f" .txt)" "$(tail -1 "$f")"
+    done
+    for f in "$OUT"/from_*.txt; do
+      [ -f "$f" ] || continue
+      printf "%-40s %s; %s\n" "$(basename "$f" .txt)" "$(tail -1 "$f")" "$(best_at "$f")"
     done
     for f in "$OUT"/metacpu_*.txt; do
       [ -f "$f" ] || continue
