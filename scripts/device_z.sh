@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # The walk over Z on the GPU (docs/gpu-walk.md, "Walks over Z"; issue 23), one
 # call on the GPU machine: build, the checks of tests/gpu_z.c (2048 GPU walkers
-# of each kernel against the core run on the CPU, bit for bit), then within
-# about BUDGET seconds (default 500):
-#   1. flips/s over Z and GF(2) side by side on <4,4,4> and <5,5,5>
-#      (`flipgraph bench search --backend gpu --ring both --flips-only`, 10 s each);
+# of each kernel, warp, thread and global, against the core run on the CPU,
+# bit for bit), then within about BUDGET seconds (default 500):
+#   1. flips/s over Z with the warp kernel (the default) and the thread kernel
+#      (FLIPGRAPH_WZ_KERNEL=thread), and over GF(2), on <4,4,4> and <5,5,5>
+#      (`flipgraph bench search --backend gpu --flips-only`, 10 s each);
 #   2. `flipgraph search --ring z --backend gpu --dims 4x4x4 --target-rank 49`
-#      from the standard algorithm, seeds 1..3, each capped at T49 (default 45s),
-#      with the GF(2) walk's --plateau 500 --walk-len 1000000 and then the GPU Z defaults (2000, 50000);
+#      from the standard algorithm with the GPU Z defaults, seeds 1..3, each
+#      capped at T49 (default 45s), with each of the two kernels;
 #   3. `flipgraph sweep --ring z --backend gpu` over 2x2x2..5x5x5 until the Z
 #      records, with the time that is left (an equal share per format, at least 5 s).
-# Everything goes to $OUT (device_z.log, one log per step); the summary last.
+# Everything goes to $OUT (device_z.log, one log per step); a table of the
+# kernels (flips/s, <4,4,4>:49) and the sweep's summary last.
 # Carry deps/ (docs/device.md).
 # Usage: OUT=out [BUDGET=500] [T49=45s] bash scripts/device_z.sh
 set -uo pipefail
@@ -39,27 +41,49 @@ rc=$?
 tail -8 "$OUT/gpu_z.log" | tee -a "$LOG"
 say "gpu_z exit $rc"
 
-say "== flips/s on the GPU, GF(2) and Z side by side (bench search --backend gpu --ring both --flips-only)"
-$F bench search --backend gpu --ring both --flips-only 2>&1 | tee "$OUT/bench_flips.log" | tee -a "$LOG"
+# flips/s: the bench's rows are "FORMAT RING ... WHOLE-SEARCH BEST"; $(NF-1) is the rate
+rate() { awk -v f="$1" -v r="$2" '$1 == f && $2 == r { print $(NF-1) }' "$3" | tail -1; }
+say "== flips/s on the GPU over Z, warp kernel (the default), and GF(2) (bench search --backend gpu --ring both --flips-only)"
+FLIPGRAPH_WZ_KERNEL=warp $F bench search --backend gpu --ring both --flips-only 2>&1 | tee "$OUT/bench_flips_warp.log" | tee -a "$LOG"
+say "== flips/s on the GPU over Z, thread kernel (FLIPGRAPH_WZ_KERNEL=thread)"
+FLIPGRAPH_WZ_KERNEL=thread $F bench search --backend gpu --ring z --flips-only 2>&1 | tee "$OUT/bench_flips_thread.log" | tee -a "$LOG"
 
-# the GF(2) warp walk's plateau and walk (500 steps, 1e6), then the GPU walk over Z's own defaults
-# (plateau 2000, walk-len 50000: the better of the two on the H100, bench/RESULTS.md)
-k=0
-for args in "--plateau 500 --walk-len 1000000" ""; do
-  k=$((k + 1))
-  say "== search --ring z --backend gpu --dims 4x4x4 --target-rank 49 --time $T49 $args, from the standard algorithm"
+# <4,4,4>:49 over Z with the GPU walk over Z's defaults (plateau 2000, walk-len 50000), both kernels
+declare -A reached times
+for kern in warp thread; do
+  say "== FLIPGRAPH_WZ_KERNEL=$kern search --ring z --backend gpu --dims 4x4x4 --target-rank 49 --time $T49, from the standard algorithm"
+  reached[$kern]=0
+  times[$kern]=""
   for s in 1 2 3; do
-    rm -f "/tmp/z49_${k}_$s.db"
+    rm -f "/tmp/z49_${kern}_$s.db"
     t=$(date +%s%N)
-    # shellcheck disable=SC2086
-    $F search --ring z --backend gpu --dims 4x4x4 --target-rank 49 --time "$T49" --seed "$s" $args \
-      --db "/tmp/z49_${k}_$s.db" --out "$OUT/z49_${k}_seed$s" > "$OUT/z49_${k}_seed$s.log" 2>&1
+    FLIPGRAPH_WZ_KERNEL=$kern $F search --ring z --backend gpu --dims 4x4x4 --target-rank 49 --time "$T49" --seed "$s" \
+      --db "/tmp/z49_${kern}_$s.db" --out "$OUT/z49_${kern}_seed$s" > "$OUT/z49_${kern}_seed$s.log" 2>&1
     rc=$?
     w=$(( ($(date +%s%N) - t) / 1000000 ))
-    say "seed $s: exit $rc, wall ${w} ms: $(grep -E '^best rank' "$OUT/z49_${k}_seed$s.log" | tail -1)"
-    $F db check --db "/tmp/z49_${k}_$s.db" >> "$LOG" 2>&1 || say "seed $s: db check FAILED"
+    best=$(grep -E '^best rank' "$OUT/z49_${kern}_seed$s.log" | tail -1)
+    say "seed $s: exit $rc, wall ${w} ms: $best"
+    if [ "$rc" = 0 ]; then
+      reached[$kern]=$((reached[$kern] + 1))
+      times[$kern]="${times[$kern]} $(awk -v w="$w" 'BEGIN { printf "%.1fs", w / 1000 }')"
+    else
+      times[$kern]="${times[$kern]} >$T49($(echo "$best" | grep -oE '[0-9]+' | head -1))"
+    fi
+    $F db check --db "/tmp/z49_${kern}_$s.db" >> "$LOG" 2>&1 || say "seed $s: db check FAILED"
   done
 done
+
+say "== the kernels side by side (flips/s: bench search --backend gpu --flips-only, 10 s; <4,4,4>:49 over Z: 3 seeds, wall time each)"
+{
+  printf '%-22s %14s %14s   %s\n' "walk" "<4,4,4> flips/s" "<5,5,5> flips/s" "<4,4,4>:49 (seeds 1..3)"
+  printf '%-22s %14s %14s   %s\n' "Z, warp (default)" "$(rate "<4,4,4>" z "$OUT/bench_flips_warp.log")" \
+    "$(rate "<5,5,5>" z "$OUT/bench_flips_warp.log")" "${reached[warp]}/3:${times[warp]}"
+  printf '%-22s %14s %14s   %s\n' "Z, thread" "$(rate "<4,4,4>" z "$OUT/bench_flips_thread.log")" \
+    "$(rate "<5,5,5>" z "$OUT/bench_flips_thread.log")" "${reached[thread]}/3:${times[thread]}"
+  printf '%-22s %14s %14s   %s\n' "GF(2), warp" "$(rate "<4,4,4>" f2 "$OUT/bench_flips_warp.log")" \
+    "$(rate "<5,5,5>" f2 "$OUT/bench_flips_warp.log")" "-"
+} > "$OUT/table.txt"
+tee -a "$LOG" < "$OUT/table.txt"
 
 left=$(( BUDGET - ($(date +%s) - T0) ))
 per=$(( left / 20 ))
