@@ -321,27 +321,98 @@ WZ_FN uint32_t wz_ballot_pair(const wz_walker *w, int base, int s)
     return m;
 }
 
-/* The terms other than s whose factor at x is equal up to sign to s's. */
-WZ_FN int wz_count_partners(const wz_walker *w, int s, int x, uint64_t xv, uint64_t xs)
+/* The masks of a scan's first four chunks (128 terms in a warp), kept in
+ * registers (named, not an array: a dynamically indexed array would go to
+ * local memory), so that the k-th partner needs no second scan there. */
+typedef struct wz_chunks {
+    uint32_t m0, m1, m2, m3;
+} wz_chunks;
+
+WZ_FN void wz_chunks_put(wz_chunks *k, int c, uint32_t m)
 {
-    int cnt = 0;
-    for (int base = 0; base < w->st->rank; base += w->lanes)
-        cnt += WZ_POPC(wz_ballot_partner(w, base, s, x, xv, xs));
+    k->m0 = c == 0 ? m : k->m0;
+    k->m1 = c == 1 ? m : k->m1;
+    k->m2 = c == 2 ? m : k->m2;
+    k->m3 = c == 3 ? m : k->m3;
+}
+
+WZ_FN uint32_t wz_chunks_get(const wz_chunks *k, int c)
+{
+    return c == 0 ? k->m0 : c == 1 ? k->m1 : c == 2 ? k->m2 : k->m3;
+}
+
+/* The terms other than s whose factor at x is equal up to sign to s's; the
+ * first chunks' masks go to *keep. */
+WZ_FN int wz_count_partners(const wz_walker *w, int s, int x, uint64_t xv, uint64_t xs, wz_chunks *keep)
+{
+    int cnt = 0, c = 0;
+    if (w->lanes == 1) { /* one thread: the plain loop (the thread kernels' own; a constant there) */
+        for (int u = 0; u < w->st->rank; u++)
+            cnt += wz_is_partner(w, u, s, x, xv, xs);
+        return cnt;
+    }
+    for (int base = 0; base < w->st->rank; base += w->lanes, c++) {
+        const uint32_t m = wz_ballot_partner(w, base, s, x, xv, xs);
+        wz_chunks_put(keep, c, m);
+        cnt += WZ_POPC(m);
+    }
     return cnt;
 }
 
-/* The k-th of them in index order (k < their count). */
-WZ_FN int wz_kth_partner(const wz_walker *w, int s, int x, uint64_t xv, uint64_t xs, int k)
+/* The k-th of them in index order (k < their count; keep: the count's masks). */
+WZ_FN int wz_kth_partner(const wz_walker *w, int s, int x, uint64_t xv, uint64_t xs, const wz_chunks *keep, int k)
 {
-    for (int base = 0; base < w->st->rank; base += w->lanes) {
-        uint32_t m = wz_ballot_partner(w, base, s, x, xv, xs);
-        const int c = WZ_POPC(m);
-        if (k < c) {
+    int c = 0;
+    if (w->lanes == 1) {
+        for (int u = 0; u < w->st->rank; u++)
+            if (wz_is_partner(w, u, s, x, xv, xs) && k-- == 0)
+                return u;
+        return -1;
+    }
+    for (int base = 0; base < w->st->rank; base += w->lanes, c++) {
+        uint32_t m = c < 4 ? wz_chunks_get(keep, c) : wz_ballot_partner(w, base, s, x, xv, xs);
+        const int n = WZ_POPC(m);
+        if (k < n) {
             for (; k > 0; k--)
                 m &= m - 1;
             return base + WZ_FFS(m) - 1;
         }
-        k -= c;
+        k -= n;
+    }
+    return -1;
+}
+
+/* The lowest terms that reduce with a and with b within the bound (-1:
+ * none), in one scan: a flip's two changed terms, of which the second's
+ * answer stands when the first has no partner (nothing changed between). */
+WZ_FN int wz_first_pair2(const wz_walker *w, int a, int b, int *ub)
+{
+    *ub = -1;
+    if (w->lanes == 1) {
+        for (int u = 0; u < w->st->rank; u++) {
+            if (wz_pair_d(w, a, u) >= 0)
+                return u;
+            if (*ub < 0 && wz_pair_d(w, b, u) >= 0)
+                *ub = u;
+        }
+        return -1;
+    }
+    for (int base = 0; base < w->st->rank; base += w->lanes) {
+        uint32_t ma = 0, mb = 0;
+#if defined(__CUDA_ARCH__)
+        if (w->lanes > 1) {
+            ma = __ballot_sync(0xffffffffu, wz_pair_d(w, a, base + w->lane) >= 0);
+            mb = __ballot_sync(0xffffffffu, wz_pair_d(w, b, base + w->lane) >= 0);
+        } else
+#endif
+            for (int l = 0; l < w->lanes; l++) {
+                ma |= (uint32_t)(wz_pair_d(w, a, base + l) >= 0) << l;
+                mb |= (uint32_t)(wz_pair_d(w, b, base + l) >= 0) << l;
+            }
+        if (ma)
+            return base + WZ_FFS(ma) - 1;
+        if (mb && *ub < 0)
+            *ub = base + WZ_FFS(mb) - 1;
     }
     return -1;
 }
@@ -349,6 +420,12 @@ WZ_FN int wz_kth_partner(const wz_walker *w, int s, int x, uint64_t xv, uint64_t
 /* The lowest term that reduces with s within the bound, -1 when none. */
 WZ_FN int wz_first_pair(const wz_walker *w, int s)
 {
+    if (w->lanes == 1) {
+        for (int u = 0; u < w->st->rank; u++)
+            if (wz_pair_d(w, s, u) >= 0)
+                return u;
+        return -1;
+    }
     for (int base = 0; base < w->st->rank; base += w->lanes) {
         const uint32_t m = wz_ballot_pair(w, base, s);
         if (m)
@@ -469,11 +546,12 @@ WZ_FN int wz_flip(wz_walker *w)
         const int x = (int)wz_below(st, 3u);
         const uint64_t *ts = wz_term(w, s);
         const uint64_t xv = ts[2 * x], xs = ts[2 * x + 1];
-        const int cnt = wz_count_partners(w, s, x, xv, xs);
+        wz_chunks keep = {0, 0, 0, 0};
+        const int cnt = wz_count_partners(w, s, x, xv, xs, &keep);
         if (!cnt)
             continue;
         drawn = 1;
-        const int u = wz_kth_partner(w, s, x, xv, xs, (int)wz_below(st, (uint32_t)cnt));
+        const int u = wz_kth_partner(w, s, x, xv, xs, &keep, (int)wz_below(st, (uint32_t)cnt));
         const int y = x == 2 ? 0 : x + 1, z = x == 0 ? 2 : x - 1;
         const int sg = wz_relp(w, s, u, x);
         const int mu = (wz_next(st) >> 63) ? 1 : -1;
@@ -497,6 +575,17 @@ WZ_FN int wz_flip(wz_walker *w)
             wz_remove(w, a, &b, 0), a = -1;
         if (b >= 0 && !zv)
             wz_remove(w, b, &a, 0), b = -1;
+        /* the changed terms against every term; mostly neither has a
+         * partner, which one scan for both tells (then nothing changes: the
+         * same as the two scans of wz_reduce_with, a's and then b's) */
+        if (a >= 0 && b >= 0) {
+            int ub;
+            if (wz_first_pair2(w, a, b, &ub) < 0) {
+                if (ub >= 0)
+                    wz_reduce_with(w, b, &a, 0);
+                return 1;
+            }
+        }
         a = a >= 0 ? wz_reduce_with(w, a, &b, 0) : -1;
         if (b >= 0)
             wz_reduce_with(w, b, &a, 0);
