@@ -423,26 +423,37 @@ void cuda_sym_destroy(cuda_sym *s);
  *           alone (the first kernel; kept as the alternative and reference);
  *   global  one thread per walker, its terms in global memory (where they do
  *           not fit in shared memory).
- * CUDA_WZ_AUTO takes the environment's FLIPGRAPH_WZ_KERNEL (warp, thread or
- * global; FLIPGRAPH_WZ_GLOBAL=1 is global too), else warp where the terms fit
- * four times in an SM's shared memory, else global.  A shared-memory kernel
- * asked for where the terms do not fit runs global. */
-enum { CUDA_WZ_AUTO = 0, CUDA_WZ_WARP = 1, CUDA_WZ_THREAD = 2, CUDA_WZ_GLOBAL = 3 };
+ * And one that walks another walk (checked against the CPU's run of the same
+ * source, bit for bit, not against the thread's walk):
+ *   match   as warp, but each flip sampled: each lane offers a random term,
+ *           __match_any_sync finds those equal up to sign at x, two of one
+ *           set flip (walk_z_core.h, wz_flip_match; the GF(2) kernel's way).
+ * CUDA_WZ_AUTO takes the environment's FLIPGRAPH_WZ_KERNEL (warp, thread,
+ * global or match; FLIPGRAPH_WZ_GLOBAL=1 is global too), else warp where the
+ * terms fit four times in an SM's shared memory, else global.  A shared-memory
+ * kernel asked for where the terms do not fit runs global. */
+enum { CUDA_WZ_AUTO = 0, CUDA_WZ_WARP = 1, CUDA_WZ_THREAD = 2, CUDA_WZ_GLOBAL = 3, CUDA_WZ_MATCH = 4 };
 
 static inline const char *cuda_wz_kernel_name(int k)
 {
-    return k == CUDA_WZ_WARP ? "warp" : k == CUDA_WZ_THREAD ? "thread" : k == CUDA_WZ_GLOBAL ? "global" : "auto";
+    return k == CUDA_WZ_WARP     ? "warp"
+           : k == CUDA_WZ_THREAD ? "thread"
+           : k == CUDA_WZ_GLOBAL ? "global"
+           : k == CUDA_WZ_MATCH  ? "match"
+                                 : "auto";
 }
 
 /* The kernel FLIPGRAPH_WZ_KERNEL (or FLIPGRAPH_WZ_GLOBAL) asks for, CUDA_WZ_AUTO
- * when neither is set; -1 when the value is none of warp, thread, global. */
+ * when neither is set; -1 when the value is none of warp, thread, global, match. */
 static inline int cuda_wz_kernel_from_env(void)
 {
     const char *k = getenv("FLIPGRAPH_WZ_KERNEL");
     if (k && *k)
-        return !strcmp(k, "warp") ? CUDA_WZ_WARP : !strcmp(k, "thread") ? CUDA_WZ_THREAD
-               : !strcmp(k, "global")                                   ? CUDA_WZ_GLOBAL
-                                                                        : -1;
+        return !strcmp(k, "warp")     ? CUDA_WZ_WARP
+               : !strcmp(k, "thread") ? CUDA_WZ_THREAD
+               : !strcmp(k, "global") ? CUDA_WZ_GLOBAL
+               : !strcmp(k, "match")  ? CUDA_WZ_MATCH
+                                      : -1;
     const char *g = getenv("FLIPGRAPH_WZ_GLOBAL");
     return g && *g && strcmp(g, "0") ? CUDA_WZ_GLOBAL : CUDA_WZ_AUTO;
 }
@@ -469,7 +480,7 @@ const char *cuda_wz_device_name(const cuda_wz *s);
 /* Walkers per block of a shared-memory kernel (one warp each, its state in
  * shared memory); 0: the global-memory kernel (one thread each). */
 int cuda_wz_per_block(const cuda_wz *s);
-/* The kernel that runs (CUDA_WZ_WARP, _THREAD or _GLOBAL). */
+/* The kernel that runs (CUDA_WZ_WARP, _THREAD, _GLOBAL or _MATCH). */
 int cuda_wz_kernel(const cuda_wz *s);
 /* Every walker walks `steps` steps (or stops at the target); *ms: kernel time. */
 int cuda_wz_run(cuda_wz *s, const wz_params *P, uint64_t steps, double *ms, char *err, size_t errlen);

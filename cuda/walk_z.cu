@@ -55,11 +55,12 @@ __global__ void wz_walk_kernel(wz_state *st, uint64_t *blocks, int cap, const ui
 // (the warp copies the terms in and out; the best terms stay in global memory,
 // written only at a new best).  Every step scans the rank's terms, so they
 // live where a load is cheap (the symmetric walk's measurement, walk_sym.cu).
-// kWarp: the warp walks (every lane runs the scalar code on its own copy of
-// the scalars, the scans split over the lanes: walk_z_core.h, "Who walks");
-// else lane 0 walks alone (the first kernel, kept as the alternative).  Both
-// walk the same walk, bit for bit.
-template <bool kWarp>
+// kMode 1 (warp): the warp walks (every lane runs the scalar code on its own
+// copy of the scalars, the scans split over the lanes: walk_z_core.h, "Who
+// walks"); 0 (thread): lane 0 walks alone (the first kernel, kept as the
+// alternative); the two walk the same walk, bit for bit.  2 (match): the warp
+// walks with sampled flips (wz_flip_match), another walk.
+template <int kMode>
 __global__ void wz_walk_smem(wz_state *st, uint64_t *blocks, int cap, const uint64_t *starts, const int32_t *ranks,
                              int nstarts, wz_params P, uint64_t steps, int walkers)
 {
@@ -73,16 +74,18 @@ __global__ void wz_walk_smem(wz_state *st, uint64_t *blocks, int cap, const uint
     for (size_t k = lane; k < tw; k += 32)
         mine[k] = g[k];
     __syncwarp();
-    if (kWarp || lane == 0) {
+    if (kMode || lane == 0) {
         wz_state s = st[i];
         wz_walker w;
-        if (kWarp)
+        if (kMode == 2)
+            wz_bind_match(&w, &s, mine, g + tw, lane);
+        else if (kMode == 1)
             wz_bind_warp(&w, &s, mine, g + tw, lane);
         else
             wz_bind(&w, &s, mine, g + tw);
         const wz_start start = {starts, ranks, nstarts};
         wz_walk(&w, &start, &P, steps);
-        __syncwarp(kWarp ? 0xffffffffu : 1u);
+        __syncwarp(kMode ? 0xffffffffu : 1u);
         if (lane == 0)
             st[i] = s;  // every lane's copy is the same
     }
@@ -136,9 +139,9 @@ int cuda_wz_create(const cuda_wz_config *cfg, cuda_wz **out, char *err, size_t e
     snprintf(s->name, sizeof s->name, "%s", prop.name);
     // shared memory when a walker's terms fit four times over in an SM's
     int kernel = cfg->kernel ? cfg->kernel : cuda_wz_kernel_from_env();
-    if (kernel < 0 || kernel > CUDA_WZ_GLOBAL) {
+    if (kernel < 0 || kernel > CUDA_WZ_MATCH) {
         if (err && errlen)
-            snprintf(err, errlen, "cuda_wz_create: FLIPGRAPH_WZ_KERNEL: expected warp, thread or global");
+            snprintf(err, errlen, "cuda_wz_create: FLIPGRAPH_WZ_KERNEL: expected warp, thread, global or match");
         delete s;
         return 2;
     }
@@ -149,7 +152,9 @@ int cuda_wz_create(const cuda_wz_config *cfg, cuda_wz **out, char *err, size_t e
     if (kernel == CUDA_WZ_AUTO || !fits)
         kernel = fits && kernel != CUDA_WZ_GLOBAL ? CUDA_WZ_WARP : CUDA_WZ_GLOBAL;
     s->kernel = kernel;
-    const wz_kernel_fn kfn = kernel == CUDA_WZ_WARP ? wz_walk_smem<true> : wz_walk_smem<false>;
+    const wz_kernel_fn kfn = kernel == CUDA_WZ_WARP    ? wz_walk_smem<1>
+                             : kernel == CUDA_WZ_MATCH ? wz_walk_smem<2>
+                                                       : wz_walk_smem<0>;
     if (kernel != CUDA_WZ_GLOBAL) {
         s->per_block = (int)(smem_max / bytes) < per_sm ? (int)(smem_max / bytes) : per_sm;
         // a block of 32 warps needs more registers than an SM has at these
@@ -214,11 +219,15 @@ int cuda_wz_run(cuda_wz *s, const wz_params *P, uint64_t steps, double *ms, char
     cudaEventCreate(&b);
     cudaEventRecord(a);
     if (s->per_block && s->kernel == CUDA_WZ_WARP)
-        wz_walk_smem<true><<<(s->walkers + s->per_block - 1) / s->per_block, 32 * s->per_block,
-                             (size_t)s->cap * WZ_TERM_WORDS * sizeof(uint64_t) * (size_t)s->per_block>>>(
+        wz_walk_smem<1><<<(s->walkers + s->per_block - 1) / s->per_block, 32 * s->per_block,
+                          (size_t)s->cap * WZ_TERM_WORDS * sizeof(uint64_t) * (size_t)s->per_block>>>(
+            s->d_state, s->d_blocks, s->cap, s->d_starts, s->d_ranks, s->nstarts, *P, steps, s->walkers);
+    else if (s->per_block && s->kernel == CUDA_WZ_MATCH)
+        wz_walk_smem<2><<<(s->walkers + s->per_block - 1) / s->per_block, 32 * s->per_block,
+                          (size_t)s->cap * WZ_TERM_WORDS * sizeof(uint64_t) * (size_t)s->per_block>>>(
             s->d_state, s->d_blocks, s->cap, s->d_starts, s->d_ranks, s->nstarts, *P, steps, s->walkers);
     else if (s->per_block)
-        wz_walk_smem<false><<<(s->walkers + s->per_block - 1) / s->per_block, 32 * s->per_block,
+        wz_walk_smem<0><<<(s->walkers + s->per_block - 1) / s->per_block, 32 * s->per_block,
                        (size_t)s->cap * WZ_TERM_WORDS * sizeof(uint64_t) * (size_t)s->per_block>>>(
             s->d_state, s->d_blocks, s->cap, s->d_starts, s->d_ranks, s->nstarts, *P, steps, s->walkers);
     else

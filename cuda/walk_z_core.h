@@ -118,6 +118,7 @@ typedef struct wz_walker {
     uint64_t *t;     /* terms: t[k * 6 + pos * 2] = v, + 1 = s */
     uint64_t *best;
     int lane, lanes;
+    int sampled;     /* a warp's sampled flips (wz_flip_match) in place of the uniform draw */
 } wz_walker;
 
 /* terms and best: the two halves of the walker's block, or the terms copied
@@ -129,6 +130,7 @@ WZ_FN void wz_bind(wz_walker *w, wz_state *st, uint64_t *terms, uint64_t *best)
     w->best = best;
     w->lane = 0;
     w->lanes = 1;
+    w->sampled = 0;
 }
 
 /* The same walker walked by a warp (lanes 32; lane: this thread's, 0 on the CPU). */
@@ -137,6 +139,15 @@ WZ_FN void wz_bind_warp(wz_walker *w, wz_state *st, uint64_t *terms, uint64_t *b
     wz_bind(w, st, terms, best);
     w->lane = lane;
     w->lanes = 32;
+}
+
+/* The same, the flips sampled: each lane offers one random term, and
+ * __match_any_sync finds the terms equal up to sign among the 32
+ * (wz_flip_match; the match kernel, another walk than the thread's). */
+WZ_FN void wz_bind_match(wz_walker *w, wz_state *st, uint64_t *terms, uint64_t *best, int lane)
+{
+    wz_bind_warp(w, st, terms, best, lane);
+    w->sampled = 1;
 }
 
 /* After a write to the terms: in a warp every lane writes the same words
@@ -537,7 +548,54 @@ WZ_FN void wz_reset(wz_walker *w, const wz_start *S)
 
 /* One flip: 1 taken, 2 every draw passed the bound, 0 no two terms sharing a
  * factor were drawn. */
-WZ_FN int wz_flip(wz_walker *w)
+/* The flip of term s with its partner u at x (equal up to sign there):
+ * mu = +1 or -1 at random, y_s += mu y_u, z_u -= mu sg z_s; a term with a
+ * zero factor goes, then the changed terms' reductions.  0 (nothing changed)
+ * when the bound refuses it. */
+WZ_FN int wz_flip_at(wz_walker *w, int s, int u, int x)
+{
+    wz_state *st = w->st;
+    const int y = x == 2 ? 0 : x + 1, z = x == 0 ? 2 : x - 1;
+    const int sg = wz_relp(w, s, u, x);
+    const int mu = (wz_next(st) >> 63) ? 1 : -1;
+    uint64_t *tsm = wz_term(w, s), *tum = wz_term(w, u);
+    uint64_t yv, ys, zv, zs;
+    /* x_s (x) mu y_u (x) z_s = mu sg x_u (x) y_u (x) z_s, which term u gives back */
+    if (!wz_add(tsm[2 * y], tsm[2 * y + 1], tum[2 * y], tum[2 * y + 1], mu, &yv, &ys) ||
+        !wz_add(tum[2 * z], tum[2 * z + 1], tsm[2 * z], tsm[2 * z + 1], -mu * sg, &zv, &zs))
+        return 0;
+    wz_sync(w); /* every lane has read s and u before any writes */
+    tsm[2 * y] = yv;
+    tsm[2 * y + 1] = ys;
+    tum[2 * z] = zv;
+    tum[2 * z + 1] = zs;
+    wz_sync(w);
+    st->flips++;
+    int a = s, b = u;
+    if (!yv)
+        wz_remove(w, a, &b, 0), a = -1;
+    if (b >= 0 && !zv)
+        wz_remove(w, b, &a, 0), b = -1;
+    /* the changed terms against every term; mostly neither has a partner,
+     * which one scan for both tells (then nothing changes: the same as the
+     * two scans of wz_reduce_with, a's and then b's) */
+    if (a >= 0 && b >= 0) {
+        int ub;
+        if (wz_first_pair2(w, a, b, &ub) < 0) {
+            if (ub >= 0)
+                wz_reduce_with(w, b, &a, 0);
+            return 1;
+        }
+    }
+    a = a >= 0 ? wz_reduce_with(w, a, &b, 0) : -1;
+    if (b >= 0)
+        wz_reduce_with(w, b, &a, 0);
+    return 1;
+}
+
+/* One flip: 1 taken, 2 every draw passed the bound, 0 no two terms sharing a
+ * factor were drawn. */
+WZ_FN int wz_flip_uniform(wz_walker *w)
 {
     wz_state *st = w->st;
     int drawn = 0;
@@ -552,47 +610,162 @@ WZ_FN int wz_flip(wz_walker *w)
             continue;
         drawn = 1;
         const int u = wz_kth_partner(w, s, x, xv, xs, &keep, (int)wz_below(st, (uint32_t)cnt));
-        const int y = x == 2 ? 0 : x + 1, z = x == 0 ? 2 : x - 1;
-        const int sg = wz_relp(w, s, u, x);
-        const int mu = (wz_next(st) >> 63) ? 1 : -1;
-        uint64_t *tsm = wz_term(w, s), *tum = wz_term(w, u);
-        uint64_t yv, ys, zv, zs;
-        /* x_s (x) mu y_u (x) z_s = mu sg x_u (x) y_u (x) z_s, which term u gives back */
-        if (!wz_add(tsm[2 * y], tsm[2 * y + 1], tum[2 * y], tum[2 * y + 1], mu, &yv, &ys) ||
-            !wz_add(tum[2 * z], tum[2 * z + 1], tsm[2 * z], tsm[2 * z + 1], -mu * sg, &zv, &zs)) {
-            st->rejected++;
-            continue;
-        }
-        wz_sync(w); /* every lane has read s and u before any writes */
-        tsm[2 * y] = yv;
-        tsm[2 * y + 1] = ys;
-        tum[2 * z] = zv;
-        tum[2 * z + 1] = zs;
-        wz_sync(w);
-        st->flips++;
-        int a = s, b = u;
-        if (!yv)
-            wz_remove(w, a, &b, 0), a = -1;
-        if (b >= 0 && !zv)
-            wz_remove(w, b, &a, 0), b = -1;
-        /* the changed terms against every term; mostly neither has a
-         * partner, which one scan for both tells (then nothing changes: the
-         * same as the two scans of wz_reduce_with, a's and then b's) */
-        if (a >= 0 && b >= 0) {
-            int ub;
-            if (wz_first_pair2(w, a, b, &ub) < 0) {
-                if (ub >= 0)
-                    wz_reduce_with(w, b, &a, 0);
-                return 1;
-            }
-        }
-        a = a >= 0 ? wz_reduce_with(w, a, &b, 0) : -1;
-        if (b >= 0)
-            wz_reduce_with(w, b, &a, 0);
-        return 1;
+        if (wz_flip_at(w, s, u, x))
+            return 1;
+        st->rejected++;
     }
     return drawn ? 2 : 0;
 }
+
+/* ---- the sampled flip (the match kernel) ---- */
+
+/* The term lane l offers in a round of random word r: uniform among all
+ * terms (lowbias32 of r and the lane), so that any two terms may meet. */
+WZ_FN int wz_lane_term(const wz_walker *w, uint64_t r, int l)
+{
+    uint32_t h = (uint32_t)r ^ (uint32_t)(r >> 32) ^ (0x9E3779B9u * (uint32_t)(l + 1));
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    h ^= h >> 16;
+    return (int)(((uint64_t)h * (uint64_t)w->st->rank) >> 32);
+}
+
+/* The sign word of a factor with the sign of its lowest support bit divided
+ * out: two factors are equal up to sign exactly when their supports and
+ * these words are equal. */
+WZ_FN uint64_t wz_canon(uint64_t v, uint64_t s) { return (s & v & (~v + 1)) ? s ^ v : s; }
+
+/* The lanes whose offered factors at x are equal up to sign to this lane's
+ * (bit l for lane l), 0 for a lane that offers none: j[l] the offered terms,
+ * a lane offering the same term as a lower lane offers none. */
+typedef struct wz_offer {
+    int j;           /* this lane's term, -1 when none */
+    uint32_t mask;   /* the lanes equal up to sign at x, this one included */
+} wz_offer;
+
+/* Lane l's offer in a round (r, x): one match of the terms (duplicates out),
+ * one of the 64-bit key (v, canonical sign) where every factor has at most 32
+ * entries, else one of v and one of the canonical sign word. */
+WZ_FN wz_offer wz_match_lane(const wz_walker *w, uint64_t r, int x, int l)
+{
+    wz_offer o;
+    o.j = wz_lane_term(w, r, l);
+    o.mask = 0;
+#if defined(__CUDA_ARCH__)
+    const uint32_t same = __match_any_sync(0xffffffffu, (unsigned)o.j);
+    const bool first = (same & ((1u << l) - 1u)) == 0;
+    const uint64_t *t = wz_term(w, o.j);
+    const uint64_t v = first ? t[2 * x] : 0, c = first ? wz_canon(t[2 * x], t[2 * x + 1]) : 0;
+    const bool wide = __ballot_sync(0xffffffffu, ((v | c) >> 32) != 0) != 0;
+    uint32_t m = __match_any_sync(0xffffffffu, wide ? v : v | c << 32);
+    if (wide)
+        m &= __match_any_sync(0xffffffffu, c);
+    o.j = first ? o.j : -1;
+    o.mask = first ? m : 0;
+#else
+    (void)x, (void)l;
+#endif
+    return o;
+}
+
+/* The CPU's (and a thread's) round: every lane's offer in a loop, as the
+ * device's matches give them. */
+WZ_FN void wz_match_all(const wz_walker *w, uint64_t r, int x, int *j, uint32_t *mask)
+{
+    uint64_t v[32], c[32];
+    for (int l = 0; l < 32; l++) {
+        j[l] = wz_lane_term(w, r, l);
+        for (int k = 0; k < l; k++)
+            if (j[k] == j[l]) {
+                j[l] = -1;
+                break;
+            }
+        const uint64_t *t = j[l] >= 0 ? wz_term(w, j[l]) : 0;
+        v[l] = t ? t[2 * x] : 0;
+        c[l] = t ? wz_canon(t[2 * x], t[2 * x + 1]) : 0;
+    }
+    for (int l = 0; l < 32; l++) {
+        uint32_t m = 0;
+        for (int k = 0; k < 32; k++)
+            m |= (uint32_t)(v[k] == v[l] && c[k] == c[l]) << k;
+        mask[l] = j[l] >= 0 ? m : 0;
+    }
+}
+
+/* One sampled flip (the GF(2) kernel's candidates, walk_core.cuh, over Z): a
+ * position x, each lane offers a random term, and the offers equal up to sign
+ * at x form sets; a random set with two or more members, two random members
+ * s, u of it, and the flip of s with u (wz_flip_at).  Up to WZ_TRIES rounds;
+ * returns as wz_flip_uniform.  Only a warp's walker (lanes 32) takes it. */
+WZ_FN int wz_flip_match(wz_walker *w)
+{
+    wz_state *st = w->st;
+    int drawn = 0;
+    for (int tries = 0; tries < WZ_TRIES && st->rank >= 2; tries++) {
+        const uint64_t r = wz_next(st);
+        const int x = (int)wz_below(st, 3u);
+        uint32_t cand = 0, M = 0;
+        int js = -1, ju = -1;
+        const uint64_t pick = wz_next(st);
+        const uint32_t p1 = (uint32_t)pick, p2 = (uint32_t)(pick >> 32);
+#if defined(__CUDA_ARCH__)
+        const wz_offer o = wz_match_lane(w, r, x, w->lane);
+        cand = __ballot_sync(0xffffffffu, WZ_POPC(o.mask) >= 2);
+        if (!cand)
+            continue;
+        /* the set of a random candidate lane, two random members of it */
+        uint32_t cm = cand;
+        for (int k = (int)(((uint64_t)p1 * (uint64_t)WZ_POPC(cand)) >> 32); k > 0; k--)
+            cm &= cm - 1;
+        M = __shfl_sync(0xffffffffu, o.mask, WZ_FFS(cm) - 1);
+        const int n = WZ_POPC(M);
+        const int a = (int)(((uint64_t)(p2 & 0xffffu) * (uint64_t)n) >> 16);
+        int b = (int)(((uint64_t)(p2 >> 16) * (uint64_t)(n - 1)) >> 16);
+        b += b >= a;
+        uint32_t ma = M, mb = M;
+        for (int k = 0; k < a; k++)
+            ma &= ma - 1;
+        for (int k = 0; k < b; k++)
+            mb &= mb - 1;
+        js = __shfl_sync(0xffffffffu, o.j, WZ_FFS(ma) - 1);
+        ju = __shfl_sync(0xffffffffu, o.j, WZ_FFS(mb) - 1);
+#else
+        int j[32];
+        uint32_t mask[32];
+        wz_match_all(w, r, x, j, mask);
+        for (int l = 0; l < 32; l++)
+            cand |= (uint32_t)(WZ_POPC(mask[l]) >= 2) << l;
+        if (!cand)
+            continue;
+        uint32_t cm = cand;
+        for (int k = (int)(((uint64_t)p1 * (uint64_t)WZ_POPC(cand)) >> 32); k > 0; k--)
+            cm &= cm - 1;
+        M = mask[WZ_FFS(cm) - 1];
+        const int n = WZ_POPC(M);
+        const int a = (int)(((uint64_t)(p2 & 0xffffu) * (uint64_t)n) >> 16);
+        int b = (int)(((uint64_t)(p2 >> 16) * (uint64_t)(n - 1)) >> 16);
+        b += b >= a;
+        uint32_t ma = M, mb = M;
+        for (int k = 0; k < a; k++)
+            ma &= ma - 1;
+        for (int k = 0; k < b; k++)
+            mb &= mb - 1;
+        js = j[WZ_FFS(ma) - 1];
+        ju = j[WZ_FFS(mb) - 1];
+#endif
+        drawn = 1;
+        if (wz_flip_at(w, js, ju, x))
+            return 1;
+        st->rejected++;
+    }
+    return drawn ? 2 : 0;
+}
+
+/* One flip: 1 taken, 2 every draw passed the bound, 0 no two terms sharing a
+ * factor were drawn. */
+WZ_FN int wz_flip(wz_walker *w) { return w->sampled ? wz_flip_match(w) : wz_flip_uniform(w); }
 
 /* A plus transition (search_z_plus) on two terms equal up to sign nowhere:
  * (X, Y) = sg (x_j, y_j): i -> (x_i - X, y_i, z_i), j -> (X, Y, z_j - z_i),

@@ -6,7 +6,8 @@
  * source walker by walker.  The kernel is chosen as on the device
  * (cuda_wz_config.kernel, FLIPGRAPH_WZ_KERNEL; warp by default): the warp
  * kernel's walker has 32 lanes, whose scans evaluate every lane's test in a
- * loop (walk_z_core.h's wz_ballot_*), the others one. */
+ * loop (walk_z_core.h's wz_ballot_*), the match kernel's too, its matches
+ * computed over the 32 lanes' offers in a loop (wz_match_all), the others one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,8 @@ int cuda_wz_create(const cuda_wz_config *cfg, cuda_wz **out, char *err, size_t e
             return 2;
         }
     const int kernel = cfg->kernel ? cfg->kernel : cuda_wz_kernel_from_env();
-    if (kernel < 0 || kernel > CUDA_WZ_GLOBAL) {
-        snprintf(err, errlen, "cuda_wz_create: FLIPGRAPH_WZ_KERNEL: expected warp, thread or global");
+    if (kernel < 0 || kernel > CUDA_WZ_MATCH) {
+        snprintf(err, errlen, "cuda_wz_create: FLIPGRAPH_WZ_KERNEL: expected warp, thread, global or match");
         return 2;
     }
     cuda_wz *s = calloc(1, sizeof *s);
@@ -92,6 +93,8 @@ static void emu_bind(const cuda_wz *s, wz_walker *w, int i)
     uint64_t *blk = s->blocks + (size_t)i * wz_block_words(s->cap);
     if (s->kernel == CUDA_WZ_WARP)
         wz_bind_warp(w, &s->st[i], blk, blk + (size_t)s->cap * WZ_TERM_WORDS, 0);
+    else if (s->kernel == CUDA_WZ_MATCH)
+        wz_bind_match(w, &s->st[i], blk, blk + (size_t)s->cap * WZ_TERM_WORDS, 0);
     else
         wz_bind_block(w, &s->st[i], blk);
 }

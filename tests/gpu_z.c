@@ -16,6 +16,9 @@
  *   3. the device (or emulator) against the core run here (one thread) from
  *      the same seeds, for each kernel (warp, thread, and on the device
  *      global): every walker's scalars and best terms equal, bit for bit;
+ *      the match kernel (sampled flips, another walk) against the core run
+ *      here with its sampled flips (the 32 lanes' matches computed in a
+ *      loop), bit for bit, and its walk's invariants as in 2.;
  *   4. every walker's best scheme verifies over Z;
  *   5. the engine backend reaches <2,2,2>:7 and <3,3,3>:23 over Z and refuses
  *      what it cannot walk (--coef-max 2; a scheme with a coefficient 2 does
@@ -197,6 +200,12 @@ static void core_as_warp(core_run *c)
     wz_bind_warp(&c->w, &c->st, c->block, c->block + (size_t)c->cap * WZ_TERM_WORDS, 0);
 }
 
+/* The walker with the match kernel's sampled flips (another walk). */
+static void core_as_match(core_run *c)
+{
+    wz_bind_match(&c->w, &c->st, c->block, c->block + (size_t)c->cap * WZ_TERM_WORDS, 0);
+}
+
 /* Whether the two walkers hold the same scalars, terms and best terms. */
 static bool core_same(const core_run *a, const core_run *b)
 {
@@ -211,12 +220,14 @@ static bool core_same(const core_run *a, const core_run *b)
 /* 2. */
 static void core_walks(const char *name, const scheme *start, uint64_t seed)
 {
-    core_run c, cw;
-    if (!core_open(&c, start, 10, seed, 0) || !core_open(&cw, start, 10, seed, 0)) {
+    core_run c, cw, cm;
+    if (!core_open(&c, start, 10, seed, 0) || !core_open(&cw, start, 10, seed, 0) ||
+        !core_open(&cm, start, 10, seed, 0)) {
         CHECK(false, "%s: core_open", name);
         return;
     }
     core_as_warp(&cw);
+    core_as_match(&cm);
     /* short walks and plateaus, so that plus transitions and restarts happen */
     const wz_params P = {3000, 60, 4, 0, INT_MAX, 0};
     char why[256];
@@ -232,6 +243,12 @@ static void core_walks(const char *name, const scheme *start, uint64_t seed)
         CHECK(same, "seed %llu %s step %d: the warp's walk (32 lanes) left the thread's", (unsigned long long)seed,
               name, step);
         ok = ok && same;
+        /* the sampled walk: its own moves, the same invariants */
+        wz_walk(&cm.w, &cm.start, &P, 1);
+        const bool mok = !core_wrong(&cm, why, sizeof why)[0];
+        CHECK(mok, "seed %llu %s step %d, sampled flips (match kernel): %s", (unsigned long long)seed, name, step,
+              why);
+        ok = ok && mok;
         low = c.st.rank < low ? c.st.rank : low;
     }
     for (int batch = 0; batch < 60 && ok; batch++) {
@@ -244,8 +261,21 @@ static void core_walks(const char *name, const scheme *start, uint64_t seed)
         CHECK(same, "seed %llu %s batch %d: the warp's walk (32 lanes) left the thread's", (unsigned long long)seed,
               name, batch);
         ok = ok && same;
+        wz_walk(&cm.w, &cm.start, &P, 500);
+        const bool mok = !core_wrong(&cm, why, sizeof why)[0] && !cm.st.failed;
+        CHECK(mok, "seed %llu %s batch %d, sampled flips (match kernel): %s%s", (unsigned long long)seed, name, batch,
+              why, cm.st.failed ? " (out of slots)" : "");
+        ok = ok && mok;
         low = c.st.rank < low ? c.st.rank : low;
     }
+    CHECK(cm.st.flips > 0 && cm.st.plus > 0 && cm.st.reductions > 0 && cm.st.restarts > 0,
+          "seed %llu %s, sampled flips: %llu flips, %llu plus, %llu reductions, %llu restarts",
+          (unsigned long long)seed, name, (unsigned long long)cm.st.flips, (unsigned long long)cm.st.plus,
+          (unsigned long long)cm.st.reductions, (unsigned long long)cm.st.restarts);
+    printf("%s, sampled flips: %llu flips (%llu refused by the bound), %llu plus, %llu reductions, %llu restarts, "
+           "rank %d\n",
+           name, (unsigned long long)cm.st.flips, (unsigned long long)cm.st.rejected, (unsigned long long)cm.st.plus,
+           (unsigned long long)cm.st.reductions, (unsigned long long)cm.st.restarts, cm.st.rank);
     CHECK(c.st.flips > 0 && c.st.plus > 0 && c.st.reductions > 0 && c.st.restarts > 0,
           "seed %llu %s: %llu flips, %llu plus, %llu reductions, %llu restarts", (unsigned long long)seed, name,
           (unsigned long long)c.st.flips, (unsigned long long)c.st.plus, (unsigned long long)c.st.reductions,
@@ -256,6 +286,7 @@ static void core_walks(const char *name, const scheme *start, uint64_t seed)
            (unsigned long long)c.st.reductions, (unsigned long long)c.st.restarts, c.st.rank, low);
     core_close(&c);
     core_close(&cw);
+    core_close(&cm);
 }
 
 /* 3. and 4.: each kernel of kernels[] against the core run once here */
@@ -293,13 +324,23 @@ static void device_against_core(const char *name, const scheme *start, const int
         up[k] = rc == 0;
     }
     for (int i = 0; i < walkers; i++) {
-        /* the same walker on the CPU, once for every kernel */
+        /* the same walker on the CPU, once for the kernels of the thread's walk
+         * and once more, with sampled flips, for the match kernel */
+        for (int mode = 0; mode < 2; mode++) {
+        bool any = false;
+        for (int k = 0; k < nk && k < 4; k++)
+            any = any || (up[k] && (kernels[k] == CUDA_WZ_MATCH) == (mode == 1));
+        if (!any)
+            continue;
+        wz_bind_block(&c.w, &c.st, c.block);
         wz_init_state(&c.st, g_seed, i, c.cap);
         wz_reset(&c.w, &c.start);
+        if (mode == 1)
+            core_as_match(&c);
         wz_walk(&c.w, &c.start, &P, steps);
         wz_walk(&c.w, &c.start, &P, steps);
         for (int k = 0; k < nk && k < 4; k++) {
-            if (!up[k])
+            if (!up[k] || (kernels[k] == CUDA_WZ_MATCH) != (mode == 1))
                 continue;
             const wz_state *d = &dev[k][i];
             if (memcmp(&c.st, d, sizeof c.st) != 0) {
@@ -325,6 +366,7 @@ static void device_against_core(const char *name, const scheme *start, const int
             if (!b || b->rank != d->best_rank || !verifies_z(b) || search_z_max_coef(b) > 1)
                 bad[k]++;
             scheme_free(b);
+        }
         }
     }
     for (int k = 0; k < nk && k < 4; k++) {
@@ -481,11 +523,12 @@ int main(void)
     scheme *s4 = scheme_standard((scheme_format){4, 4, 4});
     /* the warp kernel (the default) and the thread kernel (one lane walks) on
      * every start; on the device the global-memory kernel too (taken where
-     * the terms do not fit in shared memory) */
+     * the terms do not fit in shared memory); the match kernel against the
+     * CPU's run of its own walk */
 #ifdef FLIPGRAPH_WZ_EMU
-    const int kernels[] = {CUDA_WZ_WARP, CUDA_WZ_THREAD};
+    const int kernels[] = {CUDA_WZ_WARP, CUDA_WZ_THREAD, CUDA_WZ_MATCH};
 #else
-    const int kernels[] = {CUDA_WZ_WARP, CUDA_WZ_THREAD, CUDA_WZ_GLOBAL};
+    const int kernels[] = {CUDA_WZ_WARP, CUDA_WZ_THREAD, CUDA_WZ_GLOBAL, CUDA_WZ_MATCH};
 #endif
     const int nk = (int)(sizeof kernels / sizeof kernels[0]);
     device_against_core("standard <3,3,3>", s3, kernels, nk, walkers, 3000);
