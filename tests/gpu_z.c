@@ -20,7 +20,8 @@
  *      here with its sampled flips (the 32 lanes' matches computed in a
  *      loop), bit for bit, and its walk's invariants as in 2.;
  *   4. every walker's best scheme verifies over Z;
- *   5. the engine backend reaches <2,2,2>:7 and <3,3,3>:23 over Z and refuses
+ *   5. the engine backend reaches <2,2,2>:7 and <3,3,3>:23 over Z (the
+ *      default kernel, then the match kernel) and refuses
  *      what it cannot walk (--coef-max 2; a scheme with a coefficient 2 does
  *      not pack).
  * Prints "N passed, N failed".  FLIPGRAPH_SEED replays the random parts. */
@@ -566,6 +567,11 @@ int main(void)
     scheme_free(lifted);
     backend_reaches(2, 7);
     backend_reaches(3, 23);
+    /* the match kernel's walk through the engine too */
+    setenv("FLIPGRAPH_WZ_KERNEL", "match", 1);
+    backend_reaches(2, 7);
+    backend_reaches(3, 23);
+    unsetenv("FLIPGRAPH_WZ_KERNEL");
     backend_refuses();
     return gpu_check_summary();
 }
