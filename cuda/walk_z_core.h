@@ -25,7 +25,8 @@
  * __match_any_sync on one sampled term per lane (walk_core.cuh): a flip here
  * draws its partner uniformly among all terms equal up to sign to a uniform
  * term (search/walker_z.c's walk), which a scan gives exactly and a match of
- * 32 sampled terms does not (docs/gpu-walk.md, "Walks over Z").
+ * 32 sampled terms does not: that is another walk, the match kernel's
+ * (wz_flip_match below; docs/gpu-walk.md, "Walks over Z").
  *
  * The moves (as search/moves_z.c defines them; every one checked against the
  * bound before anything changes, a move that would pass it is not taken):
