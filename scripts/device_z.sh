@@ -16,7 +16,9 @@
 #          least 5 s; skipped when less than 100 s are left).
 # A table of the kernels (flips/s, <4,4,4>:49) last; everything goes to $OUT
 # (device_z.log, one log per step, table.txt).  The build stays in
-# build-device, so that a second call (STEPS="z49 sweep") does not rebuild.
+# build-device, so that a second call (STEPS="z49 sweep") does not rebuild;
+# the flips step's logs stay there too (build-device/device_z_logs), so that
+# the second call's table has the first call's flips/s.
 # Carry deps/ (docs/device.md).
 # Usage: OUT=out [BUDGET=500] [T49=30s] [STEPS="check flips z49 sweep"]
 #        [KERNELS="warp thread match"] bash scripts/device_z.sh
@@ -37,6 +39,8 @@ cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" \
   > "$OUT/build.log" 2>&1 && cmake --build $B -j"$(nproc)" --target flipgraph gpu_z >> "$OUT/build.log" 2>&1 || {
   tail -30 "$OUT/build.log"; exit 2; }
 F=$B/flipgraph
+ZL=$B/device_z_logs # the flips step's logs, for a later call's table
+mkdir -p "$ZL"
 export FLIPGRAPH_CORPUS=$PWD/data/corpus FLIPGRAPH_SOURCE=$PWD
 say() { echo "$@" | tee -a "$LOG"; }
 step() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
@@ -60,7 +64,8 @@ if step flips; then
     say "== flips/s on the GPU, FLIPGRAPH_WZ_KERNEL=$kern (bench search --backend gpu --ring $ring --flips-only)"
     FLIPGRAPH_WZ_KERNEL=$kern $F bench search --backend gpu --ring $ring --flips-only 2>&1 |
       tee "$OUT/bench_flips_$kern.log" | tee -a "$LOG"
-    [ $ring = both ] && cp "$OUT/bench_flips_$kern.log" "$OUT/bench_flips_f2.log"
+    cp "$OUT/bench_flips_$kern.log" "$ZL/"
+    [ $ring = both ] && cp "$OUT/bench_flips_$kern.log" "$ZL/bench_flips_f2.log"
     ring=z
   done
 fi
@@ -99,11 +104,11 @@ fi
   echo "== the kernels side by side (flips/s: bench search --backend gpu --flips-only, 10 s; <4,4,4>:49 over Z: seeds 1..3, wall time each, or >T49(best))"
   printf '%-18s %16s %16s   %s\n' "walk" "<4,4,4> flips/s" "<5,5,5> flips/s" "<4,4,4>:49 over Z"
   for kern in $KERNELS; do
-    printf '%-18s %16s %16s   %s\n' "Z, $kern" "$(rate "<4,4,4>" z "$OUT/bench_flips_$kern.log")" \
-      "$(rate "<5,5,5>" z "$OUT/bench_flips_$kern.log")" "${reached[$kern]}/3:${times[$kern]}"
+    printf '%-18s %16s %16s   %s\n' "Z, $kern" "$(rate "<4,4,4>" z "$ZL/bench_flips_$kern.log")" \
+      "$(rate "<5,5,5>" z "$ZL/bench_flips_$kern.log")" "${reached[$kern]}/3:${times[$kern]}"
   done
-  printf '%-18s %16s %16s   %s\n' "GF(2), warp" "$(rate "<4,4,4>" f2 "$OUT/bench_flips_f2.log")" \
-    "$(rate "<5,5,5>" f2 "$OUT/bench_flips_f2.log")" "-"
+  printf '%-18s %16s %16s   %s\n' "GF(2), warp" "$(rate "<4,4,4>" f2 "$ZL/bench_flips_f2.log")" \
+    "$(rate "<5,5,5>" f2 "$ZL/bench_flips_f2.log")" "-"
 } > "$OUT/table.txt"
 tee -a "$LOG" < "$OUT/table.txt"
 
