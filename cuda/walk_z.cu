@@ -165,7 +165,12 @@ int cuda_wz_create(const cuda_wz_config *cfg, cuda_wz **out, char *err, size_t e
             s->per_block = max_warps;
         if (s->per_block > 32)
             s->per_block = 32;
-        cudaFuncSetAttribute(kfn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(bytes * (size_t)s->per_block));
+        if ((e = cudaFuncSetAttribute(kfn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      (int)(bytes * (size_t)s->per_block))) != cudaSuccess) {
+            fail(err, errlen, "the walk over Z's shared memory", e);
+            delete s;
+            return 3;
+        }
     }
     // as many walkers as are resident at once (registers and shared memory both bound it)
     int resident = s->per_block ? per_sm / s->per_block : 0;
@@ -174,6 +179,16 @@ int cuda_wz_create(const cuda_wz_config *cfg, cuda_wz **out, char *err, size_t e
         resident = per_sm / s->per_block;
     if (s->per_block && resident < 1)
         resident = 1;
+    s->walkers = cfg->walkers                  ? cfg->walkers
+                 : cfg->warps                  ? cfg->warps * (s->per_block ? 1 : 32)
+                 : s->per_block ? prop.multiProcessorCount * resident * s->per_block
+                                : prop.multiProcessorCount * 1024;
+    if (s->walkers < 1) {
+        if (err && errlen)
+            snprintf(err, errlen, "cuda_wz_create: no walkers (%d)", s->walkers);
+        cuda_wz_destroy(s);
+        return 2;
+    }
     const size_t sw = (size_t)cfg->nstarts * (size_t)cfg->cap * WZ_TERM_WORDS;
     const size_t block_bytes = (size_t)s->walkers * wz_block_words(cfg->cap) * sizeof(uint64_t);
     bool ok = (e = cudaMalloc(&s->d_state, (size_t)s->walkers * sizeof(wz_state))) == cudaSuccess &&
