@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include "walk_sym_core.h"
 #include "walk_z_core.h"
 
@@ -407,12 +409,55 @@ int cuda_sym_best(cuda_sym *s, int walker, const wsym_state *st, uint64_t *reps,
 void cuda_sym_destroy(cuda_sym *s);
 /* ==== end walk_sym ============================================================ */
 
-/* ==== walk_z: walks over Z on the GPU, one thread per walker ==================
+/* ==== walk_z: walks over Z on the GPU, a warp or a thread per walker ==========
  * Owned by cuda/walk_z.cu (no-CUDA fallbacks in cuda/no_cuda_z.c, the CPU
  * emulator in tests/emu_walk_z.c); the walk is cuda/walk_z_core.h, whose
  * comment says what it does (coefficients in {-1, 0, 1}).  Walker i starts
  * from a random one of the start schemes and starts over from one when a walk
- * ends.  Calls are synchronous.  Return codes as the walk block's. */
+ * ends.  Calls are synchronous.  Return codes as the walk block's.
+ *
+ * The kernels (every one walks the same walk, bit for bit: walk_z_core.h):
+ *   warp    one warp per walker, its terms in shared memory, the scans over
+ *           the terms split over the 32 lanes (the default where the terms fit);
+ *   thread  one warp per walker, its terms in shared memory, lane 0 walking
+ *           alone (the first kernel; kept as the alternative and reference);
+ *   global  one thread per walker, its terms in global memory (where they do
+ *           not fit in shared memory).
+ * And one that walks another walk (checked against the CPU's run of the same
+ * source, bit for bit, not against the thread's walk):
+ *   match   as warp, but each flip sampled: each lane offers a random term,
+ *           __match_any_sync finds those equal up to sign at x, two of one
+ *           set flip (walk_z_core.h, wz_flip_match; the GF(2) kernel's way).
+ * CUDA_WZ_AUTO takes the environment's FLIPGRAPH_WZ_KERNEL (warp, thread,
+ * global or match; FLIPGRAPH_WZ_GLOBAL=1 is global too), else warp where the
+ * terms fit four times in an SM's shared memory, else global.  A shared-memory
+ * kernel asked for where the terms do not fit runs global. */
+enum { CUDA_WZ_AUTO = 0, CUDA_WZ_WARP = 1, CUDA_WZ_THREAD = 2, CUDA_WZ_GLOBAL = 3, CUDA_WZ_MATCH = 4 };
+
+static inline const char *cuda_wz_kernel_name(int k)
+{
+    return k == CUDA_WZ_WARP     ? "warp"
+           : k == CUDA_WZ_THREAD ? "thread"
+           : k == CUDA_WZ_GLOBAL ? "global"
+           : k == CUDA_WZ_MATCH  ? "match"
+                                 : "auto";
+}
+
+/* The kernel FLIPGRAPH_WZ_KERNEL (or FLIPGRAPH_WZ_GLOBAL) asks for, CUDA_WZ_AUTO
+ * when neither is set; -1 when the value is none of warp, thread, global, match. */
+static inline int cuda_wz_kernel_from_env(void)
+{
+    const char *k = getenv("FLIPGRAPH_WZ_KERNEL");
+    if (k && *k)
+        return !strcmp(k, "warp")     ? CUDA_WZ_WARP
+               : !strcmp(k, "thread") ? CUDA_WZ_THREAD
+               : !strcmp(k, "global") ? CUDA_WZ_GLOBAL
+               : !strcmp(k, "match")  ? CUDA_WZ_MATCH
+                                      : -1;
+    const char *g = getenv("FLIPGRAPH_WZ_GLOBAL");
+    return g && *g && strcmp(g, "0") ? CUDA_WZ_GLOBAL : CUDA_WZ_AUTO;
+}
+
 typedef struct cuda_wz_config {
     int walkers;                 /* 0: from warps */
     int warps;                   /* with walkers 0: warps of walkers (one walker per warp in the
@@ -424,6 +469,7 @@ typedef struct cuda_wz_config {
     const uint64_t *start_terms; /* [nstarts][cap][6] (walk_z_core.h's planes) */
     const int32_t *start_rank;   /* [nstarts] */
     int nstarts;
+    int kernel;                  /* CUDA_WZ_*: 0 (auto) as above */
 } cuda_wz_config;
 
 typedef struct cuda_wz cuda_wz;
@@ -431,11 +477,11 @@ typedef struct cuda_wz cuda_wz;
 int cuda_wz_create(const cuda_wz_config *cfg, cuda_wz **out, char *err, size_t errlen);
 int cuda_wz_walkers(const cuda_wz *s);
 const char *cuda_wz_device_name(const cuda_wz *s);
-/* Walkers per block of the shared-memory kernel (one warp each, its state in
- * shared memory); 0: the global-memory kernel (one thread each), taken when a
- * state does not fit four times in an SM's shared memory or where the
- * environment sets FLIPGRAPH_WZ_GLOBAL (measurements). */
+/* Walkers per block of a shared-memory kernel (one warp each, its state in
+ * shared memory); 0: the global-memory kernel (one thread each). */
 int cuda_wz_per_block(const cuda_wz *s);
+/* The kernel that runs (CUDA_WZ_WARP, _THREAD, _GLOBAL or _MATCH). */
+int cuda_wz_kernel(const cuda_wz *s);
 /* Every walker walks `steps` steps (or stops at the target); *ms: kernel time. */
 int cuda_wz_run(cuda_wz *s, const wz_params *P, uint64_t steps, double *ms, char *err, size_t errlen);
 /* Copies every walker's scalars (out: room for cuda_wz_walkers). */

@@ -20,6 +20,7 @@ int cuda_wz_create(const cuda_wz_config *cfg, cuda_wz **out, char *err, size_t e
 int cuda_wz_walkers(const cuda_wz *s) { return s ? 0 : 0; }
 const char *cuda_wz_device_name(const cuda_wz *s) { return s ? "" : ""; }
 int cuda_wz_per_block(const cuda_wz *s) { return s ? 0 : 0; }
+int cuda_wz_kernel(const cuda_wz *s) { return s ? 0 : 0; }
 int cuda_wz_run(cuda_wz *s, const wz_params *P, uint64_t steps, double *ms, char *err, size_t errlen)
 {
     (void)s, (void)P, (void)steps, (void)ms;

@@ -1,6 +1,7 @@
-// The walk over Z on the GPU: one thread per walker, each walking
-// cuda/walk_z_core.h (the same source the CPU emulator and tests run) on its
-// own state (fg_cuda.h's walk_z block; docs/gpu-walk.md, "Walks over Z").
+// The walk over Z on the GPU: a warp (the default) or a thread per walker,
+// each walking cuda/walk_z_core.h (the same source the CPU emulator and tests
+// run) on its own state (fg_cuda.h's walk_z block; docs/gpu-walk.md, "Walks
+// over Z").
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -50,11 +51,16 @@ __global__ void wz_walk_kernel(wz_state *st, uint64_t *blocks, int cap, const ui
     st[i] = s;
 }
 
-// The same walk with the walker's terms in shared memory: one warp per walker
-// (its lane 0 walks; the warp copies the terms in and out; the best terms
-// stay in global memory, written only at a new best).  Every step scans the
-// rank's terms, so they live where a load is cheap (the symmetric walk's
-// measurement, walk_sym.cu).
+// The same walk with the walker's terms in shared memory, one warp per walker
+// (the warp copies the terms in and out; the best terms stay in global memory,
+// written only at a new best).  Every step scans the rank's terms, so they
+// live where a load is cheap (the symmetric walk's measurement, walk_sym.cu).
+// kMode 1 (warp): the warp walks (every lane runs the scalar code on its own
+// copy of the scalars, the scans split over the lanes: walk_z_core.h, "Who
+// walks"); 0 (thread): lane 0 walks alone (the first kernel, kept as the
+// alternative); the two walk the same walk, bit for bit.  2 (match): the warp
+// walks with sampled flips (wz_flip_match), another walk.
+template <int kMode>
 __global__ void wz_walk_smem(wz_state *st, uint64_t *blocks, int cap, const uint64_t *starts, const int32_t *ranks,
                              int nstarts, wz_params P, uint64_t steps, int walkers)
 {
@@ -62,24 +68,34 @@ __global__ void wz_walk_smem(wz_state *st, uint64_t *blocks, int cap, const uint
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int i = blockIdx.x * (blockDim.x / 32) + warp;
     if (i >= walkers)
-        return;
+        return;  // warp-uniform: the warp's ballots see all 32 lanes
     const size_t tw = (size_t)cap * WZ_TERM_WORDS;
     uint64_t *mine = smem + (size_t)warp * tw, *g = blocks + (size_t)i * wz_block_words(cap);
     for (size_t k = lane; k < tw; k += 32)
         mine[k] = g[k];
     __syncwarp();
-    if (lane == 0) {
+    if (kMode || lane == 0) {
         wz_state s = st[i];
         wz_walker w;
-        wz_bind(&w, &s, mine, g + tw);
+        if (kMode == 2)
+            wz_bind_match(&w, &s, mine, g + tw, lane);
+        else if (kMode == 1)
+            wz_bind_warp(&w, &s, mine, g + tw, lane);
+        else
+            wz_bind(&w, &s, mine, g + tw);
         const wz_start start = {starts, ranks, nstarts};
         wz_walk(&w, &start, &P, steps);
-        st[i] = s;
+        __syncwarp(kMode ? 0xffffffffu : 1u);
+        if (lane == 0)
+            st[i] = s;  // every lane's copy is the same
     }
     __syncwarp();
     for (size_t k = lane; k < tw; k += 32)
         g[k] = mine[k];
 }
+
+typedef void (*wz_kernel_fn)(wz_state *, uint64_t *, int, const uint64_t *, const int32_t *, int, wz_params,
+                             uint64_t, int);
 
 }  // namespace
 
@@ -89,7 +105,8 @@ struct cuda_wz {
     wz_state *d_state = nullptr;
     uint64_t *d_blocks = nullptr, *d_starts = nullptr;
     int32_t *d_ranks = nullptr;
-    int per_block = 0;  // walkers (warps) per block of the shared-memory kernel; 0: global memory
+    int per_block = 0;  // walkers (warps) per block of a shared-memory kernel; 0: global memory
+    int kernel = CUDA_WZ_GLOBAL;
     char name[256] = "";
 };
 
@@ -121,28 +138,44 @@ int cuda_wz_create(const cuda_wz_config *cfg, cuda_wz **out, char *err, size_t e
     s->start_room = cfg->nstarts;
     snprintf(s->name, sizeof s->name, "%s", prop.name);
     // shared memory when a walker's terms fit four times over in an SM's
+    int kernel = cfg->kernel ? cfg->kernel : cuda_wz_kernel_from_env();
+    if (kernel < 0 || kernel > CUDA_WZ_MATCH) {
+        if (err && errlen)
+            snprintf(err, errlen, "cuda_wz_create: FLIPGRAPH_WZ_KERNEL: expected warp, thread, global or match");
+        delete s;
+        return 2;
+    }
     const size_t bytes = (size_t)cfg->cap * WZ_TERM_WORDS * sizeof(uint64_t);
     const size_t smem_max = prop.sharedMemPerBlockOptin;
     const int per_sm = (int)(prop.sharedMemPerMultiprocessor / (bytes + 1024 / 4));
-    if (per_sm >= 4 && bytes * 4 <= smem_max && !getenv("FLIPGRAPH_WZ_GLOBAL")) {
+    const bool fits = per_sm >= 4 && bytes * 4 <= smem_max;
+    if (kernel == CUDA_WZ_AUTO || !fits)
+        kernel = fits && kernel != CUDA_WZ_GLOBAL ? CUDA_WZ_WARP : CUDA_WZ_GLOBAL;
+    s->kernel = kernel;
+    const wz_kernel_fn kfn = kernel == CUDA_WZ_WARP    ? wz_walk_smem<1>
+                             : kernel == CUDA_WZ_MATCH ? wz_walk_smem<2>
+                                                       : wz_walk_smem<0>;
+    if (kernel != CUDA_WZ_GLOBAL) {
         s->per_block = (int)(smem_max / bytes) < per_sm ? (int)(smem_max / bytes) : per_sm;
-        // a block of 32 warps needs more registers than an SM has at this
-        // kernel's count (72 on sm_90): the launch would fail
+        // a block of 32 warps needs more registers than an SM has at these
+        // kernels' counts (72 on sm_90 for the thread kernel): the launch would fail
         cudaFuncAttributes fa;
-        const int max_warps =
-            cudaFuncGetAttributes(&fa, wz_walk_smem) == cudaSuccess ? fa.maxThreadsPerBlock / 32 : 8;
+        const int max_warps = cudaFuncGetAttributes(&fa, kfn) == cudaSuccess ? fa.maxThreadsPerBlock / 32 : 8;
         if (s->per_block > max_warps)
             s->per_block = max_warps;
         if (s->per_block > 32)
             s->per_block = 32;
-        cudaFuncSetAttribute(wz_walk_smem, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)(bytes * (size_t)s->per_block));
+        if ((e = cudaFuncSetAttribute(kfn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      (int)(bytes * (size_t)s->per_block))) != cudaSuccess) {
+            fail(err, errlen, "the walk over Z's shared memory", e);
+            delete s;
+            return 3;
+        }
     }
     // as many walkers as are resident at once (registers and shared memory both bound it)
     int resident = s->per_block ? per_sm / s->per_block : 0;
-    if (s->per_block &&
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, wz_walk_smem, 32 * s->per_block,
-                                                      bytes * (size_t)s->per_block) != cudaSuccess)
+    if (s->per_block && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kfn, 32 * s->per_block,
+                                                                      bytes * (size_t)s->per_block) != cudaSuccess)
         resident = per_sm / s->per_block;
     if (s->per_block && resident < 1)
         resident = 1;
@@ -150,6 +183,12 @@ int cuda_wz_create(const cuda_wz_config *cfg, cuda_wz **out, char *err, size_t e
                  : cfg->warps                  ? cfg->warps * (s->per_block ? 1 : 32)
                  : s->per_block ? prop.multiProcessorCount * resident * s->per_block
                                 : prop.multiProcessorCount * 1024;
+    if (s->walkers < 1) {
+        if (err && errlen)
+            snprintf(err, errlen, "cuda_wz_create: no walkers (%d)", s->walkers);
+        cuda_wz_destroy(s);
+        return 2;
+    }
     const size_t sw = (size_t)cfg->nstarts * (size_t)cfg->cap * WZ_TERM_WORDS;
     const size_t block_bytes = (size_t)s->walkers * wz_block_words(cfg->cap) * sizeof(uint64_t);
     bool ok = (e = cudaMalloc(&s->d_state, (size_t)s->walkers * sizeof(wz_state))) == cudaSuccess &&
@@ -183,6 +222,8 @@ const char *cuda_wz_device_name(const cuda_wz *s) { return s->name; }
 
 int cuda_wz_per_block(const cuda_wz *s) { return s->per_block; }
 
+int cuda_wz_kernel(const cuda_wz *s) { return s->kernel; }
+
 int cuda_wz_run(cuda_wz *s, const wz_params *P, uint64_t steps, double *ms, char *err, size_t errlen)
 {
     cudaError_t e = cudaSetDevice(s->device);
@@ -192,8 +233,16 @@ int cuda_wz_run(cuda_wz *s, const wz_params *P, uint64_t steps, double *ms, char
     cudaEventCreate(&a);
     cudaEventCreate(&b);
     cudaEventRecord(a);
-    if (s->per_block)
-        wz_walk_smem<<<(s->walkers + s->per_block - 1) / s->per_block, 32 * s->per_block,
+    if (s->per_block && s->kernel == CUDA_WZ_WARP)
+        wz_walk_smem<1><<<(s->walkers + s->per_block - 1) / s->per_block, 32 * s->per_block,
+                          (size_t)s->cap * WZ_TERM_WORDS * sizeof(uint64_t) * (size_t)s->per_block>>>(
+            s->d_state, s->d_blocks, s->cap, s->d_starts, s->d_ranks, s->nstarts, *P, steps, s->walkers);
+    else if (s->per_block && s->kernel == CUDA_WZ_MATCH)
+        wz_walk_smem<2><<<(s->walkers + s->per_block - 1) / s->per_block, 32 * s->per_block,
+                          (size_t)s->cap * WZ_TERM_WORDS * sizeof(uint64_t) * (size_t)s->per_block>>>(
+            s->d_state, s->d_blocks, s->cap, s->d_starts, s->d_ranks, s->nstarts, *P, steps, s->walkers);
+    else if (s->per_block)
+        wz_walk_smem<0><<<(s->walkers + s->per_block - 1) / s->per_block, 32 * s->per_block,
                        (size_t)s->cap * WZ_TERM_WORDS * sizeof(uint64_t) * (size_t)s->per_block>>>(
             s->d_state, s->d_blocks, s->cap, s->d_starts, s->d_ranks, s->nstarts, *P, steps, s->walkers);
     else

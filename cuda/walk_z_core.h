@@ -12,11 +12,21 @@
  * (wz_rel).  A sum a + mu b within the bound is five word operations (wz_add):
  * it leaves {-1, 0, 1} exactly where a and mu b are both nonzero with one sign.
  *
- * Why one thread per walker and not the GF(2) kernel's warp per walker
- * (walk_core.cuh): the same reason as the symmetric walk (walk_sym_core.h),
- * and one more: a match over Z is a match of the v plane and then a sign test,
- * two steps where a warp's __match_any_sync is one; a thread compares the two
- * words of every term with its own (a scan of the rank, held in shared memory).
+ * Who walks: one thread (lanes = 1: the thread kernels of walk_z.cu and the
+ * CPU) or one warp (lanes = 32: walk_z.cu's warp kernel, the default).  In a
+ * warp every lane runs the same scalar code on its own copy of the walker's
+ * scalars (every branch is warp-uniform), and the scans over the rank's terms
+ * (a flip's partners, a reduction's partner) split over the lanes: lane l
+ * tests terms base + l, one ballot per 32 terms (wz_ballot_*).  The walk is
+ * the same walk, bit for bit, as one thread's: a scan's answer (a count, the
+ * k-th partner, the lowest partner) does not depend on who scans.  On the CPU
+ * a walker of 32 lanes evaluates the 32 lanes' tests in a loop (the emulator),
+ * so the warp's chunked scans run in ctest too.  Why not the GF(2) kernel's
+ * __match_any_sync on one sampled term per lane (walk_core.cuh): a flip here
+ * draws its partner uniformly among all terms equal up to sign to a uniform
+ * term (search/walker_z.c's walk), which a scan gives exactly and a match of
+ * 32 sampled terms does not: that is another walk, the match kernel's
+ * (wz_flip_match below; docs/gpu-walk.md, "Walks over Z").
  *
  * The moves (as search/moves_z.c defines them; every one checked against the
  * bound before anything changes, a move that would pass it is not taken):
@@ -51,6 +61,14 @@
 #define WZ_FN static __host__ __device__ __forceinline__
 #else
 #define WZ_FN static inline
+#endif
+
+#if defined(__CUDA_ARCH__)
+#define WZ_POPC(x) __popc(x)
+#define WZ_FFS(x) __ffs((int)(x))
+#else
+#define WZ_POPC(x) __builtin_popcount(x)
+#define WZ_FFS(x) __builtin_ffs((int)(x))
 #endif
 
 #define WZ_TRIES 8       /* draws of a flip per step (walker_z.c's ZW_TRIES) */
@@ -93,20 +111,57 @@ typedef struct wz_start {
 /* Words of a walker's block. */
 WZ_FN size_t wz_block_words(int cap) { return (size_t)cap * WZ_TERM_WORDS * 2; }
 
-/* A walker bound to its scalars and block. */
+/* A walker bound to its scalars and block, and who walks it: lanes 1 (one
+ * thread) or 32 (one warp; lane is this thread's lane, 0 on the CPU, which
+ * evaluates the 32 lanes' tests of a scan in a loop). */
 typedef struct wz_walker {
     wz_state *st;
     uint64_t *t;     /* terms: t[k * 6 + pos * 2] = v, + 1 = s */
     uint64_t *best;
+    int lane, lanes;
+    int sampled;     /* a warp's sampled flips (wz_flip_match) in place of the uniform draw */
 } wz_walker;
 
 /* terms and best: the two halves of the walker's block, or the terms copied
- * elsewhere (the GPU's shared memory) */
+ * elsewhere (the GPU's shared memory); one thread walks */
 WZ_FN void wz_bind(wz_walker *w, wz_state *st, uint64_t *terms, uint64_t *best)
 {
     w->st = st;
     w->t = terms;
     w->best = best;
+    w->lane = 0;
+    w->lanes = 1;
+    w->sampled = 0;
+}
+
+/* The same walker walked by a warp (lanes 32; lane: this thread's, 0 on the CPU). */
+WZ_FN void wz_bind_warp(wz_walker *w, wz_state *st, uint64_t *terms, uint64_t *best, int lane)
+{
+    wz_bind(w, st, terms, best);
+    w->lane = lane;
+    w->lanes = 32;
+}
+
+/* The same, the flips sampled: each lane offers one random term, and
+ * __match_any_sync finds the terms equal up to sign among the 32
+ * (wz_flip_match; the match kernel, another walk than the thread's). */
+WZ_FN void wz_bind_match(wz_walker *w, wz_state *st, uint64_t *terms, uint64_t *best, int lane)
+{
+    wz_bind_warp(w, st, terms, best, lane);
+    w->sampled = 1;
+}
+
+/* After a write to the terms: in a warp every lane writes the same words
+ * (redundantly, no lane is singled out), and none reads another's words
+ * before all have written. */
+WZ_FN void wz_sync(const wz_walker *w)
+{
+#if defined(__CUDA_ARCH__)
+    if (w->lanes > 1)
+        __syncwarp();
+#else
+    (void)w;
+#endif
 }
 
 WZ_FN void wz_bind_block(wz_walker *w, wz_state *st, uint64_t *block)
@@ -197,6 +252,200 @@ WZ_FN int wz_relp(const wz_walker *w, int a, int b, int pos)
     return wz_rel(ta[2 * pos], ta[2 * pos + 1], tb[2 * pos], tb[2 * pos + 1]);
 }
 
+/* Copies n words: a warp's lanes each take every 32nd (then wz_sync where
+ * the lanes read them); one thread or the CPU, all of them. */
+WZ_FN void wz_copy(const wz_walker *w, uint64_t *dst, const uint64_t *src, size_t n)
+{
+    size_t i = 0, step = 1;
+#if defined(__CUDA_ARCH__)
+    i = (size_t)w->lane;
+    step = (size_t)w->lanes;
+#else
+    (void)w;
+#endif
+    for (; i < n; i += step)
+        dst[i] = src[i];
+}
+
+/* ---- scans over the terms: one bit per term of a chunk of `lanes` terms ---- */
+
+/* Term u is a flip partner of term s at x (its factor there equal up to sign
+ * to (xv, xs), s's). */
+WZ_FN int wz_is_partner(const wz_walker *w, int u, int s, int x, uint64_t xv, uint64_t xs)
+{
+    if (u >= w->st->rank || u == s)
+        return 0;
+    const uint64_t *tu = wz_term(w, u);
+    return wz_rel(tu[2 * x], tu[2 * x + 1], xv, xs) != 0;
+}
+
+/* The position d at which terms s and u (equal up to sign at the two others)
+ * become one within the bound, the first of 0, 1, 2 (search_z_reduce_pair's
+ * order); -1 when none.  The third position is not looked at when the first
+ * two are both unrelated (most pairs). */
+WZ_FN int wz_pair_d(const wz_walker *w, int s, int u)
+{
+    if (u >= w->st->rank || u == s)
+        return -1;
+    int rel[3];
+    rel[0] = wz_relp(w, s, u, 0);
+    rel[1] = wz_relp(w, s, u, 1);
+    if (!rel[0] && !rel[1])
+        return -1;
+    rel[2] = wz_relp(w, s, u, 2);
+    if ((rel[0] != 0) + (rel[1] != 0) + (rel[2] != 0) < 2)
+        return -1;
+    const uint64_t *ts = wz_term(w, s), *tu = wz_term(w, u);
+    for (int d = 0; d < 3; d++) {
+        const int p1 = d == 2 ? 0 : d + 1, p2 = d == 0 ? 2 : d - 1;
+        uint64_t nv, ns;
+        if (rel[p1] && rel[p2] &&
+            wz_add(ts[2 * d], ts[2 * d + 1], tu[2 * d], tu[2 * d + 1], rel[p1] * rel[p2], &nv, &ns))
+            return d;
+    }
+    return -1;
+}
+
+/* The chunk of terms base .. base + lanes - 1: bit l for term base + l.  A
+ * warp: lane l tests its term, one ballot; one thread or the CPU: a loop over
+ * the lanes (the emulator of the warp's ballot). */
+WZ_FN uint32_t wz_ballot_partner(const wz_walker *w, int base, int s, int x, uint64_t xv, uint64_t xs)
+{
+#if defined(__CUDA_ARCH__)
+    if (w->lanes > 1)
+        return __ballot_sync(0xffffffffu, wz_is_partner(w, base + w->lane, s, x, xv, xs));
+#endif
+    uint32_t m = 0;
+    for (int l = 0; l < w->lanes; l++)
+        m |= (uint32_t)wz_is_partner(w, base + l, s, x, xv, xs) << l;
+    return m;
+}
+
+WZ_FN uint32_t wz_ballot_pair(const wz_walker *w, int base, int s)
+{
+#if defined(__CUDA_ARCH__)
+    if (w->lanes > 1)
+        return __ballot_sync(0xffffffffu, wz_pair_d(w, s, base + w->lane) >= 0);
+#endif
+    uint32_t m = 0;
+    for (int l = 0; l < w->lanes; l++)
+        m |= (uint32_t)(wz_pair_d(w, s, base + l) >= 0) << l;
+    return m;
+}
+
+/* The masks of a scan's first four chunks (128 terms in a warp), kept in
+ * registers (named, not an array: a dynamically indexed array would go to
+ * local memory), so that the k-th partner needs no second scan there. */
+typedef struct wz_chunks {
+    uint32_t m0, m1, m2, m3;
+} wz_chunks;
+
+WZ_FN void wz_chunks_put(wz_chunks *k, int c, uint32_t m)
+{
+    k->m0 = c == 0 ? m : k->m0;
+    k->m1 = c == 1 ? m : k->m1;
+    k->m2 = c == 2 ? m : k->m2;
+    k->m3 = c == 3 ? m : k->m3;
+}
+
+WZ_FN uint32_t wz_chunks_get(const wz_chunks *k, int c)
+{
+    return c == 0 ? k->m0 : c == 1 ? k->m1 : c == 2 ? k->m2 : k->m3;
+}
+
+/* The terms other than s whose factor at x is equal up to sign to s's; the
+ * first chunks' masks go to *keep. */
+WZ_FN int wz_count_partners(const wz_walker *w, int s, int x, uint64_t xv, uint64_t xs, wz_chunks *keep)
+{
+    int cnt = 0, c = 0;
+    if (w->lanes == 1) { /* one thread: the plain loop (the thread kernels' own; a constant there) */
+        for (int u = 0; u < w->st->rank; u++)
+            cnt += wz_is_partner(w, u, s, x, xv, xs);
+        return cnt;
+    }
+    for (int base = 0; base < w->st->rank; base += w->lanes, c++) {
+        const uint32_t m = wz_ballot_partner(w, base, s, x, xv, xs);
+        wz_chunks_put(keep, c, m);
+        cnt += WZ_POPC(m);
+    }
+    return cnt;
+}
+
+/* The k-th of them in index order (k < their count; keep: the count's masks). */
+WZ_FN int wz_kth_partner(const wz_walker *w, int s, int x, uint64_t xv, uint64_t xs, const wz_chunks *keep, int k)
+{
+    int c = 0;
+    if (w->lanes == 1) {
+        for (int u = 0; u < w->st->rank; u++)
+            if (wz_is_partner(w, u, s, x, xv, xs) && k-- == 0)
+                return u;
+        return -1;
+    }
+    for (int base = 0; base < w->st->rank; base += w->lanes, c++) {
+        uint32_t m = c < 4 ? wz_chunks_get(keep, c) : wz_ballot_partner(w, base, s, x, xv, xs);
+        const int n = WZ_POPC(m);
+        if (k < n) {
+            for (; k > 0; k--)
+                m &= m - 1;
+            return base + WZ_FFS(m) - 1;
+        }
+        k -= n;
+    }
+    return -1;
+}
+
+/* The lowest terms that reduce with a and with b within the bound (-1:
+ * none), in one scan: a flip's two changed terms, of which the second's
+ * answer stands when the first has no partner (nothing changed between). */
+WZ_FN int wz_first_pair2(const wz_walker *w, int a, int b, int *ub)
+{
+    *ub = -1;
+    if (w->lanes == 1) {
+        for (int u = 0; u < w->st->rank; u++) {
+            if (wz_pair_d(w, a, u) >= 0)
+                return u;
+            if (*ub < 0 && wz_pair_d(w, b, u) >= 0)
+                *ub = u;
+        }
+        return -1;
+    }
+    for (int base = 0; base < w->st->rank; base += w->lanes) {
+        uint32_t ma = 0, mb = 0;
+#if defined(__CUDA_ARCH__)
+        if (w->lanes > 1) {
+            ma = __ballot_sync(0xffffffffu, wz_pair_d(w, a, base + w->lane) >= 0);
+            mb = __ballot_sync(0xffffffffu, wz_pair_d(w, b, base + w->lane) >= 0);
+        } else
+#endif
+            for (int l = 0; l < w->lanes; l++) {
+                ma |= (uint32_t)(wz_pair_d(w, a, base + l) >= 0) << l;
+                mb |= (uint32_t)(wz_pair_d(w, b, base + l) >= 0) << l;
+            }
+        if (ma)
+            return base + WZ_FFS(ma) - 1;
+        if (mb && *ub < 0)
+            *ub = base + WZ_FFS(mb) - 1;
+    }
+    return -1;
+}
+
+/* The lowest term that reduces with s within the bound, -1 when none. */
+WZ_FN int wz_first_pair(const wz_walker *w, int s)
+{
+    if (w->lanes == 1) {
+        for (int u = 0; u < w->st->rank; u++)
+            if (wz_pair_d(w, s, u) >= 0)
+                return u;
+        return -1;
+    }
+    for (int base = 0; base < w->st->rank; base += w->lanes) {
+        const uint32_t m = wz_ballot_pair(w, base, s);
+        if (m)
+            return base + WZ_FFS(m) - 1;
+    }
+    return -1;
+}
+
 /* Where tracked index t is after term k goes (the last term takes k's place,
  * as scheme_remove does): -1 when it was k. */
 WZ_FN int wz_track(int t, int k, int last) { return t == k ? -1 : t == last ? k : t; }
@@ -205,10 +454,12 @@ WZ_FN void wz_remove(wz_walker *w, int k, int *t1, int *t2)
 {
     const int last = --w->st->rank;
     if (k != last) {
+        wz_sync(w); /* every lane is done reading term k */
         uint64_t *d = wz_term(w, k);
         const uint64_t *s = wz_term(w, last);
         for (int i = 0; i < WZ_TERM_WORDS; i++)
             d[i] = s[i];
+        wz_sync(w);
     }
     if (t1)
         *t1 = wz_track(*t1, k, last);
@@ -225,49 +476,35 @@ WZ_FN int wz_reduce_with(wz_walker *w, int s, int *t1, int *t2)
 {
     wz_state *st = w->st;
     while (s >= 0) {
-        int found = 0;
-        for (int u = 0; u < st->rank && !found; u++) {
-            if (u == s)
-                continue;
-            /* two of three positions related: the third is not looked at when
-             * the first two are both unrelated (most pairs) */
-            int rel[3];
-            rel[0] = wz_relp(w, s, u, 0);
-            rel[1] = wz_relp(w, s, u, 1);
-            if (!rel[0] && !rel[1])
-                continue;
-            rel[2] = wz_relp(w, s, u, 2);
-            if ((rel[0] != 0) + (rel[1] != 0) + (rel[2] != 0) < 2)
-                continue;
-            for (int d = 0; d < 3 && !found; d++) {
-                const int p1 = d == 2 ? 0 : d + 1, p2 = d == 0 ? 2 : d - 1;
-                if (!rel[p1] || !rel[p2])
-                    continue;
-                uint64_t *ts = wz_term(w, s);
-                const uint64_t *tu = wz_term(w, u);
-                uint64_t nv, ns;
-                if (!wz_add(ts[2 * d], ts[2 * d + 1], tu[2 * d], tu[2 * d + 1], rel[p1] * rel[p2], &nv, &ns))
-                    continue;
-                ts[2 * d] = nv;
-                ts[2 * d + 1] = ns;
-                st->reductions++;
-                st->plateau_count = 0;
-                int ss = s;
-                wz_remove(w, u, &ss, t1);
-                /* u's index is gone; t2 follows as t1 did */
-                if (t2)
-                    *t2 = wz_track(*t2, u, st->rank);
-                s = ss;
-                if (!nv) {
-                    int gone = s;
-                    wz_remove(w, gone, t1, t2);
-                    s = -1;
-                }
-                found = 1;
-            }
-        }
-        if (!found)
+        /* the lowest partner and the first position that works (the scan
+         * splits over a warp's lanes; the answer is the thread's) */
+        const int u = wz_first_pair(w, s);
+        if (u < 0)
             break;
+        const int d = wz_pair_d(w, s, u);
+        const int p1 = d == 2 ? 0 : d + 1, p2 = d == 0 ? 2 : d - 1;
+        uint64_t *ts = wz_term(w, s);
+        const uint64_t *tu = wz_term(w, u);
+        uint64_t nv = 0, ns = 0;
+        (void)wz_add(ts[2 * d], ts[2 * d + 1], tu[2 * d], tu[2 * d + 1], wz_relp(w, s, u, p1) * wz_relp(w, s, u, p2),
+                     &nv, &ns);
+        wz_sync(w); /* every lane has read s and u before any writes */
+        ts[2 * d] = nv;
+        ts[2 * d + 1] = ns;
+        wz_sync(w);
+        st->reductions++;
+        st->plateau_count = 0;
+        int ss = s;
+        wz_remove(w, u, &ss, t1);
+        /* u's index is gone; t2 follows as t1 did */
+        if (t2)
+            *t2 = wz_track(*t2, u, st->rank);
+        s = ss;
+        if (!nv) {
+            int gone = s;
+            wz_remove(w, gone, t1, t2);
+            s = -1;
+        }
     }
     return s;
 }
@@ -296,8 +533,9 @@ WZ_FN void wz_reset(wz_walker *w, const wz_start *S)
     const int k = S->nstarts > 1 ? (int)wz_below(st, (uint32_t)S->nstarts) : 0;
     const int r = S->rank[k] < st->cap ? S->rank[k] : st->cap;
     const uint64_t *src = S->terms + (size_t)k * (size_t)st->cap * WZ_TERM_WORDS;
-    for (size_t i = 0; i < (size_t)r * WZ_TERM_WORDS; i++)
-        w->t[i] = src[i];
+    wz_sync(w);
+    wz_copy(w, w->t, src, (size_t)r * WZ_TERM_WORDS);
+    wz_sync(w);
     st->rank = r;
     wz_reduce_all(w);
     st->walk_min = st->rank;
@@ -311,7 +549,54 @@ WZ_FN void wz_reset(wz_walker *w, const wz_start *S)
 
 /* One flip: 1 taken, 2 every draw passed the bound, 0 no two terms sharing a
  * factor were drawn. */
-WZ_FN int wz_flip(wz_walker *w)
+/* The flip of term s with its partner u at x (equal up to sign there):
+ * mu = +1 or -1 at random, y_s += mu y_u, z_u -= mu sg z_s; a term with a
+ * zero factor goes, then the changed terms' reductions.  0 (nothing changed)
+ * when the bound refuses it. */
+WZ_FN int wz_flip_at(wz_walker *w, int s, int u, int x)
+{
+    wz_state *st = w->st;
+    const int y = x == 2 ? 0 : x + 1, z = x == 0 ? 2 : x - 1;
+    const int sg = wz_relp(w, s, u, x);
+    const int mu = (wz_next(st) >> 63) ? 1 : -1;
+    uint64_t *tsm = wz_term(w, s), *tum = wz_term(w, u);
+    uint64_t yv, ys, zv, zs;
+    /* x_s (x) mu y_u (x) z_s = mu sg x_u (x) y_u (x) z_s, which term u gives back */
+    if (!wz_add(tsm[2 * y], tsm[2 * y + 1], tum[2 * y], tum[2 * y + 1], mu, &yv, &ys) ||
+        !wz_add(tum[2 * z], tum[2 * z + 1], tsm[2 * z], tsm[2 * z + 1], -mu * sg, &zv, &zs))
+        return 0;
+    wz_sync(w); /* every lane has read s and u before any writes */
+    tsm[2 * y] = yv;
+    tsm[2 * y + 1] = ys;
+    tum[2 * z] = zv;
+    tum[2 * z + 1] = zs;
+    wz_sync(w);
+    st->flips++;
+    int a = s, b = u;
+    if (!yv)
+        wz_remove(w, a, &b, 0), a = -1;
+    if (b >= 0 && !zv)
+        wz_remove(w, b, &a, 0), b = -1;
+    /* the changed terms against every term; mostly neither has a partner,
+     * which one scan for both tells (then nothing changes: the same as the
+     * two scans of wz_reduce_with, a's and then b's) */
+    if (a >= 0 && b >= 0) {
+        int ub;
+        if (wz_first_pair2(w, a, b, &ub) < 0) {
+            if (ub >= 0)
+                wz_reduce_with(w, b, &a, 0);
+            return 1;
+        }
+    }
+    a = a >= 0 ? wz_reduce_with(w, a, &b, 0) : -1;
+    if (b >= 0)
+        wz_reduce_with(w, b, &a, 0);
+    return 1;
+}
+
+/* One flip: 1 taken, 2 every draw passed the bound, 0 no two terms sharing a
+ * factor were drawn. */
+WZ_FN int wz_flip_uniform(wz_walker *w)
 {
     wz_state *st = w->st;
     int drawn = 0;
@@ -320,48 +605,168 @@ WZ_FN int wz_flip(wz_walker *w)
         const int x = (int)wz_below(st, 3u);
         const uint64_t *ts = wz_term(w, s);
         const uint64_t xv = ts[2 * x], xs = ts[2 * x + 1];
-        int cnt = 0;
-        for (int u = 0; u < st->rank; u++) {
-            const uint64_t *tu = wz_term(w, u);
-            cnt += u != s && wz_rel(tu[2 * x], tu[2 * x + 1], xv, xs) != 0;
-        }
+        wz_chunks keep = {0, 0, 0, 0};
+        const int cnt = wz_count_partners(w, s, x, xv, xs, &keep);
         if (!cnt)
             continue;
         drawn = 1;
-        int k = (int)wz_below(st, (uint32_t)cnt), u = 0;
-        for (;; u++) {
-            const uint64_t *tu = wz_term(w, u);
-            if (u != s && wz_rel(tu[2 * x], tu[2 * x + 1], xv, xs) != 0 && k-- == 0)
-                break;
-        }
-        const int y = x == 2 ? 0 : x + 1, z = x == 0 ? 2 : x - 1;
-        const int sg = wz_relp(w, s, u, x);
-        const int mu = (wz_next(st) >> 63) ? 1 : -1;
-        uint64_t *tsm = wz_term(w, s), *tum = wz_term(w, u);
-        uint64_t yv, ys, zv, zs;
-        /* x_s (x) mu y_u (x) z_s = mu sg x_u (x) y_u (x) z_s, which term u gives back */
-        if (!wz_add(tsm[2 * y], tsm[2 * y + 1], tum[2 * y], tum[2 * y + 1], mu, &yv, &ys) ||
-            !wz_add(tum[2 * z], tum[2 * z + 1], tsm[2 * z], tsm[2 * z + 1], -mu * sg, &zv, &zs)) {
-            st->rejected++;
-            continue;
-        }
-        tsm[2 * y] = yv;
-        tsm[2 * y + 1] = ys;
-        tum[2 * z] = zv;
-        tum[2 * z + 1] = zs;
-        st->flips++;
-        int a = s, b = u;
-        if (!yv)
-            wz_remove(w, a, &b, 0), a = -1;
-        if (b >= 0 && !zv)
-            wz_remove(w, b, &a, 0), b = -1;
-        a = a >= 0 ? wz_reduce_with(w, a, &b, 0) : -1;
-        if (b >= 0)
-            wz_reduce_with(w, b, &a, 0);
-        return 1;
+        const int u = wz_kth_partner(w, s, x, xv, xs, &keep, (int)wz_below(st, (uint32_t)cnt));
+        if (wz_flip_at(w, s, u, x))
+            return 1;
+        st->rejected++;
     }
     return drawn ? 2 : 0;
 }
+
+/* ---- the sampled flip (the match kernel) ---- */
+
+/* The term lane l offers in a round of random word r: uniform among all
+ * terms (lowbias32 of r and the lane), so that any two terms may meet. */
+WZ_FN int wz_lane_term(const wz_walker *w, uint64_t r, int l)
+{
+    uint32_t h = (uint32_t)r ^ (uint32_t)(r >> 32) ^ (0x9E3779B9u * (uint32_t)(l + 1));
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    h ^= h >> 16;
+    return (int)(((uint64_t)h * (uint64_t)w->st->rank) >> 32);
+}
+
+/* The sign word of a factor with the sign of its lowest support bit divided
+ * out: two factors are equal up to sign exactly when their supports and
+ * these words are equal. */
+WZ_FN uint64_t wz_canon(uint64_t v, uint64_t s) { return (s & v & (~v + 1)) ? s ^ v : s; }
+
+/* The lanes whose offered factors at x are equal up to sign to this lane's
+ * (bit l for lane l), 0 for a lane that offers none: j[l] the offered terms,
+ * a lane offering the same term as a lower lane offers none. */
+typedef struct wz_offer {
+    int j;           /* this lane's term, -1 when none */
+    uint32_t mask;   /* the lanes equal up to sign at x, this one included */
+} wz_offer;
+
+/* Lane l's offer in a round (r, x): one match of the terms (duplicates out),
+ * one of the 64-bit key (v, canonical sign) where every factor has at most 32
+ * entries, else one of v and one of the canonical sign word. */
+WZ_FN wz_offer wz_match_lane(const wz_walker *w, uint64_t r, int x, int l)
+{
+    wz_offer o;
+    o.j = wz_lane_term(w, r, l);
+    o.mask = 0;
+#if defined(__CUDA_ARCH__)
+    const uint32_t same = __match_any_sync(0xffffffffu, (unsigned)o.j);
+    const bool first = (same & ((1u << l) - 1u)) == 0;
+    const uint64_t *t = wz_term(w, o.j);
+    const uint64_t v = first ? t[2 * x] : 0, c = first ? wz_canon(t[2 * x], t[2 * x + 1]) : 0;
+    const bool wide = __ballot_sync(0xffffffffu, ((v | c) >> 32) != 0) != 0;
+    uint32_t m = __match_any_sync(0xffffffffu, wide ? v : v | c << 32);
+    if (wide)
+        m &= __match_any_sync(0xffffffffu, c);
+    o.j = first ? o.j : -1;
+    o.mask = first ? m : 0;
+#else
+    (void)x, (void)l;
+#endif
+    return o;
+}
+
+/* The CPU's (and a thread's) round: every lane's offer in a loop, as the
+ * device's matches give them. */
+WZ_FN void wz_match_all(const wz_walker *w, uint64_t r, int x, int *j, uint32_t *mask)
+{
+    uint64_t v[32], c[32];
+    for (int l = 0; l < 32; l++) {
+        j[l] = wz_lane_term(w, r, l);
+        for (int k = 0; k < l; k++)
+            if (j[k] == j[l]) {
+                j[l] = -1;
+                break;
+            }
+        const uint64_t *t = j[l] >= 0 ? wz_term(w, j[l]) : 0;
+        v[l] = t ? t[2 * x] : 0;
+        c[l] = t ? wz_canon(t[2 * x], t[2 * x + 1]) : 0;
+    }
+    for (int l = 0; l < 32; l++) {
+        uint32_t m = 0;
+        for (int k = 0; k < 32; k++)
+            m |= (uint32_t)(v[k] == v[l] && c[k] == c[l]) << k;
+        mask[l] = j[l] >= 0 ? m : 0;
+    }
+}
+
+/* One sampled flip (the GF(2) kernel's candidates, walk_core.cuh, over Z): a
+ * position x, each lane offers a random term, and the offers equal up to sign
+ * at x form sets; a random set with two or more members, two random members
+ * s, u of it, and the flip of s with u (wz_flip_at).  Up to WZ_TRIES rounds;
+ * returns as wz_flip_uniform.  Only a warp's walker (lanes 32) takes it. */
+WZ_FN int wz_flip_match(wz_walker *w)
+{
+    wz_state *st = w->st;
+    int drawn = 0;
+    for (int tries = 0; tries < WZ_TRIES && st->rank >= 2; tries++) {
+        const uint64_t r = wz_next(st);
+        const int x = (int)wz_below(st, 3u);
+        uint32_t cand = 0, M = 0;
+        int js = -1, ju = -1;
+        const uint64_t pick = wz_next(st);
+        const uint32_t p1 = (uint32_t)pick, p2 = (uint32_t)(pick >> 32);
+#if defined(__CUDA_ARCH__)
+        const wz_offer o = wz_match_lane(w, r, x, w->lane);
+        cand = __ballot_sync(0xffffffffu, WZ_POPC(o.mask) >= 2);
+        if (!cand)
+            continue;
+        /* the set of a random candidate lane, two random members of it */
+        uint32_t cm = cand;
+        for (int k = (int)(((uint64_t)p1 * (uint64_t)WZ_POPC(cand)) >> 32); k > 0; k--)
+            cm &= cm - 1;
+        M = __shfl_sync(0xffffffffu, o.mask, WZ_FFS(cm) - 1);
+        const int n = WZ_POPC(M);
+        const int a = (int)(((uint64_t)(p2 & 0xffffu) * (uint64_t)n) >> 16);
+        int b = (int)(((uint64_t)(p2 >> 16) * (uint64_t)(n - 1)) >> 16);
+        b += b >= a;
+        uint32_t ma = M, mb = M;
+        for (int k = 0; k < a; k++)
+            ma &= ma - 1;
+        for (int k = 0; k < b; k++)
+            mb &= mb - 1;
+        js = __shfl_sync(0xffffffffu, o.j, WZ_FFS(ma) - 1);
+        ju = __shfl_sync(0xffffffffu, o.j, WZ_FFS(mb) - 1);
+#else
+        int j[32];
+        uint32_t mask[32];
+        wz_match_all(w, r, x, j, mask);
+        for (int l = 0; l < 32; l++)
+            cand |= (uint32_t)(WZ_POPC(mask[l]) >= 2) << l;
+        if (!cand)
+            continue;
+        uint32_t cm = cand;
+        for (int k = (int)(((uint64_t)p1 * (uint64_t)WZ_POPC(cand)) >> 32); k > 0; k--)
+            cm &= cm - 1;
+        M = mask[WZ_FFS(cm) - 1];
+        const int n = WZ_POPC(M);
+        const int a = (int)(((uint64_t)(p2 & 0xffffu) * (uint64_t)n) >> 16);
+        int b = (int)(((uint64_t)(p2 >> 16) * (uint64_t)(n - 1)) >> 16);
+        b += b >= a;
+        uint32_t ma = M, mb = M;
+        for (int k = 0; k < a; k++)
+            ma &= ma - 1;
+        for (int k = 0; k < b; k++)
+            mb &= mb - 1;
+        js = j[WZ_FFS(ma) - 1];
+        ju = j[WZ_FFS(mb) - 1];
+#endif
+        drawn = 1;
+        if (wz_flip_at(w, js, ju, x))
+            return 1;
+        st->rejected++;
+    }
+    return drawn ? 2 : 0;
+}
+
+/* One flip: 1 taken, 2 every draw passed the bound, 0 no two terms sharing a
+ * factor were drawn. */
+WZ_FN int wz_flip(wz_walker *w) { return w->sampled ? wz_flip_match(w) : wz_flip_uniform(w); }
 
 /* A plus transition (search_z_plus) on two terms equal up to sign nowhere:
  * (X, Y) = sg (x_j, y_j): i -> (x_i - X, y_i, z_i), j -> (X, Y, z_j - z_i),
@@ -390,6 +795,7 @@ WZ_FN int wz_plus(wz_walker *w)
             !wz_add(ti[2 * y], ti[2 * y + 1], Yv, Ys, 1, &ynv, &yns) ||
             !wz_add(tj[2 * z], tj[2 * z + 1], ti[2 * z], ti[2 * z + 1], -1, &zjv, &zjs))
             continue;
+        wz_sync(w); /* every lane has read i and j before any writes */
         tn[2 * x] = Xv, tn[2 * x + 1] = Xs;
         tn[2 * y] = ynv, tn[2 * y + 1] = yns;
         tn[2 * z] = ti[2 * z], tn[2 * z + 1] = ti[2 * z + 1];
@@ -397,6 +803,7 @@ WZ_FN int wz_plus(wz_walker *w)
         tj[2 * y] = Yv, tj[2 * y + 1] = Ys;
         tj[2 * z] = zjv, tj[2 * z + 1] = zjs;
         ti[2 * x] = xiv, ti[2 * x + 1] = xis;
+        wz_sync(w);
         int n = st->rank++;
         st->plus++;
         /* no factor is zero (the terms were equal up to sign nowhere); the
@@ -415,8 +822,7 @@ WZ_FN int wz_plus(wz_walker *w)
 WZ_FN void wz_keep_best(wz_walker *w)
 {
     wz_state *st = w->st;
-    for (size_t i = 0; i < (size_t)st->rank * WZ_TERM_WORDS; i++)
-        w->best[i] = w->t[i];
+    wz_copy(w, w->best, w->t, (size_t)st->rank * WZ_TERM_WORDS);
     st->best_rank = st->rank;
     st->best_walk = st->walks;
 }

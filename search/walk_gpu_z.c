@@ -129,7 +129,9 @@ static bool z_setup(engine *e, void *ctx)
     const int staged = z_stage(b);
     if (!staged)
         return false;
-    cuda_wz_config cfg = {0, b->g.warps, b->g.device, p->seed, b->cap, b->stage, b->stage_rank, staged};
+    /* the kernel: FLIPGRAPH_WZ_KERNEL, else the warp kernel where the terms fit (fg_cuda.h) */
+    cuda_wz_config cfg = {0, b->g.warps, b->g.device, p->seed, b->cap, b->stage, b->stage_rank, staged,
+                          CUDA_WZ_AUTO};
     char err[256];
     const int rc = cuda_wz_create(&cfg, &b->cz, err, sizeof err);
     if (rc) {

@@ -3,7 +3,11 @@
  * another.  Linked in place of cuda/walk_z.cu (gpu_z_emu in CMakeLists), so
  * that tests/gpu_z.c and the backend above it (search/walk_gpu_z.c) run in CI
  * without a GPU; on the device tests/gpu_z.c compares the GPU with this
- * source walker by walker. */
+ * source walker by walker.  The kernel is chosen as on the device
+ * (cuda_wz_config.kernel, FLIPGRAPH_WZ_KERNEL; warp by default): the warp
+ * kernel's walker has 32 lanes, whose scans evaluate every lane's test in a
+ * loop (walk_z_core.h's wz_ballot_*), the match kernel's too, its matches
+ * computed over the 32 lanes' offers in a loop (wz_match_all), the others one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +16,7 @@
 #include "cuda/fg_cuda.h"
 
 struct cuda_wz {
-    int walkers, cap, nstarts;
+    int walkers, cap, nstarts, kernel;
     wz_state *st;
     uint64_t *blocks, *starts;
     int32_t *ranks;
@@ -33,9 +37,15 @@ int cuda_wz_create(const cuda_wz_config *cfg, cuda_wz **out, char *err, size_t e
                      cfg->cap);
             return 2;
         }
+    const int kernel = cfg->kernel ? cfg->kernel : cuda_wz_kernel_from_env();
+    if (kernel < 0 || kernel > CUDA_WZ_MATCH) {
+        snprintf(err, errlen, "cuda_wz_create: FLIPGRAPH_WZ_KERNEL: expected warp, thread, global or match");
+        return 2;
+    }
     cuda_wz *s = calloc(1, sizeof *s);
     if (!s)
         return snprintf(err, errlen, "out of memory"), 3;
+    s->kernel = kernel == CUDA_WZ_AUTO ? CUDA_WZ_WARP : kernel;
     /* warps: one walker each, as the shared-memory kernel (the default) has them */
     s->walkers = cfg->walkers ? cfg->walkers : cfg->warps ? cfg->warps : 64;
     s->cap = cfg->cap;
@@ -76,6 +86,19 @@ int cuda_wz_per_block(const cuda_wz *s)
     return 0;
 }
 
+int cuda_wz_kernel(const cuda_wz *s) { return s->kernel; }
+
+static void emu_bind(const cuda_wz *s, wz_walker *w, int i)
+{
+    uint64_t *blk = s->blocks + (size_t)i * wz_block_words(s->cap);
+    if (s->kernel == CUDA_WZ_WARP)
+        wz_bind_warp(w, &s->st[i], blk, blk + (size_t)s->cap * WZ_TERM_WORDS, 0);
+    else if (s->kernel == CUDA_WZ_MATCH)
+        wz_bind_match(w, &s->st[i], blk, blk + (size_t)s->cap * WZ_TERM_WORDS, 0);
+    else
+        wz_bind_block(w, &s->st[i], blk);
+}
+
 int cuda_wz_run(cuda_wz *s, const wz_params *P, uint64_t steps, double *ms, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
@@ -84,7 +107,7 @@ int cuda_wz_run(cuda_wz *s, const wz_params *P, uint64_t steps, double *ms, char
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < s->walkers; i++) {
         wz_walker w;
-        wz_bind_block(&w, &s->st[i], s->blocks + (size_t)i * wz_block_words(s->cap));
+        emu_bind(s, &w, i);
         wz_walk(&w, &start, P, steps);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);

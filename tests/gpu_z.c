@@ -9,11 +9,19 @@
  *   2. the core on the CPU from several starts (standard algorithms, a lifted
  *      corpus scheme): after every step for a while, then after every batch,
  *      the walker's scheme verifies over Z, has its rank, coefficients in
- *      {-1, 0, 1}, and no reduction within the bound left;
- *   3. the device (or emulator) against the core run here from the same
- *      seeds: every walker's scalars and best terms equal, bit for bit;
+ *      {-1, 0, 1}, and no reduction within the bound left; beside it the same
+ *      walker walked as a warp walks it (32 lanes, the scans in chunks of 32
+ *      terms: the warp kernel's source) must hold the same scalars and terms,
+ *      bit for bit, after every step and batch;
+ *   3. the device (or emulator) against the core run here (one thread) from
+ *      the same seeds, for each kernel (warp, thread, and on the device
+ *      global): every walker's scalars and best terms equal, bit for bit;
+ *      the match kernel (sampled flips, another walk) against the core run
+ *      here with its sampled flips (the 32 lanes' matches computed in a
+ *      loop), bit for bit, and its walk's invariants as in 2.;
  *   4. every walker's best scheme verifies over Z;
- *   5. the engine backend reaches <2,2,2>:7 and <3,3,3>:23 over Z and refuses
+ *   5. the engine backend reaches <2,2,2>:7 and <3,3,3>:23 over Z (the
+ *      default kernel, then the match kernel) and refuses
  *      what it cannot walk (--coef-max 2; a scheme with a coefficient 2 does
  *      not pack).
  * Prints "N passed, N failed".  FLIPGRAPH_SEED replays the random parts. */
@@ -187,14 +195,40 @@ static const char *core_wrong(const core_run *c, char *why, size_t len)
     return why;
 }
 
+/* The same walker walked by a warp: 32 lanes (the CPU evaluates their tests in a loop). */
+static void core_as_warp(core_run *c)
+{
+    wz_bind_warp(&c->w, &c->st, c->block, c->block + (size_t)c->cap * WZ_TERM_WORDS, 0);
+}
+
+/* The walker with the match kernel's sampled flips (another walk). */
+static void core_as_match(core_run *c)
+{
+    wz_bind_match(&c->w, &c->st, c->block, c->block + (size_t)c->cap * WZ_TERM_WORDS, 0);
+}
+
+/* Whether the two walkers hold the same scalars, terms and best terms. */
+static bool core_same(const core_run *a, const core_run *b)
+{
+    if (memcmp(&a->st, &b->st, sizeof a->st) != 0)
+        return false;
+    if (memcmp(a->w.t, b->w.t, (size_t)a->st.rank * WZ_TERM_WORDS * sizeof(uint64_t)) != 0)
+        return false;
+    return a->st.best_rank == INT_MAX ||
+           memcmp(a->w.best, b->w.best, (size_t)a->st.best_rank * WZ_TERM_WORDS * sizeof(uint64_t)) == 0;
+}
+
 /* 2. */
 static void core_walks(const char *name, const scheme *start, uint64_t seed)
 {
-    core_run c;
-    if (!core_open(&c, start, 10, seed, 0)) {
+    core_run c, cw, cm;
+    if (!core_open(&c, start, 10, seed, 0) || !core_open(&cw, start, 10, seed, 0) ||
+        !core_open(&cm, start, 10, seed, 0)) {
         CHECK(false, "%s: core_open", name);
         return;
     }
+    core_as_warp(&cw);
+    core_as_match(&cm);
     /* short walks and plateaus, so that plus transitions and restarts happen */
     const wz_params P = {3000, 60, 4, 0, INT_MAX, 0};
     char why[256];
@@ -203,17 +237,46 @@ static void core_walks(const char *name, const scheme *start, uint64_t seed)
     CHECK(ok, "%s: the start: %s", name, why);
     for (int step = 0; step < 400 && ok; step++) {
         wz_walk(&c.w, &c.start, &P, 1);
+        wz_walk(&cw.w, &cw.start, &P, 1);
         ok = !core_wrong(&c, why, sizeof why)[0];
         CHECK(ok, "seed %llu %s step %d: %s", (unsigned long long)seed, name, step, why);
+        const bool same = core_same(&c, &cw);
+        CHECK(same, "seed %llu %s step %d: the warp's walk (32 lanes) left the thread's", (unsigned long long)seed,
+              name, step);
+        ok = ok && same;
+        /* the sampled walk: its own moves, the same invariants */
+        wz_walk(&cm.w, &cm.start, &P, 1);
+        const bool mok = !core_wrong(&cm, why, sizeof why)[0];
+        CHECK(mok, "seed %llu %s step %d, sampled flips (match kernel): %s", (unsigned long long)seed, name, step,
+              why);
+        ok = ok && mok;
         low = c.st.rank < low ? c.st.rank : low;
     }
     for (int batch = 0; batch < 60 && ok; batch++) {
         wz_walk(&c.w, &c.start, &P, 500);
+        wz_walk(&cw.w, &cw.start, &P, 500);
         ok = !core_wrong(&c, why, sizeof why)[0] && !c.st.failed;
         CHECK(ok, "seed %llu %s batch %d: %s%s", (unsigned long long)seed, name, batch, why,
               c.st.failed ? " (out of slots)" : "");
+        const bool same = core_same(&c, &cw);
+        CHECK(same, "seed %llu %s batch %d: the warp's walk (32 lanes) left the thread's", (unsigned long long)seed,
+              name, batch);
+        ok = ok && same;
+        wz_walk(&cm.w, &cm.start, &P, 500);
+        const bool mok = !core_wrong(&cm, why, sizeof why)[0] && !cm.st.failed;
+        CHECK(mok, "seed %llu %s batch %d, sampled flips (match kernel): %s%s", (unsigned long long)seed, name, batch,
+              why, cm.st.failed ? " (out of slots)" : "");
+        ok = ok && mok;
         low = c.st.rank < low ? c.st.rank : low;
     }
+    CHECK(cm.st.flips > 0 && cm.st.plus > 0 && cm.st.reductions > 0 && cm.st.restarts > 0,
+          "seed %llu %s, sampled flips: %llu flips, %llu plus, %llu reductions, %llu restarts",
+          (unsigned long long)seed, name, (unsigned long long)cm.st.flips, (unsigned long long)cm.st.plus,
+          (unsigned long long)cm.st.reductions, (unsigned long long)cm.st.restarts);
+    printf("%s, sampled flips: %llu flips (%llu refused by the bound), %llu plus, %llu reductions, %llu restarts, "
+           "rank %d\n",
+           name, (unsigned long long)cm.st.flips, (unsigned long long)cm.st.rejected, (unsigned long long)cm.st.plus,
+           (unsigned long long)cm.st.reductions, (unsigned long long)cm.st.restarts, cm.st.rank);
     CHECK(c.st.flips > 0 && c.st.plus > 0 && c.st.reductions > 0 && c.st.restarts > 0,
           "seed %llu %s: %llu flips, %llu plus, %llu reductions, %llu restarts", (unsigned long long)seed, name,
           (unsigned long long)c.st.flips, (unsigned long long)c.st.plus, (unsigned long long)c.st.reductions,
@@ -223,10 +286,15 @@ static void core_walks(const char *name, const scheme *start, uint64_t seed)
            name, (unsigned long long)c.st.flips, (unsigned long long)c.st.rejected, (unsigned long long)c.st.plus,
            (unsigned long long)c.st.reductions, (unsigned long long)c.st.restarts, c.st.rank, low);
     core_close(&c);
+    core_close(&cw);
+    core_close(&cm);
 }
 
-/* 3. and 4. */
-static void device_against_core(const char *name, const scheme *start, int walkers, uint64_t steps)
+#define MATCH_CHECKED 256 /* walkers of the match kernel run on the CPU as well */
+
+/* 3. and 4.: each kernel of kernels[] against the core run once here */
+static void device_against_core(const char *name, const scheme *start, const int *kernels, int nk, int walkers,
+                                uint64_t steps)
 {
     char err[256];
     core_run c;
@@ -234,60 +302,101 @@ static void device_against_core(const char *name, const scheme *start, int walke
         CHECK(false, "%s: core_open", name);
         return;
     }
-    cuda_wz_config cfg = {walkers, 0, 0, g_seed, c.cap, c.starts, &c.rank, 1};
-    cuda_wz *s = NULL;
-    int rc = cuda_wz_create(&cfg, &s, err, sizeof err);
-    CHECK(rc == 0, "cuda_wz_create: %s", err);
-    if (rc) {
-        core_close(&c);
-        return;
-    }
     const wz_params P = {4000, 80, 4, 0, INT_MAX, 0};
-    double ms = 0;
-    rc = cuda_wz_run(s, &P, steps, &ms, err, sizeof err) || cuda_wz_run(s, &P, steps, &ms, err, sizeof err);
-    CHECK(rc == 0, "cuda_wz_run: %s", err);
-    wz_state *dev = calloc((size_t)walkers, sizeof *dev);
-    rc = rc || cuda_wz_states(s, dev, err, sizeof err);
-    CHECK(rc == 0, "cuda_wz_states: %s", err);
-    uint64_t *best = malloc((size_t)c.cap * WZ_TERM_WORDS * sizeof(uint64_t));
-    int mismatched = 0, bad = 0, restarts = 0, bests = 0;
-    for (int i = 0; i < walkers && !rc; i++) {
-        /* the same walker on the CPU */
+    const size_t tw = (size_t)c.cap * WZ_TERM_WORDS;
+    cuda_wz *s[4] = {NULL, NULL, NULL, NULL};
+    wz_state *dev[4] = {NULL, NULL, NULL, NULL};
+    double ms[4] = {0, 0, 0, 0};
+    int mismatched[4] = {0, 0, 0, 0}, bad[4] = {0, 0, 0, 0}, restarts[4] = {0, 0, 0, 0}, bests[4] = {0, 0, 0, 0};
+    bool up[4] = {false, false, false, false};
+    uint64_t *best = malloc(tw * sizeof(uint64_t));
+    for (int k = 0; k < nk && k < 4; k++) {
+        cuda_wz_config cfg = {walkers, 0, 0, g_seed, c.cap, c.starts, &c.rank, 1, kernels[k]};
+        int rc = cuda_wz_create(&cfg, &s[k], err, sizeof err);
+        CHECK(rc == 0, "%s, %s kernel: cuda_wz_create: %s", name, cuda_wz_kernel_name(kernels[k]), err);
+        if (rc)
+            continue;
+        CHECK(cuda_wz_kernel(s[k]) == kernels[k], "%s: the %s kernel ran where the %s kernel was asked for", name,
+              cuda_wz_kernel_name(cuda_wz_kernel(s[k])), cuda_wz_kernel_name(kernels[k]));
+        rc = cuda_wz_run(s[k], &P, steps, &ms[k], err, sizeof err) ||
+             cuda_wz_run(s[k], &P, steps, &ms[k], err, sizeof err);
+        CHECK(rc == 0, "%s, %s kernel: cuda_wz_run: %s", name, cuda_wz_kernel_name(kernels[k]), err);
+        dev[k] = calloc((size_t)walkers, sizeof *dev[k]);
+        rc = rc || !dev[k] || cuda_wz_states(s[k], dev[k], err, sizeof err);
+        CHECK(rc == 0, "%s, %s kernel: cuda_wz_states: %s", name, cuda_wz_kernel_name(kernels[k]), err);
+        up[k] = rc == 0;
+    }
+    for (int i = 0; i < walkers; i++) {
+        /* the same walker on the CPU, once for the kernels of the thread's walk
+         * and once more, with sampled flips, for the match kernel */
+        for (int mode = 0; mode < 2; mode++) {
+        /* the sampled walk's CPU run is slow (32 x 32 compares a round): the
+         * first MATCH_CHECKED walkers of the device's are checked */
+        if (mode == 1 && i >= MATCH_CHECKED)
+            continue;
+        bool any = false;
+        for (int k = 0; k < nk && k < 4; k++)
+            any = any || (up[k] && (kernels[k] == CUDA_WZ_MATCH) == (mode == 1));
+        if (!any)
+            continue;
+        wz_bind_block(&c.w, &c.st, c.block);
         wz_init_state(&c.st, g_seed, i, c.cap);
         wz_reset(&c.w, &c.start);
+        if (mode == 1)
+            core_as_match(&c);
         wz_walk(&c.w, &c.start, &P, steps);
         wz_walk(&c.w, &c.start, &P, steps);
-        if (memcmp(&c.st, &dev[i], sizeof c.st) != 0) {
-            if (!mismatched++)
-                printf("walker %d: device rank %d flips %llu rng %llx, CPU rank %d flips %llu rng %llx\n", i,
-                       dev[i].rank, (unsigned long long)dev[i].flips, (unsigned long long)dev[i].rng, c.st.rank,
-                       (unsigned long long)c.st.flips, (unsigned long long)c.st.rng);
-            continue;
+        for (int k = 0; k < nk && k < 4; k++) {
+            if (!up[k] || (kernels[k] == CUDA_WZ_MATCH) != (mode == 1))
+                continue;
+            const wz_state *d = &dev[k][i];
+            if (memcmp(&c.st, d, sizeof c.st) != 0) {
+                if (!mismatched[k]++)
+                    printf("%s kernel, walker %d: device rank %d flips %llu rng %llx, CPU rank %d flips %llu rng "
+                           "%llx\n",
+                           cuda_wz_kernel_name(kernels[k]), i, d->rank, (unsigned long long)d->flips,
+                           (unsigned long long)d->rng, c.st.rank, (unsigned long long)c.st.flips,
+                           (unsigned long long)c.st.rng);
+                continue;
+            }
+            restarts[k] += d->restarts > 0;
+            if (d->best_rank == INT_MAX)
+                continue;
+            if (cuda_wz_best(s[k], i, d, best, err, sizeof err)) {
+                bad[k]++;
+                continue;
+            }
+            bests[k]++;
+            if (memcmp(best, c.w.best, (size_t)d->best_rank * WZ_TERM_WORDS * sizeof(uint64_t)))
+                mismatched[k]++;
+            scheme *b = search_gpu_z_unpack(c.f, best, d->best_rank);
+            if (!b || b->rank != d->best_rank || !verifies_z(b) || search_z_max_coef(b) > 1)
+                bad[k]++;
+            scheme_free(b);
         }
-        restarts += dev[i].restarts > 0;
-        if (dev[i].best_rank == INT_MAX)
-            continue;
-        if (cuda_wz_best(s, i, &dev[i], best, err, sizeof err)) {
-            bad++;
-            continue;
         }
-        bests++;
-        if (memcmp(best, c.w.best, (size_t)dev[i].best_rank * WZ_TERM_WORDS * sizeof(uint64_t)))
-            mismatched++;
-        scheme *b = search_gpu_z_unpack(c.f, best, dev[i].best_rank);
-        if (!b || b->rank != dev[i].best_rank || !verifies_z(b) || search_z_max_coef(b) > 1)
-            bad++;
-        scheme_free(b);
     }
-    CHECK(mismatched == 0, "%s: %d of %d walkers differ from the core run on the CPU", name, mismatched, walkers);
-    CHECK(bad == 0, "%s: %d best schemes do not verify over Z or have another rank", name, bad);
-    CHECK(restarts > 0 && bests > 0, "%s: %d walkers restarted, %d kept a best scheme", name, restarts, bests);
-    printf("%s: %d walkers x %llu steps, %.1f ms (last launch) on %s, %d walkers per block%s\n", name, walkers,
-           (unsigned long long)(2 * steps), ms, cuda_wz_device_name(s), cuda_wz_per_block(s),
-           cuda_wz_per_block(s) ? " (shared memory)" : " (global memory)");
-    free(dev);
+    for (int k = 0; k < nk && k < 4; k++) {
+        if (!up[k])
+            continue;
+        const char *kn = cuda_wz_kernel_name(kernels[k]);
+        const int checked = kernels[k] == CUDA_WZ_MATCH && walkers > MATCH_CHECKED ? MATCH_CHECKED : walkers;
+        CHECK(mismatched[k] == 0, "%s, %s kernel: %d of %d walkers differ from the core run on the CPU", name, kn,
+              mismatched[k], checked);
+        CHECK(bad[k] == 0, "%s, %s kernel: %d best schemes do not verify over Z or have another rank", name, kn,
+              bad[k]);
+        CHECK(restarts[k] > 0 && bests[k] > 0, "%s, %s kernel: %d walkers restarted, %d kept a best scheme", name,
+              kn, restarts[k], bests[k]);
+        printf("%s, %s kernel: %d walkers x %llu steps (%d checked), %.1f ms (last launch) on %s, %d walkers per "
+               "block%s\n",
+               name, kn, walkers, (unsigned long long)(2 * steps), checked, ms[k], cuda_wz_device_name(s[k]),
+               cuda_wz_per_block(s[k]), cuda_wz_per_block(s[k]) ? " (shared memory)" : " (global memory)");
+    }
+    for (int k = 0; k < 4; k++) {
+        free(dev[k]);
+        cuda_wz_destroy(s[k]);
+    }
     free(best);
-    cuda_wz_destroy(s);
     core_close(&c);
 }
 
@@ -421,21 +530,56 @@ int main(void)
 #endif
     scheme *s3 = scheme_standard((scheme_format){3, 3, 3});
     scheme *s4 = scheme_standard((scheme_format){4, 4, 4});
-    device_against_core("standard <3,3,3>", s3, walkers, 3000);
-    device_against_core("standard <4,4,4>", s4, walkers, 3000);
-    if (lifted)
-        device_against_core(lname, lifted, walkers, 3000);
-#ifndef FLIPGRAPH_WZ_EMU
-    /* the global-memory kernel too (taken where the terms do not fit in shared memory) */
-    setenv("FLIPGRAPH_WZ_GLOBAL", "1", 1);
-    device_against_core("standard <4,4,4>, global memory", s4, walkers, 3000);
-    unsetenv("FLIPGRAPH_WZ_GLOBAL");
+    /* the warp kernel (the default) and the thread kernel (one lane walks) on
+     * every start; on the device the global-memory kernel too (taken where
+     * the terms do not fit in shared memory); the match kernel against the
+     * CPU's run of its own walk */
+#ifdef FLIPGRAPH_WZ_EMU
+    const int kernels[] = {CUDA_WZ_WARP, CUDA_WZ_THREAD, CUDA_WZ_MATCH};
+#else
+    const int kernels[] = {CUDA_WZ_WARP, CUDA_WZ_THREAD, CUDA_WZ_GLOBAL, CUDA_WZ_MATCH};
 #endif
+    const int nk = (int)(sizeof kernels / sizeof kernels[0]);
+    device_against_core("standard <3,3,3>", s3, kernels, nk, walkers, 3000);
+    device_against_core("standard <4,4,4>", s4, kernels, nk, walkers, 3000);
+    if (lifted)
+        device_against_core(lname, lifted, kernels, nk, walkers, 3000);
+    /* the default: the warp kernel, here and on the device (the terms fit) */
+    {
+        core_run c;
+        cuda_wz *z = NULL;
+        char err[256];
+        if (core_open(&c, s4, 12, g_seed, 0)) {
+            unsetenv("FLIPGRAPH_WZ_KERNEL");
+            unsetenv("FLIPGRAPH_WZ_GLOBAL");
+            cuda_wz_config cfg = {64, 0, 0, g_seed, c.cap, c.starts, &c.rank, 1, CUDA_WZ_AUTO};
+            CHECK(cuda_wz_create(&cfg, &z, err, sizeof err) == 0 && cuda_wz_kernel(z) == CUDA_WZ_WARP,
+                  "the default kernel for <4,4,4>: %s (%s)", z ? cuda_wz_kernel_name(cuda_wz_kernel(z)) : "none",
+                  err);
+            cuda_wz_destroy(z);
+            z = NULL;
+            setenv("FLIPGRAPH_WZ_KERNEL", "thread", 1);
+            CHECK(cuda_wz_create(&cfg, &z, err, sizeof err) == 0 && cuda_wz_kernel(z) == CUDA_WZ_THREAD,
+                  "FLIPGRAPH_WZ_KERNEL=thread: %s", z ? cuda_wz_kernel_name(cuda_wz_kernel(z)) : err);
+            cuda_wz_destroy(z);
+            z = NULL;
+            setenv("FLIPGRAPH_WZ_KERNEL", "lane", 1);
+            CHECK(cuda_wz_create(&cfg, &z, err, sizeof err) == 2 && !z, "FLIPGRAPH_WZ_KERNEL=lane was taken");
+            cuda_wz_destroy(z);
+            unsetenv("FLIPGRAPH_WZ_KERNEL");
+            core_close(&c);
+        }
+    }
     scheme_free(s3);
     scheme_free(s4);
     scheme_free(lifted);
     backend_reaches(2, 7);
     backend_reaches(3, 23);
+    /* the match kernel's walk through the engine too */
+    setenv("FLIPGRAPH_WZ_KERNEL", "match", 1);
+    backend_reaches(2, 7);
+    backend_reaches(3, 23);
+    unsetenv("FLIPGRAPH_WZ_KERNEL");
     backend_refuses();
     return gpu_check_summary();
 }
