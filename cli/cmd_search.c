@@ -174,7 +174,7 @@ static void banner(const banner_info *b)
         scheme_free(s);
         search_cubes c = p->cubes;
         if (!c.count)
-            search_cubes_default(p->fmt.n, &c);
+            search_cubes_default_for((scheme_symmetry)p->symmetry, p->fmt.n, &c);
         search_cubes_text(&c, cubes, sizeof cubes);
         snprintf(fromsym, sizeof fromsym, "the standard algorithm with the cubes %s", cubes);
         from = fromsym;
@@ -331,10 +331,11 @@ static int decide_backend(const search_config *c, int64_t resume)
         return visible && c->p.coef_max == 1 ? SEARCH_BACKEND_GPU : SEARCH_BACKEND_CPU;
     if (c->backend == SEARCH_BACKEND_AUTO) {
         const bool cpu_only_sym =
-            c->p.symmetry != SCHEME_SYM_NONE &&
+            c->p.symmetry == SCHEME_SYM_T2 ||
+            (c->p.symmetry != SCHEME_SYM_NONE &&
             (c->given[SEARCH_PARAM_GEN_MAX] || c->given[SEARCH_PARAM_POOL_FRESH] ||
              c->given[SEARCH_PARAM_ISOLATED_PLUS] || c->given[SEARCH_PARAM_THREADS] ||
-             c->given[SEARCH_PARAM_PLATEAU_MIN] || c->given[SEARCH_PARAM_PLATEAU_MAX] || c->given[SEARCH_PARAM_BATCH]);
+             c->given[SEARCH_PARAM_PLATEAU_MIN] || c->given[SEARCH_PARAM_PLATEAU_MAX] || c->given[SEARCH_PARAM_BATCH]));
         return visible && !cpu_only_sym ? SEARCH_BACKEND_GPU : SEARCH_BACKEND_CPU;
     }
     if (resume && c->backend == SEARCH_BACKEND_GPU && !c->given[SEARCH_PARAM_BACKEND] && !visible) {
@@ -547,6 +548,9 @@ static int cmd_search_meta(int argc, char **argv)
         cfg.p.seed = random_seed();
         cfg.given[SEARCH_PARAM_SEED] = true;
     }
+    if (cfg.p.symmetry == SCHEME_SYM_T2)
+        return cli_error(CLI_USAGE, CMD, "--meta --symmetry t2: the meta search walks square formats symmetrically "
+                         "(c3, c3xc2); t2 walks one format: flipgraph search --dims NxMxM --symmetry t2");
     int backend = decide_backend(&cfg, 0);
     if (backend < 0)
         return CLI_USAGE;

@@ -370,6 +370,9 @@ int cmd_sweep(int argc, char **argv)
     const scheme_ring ring = (scheme_ring)base.p.ring;
     if (ring == SCHEME_RING_Z && meta)
         return cli_error(CLI_USAGE, CMD, "--meta: the meta starts are GF(2) schemes (drop --ring z)");
+    if (base.p.symmetry == SCHEME_SYM_T2)
+        return cli_error(CLI_USAGE, CMD, "--symmetry t2: a sweep walks the square formats symmetrically (c3, "
+                         "c3xc2); t2 walks one format: flipgraph search --dims NxMxM --symmetry t2");
     if (ring == SCHEME_RING_Z && base.p.symmetry != SCHEME_SYM_NONE)
         return cli_error(CLI_USAGE, CMD, "--ring z: symmetric walks are over GF(2) only (drop --symmetry)");
     fmt_list L = {0};

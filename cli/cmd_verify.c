@@ -10,7 +10,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: flipgraph verify [--ring f2|z] [--dims NxMxP] [--symmetry c3|c3xc2] FILE...\n"
+            "usage: flipgraph verify [--ring f2|z] [--dims NxMxP] [--symmetry c3|c3xc2|t2] FILE...\n"
             "\n"
             "Checks each FILE (.exp, .txt, .m, native or an AlphaTensor .npz; detected from the\n"
             "content, '-' reads standard input) against the Brent equations and prints one line\n"
@@ -26,7 +26,8 @@ static void usage(FILE *out)
             "  --dims NxMxP  the format, instead of inferring it from the largest indices\n"
             "  --symmetry G  also check that the scheme is invariant under G (c3: the cyclic\n"
             "                shift (a,b,c) -> (b,c,a); c3xc2: also the index reversal\n"
-            "                i -> n-1-i of every factor); a scheme that is not is reported\n"
+            "                i -> n-1-i of every factor; t2: the transposition\n"
+            "                (a,b,c) -> (c^T,b^T,a^T) of <n,m,m>); a scheme that is not is reported\n"
             "                as NOT INVARIANT, naming a term whose image is missing\n"
             "  -h, --help    this text\n"
             "\n"
@@ -109,7 +110,7 @@ int cmd_verify(int argc, char **argv)
         }
         case 's':
             if (!scheme_symmetry_parse(optarg, &sym) || sym == SCHEME_SYM_NONE)
-                return cli_error(CLI_USAGE, "verify", "--symmetry '%s': expected c3 or c3xc2", optarg);
+                return cli_error(CLI_USAGE, "verify", "--symmetry '%s': expected c3, c3xc2 or t2", optarg);
             break;
         case 'h':
             usage(stdout);

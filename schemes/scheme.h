@@ -124,18 +124,30 @@ const char *scheme_hash_hex(uint64_t h, char buf[17]);
 typedef enum scheme_symmetry {
     SCHEME_SYM_NONE = 0,
     SCHEME_SYM_C3 = 1,    /* the cyclic shift */
-    SCHEME_SYM_C3XC2 = 2  /* the cyclic shift and the index reversal */
+    SCHEME_SYM_C3XC2 = 2, /* the cyclic shift and the index reversal */
+    SCHEME_SYM_T2 = 3     /* the transposition of <n,m,m> (below) */
 } scheme_symmetry;
-const char *scheme_symmetry_name(scheme_symmetry g); /* "none", "c3", "c3xc2" */
-/* "none", "c3", "c3xc2"; false otherwise. */
+/* The transposition: tr(ABC) = tr(C^T B^T A^T), so the tensor of <n,m,p> is
+ * invariant under (a, b, c) -> (c^T, b^T, a^T) when m = p (a is n x m, b
+ * m x m, c m x n); its element k = 1 is that map, k = 0 the identity.  A term
+ * it fixes has c = a^T and b symmetric; over GF(2) an orbit of such a term
+ * holds it twice and cancels.  Any format with two equal dimensions is a
+ * permutation of one with m = p (search_permute). */
+const char *scheme_symmetry_name(scheme_symmetry g); /* "none", "c3", "c3xc2", "t2" */
+/* "none", "c3", "c3xc2", "t2"; false otherwise. */
 bool scheme_symmetry_parse(const char *s, scheme_symmetry *g);
-int scheme_symmetry_order(scheme_symmetry g); /* 1, 3, 6 */
-/* Whether g acts on format f (square n x n x n, n <= 8, for c3 and c3xc2);
- * false with a message naming the format. */
+int scheme_symmetry_order(scheme_symmetry g); /* 1, 3, 6, 2 */
+/* Whether g acts on format f (square n x n x n, n <= 8, for c3 and c3xc2;
+ * m = p with n*m < 64 and m*m < 64 for t2); false with a message naming the
+ * format. */
 bool scheme_symmetry_fits(scheme_symmetry g, scheme_format f, char *err, size_t errlen);
-/* The image of a GF(2) term under element k of g, for n x n factors. */
+/* The image of a GF(2) term under element k of g, for the factors of f. */
+scheme_term scheme_symmetry_image_fmt(scheme_symmetry g, scheme_format f, scheme_term t, int k);
+/* The same for square formats <n,n,n> (c3, c3xc2; t2 on <n,n,n> too). */
 scheme_term scheme_symmetry_image(scheme_symmetry g, int n, scheme_term t, int k);
 /* The image of an integer term (coefficients moved with their entries). */
+void scheme_symmetry_image_z_fmt(scheme_symmetry g, scheme_format f, const scheme_zterm *t, int k,
+                                 scheme_zterm *out);
 void scheme_symmetry_image_z(scheme_symmetry g, int n, const scheme_zterm *t, int k, scheme_zterm *out);
 /* Whether s is invariant under g (over its ring: GF(2) words, or the integer
  * terms with their multiplicities).  false with *term the index of a term

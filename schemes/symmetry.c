@@ -8,7 +8,7 @@
 
 const char *scheme_symmetry_name(scheme_symmetry g)
 {
-    return g == SCHEME_SYM_C3 ? "c3" : g == SCHEME_SYM_C3XC2 ? "c3xc2" : "none";
+    return g == SCHEME_SYM_C3 ? "c3" : g == SCHEME_SYM_C3XC2 ? "c3xc2" : g == SCHEME_SYM_T2 ? "t2" : "none";
 }
 
 bool scheme_symmetry_parse(const char *s, scheme_symmetry *g)
@@ -16,16 +16,28 @@ bool scheme_symmetry_parse(const char *s, scheme_symmetry *g)
     if (!strcmp(s, "none")) *g = SCHEME_SYM_NONE;
     else if (!strcmp(s, "c3")) *g = SCHEME_SYM_C3;
     else if (!strcmp(s, "c3xc2")) *g = SCHEME_SYM_C3XC2;
+    else if (!strcmp(s, "t2")) *g = SCHEME_SYM_T2;
     else return false;
     return true;
 }
 
-int scheme_symmetry_order(scheme_symmetry g) { return g == SCHEME_SYM_C3 ? 3 : g == SCHEME_SYM_C3XC2 ? 6 : 1; }
+int scheme_symmetry_order(scheme_symmetry g)
+{
+    return g == SCHEME_SYM_C3 ? 3 : g == SCHEME_SYM_C3XC2 ? 6 : g == SCHEME_SYM_T2 ? 2 : 1;
+}
 
 bool scheme_symmetry_fits(scheme_symmetry g, scheme_format f, char *err, size_t errlen)
 {
     if (g == SCHEME_SYM_NONE)
         return true;
+    if (g == SCHEME_SYM_T2) {
+        if (f.m != f.p || f.n * f.m >= 64 || f.m * f.m >= 64)
+            return scheme_fail(err, errlen,
+                               "symmetry t2: needs a format <n,m,m> (m = p; a permutation of any format with two "
+                               "equal dimensions) with n*m < 64 and m*m < 64, not <%d,%d,%d>",
+                               f.n, f.m, f.p);
+        return true;
+    }
     if (f.n != f.m || f.m != f.p || f.n > 8)
         return scheme_fail(err, errlen, "symmetry %s: needs a square format <n,n,n> with n <= 8, not <%d,%d,%d>",
                            scheme_symmetry_name(g), f.n, f.m, f.p);
@@ -42,11 +54,30 @@ static uint64_t reverse_bits(uint64_t x, int nn)
     return nn == 64 ? x : x >> (64 - nn);
 }
 
-scheme_term scheme_symmetry_image(scheme_symmetry g, int n, scheme_term t, int k)
+/* Factor w of a rows x cols matrix, transposed (cols x rows). */
+static uint64_t transpose_factor(uint64_t w, int rows, int cols)
 {
-    (void)g;
+    uint64_t out = 0;
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++)
+            if (w >> (r * cols + c) & 1)
+                out |= 1ull << (c * rows + r);
+    return out;
+}
+
+scheme_term scheme_symmetry_image_fmt(scheme_symmetry g, scheme_format f, scheme_term t, int k)
+{
     scheme_term u;
-    int s = k % 3;
+    if (g == SCHEME_SYM_T2) {
+        if (k % 2 == 0)
+            return t;
+        /* (a, b, c) -> (c^T, b^T, a^T): c is m x n, b m x m, a n x m */
+        u.f[0] = transpose_factor(t.f[2], f.m, f.n);
+        u.f[1] = transpose_factor(t.f[1], f.m, f.m);
+        u.f[2] = transpose_factor(t.f[0], f.n, f.m);
+        return u;
+    }
+    const int n = f.n, s = k % 3;
     for (int x = 0; x < 3; x++)
         u.f[x] = t.f[(x + s) % 3];
     if (k >= 3)
@@ -55,14 +86,40 @@ scheme_term scheme_symmetry_image(scheme_symmetry g, int n, scheme_term t, int k
     return u;
 }
 
-void scheme_symmetry_image_z(scheme_symmetry g, int n, const scheme_zterm *t, int k, scheme_zterm *out)
+scheme_term scheme_symmetry_image(scheme_symmetry g, int n, scheme_term t, int k)
 {
-    (void)g;
-    int s = k % 3, nn = n * n;
+    return scheme_symmetry_image_fmt(g, (scheme_format){n, n, n}, t, k);
+}
+
+void scheme_symmetry_image_z_fmt(scheme_symmetry g, scheme_format f, const scheme_zterm *t, int k, scheme_zterm *out)
+{
     memset(out, 0, sizeof *out);
+    if (g == SCHEME_SYM_T2) {
+        if (k % 2 == 0) {
+            *out = *t;
+            return;
+        }
+        const int n = f.n, m = f.m;
+        for (int r = 0; r < m; r++)
+            for (int c = 0; c < n; c++)
+                out->z[0][c * m + r] = t->z[2][r * n + c]; /* c^T */
+        for (int r = 0; r < m; r++)
+            for (int c = 0; c < m; c++)
+                out->z[1][c * m + r] = t->z[1][r * m + c]; /* b^T */
+        for (int r = 0; r < n; r++)
+            for (int c = 0; c < m; c++)
+                out->z[2][c * n + r] = t->z[0][r * m + c]; /* a^T */
+        return;
+    }
+    const int s = k % 3, nn = f.n * f.n;
     for (int x = 0; x < 3; x++)
         for (int e = 0; e < nn; e++)
             out->z[x][k >= 3 ? nn - 1 - e : e] = t->z[(x + s) % 3][e];
+}
+
+void scheme_symmetry_image_z(scheme_symmetry g, int n, const scheme_zterm *t, int k, scheme_zterm *out)
+{
+    scheme_symmetry_image_z_fmt(g, (scheme_format){n, n, n}, t, k, out);
 }
 
 /* ---- invariance ---- */
@@ -126,7 +183,7 @@ bool scheme_symmetry_check(const scheme *s, scheme_symmetry g, int *term, int *e
     sym_item *it = sorted_items(s);
     if (!it)
         return scheme_fail(err, errlen, "out of memory");
-    const int n = s->fmt.n, gens[2] = {1, 3};
+    const int gens[2] = {1, 3};
     const bool z = s->ring == SCHEME_RING_Z;
     bool ok = true;
     for (int i = 0; i < s->rank && ok; i++) {
@@ -134,10 +191,10 @@ bool scheme_symmetry_check(const scheme *s, scheme_symmetry g, int *term, int *e
         for (int gi = 0; gi < (g == SCHEME_SYM_C3XC2 ? 2 : 1) && ok; gi++) {
             sym_item key;
             scheme_zterm zt;
-            key.t = scheme_symmetry_image(g, n, it[i].t, gens[gi]);
+            key.t = scheme_symmetry_image_fmt(g, s->fmt, it[i].t, gens[gi]);
             key.z = NULL;
             if (z) {
-                scheme_symmetry_image_z(g, n, it[i].z, gens[gi], &zt);
+                scheme_symmetry_image_z_fmt(g, s->fmt, it[i].z, gens[gi], &zt);
                 key.z = &zt;
             }
             const int theirs = count_of(it, s->rank, &key);
@@ -152,7 +209,9 @@ bool scheme_symmetry_check(const scheme *s, scheme_symmetry g, int *term, int *e
     free(it);
     if (!ok)
         return scheme_fail(err, errlen, "term %d: its image under the %s is not a term%s", *term + 1,
-                           *elem == 1 ? "cyclic shift (a, b, c) -> (b, c, a)" : "index reversal i -> n-1-i",
+                           g == SCHEME_SYM_T2 ? "transposition (a, b, c) -> (c^T, b^T, a^T)"
+                           : *elem == 1       ? "cyclic shift (a, b, c) -> (b, c, a)"
+                                              : "index reversal i -> n-1-i",
                            z ? " (as often)" : "");
     return true;
 }
@@ -173,7 +232,7 @@ int scheme_symmetry_orbits(const scheme *s, scheme_symmetry g, int *orbit)
         norbits++;
         orbit[r] = r;
         for (int k = 1; k < order; k++) {
-            sym_item key = {scheme_symmetry_image(g, s->fmt.n, s->terms[r], k), NULL, 0};
+            sym_item key = {scheme_symmetry_image_fmt(g, s->fmt, s->terms[r], k), NULL, 0};
             int lo = 0, hi = s->rank;
             while (lo < hi) {
                 int mid = (lo + hi) / 2;

@@ -203,8 +203,8 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
                            p->coef_max);
     if (p->ring == SCHEME_RING_Z && p->symmetry != SCHEME_SYM_NONE)
         return scheme_fail(err, errlen, "--ring z: symmetric walks are over GF(2) only (drop --symmetry)");
-    if (p->symmetry < SCHEME_SYM_NONE || p->symmetry > SCHEME_SYM_C3XC2)
-        return scheme_fail(err, errlen, "symmetry %d: expected none, c3 or c3xc2", p->symmetry);
+    if (p->symmetry < SCHEME_SYM_NONE || p->symmetry > SCHEME_SYM_T2)
+        return scheme_fail(err, errlen, "symmetry %d: expected none, c3, c3xc2 or t2", p->symmetry);
     if (p->symmetry != SCHEME_SYM_NONE) {
         char e[200];
         if (!scheme_symmetry_fits((scheme_symmetry)p->symmetry, p->fmt, e, sizeof e))
@@ -212,7 +212,7 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
         if (!search_cubes_check(&p->cubes, p->fmt.n, (scheme_symmetry)p->symmetry, err, errlen))
             return false;
     } else if (p->cubes.count) {
-        return scheme_fail(err, errlen, "--cubes: only a symmetric walk has cubes (give --symmetry c3 or c3xc2)");
+        return scheme_fail(err, errlen, "--cubes: only a symmetric walk has cubes (give --symmetry c3, c3xc2 or t2)");
     } else if (p->gen_max < 2) {
         return scheme_fail(err, errlen,
                            "gen-max %d: expected 2..32 (1, no reduction search, is for symmetric walks)",

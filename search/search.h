@@ -301,12 +301,19 @@ char *search_config_markdown(void);
  * diagonal), plus the terms (E_ii, E_jj, E_kk), i, j, k in one S not all
  * equal, that the cubes add (Moosbauer, Poole 2025).  Invariant under g.
  * NULL with a message when the cubes do not fit (lengths, partition, a cube
- * whose mirror is not a cube under c3xc2) or out of memory. */
+ * whose mirror is not a cube under c3xc2) or out of memory.  Under t2 (on
+ * <n,m,m>) the "cubes" are groups of the rows of a (n digits; default: each
+ * row alone): the standard algorithm with, for each j and each group S, the
+ * fixed terms a_ij b_jj c_ji (i in S) written as one, (sum_S E_ij, E_jj,
+ * sum_S E_ji), plus the cross terms it adds; m * |groups| fixed terms. */
 scheme *search_symmetric_start(scheme_format f, scheme_symmetry g, const search_cubes *cubes, char *err,
                                size_t errlen);
 /* The default cubes of n (search_cubes count 0): the mirror pairs, and the
  * middle alone for odd n; for n = 6 Moosbauer and Poole's 110000,001100,000011. */
 void search_cubes_default(int n, search_cubes *out);
+/* The default of group g: search_cubes_default for c3 and c3xc2; for t2 every
+ * row of a alone (the standard algorithm itself, n*m fixed terms). */
+void search_cubes_default_for(scheme_symmetry g, int n, search_cubes *out);
 /* Parses "10001,01010,00100" (each a string of 0/1, at most 8 cubes of at
  * most 8 digits; the lengths are checked against n later); false otherwise. */
 bool search_cubes_parse(const char *s, search_cubes *out);

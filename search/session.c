@@ -271,6 +271,7 @@ search_status session_search(search_session *s, const search_config *c, const ch
     /* a symmetric walk's schemes say so in the store (docs/db.md, "source") */
     x.source = c->p.symmetry == SCHEME_SYM_C3     ? "search:c3"
                : c->p.symmetry == SCHEME_SYM_C3XC2 ? "search:c3xc2"
+               : c->p.symmetry == SCHEME_SYM_T2    ? "search:t2"
                                                    : "search";
     /* What the engine runs: c->p, with progress reports often enough for the
      * store's heartbeat (the record and the printed rows keep c's interval). */

@@ -161,6 +161,11 @@ search_status search_run_gpu_sym(const search_params *p, const search_gpu_option
     }
     if (!search_params_check(p, res->msg, sizeof res->msg))
         return res->status;
+    if (p->symmetry == SCHEME_SYM_T2) {
+        snprintf(res->msg, sizeof res->msg,
+                 "the symmetric GPU walk is c3 and c3xc2 only: t2 walks on the CPU (--backend cpu)");
+        return res->status;
+    }
     if (p->gen_max != 1 || p->pool_fresh != 1 || !p->isolated_plus) {
         snprintf(res->msg, sizeof res->msg,
                  "the symmetric GPU walk is the lazy walk that starts every walk over: gen-max 1, pool-fresh 1, "

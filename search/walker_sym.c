@@ -43,6 +43,7 @@
 
 typedef struct sym_walk {
     int g, order, ne, n, nn;
+    scheme_format fmt;
     int gen_max;              /* search_params.gen_max: dependent sets of up to this many orbits */
     int ocap;                 /* orbit slots */
     uint64_t *rep;            /* rep[o * 3 + q] */
@@ -80,15 +81,67 @@ static uint64_t rev(const sym_walk *s, uint64_t x)
     return r >> (64 - s->nn);
 }
 
+/* ---- the transposition t2 on <n,m,m> ----
+ *
+ * The image of t = (a, b, c) is t' = (c^T, b^T, a^T): position B stays B, and
+ * A and C trade places, so the factors at C of the whole scheme are the
+ * transposes of those at A and a flip at C is the image of a flip at A.  An
+ * orbit has ne = 4 entries: e = 0 the factor a of t at A, 1 the factor c^T of
+ * t' at A, 2 the factor b of t at B, 3 the factor b^T of t' at B; entries at
+ * B carry the tag bit 63 in their value (a factor has fewer than 64 entries,
+ * scheme_symmetry_fits), so one table finds the flips at A and at B. */
+#define T2_TAG (1ull << 63)
+
+static uint64_t transpose_w(uint64_t w, int rows, int cols)
+{
+    uint64_t out = 0;
+    while (w) {
+        const int k = __builtin_ctzll(w);
+        w &= w - 1;
+        out |= 1ull << ((k % cols) * rows + k / cols);
+    }
+    return out;
+}
+
+static void t2_image(const sym_walk *s, const uint64_t T[3], uint64_t U[3])
+{
+    const int n = s->fmt.n, m = s->fmt.m;
+    const uint64_t a = T[0], b = T[1], c = T[2];
+    U[0] = transpose_w(c, m, n);
+    U[1] = transpose_w(b, m, m);
+    U[2] = transpose_w(a, n, m);
+}
+
+/* The position whose factors entry e's bucket holds: A, or B for t2's e >= 2. */
+static int entry_pos(const sym_walk *s, int e) { return s->g == SCHEME_SYM_T2 && e >= 2 ? 1 : 0; }
+
 static uint64_t entry_value(const sym_walk *s, int o, int e)
 {
+    if (s->g == SCHEME_SYM_T2) {
+        const uint64_t *t = &s->rep[o * 3];
+        switch (e) {
+        case 0: return t[0];
+        case 1: return transpose_w(t[2], s->fmt.m, s->fmt.n);
+        case 2: return t[1] | T2_TAG;
+        default: return transpose_w(t[1], s->fmt.m, s->fmt.m) | T2_TAG;
+        }
+    }
     uint64_t v = s->rep[o * 3 + e % 3];
     return e >= 3 ? rev(s, v) : v;
 }
 
-/* The image of orbit o's representative whose factor at A is entry e's value. */
+/* The image of orbit o's representative whose factor at entry_pos(e) is
+ * entry e's value (less the tag). */
 static void entry_image(const sym_walk *s, int o, int e, uint64_t T[3])
 {
+    if (s->g == SCHEME_SYM_T2) {
+        const uint64_t *t = &s->rep[o * 3];
+        if (e % 2)
+            t2_image(s, t, T);
+        else
+            memcpy(T, t, 3 * sizeof *T);
+        return;
+    }
     const int q = e % 3;
     for (int x = 0; x < 3; x++) {
         uint64_t v = s->rep[o * 3 + (x + q) % 3];
@@ -209,6 +262,11 @@ static int orbit_kind(const sym_walk *s, const uint64_t T[3])
 {
     if (!T[0] || !T[1] || !T[2])
         return ORBIT_GONE;
+    if (s->g == SCHEME_SYM_T2) {
+        uint64_t U[3];
+        t2_image(s, T, U);
+        return U[0] == T[0] && U[1] == T[1] && U[2] == T[2] ? ORBIT_GONE : ORBIT_FREE;
+    }
     if (s->g == SCHEME_SYM_C3XC2 && rev(s, T[0]) == T[0] && rev(s, T[1]) == T[1] && rev(s, T[2]) == T[2])
         return ORBIT_GONE;
     return T[0] == T[1] && T[1] == T[2] ? ORBIT_CUBE : ORBIT_FREE;
@@ -273,7 +331,7 @@ static void orbit_xor_factor(search_walker *w, int32_t o, int q, uint64_t delta)
     sym_walk *s = w->sym;
     uint64_t T[3] = {s->rep[o * 3], s->rep[o * 3 + 1], s->rep[o * 3 + 2]};
     T[q] ^= delta;
-    if (orbit_kind(s, T) != ORBIT_FREE) {
+    if (s->g == SCHEME_SYM_T2 || orbit_kind(s, T) != ORBIT_FREE) {
         orbit_set(w, o, T);
         return;
     }
@@ -333,14 +391,16 @@ static bool reduce_dependent(search_walker *w, int32_t code)
     uint64_t T[32][3];
     for (int i = 0; i < k; i++)
         entry_image(s, orb[i], mem[i] % s->ne, T[i]);
-    for (int y = 1; y <= 2; y++) {
+    const int P = entry_pos(s, code % s->ne);
+    for (int yi = 0; yi < 2; yi++) {
+        const int y = yi ? pos_z(P) : pos_y(P);
         uint64_t v[32];
         for (int i = 0; i < k; i++)
             v[i] = T[i][y];
         const uint32_t sub = search_find_dependent(v, k);
         if (!sub)
             continue;
-        const int z = 3 - y, r = __builtin_ctz(sub);
+        const int z = 3 - P - y, r = __builtin_ctz(sub);
         orbit_remove(w, orb[r]);
         for (int j = r + 1; j < k; j++)
             if (sub >> j & 1) {
@@ -368,10 +428,11 @@ static bool reduce_one(search_walker *w, int32_t o)
             uint64_t T1[3], T2[3];
             entry_image(s, o, e, T1);
             entry_image(s, o2, u % s->ne, T2);
-            if (T1[1] == T2[1])
-                T1[2] ^= T2[2];
-            else if (T1[2] == T2[2])
-                T1[1] ^= T2[1];
+            const int y = pos_y(entry_pos(s, e)), z = pos_z(entry_pos(s, e));
+            if (T1[y] == T2[y])
+                T1[z] ^= T2[z];
+            else if (T1[z] == T2[z])
+                T1[y] ^= T2[y];
             else
                 continue;
             orbit_remove(w, o2);
@@ -408,7 +469,8 @@ sym_walk *sym_new(const search_params *p, int cap)
         return NULL;
     s->g = p->symmetry;
     s->order = scheme_symmetry_order((scheme_symmetry)p->symmetry);
-    s->ne = s->g == SCHEME_SYM_C3XC2 ? 6 : 3;
+    s->ne = s->g == SCHEME_SYM_C3XC2 ? 6 : s->g == SCHEME_SYM_T2 ? 4 : 3;
+    s->fmt = p->fmt;
     s->n = p->fmt.n;
     s->nn = p->fmt.n * p->fmt.n;
     s->gen_max = p->gen_max > 32 ? 32 : p->gen_max;
@@ -480,7 +542,7 @@ static int term_cmp(const void *pa, const void *pb)
 bool search_symmetric_split(const scheme *sch, scheme_symmetry g, uint64_t *reps, int *norbits, uint64_t *fixed,
                             int *nfixed)
 {
-    const int order = scheme_symmetry_order(g), n = sch->fmt.n;
+    const int order = scheme_symmetry_order(g);
     *norbits = *nfixed = 0;
     scheme_term *t = malloc((size_t)(sch->rank ? sch->rank : 1) * sizeof *t);
     uint8_t *used = calloc((size_t)(sch->rank ? sch->rank : 1), 1);
@@ -506,7 +568,7 @@ bool search_symmetric_split(const scheme *sch, scheme_symmetry g, uint64_t *reps
         scheme_term img[6];
         bool free_orbit = true;
         for (int e = 1; e < order; e++) {
-            img[e] = scheme_symmetry_image(g, n, t[i], e);
+            img[e] = scheme_symmetry_image_fmt(g, sch->fmt, t[i], e);
             free_orbit = free_orbit && term_cmp(&img[e], &t[i]);
         }
         if (!free_orbit) {
@@ -539,7 +601,7 @@ scheme *search_symmetric_join(scheme_format f, scheme_symmetry g, const uint64_t
     for (int i = 0; i < norbits; i++) {
         const scheme_term t = {{reps[3 * i], reps[3 * i + 1], reps[3 * i + 2]}};
         for (int k = 0; k < order; k++) {
-            const scheme_term u = scheme_symmetry_image(g, f.n, t, k);
+            const scheme_term u = scheme_symmetry_image_fmt(g, f, t, k);
             scheme_push(s, u.f[0], u.f[1], u.f[2]);
         }
     }
@@ -639,6 +701,32 @@ bool sym_flip(search_walker *w)
     }
     const int32_t o1 = a / s->ne, o2 = b / s->ne;
     const int e1 = a % s->ne, e2 = b % s->ne;
+    if (s->g == SCHEME_SYM_T2) {
+        /* the flip of the two images that share the factor at P (search_flip),
+         * each new image taken back to its orbit's representative (t2 is an
+         * involution); the images of the pair flip with them */
+        uint64_t T1[3], T2[3], R1[3], R2[3];
+        entry_image(s, o1, e1, T1);
+        entry_image(s, o2, e2, T2);
+        const int P = entry_pos(s, e1), y = pos_y(P), z = pos_z(P);
+        T1[y] ^= T2[y];
+        T2[z] ^= T1[z];
+        if (e1 % 2)
+            t2_image(s, T1, R1);
+        else
+            memcpy(R1, T1, sizeof R1);
+        if (e2 % 2)
+            t2_image(s, T2, R2);
+        else
+            memcpy(R2, T2, sizeof R2);
+        const int before = w->rank;
+        w->st.flips++;
+        orbit_set(w, o1, R1);
+        orbit_set(w, o2, R2);
+        w->st.reductions += w->rank < before;
+        process_work(w);
+        return true;
+    }
     /* (v, y1, z1), (v, y2, z2) -> (v, y1 + y2, z1), (v, y2, z2 + z1) (search_flip at A):
      * entry e's image holds rep[(e + x) % 3] at x, reversed when e >= 3 */
     uint64_t y2 = s->rep[o2 * 3 + (e2 + 1) % 3], z1 = s->rep[o1 * 3 + (e1 + 2) % 3];
@@ -700,7 +788,7 @@ int sym_terms(const search_walker *w, scheme_term *out)
         const int32_t o = s->alive[i];
         scheme_term t = {{s->rep[o * 3], s->rep[o * 3 + 1], s->rep[o * 3 + 2]}};
         for (int g = 0; g < s->order; g++)
-            out[k++] = scheme_symmetry_image((scheme_symmetry)s->g, s->n, t, g);
+            out[k++] = scheme_symmetry_image_fmt((scheme_symmetry)s->g, s->fmt, t, g);
     }
     return k;
 }
@@ -721,7 +809,7 @@ bool sym_check(const search_walker *w, char *err, size_t errlen)
             return scheme_fail(err, errlen, "orbit %d: a zero factor", o);
         scheme_term T = {{t[0], t[1], t[2]}};
         for (int g = 1; g < s->order; g++) {
-            scheme_term u = scheme_symmetry_image((scheme_symmetry)s->g, s->n, T, g);
+            scheme_term u = scheme_symmetry_image_fmt((scheme_symmetry)s->g, s->fmt, T, g);
             if (!term_cmp(&u, &T))
                 return scheme_fail(err, errlen, "orbit %d: its representative is fixed by element %d", o, g);
         }
@@ -758,7 +846,7 @@ bool sym_check(const search_walker *w, char *err, size_t errlen)
             scheme_term T1 = {{s->rep[o1 * 3], s->rep[o1 * 3 + 1], s->rep[o1 * 3 + 2]}};
             scheme_term T2 = {{s->rep[o2 * 3], s->rep[o2 * 3 + 1], s->rep[o2 * 3 + 2]}};
             for (int g = 0; g < s->order; g++) {
-                scheme_term u = scheme_symmetry_image((scheme_symmetry)s->g, s->n, T2, g);
+                scheme_term u = scheme_symmetry_image_fmt((scheme_symmetry)s->g, s->fmt, T2, g);
                 int same = (T1.f[0] == u.f[0]) + (T1.f[1] == u.f[1]) + (T1.f[2] == u.f[2]);
                 if (same >= 2)
                     return scheme_fail(err, errlen, "orbits %d and %d: a reduction was left", o1, o2);
@@ -788,6 +876,20 @@ void search_cubes_default(int n, search_cubes *out)
         out->mask[out->count++] = (uint8_t)(1u << i | 1u << (n - 1 - i));
     if (n % 2)
         out->mask[out->count++] = (uint8_t)(1u << (n / 2));
+}
+
+void search_cubes_default_for(scheme_symmetry g, int n, search_cubes *out)
+{
+    if (g != SCHEME_SYM_T2) {
+        search_cubes_default(n, out);
+        return;
+    }
+    memset(out, 0, sizeof *out);
+    if (n < 1 || n > SEARCH_MAX_CUBES)
+        return;
+    out->digits = n;
+    for (int i = 0; i < n; i++)
+        out->mask[out->count++] = (uint8_t)(1u << i);
 }
 
 bool search_cubes_parse(const char *str, search_cubes *out)
@@ -844,6 +946,9 @@ bool search_cubes_check(const search_cubes *c, int n, scheme_symmetry g, char *e
         return true;
     char text[96];
     search_cubes_text(c, text, sizeof text);
+    if (c->digits != n && g == SCHEME_SYM_T2)
+        return scheme_fail(err, errlen, "--cubes %s: expected groups of %d digits (the rows of a in <%d,m,m>)", text,
+                           n, n);
     if (c->digits != n)
         return scheme_fail(err, errlen, "--cubes %s: expected cubes of %d digits (the diagonal of <%d,%d,%d>)", text,
                            n, n, n, n);
@@ -872,6 +977,49 @@ bool search_cubes_check(const search_cubes *c, int n, scheme_symmetry g, char *e
     return true;
 }
 
+/* The t2 start of <n,m,m>: the standard terms a_ij b_jk c_ki with j != k
+ * pair into orbits ((i,j,k) and (i,k,j)); those with j = k are fixed.  For
+ * each j and each group S of the rows i (the partition `groups`), the fixed
+ * terms of S are written as one, (sum_S E_ij) (x) E_jj (x) (sum_S E_ji), plus
+ * the terms E_ij (x) E_jj (x) E_ji', i != i' in S, that it adds (they cancel
+ * mod 2, and pair into orbits).  So the start has m * |groups| fixed terms:
+ * the parity of every rank the walk reaches is that of m * |groups|. */
+static scheme *t2_start(scheme_format f, const search_cubes *groups, char *err, size_t errlen)
+{
+    const int n = f.n, m = f.m;
+    scheme *s = scheme_new(f, SCHEME_RING_F2, n * m * m + m * n * n + 8);
+    if (!s) {
+        scheme_fail(err, errlen, "out of memory");
+        return NULL;
+    }
+#define A_(i, j) (1ull << ((i) * m + (j)))
+#define B_(j, k) (1ull << ((j) * m + (k)))
+#define C_(k, i) (1ull << ((k) * n + (i)))
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++)
+            for (int k = 0; k < m; k++)
+                if (j != k)
+                    scheme_push(s, A_(i, j), B_(j, k), C_(k, i));
+    for (int j = 0; j < m; j++)
+        for (int q = 0; q < groups->count; q++) {
+            uint64_t a = 0, c = 0;
+            for (int i = 0; i < n; i++)
+                if (groups->mask[q] >> i & 1) {
+                    a |= A_(i, j);
+                    c |= C_(j, i);
+                }
+            scheme_push(s, a, B_(j, j), c);
+            for (int i = 0; i < n; i++)
+                for (int i2 = 0; i2 < n; i2++)
+                    if (i != i2 && (groups->mask[q] >> i & 1) && (groups->mask[q] >> i2 & 1))
+                        scheme_push(s, A_(i, j), B_(j, j), C_(j, i2));
+        }
+#undef A_
+#undef B_
+#undef C_
+    return s;
+}
+
 scheme *search_symmetric_start(scheme_format f, scheme_symmetry g, const search_cubes *cubes, char *err,
                                size_t errlen)
 {
@@ -880,9 +1028,11 @@ scheme *search_symmetric_start(scheme_format f, scheme_symmetry g, const search_
     const int n = f.n;
     search_cubes c = *cubes;
     if (!c.count)
-        search_cubes_default(n, &c);
+        search_cubes_default_for(g, n, &c);
     if (!search_cubes_check(&c, n, g, err, errlen))
         return NULL;
+    if (g == SCHEME_SYM_T2)
+        return t2_start(f, &c, err, errlen);
     scheme *s = scheme_new(f, SCHEME_RING_F2, n * n * n + 8 * n * n);
     if (!s) {
         scheme_fail(err, errlen, "out of memory");
