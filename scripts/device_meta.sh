@@ -20,6 +20,10 @@
 #                in the background: a CPU walk of format FMT from FILE (a
 #                published scheme, reduced mod 2), THREADS threads (default 12)
 #                for T, until the record
+#   t2 T FMT GROUPS [THREADS]
+#                in the background: a t2-symmetric CPU walk of FMT (<n,m,m>)
+#                from the start with the row groups GROUPS (--cubes), THREADS
+#                threads (default 6) for T, until the record
 #   meta T [R]   the meta search on the GPU over R (default 2x2x2..5x5x5)
 #                until every record, --symmetry c3 for the square formats, T;
 #                META_SEED (default 1), META_DB (a carried store to go on from)
@@ -104,6 +108,16 @@ while [ $# -gt 0 ]; do
     pids+=($!)
     echo "== $tag: a CPU walk of <$FMT> from $FILE in the background ($TH threads, $T)"
     ;;
+  t2)
+    T=$1; FMT=$2; GR=$3; shift 3
+    TH=6
+    if [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+$ ]]; then TH=$1; shift; fi
+    tag=t2_${FMT}_$(echo "$GR" | tr , _)
+    $F search --dims "$FMT" --symmetry t2 --cubes "$GR" --until-record --backend cpu --threads "$TH" --seed 1 \
+      --time "$T" --progress 30s --db "$W/$tag.db" > "$OUT/$tag.txt" 2>&1 &
+    pids+=($!)
+    echo "== $tag: a t2 walk of <$FMT> with the row groups $GR in the background ($TH threads, $T)"
+    ;;
   meta)
     T=$1; shift
     R=2x2x2..5x5x5
@@ -128,7 +142,7 @@ while [ $# -gt 0 ]; do
       [ -f "$f" ] || continue
       printf "%-28s %s\n" "$(basename "$f" .txt)" "$(tail -1 "$f")"
     done
-    for f in "$OUT"/from_*.txt; do
+    for f in "$OUT"/from_*.txt "$OUT"/t2_*.txt; do
       [ -f "$f" ] || continue
       printf "%-40s %s; %s\n" "$(basename "$f" .txt)" "$(tail -1 "$f")" "$(best_at "$f")"
     done
