@@ -228,6 +228,117 @@ static void FM(fm_fused_)(fm_ctx *x, int depth, uint64_t Mb, uint64_t Kb, uint64
 #undef C_BLK
 }
 
+/* D = a X + b Y over rows x cols (a, b are +-1 here, so each entry is one
+ * rounding of the exact sum); D may be X. */
+static void FM(fm_lin2_)(fm_ctx *x, uint64_t rows, uint64_t cols, FT *D, uint64_t ldd, FT a,
+                         const FT *X, uint64_t ldx, FT b, const FT *Y, uint64_t ldy)
+{
+    double t0 = rt_clock();
+    for (uint64_t r = 0; r < rows; r++) {
+        FT *d = D + r * ldd;
+        const FT *p = X + r * ldx, *q = Y + r * ldy;
+        for (uint64_t c = 0; c < cols; c++)
+            d[c] = a * p[c] + b * q[c];
+    }
+    x->adds += rt_clock() - t0;
+}
+
+/* C_t += Z for the n targets. */
+static void FM(fm_addz_)(fm_ctx *x, uint64_t rows, uint64_t cols, const FT *Z, uint64_t ldz, int n,
+                         FT *t0p, FT *t1p, FT *t2p, uint64_t ldc)
+{
+    FM(fm_acc_job_) j;
+    j.q = Z;
+    j.ldq = ldz;
+    j.cols = cols;
+    j.n = n;
+    j.ldd = ldc;
+    FT *t[3] = {t0p, t1p, t2p};
+    for (int q = 0; q < n; q++) {
+        j.dst[q] = t[q];
+        j.coef[q] = (FT)1;
+        j.keep[q] = true;
+    }
+    FM(fm_run_)(x, rows, FM(fm_acc_rows_), &j);
+}
+
+/* One Winograd level (rt_flevel.winograd) on the core Mb 2 x Kb 2 x Nb 2, in
+ * the memory-frugal order of Boyer, Dumas, Pernet, Zhou 2009 ("Memory
+ * efficient scheduling of Strassen-Winograd's matrix multiplication
+ * algorithm"): one A-side temporary X (the level's T), one B-side Y (S), the
+ * partial sums built in place (S2 = S1 - A11 overwrites S1, ...), and C's own
+ * blocks holding products until the last pass.  Where C is overwritten (beta
+ * false) the four products P7, P5, P1, P6 go straight into C21, C22, C11, C12,
+ * one pass over those four blocks forms U2 = P1 + P6, U4 = U2 + P5 (C12),
+ * U3 = U2 + P7 (C21), U7 = U3 + P5 (C22), and P3, P4, P2 are added by the
+ * GEMM's beta: counted in blocks read or written outside the GEMMs, 8 operand
+ * sums of 3 and one pass of 7 (4 read, 3 written), 31 against the 53 of the
+ * plain schedule on Strassen's form (docs/float.md).  Where C is kept (beta)
+ * the products that feed several blocks go through Z (the level's Q) and one
+ * pass each adds Z to its blocks: 24 + 20.  Same products and signs as the
+ * scheme's terms (built-in "winograd", runtime/builtin.c). */
+static void FM(fm_winograd_)(fm_ctx *x, int depth, uint64_t Mb, uint64_t Kb, uint64_t Nb, FT alpha,
+                             const FT *A, uint64_t lda, const FT *B, uint64_t ldb, bool beta, FT *C,
+                             uint64_t ldc)
+{
+    const FT *A11 = A, *A12 = A + Kb, *A21 = A + Mb * lda, *A22 = A21 + Kb;
+    const FT *B11 = B, *B12 = B + Nb, *B21 = B + Kb * ldb, *B22 = B21 + Nb;
+    FT *C11 = C, *C12 = C + Nb, *C21 = C + Mb * ldc, *C22 = C21 + Nb;
+    FT *X = x->ws[depth].t, *Y = x->ws[depth].s, *Z = x->ws[depth].q;
+    const FT one = (FT)1;
+    int d1 = depth + 1;
+    /* S3 = A11 - A21, T3 = B22 - B12: P7. */
+    FM(fm_lin2_)(x, Mb, Kb, X, Kb, one, A11, lda, -one, A21, lda);
+    FM(fm_lin2_)(x, Kb, Nb, Y, Nb, one, B22, ldb, -one, B12, ldb);
+    if (!beta) {
+        FM(fm_rec_)(x, d1, Mb, Kb, Nb, alpha, X, Kb, Y, Nb, false, C21, ldc);
+    } else {
+        FM(fm_rec_)(x, d1, Mb, Kb, Nb, alpha, X, Kb, Y, Nb, false, Z, Nb);
+        FM(fm_addz_)(x, Mb, Nb, Z, Nb, 2, C21, C22, NULL, ldc);
+    }
+    /* S1 = A21 + A22, T1 = B12 - B11: P5. */
+    FM(fm_lin2_)(x, Mb, Kb, X, Kb, one, A21, lda, one, A22, lda);
+    FM(fm_lin2_)(x, Kb, Nb, Y, Nb, one, B12, ldb, -one, B11, ldb);
+    if (!beta) {
+        FM(fm_rec_)(x, d1, Mb, Kb, Nb, alpha, X, Kb, Y, Nb, false, C22, ldc);
+    } else {
+        FM(fm_rec_)(x, d1, Mb, Kb, Nb, alpha, X, Kb, Y, Nb, false, Z, Nb);
+        FM(fm_addz_)(x, Mb, Nb, Z, Nb, 2, C12, C22, NULL, ldc);
+    }
+    /* P1 = A11 B11; S2 = S1 - A11, T2 = B22 - T1: P6. */
+    FM(fm_lin2_)(x, Mb, Kb, X, Kb, one, X, Kb, -one, A11, lda);
+    FM(fm_lin2_)(x, Kb, Nb, Y, Nb, one, B22, ldb, -one, Y, Nb);
+    if (!beta) {
+        FM(fm_rec_)(x, d1, Mb, Kb, Nb, alpha, A11, lda, B11, ldb, false, C11, ldc);
+        FM(fm_rec_)(x, d1, Mb, Kb, Nb, alpha, X, Kb, Y, Nb, false, C12, ldc);
+        /* C12 = P6 + P1 + P5 (U4), C21 = P7 + P1 + P6 (U3), C22 = P5 + U3 (U7). */
+        double t0 = rt_clock();
+        for (uint64_t r = 0; r < Mb; r++) {
+            const FT *c11 = C11 + r * ldc;
+            FT *c12 = C12 + r * ldc, *c21 = C21 + r * ldc, *c22 = C22 + r * ldc;
+            for (uint64_t c = 0; c < Nb; c++) {
+                FT u2 = c12[c] + c11[c];
+                FT u3 = c21[c] + u2;
+                c12[c] = u2 + c22[c];
+                c21[c] = u3;
+                c22[c] = c22[c] + u3;
+            }
+        }
+        x->adds += rt_clock() - t0;
+    } else {
+        FM(fm_rec_)(x, d1, Mb, Kb, Nb, alpha, A11, lda, B11, ldb, false, Z, Nb);
+        FM(fm_addz_)(x, Mb, Nb, Z, Nb, 1, C11, NULL, NULL, ldc);
+        FM(fm_rec_)(x, d1, Mb, Kb, Nb, alpha, X, Kb, Y, Nb, true, Z, Nb); /* U2 */
+        FM(fm_addz_)(x, Mb, Nb, Z, Nb, 3, C12, C21, C22, ldc);
+    }
+    /* S4 = A12 - S2: P3 into C12; T4 = T2 - B21: -P4 into C21; P2 into C11. */
+    FM(fm_lin2_)(x, Mb, Kb, X, Kb, one, A12, lda, -one, X, Kb);
+    FM(fm_rec_)(x, d1, Mb, Kb, Nb, alpha, X, Kb, B22, ldb, true, C12, ldc);
+    FM(fm_lin2_)(x, Kb, Nb, Y, Nb, one, Y, Nb, -one, B21, ldb);
+    FM(fm_rec_)(x, d1, Mb, Kb, Nb, -alpha, A22, lda, Y, Nb, true, C21, ldc);
+    FM(fm_rec_)(x, d1, Mb, Kb, Nb, alpha, A12, lda, B21, ldb, true, C11, ldc);
+}
+
 /* C = alpha A B (+ C when beta): A is M x K (lda), B K x N (ldb), C M x N (ldc),
  * with the levels depth.. of the plan. */
 static void FM(fm_rec_)(fm_ctx *x, int depth, uint64_t M, uint64_t K, uint64_t N, FT alpha,
@@ -248,6 +359,10 @@ static void FM(fm_rec_)(fm_ctx *x, int depth, uint64_t M, uint64_t K, uint64_t N
     uint64_t Mc = Mb * (uint64_t)L->n, Kc = Kb * (uint64_t)L->m, Nc = Nb * (uint64_t)L->p;
     if (x->fused) {
         FM(fm_fused_)(x, depth, Mb, Kb, Nb, alpha, A, lda, B, ldb, beta, C, ldc);
+        goto peel;
+    }
+    if (L->winograd) {
+        FM(fm_winograd_)(x, depth, Mb, Kb, Nb, alpha, A, lda, B, ldb, beta, C, ldc);
         goto peel;
     }
     FT *T = x->ws[depth].t, *S = x->ws[depth].s, *Q = x->ws[depth].q;

@@ -351,6 +351,11 @@ typedef struct rt_flevel {
      * (C block, Q slot).  One pass per table reads each source block once. */
     int nt, ns, nq;
     int *t_slot, *s_slot, *q_slot, *ta, *sb, *qc;
+    /* The level is Winograd's variant of Strassen (the built-in "winograd",
+     * its 7 terms in any order): the CPU's plain schedule then shares partial
+     * sums between products and uses C's blocks as workspace (fm_winograd_ in
+     * runtime/fmul_impl.h; docs/float.md, "Winograd's schedule"). */
+    bool winograd;
 } rt_flevel;
 
 /* How a level forms its sums: per product (each sum its own pass, a product
@@ -439,8 +444,10 @@ const char *rt_blas_name(void);
 
 /* ---- schemes the runtime knows by name --------------------------------- */
 
-/* "strassen" (Strassen 1969, over Z), "std:NxMxP" or "standard:NxMxP" (the
- * standard algorithm).  NULL when the name is not one of these (err says why). */
+/* "strassen" (Strassen 1969, over Z), "winograd" (Winograd's variant of it,
+ * 1971: 15 block additions instead of 18; the float product runs it with the
+ * schedule of Boyer, Dumas, Pernet, Zhou 2009, docs/float.md), "std:NxMxP" or
+ * "standard:NxMxP" (the standard algorithm).  NULL when the name is not one of these (err says why). */
 scheme *rt_scheme_builtin(const char *name, char *err, size_t errlen);
 
 #endif
