@@ -22,7 +22,7 @@ static const char *usage_text =
     "                          [--max-memory MIB] [--devices LIST] [--max-device-memory MIB] [-q]\n"
     "       flipgraph multiply --type f64|f32 --scheme S[,S...] [--levels L] --a A.npy --b B.npy\n"
     "                          -o C.npy [--backend cpu|gpu [--tf32]] [--threads N]\n"
-    "                          [--sums plain|fused] [--streams N] [-v] [-q]\n"
+    "                          [--sums plain|fused] [--parallel rows|blas] [--streams N] [-v] [-q]\n"
     "\n"
     "Multiplies the bit matrices A (R x K) and B (K x C) into C with a plan: one scheme per\n"
     "level, applied with Yates's algorithm, and a word-level kernel for the blocks inside\n"
@@ -67,7 +67,10 @@ static const char *usage_text =
     "SGEMM without TF32 unless --tf32 (faster, about 10 bits of precision).  --sums fused\n"
     "forms all operand sums of a level in one pass a side and adds the products into C in\n"
     "one pass (more workspace; the GPU's default), plain one pass per sum (the CPU's\n"
-    "default); --streams N (GPU) spreads the last level's GEMMs over N streams.  -v prints the\n"
+    "default); --parallel (CPU) rows cuts C into a panel of rows per thread, each with its own\n"
+    "sums and a one-thread BLAS, blas gives the threads to the BLAS and does the sums on one\n"
+    "(default: rows where there are levels and 64 rows a thread); --streams N (GPU) spreads the\n"
+    "last level's GEMMs over N streams.  -v prints the\n"
     "largest error on 256 sampled entries against a compensated long double reference\n"
     "and the first-order bound of docs/float.md.\n"
     "\n"
@@ -342,7 +345,8 @@ static void print_fdiag(const char *path, const scheme_diag *d)
 /* The float product: C = A B for .npy matrices with a plan of schemes valid over Z. */
 static int multiply_float(rt_ftype type, char **specs, int nspecs, int nlevels, const char *db_opt,
                           const char *a_path, const char *b_path, const char *out, bool gpu, bool tf32,
-                          rt_fsums sums, int streams, int threads, double max_bytes, bool verbose, bool quiet)
+                          rt_fsums sums, rt_fpar par, int streams, int threads, double max_bytes, bool verbose,
+                          bool quiet)
 {
     int rc = CLI_USAGE;
     scheme *owned[MAX_SPECS] = {0};
@@ -373,6 +377,7 @@ static int multiply_float(rt_ftype type, char **specs, int nspecs, int nlevels, 
         goto out;
     }
     plan.sums = sums;
+    plan.par = par;
     plan.streams = streams;
     uint64_t ar, ac, br, bc;
     rt_ftype at, bt;
@@ -496,8 +501,10 @@ int cmd_multiply(int argc, char **argv)
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
         {"type", required_argument, 0, 'T'}, {"tf32", no_argument, 0, 'F'},
         {"devices", required_argument, 0, 'V'}, {"max-device-memory", required_argument, 0, 'G'},
-        {"sums", required_argument, 0, 'U'}, {"streams", required_argument, 0, 'M'}, {0, 0, 0, 0}};
+        {"sums", required_argument, 0, 'U'}, {"streams", required_argument, 0, 'M'},
+        {"parallel", required_argument, 0, 'P'}, {0, 0, 0, 0}};
     rt_fsums sums = RT_FSUMS_AUTO;
+    rt_fpar par = RT_FPAR_AUTO;
     long streams = 1;
     bool have_sums = false;
     char *scheme_list = NULL;
@@ -584,6 +591,15 @@ int cmd_multiply(int argc, char **argv)
             if (!cli_parse_long(optarg, 1, 8, &streams))
                 return cli_error(CLI_USAGE, "multiply", "--streams: expected 1 .. 8, got '%s'", optarg);
             break;
+        case 'P':
+            have_sums = true;
+            if (!strcmp(optarg, "rows"))
+                par = RT_FPAR_ROWS;
+            else if (!strcmp(optarg, "blas"))
+                par = RT_FPAR_BLAS;
+            else
+                return cli_error(CLI_USAGE, "multiply", "--parallel: expected rows or blas, got '%s'", optarg);
+            break;
         case 'T':
             if (!rt_ftype_parse(optarg, &ftype))
                 return cli_error(CLI_USAGE, "multiply", "--type: expected f64 or f32, got '%s'", optarg);
@@ -598,7 +614,7 @@ int cmd_multiply(int argc, char **argv)
     if (tf32 && !have_type)
         return cli_error(CLI_USAGE, "multiply", "--tf32 is for --type f32 --backend gpu");
     if (have_sums && !have_type)
-        return cli_error(CLI_USAGE, "multiply", "--sums and --streams are for float products (--type)");
+        return cli_error(CLI_USAGE, "multiply", "--sums, --parallel and --streams are for float products (--type)");
     if (have_type && (devices || max_dev_bytes > 0))
         return cli_error(CLI_USAGE, "multiply", "--devices and --max-device-memory are for bit matrices; "
                          "--type %s runs on one executor (--backend)", rt_ftype_name(ftype));
@@ -620,7 +636,7 @@ int cmd_multiply(int argc, char **argv)
     }
 
     if (have_type) {
-        int frc = multiply_float(ftype, specs, nspecs, nlevels, db_opt, a_path, b_path, out, gpu, tf32, sums,
+        int frc = multiply_float(ftype, specs, nspecs, nlevels, db_opt, a_path, b_path, out, gpu, tf32, sums, par,
                                  (int)streams, (int)threads, max_bytes, verbose, quiet);
         free(list);
         return frc;

@@ -460,11 +460,10 @@ peel:
         FM(fm_gemm_)(x, M - Mc, K, Nc, alpha, A + Mc * lda, lda, B, ldb, beta, C + Mc * ldc, ldc);
 }
 
-static rt_status FM(fm_top_)(fm_ctx *x, const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C)
+static void FM(fm_top_)(fm_ctx *x, uint64_t M, uint64_t K, uint64_t N, const void *A, uint64_t lda,
+                        const void *B, uint64_t ldb, void *C, uint64_t ldc)
 {
-    FM(fm_rec_)(x, 0, A->rows, A->cols, B->cols, (FT)1, A->data, A->cols, B->data, B->cols, false,
-                C->data, C->cols);
-    return RT_OK;
+    FM(fm_rec_)(x, 0, M, K, N, (FT)1, A, lda, B, ldb, false, C, ldc);
 }
 
 #undef FM

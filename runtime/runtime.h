@@ -365,10 +365,19 @@ typedef struct rt_flevel {
  * more workspace).  AUTO: fused on the GPU, per product on the CPU. */
 typedef enum { RT_FSUMS_AUTO = 0, RT_FSUMS_PLAIN, RT_FSUMS_FUSED } rt_fsums;
 
+/* How the CPU product uses its threads: the BLAS's threads inside each GEMM,
+ * the sums on the calling thread (BLAS), or C cut into one panel of rows per
+ * thread, each panel's product (its own sums and a one-thread BLAS) on a
+ * thread of its own (ROWS).  AUTO: ROWS where there are levels, 2 or more
+ * threads and at least 64 rows a thread, BLAS otherwise (docs/float.md,
+ * "Threads", says why). */
+typedef enum { RT_FPAR_AUTO = 0, RT_FPAR_BLAS, RT_FPAR_ROWS } rt_fpar;
+
 typedef struct rt_fplan {
     int levels;
     rt_flevel lv[EXPORT_PLAN_MAX_LEVELS];
     rt_fsums sums; /* rt_fplan_init sets AUTO */
+    rt_fpar par;   /* CPU; rt_fplan_init sets AUTO */
     int streams;   /* GPU: streams for the last level's independent GEMMs (<= 1: one) */
 } rt_fplan;
 

@@ -685,7 +685,7 @@ Test(float_cli, end_to_end)
     cr_assert_eq(tc_system(tc_fmt("grep -q -- '--sums: expected plain or fused' %s/err.txt", dir)), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s multiply --sums fused --a a.npy --b b.npy -o w3.npy 2>err.txt", dir, b);
     cr_assert_eq(tc_system(cmd), 2, "%s", cmd);
-    cr_assert_eq(tc_system(tc_fmt("grep -q -- '--sums and --streams are for float products' %s/err.txt", dir)), 0);
+    cr_assert_eq(tc_system(tc_fmt("grep -q -- '--sums, --parallel and --streams are for float products' %s/err.txt", dir)), 0);
     cr_assert_not(tc_exists(tc_fmt("%s/w3.npy", dir)));
     /* bench multiply --type: chains with their schedule side by side, each row
      * with its error; a bad suffix is exit 2. */
