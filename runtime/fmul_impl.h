@@ -54,7 +54,7 @@ typedef struct {
     FT coef[SCHEME_MAX_ENTRIES];
 } FM(fm_sum_job_);
 
-static void FM(fm_sum_rows_)(void *ctx, uint64_t b, uint64_t e, int thread)
+RT_CLONES static void FM(fm_sum_rows_)(void *ctx, uint64_t b, uint64_t e, int thread)
 {
     const FM(fm_sum_job_) *j = ctx;
     for (uint64_t r = b; r < e; r++) {
@@ -83,7 +83,7 @@ typedef struct {
     bool keep[SCHEME_MAX_ENTRIES];
 } FM(fm_acc_job_);
 
-static void FM(fm_acc_rows_)(void *ctx, uint64_t b, uint64_t e, int thread)
+RT_CLONES static void FM(fm_acc_rows_)(void *ctx, uint64_t b, uint64_t e, int thread)
 {
     const FM(fm_acc_job_) *j = ctx;
     for (uint64_t r = b; r < e; r++) {
@@ -229,18 +229,46 @@ static void FM(fm_fused_)(fm_ctx *x, int depth, uint64_t Mb, uint64_t Kb, uint64
 }
 
 /* D = a X + b Y over rows x cols (a, b are +-1 here, so each entry is one
- * rounding of the exact sum); D may be X. */
-static void FM(fm_lin2_)(fm_ctx *x, uint64_t rows, uint64_t cols, FT *D, uint64_t ldd, FT a,
-                         const FT *X, uint64_t ldx, FT b, const FT *Y, uint64_t ldy)
+ * rounding of the exact sum); D may be X.  The element loops of the sums are
+ * compiled for AVX-512, AVX2 and the baseline (RT_CLONES) and vectorized
+ * (CMakeLists.txt gives runtime/fmul.c the vectorizer's dynamic cost model,
+ * which -O2 leaves out): at n = 4096 on one core the scalar loops moved
+ * 8-12 GB/s (bench/RESULTS.md). */
+RT_CLONES static void FM(fm_lin2_rows_)(uint64_t rows, uint64_t cols, FT *D, uint64_t ldd, FT a,
+                                        const FT *X, uint64_t ldx, FT b, const FT *Y, uint64_t ldy)
 {
-    double t0 = rt_clock();
     for (uint64_t r = 0; r < rows; r++) {
         FT *d = D + r * ldd;
         const FT *p = X + r * ldx, *q = Y + r * ldy;
         for (uint64_t c = 0; c < cols; c++)
             d[c] = a * p[c] + b * q[c];
     }
+}
+
+static void FM(fm_lin2_)(fm_ctx *x, uint64_t rows, uint64_t cols, FT *D, uint64_t ldd, FT a,
+                         const FT *X, uint64_t ldx, FT b, const FT *Y, uint64_t ldy)
+{
+    double t0 = rt_clock();
+    FM(fm_lin2_rows_)(rows, cols, D, ldd, a, X, ldx, b, Y, ldy);
     x->adds += rt_clock() - t0;
+}
+
+/* Winograd's one pass over C where C is overwritten (fm_winograd_): C12 holds
+ * P6, C11 P1, C21 P7, C22 P5; after it C12 = U4, C21 = U3, C22 = U7. */
+RT_CLONES static void FM(fm_wpost_rows_)(uint64_t rows, uint64_t cols, const FT *C11, FT *C12, FT *C21,
+                                         FT *C22, uint64_t ldc)
+{
+    for (uint64_t r = 0; r < rows; r++) {
+        const FT *c11 = C11 + r * ldc;
+        FT *c12 = C12 + r * ldc, *c21 = C21 + r * ldc, *c22 = C22 + r * ldc;
+        for (uint64_t c = 0; c < cols; c++) {
+            FT u2 = c12[c] + c11[c];
+            FT u3 = c21[c] + u2;
+            c12[c] = u2 + c22[c];
+            c21[c] = u3;
+            c22[c] = c22[c] + u3;
+        }
+    }
 }
 
 /* C_t += Z for the n targets. */
@@ -313,17 +341,7 @@ static void FM(fm_winograd_)(fm_ctx *x, int depth, uint64_t Mb, uint64_t Kb, uin
         FM(fm_rec_)(x, d1, Mb, Kb, Nb, alpha, X, Kb, Y, Nb, false, C12, ldc);
         /* C12 = P6 + P1 + P5 (U4), C21 = P7 + P1 + P6 (U3), C22 = P5 + U3 (U7). */
         double t0 = rt_clock();
-        for (uint64_t r = 0; r < Mb; r++) {
-            const FT *c11 = C11 + r * ldc;
-            FT *c12 = C12 + r * ldc, *c21 = C21 + r * ldc, *c22 = C22 + r * ldc;
-            for (uint64_t c = 0; c < Nb; c++) {
-                FT u2 = c12[c] + c11[c];
-                FT u3 = c21[c] + u2;
-                c12[c] = u2 + c22[c];
-                c21[c] = u3;
-                c22[c] = c22[c] + u3;
-            }
-        }
+        FM(fm_wpost_rows_)(Mb, Nb, C11, C12, C21, C22, ldc);
         x->adds += rt_clock() - t0;
     } else {
         FM(fm_rec_)(x, d1, Mb, Kb, Nb, alpha, A11, lda, B11, ldb, false, Z, Nb);
