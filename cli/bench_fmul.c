@@ -39,7 +39,7 @@ static const char *usage_text =
     "               a side per level (default: fused on the GPU, plain on the CPU)\n"
     "  --parallel   CPU: rows: a panel of C's rows per thread, each with its own sums and a\n"
     "               one-thread BLAS; blas: the BLAS's threads, the sums on one (default: rows\n"
-    "               where there are levels and 64 rows a thread)\n"
+    "               where there are levels and 2048 rows a thread)\n"
     "  --streams    GPU: streams for the last level's GEMMs (default 1)\n";
 
 typedef struct {

@@ -164,7 +164,10 @@ static int rows_panels(const rt_fplan *p, uint64_t M, int threads)
         return 0;
     if (p->par == RT_FPAR_BLAS)
         return 0;
-    if (p->par == RT_FPAR_AUTO && M < 64 * (uint64_t)threads)
+    /* The default splits only where each panel has 2048 rows or more: below,
+     * the BLAS's threads on the whole product were as fast or faster in the
+     * runs of bench/RESULTS.md (n = 512 .. 2048 on the 2-core box). */
+    if (p->par == RT_FPAR_AUTO && M < 2048 * (uint64_t)threads)
         return 0;
     uint64_t unit = 1;
     for (int l = 0; l < p->levels; l++)

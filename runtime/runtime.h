@@ -369,7 +369,7 @@ typedef enum { RT_FSUMS_AUTO = 0, RT_FSUMS_PLAIN, RT_FSUMS_FUSED } rt_fsums;
  * the sums on the calling thread (BLAS), or C cut into one panel of rows per
  * thread, each panel's product (its own sums and a one-thread BLAS) on a
  * thread of its own (ROWS).  AUTO: ROWS where there are levels, 2 or more
- * threads and at least 64 rows a thread, BLAS otherwise (docs/float.md,
+ * threads and at least 2048 rows a thread, BLAS otherwise (docs/float.md,
  * "Threads", says why). */
 typedef enum { RT_FPAR_AUTO = 0, RT_FPAR_BLAS, RT_FPAR_ROWS } rt_fpar;
 
@@ -412,8 +412,10 @@ typedef struct rt_fstats {
  * strips are done by the BLAS), forms the rank products' operand sums with the
  * scheme's integer coefficients, recurses, and accumulates into C; the base
  * case is the BLAS's GEMM.  A, B, C of one type; C is A->rows x B->cols.
- * threads: the BLAS's threads (<= 0: rt_default_threads()); the sums run on the
- * calling thread (runtime/fmul_impl.h says why).
+ * threads (<= 0: rt_default_threads()): with p->par BLAS the BLAS's threads,
+ * the sums on the calling thread (runtime/fmul_impl.h says why); with ROWS one
+ * panel of C's rows per thread, each over a one-thread BLAS (stats' gemm and
+ * adds are then summed over the threads).
  * RT_EDIMS, RT_ENOMEM with err. */
 rt_status rt_fmul(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C,
                   int threads, rt_fstats *stats, char *err, size_t errlen);
