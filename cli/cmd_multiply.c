@@ -407,7 +407,7 @@ static int multiply_float(rt_ftype type, char **specs, int nspecs, int nlevels, 
     }
     if (max_bytes < 0)
         max_bytes = 0.8 * rt_physical_memory();
-    double need = rt_fplan_workspace(&plan, type, ar, ac, bc) +
+    double need = rt_fplan_workspace(&plan, type, ar, ac, bc, gpu ? 1 : threads) +
                   ((double)ar * ac + (double)br * bc + (double)ar * bc) * (double)rt_ftype_size(type);
     if (max_bytes > 0 && need > max_bytes) {
         cli_error(CLI_USAGE, "multiply",

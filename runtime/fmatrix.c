@@ -393,8 +393,11 @@ double rt_fplan_error_bound(const rt_fplan *p, rt_ftype type, uint64_t K, double
     return u * amax * bmax * ((kb + Q) * E + (double)K);
 }
 
-double rt_fplan_workspace(const rt_fplan *p, rt_ftype type, uint64_t M, uint64_t K, uint64_t N)
+double rt_fplan_workspace(const rt_fplan *p, rt_ftype type, uint64_t M, uint64_t K, uint64_t N, int threads)
 {
+    /* Panels: the A and C sides add up to the whole, B's is there once a panel. */
+    int panels = rt_fmul_panels(p, M, threads);
+    double bside = panels > 1 ? (double)panels : 1;
     double bytes = 0;
     for (int l = 0; l < p->levels; l++) {
         M /= (uint64_t)p->lv[l].n;
@@ -402,10 +405,10 @@ double rt_fplan_workspace(const rt_fplan *p, rt_ftype type, uint64_t M, uint64_t
         N /= (uint64_t)p->lv[l].p;
         const rt_flevel *L = &p->lv[l];
         if (p->sums == RT_FSUMS_FUSED)
-            bytes += ((double)L->nt * M * K + (double)L->ns * K * N + (double)L->nq * M * N) *
+            bytes += ((double)L->nt * M * K + bside * L->ns * K * N + (double)L->nq * M * N) *
                      (double)rt_ftype_size(type);
         else
-            bytes += ((double)M * K + (double)K * N + (double)M * N) * (double)rt_ftype_size(type);
+            bytes += ((double)M * K + bside * K * N + (double)M * N) * (double)rt_ftype_size(type);
     }
     return bytes;
 }

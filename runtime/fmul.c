@@ -155,11 +155,17 @@ static void *fm_part_main(void *arg)
     return NULL;
 }
 
+#define FM_MAX_PANELS 64
+
 /* The panels of C's rows for RT_FPAR_ROWS: whole multiples of the levels'
  * row block counts (prod n_l), so that a panel peels no more than the whole
  * product would; 0 where the split does not apply. */
-static int rows_panels(const rt_fplan *p, uint64_t M, int threads)
+int rt_fmul_panels(const rt_fplan *p, uint64_t M, int threads)
 {
+    if (threads <= 0)
+        threads = rt_default_threads();
+    if (threads > FM_MAX_PANELS)
+        threads = FM_MAX_PANELS;
     if (p->levels == 0 || threads < 2)
         return 0;
     if (p->par == RT_FPAR_BLAS)
@@ -179,8 +185,6 @@ static int rows_panels(const rt_fplan *p, uint64_t M, int threads)
     return panels >= 2 ? panels : 0;
 }
 
-#define FM_MAX_PANELS 64
-
 rt_status rt_fmul(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C,
                   int threads, rt_fstats *stats, char *err, size_t errlen)
 {
@@ -193,7 +197,7 @@ rt_status rt_fmul(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, r
         nthreads = FM_MAX_PANELS;
     uint64_t M = A->rows, K = A->cols, N = B->cols;
     size_t es = rt_ftype_size(A->type);
-    int panels = rows_panels(p, M, nthreads);
+    int panels = rt_fmul_panels(p, M, nthreads);
     fm_part parts[FM_MAX_PANELS];
     int np = panels ? panels : 1;
     uint64_t unit = 1;

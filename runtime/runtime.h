@@ -393,9 +393,14 @@ void rt_fplan_free(rt_fplan *p);
  * 2016, after their Theorem on the stability vector; docs/float.md):
  *     u amax bmax ((ceil(K / prod m_l) + sum Q_l) prod E_l + K). */
 double rt_fplan_error_bound(const rt_fplan *p, rt_ftype type, uint64_t K, double amax, double bmax);
-/* Workspace bytes rt_fmul needs for these sizes (with p->sums: RT_FSUMS_FUSED
- * needs nt, ns, nq blocks a level, per product one of each). */
-double rt_fplan_workspace(const rt_fplan *p, rt_ftype type, uint64_t M, uint64_t K, uint64_t N);
+/* Workspace bytes rt_fmul needs for these sizes on `threads` threads (with
+ * p->sums: RT_FSUMS_FUSED needs nt, ns, nq blocks a level, per product one of
+ * each; with panels of rows, rt_fmul_panels, each panel has B's side whole). */
+double rt_fplan_workspace(const rt_fplan *p, rt_ftype type, uint64_t M, uint64_t K, uint64_t N, int threads);
+/* How many panels of C's rows rt_fmul cuts an M-row product into on `threads`
+ * threads (<= 0: rt_default_threads()) under p->par: 0 where it does not cut
+ * (the BLAS's threads). */
+int rt_fmul_panels(const rt_fplan *p, uint64_t M, int threads);
 
 typedef struct rt_fstats {
     double total, gemm, adds; /* seconds: all, in the BLAS, in operand sums and accumulations (CPU) */
