@@ -363,6 +363,7 @@ int bench_multiply_float_cmd(int argc, char **argv)
         if (best_chain >= 0)
             printf("%6" PRIu64 "  best chain: %s, %.3fx %s\n", n, chains[best_chain].label, base / best, gemm);
         rt_fmatrix_free(A), rt_fmatrix_free(B), rt_fmatrix_free(C);
+        rt_fmul_release(); /* the workspace kept for this size */
     }
     if (gpu)
         printf("(on the GPU the 'wall s' column is the device time of the product and 'cpu s' the\n"

@@ -436,6 +436,7 @@ static int multiply_float(rt_ftype type, char **specs, int nspecs, int nlevels, 
     rt_fstats st;
     rt_status s = gpu ? rt_fmul_gpu(&plan, A, B, C, 0, tf32, 1, &st, err, sizeof err)
                       : rt_fmul(&plan, A, B, C, threads, &st, err, sizeof err);
+    rt_fmul_release();
     if (s != RT_OK) {
         rc = cli_error(s == RT_ENOMEM || s == RT_EDEVICE ? CLI_INTERNAL : CLI_USAGE, "multiply", "%s", err);
         goto out;

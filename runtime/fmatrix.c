@@ -407,6 +407,8 @@ double rt_fplan_workspace(const rt_fplan *p, rt_ftype type, uint64_t M, uint64_t
         if (p->sums == RT_FSUMS_FUSED)
             bytes += ((double)L->nt * M * K + bside * L->ns * K * N + (double)L->nq * M * N) *
                      (double)rt_ftype_size(type);
+        else if (L->winograd)
+            bytes += (3.0 * M * K + 3.0 * bside * K * N + (double)M * N) * (double)rt_ftype_size(type);
         else
             bytes += ((double)M * K + bside * K * N + (double)M * N) * (double)rt_ftype_size(type);
     }

@@ -85,6 +85,101 @@ static rt_status check_dims(const rt_fmatrix *A, const rt_fmatrix *B, const rt_f
     return RT_OK;
 }
 
+/* Workspace kept between calls, as the BLAS keeps its packing buffers: a
+ * fresh allocation of this size is mmap'd by the C library and unmapped when
+ * freed, so every call would fault its pages in again (the kernel zeroing
+ * them; on the 2-core KVM box 0.2-1.2 s of system time for one 4096^3
+ * product with two Winograd levels, against 2.3 s of user time;
+ * bench/RESULTS.md).  A buffer is taken by one call at a time (busy), the
+ * smallest free one that is large enough; one too small is freed and
+ * replaced.  rt_fmul_release frees the free ones. */
+#define FM_POOL 64
+
+typedef struct {
+    void *p;
+    uint64_t words;
+    bool busy;
+} fm_buf;
+
+static pthread_mutex_t fm_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static fm_buf fm_pool[FM_POOL];
+
+static void *fm_ws_get(uint64_t words)
+{
+    pthread_mutex_lock(&fm_pool_lock);
+    int best = -1, spare = -1;
+    for (int i = 0; i < FM_POOL; i++) {
+        fm_buf *b = &fm_pool[i];
+        if (b->busy)
+            continue;
+        if (b->p && b->words >= words && (best < 0 || b->words < fm_pool[best].words))
+            best = i;
+        if (!b->p && spare < 0)
+            spare = i;
+    }
+    if (best < 0 && spare < 0) {
+        /* No empty entry: replace the smallest free buffer (too small here). */
+        for (int i = 0; i < FM_POOL; i++)
+            if (!fm_pool[i].busy && fm_pool[i].p && (spare < 0 || fm_pool[i].words < fm_pool[spare].words))
+                spare = i;
+        if (spare >= 0) {
+            free(fm_pool[spare].p);
+            fm_pool[spare].p = NULL;
+        }
+    }
+    void *p = NULL;
+    if (best >= 0) {
+        fm_pool[best].busy = true;
+        p = fm_pool[best].p;
+    }
+    pthread_mutex_unlock(&fm_pool_lock);
+    if (p)
+        return p;
+    p = rt_buf_alloc(words, false);
+    if (!p)
+        return NULL;
+    pthread_mutex_lock(&fm_pool_lock);
+    /* The entry found above may have been taken meanwhile: look again. */
+    int slot = -1;
+    for (int i = 0; i < FM_POOL && slot < 0; i++)
+        if (!fm_pool[i].p)
+            slot = i;
+    if (slot >= 0) {
+        fm_pool[slot].p = p;
+        fm_pool[slot].words = words;
+        fm_pool[slot].busy = true;
+    }
+    pthread_mutex_unlock(&fm_pool_lock);
+    return p; /* not kept when the pool is full: fm_ws_put frees it */
+}
+
+static void fm_ws_put(void *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&fm_pool_lock);
+    bool kept = false;
+    for (int i = 0; i < FM_POOL && !kept; i++)
+        if (fm_pool[i].p == p) {
+            fm_pool[i].busy = false;
+            kept = true;
+        }
+    pthread_mutex_unlock(&fm_pool_lock);
+    if (!kept)
+        free(p);
+}
+
+void rt_fmul_release(void)
+{
+    pthread_mutex_lock(&fm_pool_lock);
+    for (int i = 0; i < FM_POOL; i++)
+        if (fm_pool[i].p && !fm_pool[i].busy) {
+            free(fm_pool[i].p);
+            fm_pool[i].p = NULL;
+        }
+    pthread_mutex_unlock(&fm_pool_lock);
+}
+
 /* One product C = A B (M x K times K x N, row-major with leading dimensions)
  * with its own context and workspace: the whole product, or one panel of C's
  * rows (RT_FPAR_ROWS). */
@@ -122,14 +217,16 @@ static void fm_part_run(fm_part *pt)
         /* Fused: a slot per sum and per product through Q (at least one, so that
          * an allocation of 0 is not taken for a failure). */
         uint64_t ct = 1, cs = 1, cq = 1;
+        if (!x->fused && p->lv[l].winograd)
+            ct = cs = 3; /* fm_winograd_: S3, S1, S2 and T3, T1, T2 at once */
         if (x->fused) {
             ct = p->lv[l].nt ? (uint64_t)p->lv[l].nt : 1;
             cs = p->lv[l].ns ? (uint64_t)p->lv[l].ns : 1;
             cq = p->lv[l].nq ? (uint64_t)p->lv[l].nq : 1;
         }
-        x->ws[l].t = rt_buf_alloc((ct * M * K * es + 7) / 8, false);
-        x->ws[l].s = rt_buf_alloc((cs * K * N * es + 7) / 8, false);
-        x->ws[l].q = rt_buf_alloc((cq * M * N * es + 7) / 8, false);
+        x->ws[l].t = fm_ws_get((ct * M * K * es + 7) / 8);
+        x->ws[l].s = fm_ws_get((cs * K * N * es + 7) / 8);
+        x->ws[l].q = fm_ws_get((cq * M * N * es + 7) / 8);
         if (!x->ws[l].t || !x->ws[l].s || !x->ws[l].q) {
             pt->ws_level = l + 1;
             pt->ws_bytes = (double)(ct * M * K + cs * K * N + cq * M * N) * (double)es;
@@ -143,9 +240,9 @@ static void fm_part_run(fm_part *pt)
         fm_top_s(x, pt->M, pt->K, pt->N, pt->A, pt->lda, pt->B, pt->ldb, pt->C, pt->ldc);
 out:
     for (int l = 0; l < p->levels; l++) {
-        free(x->ws[l].t);
-        free(x->ws[l].s);
-        free(x->ws[l].q);
+        fm_ws_put(x->ws[l].t);
+        fm_ws_put(x->ws[l].s);
+        fm_ws_put(x->ws[l].q);
     }
 }
 

@@ -424,6 +424,9 @@ typedef struct rt_fstats {
  * RT_EDIMS, RT_ENOMEM with err. */
 rt_status rt_fmul(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C,
                   int threads, rt_fstats *stats, char *err, size_t errlen);
+/* rt_fmul keeps its workspace between calls (runtime/fmul.c says why); this
+ * frees what no call is using. */
+void rt_fmul_release(void);
 /* The same on a GPU through cuda_fmul (cuda/fg_cuda.h): cuBLAS's DGEMM/SGEMM
  * as the base case, addition kernels for the levels.  f32 without TF32 unless
  * tf32.  timing_reps > 1 runs the device part that many times (the result is

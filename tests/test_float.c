@@ -6,6 +6,7 @@
  * to end.  A failure prints the seed; FLIPGRAPH_TEST_SEED=... replays it. */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 
 #include "test_common.h"
 
@@ -488,6 +489,55 @@ Test(float_mul, winograd_chains_and_row_panels, .timeout = 600)
     scheme_free(st);
     scheme_free(w);
     scheme_free(l);
+}
+
+/* The workspace kept between calls (runtime/fmul.c's pool): calls of growing
+ * and shrinking sizes, and calls from two threads at once (each with panels
+ * of rows, so four products' workspace in use together), each against the
+ * long double reference; then released and used again. */
+typedef struct {
+    const scheme *const *chain;
+    const char *const *names;
+    uint64_t seed;
+    int rounds;
+} pool_job;
+
+static void *pool_job_main(void *arg)
+{
+    const pool_job *j = arg;
+    scheme_rng rng;
+    scheme_rng_seed(&rng, j->seed);
+    for (int r = 0; r < j->rounds; r++) {
+        uint64_t M = 100 + scheme_rng_next(&rng) % 200, K = 100 + scheme_rng_next(&rng) % 200,
+                 N = 100 + scheme_rng_next(&rng) % 200;
+        check_chain_par(j->chain, j->names, 2, RT_F64, M, K, N, 2, r % 2 == 0, RT_FSUMS_PLAIN, RT_FPAR_ROWS,
+                        &rng, j->seed);
+    }
+    return NULL;
+}
+
+Test(float_mul, workspace_kept_between_calls, .timeout = 600)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    scheme *w = builtin("winograd"), *st = builtin("strassen");
+    const scheme *chain[2] = {w, st};
+    const char *names[2] = {"winograd", "strassen"};
+    const uint64_t sizes[] = {40, 300, 64, 257, 300, 9};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        check_chain_par(chain, names, 2, RT_F64, sizes[i], sizes[i], sizes[i], 1 + (int)(i % 2), false,
+                        RT_FSUMS_PLAIN, RT_FPAR_AUTO, &rng, seed);
+    rt_fmul_release();
+    pool_job jobs[2] = {{chain, names, seed + 1, 4}, {chain, names, seed + 2, 4}};
+    pthread_t tid;
+    cr_assert_eq(pthread_create(&tid, NULL, pool_job_main, &jobs[1]), 0);
+    pool_job_main(&jobs[0]);
+    pthread_join(tid, NULL);
+    rt_fmul_release();
+    check_chain_par(chain, names, 2, RT_F32, 200, 201, 202, 2, false, RT_FSUMS_PLAIN, RT_FPAR_ROWS, &rng, seed);
+    scheme_free(w);
+    scheme_free(st);
 }
 
 /* The built-in "winograd" verifies over Z (rt_fplan_init checks every level),
