@@ -32,8 +32,9 @@ static const char *usage_text =
     "  --sizes      default 1024,2048,4096\n"
     "  --threads    the BLAS's and the sums' threads (default: all processors)\n"
     "  --chain      one chain, levels outermost first: strassen, winograd, std:NxMxP or a\n"
-    "               scheme file valid over Z; repeat for more (default: strassen with 1, 2, 3\n"
-    "               levels); a suffix @plain or @fused picks that chain's sums, @rows or @blas\n"
+    "               scheme file valid over Z; repeat for more (default: strassen with 1 and 2\n"
+    "               levels, winograd with 2 and 3); a suffix @plain or @fused picks that chain's\n"
+    "               sums, @rows or @blas\n"
     "               its threads, @sN its streams\n"
     "  --sums       plain: each operand sum and accumulation its own pass; fused: one pass\n"
     "               a side per level (default: fused on the GPU, plain on the CPU)\n"
@@ -272,8 +273,9 @@ int bench_multiply_float_cmd(int argc, char **argv)
     if (nchains == 0) {
         chain_specs[0] = "strassen";
         chain_specs[1] = "strassen,strassen";
-        chain_specs[2] = "strassen,strassen,strassen";
-        nchains = 3;
+        chain_specs[2] = "winograd,winograd";
+        chain_specs[3] = "winograd,winograd,winograd";
+        nchains = 4;
     }
     bench_chain chains[16];
     for (int i = 0; i < nchains; i++)
