@@ -92,19 +92,45 @@ static rt_status check_dims(const rt_fmatrix *A, const rt_fmatrix *B, const rt_f
  * product with two Winograd levels, against 2.3 s of user time;
  * bench/RESULTS.md).  A buffer is taken by one call at a time (busy), the
  * smallest free one that is large enough; one too small is freed and
- * replaced.  rt_fmul_release frees the free ones. */
+ * replaced.  A call that had to allocate frees at its end the free buffers
+ * it did not use itself, so that what is kept after a change of sizes is one
+ * call's workspace (plus that of calls running beside it), while calls that
+ * find all they need (a bench's chains in turn, whose blocks are alike) free
+ * nothing; rt_fmul_release frees the free ones. */
 #define FM_POOL 64
 
 typedef struct {
     void *p;
     uint64_t words;
+    uint64_t call; /* the call that used it last */
     bool busy;
 } fm_buf;
 
 static pthread_mutex_t fm_pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static fm_buf fm_pool[FM_POOL];
+static uint64_t fm_calls;
 
-static void *fm_ws_get(uint64_t words)
+static uint64_t fm_call_begin(void)
+{
+    pthread_mutex_lock(&fm_pool_lock);
+    uint64_t c = ++fm_calls;
+    pthread_mutex_unlock(&fm_pool_lock);
+    return c;
+}
+
+/* The end of call `call`: the free buffers it did not use go. */
+static void fm_call_end(uint64_t call)
+{
+    pthread_mutex_lock(&fm_pool_lock);
+    for (int i = 0; i < FM_POOL; i++)
+        if (fm_pool[i].p && !fm_pool[i].busy && fm_pool[i].call != call) {
+            free(fm_pool[i].p);
+            fm_pool[i].p = NULL;
+        }
+    pthread_mutex_unlock(&fm_pool_lock);
+}
+
+static void *fm_ws_get(uint64_t words, uint64_t call, bool *fresh)
 {
     pthread_mutex_lock(&fm_pool_lock);
     int best = -1, spare = -1;
@@ -130,11 +156,13 @@ static void *fm_ws_get(uint64_t words)
     void *p = NULL;
     if (best >= 0) {
         fm_pool[best].busy = true;
+        fm_pool[best].call = call;
         p = fm_pool[best].p;
     }
     pthread_mutex_unlock(&fm_pool_lock);
     if (p)
         return p;
+    *fresh = true;
     p = rt_buf_alloc(words, false);
     if (!p)
         return NULL;
@@ -147,6 +175,7 @@ static void *fm_ws_get(uint64_t words)
     if (slot >= 0) {
         fm_pool[slot].p = p;
         fm_pool[slot].words = words;
+        fm_pool[slot].call = call;
         fm_pool[slot].busy = true;
     }
     pthread_mutex_unlock(&fm_pool_lock);
@@ -191,6 +220,8 @@ typedef struct {
     const void *A, *B;
     void *C;
     fm_ctx x;
+    uint64_t call; /* rt_fmul's call, for the kept workspace */
+    bool fresh;    /* some of the workspace was allocated, not found kept */
     rt_status st;
     double ws_bytes; /* the workspace asked for, for the message */
     int ws_level;    /* the level whose workspace failed (1-based), 0 none */
@@ -224,9 +255,9 @@ static void fm_part_run(fm_part *pt)
             cs = p->lv[l].ns ? (uint64_t)p->lv[l].ns : 1;
             cq = p->lv[l].nq ? (uint64_t)p->lv[l].nq : 1;
         }
-        x->ws[l].t = fm_ws_get((ct * M * K * es + 7) / 8);
-        x->ws[l].s = fm_ws_get((cs * K * N * es + 7) / 8);
-        x->ws[l].q = fm_ws_get((cq * M * N * es + 7) / 8);
+        x->ws[l].t = fm_ws_get((ct * M * K * es + 7) / 8, pt->call, &pt->fresh);
+        x->ws[l].s = fm_ws_get((cs * K * N * es + 7) / 8, pt->call, &pt->fresh);
+        x->ws[l].q = fm_ws_get((cq * M * N * es + 7) / 8, pt->call, &pt->fresh);
         if (!x->ws[l].t || !x->ws[l].s || !x->ws[l].q) {
             pt->ws_level = l + 1;
             pt->ws_bytes = (double)(ct * M * K + cs * K * N + cq * M * N) * (double)es;
@@ -297,6 +328,7 @@ rt_status rt_fmul(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, r
     int panels = rt_fmul_panels(p, M, nthreads);
     fm_part parts[FM_MAX_PANELS];
     int np = panels ? panels : 1;
+    uint64_t call = fm_call_begin();
     uint64_t unit = 1;
     for (int l = 0; l < p->levels; l++)
         unit *= (uint64_t)p->lv[l].n;
@@ -306,6 +338,7 @@ rt_status rt_fmul(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, r
         pt->plan = p;
         pt->type = A->type;
         pt->fused = p->sums == RT_FSUMS_FUSED;
+        pt->call = call;
         /* Panel i: rows [r0, r1), r0 and r1 multiples of unit except the last end. */
         uint64_t units = M / unit;
         uint64_t r0 = panels ? units * (uint64_t)i / (uint64_t)np * unit : 0;
@@ -341,6 +374,11 @@ rt_status rt_fmul(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, r
     }
     double gemm = 0, adds = 0;
     uint64_t calls = 0;
+    bool fresh = false;
+    for (int i = 0; i < np; i++)
+        fresh |= parts[i].fresh;
+    if (fresh)
+        fm_call_end(call);
     for (int i = 0; i < np; i++) {
         gemm += parts[i].x.gemm;
         adds += parts[i].x.adds;
