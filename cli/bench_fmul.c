@@ -14,8 +14,9 @@
 
 static const char *usage_text =
     "usage: flipgraph bench multiply --type f64|f32 [--sizes N[,N...]] [--threads T] [--reps K]\n"
-    "                                [--chain S[,S...][@plain|@fused][@sN]]... [--samples K]\n"
-    "                                [--sums plain|fused] [--streams N] [--backend cpu|gpu [--tf32]]\n"
+    "                                [--chain S[,S...][@plain|@fused][@rows|@blas][@sN]]...\n"
+    "                                [--samples K] [--sums plain|fused] [--parallel rows|blas]\n"
+    "                                [--streams N] [--backend cpu|gpu [--tf32]]\n"
     "\n"
     "Times n x n products of uniform random matrices in [-1, 1): the BLAS's GEMM alone\n"
     "(the baseline), then each chain of schemes over it (flipgraph multiply --type), side\n"
@@ -30,11 +31,16 @@ static const char *usage_text =
     "\n"
     "  --sizes      default 1024,2048,4096\n"
     "  --threads    the BLAS's and the sums' threads (default: all processors)\n"
-    "  --chain      one chain, levels outermost first: strassen, std:NxMxP or a scheme\n"
-    "               file valid over Z; repeat for more (default: strassen with 1, 2, 3 levels);\n"
-    "               a suffix @plain or @fused picks that chain's sums, @sN its streams\n"
+    "  --chain      one chain, levels outermost first: strassen, winograd, std:NxMxP or a\n"
+    "               scheme file valid over Z; repeat for more (default: strassen with 1 and 2\n"
+    "               levels, winograd with 2 and 3); a suffix @plain or @fused picks that chain's\n"
+    "               sums, @rows or @blas\n"
+    "               its threads, @sN its streams\n"
     "  --sums       plain: each operand sum and accumulation its own pass; fused: one pass\n"
     "               a side per level (default: fused on the GPU, plain on the CPU)\n"
+    "  --parallel   CPU: rows: a panel of C's rows per thread, each with its own sums and a\n"
+    "               one-thread BLAS; blas: the BLAS's threads, the sums on one (default: rows\n"
+    "               where there are levels and 2048 rows a thread)\n"
     "  --streams    GPU: streams for the last level's GEMMs (default 1)\n";
 
 typedef struct {
@@ -60,7 +66,7 @@ static void free_chain(bench_chain *c)
 
 /* A chain's suffixes @plain, @fused, @sN (taken off the end of copy, which
  * is cut there): false after a message. */
-static bool parse_suffixes(const char *spec, char *copy, rt_fsums *sums, int *streams)
+static bool parse_suffixes(const char *spec, char *copy, rt_fsums *sums, int *streams, rt_fpar *par)
 {
     char *at;
     while ((at = strrchr(copy, '@')) != NULL) {
@@ -69,11 +75,15 @@ static bool parse_suffixes(const char *spec, char *copy, rt_fsums *sums, int *st
             *sums = RT_FSUMS_PLAIN;
         else if (!strcmp(at + 1, "fused"))
             *sums = RT_FSUMS_FUSED;
+        else if (!strcmp(at + 1, "rows"))
+            *par = RT_FPAR_ROWS;
+        else if (!strcmp(at + 1, "blas"))
+            *par = RT_FPAR_BLAS;
         else if (at[1] == 's' && cli_parse_long(at + 2, 1, 8, &v))
             *streams = (int)v;
         else {
-            cli_error(CLI_USAGE, "bench multiply", "--chain %s: '%s': expected @plain, @fused or @s1 .. @s8", spec,
-                      at);
+            cli_error(CLI_USAGE, "bench multiply",
+                      "--chain %s: '%s': expected @plain, @fused, @rows, @blas or @s1 .. @s8", spec, at);
             return false;
         }
         *at = 0;
@@ -83,11 +93,11 @@ static bool parse_suffixes(const char *spec, char *copy, rt_fsums *sums, int *st
 
 /* "strassen,strassen,FILE[@fused][@s4]": each level a built-in or a file.
  * false after a message. */
-static bool parse_chain(const char *spec, bench_chain *c, rt_fsums sums, int streams)
+static bool parse_chain(const char *spec, bench_chain *c, rt_fsums sums, int streams, rt_fpar par)
 {
     memset(c, 0, sizeof *c);
     char *copy = strdup(spec), *rest = copy;
-    if (copy && !parse_suffixes(spec, copy, &sums, &streams)) {
+    if (copy && !parse_suffixes(spec, copy, &sums, &streams, &par)) {
         free(copy);
         return false;
     }
@@ -132,11 +142,15 @@ static bool parse_chain(const char *spec, bench_chain *c, rt_fsums sums, int str
     if (ok) {
         c->plan.sums = sums;
         c->plan.streams = streams;
+        c->plan.par = par;
         /* The label shows what is not the default. */
         size_t used = strlen(c->label);
         if (sums != RT_FSUMS_AUTO)
             used += (size_t)snprintf(c->label + used, sizeof c->label - used, "@%s",
                                      sums == RT_FSUMS_PLAIN ? "plain" : "fused");
+        if (par != RT_FPAR_AUTO && used < sizeof c->label)
+            used += (size_t)snprintf(c->label + used, sizeof c->label - used, "@%s",
+                                     par == RT_FPAR_ROWS ? "rows" : "blas");
         if (streams > 1 && used < sizeof c->label)
             snprintf(c->label + used, sizeof c->label - used, "@s%d", streams);
     }
@@ -169,8 +183,9 @@ int bench_multiply_float_cmd(int argc, char **argv)
         {"chain", required_argument, 0, 'c'}, {"samples", required_argument, 0, 'S'},
         {"backend", required_argument, 0, 'b'}, {"tf32", no_argument, 0, 'F'},
         {"sums", required_argument, 0, 'U'}, {"streams", required_argument, 0, 'M'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"parallel", required_argument, 0, 'P'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     rt_fsums sums = RT_FSUMS_AUTO;
+    rt_fpar par = RT_FPAR_AUTO;
     long streams = 1;
     long sizes[16] = {1024, 2048, 4096};
     bool gpu = false, tf32 = false;
@@ -239,6 +254,14 @@ int bench_multiply_float_cmd(int argc, char **argv)
             if (!cli_parse_long(optarg, 1, 8, &streams))
                 return cli_error(CLI_USAGE, "bench multiply", "--streams: expected 1 .. 8, got '%s'", optarg);
             break;
+        case 'P':
+            if (!strcmp(optarg, "rows"))
+                par = RT_FPAR_ROWS;
+            else if (!strcmp(optarg, "blas"))
+                par = RT_FPAR_BLAS;
+            else
+                return cli_error(CLI_USAGE, "bench multiply", "--parallel: expected rows or blas, got '%s'", optarg);
+            break;
         case 'h': fputs(usage_text, stdout); return CLI_OK;
         default: return CLI_USAGE;
         }
@@ -250,12 +273,13 @@ int bench_multiply_float_cmd(int argc, char **argv)
     if (nchains == 0) {
         chain_specs[0] = "strassen";
         chain_specs[1] = "strassen,strassen";
-        chain_specs[2] = "strassen,strassen,strassen";
-        nchains = 3;
+        chain_specs[2] = "winograd,winograd";
+        chain_specs[3] = "winograd,winograd,winograd";
+        nchains = 4;
     }
     bench_chain chains[16];
     for (int i = 0; i < nchains; i++)
-        if (!parse_chain(chain_specs[i], &chains[i], sums, (int)streams)) {
+        if (!parse_chain(chain_specs[i], &chains[i], sums, (int)streams, par)) {
             for (int k = 0; k < i; k++)
                 free_chain(&chains[k]);
             return CLI_USAGE;
@@ -341,6 +365,7 @@ int bench_multiply_float_cmd(int argc, char **argv)
         if (best_chain >= 0)
             printf("%6" PRIu64 "  best chain: %s, %.3fx %s\n", n, chains[best_chain].label, base / best, gemm);
         rt_fmatrix_free(A), rt_fmatrix_free(B), rt_fmatrix_free(C);
+        rt_fmul_release(); /* the workspace kept for this size */
     }
     if (gpu)
         printf("(on the GPU the 'wall s' column is the device time of the product and 'cpu s' the\n"

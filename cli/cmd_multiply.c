@@ -22,7 +22,7 @@ static const char *usage_text =
     "                          [--max-memory MIB] [--devices LIST] [--max-device-memory MIB] [-q]\n"
     "       flipgraph multiply --type f64|f32 --scheme S[,S...] [--levels L] --a A.npy --b B.npy\n"
     "                          -o C.npy [--backend cpu|gpu [--tf32]] [--threads N]\n"
-    "                          [--sums plain|fused] [--streams N] [-v] [-q]\n"
+    "                          [--sums plain|fused] [--parallel rows|blas] [--streams N] [-v] [-q]\n"
     "\n"
     "Multiplies the bit matrices A (R x K) and B (K x C) into C with a plan: one scheme per\n"
     "level, applied with Yates's algorithm, and a word-level kernel for the blocks inside\n"
@@ -61,15 +61,19 @@ static const char *usage_text =
     "type, any shapes: each level splits the operands into the scheme's blocks (rows and\n"
     "columns that do not divide are peeled off and done by the BLAS), forms the operand\n"
     "sums with the scheme's integer coefficients, and the base case is the BLAS's GEMM\n"
-    "(OpenBLAS).  Every level must verify over Z (strassen, std:NxMxP, a lifted or mod0\n"
-    "scheme); one that does not is refused with exit 2, naming the level.  --backend gpu:\n"
+    "(OpenBLAS).  Every level must verify over Z (strassen, winograd, std:NxMxP, a lifted\n"
+    "or mod0 scheme); one that does not is refused with exit 2, naming the level.\n"
+    "--backend gpu:\n"
     "GPU 0, cuBLAS's DGEMM/SGEMM as the base case and addition kernels for the levels;\n"
     "SGEMM without TF32 unless --tf32 (faster, about 10 bits of precision).  --sums fused\n"
     "forms all operand sums of a level in one pass a side and adds the products into C in\n"
     "one pass (more workspace; the GPU's default), plain one pass per sum (the CPU's\n"
-    "default); --streams N (GPU) spreads the last level's GEMMs over N streams.  -v prints the\n"
-    "largest error on 256 sampled entries against a compensated long double reference\n"
-    "and the first-order bound of docs/float.md.\n"
+    "default); --parallel (CPU) rows cuts C into a panel of rows per thread, each with its\n"
+    "own sums and a one-thread BLAS, blas gives the threads to the BLAS and does the sums\n"
+    "on one (default: rows where there are levels and 2048 rows a thread); --streams N\n"
+    "(GPU) spreads the last level's GEMMs over N streams.  -v prints the largest error on\n"
+    "256 sampled entries against a compensated long double reference and the first-order\n"
+    "bound of docs/float.md.\n"
     "\n"
     "exit codes: 0 success, 2 bad usage, unreadable or mismatched input, invalid or unusable\n"
     "scheme, unavailable backend; 3 out of memory, an I/O or device failure.  The output file is\n"
@@ -342,7 +346,8 @@ static void print_fdiag(const char *path, const scheme_diag *d)
 /* The float product: C = A B for .npy matrices with a plan of schemes valid over Z. */
 static int multiply_float(rt_ftype type, char **specs, int nspecs, int nlevels, const char *db_opt,
                           const char *a_path, const char *b_path, const char *out, bool gpu, bool tf32,
-                          rt_fsums sums, int streams, int threads, double max_bytes, bool verbose, bool quiet)
+                          rt_fsums sums, rt_fpar par, int streams, int threads, double max_bytes, bool verbose,
+                          bool quiet)
 {
     int rc = CLI_USAGE;
     scheme *owned[MAX_SPECS] = {0};
@@ -373,6 +378,7 @@ static int multiply_float(rt_ftype type, char **specs, int nspecs, int nlevels, 
         goto out;
     }
     plan.sums = sums;
+    plan.par = par;
     plan.streams = streams;
     uint64_t ar, ac, br, bc;
     rt_ftype at, bt;
@@ -401,7 +407,7 @@ static int multiply_float(rt_ftype type, char **specs, int nspecs, int nlevels, 
     }
     if (max_bytes < 0)
         max_bytes = 0.8 * rt_physical_memory();
-    double need = rt_fplan_workspace(&plan, type, ar, ac, bc) +
+    double need = rt_fplan_workspace(&plan, type, ar, ac, bc, gpu ? 1 : threads) +
                   ((double)ar * ac + (double)br * bc + (double)ar * bc) * (double)rt_ftype_size(type);
     if (max_bytes > 0 && need > max_bytes) {
         cli_error(CLI_USAGE, "multiply",
@@ -430,6 +436,7 @@ static int multiply_float(rt_ftype type, char **specs, int nspecs, int nlevels, 
     rt_fstats st;
     rt_status s = gpu ? rt_fmul_gpu(&plan, A, B, C, 0, tf32, 1, &st, err, sizeof err)
                       : rt_fmul(&plan, A, B, C, threads, &st, err, sizeof err);
+    rt_fmul_release();
     if (s != RT_OK) {
         rc = cli_error(s == RT_ENOMEM || s == RT_EDEVICE ? CLI_INTERNAL : CLI_USAGE, "multiply", "%s", err);
         goto out;
@@ -496,8 +503,10 @@ int cmd_multiply(int argc, char **argv)
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
         {"type", required_argument, 0, 'T'}, {"tf32", no_argument, 0, 'F'},
         {"devices", required_argument, 0, 'V'}, {"max-device-memory", required_argument, 0, 'G'},
-        {"sums", required_argument, 0, 'U'}, {"streams", required_argument, 0, 'M'}, {0, 0, 0, 0}};
+        {"sums", required_argument, 0, 'U'}, {"streams", required_argument, 0, 'M'},
+        {"parallel", required_argument, 0, 'P'}, {0, 0, 0, 0}};
     rt_fsums sums = RT_FSUMS_AUTO;
+    rt_fpar par = RT_FPAR_AUTO;
     long streams = 1;
     bool have_sums = false;
     char *scheme_list = NULL;
@@ -584,6 +593,15 @@ int cmd_multiply(int argc, char **argv)
             if (!cli_parse_long(optarg, 1, 8, &streams))
                 return cli_error(CLI_USAGE, "multiply", "--streams: expected 1 .. 8, got '%s'", optarg);
             break;
+        case 'P':
+            have_sums = true;
+            if (!strcmp(optarg, "rows"))
+                par = RT_FPAR_ROWS;
+            else if (!strcmp(optarg, "blas"))
+                par = RT_FPAR_BLAS;
+            else
+                return cli_error(CLI_USAGE, "multiply", "--parallel: expected rows or blas, got '%s'", optarg);
+            break;
         case 'T':
             if (!rt_ftype_parse(optarg, &ftype))
                 return cli_error(CLI_USAGE, "multiply", "--type: expected f64 or f32, got '%s'", optarg);
@@ -598,7 +616,7 @@ int cmd_multiply(int argc, char **argv)
     if (tf32 && !have_type)
         return cli_error(CLI_USAGE, "multiply", "--tf32 is for --type f32 --backend gpu");
     if (have_sums && !have_type)
-        return cli_error(CLI_USAGE, "multiply", "--sums and --streams are for float products (--type)");
+        return cli_error(CLI_USAGE, "multiply", "--sums, --parallel and --streams are for float products (--type)");
     if (have_type && (devices || max_dev_bytes > 0))
         return cli_error(CLI_USAGE, "multiply", "--devices and --max-device-memory are for bit matrices; "
                          "--type %s runs on one executor (--backend)", rt_ftype_name(ftype));
@@ -620,7 +638,7 @@ int cmd_multiply(int argc, char **argv)
     }
 
     if (have_type) {
-        int frc = multiply_float(ftype, specs, nspecs, nlevels, db_opt, a_path, b_path, out, gpu, tf32, sums,
+        int frc = multiply_float(ftype, specs, nspecs, nlevels, db_opt, a_path, b_path, out, gpu, tf32, sums, par,
                                  (int)streams, (int)threads, max_bytes, verbose, quiet);
         free(list);
         return frc;

@@ -191,6 +191,32 @@ static int coef(const scheme *s, int h, int pos, int e)
     return (int)((s->terms[h].f[pos] >> e) & 1);
 }
 
+/* Whether s is the built-in Winograd scheme up to the order of its terms: each
+ * of its terms equals one of s's, coefficient by coefficient (7 distinct terms
+ * each found in a scheme of rank 7 is the same set). */
+static bool is_winograd(const scheme *s)
+{
+    if (s->fmt.n != 2 || s->fmt.m != 2 || s->fmt.p != 2 || s->rank != 7)
+        return false;
+    scheme *w = rt_scheme_builtin("winograd", NULL, 0);
+    if (!w)
+        return false;
+    bool all = true;
+    for (int g = 0; g < 7 && all; g++) {
+        bool found = false;
+        for (int h = 0; h < 7 && !found; h++) {
+            bool eq = true;
+            for (int pos = 0; pos < 3 && eq; pos++)
+                for (int e = 0; e < 4 && eq; e++)
+                    eq = coef(w, g, pos, e) == coef(s, h, pos, e);
+            found = eq;
+        }
+        all = found;
+    }
+    scheme_free(w);
+    return all;
+}
+
 /* The fused schedule of a level (runtime.h, rt_flevel): slots in product
  * order, dense coefficient tables for one pass each. */
 static bool fsched_build(rt_flevel *L)
@@ -332,6 +358,7 @@ bool rt_fplan_init(rt_fplan *p, const scheme *const *chain, const char *const *n
             }
         L->stability = E;
         L->adds = max_na + max_nb + max_nc;
+        L->winograd = s->ring == SCHEME_RING_Z && is_winograd(s);
         p->levels = l + 1;
         if (!fsched_build(L)) {
             rt_fplan_free(p);
@@ -366,8 +393,11 @@ double rt_fplan_error_bound(const rt_fplan *p, rt_ftype type, uint64_t K, double
     return u * amax * bmax * ((kb + Q) * E + (double)K);
 }
 
-double rt_fplan_workspace(const rt_fplan *p, rt_ftype type, uint64_t M, uint64_t K, uint64_t N)
+double rt_fplan_workspace(const rt_fplan *p, rt_ftype type, uint64_t M, uint64_t K, uint64_t N, int threads)
 {
+    /* Panels: the A and C sides add up to the whole, B's is there once a panel. */
+    int panels = rt_fmul_panels(p, M, threads);
+    double bside = panels > 1 ? (double)panels : 1;
     double bytes = 0;
     for (int l = 0; l < p->levels; l++) {
         M /= (uint64_t)p->lv[l].n;
@@ -375,10 +405,12 @@ double rt_fplan_workspace(const rt_fplan *p, rt_ftype type, uint64_t M, uint64_t
         N /= (uint64_t)p->lv[l].p;
         const rt_flevel *L = &p->lv[l];
         if (p->sums == RT_FSUMS_FUSED)
-            bytes += ((double)L->nt * M * K + (double)L->ns * K * N + (double)L->nq * M * N) *
+            bytes += ((double)L->nt * M * K + bside * L->ns * K * N + (double)L->nq * M * N) *
                      (double)rt_ftype_size(type);
+        else if (L->winograd)
+            bytes += (3.0 * M * K + 3.0 * bside * K * N + (double)M * N) * (double)rt_ftype_size(type);
         else
-            bytes += ((double)M * K + (double)K * N + (double)M * N) * (double)rt_ftype_size(type);
+            bytes += ((double)M * K + bside * K * N + (double)M * N) * (double)rt_ftype_size(type);
     }
     return bytes;
 }

@@ -351,6 +351,11 @@ typedef struct rt_flevel {
      * (C block, Q slot).  One pass per table reads each source block once. */
     int nt, ns, nq;
     int *t_slot, *s_slot, *q_slot, *ta, *sb, *qc;
+    /* The level is Winograd's variant of Strassen (the built-in "winograd",
+     * its 7 terms in any order): the CPU's plain schedule then shares partial
+     * sums between products and uses C's blocks as workspace (fm_winograd_ in
+     * runtime/fmul_impl.h; docs/float.md, "Winograd's schedule"). */
+    bool winograd;
 } rt_flevel;
 
 /* How a level forms its sums: per product (each sum its own pass, a product
@@ -360,10 +365,19 @@ typedef struct rt_flevel {
  * more workspace).  AUTO: fused on the GPU, per product on the CPU. */
 typedef enum { RT_FSUMS_AUTO = 0, RT_FSUMS_PLAIN, RT_FSUMS_FUSED } rt_fsums;
 
+/* How the CPU product uses its threads: the BLAS's threads inside each GEMM,
+ * the sums on the calling thread (BLAS), or C cut into one panel of rows per
+ * thread, each panel's product (its own sums and a one-thread BLAS) on a
+ * thread of its own (ROWS).  AUTO: ROWS where there are levels, 2 or more
+ * threads and at least 2048 rows a thread, BLAS otherwise (docs/float.md,
+ * "Threads", says why). */
+typedef enum { RT_FPAR_AUTO = 0, RT_FPAR_BLAS, RT_FPAR_ROWS } rt_fpar;
+
 typedef struct rt_fplan {
     int levels;
     rt_flevel lv[EXPORT_PLAN_MAX_LEVELS];
     rt_fsums sums; /* rt_fplan_init sets AUTO */
+    rt_fpar par;   /* CPU; rt_fplan_init sets AUTO */
     int streams;   /* GPU: streams for the last level's independent GEMMs (<= 1: one) */
 } rt_fplan;
 
@@ -379,9 +393,14 @@ void rt_fplan_free(rt_fplan *p);
  * 2016, after their Theorem on the stability vector; docs/float.md):
  *     u amax bmax ((ceil(K / prod m_l) + sum Q_l) prod E_l + K). */
 double rt_fplan_error_bound(const rt_fplan *p, rt_ftype type, uint64_t K, double amax, double bmax);
-/* Workspace bytes rt_fmul needs for these sizes (with p->sums: RT_FSUMS_FUSED
- * needs nt, ns, nq blocks a level, per product one of each). */
-double rt_fplan_workspace(const rt_fplan *p, rt_ftype type, uint64_t M, uint64_t K, uint64_t N);
+/* Workspace bytes rt_fmul needs for these sizes on `threads` threads (with
+ * p->sums: RT_FSUMS_FUSED needs nt, ns, nq blocks a level, per product one of
+ * each; with panels of rows, rt_fmul_panels, each panel has B's side whole). */
+double rt_fplan_workspace(const rt_fplan *p, rt_ftype type, uint64_t M, uint64_t K, uint64_t N, int threads);
+/* How many panels of C's rows rt_fmul cuts an M-row product into on `threads`
+ * threads (<= 0: rt_default_threads()) under p->par: 0 where it does not cut
+ * (the BLAS's threads). */
+int rt_fmul_panels(const rt_fplan *p, uint64_t M, int threads);
 
 typedef struct rt_fstats {
     double total, gemm, adds; /* seconds: all, in the BLAS, in operand sums and accumulations (CPU) */
@@ -398,11 +417,16 @@ typedef struct rt_fstats {
  * strips are done by the BLAS), forms the rank products' operand sums with the
  * scheme's integer coefficients, recurses, and accumulates into C; the base
  * case is the BLAS's GEMM.  A, B, C of one type; C is A->rows x B->cols.
- * threads: the BLAS's threads (<= 0: rt_default_threads()); the sums run on the
- * calling thread (runtime/fmul_impl.h says why).
+ * threads (<= 0: rt_default_threads()): with p->par BLAS the BLAS's threads,
+ * the sums on the calling thread (runtime/fmul_impl.h says why); with ROWS one
+ * panel of C's rows per thread, each over a one-thread BLAS (stats' gemm and
+ * adds are then summed over the threads).
  * RT_EDIMS, RT_ENOMEM with err. */
 rt_status rt_fmul(const rt_fplan *p, const rt_fmatrix *A, const rt_fmatrix *B, rt_fmatrix *C,
                   int threads, rt_fstats *stats, char *err, size_t errlen);
+/* rt_fmul keeps its workspace between calls (runtime/fmul.c says why); this
+ * frees what no call is using. */
+void rt_fmul_release(void);
 /* The same on a GPU through cuda_fmul (cuda/fg_cuda.h): cuBLAS's DGEMM/SGEMM
  * as the base case, addition kernels for the levels.  f32 without TF32 unless
  * tf32.  timing_reps > 1 runs the device part that many times (the result is
@@ -439,8 +463,10 @@ const char *rt_blas_name(void);
 
 /* ---- schemes the runtime knows by name --------------------------------- */
 
-/* "strassen" (Strassen 1969, over Z), "std:NxMxP" or "standard:NxMxP" (the
- * standard algorithm).  NULL when the name is not one of these (err says why). */
+/* "strassen" (Strassen 1969, over Z), "winograd" (Winograd's variant of it,
+ * 1971: 15 block additions instead of 18; the float product runs it with the
+ * schedule of Boyer, Dumas, Pernet, Zhou 2009, docs/float.md), "std:NxMxP" or
+ * "standard:NxMxP" (the standard algorithm).  NULL when the name is not one of these (err says why). */
 scheme *rt_scheme_builtin(const char *name, char *err, size_t errlen);
 
 #endif

@@ -6,6 +6,7 @@
  * to end.  A failure prints the seed; FLIPGRAPH_TEST_SEED=... replays it. */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 
 #include "test_common.h"
 
@@ -302,6 +303,7 @@ static void pool_fill(pool_t *p, uint64_t seed)
 {
     memset(p, 0, sizeof *p);
     pool_add(p, builtin("strassen"), "strassen");
+    pool_add(p, builtin("winograd"), "winograd");
     if (!shared_333)
         shared_333 = z_333_23(seed);
     pool_add(p, scheme_clone(shared_333), "333-23-lifted");
@@ -319,14 +321,15 @@ static void pool_free(pool_t *p)
 /* One product with a chain against the long double reference: within the
  * first-order bound (times 2 for the second-order terms and the reference's own
  * rounding), and exactly on small integers where every value fits the type. */
-static void check_chain(const scheme *const *chain, const char *const *names, int levels, rt_ftype t,
-                        uint64_t M, uint64_t K, uint64_t N, int threads, bool ints, rt_fsums sums,
-                        scheme_rng *rng, uint64_t seed)
+static void check_chain_par(const scheme *const *chain, const char *const *names, int levels, rt_ftype t,
+                            uint64_t M, uint64_t K, uint64_t N, int threads, bool ints, rt_fsums sums,
+                            rt_fpar par, scheme_rng *rng, uint64_t seed)
 {
     rt_fplan p;
     char err[1024];
     cr_assert(rt_fplan_init(&p, chain, names, levels, NULL, err, sizeof err), "%s", err);
     p.sums = sums;
+    p.par = par;
     rt_fmatrix *A = rt_fmatrix_new(M, K, t), *B = rt_fmatrix_new(K, N, t), *C = rt_fmatrix_new(M, N, t);
     if (ints) {
         fill_ints(A, rng, 3);
@@ -345,8 +348,9 @@ static void check_chain(const scheme *const *chain, const char *const *names, in
     char chain_s[256] = "";
     for (int l = 0; l < levels; l++)
         snprintf(chain_s + strlen(chain_s), sizeof chain_s - strlen(chain_s), "%s%s", l ? "," : "", names[l]);
-    snprintf(chain_s + strlen(chain_s), sizeof chain_s - strlen(chain_s), " (%s sums)",
-             sums == RT_FSUMS_FUSED ? "fused" : "plain");
+    snprintf(chain_s + strlen(chain_s), sizeof chain_s - strlen(chain_s), " (%s sums, %s, %d threads)",
+             sums == RT_FSUMS_FUSED ? "fused" : "plain",
+             par == RT_FPAR_ROWS ? "rows" : par == RT_FPAR_BLAS ? "blas" : "auto", threads);
     if (ints) {
         cr_assert_eq(e, 0.0, "seed %" PRIu64 ": %s on %" PRIu64 "x%" PRIu64 "x%" PRIu64
                      " %s integers: error %.3e, expected exact", seed, chain_s, M, K, N, rt_ftype_name(t), e);
@@ -360,6 +364,13 @@ static void check_chain(const scheme *const *chain, const char *const *names, in
     rt_fmatrix_free(B);
     rt_fmatrix_free(C);
     rt_fplan_free(&p);
+}
+
+static void check_chain(const scheme *const *chain, const char *const *names, int levels, rt_ftype t,
+                        uint64_t M, uint64_t K, uint64_t N, int threads, bool ints, rt_fsums sums,
+                        scheme_rng *rng, uint64_t seed)
+{
+    check_chain_par(chain, names, levels, t, M, K, N, threads, ints, sums, RT_FPAR_AUTO, rng, seed);
 }
 
 static void random_chains(bool ints, int rounds)
@@ -385,8 +396,11 @@ static void random_chains(bool ints, int rounds)
         /* The two schedules alike: per product (the CPU's default) and fused
          * (the GPU's default; here its CPU twin, rt_fsum). */
         rt_fsums sums = scheme_rng_next(&rng) % 2 ? RT_FSUMS_FUSED : RT_FSUMS_PLAIN;
-        check_chain(chain, names, levels, ints ? RT_F64 : t, M, K, N, 1 + (int)(scheme_rng_next(&rng) % 2), ints,
-                    sums, &rng, seed);
+        /* The threads: the BLAS's, or a panel of rows each (forced even on
+         * shapes the default would leave to the BLAS), or the default. */
+        rt_fpar par = (rt_fpar)(scheme_rng_next(&rng) % 3);
+        check_chain_par(chain, names, levels, ints ? RT_F64 : t, M, K, N, 1 + (int)(scheme_rng_next(&rng) % 3), ints,
+                        sums, par, &rng, seed);
     }
     pool_free(&pool);
 }
@@ -431,6 +445,142 @@ Test(float_mul, named_chains_on_awkward_shapes, .timeout = 600)
     }
     scheme_free(st);
     scheme_free(l);
+}
+
+/* Winograd's schedule (fm_winograd_: C's blocks as workspace where C is
+ * overwritten, through Z where it is kept, i.e. below a Winograd or a
+ * Strassen level) and the panels of rows, on the same awkward shapes: every
+ * chain with a Winograd level, alone, twice, three times and mixed, both
+ * ways of using the threads, 1-3 threads, against the long double reference,
+ * and exactly on small integers. */
+Test(float_mul, winograd_chains_and_row_panels, .timeout = 600)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    scheme *st = builtin("strassen"), *w = builtin("winograd");
+    scheme *l = z_333_23(seed);
+    const scheme *chains[6][3] = {{w}, {w, w}, {w, w, w}, {w, st}, {st, w}, {l, w}};
+    const char *names[6][3] = {{"winograd"}, {"winograd", "winograd"}, {"winograd", "winograd", "winograd"},
+                               {"winograd", "strassen"}, {"strassen", "winograd"}, {"333-23", "winograd"}};
+    int levels[6] = {1, 2, 3, 2, 2, 2};
+    const uint64_t shapes[][3] = {{1, 1, 1}, {2, 2, 2}, {3, 3, 3}, {7, 9, 11}, {64, 64, 64}, {65, 63, 67},
+                                  {1, 200, 1}, {200, 1, 200}, {99, 100, 101}, {36, 36, 36}, {37, 5, 80},
+                                  {130, 66, 9}};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        const uint64_t *s = shapes[i];
+        for (int c = 0; c < 6; c++) {
+            for (int t = 0; t < 2; t++) {
+                rt_ftype ty = t ? RT_F32 : RT_F64;
+                check_chain_par(chains[c], names[c], levels[c], ty, s[0], s[1], s[2], 1 + (int)(i % 3), false,
+                                RT_FSUMS_PLAIN, RT_FPAR_BLAS, &rng, seed);
+                check_chain_par(chains[c], names[c], levels[c], ty, s[0], s[1], s[2], 2 + (int)(i % 2), false,
+                                RT_FSUMS_PLAIN, RT_FPAR_ROWS, &rng, seed);
+            }
+            check_chain_par(chains[c], names[c], levels[c], RT_F64, s[0], s[1], s[2], 2, true, RT_FSUMS_PLAIN,
+                            RT_FPAR_ROWS, &rng, seed);
+            check_chain_par(chains[c], names[c], levels[c], RT_F64, s[0], s[1], s[2], 1, true, RT_FSUMS_PLAIN,
+                            RT_FPAR_BLAS, &rng, seed);
+        }
+        /* The fused schedule takes a Winograd level as any other scheme. */
+        check_chain_par(chains[1], names[1], 2, RT_F64, s[0], s[1], s[2], 2, false, RT_FSUMS_FUSED,
+                        RT_FPAR_AUTO, &rng, seed);
+    }
+    scheme_free(st);
+    scheme_free(w);
+    scheme_free(l);
+}
+
+/* The workspace kept between calls (runtime/fmul.c's pool): calls of growing
+ * and shrinking sizes, and calls from two threads at once (each with panels
+ * of rows, so four products' workspace in use together), each against the
+ * long double reference; then released and used again. */
+typedef struct {
+    const scheme *const *chain;
+    const char *const *names;
+    uint64_t seed;
+    int rounds;
+} pool_job;
+
+static void *pool_job_main(void *arg)
+{
+    const pool_job *j = arg;
+    scheme_rng rng;
+    scheme_rng_seed(&rng, j->seed);
+    for (int r = 0; r < j->rounds; r++) {
+        uint64_t M = 100 + scheme_rng_next(&rng) % 200, K = 100 + scheme_rng_next(&rng) % 200,
+                 N = 100 + scheme_rng_next(&rng) % 200;
+        check_chain_par(j->chain, j->names, 2, RT_F64, M, K, N, 2, r % 2 == 0, RT_FSUMS_PLAIN, RT_FPAR_ROWS,
+                        &rng, j->seed);
+    }
+    return NULL;
+}
+
+Test(float_mul, workspace_kept_between_calls, .timeout = 600)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    scheme *w = builtin("winograd"), *st = builtin("strassen");
+    const scheme *chain[2] = {w, st};
+    const char *names[2] = {"winograd", "strassen"};
+    const uint64_t sizes[] = {40, 300, 64, 257, 300, 9};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        check_chain_par(chain, names, 2, RT_F64, sizes[i], sizes[i], sizes[i], 1 + (int)(i % 2), false,
+                        RT_FSUMS_PLAIN, RT_FPAR_AUTO, &rng, seed);
+    rt_fmul_release();
+    pool_job jobs[2] = {{chain, names, seed + 1, 4}, {chain, names, seed + 2, 4}};
+    pthread_t tid;
+    cr_assert_eq(pthread_create(&tid, NULL, pool_job_main, &jobs[1]), 0);
+    pool_job_main(&jobs[0]);
+    pthread_join(tid, NULL);
+    rt_fmul_release();
+    check_chain_par(chain, names, 2, RT_F32, 200, 201, 202, 2, false, RT_FSUMS_PLAIN, RT_FPAR_ROWS, &rng, seed);
+    scheme_free(w);
+    scheme_free(st);
+}
+
+/* The built-in "winograd" verifies over Z (rt_fplan_init checks every level),
+ * is recognised in any order of its terms and only then; Strassen is not. */
+Test(float_plan, winograd_is_recognised)
+{
+    scheme *st = builtin("strassen"), *w = builtin("winograd");
+    const scheme *c1[1] = {w}, *c2[1] = {st};
+    const char *n1[1] = {"winograd"}, *n2[1] = {"strassen"};
+    rt_fplan p;
+    char err[512];
+    cr_assert(rt_fplan_init(&p, c1, n1, 1, NULL, err, sizeof err), "%s", err);
+    cr_assert(p.lv[0].winograd);
+    cr_assert_eq(p.lv[0].rank, 7);
+    rt_fplan_free(&p);
+    cr_assert(rt_fplan_init(&p, c2, n2, 1, NULL, err, sizeof err), "%s", err);
+    cr_assert(!p.lv[0].winograd);
+    rt_fplan_free(&p);
+    /* Its terms reversed: the same scheme. */
+    scheme *r = scheme_new(w->fmt, SCHEME_RING_Z, 7);
+    cr_assert_not_null(r);
+    for (int h = 6; h >= 0; h--)
+        cr_assert(scheme_push_z(r, &w->zterms[h]));
+    const scheme *c3[1] = {r};
+    cr_assert(rt_fplan_init(&p, c3, n1, 1, NULL, err, sizeof err), "%s", err);
+    cr_assert(p.lv[0].winograd);
+    rt_fplan_free(&p);
+    /* One sign changed in A and in C of a term (still a valid scheme over Z:
+     * (-a) b (-c) = a b c) is not the built-in's term: not recognised. */
+    scheme *m = scheme_clone(w);
+    cr_assert_not_null(m);
+    for (int e = 0; e < 4; e++) {
+        m->zterms[0].z[SCHEME_A][e] = (int8_t)-m->zterms[0].z[SCHEME_A][e];
+        m->zterms[0].z[SCHEME_C][e] = (int8_t)-m->zterms[0].z[SCHEME_C][e];
+    }
+    const scheme *c4[1] = {m};
+    cr_assert(rt_fplan_init(&p, c4, n1, 1, NULL, err, sizeof err), "%s", err);
+    cr_assert(!p.lv[0].winograd);
+    rt_fplan_free(&p);
+    scheme_free(m);
+    scheme_free(r);
+    scheme_free(st);
+    scheme_free(w);
 }
 
 /* rt_fsum (the fused pass's CPU twin) against the plain loop it stands for,
@@ -550,13 +700,14 @@ Test(float_mul, against_the_blas_on_larger_sizes, .timeout = 900)
     scheme_rng_seed(&rng, seed);
     scheme *st = builtin("strassen");
     scheme *l = z_333_23(seed);
-    const scheme *chains[3][3] = {{st, st, st}, {l, st, NULL}, {st, l, NULL}};
-    const char *names[3][3] = {{"strassen", "strassen", "strassen"}, {"333-23", "strassen", NULL},
-                               {"strassen", "333-23", NULL}};
-    int levels[3] = {3, 2, 2};
-    int rounds = tc_sanitized() ? 2 : 4;
+    scheme *w = builtin("winograd");
+    const scheme *chains[4][3] = {{st, st, st}, {l, st, NULL}, {st, l, NULL}, {w, w, w}};
+    const char *names[4][3] = {{"strassen", "strassen", "strassen"}, {"333-23", "strassen", NULL},
+                               {"strassen", "333-23", NULL}, {"winograd", "winograd", "winograd"}};
+    int levels[4] = {3, 2, 2, 3};
+    int rounds = tc_sanitized() ? 2 : 5;
     for (int round = 0; round < rounds; round++) {
-        int c = round % 3;
+        int c = round % 4;
         uint64_t M = 300 + scheme_rng_next(&rng) % 500, K = 300 + scheme_rng_next(&rng) % 500,
                  N = 300 + scheme_rng_next(&rng) % 500;
         rt_ftype t = round % 2 ? RT_F32 : RT_F64;
@@ -565,6 +716,7 @@ Test(float_mul, against_the_blas_on_larger_sizes, .timeout = 900)
         char err[1024];
         cr_assert(rt_fplan_init(&p, chains[c], names[c], levels[c], NULL, err, sizeof err), "%s", err);
         p.sums = (round + round / 2) % 2 ? RT_FSUMS_FUSED : RT_FSUMS_PLAIN;
+        p.par = round % 2 ? RT_FPAR_ROWS : RT_FPAR_BLAS;
         rt_fmatrix *A = rt_fmatrix_new(M, K, t), *B = rt_fmatrix_new(K, N, t), *C = rt_fmatrix_new(M, N, t),
                    *D = rt_fmatrix_new(M, N, t);
         rt_fmatrix_random(A, &rng);
@@ -593,6 +745,7 @@ Test(float_mul, against_the_blas_on_larger_sizes, .timeout = 900)
         rt_fplan_free(&p);
     }
     scheme_free(st);
+    scheme_free(w);
     scheme_free(l);
 }
 
@@ -685,7 +838,7 @@ Test(float_cli, end_to_end)
     cr_assert_eq(tc_system(tc_fmt("grep -q -- '--sums: expected plain or fused' %s/err.txt", dir)), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s multiply --sums fused --a a.npy --b b.npy -o w3.npy 2>err.txt", dir, b);
     cr_assert_eq(tc_system(cmd), 2, "%s", cmd);
-    cr_assert_eq(tc_system(tc_fmt("grep -q -- '--sums and --streams are for float products' %s/err.txt", dir)), 0);
+    cr_assert_eq(tc_system(tc_fmt("grep -q -- '--sums, --parallel and --streams are for float products' %s/err.txt", dir)), 0);
     cr_assert_not(tc_exists(tc_fmt("%s/w3.npy", dir)));
     /* bench multiply --type: chains with their schedule side by side, each row
      * with its error; a bad suffix is exit 2. */
