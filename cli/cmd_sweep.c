@@ -46,7 +46,7 @@ static const char *usage_text =
     "usage: flipgraph sweep --dims-list LIST [--time-per DUR] [--threads N] [--seed S]\n"
     "                       [--db PATH] [--from-db] [--backend cpu|gpu|auto] [--until-record]\n"
     "                       [--progress DUR] [--meta] [--rounds K] [--stall DUR] [--symmetry G]\n"
-    "                       [--ring f2|z] [--coef-max K] [-q]\n"
+    "                       [--ring f2|z] [--coef-max K] [--lift K] [-q]\n"
     "\n"
     "Searches every format of LIST for DUR each, then prints a table of our best rank\n"
     "against the known record (GF(2), or Z with --ring z).\n"
@@ -74,6 +74,10 @@ static const char *usage_text =
     "  --ring R          f2 (default) or z: walk over Z (docs/search.md, \"Searching over Z\"),\n"
     "                    against the records' z column; --from-db then takes the database's best\n"
     "                    Z scheme; not with --meta or --symmetry\n"
+    "  --lift K          over Z: before a format walks, lift the store's K lowest GF(2) schemes of\n"
+    "                    it to Z (Hensel lifting, as flipgraph lift; each lift verified and stored\n"
+    "                    with source lift) and start from the store's best Z scheme (implies\n"
+    "                    --from-db; needs --db): the GF(2) results of a search serve the Z sweep\n"
     "  --coef-max K      over Z: coefficients bounded by K in absolute value (1..3, default 1;\n"
     "                    the GPU walks 1 only)\n"
     "  --rounds K        search the list K times over (default 1); with --meta a round starts\n"
@@ -272,7 +276,7 @@ static void print_table(const sweep_row *rows, int n, bool with_db)
     fflush(stdout);
 }
 
-enum { OPT_DIMS_LIST = 1000, OPT_TIME_PER, OPT_DB, OPT_FROM_DB, OPT_UNTIL_RECORD, OPT_META, OPT_ROUNDS,
+enum { OPT_DIMS_LIST = 1000, OPT_TIME_PER, OPT_DB, OPT_FROM_DB, OPT_UNTIL_RECORD, OPT_META, OPT_ROUNDS, OPT_LIFT,
        OPT_PARAM = 2000 };
 
 /* The search parameters sweep takes (rows of search/params.def, parsed and
@@ -284,7 +288,8 @@ static const int sweep_params[] = {SEARCH_PARAM_THREADS, SEARCH_PARAM_SEED, SEAR
 
 int cmd_sweep(int argc, char **argv)
 {
-    struct option longs[20] = {
+    struct option longs[21] = {
+        {"lift", required_argument, NULL, OPT_LIFT},
         {"meta", no_argument, NULL, OPT_META},
         {"rounds", required_argument, NULL, OPT_ROUNDS},
         {"dims-list", required_argument, NULL, OPT_DIMS_LIST},
@@ -295,7 +300,7 @@ int cmd_sweep(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'}};
     for (int i = 0; i < NSWEEP_PARAMS; i++)
-        longs[9 + i] = (struct option){search_param(sweep_params[i])->name, required_argument, NULL,
+        longs[10 + i] = (struct option){search_param(sweep_params[i])->name, required_argument, NULL,
                                        OPT_PARAM + sweep_params[i]};
     const char *dims_list = NULL, *db_path_opt = NULL;
     double time_per = 60;
@@ -307,7 +312,7 @@ int cmd_sweep(int argc, char **argv)
     if (threads < 1)
         threads = 1;
     bool from_db = false, until_record = false, quiet = false, meta = false;
-    long rounds = 1;
+    long rounds = 1, lift_k = 0;
     char err[1024];
 
     optind = 0;
@@ -343,6 +348,13 @@ int cmd_sweep(int argc, char **argv)
         case OPT_META:
             meta = true;
             break;
+        case OPT_LIFT: {
+            char *end;
+            lift_k = strtol(optarg, &end, 10);
+            if (*end || end == optarg || lift_k < 1 || lift_k > 64)
+                return cli_error(CLI_USAGE, CMD, "--lift '%s': expected 1..64 (GF(2) schemes a format)", optarg);
+            break;
+        }
         case OPT_ROUNDS: {
             char *end;
             rounds = strtol(optarg, &end, 10);
@@ -368,6 +380,11 @@ int cmd_sweep(int argc, char **argv)
     if (from_db && !db_path_opt)
         return cli_error(CLI_USAGE, CMD, "--from-db needs --db PATH");
     const scheme_ring ring = (scheme_ring)base.p.ring;
+    if (lift_k && (ring != SCHEME_RING_Z || !db_path_opt))
+        return cli_error(CLI_USAGE, CMD, "--lift K: lifts the store's GF(2) schemes for a sweep over Z (give "
+                         "--ring z and --db PATH)");
+    if (lift_k)
+        from_db = true; /* the walk starts from the lowest of them */
     if (ring == SCHEME_RING_Z && meta)
         return cli_error(CLI_USAGE, CMD, "--meta: the meta starts are GF(2) schemes (drop --ring z)");
     if (base.p.symmetry == SCHEME_SYM_T2)
@@ -488,6 +505,21 @@ int cmd_sweep(int argc, char **argv)
 
         scheme *start = NULL;
         const char *from = "the standard algorithm";
+        if (lift_k) {
+            int tried, lifted, best;
+            db_status st = session_lift_lowest(ss, row->fmt, (int)lift_k, &tried, &lifted, &best, err, sizeof err);
+            if (st != DB_OK) {
+                rc = cli_error(cli_db_exit(st), CMD, "%s: --lift: %s", cx.fmtbuf, err);
+                break;
+            }
+            if (!quiet) {
+                printf("[%d/%d] %s: %d of the store's %d lowest GF(2) scheme%s lifted to Z", k + 1, nrows, cx.fmtbuf,
+                       lifted, tried, tried == 1 ? "" : "s");
+                if (best)
+                    printf(", the lowest of rank %d", best);
+                printf("\n");
+            }
+        }
         if (from_db && !symmetric) {
             db_status st = session_best_start(ss, row->fmt, ring, &start, err, sizeof err);
             if (st == DB_OK)

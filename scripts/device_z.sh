@@ -13,7 +13,11 @@
 #          capped at T49 (default 30s), with each kernel of KERNELS;
 #   sweep  `flipgraph sweep --ring z --backend gpu` over 2x2x2..5x5x5 until the Z
 #          records, with the time that is left (an equal share per format, at
-#          least 5 s; skipped when less than 100 s are left).
+#          least 5 s, or ZPER seconds; skipped when less than 100 s are left);
+#          with ZDB (a carried store holding GF(2) results, e.g. a meta
+#          search's) it goes on from a copy of that store with --lift ZLIFT
+#          (default 16): each format first lifts the store's lowest GF(2)
+#          schemes to Z and starts from the best Z scheme.
 # A table of the kernels (flips/s, <4,4,4>:49) last; everything goes to $OUT
 # (device_z.log, one log per step, table.txt).  The build stays in
 # build-device, so that a second call (STEPS="z49 sweep") does not rebuild;
@@ -116,13 +120,17 @@ if step sweep; then
   left=$(( BUDGET - ($(date +%s) - T0) ))
   per=$(( left / 20 ))
   [ "$per" -lt 5 ] && per=5
+  [ -n "${ZPER:-}" ] && per=$ZPER
+  lift=()
+  [ -n "${ZDB:-}" ] && lift=(--lift "${ZLIFT:-16}")
   if [ "$left" -lt 100 ]; then
     say "== sweep skipped: ${left}s left of ${BUDGET}s (STEPS=sweep runs it alone)"
   else
     say "== sweep --ring z --backend gpu 2x2x2..5x5x5 --until-record, ${per}s per format (${left}s left of ${BUDGET}s)"
     rm -f /tmp/zsweep.db
+    if [ -n "${ZDB:-}" ]; then cp "$ZDB" /tmp/zsweep.db && chmod u+w /tmp/zsweep.db || exit 2; fi
     $F sweep --ring z --backend gpu --dims-list 2x2x2..5x5x5 --until-record --time-per "${per}s" --seed 1 \
-      --progress 0 --db /tmp/zsweep.db > "$OUT/sweep_z.log" 2>&1
+      "${lift[@]}" --progress 0 --db /tmp/zsweep.db > "$OUT/sweep_z.log" 2>&1
     rc=$?
     sed -n '/^over Z: record/,$p' "$OUT/sweep_z.log" | tee -a "$LOG"
     say "sweep exit $rc (0: every Z record reached; 1: one missed)"

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "../cuda/fg_cuda.h"
+#include "../verify/verify.h"
 #include "walk_gpu.h"
 
 struct search_session {
@@ -58,6 +59,51 @@ bool session_set_out_dir(search_session *s, const char *dir, char *err, size_t e
     free(s->out_dir);
     s->out_dir = strdup(dir);
     return s->out_dir || scheme_fail(err, errlen, "out of memory");
+}
+
+typedef struct lift_pick {
+    int64_t id[64];
+    int n, k;
+} lift_pick;
+
+static bool lift_pick_row(void *ctx, const db_scheme_row *row)
+{
+    lift_pick *p = ctx;
+    p->id[p->n++] = row->id;
+    return p->n < p->k;
+}
+
+db_status session_lift_lowest(search_session *s, scheme_format f, int k, int *tried, int *lifted, int *best,
+                              char *err, size_t errlen)
+{
+    *tried = *lifted = *best = 0;
+    if (!s->store || k <= 0)
+        return DB_OK;
+    lift_pick pick = {.n = 0, .k = k > 64 ? 64 : k};
+    const db_filter filt = {true, f, SCHEME_RING_F2, pick.k};
+    db_status st = db_list(s->store, &filt, lift_pick_row, &pick, err, errlen);
+    for (int i = 0; st == DB_OK && i < pick.n; i++) {
+        scheme *in = db_load_scheme(s->store, pick.id[i], &st, err, errlen);
+        if (!in)
+            break;
+        verify_lift_result lr;
+        scheme *z = verify_lift_ex(in, NULL, &lr);
+        (*tried)++;
+        if (z) {
+            const db_provenance prov = {0, pick.id[i], "lift", 0, 0};
+            int64_t id;
+            bool existed;
+            st = db_insert_scheme(s->store, z, &prov, &id, &existed, err, errlen);
+            if (st == DB_OK) {
+                (*lifted)++;
+                if (!*best || z->rank < *best)
+                    *best = z->rank;
+            }
+            scheme_free(z);
+        }
+        scheme_free(in);
+    }
+    return st;
 }
 
 db_status session_best_start(search_session *s, scheme_format f, scheme_ring ring, scheme **out, char *err,

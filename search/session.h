@@ -38,6 +38,15 @@ db *session_store(search_session *s);
  * whole or not at all); the folder is created when missing.  false: it cannot be. */
 bool session_set_out_dir(search_session *s, const char *dir, char *err, size_t errlen);
 
+/* Lifts the store's k lowest GF(2) schemes of f (by rank; the format as
+ * stored) to Z with Hensel lifting (verify_lift_ex: 16 column orders) and
+ * stores every lift that passes verify_z, with source "lift" and the GF(2)
+ * scheme as its parent (sweep --ring z --lift K: a sweep over Z that tries
+ * the GF(2) results too).  *tried and *lifted count them, *best is the lowest
+ * lifted rank (0: none).  DB_OK, also when nothing lifts or none is stored;
+ * else the store's failure. */
+db_status session_lift_lowest(search_session *s, scheme_format f, int k, int *tried, int *lifted, int *best,
+                              char *err, size_t errlen);
 /* The best stored scheme of f over ring (--from-db; SCHEME_RING_Z for a walk
  * over Z): DB_OK with *out, DB_NOT_FOUND when there is none (or no store),
  * else the store's failure. */
