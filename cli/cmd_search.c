@@ -875,7 +875,7 @@ static int search_body(int argc, char **argv)
         cfg.p.seed = random_seed();
     if (from_db) {
         scheme *s = NULL;
-        st = session_best_start(ss, cfg.p.fmt, (scheme_ring)cfg.p.ring, &s, err, sizeof err);
+        st = session_best_start(ss, cfg.p.fmt, (scheme_ring)cfg.p.ring, cfg.p.coef_max, &s, err, sizeof err);
         if (st == DB_OK) {
             starts[nstarts++] = s;
         } else if (st == DB_NOT_FOUND) {

@@ -106,12 +106,29 @@ db_status session_lift_lowest(search_session *s, scheme_format f, int k, int *tr
     return st;
 }
 
-db_status session_best_start(search_session *s, scheme_format f, scheme_ring ring, scheme **out, char *err,
-                             size_t errlen)
+db_status session_best_start(search_session *s, scheme_format f, scheme_ring ring, int coef_max, scheme **out,
+                             char *err, size_t errlen)
 {
     *out = NULL;
     if (!s->store)
         return DB_NOT_FOUND;
+    if (ring == SCHEME_RING_Z && coef_max > 0) {
+        lift_pick pick = {.n = 0, .k = 64};
+        const db_filter filt = {true, f, SCHEME_RING_Z, pick.k};
+        db_status st = db_list(s->store, &filt, lift_pick_row, &pick, err, errlen);
+        if (st != DB_OK)
+            return st;
+        for (int i = 0; i < pick.n; i++) {
+            scheme *c = db_load_scheme(s->store, pick.id[i], &st, err, errlen);
+            if (!c)
+                return st;
+            if (search_z_max_coef(c) <= coef_max) {
+                *out = c;
+                return DB_OK;
+            }
+            scheme_free(c);
+        }
+    }
     int64_t id;
     int rank;
     db_status st = db_best(s->store, f, ring, &id, &rank, err, errlen);
