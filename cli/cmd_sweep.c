@@ -505,6 +505,7 @@ int cmd_sweep(int argc, char **argv)
 
         scheme *start = NULL;
         const char *from = "the standard algorithm";
+        int lift_best = 0; /* the lowest lifted rank of this format (0: none) */
         if (lift_k) {
             int tried, lifted, best;
             db_status st = session_lift_lowest(ss, row->fmt, (int)lift_k, &tried, &lifted, &best, err, sizeof err);
@@ -519,6 +520,7 @@ int cmd_sweep(int argc, char **argv)
                     printf(", the lowest of rank %d", best);
                 printf("\n");
             }
+            lift_best = best;
         }
         if (from_db && !symmetric) {
             db_status st = session_best_start(ss, row->fmt, ring, base.p.coef_max, &start, err, sizeof err);
@@ -559,6 +561,17 @@ int cmd_sweep(int argc, char **argv)
         snprintf(cx.heading, sizeof cx.heading, "[%d/%d] %s from %s, record %s, seed %" PRIu64, k + 1, nrows,
                  cx.fmtbuf, from, row->record > 0 ? (snprintf(tb, sizeof tb, "%d", row->record), tb) : "unknown",
                  row->seed);
+        if (until_record && row->record > 0 && lift_best && lift_best <= row->record) {
+            /* a lift reached the record: nothing to walk */
+            scheme_free(start);
+            row->start = row->best = row->stored = lift_best;
+            row->status = lift_best < row->record ? "BELOW THE RECORD" : "record reached";
+            if (!quiet) {
+                printf("      %s: the lift of rank %d reaches the record: %s\n", cx.fmtbuf, lift_best, row->status);
+                fflush(stdout);
+            }
+            continue;
+        }
         session_hooks hooks = {&cx, on_improved, on_progress, on_started};
         session_run run;
         search_result res;
@@ -574,6 +587,11 @@ int cmd_sweep(int argc, char **argv)
         row->run_id = run.run_id;
         row->start = res.start_rank;
         row->best = res.best_rank;
+        /* a lift below the walk's best counts (it is verified and stored, and
+         * valid in every ring, whatever its coefficients: the walk may have
+         * started above it when the lift holds a coefficient beyond --coef-max) */
+        if (lift_best && (!row->best || lift_best < row->best))
+            row->best = lift_best;
         row->seconds = res.seconds;
         row->flips = res.flips;
         if (res.best && (!bests[i] || res.best->rank < bests[i]->rank)) {

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "db/db.h"
+#include "runtime/runtime.h"
 #include "schemes/scheme.h"
 #include "search/search.h"
 #include "verify/verify.h"
@@ -560,4 +561,126 @@ Test(search_z_params, the_gpu_walk_over_z_has_its_own_defaults)
     cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
     cr_assert_eq(c.p.plateau, 777u, "a given row wins");
     cr_assert_eq(c.p.walk_len, 50000u);
+}
+
+/* sweep --ring z --lift K: the GF(2) results in the store are lifted to Z
+ * first (stored with source lift and their GF(2) parent, every one verified
+ * over Z), and the walk starts from the best Z scheme; a lift at the record
+ * ends the format without a walk.  Refused without --ring z or --db. */
+Test(search_z_cli, sweep_lifts_the_stores_gf2_schemes, .timeout = 200)
+{
+    char d[64], args[4400], path[128];
+    tmpdir(d, sizeof d);
+    snprintf(path, sizeof path, "%s/lift.db", d);
+    snprintf(args, sizeof args, "search --dims 2x2x3 --target-rank 11 --threads 1 --seed 2 --time 60s -q --db '%s'",
+             path);
+    cr_assert_eq(run(d, args), 0);
+    snprintf(args, sizeof args, "search --dims 3x3x3 --target-rank 23 --threads 1 --seed 2 --time 120s -q --db '%s'",
+             path);
+    cr_assert_eq(run(d, args), 0);
+    snprintf(args, sizeof args,
+             "sweep --dims-list 2x2x3,3x3x3 --ring z --lift 8 --until-record --time-per 120s --backend cpu "
+             "--threads 1 --seed 3 --progress 0 --db '%s'",
+             path);
+    cr_assert_eq(run(d, args), 0);
+    char *out = slurp(d, "out");
+    cr_assert(strstr(out, "lowest GF(2) schemes lifted to Z") || strstr(out, "lowest GF(2) scheme lifted to Z"),
+              "%s", out);
+    cr_assert(strstr(out, "\n<2,2,3>") && strstr(out, "\n<3,3,3>"), "%s", out);
+    free(out);
+    char err[512];
+    db_status st;
+    db *store = db_open(path, false, &st, err, sizeof err);
+    cr_assert_not_null(store, "%s", err);
+    int nz = 0, nlift = 0;
+    for (int64_t id = 1;; id++) {
+        db_scheme_row row;
+        if (db_scheme_info(store, id, &row, err, sizeof err) != DB_OK)
+            break;
+        if (row.ring != SCHEME_RING_Z)
+            continue;
+        scheme *s = db_load_scheme(store, id, &st, err, sizeof err);
+        cr_assert_not_null(s, "%s", err);
+        verify_result vr;
+        cr_assert(verify_z(s, &vr), "scheme %lld: %s", (long long)id, vr.msg);
+        nz++;
+        if (!strcmp(row.source, "lift")) {
+            nlift++;
+            db_scheme_row parent;
+            cr_assert_eq(db_scheme_info(store, row.parent_id, &parent, err, sizeof err), DB_OK, "%s", err);
+            cr_assert_eq(parent.ring, SCHEME_RING_F2, "a lift's parent is its GF(2) scheme");
+            cr_assert_eq(parent.rank, row.rank);
+        }
+        scheme_free(s);
+    }
+    cr_assert_gt(nlift, 0, "no lift stored");
+    int64_t id;
+    int rank;
+    cr_assert_eq(db_best(store, (scheme_format){2, 2, 3}, SCHEME_RING_Z, &id, &rank, err, sizeof err), DB_OK);
+    cr_assert_eq(rank, 11);
+    cr_assert_eq(db_best(store, (scheme_format){3, 3, 3}, SCHEME_RING_Z, &id, &rank, err, sizeof err), DB_OK);
+    cr_assert_eq(rank, 23);
+    db_close(store);
+    cr_assert_eq(run(d, "sweep --dims-list 2x2x2 --lift 2 --db x.db --backend cpu"), 2);
+    char *e = slurp(d, "err");
+    cr_assert(strstr(e, "--lift"), "%s", e);
+    free(e);
+    cr_assert_eq(run(d, "sweep --dims-list 2x2x2 --ring z --lift 2 --backend cpu"), 2);
+    cr_assert_eq(run(d, "sweep --dims-list 2x2x2 --ring z --lift 0 --db x.db --backend cpu"), 2);
+    rmtree(d);
+}
+
+/* --from-db over Z takes the lowest stored scheme within --coef-max: a
+ * Strassen with a coefficient 2 (a unimodular change of basis, P = [1 2; 0 1]
+ * on dimension n: a -> P a, c -> c P^-1) is below the standard algorithm, but
+ * outside --coef-max 1. */
+Test(search_z_cli, from_db_over_z_keeps_to_the_coefficient_bound, .timeout = 60)
+{
+    char d[64], args[4400], path[128], err[512];
+    tmpdir(d, sizeof d);
+    snprintf(path, sizeof path, "%s/b.db", d);
+    scheme *st7 = rt_scheme_builtin("strassen", err, sizeof err);
+    cr_assert_not_null(st7, "%s", err);
+    scheme *tw = scheme_new(st7->fmt, SCHEME_RING_Z, st7->rank);
+    for (int r = 0; r < st7->rank; r++) {
+        scheme_zterm t = st7->zterms[r], u = t;
+        for (int j = 0; j < 2; j++) /* a: 2 x 2, entry i*2+j; row 0 += 2 row 1 */
+            u.z[0][j] = (int8_t)(t.z[0][j] + 2 * t.z[0][2 + j]);
+        for (int k = 0; k < 2; k++) /* c: 2 x 2, entry k*2+i; column 1 -= 2 column 0 */
+            u.z[2][k * 2 + 1] = (int8_t)(t.z[2][k * 2 + 1] - 2 * t.z[2][k * 2]);
+        cr_assert(scheme_push_z(tw, &u));
+    }
+    verify_result vr;
+    cr_assert(verify_z(tw, &vr), "the changed Strassen: %s", vr.msg);
+    cr_assert_geq(search_z_max_coef(tw), 2);
+    scheme *std8f2 = scheme_standard((scheme_format){2, 2, 2});
+    scheme *std8 = search_z_copy(std8f2);
+    scheme_free(std8f2);
+    db_status st;
+    db *store = db_open(path, true, &st, err, sizeof err);
+    cr_assert_not_null(store, "%s", err);
+    int64_t id;
+    bool existed;
+    const db_provenance prov = {0, 0, "test", 0, 0};
+    cr_assert_eq(db_insert_scheme(store, tw, &prov, &id, &existed, err, sizeof err), DB_OK, "%s", err);
+    cr_assert_eq(db_insert_scheme(store, std8, &prov, &id, &existed, err, sizeof err), DB_OK, "%s", err);
+    db_close(store);
+    snprintf(args, sizeof args,
+             "search --ring z --dims 2x2x2 --from-db --db '%s' --backend cpu --threads 1 --max-flips 1 -v", path);
+    run(d, args);
+    char *e = slurp(d, "err");
+    cr_assert(strstr(e, "start rank 8"), "--coef-max 1 takes the standard algorithm: %s", e);
+    free(e);
+    snprintf(args, sizeof args,
+             "search --ring z --dims 2x2x2 --from-db --db '%s' --backend cpu --threads 1 --max-flips 1 -v "
+             "--coef-max 3",
+             path);
+    run(d, args);
+    e = slurp(d, "err");
+    cr_assert(strstr(e, "start rank 7"), "--coef-max 3 takes the changed Strassen: %s", e);
+    free(e);
+    scheme_free(std8);
+    scheme_free(tw);
+    scheme_free(st7);
+    rmtree(d);
 }
