@@ -12,33 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "schemes/scheme.h"
 #include "search/search.h"
 #include "test_common.h"
 #include "verify/verify.h"
 
-static uint64_t t2_seed(void)
-{
-    const char *env = getenv("FLIPGRAPH_SEED");
-    if (env && *env)
-        return strtoull(env, NULL, 0);
-    uint64_t s = 0;
-    FILE *f = fopen("/dev/urandom", "rb");
-    if (!f || fread(&s, sizeof s, 1, f) != 1)
-        s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-    if (f)
-        fclose(f);
-    return s;
-}
-
-static bool sanitized(void)
-{
-    const char *e = getenv("FLIPGRAPH_SANITIZED");
-    return e && *e && strcmp(e, "0") != 0;
-}
+static uint64_t t2_seed(void) { return tc_seed("FLIPGRAPH_SEED"); }
 
 static bool verifies(const scheme *s)
 {
@@ -278,7 +258,7 @@ static void t2_walk_and_check(scheme_format f, uint64_t seed, int steps, int gen
 Test(t2_walker, every_move_is_a_flip_and_its_image, .timeout = 240)
 {
     const uint64_t seed = t2_seed();
-    const int steps = sanitized() ? 120 : 500;
+    const int steps = tc_sanitized() ? 120 : 500;
     for (size_t fi = 0; fi < NT2; fi++) {
         t2_walk_and_check(t2_formats[fi], seed + fi, steps, 1, NULL);
         t2_walk_and_check(t2_formats[fi], seed + fi + 100, steps, 5, NULL);
@@ -308,7 +288,7 @@ Test(t2_walker, long_walks_stay_valid_and_descend, .timeout = 240)
             search_walker *w = search_walker_new(start, &p, seed ^ (uint64_t)fi, 0);
             cr_assert(w);
             int base = search_walker_rank(w);
-            search_walker_walk(w, sanitized() ? 20000 : 200000, base, 0);
+            search_walker_walk(w, tc_sanitized() ? 20000 : 200000, base, 0);
             cr_assert(search_walker_check(w, err, sizeof err), "seed %llu: %s", (unsigned long long)seed, err);
             scheme *s = search_walker_snapshot(w);
             cr_assert(verifies(s), "seed %llu", (unsigned long long)seed);
