@@ -311,43 +311,29 @@ static uint64_t mul_right(uint64_t w, int rows, int cols, const unsigned *M)
 }
 
 /* P (rows as bit masks) with P u = e_last and last row z, and its inverse;
- * false when none (z.u != 1).  Rows 0..d-2: a basis of u's annihilator. */
+ * false when none (z.u != 1).  Rows 0..d-2: the first vectors orthogonal to
+ * u that are independent of the rows before them, so a basis of u's
+ * annihilator; z is outside it (z.u = 1), so P is invertible. */
 static bool basis_for(int d, unsigned u, unsigned z, unsigned P[8], unsigned Pinv[8])
 {
     if (!parity(u & z))
         return false;
+    unsigned lead[8] = {0}; /* lead[b]: a reduced row whose highest bit is b */
     int k = 0;
     for (unsigned r = 1; r < (1u << d) && k < d - 1; r++) {
         if (parity(r & u))
             continue;
-        /* independent of the rows so far and of z */
-        unsigned basis[8];
-        int nb = 0;
-        for (int i = 0; i < k; i++)
-            basis[nb++] = P[i];
-        basis[nb++] = z;
-        basis[nb++] = r;
-        /* Gaussian elimination on nb vectors */
-        int rank = 0;
-        for (int bit = d - 1; bit >= 0; bit--) {
-            int piv = -1;
-            for (int i = rank; i < nb; i++)
-                if (basis[i] >> bit & 1) {
-                    piv = i;
+        unsigned x = r;
+        for (int b = d - 1; b >= 0 && x; b--)
+            if (x >> b & 1) {
+                if (!lead[b]) {
+                    lead[b] = x;
                     break;
                 }
-            if (piv < 0)
-                continue;
-            unsigned t = basis[piv];
-            basis[piv] = basis[rank];
-            basis[rank] = t;
-            for (int i = 0; i < nb; i++)
-                if (i != rank && (basis[i] >> bit & 1))
-                    basis[i] ^= t;
-            rank++;
-        }
-        if (rank == nb)
-            P[k++] = r;
+                x ^= lead[b];
+            }
+        if (x)
+            P[k++] = r; /* independent of the rows so far */
     }
     if (k != d - 1)
         return false;
