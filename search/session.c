@@ -61,14 +61,15 @@ bool session_set_out_dir(search_session *s, const char *dir, char *err, size_t e
     return s->out_dir || scheme_fail(err, errlen, "out of memory");
 }
 
-typedef struct lift_pick {
+/* The ids of the first k rows db_list visits (its order: rank, then id). */
+typedef struct ids_pick {
     int64_t id[64];
     int n, k;
-} lift_pick;
+} ids_pick;
 
-static bool lift_pick_row(void *ctx, const db_scheme_row *row)
+static bool ids_pick_row(void *ctx, const db_scheme_row *row)
 {
-    lift_pick *p = ctx;
+    ids_pick *p = ctx;
     p->id[p->n++] = row->id;
     return p->n < p->k;
 }
@@ -79,9 +80,9 @@ db_status session_lift_lowest(search_session *s, scheme_format f, int k, int *tr
     *tried = *lifted = *best = 0;
     if (!s->store || k <= 0)
         return DB_OK;
-    lift_pick pick = {.n = 0, .k = k > 64 ? 64 : k};
+    ids_pick pick = {.n = 0, .k = k > 64 ? 64 : k};
     const db_filter filt = {true, f, SCHEME_RING_F2, pick.k};
-    db_status st = db_list(s->store, &filt, lift_pick_row, &pick, err, errlen);
+    db_status st = db_list(s->store, &filt, ids_pick_row, &pick, err, errlen);
     for (int i = 0; st == DB_OK && i < pick.n; i++) {
         scheme *in = db_load_scheme(s->store, pick.id[i], &st, err, errlen);
         if (!in)
@@ -113,9 +114,9 @@ db_status session_best_start(search_session *s, scheme_format f, scheme_ring rin
     if (!s->store)
         return DB_NOT_FOUND;
     if (ring == SCHEME_RING_Z && coef_max > 0) {
-        lift_pick pick = {.n = 0, .k = 64};
+        ids_pick pick = {.n = 0, .k = 64};
         const db_filter filt = {true, f, SCHEME_RING_Z, pick.k};
-        db_status st = db_list(s->store, &filt, lift_pick_row, &pick, err, errlen);
+        db_status st = db_list(s->store, &filt, ids_pick_row, &pick, err, errlen);
         if (st != DB_OK)
             return st;
         for (int i = 0; i < pick.n; i++) {
