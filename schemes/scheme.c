@@ -24,6 +24,17 @@ int scheme_factor_size(scheme_format f, int pos)
     return scheme_factor_rows(f, pos) * scheme_factor_cols(f, pos);
 }
 
+uint64_t scheme_factor_transpose(uint64_t w, int rows, int cols)
+{
+    const int nb = rows * cols;
+    uint64_t out = 0;
+    for (uint64_t u = nb >= 64 ? w : w & ((1ull << nb) - 1); u; u &= u - 1) {
+        const int e = __builtin_ctzll(u);
+        out |= 1ull << ((e % cols) * rows + e / cols);
+    }
+    return out;
+}
+
 bool scheme_format_valid(scheme_format f)
 {
     return f.n >= 1 && f.m >= 1 && f.p >= 1 && f.n <= 64 && f.m <= 64 && f.p <= 64 &&

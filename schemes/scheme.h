@@ -68,6 +68,9 @@ int scheme_factor_rows(scheme_format f, int pos);
 int scheme_factor_cols(scheme_format f, int pos);
 /* Entries of the factor at position pos. */
 int scheme_factor_size(scheme_format f, int pos);
+/* Factor w of a rows x cols matrix (bit r*cols+c), transposed (cols x rows);
+ * bits beyond rows*cols are ignored. */
+uint64_t scheme_factor_transpose(uint64_t w, int rows, int cols);
 /* true when every dimension is >= 1 and n*m, m*p, p*n <= 64. */
 bool scheme_format_valid(scheme_format f);
 /* Parses "NxMxP" (also "N,M,P"); false with a message in err (may be NULL). */

@@ -54,17 +54,6 @@ static uint64_t reverse_bits(uint64_t x, int nn)
     return nn == 64 ? x : x >> (64 - nn);
 }
 
-/* Factor w of a rows x cols matrix, transposed (cols x rows). */
-static uint64_t transpose_factor(uint64_t w, int rows, int cols)
-{
-    uint64_t out = 0;
-    for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++)
-            if (w >> (r * cols + c) & 1)
-                out |= 1ull << (c * rows + r);
-    return out;
-}
-
 scheme_term scheme_symmetry_image_fmt(scheme_symmetry g, scheme_format f, scheme_term t, int k)
 {
     scheme_term u;
@@ -72,9 +61,9 @@ scheme_term scheme_symmetry_image_fmt(scheme_symmetry g, scheme_format f, scheme
         if (k % 2 == 0)
             return t;
         /* (a, b, c) -> (c^T, b^T, a^T): c is m x n, b m x m, a n x m */
-        u.f[0] = transpose_factor(t.f[2], f.m, f.n);
-        u.f[1] = transpose_factor(t.f[1], f.m, f.m);
-        u.f[2] = transpose_factor(t.f[0], f.n, f.m);
+        u.f[0] = scheme_factor_transpose(t.f[2], f.m, f.n);
+        u.f[1] = scheme_factor_transpose(t.f[1], f.m, f.m);
+        u.f[2] = scheme_factor_transpose(t.f[0], f.n, f.m);
         return u;
     }
     const int n = f.n, s = k % 3;

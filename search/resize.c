@@ -555,17 +555,6 @@ scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errle
     return cur;
 }
 
-/* Factor w of a rows x cols matrix, transposed (cols x rows). */
-static uint64_t transpose_bits(uint64_t w, int rows, int cols)
-{
-    uint64_t out = 0;
-    for (uint64_t u = w & low_mask(rows * cols); u; u &= u - 1) {
-        int e = __builtin_ctzll(u);
-        out |= 1ull << ((e % cols) * rows + e / cols);
-    }
-    return out;
-}
-
 /* One of the two moves that generate the six orderings of (n, m, p): the
  * rotation (a, b, c) -> (b, c, a) takes <n,m,p> to <m,p,n> (the trace of
  * abc is that of bca); the transposition (a, b, c) -> (b^T, a^T, c^T) takes
@@ -580,8 +569,9 @@ static scheme *rotate_or_transpose(const scheme *s, bool transpose)
         return NULL;
     for (int t = 0; t < s->rank; t++) {
         const uint64_t *w = s->terms[t].f;
-        bool ok = transpose ? scheme_push(r, transpose_bits(w[1], d[1], d[2]), transpose_bits(w[0], d[0], d[1]),
-                                          transpose_bits(w[2], d[2], d[0]))
+        bool ok = transpose ? scheme_push(r, scheme_factor_transpose(w[1], d[1], d[2]),
+                                          scheme_factor_transpose(w[0], d[0], d[1]),
+                                          scheme_factor_transpose(w[2], d[2], d[0]))
                             : scheme_push(r, w[1], w[2], w[0]);
         if (!ok) {
             scheme_free(r);

@@ -92,24 +92,13 @@ static uint64_t rev(const sym_walk *s, uint64_t x)
  * scheme_symmetry_fits), so one table finds the flips at A and at B. */
 #define T2_TAG (1ull << 63)
 
-static uint64_t transpose_w(uint64_t w, int rows, int cols)
-{
-    uint64_t out = 0;
-    while (w) {
-        const int k = __builtin_ctzll(w);
-        w &= w - 1;
-        out |= 1ull << ((k % cols) * rows + k / cols);
-    }
-    return out;
-}
-
 static void t2_image(const sym_walk *s, const uint64_t T[3], uint64_t U[3])
 {
     const int n = s->fmt.n, m = s->fmt.m;
     const uint64_t a = T[0], b = T[1], c = T[2];
-    U[0] = transpose_w(c, m, n);
-    U[1] = transpose_w(b, m, m);
-    U[2] = transpose_w(a, n, m);
+    U[0] = scheme_factor_transpose(c, m, n);
+    U[1] = scheme_factor_transpose(b, m, m);
+    U[2] = scheme_factor_transpose(a, n, m);
 }
 
 /* The position whose factors entry e's bucket holds: A, or B for t2's e >= 2. */
@@ -121,9 +110,9 @@ static uint64_t entry_value(const sym_walk *s, int o, int e)
         const uint64_t *t = &s->rep[o * 3];
         switch (e) {
         case 0: return t[0];
-        case 1: return transpose_w(t[2], s->fmt.m, s->fmt.n);
+        case 1: return scheme_factor_transpose(t[2], s->fmt.m, s->fmt.n);
         case 2: return t[1] | T2_TAG;
-        default: return transpose_w(t[1], s->fmt.m, s->fmt.m) | T2_TAG;
+        default: return scheme_factor_transpose(t[1], s->fmt.m, s->fmt.m) | T2_TAG;
         }
     }
     uint64_t v = s->rep[o * 3 + e % 3];
