@@ -245,12 +245,12 @@ static void reduce(scheme *s) { search_reduce_all(s->terms, &s->rank, RESIZE_GEN
  * where a change of basis can drop many: that is the whole point of choosing
  * (u, z) over all 2^d - 1 vectors u and the 2^(d-1) z with z.u = 1. */
 
-/* Rank-one factors: the column vector u of w = u v^T (rows x cols; u over the
- * rows), 0 when w is not of rank one. */
-static unsigned rank1_col(uint64_t w, int rows, int cols)
+/* Rank-one factors: w = u v^T (rows x cols) gives its rows u as a mask (bit r:
+ * row r is v) and returns v; 0 (and *u = 0) when w is not of rank one. */
+static uint64_t rank1(uint64_t w, int rows, int cols, unsigned *u)
 {
     uint64_t v = 0;
-    unsigned u = 0;
+    *u = 0;
     for (int r = 0; r < rows; r++) {
         uint64_t row = shr(w, r * cols) & low_mask(cols);
         if (!row)
@@ -258,26 +258,10 @@ static unsigned rank1_col(uint64_t w, int rows, int cols)
         if (!v)
             v = row;
         else if (row != v)
-            return 0;
-        u |= 1u << r;
+            return *u = 0, 0;
+        *u |= 1u << r;
     }
-    return u;
-}
-
-/* The row vector z of w = x z^T (z over the columns), 0 when not rank one. */
-static unsigned rank1_row(uint64_t w, int rows, int cols)
-{
-    uint64_t z = 0;
-    for (int r = 0; r < rows; r++) {
-        uint64_t row = shr(w, r * cols) & low_mask(cols);
-        if (!row)
-            continue;
-        if (!z)
-            z = row;
-        else if (row != z)
-            return 0;
-    }
-    return (unsigned)z;
+    return v;
 }
 
 static int parity(unsigned x) { return __builtin_parity(x); }
@@ -456,8 +440,9 @@ static scheme *project_best(const scheme *s, int dim)
         return NULL;
     }
     for (int i = 0; i < s->rank; i++) {
-        unsigned u = rank1_col(s->terms[i].f[rows_pos], d[rows_pos], d[(rows_pos + 1) % 3]);
-        unsigned z = rank1_row(s->terms[i].f[cols_pos], d[cols_pos], dd);
+        unsigned u, rows;
+        rank1(s->terms[i].f[rows_pos], d[rows_pos], d[(rows_pos + 1) % 3], &u);
+        const unsigned z = (unsigned)rank1(s->terms[i].f[cols_pos], d[cols_pos], dd, &rows);
         cu[u]++, cz[z]++, cuz[(size_t)u * nv + z]++;
     }
     int nc = 0;
