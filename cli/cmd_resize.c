@@ -1,5 +1,5 @@
-/* flipgraph resize: take a GF(2) scheme to a neighbouring format by projections
- * and extensions (docs/resize.md). */
+/* flipgraph resize: take a GF(2) scheme (or with --ring z an integer one) to a
+ * neighbouring format by projections and extensions (docs/resize.md). */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +11,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: flipgraph resize FILE --dims NxMxP [-o OUT] [--to native|exp|txt|m]\n"
+            "usage: flipgraph resize FILE --dims NxMxP [-o OUT] [--to native|exp|txt|m] [--ring f2|z]\n"
             "       flipgraph resize FILE --product FILE2 [--dims NxMxP] [-o OUT] [--to KIND]\n"
             "\n"
             "Takes the scheme in FILE to the format NxMxP: a dimension too large is projected\n"
@@ -32,6 +32,11 @@ static void usage(FILE *out)
             "  -o, --output OUT  write the scheme to OUT (whole or not at all); default:\n"
             "                    standard output\n"
             "  --to KIND         native (default), exp, txt or m\n"
+            "  --ring R          f2 (default: an integer FILE is reduced mod 2) or z: the\n"
+            "                    coefficients stay integers (FILE must be valid over Z; a GF(2)\n"
+            "                    FILE counts with coefficients 1), plain projections only (no\n"
+            "                    change of basis), the reductions within FILE's largest\n"
+            "                    coefficient, the result checked over Z\n"
             "  -h, --help        this text\n"
             "\n"
             "exit: 0 written; 2 bad usage, unreadable or malformed input (FILE:LINE:COL: what\n"
@@ -47,12 +52,13 @@ int cmd_resize(int argc, char **argv)
         {"product", required_argument, NULL, 'p'},
         {"output", required_argument, NULL, 'o'},
         {"to", required_argument, NULL, 't'},
+        {"ring", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *out = "-", *product = NULL;
     scheme_format to;
-    bool have_dims = false;
+    bool have_dims = false, over_z = false;
     scheme_file_kind kind = SCHEME_FILE_NATIVE;
     optind = 0;
     opterr = 0;
@@ -81,6 +87,11 @@ int cmd_resize(int argc, char **argv)
                 return cli_error(CLI_USAGE, "resize", "--to '%s': expected native, exp, txt or m "
                                  "(other formats: flipgraph export)", optarg);
             break;
+        case 'r':
+            if (strcmp(optarg, "f2") && strcmp(optarg, "z"))
+                return cli_error(CLI_USAGE, "resize", "--ring '%s': expected f2 or z", optarg);
+            over_z = !strcmp(optarg, "z");
+            break;
         case 'h':
             usage(stdout);
             return CLI_OK;
@@ -102,7 +113,9 @@ int cmd_resize(int argc, char **argv)
     scheme *s = cli_read_scheme("resize", in, NULL);
     if (!s)
         return CLI_USAGE;
-    scheme *f2 = scheme_to_f2(s), *r = NULL;
+    /* f2: the scheme in the ring the moves work in (named for the default) */
+    scheme *f2 = over_z ? search_z_copy(s) : scheme_to_f2(s), *r = NULL;
+    const char *ring = over_z ? "Z" : "GF(2)";
     char err[600], fa[32], fb[32];
     int rc = CLI_OK;
     if (!f2) {
@@ -110,23 +123,25 @@ int cmd_resize(int argc, char **argv)
         goto done;
     }
     verify_result vr;
-    if (!verify_f2(f2, &vr)) {
-        rc = cli_error(CLI_USAGE, "resize", "%s: not a valid scheme of %s over GF(2) (resize needs "
-                       "one; flipgraph verify FILE says more): %s",
-                       in, scheme_format_str(f2->fmt, fa), vr.msg);
+    if (!verify_scheme(f2, over_z ? SCHEME_RING_Z : SCHEME_RING_F2, &vr)) {
+        rc = cli_error(CLI_USAGE, "resize", "%s: not a valid scheme of %s over %s (resize needs "
+                       "one; flipgraph verify%s FILE says more): %s",
+                       in, scheme_format_str(f2->fmt, fa), ring, over_z ? " --ring z" : "", vr.msg);
         goto done;
     }
     if (product) {
         /* FILE x FILE2 first: its format must be one (64 entries a factor) */
-        scheme *s2 = cli_read_scheme("resize", product, NULL), *g2 = s2 ? scheme_to_f2(s2) : NULL;
+        scheme *s2 = cli_read_scheme("resize", product, NULL);
+        scheme *g2 = !s2 ? NULL : over_z ? search_z_copy(s2) : scheme_to_f2(s2);
+        const bool read = s2 != NULL;
         scheme_free(s2);
         if (!g2) {
-            rc = s2 ? cli_error(CLI_INTERNAL, "resize", "out of memory") : CLI_USAGE;
+            rc = read ? cli_error(CLI_INTERNAL, "resize", "out of memory") : CLI_USAGE;
             goto done;
         }
-        if (!verify_f2(g2, &vr)) {
-            rc = cli_error(CLI_USAGE, "resize", "%s: not a valid scheme of %s over GF(2): %s", product,
-                           scheme_format_str(g2->fmt, fa), vr.msg);
+        if (!verify_scheme(g2, over_z ? SCHEME_RING_Z : SCHEME_RING_F2, &vr)) {
+            rc = cli_error(CLI_USAGE, "resize", "%s: not a valid scheme of %s over %s: %s", product,
+                           scheme_format_str(g2->fmt, fa), ring, vr.msg);
             scheme_free(g2);
             goto done;
         }
@@ -164,8 +179,8 @@ int cmd_resize(int argc, char **argv)
                        scheme_file_kind_name(kind), err);
         goto done;
     }
-    fprintf(stderr, "resize: %s rank %d -> %s rank %d (verified over GF(2))\n",
-            scheme_format_str(f2->fmt, fa), f2->rank, scheme_format_str(r->fmt, fb), r->rank);
+    fprintf(stderr, "resize: %s rank %d -> %s rank %d (verified over %s)\n", scheme_format_str(f2->fmt, fa),
+            f2->rank, scheme_format_str(r->fmt, fb), r->rank, ring);
     scheme_write_ctx w = {r, kind};
     if (!scheme_write_file_atomic(out, scheme_write_cb, &w, err, sizeof err))
         rc = cli_error(CLI_USAGE, "resize", "%s", err);

@@ -377,10 +377,12 @@ static void meta_usage(FILE *out)
 "                      and every second one starts from its pool, not a move: 0..10\n"
 "                      (default 3; 0: fixed legs, always moves)\n"
 "  --meta-fresh        do not start from the store: by default every format's pool\n"
-"                      starts with the store's K lowest distinct GF(2) schemes of it (any\n"
-"                      orientation), so that a second search on the same --db goes on\n"
-"                      where the first stopped\n"
+"                      starts with the store's K lowest distinct schemes of it over the\n"
+"                      walk's ring (any orientation), so that a second search on the same\n"
+"                      --db goes on where the first stopped\n"
 "  --from FILE         the first leg starts from this scheme (its format in the range)\n"
+"  --ring z            walk over Z: legs over Z, the moves keep integer schemes integer\n"
+"                      (plain projections; docs/resize.md), the records' z column\n"
 "  --symmetry G        the square formats walk G-symmetrically from their cubes\n"
 "  --time T            the whole search's time (default 60s without --until-record)\n"
 "every other walk parameter of flipgraph search applies to every leg; --dims,\n"
@@ -441,6 +443,8 @@ static bool parse_dims_range(const char *s, scheme_format *lo, scheme_format *hi
     }
     return true;
 }
+
+static int z_start(scheme **s, const char *path, bool quiet);
 
 static int cmd_search_meta(int argc, char **argv)
 {
@@ -530,8 +534,6 @@ static int cmd_search_meta(int argc, char **argv)
         return cli_error(CLI_USAGE, CMD, "unexpected argument '%s' (flipgraph search --meta --help)", argv[optind]);
     if (!have_range)
         return cli_error(CLI_USAGE, CMD, "--meta needs --dims-range A..B, e.g. 2x2x2..5x5x5");
-    if (cfg.p.ring == SCHEME_RING_Z)
-        return cli_error(CLI_USAGE, CMD, "--meta: the meta search walks over GF(2) only (drop --ring z)");
     scheme_format fl[512];
     int nf;
     if (!search_meta_formats(mc.lo, mc.hi, fl, &nf, 512))
@@ -580,6 +582,10 @@ static int cmd_search_meta(int argc, char **argv)
             rc = CLI_USAGE;
             goto out;
         }
+        if (cfg.p.ring == SCHEME_RING_Z && (rc = z_start(&s, from[i], quiet)) != CLI_OK) {
+            scheme_free(s);
+            goto out;
+        }
         starts[nstarts++] = s;
         char a[32];
         const scheme_format srt = search_format_sorted(s->fmt);
@@ -592,11 +598,17 @@ static int cmd_search_meta(int argc, char **argv)
             goto out;
         }
         verify_result vr;
-        scheme *g = scheme_to_f2(s);
-        bool valid = g && verify_f2(g, &vr);
-        scheme_free(g);
+        bool valid;
+        if (cfg.p.ring == SCHEME_RING_Z) {
+            valid = verify_z(s, &vr);
+        } else {
+            scheme *g = scheme_to_f2(s);
+            valid = g && verify_f2(g, &vr);
+            scheme_free(g);
+        }
         if (!valid) {
-            rc = cli_error(CLI_USAGE, CMD, "%s: not a valid scheme over GF(2) (flipgraph verify says more)", from[i]);
+            rc = cli_error(CLI_USAGE, CMD, "%s: not a valid scheme over %s (flipgraph verify says more)", from[i],
+                           cfg.p.ring == SCHEME_RING_Z ? "Z" : "GF(2)");
             goto out;
         }
     }
@@ -611,9 +623,10 @@ static int cmd_search_meta(int argc, char **argv)
         cuda_device_describe(dev, sizeof dev);
     if (!quiet) {
         fprintf(stderr, "%s\n", cli_build_info(buf, sizeof buf));
-        fprintf(stderr, "search --meta %s..%s over GF(2): %d formats, legs end after %gs without a lower rank, "
+        fprintf(stderr, "search --meta %s..%s over %s: %d formats, legs end after %gs without a lower rank, "
                         "growing to %gs, drift %d%s, pool %d, seed %" PRIu64 "%s%s\n",
-                scheme_format_str(mc.lo, fa), scheme_format_str(mc.hi, fb), nf, mc.leg_stall,
+                scheme_format_str(mc.lo, fa), scheme_format_str(mc.hi, fb),
+                cfg.p.ring == SCHEME_RING_Z ? "Z" : "GF(2)", nf, mc.leg_stall,
                 mc.leg_stall * (double)(1 << mc.stall_grow), mc.drift, mc.drift < 0 ? " (never reset)" : "", mc.pool,
                 cfg.p.seed,
                 mc.until_record ? ", until every record" : "",

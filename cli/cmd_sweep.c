@@ -73,7 +73,8 @@ static const char *usage_text =
     "                    invariant), the others as usual; their bests still serve --meta\n"
     "  --ring R          f2 (default) or z: walk over Z (docs/search.md, \"Searching over Z\"),\n"
     "                    against the records' z column; --from-db then takes the database's best\n"
-    "                    Z scheme; not with --meta or --symmetry\n"
+    "                    Z scheme; with --meta the moves keep integer schemes integer; not\n"
+    "                    with --symmetry\n"
     "  --lift K          over Z: before a format walks, lift the store's K lowest GF(2) schemes of\n"
     "                    it to Z (Hensel lifting, as flipgraph lift; each lift verified and stored\n"
     "                    with source lift) and start from the store's best Z scheme (implies\n"
@@ -385,8 +386,6 @@ int cmd_sweep(int argc, char **argv)
                          "--ring z and --db PATH)");
     if (lift_k)
         from_db = true; /* the walk starts from the lowest of them */
-    if (ring == SCHEME_RING_Z && meta)
-        return cli_error(CLI_USAGE, CMD, "--meta: the meta starts are GF(2) schemes (drop --ring z)");
     if (base.p.symmetry == SCHEME_SYM_T2)
         return cli_error(CLI_USAGE, CMD, "--symmetry t2: a sweep walks the square formats symmetrically (c3, "
                          "c3xc2); t2 walks one format: flipgraph search --dims NxMxM --symmetry t2");

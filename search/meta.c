@@ -116,8 +116,9 @@ bool search_meta_formats(scheme_format lo, scheme_format hi, scheme_format *out,
  * dimension, as orientations of i's format (so that search_resize takes i's
  * schemes there); nb[k] the index of the sorted format, dir[k] its
  * orientation.  Returns how many. */
-/* The store's lowest distinct GF(2) schemes of m's format, in each of its
- * orientations (a scheme stored as <5,4,5> serves <4,5,5>), into m's pool. */
+/* The store's lowest distinct schemes of m's format over the walk's ring, in
+ * each of its orientations (a scheme stored as <5,4,5> serves <4,5,5>), into
+ * m's pool. */
 typedef struct store_rows {
     int64_t id[META_POOL_MAX];
     int n;
@@ -130,7 +131,7 @@ static bool take_row(void *ctx, const db_scheme_row *row)
     return r->n < META_POOL_MAX;
 }
 
-static bool pool_from_store(db *d, meta_fmt *m, int keep, char *err, size_t errlen)
+static bool pool_from_store(db *d, meta_fmt *m, int keep, scheme_ring ring, char *err, size_t errlen)
 {
     const int d3[3] = {m->f.n, m->f.m, m->f.p};
     static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
@@ -145,7 +146,7 @@ static bool pool_from_store(db *d, meta_fmt *m, int keep, char *err, size_t errl
             continue;
         seen[nseen++] = o;
         store_rows r = {.n = 0};
-        db_filter f = {.has_fmt = true, .fmt = o, .ring = SCHEME_RING_F2, .limit = keep};
+        db_filter f = {.has_fmt = true, .fmt = o, .ring = ring, .limit = keep};
         if (db_list(d, &f, take_row, &r, err, errlen) != DB_OK)
             return false;
         for (int k = 0; k < r.n; k++) {
@@ -198,11 +199,11 @@ static int neighbours(const meta_fmt *v, int n, int i, int nb[6], scheme_format 
 static scheme *move_to(const scheme *s, scheme_format dir, scheme_format to)
 {
     char err[256];
-    scheme *r = search_resize(s, dir, err, sizeof err);
+    scheme *r = search_resize(s, dir, err, sizeof err); /* in s's ring */
     scheme *p = r ? search_permute(r, to) : NULL;
     scheme_free(r);
     verify_result vr;
-    if (p && !verify_f2(p, &vr)) {
+    if (p && !verify_scheme(p, p->ring, &vr)) {
         scheme_free(p);
         return NULL;
     }
@@ -232,6 +233,22 @@ static scheme *meta_start_for(const meta_fmt *v, int n, int j, db *store, char *
     return s;
 }
 
+/* A start in the walk's ring: over GF(2) its reduction mod 2; over Z an
+ * integer copy (a GF(2) scheme with coefficients 1) that must verify over Z.
+ * NULL when it does not, or out of memory. */
+static scheme *ring_copy(const scheme *s, scheme_ring ring)
+{
+    if (ring != SCHEME_RING_Z)
+        return scheme_to_f2(s);
+    scheme *z = search_z_copy(s);
+    verify_result vr;
+    if (z && !verify_z(z, &vr)) {
+        scheme_free(z);
+        return NULL;
+    }
+    return z;
+}
+
 search_status search_meta_run(search_session *ss, const search_config *base, const char *device,
                               const search_meta_config *mc, const scheme *const *starts, int nstarts,
                               const search_meta_hooks *h, search_meta_result *out)
@@ -257,9 +274,12 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         return out->status;
     }
     out->nformats = n;
+    /* over Z every pool, move and store row is an integer scheme, and the
+     * records are the z column's */
+    const scheme_ring ring = base->p.ring == SCHEME_RING_Z ? SCHEME_RING_Z : SCHEME_RING_F2;
     for (int i = 0; i < n; i++) {
         v[i].f = fl[i];
-        v[i].record = search_record_rank(fl[i]);
+        v[i].record = ring == SCHEME_RING_Z ? search_record_rank_z(fl[i]) : search_record_rank(fl[i]);
         out->formats[i].fmt = fl[i];
         out->formats[i].record = v[i].record;
         out->formats[i].best = -1;
@@ -278,7 +298,15 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             ok = false;
             break;
         }
-        scheme *p = search_permute(starts[s], v[j].f);
+        scheme *in = ring_copy(starts[s], ring);
+        if (!in) {
+            snprintf(out->msg, sizeof out->msg, "start scheme %d: not valid over Z (flipgraph lift takes a GF(2) scheme "
+                     "to Z)", s + 1);
+            ok = false;
+            break;
+        }
+        scheme *p = search_permute(in, v[j].f);
+        scheme_free(in);
         ok = p && pool_offer(&v[j], p, mc->pool);
         if (s == 0) {
             cur = j;
@@ -295,7 +323,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         char err[512];
         for (int i = 0; i < n && ok; i++) {
             const int before = v[i].npool;
-            if (!pool_from_store(session_store(ss), &v[i], mc->pool, err, sizeof err)) {
+            if (!pool_from_store(session_store(ss), &v[i], mc->pool, ring, err, sizeof err)) {
                 snprintf(out->msg, sizeof out->msg, "%s: the stored schemes: %s", scheme_format_str(v[i].f, fa), err);
                 out->status = SEARCH_FAILED;
                 out->store_failed = true;

@@ -75,9 +75,56 @@ static uint64_t append_col(uint64_t w, int rows, int cols)
     return out;
 }
 
+/* The same re-layouts over Z: a factor's coefficients (scheme_zterm) sit at
+ * entry r*cols + c as its bits do, so they move as the bits move.  out is
+ * written in full (entries past the new size zero). */
+static void zdelete_row(const int8_t *w, int rows, int cols, int r0, int8_t *out)
+{
+    int k = 0;
+    memset(out, 0, SCHEME_MAX_ENTRIES);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols && r != r0; c++)
+            out[k++] = w[r * cols + c];
+}
+
+static void zdelete_col(const int8_t *w, int rows, int cols, int c0, int8_t *out)
+{
+    int k = 0;
+    memset(out, 0, SCHEME_MAX_ENTRIES);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++)
+            if (c != c0)
+                out[k++] = w[r * cols + c];
+}
+
+static void zappend_col(const int8_t *w, int rows, int cols, int8_t *out)
+{
+    memset(out, 0, SCHEME_MAX_ENTRIES);
+    for (int r = 0; r < rows; r++)
+        memcpy(out + r * (cols + 1), w + r * cols, (size_t)cols);
+}
+
+static void ztranspose(const int8_t *w, int rows, int cols, int8_t *out)
+{
+    memset(out, 0, SCHEME_MAX_ENTRIES);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++)
+            out[c * rows + r] = w[r * cols + c];
+}
+
+static bool zzero(const int8_t *w)
+{
+    for (int e = 0; e < SCHEME_MAX_ENTRIES; e++)
+        if (w[e])
+            return false;
+    return true;
+}
+
+static bool ring_ok(const scheme *s) { return s->ring == SCHEME_RING_F2 || s->ring == SCHEME_RING_Z; }
+
 scheme *search_project(const scheme *s, int dim, int index)
 {
-    if (!s || s->ring != SCHEME_RING_F2 || dim < 0 || dim > 2)
+    if (!s || !ring_ok(s) || dim < 0 || dim > 2)
         return NULL;
     int d[3], nd[3];
     fmt_dims(s->fmt, d);
@@ -86,10 +133,25 @@ scheme *search_project(const scheme *s, int dim, int index)
     memcpy(nd, d, sizeof nd);
     nd[dim]--;
     int rows_pos = dim, cols_pos = (dim + 2) % 3;
-    scheme *r = scheme_new(dims_fmt(nd), SCHEME_RING_F2, s->rank);
+    scheme *r = scheme_new(dims_fmt(nd), s->ring, s->rank);
     if (!r)
         return NULL;
     for (int t = 0; t < s->rank; t++) {
+        if (s->ring == SCHEME_RING_Z) {
+            const scheme_zterm *x = &s->zterms[t];
+            scheme_zterm u;
+            const int other = (dim + 1) % 3; /* the factor without this dimension */
+            memcpy(u.z[other], x->z[other], sizeof u.z[other]);
+            zdelete_row(x->z[rows_pos], d[rows_pos], d[(rows_pos + 1) % 3], index, u.z[rows_pos]);
+            zdelete_col(x->z[cols_pos], d[cols_pos], d[(cols_pos + 1) % 3], index, u.z[cols_pos]);
+            if (zzero(u.z[0]) || zzero(u.z[1]) || zzero(u.z[2]))
+                continue;
+            if (!scheme_push_z(r, &u)) {
+                scheme_free(r);
+                return NULL;
+            }
+            continue;
+        }
         scheme_term u = s->terms[t];
         u.f[rows_pos] = delete_row(u.f[rows_pos], d[rows_pos], d[(rows_pos + 1) % 3], index);
         u.f[cols_pos] = delete_col(u.f[cols_pos], d[cols_pos], d[(cols_pos + 1) % 3], index);
@@ -105,7 +167,7 @@ scheme *search_project(const scheme *s, int dim, int index)
 
 scheme *search_extend(const scheme *s, int dim)
 {
-    if (!s || s->ring != SCHEME_RING_F2 || dim < 0 || dim > 2)
+    if (!s || !ring_ok(s) || dim < 0 || dim > 2)
         return NULL;
     int d[3], nd[3];
     fmt_dims(s->fmt, d);
@@ -114,12 +176,21 @@ scheme *search_extend(const scheme *s, int dim)
     if (!scheme_format_valid(s->fmt) || !scheme_format_valid(dims_fmt(nd)))
         return NULL;
     int e1 = (dim + 1) % 3, e2 = (dim + 2) % 3;
-    scheme *r = scheme_new(dims_fmt(nd), SCHEME_RING_F2, s->rank + d[e1] * d[e2]);
+    scheme *r = scheme_new(dims_fmt(nd), s->ring, s->rank + d[e1] * d[e2]);
     if (!r)
         return NULL;
     /* The old terms: a row appended at the end of factor dim leaves every bit
      * where it was; a column appended to factor e2 moves its rows apart. */
     for (int t = 0; t < s->rank; t++) {
+        if (s->ring == SCHEME_RING_Z) {
+            scheme_zterm u = s->zterms[t];
+            zappend_col(s->zterms[t].z[e2], d[e2], d[dim], u.z[e2]);
+            if (!scheme_push_z(r, &u)) {
+                scheme_free(r);
+                return NULL;
+            }
+            continue;
+        }
         scheme_term u = s->terms[t];
         u.f[dim] &= low_mask(d[dim] * d[e1]);
         u.f[e1] &= low_mask(d[e1] * d[e2]);
@@ -230,7 +301,17 @@ scheme *search_product(const scheme *s1, const scheme *s2)
     return r;
 }
 
-static void reduce(scheme *s) { search_reduce_all(s->terms, &s->rank, RESIZE_GEN_MAX); }
+/* The reductions after a move: over GF(2) search_reduce_all (gen_max 5); over
+ * Z the pair reductions within the scheme's own largest coefficient (at least
+ * 1), so that a move never raises it. */
+static void reduce(scheme *s)
+{
+    if (s->ring == SCHEME_RING_Z) {
+        const int cmax = search_z_max_coef(s);
+        search_z_reduce_all(s, cmax > 1 ? cmax : 1);
+    } else
+        search_reduce_all(s->terms, &s->rank, RESIZE_GEN_MAX);
+}
 
 /* ---- projection after a change of basis ----
  *
@@ -429,8 +510,8 @@ static scheme *project_best(const scheme *s, int dim)
         keep_reduced(&best, t);
     }
     const int dd = d[dim], rows_pos = dim, cols_pos = (dim + 2) % 3;
-    if (dd < 2 || dd > 8)
-        return best;
+    if (dd < 2 || dd > 8 || s->ring != SCHEME_RING_F2)
+        return best; /* over Z the plain projections only (docs/resize.md) */
     const unsigned nv = 1u << dd;
     int *cu = calloc(nv, sizeof *cu), *cz = calloc(nv, sizeof *cz), *cuz = calloc((size_t)nv * nv, sizeof *cuz);
     basis_cand *cand = malloc((size_t)nv * nv / 2 * sizeof *cand);
@@ -476,15 +557,17 @@ scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errle
                     scheme_format_str(to, fb), SCHEME_MAX_ENTRIES);
         return NULL;
     }
-    scheme *cur = scheme_to_f2(s); /* a copy, over GF(2) whatever the ring */
+    /* a copy in the input's ring: an integer scheme stays one */
+    const scheme_ring ring = s->ring == SCHEME_RING_Z ? SCHEME_RING_Z : SCHEME_RING_F2;
+    scheme *cur = ring == SCHEME_RING_Z ? scheme_clone(s) : scheme_to_f2(s);
     if (!cur) {
         scheme_fail(err, errlen, "out of memory");
         return NULL;
     }
     verify_result vr;
-    if (!verify_f2(cur, &vr)) {
-        scheme_fail(err, errlen, "the input is not a valid scheme of %s over GF(2): %s",
-                    scheme_format_str(cur->fmt, fa), vr.msg);
+    if (!verify_scheme(cur, ring, &vr)) {
+        scheme_fail(err, errlen, "the input is not a valid scheme of %s over %s: %s",
+                    scheme_format_str(cur->fmt, fa), ring == SCHEME_RING_Z ? "Z" : "GF(2)", vr.msg);
         scheme_free(cur);
         return NULL;
     }
@@ -531,9 +614,9 @@ scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errle
         scheme_free(cur);
         return NULL;
     }
-    if (!verify_f2(cur, &vr)) {
-        scheme_fail(err, errlen, "BUG: the resized scheme of %s (rank %d) is not valid over GF(2): %s",
-                    scheme_format_str(cur->fmt, fa), cur->rank, vr.msg);
+    if (!verify_scheme(cur, ring, &vr)) {
+        scheme_fail(err, errlen, "BUG: the resized scheme of %s (rank %d) is not valid over %s: %s",
+                    scheme_format_str(cur->fmt, fa), cur->rank, ring == SCHEME_RING_Z ? "Z" : "GF(2)", vr.msg);
         scheme_free(cur);
         return NULL;
     }
@@ -549,10 +632,28 @@ static scheme *rotate_or_transpose(const scheme *s, bool transpose)
     int d[3];
     fmt_dims(s->fmt, d);
     scheme_format f = transpose ? (scheme_format){d[2], d[1], d[0]} : (scheme_format){d[1], d[2], d[0]};
-    scheme *r = scheme_new(f, SCHEME_RING_F2, s->rank);
+    scheme *r = scheme_new(f, s->ring, s->rank);
     if (!r)
         return NULL;
     for (int t = 0; t < s->rank; t++) {
+        if (s->ring == SCHEME_RING_Z) {
+            const scheme_zterm *x = &s->zterms[t];
+            scheme_zterm u;
+            if (transpose) {
+                ztranspose(x->z[1], d[1], d[2], u.z[0]);
+                ztranspose(x->z[0], d[0], d[1], u.z[1]);
+                ztranspose(x->z[2], d[2], d[0], u.z[2]);
+            } else {
+                memcpy(u.z[0], x->z[1], sizeof u.z[0]);
+                memcpy(u.z[1], x->z[2], sizeof u.z[1]);
+                memcpy(u.z[2], x->z[0], sizeof u.z[2]);
+            }
+            if (!scheme_push_z(r, &u)) {
+                scheme_free(r);
+                return NULL;
+            }
+            continue;
+        }
         const uint64_t *w = s->terms[t].f;
         bool ok = transpose ? scheme_push(r, scheme_factor_transpose(w[1], d[1], d[2]),
                                           scheme_factor_transpose(w[0], d[0], d[1]),
@@ -570,7 +671,7 @@ scheme *search_permute(const scheme *s, scheme_format to)
 {
     if (!s)
         return NULL;
-    scheme *cur = scheme_to_f2(s);
+    scheme *cur = s->ring == SCHEME_RING_Z ? scheme_clone(s) : scheme_to_f2(s);
     for (int k = 0; cur && k < 6; k++) {
         if (cur->fmt.n == to.n && cur->fmt.m == to.m && cur->fmt.p == to.p)
             return cur;

@@ -469,15 +469,17 @@ void search_clear_stop(void);
  * The meta flip graph's projections and extensions (Kauers, Wood, "Exploring
  * the meta flip graph for matrix multiplication", 2025): a scheme of <n,m,p>
  * becomes one of a format one smaller or one larger in one dimension.  dim
- * 0/1/2 is n/m/p.  GF(2) schemes only (scheme_to_f2 first); the results are
- * GF(2) schemes, their terms in the input's order, the new ones after. */
+ * 0/1/2 is n/m/p.  Over GF(2) and over Z alike: the result is in the input's
+ * ring (an integer scheme's coefficients move as its bits do), its terms in
+ * the input's order, the new ones after; the change of basis is over GF(2)
+ * only. */
 
 /* Deletes index `index` of dimension dim from every factor (dim 0: row index
  * of a and column index of c; dim 1: column of a and row of b; dim 2: column
  * of b and row of c), the bits laid out for the new widths; a term left with a
- * zero factor is dropped.  A scheme of <n,m,p> gives one of <n-1,m,p> (etc.).
- * NULL when that dimension is 1, index or dim is out of range, s is not over
- * GF(2), or out of memory. */
+ * zero factor (every coefficient 0) is dropped.  A scheme of <n,m,p> gives one
+ * of <n-1,m,p> (etc.).  NULL when that dimension is 1, index or dim is out of
+ * range, or out of memory. */
 scheme *search_project(const scheme *s, int dim, int index);
 /* The projection of dimension dim after a change of basis on it (Kauers,
  * Wood 2025's projection, in any basis): with P invertible, P u = e_last and
@@ -494,20 +496,22 @@ scheme *search_project_basis(const scheme *s, int dim, unsigned u, unsigned z);
 /* Appends one index at the end of dimension dim, the bits laid out for the new
  * widths, and the standard terms of the new slice (dim 0, new i = n:
  * a_nj b_jk c_kn for every j, k: m*p terms; dim 1: n*p; dim 2: n*m).  A
- * scheme of <n,m,p> gives one of <n+1,m,p> (etc.).  NULL when the larger
- * format is not a format (scheme_format_valid: 64 entries a factor at most),
- * s is not over GF(2), or out of memory. */
+ * scheme of <n,m,p> gives one of <n+1,m,p> (etc.; over Z the new terms have
+ * coefficients 1).  NULL when the larger format is not a format
+ * (scheme_format_valid: 64 entries a factor at most), or out of memory. */
 scheme *search_extend(const scheme *s, int dim);
-/* s (any ring: its reduction mod 2, which must be valid over GF(2)) taken to
- * the format `to` exactly: every dimension too large is projected one index
- * at a time, at the index whose deletion followed by search_reduce_all
- * (gen_max 5) leaves the lowest rank (ties: the lowest index), or, where
+/* s taken to the format `to` exactly, in its ring (a GF(2) scheme, or an
+ * integer one, which stays one): every dimension too large is projected one
+ * index at a time, at the index whose deletion followed by the reductions
+ * leaves the lowest rank (ties: the lowest index), or, over GF(2) and where
  * strictly lower, after one of the 16 changes of basis that drop the most
- * terms (search_project_basis; dimensions of 2..8); then every
- * dimension too small is extended, each extension followed by
- * search_reduce_all; then search_reduce_all once more.  The result is
- * checked with verify_f2.  NULL with a message in err: `to` is not a format,
- * the input is not valid over GF(2), out of memory, or "BUG: ..." when the
+ * terms (search_project_basis; dimensions of 2..8); then every dimension too
+ * small is extended, each extension followed by the reductions; then the
+ * reductions once more.  The reductions: search_reduce_all (gen_max 5) over
+ * GF(2); over Z search_z_reduce_all within the scheme's largest coefficient
+ * (at least 1), so no coefficient grows.  The result is checked with
+ * verify_f2 or verify_z.  NULL with a message in err: `to` is not a format,
+ * the input is not valid in its ring, out of memory, or "BUG: ..." when the
  * result failed its check. */
 scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errlen);
 /* The product of two schemes (the tensor product of their tensors, as
@@ -521,8 +525,8 @@ scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errle
  * SCHEME_MAX_RANK, a coefficient product would pass 127, or out of memory. */
 scheme *search_product(const scheme *s1, const scheme *s2);
 scheme_format search_product_format(scheme_format f1, scheme_format f2);
-/* s (over GF(2); an integer scheme by its reduction mod 2) as a scheme of
- * `to`, a permutation of its format: the rotation (a, b, c) -> (b, c, a)
+/* s (in its ring: an integer scheme stays one) as a scheme of `to`, a
+ * permutation of its format: the rotation (a, b, c) -> (b, c, a)
  * takes <n,m,p> to <m,p,n>, the transposition (a, b, c) -> (b^T, a^T, c^T)
  * to <p,m,n>; the rank stays.  NULL when `to` is not a permutation of
  * s's format, or out of memory. */

@@ -371,7 +371,6 @@ Test(search_z_cli, bad_usage_exits_2)
         {"search --dims 3x3x3 --ring z --coef-max 0", "--coef-max 0"},
         {"search --dims 3x3x3 --coef-max 2", "--ring z"},
         {"search --dims 3x3x3 --ring z --symmetry c3", "symmetric"},
-        {"search --meta --dims-range 2x2x2..3x3x3 --ring z", "GF(2) only"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cr_assert_eq(run(d, bad[i].args), 2, "%s", bad[i].args);
@@ -523,13 +522,24 @@ Test(search_z_cli, sweep_over_z_reaches_the_z_records_and_stores_them, .timeout 
     cr_assert_not_null(store, "%s", err);
     cr_assert_gt(stored_z_schemes_verify(store, 0), 0);
     db_close(store);
-    /* bad usage: --meta and --symmetry are GF(2) walks */
-    cr_assert_eq(run(d, "sweep --dims-list 2x2x2 --ring z --meta --backend cpu"), 2);
-    char *e = slurp(d, "err");
-    cr_assert(strstr(e, "--meta"), "%s", e);
-    free(e);
+    /* --meta over Z: each format starts from its neighbours' integer bests */
+    char args2[4400], path2[128];
+    snprintf(path2, sizeof path2, "%s/zm.db", d);
+    snprintf(args2, sizeof args2,
+             "sweep --dims-list 2x2x2..2x3x3 --ring z --meta --backend cpu --threads 1 --until-record "
+             "--time-per 60s --db '%s'",
+             path2);
+    cr_assert_eq(run(d, args2), 0);
+    char *mo = slurp(d, "out");
+    cr_assert(strstr(mo, "meta starts") && strstr(mo, "<2,2,2>'s best"), "%s", mo);
+    free(mo);
+    store = db_open(path2, false, &st, err, sizeof err);
+    cr_assert_not_null(store, "%s", err);
+    cr_assert_gt(stored_z_schemes_verify(store, 1), 0);
+    db_close(store);
+    /* bad usage: --symmetry is a GF(2) walk */
     cr_assert_eq(run(d, "sweep --dims-list 2x2x2 --ring z --symmetry c3 --backend cpu"), 2);
-    e = slurp(d, "err");
+    char *e = slurp(d, "err");
     cr_assert(strstr(e, "symmetric"), "%s", e);
     free(e);
     rmtree(d);
