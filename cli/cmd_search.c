@@ -382,7 +382,7 @@ static void meta_usage(FILE *out)
 "                      --db goes on where the first stopped\n"
 "  --from FILE         the first leg starts from this scheme (its format in the range)\n"
 "  --ring z            walk over Z: legs over Z, the moves keep integer schemes integer\n"
-"                      (plain projections; docs/resize.md), the records' z column\n"
+"                      (unimodular changes of basis; docs/resize.md), the z records\n"
 "  --symmetry G        the square formats walk G-symmetrically from their cubes\n"
 "  --time T            the whole search's time (default 60s without --until-record)\n"
 "every other walk parameter of flipgraph search applies to every leg; --dims,\n"

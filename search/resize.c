@@ -462,6 +462,255 @@ scheme *search_project_basis(const scheme *s, int dim, unsigned u, unsigned z)
     return r;
 }
 
+/* ---- the change of basis over Z ----
+ *
+ * The same projection with an integer P that is unimodular (P^-1 integer
+ * too), so that the tensor stays an integer one: for u in {-1,0,1}^d with a
+ * pivot entry u_i = +-1 and z with z.u = 1, the rows of P are
+ * e_j - u_j u_i e_i (j != i, in order), orthogonal to u, then z; its inverse
+ * has the columns e_j - z_j u (j != i) and u, as P times them shows.  The
+ * terms dropped are again those whose factor at dim is u v^T and those whose
+ * factor at (dim+2)%3 is w z^T (up to sign).  Coefficients can grow (row
+ * j minus a multiple of row i): the caller keeps a result only within its
+ * bound. */
+
+static int zpivot(const int8_t *u, int d)
+{
+    for (int i = 0; i < d; i++)
+        if (u[i] == 1 || u[i] == -1)
+            return i;
+    return -1;
+}
+
+static int zdot(const int8_t *a, const int8_t *b, int d)
+{
+    int x = 0;
+    for (int i = 0; i < d; i++)
+        x += a[i] * b[i];
+    return x;
+}
+
+/* v scaled so that its first nonzero entry is positive. */
+static void znormalize(int8_t *v, int d)
+{
+    for (int i = 0; i < d; i++)
+        if (v[i]) {
+            if (v[i] < 0)
+                for (int k = 0; k < d; k++)
+                    v[k] = (int8_t)-v[k];
+            return;
+        }
+}
+
+/* A factor read as `lines` lines of `len` entries (line l at l*lstride, entry
+ * k at k*estride: its rows, or its columns): true when every line is 0, x or
+ * -x for one line x, with u[l] = 0, 1 or -1 (the first nonzero 1).  With the
+ * rows, w = u x^T; with the columns, w = x u^T. */
+static bool zrank1(const int8_t *w, int lines, int len, int lstride, int estride, int8_t *u)
+{
+    int first = -1;
+    memset(u, 0, 8);
+    for (int l = 0; l < lines; l++) {
+        bool zero = true, same = true, neg = true;
+        for (int k = 0; k < len; k++) {
+            const int a = w[l * lstride + k * estride];
+            zero &= a == 0;
+            if (first >= 0) {
+                const int b = w[first * lstride + k * estride];
+                same &= a == b;
+                neg &= a == -b;
+            }
+        }
+        if (zero)
+            continue;
+        if (first < 0) {
+            first = l;
+            u[l] = 1;
+        } else if (same)
+            u[l] = 1;
+        else if (neg)
+            u[l] = -1;
+        else
+            return false;
+    }
+    return first >= 0;
+}
+
+scheme *search_project_basis_z(const scheme *s, int dim, const int8_t *u, const int8_t *z)
+{
+    if (!s || s->ring != SCHEME_RING_Z || dim < 0 || dim > 2)
+        return NULL;
+    int d[3];
+    fmt_dims(s->fmt, d);
+    const int dd = d[dim];
+    const int piv = dd >= 2 && dd <= 8 ? zpivot(u, dd) : -1;
+    if (piv < 0 || zdot(u, z, dd) != 1)
+        return NULL;
+    for (int k = 0; k < dd; k++)
+        if (u[k] < -1 || u[k] > 1)
+            return NULL;
+    int rowj[8], nj = 0; /* P's rows 0..dd-2: e_j - u_j u_i e_i for these j */
+    for (int j = 0; j < dd; j++)
+        if (j != piv)
+            rowj[nj++] = j;
+    const int rows_pos = dim, cols_pos = (dim + 2) % 3;
+    const int acols = d[(rows_pos + 1) % 3], crows = d[cols_pos];
+    scheme *t = scheme_new(s->fmt, SCHEME_RING_Z, s->rank);
+    if (!t)
+        return NULL;
+    for (int r = 0; r < s->rank; r++) {
+        const scheme_zterm *x = &s->zterms[r];
+        scheme_zterm y = *x;
+        int v[SCHEME_MAX_ENTRIES];
+        /* a -> P a (rows over dim) */
+        const int8_t *a = x->z[rows_pos];
+        for (int k = 0; k < dd; k++)
+            for (int c = 0; c < acols; c++) {
+                int e = 0;
+                if (k < dd - 1)
+                    e = a[rowj[k] * acols + c] - u[rowj[k]] * u[piv] * a[piv * acols + c];
+                else
+                    for (int l = 0; l < dd; l++)
+                        e += z[l] * a[l * acols + c];
+                v[k * acols + c] = e;
+            }
+        for (int e = 0; e < dd * acols; e++) {
+            if (v[e] < -127 || v[e] > 127) {
+                scheme_free(t);
+                return NULL;
+            }
+            y.z[rows_pos][e] = (int8_t)v[e];
+        }
+        /* c -> c P^-1 (columns over dim): column k is c (e_j - z_j u), the last c u */
+        const int8_t *c = x->z[cols_pos];
+        for (int rr = 0; rr < crows; rr++) {
+            int cu = 0;
+            for (int l = 0; l < dd; l++)
+                cu += c[rr * dd + l] * u[l];
+            for (int k = 0; k < dd; k++)
+                v[rr * dd + k] = k < dd - 1 ? c[rr * dd + rowj[k]] - z[rowj[k]] * cu : cu;
+        }
+        for (int e = 0; e < crows * dd; e++) {
+            if (v[e] < -127 || v[e] > 127) {
+                scheme_free(t);
+                return NULL;
+            }
+            y.z[cols_pos][e] = (int8_t)v[e];
+        }
+        if (!scheme_push_z(t, &y)) {
+            scheme_free(t);
+            return NULL;
+        }
+    }
+    scheme *p = search_project(t, dim, dd - 1);
+    scheme_free(t);
+    return p;
+}
+
+typedef struct zcand {
+    int drop;
+    int8_t u[8], z[8];
+} zcand;
+
+static int zcand_cmp(const void *pa, const void *pb)
+{
+    const zcand *a = pa, *b = pb;
+    if (a->drop != b->drop)
+        return b->drop - a->drop;
+    const int x = memcmp(a->u, b->u, 8);
+    return x ? x : memcmp(a->z, b->z, 8);
+}
+
+/* The terms' rank-one directions at dim: ua[r] for factor dim (u v^T), zc[r]
+ * for factor (dim+2)%3 (w z^T), normalized; has_u/has_z false where the
+ * factor is not of that form. */
+typedef struct zdirs {
+    int8_t ua[SCHEME_MAX_RANK][8], zc[SCHEME_MAX_RANK][8];
+    bool has_u[SCHEME_MAX_RANK], has_z[SCHEME_MAX_RANK];
+} zdirs;
+
+static int zdrop(const zdirs *D, int rank, int dd, const int8_t *u, const int8_t *z)
+{
+    int8_t nu[8] = {0}, nz[8] = {0};
+    memcpy(nu, u, (size_t)dd);
+    memcpy(nz, z, (size_t)dd);
+    znormalize(nu, dd);
+    znormalize(nz, dd);
+    int n = 0;
+    for (int r = 0; r < rank; r++)
+        n += (D->has_u[r] && !memcmp(D->ua[r], nu, 8)) || (D->has_z[r] && !memcmp(D->zc[r], nz, 8));
+    return n;
+}
+
+/* Candidates (u, z) over Z: every pair of a term's u and a term's z with
+ * z.u = +-1 (z signed so that z.u = 1), and each u with the unit vector of
+ * its pivot (and each z likewise), the ones that drop the most first. */
+static int zcandidates(const scheme *s, int dim, zcand **out)
+{
+    int d[3];
+    fmt_dims(s->fmt, d);
+    const int dd = d[dim], rows_pos = dim, cols_pos = (dim + 2) % 3;
+    const int acols = d[(rows_pos + 1) % 3], crows = d[cols_pos];
+    zdirs *D = calloc(1, sizeof *D);
+    int8_t (*us)[8] = calloc((size_t)s->rank + 1, 8), (*zs)[8] = calloc((size_t)s->rank + 1, 8);
+    zcand *c = NULL;
+    int nu = 0, nz = 0, nc = 0;
+    if (!D || !us || !zs)
+        goto done;
+    for (int r = 0; r < s->rank; r++) {
+        D->has_u[r] = zrank1(s->zterms[r].z[rows_pos], dd, acols, acols, 1, D->ua[r]);
+        D->has_z[r] = zrank1(s->zterms[r].z[cols_pos], dd, crows, 1, dd, D->zc[r]);
+        bool seen = false;
+        for (int k = 0; D->has_u[r] && k < nu && !seen; k++)
+            seen = !memcmp(us[k], D->ua[r], 8);
+        if (D->has_u[r] && !seen && zpivot(D->ua[r], dd) >= 0)
+            memcpy(us[nu++], D->ua[r], 8);
+        seen = false;
+        for (int k = 0; D->has_z[r] && k < nz && !seen; k++)
+            seen = !memcmp(zs[k], D->zc[r], 8);
+        if (D->has_z[r] && !seen && zpivot(D->zc[r], dd) >= 0)
+            memcpy(zs[nz++], D->zc[r], 8);
+    }
+    c = malloc(((size_t)nu * nz + nu + nz + 1) * sizeof *c);
+    if (!c)
+        goto done;
+    for (int a = 0; a < nu; a++)
+        for (int b = 0; b < nz; b++) {
+            const int x = zdot(us[a], zs[b], dd);
+            if (x != 1 && x != -1)
+                continue;
+            zcand k = {0};
+            memcpy(k.u, us[a], 8);
+            for (int i = 0; i < dd; i++)
+                k.z[i] = (int8_t)(x * zs[b][i]);
+            k.drop = zdrop(D, s->rank, dd, k.u, k.z);
+            c[nc++] = k;
+        }
+    for (int a = 0; a < nu; a++) { /* u alone: z the pivot's unit vector, signed */
+        zcand k = {0};
+        memcpy(k.u, us[a], 8);
+        const int i = zpivot(k.u, dd);
+        k.z[i] = k.u[i];
+        k.drop = zdrop(D, s->rank, dd, k.u, k.z);
+        c[nc++] = k;
+    }
+    for (int b = 0; b < nz; b++) { /* z alone */
+        zcand k = {0};
+        memcpy(k.z, zs[b], 8);
+        const int i = zpivot(k.z, dd);
+        k.u[i] = k.z[i];
+        k.drop = zdrop(D, s->rank, dd, k.u, k.z);
+        c[nc++] = k;
+    }
+    qsort(c, (size_t)nc, sizeof *c, zcand_cmp);
+done:
+    free(D);
+    free(us);
+    free(zs);
+    *out = c;
+    return c ? nc : -1;
+}
+
 typedef struct basis_cand {
     int drop;
     unsigned u, z;
@@ -510,8 +759,28 @@ static scheme *project_best(const scheme *s, int dim)
         keep_reduced(&best, t);
     }
     const int dd = d[dim], rows_pos = dim, cols_pos = (dim + 2) % 3;
-    if (dd < 2 || dd > 8 || s->ring != SCHEME_RING_F2)
-        return best; /* over Z the plain projections only (docs/resize.md) */
+    if (dd < 2 || dd > 8)
+        return best;
+    if (s->ring == SCHEME_RING_Z) {
+        /* the integer changes of basis, kept only within the input's
+         * coefficients (at least 1): the walk over Z takes {-1, 0, 1} */
+        const int cmax = search_z_max_coef(s) > 1 ? search_z_max_coef(s) : 1;
+        zcand *zc;
+        const int nzc = zcandidates(s, dim, &zc);
+        if (nzc < 0) {
+            scheme_free(best);
+            return NULL;
+        }
+        for (int k = 0; k < nzc && k < RESIZE_BASIS_TRIES && zc[k].drop > 0; k++) {
+            scheme *t = search_project_basis_z(s, dim, zc[k].u, zc[k].z);
+            if (t && search_z_max_coef(t) <= cmax)
+                keep_reduced(&best, t);
+            else
+                scheme_free(t);
+        }
+        free(zc);
+        return best;
+    }
     const unsigned nv = 1u << dd;
     int *cu = calloc(nv, sizeof *cu), *cz = calloc(nv, sizeof *cz), *cuz = calloc((size_t)nv * nv, sizeof *cuz);
     basis_cand *cand = malloc((size_t)nv * nv / 2 * sizeof *cand);

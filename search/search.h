@@ -493,6 +493,16 @@ scheme *search_project(const scheme *s, int dim, int index);
  * is 0, u or z is 0 or out of range, d is out of 2..8, s is not over GF(2),
  * or out of memory.  search_resize tries the candidates that drop the most. */
 scheme *search_project_basis(const scheme *s, int dim, unsigned u, unsigned z);
+/* The same over Z (docs/resize.md, "Over Z"): u in {-1,0,1}^d with an entry
+ * +-1 (the first such, i, is the pivot) and z integer with z.u = 1; P has the
+ * rows e_j - u_j u_i e_i (j != i, in order) and then z, and is unimodular
+ * (P^-1 has the columns e_j - z_j u and then u), so the result is an integer
+ * scheme.  Dropped: the terms whose factor at dim is u v^T and those whose
+ * factor at (dim+2)%3 is w z^T.  NULL when s is not over Z, d is out of
+ * 2..8, u has no pivot or an entry beyond 1, z.u != 1, a coefficient would
+ * pass 127, or out of memory; the coefficients can grow (search_resize keeps
+ * a result only within the input's largest coefficient, at least 1). */
+scheme *search_project_basis_z(const scheme *s, int dim, const int8_t *u, const int8_t *z);
 /* Appends one index at the end of dimension dim, the bits laid out for the new
  * widths, and the standard terms of the new slice (dim 0, new i = n:
  * a_nj b_jk c_kn for every j, k: m*p terms; dim 1: n*p; dim 2: n*m).  A

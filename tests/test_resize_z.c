@@ -346,6 +346,105 @@ Test(resize_z, corpus_schemes_resized_stay_integer_and_verify, .timeout = 300)
     }
 }
 
+/* ---- the change of basis over Z (search_project_basis_z) ---- */
+
+/* Whether factor pos of term t is, entry by entry, x y^T with x = `vec` over
+ * the dimension `dim` (its rows when rows_side, else its columns) for some
+ * nonzero y: every entry is vec[row] * y[col] (or vec[col] * y[row]). */
+static bool ref_outer(scheme_format f, const scheme_zterm *t, int pos, const int8_t *vec, bool rows_side)
+{
+    int d[3];
+    dims_of(f, d);
+    const int rows = d[row_dim[pos]], cols = d[col_dim[pos]], dd = rows_side ? rows : cols;
+    int piv = -1;
+    for (int i = 0; i < dd && piv < 0; i++)
+        if (vec[i] == 1 || vec[i] == -1)
+            piv = i;
+    cr_assert_geq(piv, 0);
+    bool nonzero = false;
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            /* y read off the pivot's line */
+            const int y = rows_side ? t->z[pos][piv * cols + c] * vec[piv] : t->z[pos][r * cols + piv] * vec[piv];
+            const int want = rows_side ? vec[r] * y : vec[c] * y;
+            if (t->z[pos][r * cols + c] != want)
+                return false;
+            nonzero |= want != 0;
+        }
+    return nonzero;
+}
+
+Test(resize_z, basis_projection_drops_exactly_the_rank_one_terms)
+{
+    scheme_rng rng;
+    scheme_rng_seed(&rng, g_seed ^ 0xba5e);
+    char fb[32];
+    for (size_t i = 0; i < NZC; i++) {
+        scheme *s = tc_read_corpus(z_corpus[i]);
+        int d[3];
+        dims_of(s->fmt, d);
+        for (int dim = 0; dim < 3; dim++) {
+            const int dd = d[dim], cpos = (dim + 2) % 3;
+            if (dd < 2)
+                continue;
+            /* u = z = e_k: the plain projection at k, term for term */
+            for (int k = 0; k < dd; k++) {
+                int8_t e[8] = {0};
+                e[k] = 1;
+                scheme *b = search_project_basis_z(s, dim, e, e), *p = search_project(s, dim, k);
+                CHECK(b && p && b->rank == p->rank, "%s dim %d e_%d", z_corpus[i], dim, k);
+                for (int r = 0; r < p->rank; r++)
+                    CHECK(!memcmp(&b->zterms[r], &p->zterms[r], sizeof p->zterms[r]),
+                          "%s dim %d e_%d: term %d differs from the plain projection", z_corpus[i], dim, k, r);
+                scheme_free(b);
+                scheme_free(p);
+            }
+            /* the terms the rank-one directions of the scheme name, and random
+             * ones: exactly the terms u v^T at dim or w z^T at cpos drop */
+            for (int it = 0; it < scaled(40); it++) {
+                int8_t u[8] = {0}, z[8] = {0};
+                bool any = false;
+                for (int k = 0; k < dd; k++)
+                    any |= (u[k] = (int8_t)((int)scheme_rng_below(&rng, 3) - 1)) != 0;
+                if (!any)
+                    continue;
+                int tries = 0, dot = 0;
+                do {
+                    dot = 0;
+                    for (int k = 0; k < dd; k++)
+                        dot += u[k] * (z[k] = (int8_t)((int)scheme_rng_below(&rng, 3) - 1));
+                } while (dot != 1 && ++tries < 200);
+                if (dot != 1)
+                    continue;
+                scheme *b = search_project_basis_z(s, dim, u, z);
+                CHECK(b, "%s dim %d: NULL", z_corpus[i], dim);
+                int drop = 0;
+                for (int r = 0; r < s->rank; r++)
+                    drop += ref_outer(s->fmt, &s->zterms[r], dim, u, true) ||
+                            ref_outer(s->fmt, &s->zterms[r], cpos, z, false);
+                CHECK(b->rank == s->rank - drop, "%s dim %d: rank %d, the reference drops %d of %d", z_corpus[i],
+                      dim, b->rank, drop, s->rank);
+                verify_result vr;
+                CHECK(verify_z(b, &vr), "%s dim %d to %s: %s", z_corpus[i], dim, scheme_format_str(b->fmt, fb),
+                      vr.msg);
+                words_match(b, "basis projection");
+                scheme_free(b);
+                /* z.u != 1 is refused */
+                int8_t z2[8];
+                for (int k = 0; k < 8; k++)
+                    z2[k] = (int8_t)-z[k];
+                CHECK(!search_project_basis_z(s, dim, u, z2), "%s dim %d: z.u = -1 accepted", z_corpus[i], dim);
+            }
+        }
+        /* GF(2) schemes are refused */
+        scheme *g = scheme_to_f2(s);
+        int8_t e[8] = {1};
+        CHECK(!search_project_basis_z(g, 0, e, e), "a GF(2) scheme accepted");
+        scheme_free(g);
+        scheme_free(s);
+    }
+}
+
 /* The meta start over Z: from integer schemes of neighbouring formats and
  * products of integer schemes, an integer scheme that verifies over Z. */
 Test(resize_z, meta_start_from_integer_schemes_is_integer)
