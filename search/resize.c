@@ -686,19 +686,14 @@ static int zcandidates(const scheme *s, int dim, zcand **out)
             k.drop = zdrop(D, s->rank, dd, k.u, k.z);
             c[nc++] = k;
         }
-    for (int a = 0; a < nu; a++) { /* u alone: z the pivot's unit vector, signed */
+    /* a u alone, its partner the unit vector of its pivot, signed (so the
+     * dot product is 1); then a z alone likewise */
+    for (int a = 0; a < nu + nz; a++) {
         zcand k = {0};
-        memcpy(k.u, us[a], 8);
-        const int i = zpivot(k.u, dd);
-        k.z[i] = k.u[i];
-        k.drop = zdrop(D, s->rank, dd, k.u, k.z);
-        c[nc++] = k;
-    }
-    for (int b = 0; b < nz; b++) { /* z alone */
-        zcand k = {0};
-        memcpy(k.z, zs[b], 8);
-        const int i = zpivot(k.z, dd);
-        k.u[i] = k.z[i];
+        int8_t *own = a < nu ? k.u : k.z, *other = a < nu ? k.z : k.u;
+        memcpy(own, a < nu ? us[a] : zs[a - nu], 8);
+        const int i = zpivot(own, dd);
+        other[i] = own[i];
         k.drop = zdrop(D, s->rank, dd, k.u, k.z);
         c[nc++] = k;
     }

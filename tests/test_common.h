@@ -24,7 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "db/db.h"
 #include "schemes/scheme.h"
+#include "search/search.h"
+#include "verify/verify.h"
 
 /* ---- seeds and scale ---- */
 
@@ -115,6 +118,50 @@ static inline void tc_z_words(scheme *s, int r)
             if (s->zterms[r].z[pos][e] & 1)
                 w |= 1ull << e;
         s->terms[r].f[pos] = w;
+    }
+}
+
+/* Every scheme in the store (ids 1, 2, ... up to the first missing) is over Z
+ * and verifies there, with coefficients within max_coef (0: not checked);
+ * returns how many. */
+__attribute__((unused)) static int tc_stored_z_verify(db *store, int max_coef)
+{
+    char err[512];
+    db_status st;
+    int n = 0;
+    for (int64_t id = 1;; id++) {
+        scheme *s = db_load_scheme(store, id, &st, err, sizeof err);
+        if (!s)
+            break;
+        verify_result vr;
+        cr_assert_eq(s->ring, SCHEME_RING_Z, "scheme %lld", (long long)id);
+        cr_assert(verify_z(s, &vr), "scheme %lld: %s", (long long)id, vr.msg);
+        if (max_coef > 0)
+            cr_assert_leq(search_z_max_coef(s), max_coef, "scheme %lld", (long long)id);
+        scheme_free(s);
+        n++;
+    }
+    return n;
+}
+
+/* ---- formats ---- */
+
+static inline void tc_dims_of(scheme_format f, int d[3])
+{
+    d[0] = f.n;
+    d[1] = f.m;
+    d[2] = f.p;
+}
+
+/* A random format (scheme_format_valid), each dimension 1..maxdim. */
+static inline scheme_format tc_random_format(scheme_rng *rng, int maxdim)
+{
+    for (;;) {
+        scheme_format f = {1 + (int)scheme_rng_below(rng, (uint32_t)maxdim),
+                           1 + (int)scheme_rng_below(rng, (uint32_t)maxdim),
+                           1 + (int)scheme_rng_below(rng, (uint32_t)maxdim)};
+        if (scheme_format_valid(f))
+            return f;
     }
 }
 

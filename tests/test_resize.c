@@ -92,13 +92,6 @@ TestSuite(resize_cli, .init = seed_and_dir, .fini = tc_suite_dir_remove);
 
 static int scaled(int n) { return tc_sanitized() ? (n / 10 > 0 ? n / 10 : 1) : n; }
 
-static void dims_of(scheme_format f, int d[3])
-{
-    d[0] = f.n;
-    d[1] = f.m;
-    d[2] = f.p;
-}
-
 static scheme_format fmt_of(const int d[3]) { return (scheme_format){d[0], d[1], d[2]}; }
 
 static bool same_fmt(scheme_format x, scheme_format y) { return x.n == y.n && x.m == y.m && x.p == y.p; }
@@ -115,7 +108,7 @@ static const int col_dim[3] = {1, 2, 0};
 static bool ref_project_term(scheme_format f, const scheme_term *t, int dim, int index, scheme_term *out)
 {
     int d[3], nd[3];
-    dims_of(f, d);
+    tc_dims_of(f, d);
     memcpy(nd, d, sizeof nd);
     nd[dim]--;
     for (int pos = 0; pos < 3; pos++) {
@@ -149,7 +142,7 @@ static bool ref_project_term(scheme_format f, const scheme_term *t, int dim, int
 static scheme_term ref_extend_term(scheme_format f, const scheme_term *t, int dim)
 {
     int d[3], nd[3];
-    dims_of(f, d);
+    tc_dims_of(f, d);
     memcpy(nd, d, sizeof nd);
     nd[dim]++;
     scheme_term out;
@@ -170,7 +163,7 @@ static scheme_term ref_extend_term(scheme_format f, const scheme_term *t, int di
 static int ref_slice(scheme_format f, int dim, scheme_term *out)
 {
     int d[3];
-    dims_of(f, d);
+    tc_dims_of(f, d);
     scheme_format g = f;
     if (dim == 0)
         g.n++;
@@ -200,17 +193,6 @@ static int term_cmp(const void *x, const void *y)
 }
 
 /* ---- random inputs ---- */
-
-static scheme_format random_format(scheme_rng *rng, int maxdim)
-{
-    for (;;) {
-        scheme_format f = {1 + (int)scheme_rng_below(rng, (uint32_t)maxdim),
-                           1 + (int)scheme_rng_below(rng, (uint32_t)maxdim),
-                           1 + (int)scheme_rng_below(rng, (uint32_t)maxdim)};
-        if (scheme_format_valid(f))
-            return f;
-    }
-}
 
 static uint64_t mask_of(int entries) { return entries >= 64 ? ~0ull : (1ull << entries) - 1; }
 
@@ -275,7 +257,7 @@ static void check_valid(const scheme *s, scheme_format want, const char *what)
 static scheme_format shifted(scheme_format f, int dim, int by)
 {
     int d[3];
-    dims_of(f, d);
+    tc_dims_of(f, d);
     d[dim] += by;
     return fmt_of(d);
 }
@@ -288,9 +270,9 @@ Test(resize, project_relayout_matches_the_entry_reference)
     scheme_rng_seed(&rng, g_seed);
     char fb[32];
     for (int it = 0; it < scaled(3000); it++) {
-        scheme_format f = random_format(&rng, 16);
+        scheme_format f = tc_random_format(&rng, 16);
         int d[3];
-        dims_of(f, d);
+        tc_dims_of(f, d);
         int dim = (int)scheme_rng_below(&rng, 3);
         if (d[dim] == 1)
             continue;
@@ -328,7 +310,7 @@ Test(resize, extend_relayout_matches_the_entry_reference)
     char fb[32];
     scheme_term slice[64];
     for (int it = 0; it < scaled(3000); it++) {
-        scheme_format f = random_format(&rng, 16);
+        scheme_format f = tc_random_format(&rng, 16);
         int dim = (int)scheme_rng_below(&rng, 3);
         scheme_format g = shifted(f, dim, 1);
         scheme *s = random_terms(f, 1 + (int)scheme_rng_below(&rng, 40), &rng);
@@ -377,7 +359,7 @@ Test(resize, projections_of_valid_schemes_verify, .timeout = 300)
             scheme_format f = walk_formats[fi];
             scheme *s = walked(f, scheme_rng_next(&rng), 1000 + scheme_rng_below(&rng, 300000));
             int d[3];
-            dims_of(f, d);
+            tc_dims_of(f, d);
             for (int dim = 0; dim < 3; dim++) {
                 if (d[dim] == 1)
                     continue;
@@ -408,7 +390,7 @@ Test(resize, project_then_extend_of_every_index_returns_to_the_format)
         scheme_format f = walk_formats[fi];
         scheme *s = walked(f, scheme_rng_next(&rng), 200000);
         int d[3];
-        dims_of(f, d);
+        tc_dims_of(f, d);
         for (int dim = 0; dim < 3; dim++)
             for (int index = 0; index < d[dim]; index++) {
                 scheme *p = search_project(s, dim, index);
@@ -503,8 +485,8 @@ Test(resize, walked_schemes_resized_to_neighbouring_formats_verify, .timeout = 6
             check_valid(r, to, what);
             /* one projection: at most the lowest rank any index leaves */
             int d[3], w[3];
-            dims_of(fs[fi], d);
-            dims_of(to, w);
+            tc_dims_of(fs[fi], d);
+            tc_dims_of(to, w);
             int diff = 0, dim = -1;
             for (int i = 0; i < 3; i++)
                 if (d[i] != w[i]) {
@@ -587,7 +569,7 @@ Test(resize, corpus_schemes_resize)
 static bool ref_rank1(const scheme_term *t, scheme_format f, int pos, unsigned vec, bool cols_side)
 {
     int d[3];
-    dims_of(f, d);
+    tc_dims_of(f, d);
     int rows = d[row_dim[pos]], cols = d[col_dim[pos]];
     int first = -1;
     /* no entry outside the lines of vec */
@@ -626,7 +608,7 @@ Test(resize, basis_projection_drops_the_rank_one_terms_and_verifies, .timeout = 
             scheme_format f = walk_formats[fi];
             scheme *s = walked(f, scheme_rng_next(&rng), 1000 + scheme_rng_below(&rng, 300000));
             int d[3];
-            dims_of(f, d);
+            tc_dims_of(f, d);
             for (int dim = 0; dim < 3; dim++) {
                 if (d[dim] < 2)
                     continue;
@@ -937,7 +919,7 @@ Test(resize_cli, unwritable_output_exits_2)
 static int entry_of(const scheme_term *t, scheme_format f, int pos, int r, int c)
 {
     int d[3];
-    dims_of(f, d);
+    tc_dims_of(f, d);
     return (int)(t->f[pos] >> (r * d[col_dim[pos]] + c) & 1);
 }
 
@@ -951,7 +933,7 @@ Test(resize, product_matches_the_entry_reference)
     char fa[32], fb[32];
     int tried = 0;
     for (int it = 0; it < scaled(2000); it++) {
-        scheme_format f1 = random_format(&rng, 4), f2 = random_format(&rng, 4);
+        scheme_format f1 = tc_random_format(&rng, 4), f2 = tc_random_format(&rng, 4);
         scheme_format f = search_product_format(f1, f2);
         scheme *s1 = random_terms(f1, 1 + (int)scheme_rng_below(&rng, 6), &rng);
         scheme *s2 = random_terms(f2, 1 + (int)scheme_rng_below(&rng, 6), &rng);
@@ -967,9 +949,9 @@ Test(resize, product_matches_the_entry_reference)
         CHECK(pr && same_fmt(pr->fmt, f) && pr->rank == s1->rank * s2->rank, "%s times %s: format or rank",
               scheme_format_str(f1, fa), scheme_format_str(f2, fb));
         int d1[3], d2[3], d[3];
-        dims_of(f1, d1);
-        dims_of(f2, d2);
-        dims_of(f, d);
+        tc_dims_of(f1, d1);
+        tc_dims_of(f2, d2);
+        tc_dims_of(f, d);
         for (int t1 = 0; t1 < s1->rank; t1++)
             for (int t2 = 0; t2 < s2->rank; t2++) {
                 const scheme_term *u = &pr->terms[t1 * s2->rank + t2];
@@ -1159,7 +1141,7 @@ Test(resize, permutations_verify_and_return)
     for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) {
         scheme *s = walked(fs[i], g_seed + i, 100000);
         int d[3];
-        dims_of(fs[i], d);
+        tc_dims_of(fs[i], d);
         static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
         for (int q = 0; q < 6; q++) {
             scheme_format to = {d[perms[q][0]], d[perms[q][1]], d[perms[q][2]]};

@@ -42,13 +42,6 @@ TestSuite(resize_z_cli, .init = seed_and_dir, .fini = tc_suite_dir_remove);
 
 static int scaled(int n) { return tc_sanitized() ? (n / 10 > 0 ? n / 10 : 1) : n; }
 
-static void dims_of(scheme_format f, int d[3])
-{
-    d[0] = f.n;
-    d[1] = f.m;
-    d[2] = f.p;
-}
-
 /* Which dimension the rows and the columns of each factor run over
  * (a: n x m, b: m x p, c: p x n), written out rather than derived. */
 static const int row_dim[3] = {0, 1, 2};
@@ -69,7 +62,7 @@ static bool zero_factor(const int8_t *w, int entries)
 static bool ref_project(scheme_format f, const scheme_zterm *t, int dim, int index, scheme_zterm *out)
 {
     int d[3], nd[3];
-    dims_of(f, d);
+    tc_dims_of(f, d);
     memcpy(nd, d, sizeof nd);
     nd[dim]--;
     memset(out, 0, sizeof *out);
@@ -92,7 +85,7 @@ static bool ref_project(scheme_format f, const scheme_zterm *t, int dim, int ind
 static void ref_extend(scheme_format f, const scheme_zterm *t, int dim, scheme_zterm *out)
 {
     int d[3], nd[3];
-    dims_of(f, d);
+    tc_dims_of(f, d);
     memcpy(nd, d, sizeof nd);
     nd[dim]++;
     memset(out, 0, sizeof *out);
@@ -138,17 +131,6 @@ static scheme *random_zterms(scheme_format f, int rank, scheme_rng *rng)
     return s;
 }
 
-static scheme_format random_format(scheme_rng *rng, int maxdim)
-{
-    for (;;) {
-        scheme_format f = {1 + (int)scheme_rng_below(rng, (uint32_t)maxdim),
-                           1 + (int)scheme_rng_below(rng, (uint32_t)maxdim),
-                           1 + (int)scheme_rng_below(rng, (uint32_t)maxdim)};
-        if (scheme_format_valid(f))
-            return f;
-    }
-}
-
 /* The words of every term are the odd coefficients (what scheme_push_z keeps). */
 static void words_match(const scheme *s, const char *what)
 {
@@ -169,9 +151,9 @@ Test(resize_z, project_and_extend_match_the_entry_reference)
     scheme_rng_seed(&rng, g_seed);
     char fb[32];
     for (int it = 0; it < scaled(2000); it++) {
-        scheme_format f = random_format(&rng, 8);
+        scheme_format f = tc_random_format(&rng, 8);
         int d[3];
-        dims_of(f, d);
+        tc_dims_of(f, d);
         const int dim = (int)scheme_rng_below(&rng, 3);
         scheme *s = random_zterms(f, 1 + (int)scheme_rng_below(&rng, 30), &rng);
         if (d[dim] > 1) {
@@ -242,7 +224,7 @@ Test(resize_z, permutations_move_the_tensor_entry_by_entry)
          * moves themselves, not by an earlier ordering equal to them */
         scheme_format f;
         do
-            f = random_format(&rng, 5);
+            f = tc_random_format(&rng, 5);
         while (f.n == f.m || f.m == f.p || f.n == f.p);
         scheme *s = random_zterms(f, 1 + (int)scheme_rng_below(&rng, 12), &rng);
         const scheme_format rot = {f.m, f.p, f.n}, tr = {f.p, f.m, f.n};
@@ -291,7 +273,7 @@ Test(resize_z, corpus_schemes_resized_stay_integer_and_verify, .timeout = 300)
         cr_assert_eq(s->ring, SCHEME_RING_Z, "%s", z_corpus[i]);
         const int cmax = search_z_max_coef(s) > 1 ? search_z_max_coef(s) : 1;
         int d[3];
-        dims_of(s->fmt, d);
+        tc_dims_of(s->fmt, d);
         for (int dim = 0; dim < 3; dim++)
             for (int by = -1; by <= 1; by += 2) {
                 int e[3] = {d[0], d[1], d[2]};
@@ -354,7 +336,7 @@ Test(resize_z, corpus_schemes_resized_stay_integer_and_verify, .timeout = 300)
 static bool ref_outer(scheme_format f, const scheme_zterm *t, int pos, const int8_t *vec, bool rows_side)
 {
     int d[3];
-    dims_of(f, d);
+    tc_dims_of(f, d);
     const int rows = d[row_dim[pos]], cols = d[col_dim[pos]], dd = rows_side ? rows : cols;
     int piv = -1;
     for (int i = 0; i < dd && piv < 0; i++)
@@ -382,7 +364,7 @@ Test(resize_z, basis_projection_drops_exactly_the_rank_one_terms)
     for (size_t i = 0; i < NZC; i++) {
         scheme *s = tc_read_corpus(z_corpus[i]);
         int d[3];
-        dims_of(s->fmt, d);
+        tc_dims_of(s->fmt, d);
         for (int dim = 0; dim < 3; dim++) {
             const int dd = d[dim], cpos = (dim + 2) % 3;
             if (dd < 2)
@@ -469,26 +451,15 @@ Test(resize_z, meta_start_from_integer_schemes_is_integer)
         scheme_free(k[i]);
 }
 
-/* Every scheme in the store is over Z and verifies there, coefficients in
- * {-1, 0, 1}; returns how many. */
+/* Every scheme in the store at path is over Z and verifies there,
+ * coefficients in {-1, 0, 1}; returns how many. */
 static int stored_all_integer(const char *path)
 {
     char err[512];
     db_status st;
     db *store = db_open(path, false, &st, err, sizeof err);
     cr_assert_not_null(store, "%s", err);
-    int n = 0;
-    for (int64_t id = 1;; id++) {
-        scheme *s = db_load_scheme(store, id, &st, err, sizeof err);
-        if (!s)
-            break;
-        verify_result vr;
-        cr_assert_eq(s->ring, SCHEME_RING_Z, "scheme %lld", (long long)id);
-        cr_assert(verify_z(s, &vr), "scheme %lld: %s", (long long)id, vr.msg);
-        cr_assert_leq(search_z_max_coef(s), 1, "scheme %lld", (long long)id);
-        scheme_free(s);
-        n++;
-    }
+    const int n = tc_stored_z_verify(store, 1);
     db_close(store);
     return n;
 }

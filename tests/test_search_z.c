@@ -394,29 +394,6 @@ Test(search_z_cli, bad_usage_exits_2)
     rmtree(d);
 }
 
-/* Every scheme in the store (ids 1, 2, ... up to the first missing) is over Z
- * and verifies there, with coefficients within max_coef (0: not checked);
- * returns how many. */
-static int stored_z_schemes_verify(db *store, int max_coef)
-{
-    char err[512];
-    db_status st;
-    int n = 0;
-    for (int64_t id = 1;; id++) {
-        scheme *s = db_load_scheme(store, id, &st, err, sizeof err);
-        if (!s)
-            break;
-        verify_result vr;
-        cr_assert_eq(s->ring, SCHEME_RING_Z, "scheme %lld", (long long)id);
-        cr_assert(verify_z(s, &vr), "scheme %lld: %s", (long long)id, vr.msg);
-        if (max_coef > 0)
-            cr_assert_leq(search_z_max_coef(s), max_coef);
-        scheme_free(s);
-        n++;
-    }
-    return n;
-}
-
 Test(search_z_cli, stores_integer_schemes_that_verify_and_resumes, .timeout = 150)
 {
     char d[64], args[4400], path[128];
@@ -433,7 +410,7 @@ Test(search_z_cli, stores_integer_schemes_that_verify_and_resumes, .timeout = 15
     db_status st;
     db *store = db_open(path, false, &st, err, sizeof err);
     cr_assert_not_null(store, "%s", err);
-    cr_assert_geq(stored_z_schemes_verify(store, 1), 1);
+    cr_assert_geq(tc_stored_z_verify(store, 1), 1);
     int64_t id;
     int rank;
     cr_assert_eq(db_best(store, (scheme_format){3, 3, 3}, SCHEME_RING_Z, &id, &rank, err, sizeof err), DB_OK, "%s",
@@ -520,7 +497,7 @@ Test(search_z_cli, sweep_over_z_reaches_the_z_records_and_stores_them, .timeout 
     db_status st;
     db *store = db_open(path, false, &st, err, sizeof err);
     cr_assert_not_null(store, "%s", err);
-    cr_assert_gt(stored_z_schemes_verify(store, 0), 0);
+    cr_assert_gt(tc_stored_z_verify(store, 0), 0);
     db_close(store);
     /* --meta over Z: each format starts from its neighbours' integer bests */
     char args2[4400], path2[128];
@@ -535,7 +512,7 @@ Test(search_z_cli, sweep_over_z_reaches_the_z_records_and_stores_them, .timeout 
     free(mo);
     store = db_open(path2, false, &st, err, sizeof err);
     cr_assert_not_null(store, "%s", err);
-    cr_assert_gt(stored_z_schemes_verify(store, 1), 0);
+    cr_assert_gt(tc_stored_z_verify(store, 1), 0);
     db_close(store);
     /* bad usage: --symmetry is a GF(2) walk */
     cr_assert_eq(run(d, "sweep --dims-list 2x2x2 --ring z --symmetry c3 --backend cpu"), 2);
