@@ -118,7 +118,7 @@ bool search_meta_formats(scheme_format lo, scheme_format hi, scheme_format *out,
  * orientation.  Returns how many. */
 /* The store's lowest distinct schemes of m's format over the walk's ring, in
  * each of its orientations (a scheme stored as <5,4,5> serves <4,5,5>), into
- * m's pool. */
+ * m's pool; over Z only those within coef_max. */
 typedef struct store_rows {
     int64_t id[META_POOL_MAX];
     int n;
@@ -131,7 +131,7 @@ static bool take_row(void *ctx, const db_scheme_row *row)
     return r->n < META_POOL_MAX;
 }
 
-static bool pool_from_store(db *d, meta_fmt *m, int keep, scheme_ring ring, char *err, size_t errlen)
+static bool pool_from_store(db *d, meta_fmt *m, int keep, scheme_ring ring, int coef_max, char *err, size_t errlen)
 {
     const int d3[3] = {m->f.n, m->f.m, m->f.p};
     static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
@@ -154,6 +154,10 @@ static bool pool_from_store(db *d, meta_fmt *m, int keep, scheme_ring ring, char
             scheme *s = db_load_scheme(d, r.id[k], &st, err, errlen);
             if (!s)
                 return false;
+            if (ring == SCHEME_RING_Z && search_z_max_coef(s) > coef_max) {
+                scheme_free(s); /* a lift with a 2: the walk within the bound cannot start there */
+                continue;
+            }
             scheme *p = search_permute(s, m->f);
             scheme_free(s);
             const bool ok = p && pool_offer(m, p, keep);
@@ -323,7 +327,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         char err[512];
         for (int i = 0; i < n && ok; i++) {
             const int before = v[i].npool;
-            if (!pool_from_store(session_store(ss), &v[i], mc->pool, ring, err, sizeof err)) {
+            if (!pool_from_store(session_store(ss), &v[i], mc->pool, ring, base->p.coef_max, err, sizeof err)) {
                 snprintf(out->msg, sizeof out->msg, "%s: the stored schemes: %s", scheme_format_str(v[i].f, fa), err);
                 out->status = SEARCH_FAILED;
                 out->store_failed = true;

@@ -617,7 +617,8 @@ Test(search_z_cli, sweep_lifts_the_stores_gf2_schemes, .timeout = 200)
     rmtree(d);
 }
 
-/* --from-db over Z takes the lowest stored scheme within --coef-max: a
+/* --from-db over Z, and the meta search's pools over Z, take the lowest
+ * stored schemes within --coef-max: a
  * Strassen with a coefficient 2 (a unimodular change of basis, P = [1 2; 0 1]
  * on dimension n: a -> P a, c -> c P^-1) is below the standard algorithm, but
  * outside --coef-max 1. */
@@ -665,6 +666,22 @@ Test(search_z_cli, from_db_over_z_keeps_to_the_coefficient_bound, .timeout = 60)
     run(d, args);
     e = slurp(d, "err");
     cr_assert(strstr(e, "start rank 7"), "--coef-max 3 takes the changed Strassen: %s", e);
+    free(e);
+    /* the meta search's pools likewise: within --coef-max 3 the stored 7 is
+     * the record already (no leg); within 1 the pool holds the 8 only */
+    snprintf(args, sizeof args,
+             "search --meta --ring z --dims-range 2x2x2..2x2x2 --until-record --db '%s' --threads 1 --time 60s "
+             "--coef-max 3",
+             path);
+    cr_assert_eq(run(d, args), 0);
+    e = slurp(d, "out");
+    cr_assert(strstr(e, "meta search: 0 legs"), "--coef-max 3: %s", e);
+    free(e);
+    snprintf(args, sizeof args,
+             "search --meta --ring z --dims-range 2x2x2..2x2x2 --until-record --db '%s' --threads 1 --time 60s", path);
+    cr_assert_eq(run(d, args), 0);
+    e = slurp(d, "out");
+    cr_assert(strstr(e, "meta search: 1 legs") && strstr(e, "; 1 schemes from the store"), "--coef-max 1: %s", e);
     free(e);
     scheme_free(std8);
     scheme_free(tw);
