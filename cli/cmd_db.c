@@ -19,6 +19,7 @@
 #include "../db/db.h"
 #include "../runtime/runtime.h"
 #include "cli.h"
+#include "fg_commit.h" /* FLIPGRAPH_GIT_COMMIT, written at every build */
 
 #define CMD "db"
 

@@ -22,6 +22,7 @@
 #include "../db/db.h"
 #include "../search/search.h"
 #include "cli.h"
+#include "fg_commit.h" /* FLIPGRAPH_GIT_COMMIT, written at every build */
 #include "report_plot.h"
 
 #define CMD "report"

@@ -4,6 +4,7 @@
 #include "../cuda/fg_cuda.h"
 #include "../search/search.h"
 #include "cli.h"
+#include "fg_commit.h" /* FLIPGRAPH_GIT_COMMIT, written at every build */
 
 int cmd_version(int argc, char **argv)
 {

@@ -4,6 +4,7 @@
 
 #include "../db/db.h"
 #include "cli.h"
+#include "fg_commit.h" /* FLIPGRAPH_GIT_COMMIT, written at every build */
 
 typedef struct {
     const char *name;

@@ -18,12 +18,10 @@
 
 #include "../search/search.h"
 #include "cli.h"
+#include "fg_commit.h" /* FLIPGRAPH_GIT_COMMIT, written at every build */
 
 #ifndef FLIPGRAPH_VERSION
 #define FLIPGRAPH_VERSION "unknown"
-#endif
-#ifndef FLIPGRAPH_GIT_COMMIT
-#define FLIPGRAPH_GIT_COMMIT "unknown"
 #endif
 #ifndef FLIPGRAPH_BUILD_TYPE
 #define FLIPGRAPH_BUILD_TYPE "unknown"
