@@ -124,7 +124,7 @@ static inline void tc_z_words(scheme *s, int r)
 /* Every scheme in the store (ids 1, 2, ... up to the first missing) is over Z
  * and verifies there, with coefficients within max_coef (0: not checked);
  * returns how many. */
-__attribute__((unused)) static int tc_stored_z_verify(db *store, int max_coef)
+static inline int tc_stored_z_verify(db *store, int max_coef)
 {
     char err[512];
     db_status st;
