@@ -46,7 +46,7 @@ static const char *usage_text =
     "usage: flipgraph sweep --dims-list LIST [--time-per DUR] [--threads N] [--seed S]\n"
     "                       [--db PATH] [--from-db] [--backend cpu|gpu|auto] [--until-record]\n"
     "                       [--progress DUR] [--meta] [--rounds K] [--stall DUR] [--symmetry G]\n"
-    "                       [--ring f2|z] [--coef-max K] [--lift K] [-q]\n"
+    "                       [--ring f2|z] [--coef-max K] [--lift K] [--lift-walk T] [-q]\n"
     "\n"
     "Searches every format of LIST for DUR each, then prints a table of our best rank\n"
     "against the known record (GF(2), or Z with --ring z).\n"
@@ -79,6 +79,11 @@ static const char *usage_text =
     "                    it to Z (Hensel lifting, as flipgraph lift; each lift verified and stored\n"
     "                    with source lift) and start from the store's best Z scheme (implies\n"
     "                    --from-db; needs --db): the GF(2) results of a search serve the Z sweep\n"
+    "  --lift-walk T     with --lift: when no lift reaches the format's Z record, walk the store's\n"
+    "                    GF(2) schemes at that rank for up to T (plus transitions at it) and lift\n"
+    "                    every distinct scheme met there until one lifts (stored: the GF(2) one\n"
+    "                    with source lift-walk, its lift with source lift); a GF(2) scheme that\n"
+    "                    does not lift can have neighbours that do\n"
     "  --coef-max K      over Z: coefficients bounded by K in absolute value (1..3, default 1;\n"
     "                    the GPU walks 1 only)\n"
     "  --rounds K        search the list K times over (default 1); with --meta a round starts\n"
@@ -278,7 +283,7 @@ static void print_table(const sweep_row *rows, int n, bool with_db)
 }
 
 enum { OPT_DIMS_LIST = 1000, OPT_TIME_PER, OPT_DB, OPT_FROM_DB, OPT_UNTIL_RECORD, OPT_META, OPT_ROUNDS, OPT_LIFT,
-       OPT_PARAM = 2000 };
+       OPT_LIFT_WALK, OPT_PARAM = 2000 };
 
 /* The search parameters sweep takes (rows of search/params.def, parsed and
  * checked by the table); the rest of the table is `flipgraph search`'s. */
@@ -289,8 +294,9 @@ static const int sweep_params[] = {SEARCH_PARAM_THREADS, SEARCH_PARAM_SEED, SEAR
 
 int cmd_sweep(int argc, char **argv)
 {
-    struct option longs[21] = {
+    struct option longs[22] = {
         {"lift", required_argument, NULL, OPT_LIFT},
+        {"lift-walk", required_argument, NULL, OPT_LIFT_WALK},
         {"meta", no_argument, NULL, OPT_META},
         {"rounds", required_argument, NULL, OPT_ROUNDS},
         {"dims-list", required_argument, NULL, OPT_DIMS_LIST},
@@ -301,7 +307,7 @@ int cmd_sweep(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'}};
     for (int i = 0; i < NSWEEP_PARAMS; i++)
-        longs[10 + i] = (struct option){search_param(sweep_params[i])->name, required_argument, NULL,
+        longs[11 + i] = (struct option){search_param(sweep_params[i])->name, required_argument, NULL,
                                        OPT_PARAM + sweep_params[i]};
     const char *dims_list = NULL, *db_path_opt = NULL;
     double time_per = 60;
@@ -314,6 +320,7 @@ int cmd_sweep(int argc, char **argv)
         threads = 1;
     bool from_db = false, until_record = false, quiet = false, meta = false;
     long rounds = 1, lift_k = 0;
+    double lift_walk = 0;
     char err[1024];
 
     optind = 0;
@@ -356,6 +363,11 @@ int cmd_sweep(int argc, char **argv)
                 return cli_error(CLI_USAGE, CMD, "--lift '%s': expected 1..64 (GF(2) schemes a format)", optarg);
             break;
         }
+        case OPT_LIFT_WALK:
+            if (!search_parse_duration(optarg, &lift_walk) || lift_walk <= 0)
+                return cli_error(CLI_USAGE, CMD, "--lift-walk '%s': expected a duration above 0, such as 60s or 5m",
+                                 optarg);
+            break;
         case OPT_ROUNDS: {
             char *end;
             rounds = strtol(optarg, &end, 10);
@@ -383,6 +395,9 @@ int cmd_sweep(int argc, char **argv)
     const scheme_ring ring = (scheme_ring)base.p.ring;
     if (lift_k && (ring != SCHEME_RING_Z || !db_path_opt))
         return cli_error(CLI_USAGE, CMD, "--lift K: lifts the store's GF(2) schemes for a sweep over Z (give "
+                         "--ring z and --db PATH)");
+    if (lift_walk > 0 && !lift_k)
+        return cli_error(CLI_USAGE, CMD, "--lift-walk T: the walk lifts the store's GF(2) schemes (give --lift K, "
                          "--ring z and --db PATH)");
     if (lift_k)
         from_db = true; /* the walk starts from the lowest of them */
@@ -520,6 +535,26 @@ int cmd_sweep(int argc, char **argv)
                 printf("\n");
             }
             lift_best = best;
+            /* the lifts above the Z record: walk the GF(2) schemes at the
+             * record and lift their neighbours (session_lift_walk) */
+            if (lift_walk > 0 && row->record > 0 && (!lift_best || lift_best > row->record)) {
+                int wtried, wbest;
+                st = session_lift_walk(ss, row->fmt, (int)lift_k, row->record, lift_walk, row->seed, &wtried, &wbest,
+                                       err, sizeof err);
+                if (st != DB_OK) {
+                    rc = cli_error(cli_db_exit(st), CMD, "%s: --lift-walk: %s", cx.fmtbuf, err);
+                    break;
+                }
+                if (!quiet) {
+                    printf("[%d/%d] %s: the lifting walk tried %d GF(2) scheme%s at rank <= %d", k + 1, nrows,
+                           cx.fmtbuf, wtried, wtried == 1 ? "" : "s", row->record);
+                    if (wbest)
+                        printf(", one lifted: rank %d over Z", wbest);
+                    printf("\n");
+                }
+                if (wbest && (!lift_best || wbest < lift_best))
+                    lift_best = wbest;
+            }
         }
         if (from_db && !symmetric) {
             db_status st = session_best_start(ss, row->fmt, ring, base.p.coef_max, &start, err, sizeof err);

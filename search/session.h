@@ -47,6 +47,20 @@ bool session_set_out_dir(search_session *s, const char *dir, char *err, size_t e
  * else the store's failure. */
 db_status session_lift_lowest(search_session *s, scheme_format f, int k, int *tried, int *lifted, int *best,
                               char *err, size_t errlen);
+/* The lifting walk (sweep --ring z --lift K --lift-walk T): of the store's k
+ * lowest GF(2) schemes of f, those of rank <= target each walk in turn (an
+ * equal share of `seconds`; search_walker with the default parameters, plus
+ * transitions at target, seed + i) in chunks of 20000 flips, and every
+ * distinct scheme held at rank <= target (canonical hash; at most 4096 a
+ * start) is lifted (verify_lift_ex).  The first lift ends it: the GF(2) scheme
+ * is stored with source "lift-walk" (parent: the walk's start), its lift with
+ * source "lift" (parent: that scheme).  A GF(2) scheme whose own lift fails
+ * can have neighbours that lift (session.c says what was measured).  *tried:
+ * lifts tried; *best: the lift's rank (0: none).  Ends early on a stop request
+ * (SIGINT).  DB_OK, also when nothing lifts; else the store's failure (DB_IO
+ * with "out of memory" when that ran out). */
+db_status session_lift_walk(search_session *s, scheme_format f, int k, int target, double seconds, uint64_t seed,
+                            int *tried, int *best, char *err, size_t errlen);
 /* The best stored scheme of f over ring (--from-db; SCHEME_RING_Z for a walk
  * over Z): DB_OK with *out, DB_NOT_FOUND when there is none (or no store),
  * else the store's failure.  Over Z with coef_max > 0: the lowest-rank one

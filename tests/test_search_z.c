@@ -688,3 +688,79 @@ Test(search_z_cli, from_db_over_z_keeps_to_the_coefficient_bound, .timeout = 60)
     scheme_free(st7);
     rmtree(d);
 }
+
+/* The lifting walk (sweep --lift-walk, session_lift_walk): data/found's
+ * GF(2) <3,4,5>:47 does not lift (proved mod 4), but its neighbours at rank
+ * 47 do (about one in eight of them measured): the sweep reaches the Z record
+ * from it, and stores the GF(2) scheme that lifted (source lift-walk, parent
+ * the start) and its lift (source lift, parent that scheme, its reduction mod
+ * 2 that scheme). */
+Test(search_z_cli, lifting_walk_reaches_the_z_record_from_a_scheme_that_does_not_lift, .timeout = 600)
+{
+    char d[64], args[4400], path[128], file[4200], err[512];
+    tmpdir(d, sizeof d);
+    snprintf(path, sizeof path, "%s/w.db", d);
+    const char *src = getenv("FLIPGRAPH_SOURCE");
+    cr_assert(src && *src, "FLIPGRAPH_SOURCE is not set (ctest sets it)");
+    snprintf(file, sizeof file, "%s/data/found/345-47-gf2-liftwalk.txt", src);
+    scheme *g = tc_read_or_die(file);
+    cr_assert_eq(g->rank, 47);
+    verify_lift_result lr;
+    scheme *none = verify_lift(g, &lr);
+    cr_assert_null(none, "the fixture lifts after all: %s", lr.msg);
+    cr_assert_eq(lr.status, VERIFY_LIFT_NONE, "%s", lr.msg);
+    db_status st;
+    db *store = db_open(path, true, &st, err, sizeof err);
+    cr_assert_not_null(store, "%s", err);
+    int64_t start_id;
+    bool existed;
+    const db_provenance prov = {0, 0, "test", 0, 0};
+    cr_assert_eq(db_insert_scheme(store, g, &prov, &start_id, &existed, err, sizeof err), DB_OK, "%s", err);
+    db_close(store);
+    /* the lifts alone stop above the record; the walk reaches it */
+    snprintf(args, sizeof args,
+             "sweep --dims-list 3x4x5 --ring z --lift 1 --lift-walk 300s --db '%s' --until-record --time-per 5s "
+             "--threads 1 --seed %llu",
+             path, (unsigned long long)tc_seed("FLIPGRAPH_SEED"));
+    cr_assert_eq(run(d, args), 0);
+    char *out = slurp(d, "out");
+    cr_assert(strstr(out, "0 of the store's 1 lowest GF(2) scheme lifted") &&
+                  strstr(out, "one lifted: rank 47 over Z") && strstr(out, "record reached"),
+              "%s", out);
+    free(out);
+    store = db_open(path, false, &st, err, sizeof err);
+    cr_assert_not_null(store, "%s", err);
+    int found = 0;
+    for (int64_t id = 1;; id++) {
+        db_scheme_row row;
+        scheme *s = db_load_scheme(store, id, &st, err, sizeof err);
+        if (!s)
+            break;
+        cr_assert_eq(db_scheme_info(store, id, &row, err, sizeof err), DB_OK, "%s", err);
+        if (s->ring == SCHEME_RING_Z) {
+            verify_result vr;
+            cr_assert(verify_z(s, &vr) && s->rank == 47 && !strcmp(row.source, "lift"), "row %lld: %s",
+                      (long long)id, vr.msg);
+            db_scheme_row prow;
+            cr_assert_eq(db_scheme_info(store, row.parent_id, &prow, err, sizeof err), DB_OK, "%s", err);
+            cr_assert_str_eq(prow.source, "lift-walk");
+            cr_assert_eq(prow.parent_id, start_id);
+            scheme *parent = db_load_scheme(store, row.parent_id, &st, err, sizeof err), *mod2 = scheme_to_f2(s);
+            cr_assert(parent && scheme_equal(parent, mod2), "the lift's reduction mod 2 is not its parent");
+            scheme_free(parent);
+            scheme_free(mod2);
+            found++;
+        }
+        scheme_free(s);
+    }
+    db_close(store);
+    cr_assert_eq(found, 1);
+    /* bad usage */
+    cr_assert_eq(run(d, "sweep --dims-list 3x4x5 --ring z --lift-walk 10s --db x.db"), 2);
+    char *e = slurp(d, "err");
+    cr_assert(strstr(e, "--lift K"), "%s", e);
+    free(e);
+    cr_assert_eq(run(d, "sweep --dims-list 3x4x5 --ring z --lift 1 --lift-walk 0s --db x.db"), 2);
+    scheme_free(g);
+    rmtree(d);
+}
