@@ -3,8 +3,10 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "../db/db.h"
+#include "../search/search.h"
 #include "../verify/verify.h"
 #include "cli.h"
 
@@ -12,7 +14,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: flipgraph lift ID|FILE [-o OUT] [--db PATH] [--to native|exp]\n"
-            "                  [--attempts N] [--seed N]\n"
+            "                  [--attempts N] [--seed N] [--walk T]\n"
             "\n"
             "Lifts a GF(2) scheme to one over the integers by Hensel lifting (solving the\n"
             "Brent equations modulo 2, 4, 8, ...), and checks the result over Z.\n"
@@ -29,6 +31,11 @@ static void usage(FILE *out)
             "  --to KIND         native (default) or exp\n"
             "  --attempts N      column orders tried before giving up (default 16)\n"
             "  --seed N          seed of the retries' random choices (default fixed)\n"
+            "  --walk T          when the scheme does not lift, walk its neighbours at its rank\n"
+            "                    for up to T (a duration: 30s, 5m; the GF(2) walk with plus\n"
+            "                    transitions there) and lift every distinct scheme met until one\n"
+            "                    lifts (docs/search.md, \"The lifting walk\"); stored with --db: the\n"
+            "                    GF(2) scheme that lifted (source lift-walk), then its lift\n"
             "  -h, --help        this text\n"
             "\n"
             "exit: 0 lifted; 1 the scheme cannot be lifted (the message says why: at which\n"
@@ -53,12 +60,14 @@ int cmd_lift(int argc, char **argv)
         {"to", required_argument, NULL, 't'},
         {"attempts", required_argument, NULL, 'a'},
         {"seed", required_argument, NULL, 's'},
+        {"walk", required_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *out = NULL, *db_opt = NULL;
     scheme_file_kind kind = SCHEME_FILE_NATIVE;
     verify_lift_options lopt = {0, 0, 0};
+    double walk = 0;
     long v;
     optind = 0;
     opterr = 0;
@@ -87,6 +96,11 @@ int cmd_lift(int argc, char **argv)
                 return cli_error(CLI_USAGE, "lift", "--seed '%s': expected a non-negative integer", optarg);
             lopt.seed = (uint64_t)v;
             break;
+        case 'w':
+            if (!search_parse_duration(optarg, &walk) || walk <= 0)
+                return cli_error(CLI_USAGE, "lift", "--walk '%s': expected a duration above 0, such as 30s or 5m",
+                                 optarg);
+            break;
         case 'h':
             usage(stdout);
             return CLI_OK;
@@ -106,8 +120,9 @@ int cmd_lift(int argc, char **argv)
     char err[512] = "";
     db_status st = DB_OK;
     db *d = NULL;
-    scheme *in = NULL, *lifted = NULL;
+    scheme *in = NULL, *lifted = NULL, *met = NULL; /* met: the GF(2) scheme --walk lifted */
     int64_t parent = 0;
+    bool file_imported = false; /* a FILE imported already (for the walk's scheme) */
     int rc = CLI_OK;
 
     if (use_db) {
@@ -135,6 +150,22 @@ int cmd_lift(int argc, char **argv)
 
     verify_lift_result lr;
     lifted = verify_lift_ex(in, &lopt, &lr);
+    if (!lifted && walk > 0 && (lr.status == VERIFY_LIFT_NONE || lr.status == VERIFY_LIFT_NOT_FOUND)) {
+        int tried;
+        fprintf(stderr, "flipgraph lift: %s: %s; walking its neighbours at rank %d for up to %gs\n", arg, lr.msg,
+                in->rank, walk);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        lifted = search_lift_walk(in, in->rank, walk, lopt.seed, &tried, &met);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        lr.seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        if (lifted) {
+            snprintf(lr.msg, sizeof lr.msg, "a neighbour of rank %d lifted (%d distinct schemes tried), largest "
+                     "|coefficient| %d", met->rank, tried, search_z_max_coef(lifted));
+        } else
+            snprintf(lr.msg, sizeof lr.msg, "no neighbour lifted either (%d distinct schemes of rank <= %d tried in %.1f s)",
+                     tried, in->rank, lr.seconds);
+    }
     if (!lifted) {
         int code = lr.status == VERIFY_LIFT_BAD_INPUT ? CLI_USAGE
                    : lr.status == VERIFY_LIFT_NONE || lr.status == VERIFY_LIFT_NOT_FOUND ? CLI_NEGATIVE
@@ -143,9 +174,33 @@ int cmd_lift(int argc, char **argv)
         goto done;
     }
     fprintf(stderr, "flipgraph lift: %s: %s (%.3f s)\n", arg, lr.msg, lr.seconds);
+    if (met && d) {
+        /* the walk's GF(2) scheme goes in first: the lift's parent */
+        if (!by_id) {
+            int64_t id = 0, f2_id = 0;
+            bool existed = false, f2_existed = false;
+            char source[300];
+            snprintf(source, sizeof source, "import:%s", arg);
+            db_provenance prov = {0, 0, source, 0, 0};
+            st = db_import_scheme(d, in, &prov, &id, &existed, &f2_id, &f2_existed, err, sizeof err);
+            if (st != DB_OK) {
+                rc = cli_error(db_code(st), "lift", "storing %s: %s", arg, err);
+                goto done;
+            }
+            parent = in->ring == SCHEME_RING_Z ? f2_id : id;
+            file_imported = true;
+        }
+        db_provenance pg = {0, parent, "lift-walk", 0, 0};
+        bool existed = false;
+        st = db_insert_scheme(d, met, &pg, &parent, &existed, err, sizeof err);
+        if (st != DB_OK) {
+            rc = cli_error(db_code(st), "lift", "storing the walk's scheme: %s", err);
+            goto done;
+        }
+    }
 
     if (d) {
-        if (!by_id) {
+        if (!by_id && !file_imported) {
             /* Import the file first, so the lift has a parent row. */
             int64_t id = 0, f2_id = 0;
             bool existed = false, f2_existed = false;
@@ -179,6 +234,7 @@ int cmd_lift(int argc, char **argv)
             rc = cli_error(CLI_USAGE, "lift", "%s", err);
     }
 done:
+    scheme_free(met);
     scheme_free(lifted);
     scheme_free(in);
     if (d)

@@ -541,6 +541,15 @@ scheme_format search_product_format(scheme_format f1, scheme_format f2);
  * to <p,m,n>; the rank stays.  NULL when `to` is not a permutation of
  * s's format, or out of memory. */
 scheme *search_permute(const scheme *s, scheme_format to);
+/* The lifting walk (lift_walk.c; docs/search.md, "The lifting walk"): the
+ * GF(2) walker from start (its reduction mod 2; default parameters, plus
+ * transitions at rank target, seed) in chunks of 20000 flips for up to
+ * `seconds`, and every distinct scheme it holds at rank <= target (canonical
+ * hash; at most 4096) Hensel-lifted (verify_lift_ex) until one lifts: that
+ * lift is returned (it passed verify_z) and *gf2 is the GF(2) scheme it lifts
+ * (the caller frees both).  NULL (and *gf2 NULL) when none lifted in time,
+ * on search_request_stop, or out of memory; *tried counts the lifts tried. */
+scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64_t seed, int *tried, scheme **gf2);
 /* The meta start of `to` (flipgraph sweep --meta): of the known schemes whose
  * format is `to` or one step from it (one of n, m, p larger or smaller by one,
  * the others equal), each taken to `to` by search_resize, and (where from2 is

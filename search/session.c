@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "../cuda/fg_cuda.h"
 #include "../verify/verify.h"
@@ -108,22 +107,6 @@ db_status session_lift_lowest(search_session *s, scheme_format f, int k, int *tr
     return st;
 }
 
-/* Why a walk before the lift: a GF(2) scheme whose own lift fails can have
- * neighbours in the flip graph that lift.  Measured (bench/RESULTS.md, "The
- * lifting walk"): of two GF(2) <3,4,5>:47 of our meta search, neither lifts;
- * the walk from one of them (plus transitions at 47, 20000 flips a chunk)
- * met 4096 distinct 47s, none of which lifted, the walk from the other 4096,
- * of which 501 lifted (every lift with a coefficient 2 or more): the Z record. */
-#define LIFT_WALK_CHUNK 20000
-#define LIFT_WALK_SEEN 4096
-
-static double lift_walk_clock(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 db_status session_lift_walk(search_session *s, scheme_format f, int k, int target, double seconds, uint64_t seed,
                             int *tried, int *best, char *err, size_t errlen)
 {
@@ -133,76 +116,40 @@ db_status session_lift_walk(search_session *s, scheme_format f, int k, int targe
     ids_pick pick = {.n = 0, .k = k > 64 ? 64 : k};
     const db_filter filt = {true, f, SCHEME_RING_F2, pick.k};
     db_status st = db_list(s->store, &filt, ids_pick_row, &pick, err, errlen);
-    uint64_t *seen = st == DB_OK ? malloc(LIFT_WALK_SEEN * sizeof *seen) : NULL;
-    if (st == DB_OK && !seen)
-        return snprintf(err, errlen, "out of memory"), DB_IO;
-    int starts = 0; /* the picked schemes at rank <= target: each walks an equal share */
+    scheme *starts[64];
+    int64_t ids[64];
+    int ns = 0;
     for (int i = 0; st == DB_OK && i < pick.n; i++) {
         scheme *in = db_load_scheme(s->store, pick.id[i], &st, err, errlen);
-        starts += in && in->rank <= target;
-        scheme_free(in);
-    }
-    const double t0 = lift_walk_clock();
-    int done = 0;
-    for (int i = 0; st == DB_OK && i < pick.n && !*best && !session_stop_seen() && !search_stop_requested(); i++) {
-        scheme *in = db_load_scheme(s->store, pick.id[i], &st, err, errlen);
-        if (!in)
-            break;
-        if (in->rank > target) {
+        if (in && in->rank <= target) {
+            ids[ns] = pick.id[i];
+            starts[ns++] = in;
+        } else
             scheme_free(in);
-            continue;
-        }
-        search_params p;
-        search_params_default(&p);
-        p.fmt = in->fmt;
-        search_walker *w = search_walker_new(in, &p, seed + (uint64_t)i, 0);
-        scheme_free(in);
-        if (!w)
-            return free(seen), snprintf(err, errlen, "out of memory"), DB_IO;
-        const double until = t0 + seconds * (double)(done + 1) / (double)starts;
-        int nseen = 0;
-        while (st == DB_OK && !*best && nseen < LIFT_WALK_SEEN && lift_walk_clock() < until && !session_stop_seen() &&
-               !search_stop_requested()) {
-            search_walker_walk(w, LIFT_WALK_CHUNK, target, 0);
-            if (search_walker_rank(w) > target)
-                continue;
-            scheme *c = search_walker_snapshot(w);
-            if (!c) {
-                st = DB_IO;
-                snprintf(err, errlen, "out of memory");
-                break;
-            }
-            const uint64_t h = scheme_hash(c);
-            bool dup = false;
-            for (int q = 0; q < nseen && !dup; q++)
-                dup = seen[q] == h;
-            if (!dup) {
-                seen[nseen++] = h;
-                verify_lift_result lr;
-                scheme *z = verify_lift_ex(c, NULL, &lr);
-                (*tried)++;
-                verify_result vr;
-                if (z && verify_f2(c, &vr)) {
-                    /* the GF(2) scheme that lifted first (its parent the walk's
-                     * start), then its lift (its parent that scheme) */
-                    const db_provenance pg = {0, pick.id[i], "lift-walk", 0, 0};
-                    int64_t gid, zid;
-                    bool existed;
-                    st = db_insert_scheme(s->store, c, &pg, &gid, &existed, err, errlen);
-                    const db_provenance pz = {0, gid, "lift", 0, 0};
-                    if (st == DB_OK)
-                        st = db_insert_scheme(s->store, z, &pz, &zid, &existed, err, errlen);
-                    if (st == DB_OK)
-                        *best = z->rank;
-                }
-                scheme_free(z);
-            }
-            scheme_free(c);
-        }
-        search_walker_free(w);
-        done++;
     }
-    free(seen);
+    /* each start walks an equal share of the time */
+    for (int i = 0; st == DB_OK && i < ns && !*best && !session_stop_seen(); i++) {
+        int t;
+        scheme *g = NULL, *z = search_lift_walk(starts[i], target, seconds / ns, seed + (uint64_t)i, &t, &g);
+        *tried += t;
+        if (z) {
+            /* the GF(2) scheme that lifted first (its parent the walk's
+             * start), then its lift (its parent that scheme) */
+            const db_provenance pg = {0, ids[i], "lift-walk", 0, 0};
+            int64_t gid, zid;
+            bool existed;
+            st = db_insert_scheme(s->store, g, &pg, &gid, &existed, err, errlen);
+            const db_provenance pz = {0, gid, "lift", 0, 0};
+            if (st == DB_OK)
+                st = db_insert_scheme(s->store, z, &pz, &zid, &existed, err, errlen);
+            if (st == DB_OK)
+                *best = z->rank;
+        }
+        scheme_free(g);
+        scheme_free(z);
+    }
+    for (int i = 0; i < ns; i++)
+        scheme_free(starts[i]);
     return st;
 }
 

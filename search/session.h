@@ -52,13 +52,13 @@ db_status session_lift_lowest(search_session *s, scheme_format f, int k, int *tr
  * equal share of `seconds`; search_walker with the default parameters, plus
  * transitions at target, seed + i) in chunks of 20000 flips, and every
  * distinct scheme held at rank <= target (canonical hash; at most 4096 a
- * start) is lifted (verify_lift_ex).  The first lift ends it: the GF(2) scheme
- * is stored with source "lift-walk" (parent: the walk's start), its lift with
- * source "lift" (parent: that scheme).  A GF(2) scheme whose own lift fails
- * can have neighbours that lift (session.c says what was measured).  *tried:
- * lifts tried; *best: the lift's rank (0: none).  Ends early on a stop request
- * (SIGINT).  DB_OK, also when nothing lifts; else the store's failure (DB_IO
- * with "out of memory" when that ran out). */
+ * start) is lifted (search_lift_walk).  The first lift ends it: the GF(2)
+ * scheme is stored with source "lift-walk" (parent: the walk's start), its
+ * lift with source "lift" (parent: that scheme).  A GF(2) scheme whose own
+ * lift fails can have neighbours that lift (search/lift_walk.c says what was
+ * measured).  *tried: lifts tried; *best: the lift's rank (0: none).  Ends
+ * early on a stop request (SIGINT).  DB_OK, also when nothing lifts; else the
+ * store's failure. */
 db_status session_lift_walk(search_session *s, scheme_format f, int k, int target, double seconds, uint64_t seed,
                             int *tried, int *best, char *err, size_t errlen);
 /* The best stored scheme of f over ring (--from-db; SCHEME_RING_Z for a walk

@@ -689,7 +689,8 @@ Test(search_z_cli, from_db_over_z_keeps_to_the_coefficient_bound, .timeout = 60)
     rmtree(d);
 }
 
-/* The lifting walk (sweep --lift-walk, session_lift_walk): data/found's
+/* The lifting walk (sweep --lift-walk, session_lift_walk; lift --walk,
+ * search_lift_walk): data/found's
  * GF(2) <3,4,5>:47 does not lift (proved mod 4), but its neighbours at rank
  * 47 do (about one in eight of them measured): the sweep reaches the Z record
  * from it, and stores the GF(2) scheme that lifted (source lift-walk, parent
@@ -697,7 +698,7 @@ Test(search_z_cli, from_db_over_z_keeps_to_the_coefficient_bound, .timeout = 60)
  * 2 that scheme). */
 Test(search_z_cli, lifting_walk_reaches_the_z_record_from_a_scheme_that_does_not_lift, .timeout = 600)
 {
-    char d[64], args[4400], path[128], file[4200], err[512];
+    char d[64], args[8800], path[128], file[4200], err[512];
     tmpdir(d, sizeof d);
     snprintf(path, sizeof path, "%s/w.db", d);
     const char *src = getenv("FLIPGRAPH_SOURCE");
@@ -761,6 +762,48 @@ Test(search_z_cli, lifting_walk_reaches_the_z_record_from_a_scheme_that_does_not
     cr_assert(strstr(e, "--lift K"), "%s", e);
     free(e);
     cr_assert_eq(run(d, "sweep --dims-list 3x4x5 --ring z --lift 1 --lift-walk 0s --db x.db"), 2);
+
+    /* flipgraph lift FILE --walk T: the same for one file.  Without --walk:
+     * exit 1; with it the lift is written and stored after the walk's GF(2)
+     * scheme (source lift-walk, parent the imported file) */
+    char lpath[128];
+    snprintf(lpath, sizeof lpath, "%s/l.db", d);
+    snprintf(args, sizeof args, "lift '%s' -o '%s/none.txt'", file, d);
+    cr_assert_eq(run(d, args), 1);
+    snprintf(args, sizeof args, "%s/none.txt", d);
+    cr_assert(!tc_exists(args), "a failed lift wrote its output");
+    snprintf(args, sizeof args, "lift '%s' --walk 300s --db '%s' -o '%s/l47.txt'", file, lpath, d);
+    cr_assert_eq(run(d, args), 0);
+    char *le = slurp(d, "err");
+    cr_assert(strstr(le, "walking its neighbours at rank 47") && strstr(le, "a neighbour of rank 47 lifted"), "%s",
+              le);
+    free(le);
+    snprintf(args, sizeof args, "%s/l47.txt", d);
+    scheme *l47 = tc_read_or_die(args);
+    verify_result lvr;
+    cr_assert(l47->ring == SCHEME_RING_Z && l47->rank == 47 && verify_z(l47, &lvr), "%s", lvr.msg);
+    store = db_open(lpath, false, &st, err, sizeof err);
+    cr_assert_not_null(store, "%s", err);
+    db_scheme_row r1, r2, r3;
+    cr_assert_eq(db_scheme_info(store, 1, &r1, err, sizeof err), DB_OK, "%s", err);
+    cr_assert_eq(db_scheme_info(store, 2, &r2, err, sizeof err), DB_OK, "%s", err);
+    cr_assert_eq(db_scheme_info(store, 3, &r3, err, sizeof err), DB_OK, "%s", err);
+    cr_assert(!strncmp(r1.source, "import:", 7) && r1.ring == SCHEME_RING_F2, "%s", r1.source);
+    cr_assert(!strcmp(r2.source, "lift-walk") && r2.parent_id == 1 && r2.ring == SCHEME_RING_F2, "%s", r2.source);
+    cr_assert(!strcmp(r3.source, "lift") && r3.parent_id == 2 && r3.ring == SCHEME_RING_Z, "%s", r3.source);
+    scheme *z3 = db_load_scheme(store, 3, &st, err, sizeof err);
+    cr_assert(z3 && scheme_equal(z3, l47), "the stored lift is not the one written");
+    scheme_free(z3);
+    db_close(store);
+    scheme_free(l47);
+    /* a GF(2) scheme without an integer version: the walk finds none, exit 1 */
+    snprintf(args, sizeof args, "lift '%s' --walk 1s -o '%s/none.txt'", tc_corpus("kauers-moosbauer/444-47-mod2.exp"),
+             d);
+    cr_assert_eq(run(d, args), 1);
+    le = slurp(d, "err");
+    cr_assert(strstr(le, "no neighbour lifted either"), "%s", le);
+    free(le);
+    cr_assert_eq(run(d, "lift x.txt --walk 0s"), 2);
     scheme_free(g);
     rmtree(d);
 }

@@ -1,0 +1,71 @@
+/* The lifting walk (docs/search.md, "The lifting walk"): lift the neighbours
+ * of a GF(2) scheme that does not lift.
+ *
+ * Whether a GF(2) scheme lifts to Z (Hensel lifting, verify_lift) is a
+ * property of the scheme, not of its rank, and it is not shared by its whole
+ * flip-graph component either: of two GF(2) <3,4,5>:47 of our meta search,
+ * neither lifts (proved mod 4), yet the walk from one of them met 4096
+ * distinct 47s of which 501 lift, the walk from the other 1 in 3903
+ * (bench/RESULTS.md, "The lifting walk").  The walk is the GF(2) walker of
+ * Kauers, Moosbauer 2023 with plus transitions at the target rank; a lift is
+ * about 5 ms for <3,4,5>, cheap beside the walk between two tries. */
+#include "search.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#include "../verify/verify.h"
+
+#define LIFT_WALK_CHUNK 20000 /* flips between two looks at the walker's scheme */
+#define LIFT_WALK_SEEN 4096   /* distinct schemes tried, at most */
+
+static double clock_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64_t seed, int *tried, scheme **gf2)
+{
+    *tried = 0;
+    *gf2 = NULL;
+    if (!start || target <= 0 || seconds <= 0)
+        return NULL;
+    scheme *g = scheme_to_f2(start);
+    search_params p;
+    search_params_default(&p);
+    p.fmt = start->fmt;
+    search_walker *w = g ? search_walker_new(g, &p, seed, 0) : NULL;
+    scheme_free(g);
+    uint64_t *seen = malloc(LIFT_WALK_SEEN * sizeof *seen);
+    scheme *lifted = NULL;
+    const double until = clock_s() + seconds;
+    int nseen = 0;
+    while (w && seen && !lifted && nseen < LIFT_WALK_SEEN && clock_s() < until && !search_stop_requested()) {
+        search_walker_walk(w, LIFT_WALK_CHUNK, target, 0);
+        if (search_walker_rank(w) > target)
+            continue;
+        scheme *c = search_walker_snapshot(w);
+        if (!c)
+            break;
+        const uint64_t h = scheme_hash(c);
+        bool dup = false;
+        for (int q = 0; q < nseen && !dup; q++)
+            dup = seen[q] == h;
+        if (!dup) {
+            seen[nseen++] = h;
+            verify_lift_result lr;
+            lifted = verify_lift_ex(c, NULL, &lr); /* verified over Z when not NULL */
+            (*tried)++;
+            if (lifted) {
+                *gf2 = c;
+                c = NULL;
+            }
+        }
+        scheme_free(c);
+    }
+    free(seen);
+    search_walker_free(w);
+    return lifted;
+}
