@@ -35,6 +35,14 @@ uint64_t scheme_factor_transpose(uint64_t w, int rows, int cols)
     return out;
 }
 
+void scheme_zfactor_transpose(const int8_t *w, int rows, int cols, int8_t *out)
+{
+    memset(out, 0, SCHEME_MAX_ENTRIES);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++)
+            out[c * rows + r] = w[r * cols + c];
+}
+
 bool scheme_format_valid(scheme_format f)
 {
     return f.n >= 1 && f.m >= 1 && f.p >= 1 && f.n <= 64 && f.m <= 64 && f.p <= 64 &&

@@ -71,6 +71,9 @@ int scheme_factor_size(scheme_format f, int pos);
 /* Factor w of a rows x cols matrix (bit r*cols+c), transposed (cols x rows);
  * bits beyond rows*cols are ignored. */
 uint64_t scheme_factor_transpose(uint64_t w, int rows, int cols);
+/* The same for an integer factor (scheme_zterm's entries, r*cols+c): out
+ * (SCHEME_MAX_ENTRIES entries, those past rows*cols zero) is w transposed. */
+void scheme_zfactor_transpose(const int8_t *w, int rows, int cols, int8_t *out);
 /* true when every dimension is >= 1 and n*m, m*p, p*n <= 64. */
 bool scheme_format_valid(scheme_format f);
 /* Parses "NxMxP" (also "N,M,P"); false with a message in err (may be NULL). */

@@ -88,16 +88,10 @@ void scheme_symmetry_image_z_fmt(scheme_symmetry g, scheme_format f, const schem
             *out = *t;
             return;
         }
-        const int n = f.n, m = f.m;
-        for (int r = 0; r < m; r++)
-            for (int c = 0; c < n; c++)
-                out->z[0][c * m + r] = t->z[2][r * n + c]; /* c^T */
-        for (int r = 0; r < m; r++)
-            for (int c = 0; c < m; c++)
-                out->z[1][c * m + r] = t->z[1][r * m + c]; /* b^T */
-        for (int r = 0; r < n; r++)
-            for (int c = 0; c < m; c++)
-                out->z[2][c * n + r] = t->z[0][r * m + c]; /* a^T */
+        /* (a, b, c) -> (c^T, b^T, a^T), as scheme_symmetry_image_fmt */
+        scheme_zfactor_transpose(t->z[2], f.m, f.n, out->z[0]);
+        scheme_zfactor_transpose(t->z[1], f.m, f.m, out->z[1]);
+        scheme_zfactor_transpose(t->z[0], f.n, f.m, out->z[2]);
         return;
     }
     const int s = k % 3, nn = f.n * f.n;

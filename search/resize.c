@@ -104,14 +104,6 @@ static void zappend_col(const int8_t *w, int rows, int cols, int8_t *out)
         memcpy(out + r * (cols + 1), w + r * cols, (size_t)cols);
 }
 
-static void ztranspose(const int8_t *w, int rows, int cols, int8_t *out)
-{
-    memset(out, 0, SCHEME_MAX_ENTRIES);
-    for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++)
-            out[c * rows + r] = w[r * cols + c];
-}
-
 static bool zzero(const int8_t *w)
 {
     for (int e = 0; e < SCHEME_MAX_ENTRIES; e++)
@@ -904,9 +896,9 @@ static scheme *rotate_or_transpose(const scheme *s, bool transpose)
             const scheme_zterm *x = &s->zterms[t];
             scheme_zterm u;
             if (transpose) {
-                ztranspose(x->z[1], d[1], d[2], u.z[0]);
-                ztranspose(x->z[0], d[0], d[1], u.z[1]);
-                ztranspose(x->z[2], d[2], d[0], u.z[2]);
+                scheme_zfactor_transpose(x->z[1], d[1], d[2], u.z[0]);
+                scheme_zfactor_transpose(x->z[0], d[0], d[1], u.z[1]);
+                scheme_zfactor_transpose(x->z[2], d[2], d[0], u.z[2]);
             } else {
                 memcpy(u.z[0], x->z[1], sizeof u.z[0]);
                 memcpy(u.z[1], x->z[2], sizeof u.z[1]);

@@ -94,11 +94,8 @@ static uint64_t rev(const sym_walk *s, uint64_t x)
 
 static void t2_image(const sym_walk *s, const uint64_t T[3], uint64_t U[3])
 {
-    const int n = s->fmt.n, m = s->fmt.m;
-    const uint64_t a = T[0], b = T[1], c = T[2];
-    U[0] = scheme_factor_transpose(c, m, n);
-    U[1] = scheme_factor_transpose(b, m, m);
-    U[2] = scheme_factor_transpose(a, n, m);
+    const scheme_term u = scheme_symmetry_image_fmt(SCHEME_SYM_T2, s->fmt, (scheme_term){{T[0], T[1], T[2]}}, 1);
+    memcpy(U, u.f, sizeof u.f);
 }
 
 /* The position whose factors entry e's bucket holds: A, or B for t2's e >= 2. */
