@@ -293,15 +293,21 @@ scheme *search_product(const scheme *s1, const scheme *s2)
     return r;
 }
 
+/* The bound of the moves over Z: the scheme's own largest coefficient, at
+ * least 1, so that a move never raises it. */
+static int coef_bound(const scheme *s)
+{
+    const int m = search_z_max_coef(s);
+    return m > 1 ? m : 1;
+}
+
 /* The reductions after a move: over GF(2) search_reduce_all (gen_max 5); over
- * Z the pair reductions within the scheme's own largest coefficient (at least
- * 1), so that a move never raises it. */
+ * Z the pair reductions within coef_bound. */
 static void reduce(scheme *s)
 {
-    if (s->ring == SCHEME_RING_Z) {
-        const int cmax = search_z_max_coef(s);
-        search_z_reduce_all(s, cmax > 1 ? cmax : 1);
-    } else
+    if (s->ring == SCHEME_RING_Z)
+        search_z_reduce_all(s, coef_bound(s));
+    else
         search_reduce_all(s->terms, &s->rank, RESIZE_GEN_MAX);
 }
 
@@ -528,6 +534,17 @@ static bool zrank1(const int8_t *w, int lines, int len, int lstride, int estride
     return first >= 0;
 }
 
+/* n integer entries into out when each fits an int8; false otherwise. */
+static bool to_int8(const int *v, int n, int8_t *out)
+{
+    for (int e = 0; e < n; e++) {
+        if (v[e] < -127 || v[e] > 127)
+            return false;
+        out[e] = (int8_t)v[e];
+    }
+    return true;
+}
+
 scheme *search_project_basis_z(const scheme *s, int dim, const int8_t *u, const int8_t *z)
 {
     if (!s || s->ring != SCHEME_RING_Z || dim < 0 || dim > 2)
@@ -566,13 +583,7 @@ scheme *search_project_basis_z(const scheme *s, int dim, const int8_t *u, const 
                         e += z[l] * a[l * acols + c];
                 v[k * acols + c] = e;
             }
-        for (int e = 0; e < dd * acols; e++) {
-            if (v[e] < -127 || v[e] > 127) {
-                scheme_free(t);
-                return NULL;
-            }
-            y.z[rows_pos][e] = (int8_t)v[e];
-        }
+        bool fits = to_int8(v, dd * acols, y.z[rows_pos]);
         /* c -> c P^-1 (columns over dim): column k is c (e_j - z_j u), the last c u */
         const int8_t *c = x->z[cols_pos];
         for (int rr = 0; rr < crows; rr++) {
@@ -582,14 +593,8 @@ scheme *search_project_basis_z(const scheme *s, int dim, const int8_t *u, const 
             for (int k = 0; k < dd; k++)
                 v[rr * dd + k] = k < dd - 1 ? c[rr * dd + rowj[k]] - z[rowj[k]] * cu : cu;
         }
-        for (int e = 0; e < crows * dd; e++) {
-            if (v[e] < -127 || v[e] > 127) {
-                scheme_free(t);
-                return NULL;
-            }
-            y.z[cols_pos][e] = (int8_t)v[e];
-        }
-        if (!scheme_push_z(t, &y)) {
+        fits = fits && to_int8(v, crows * dd, y.z[cols_pos]);
+        if (!fits || !scheme_push_z(t, &y)) {
             scheme_free(t);
             return NULL;
         }
@@ -751,7 +756,7 @@ static scheme *project_best(const scheme *s, int dim)
     if (s->ring == SCHEME_RING_Z) {
         /* the integer changes of basis, kept only within the input's
          * coefficients (at least 1): the walk over Z takes {-1, 0, 1} */
-        const int cmax = search_z_max_coef(s) > 1 ? search_z_max_coef(s) : 1;
+        const int cmax = coef_bound(s);
         zcand *zc;
         const int nzc = zcandidates(s, dim, &zc);
         if (nzc < 0) {
