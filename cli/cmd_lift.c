@@ -122,7 +122,6 @@ int cmd_lift(int argc, char **argv)
     db *d = NULL;
     scheme *in = NULL, *lifted = NULL, *met = NULL; /* met: the GF(2) scheme --walk lifted */
     int64_t parent = 0;
-    bool file_imported = false; /* a FILE imported already (for the walk's scheme) */
     int rc = CLI_OK;
 
     if (use_db) {
@@ -174,9 +173,9 @@ int cmd_lift(int argc, char **argv)
         goto done;
     }
     fprintf(stderr, "flipgraph lift: %s: %s (%.3f s)\n", arg, lr.msg, lr.seconds);
-    if (met && d) {
-        /* the walk's GF(2) scheme goes in first: the lift's parent */
+    if (d) {
         if (!by_id) {
+            /* Import the file first, so the lift has a parent row. */
             int64_t id = 0, f2_id = 0;
             bool existed = false, f2_existed = false;
             char source[300];
@@ -188,32 +187,16 @@ int cmd_lift(int argc, char **argv)
                 goto done;
             }
             parent = in->ring == SCHEME_RING_Z ? f2_id : id;
-            file_imported = true;
         }
-        db_provenance pg = {0, parent, "lift-walk", 0, 0};
-        bool existed = false;
-        st = db_insert_scheme(d, met, &pg, &parent, &existed, err, sizeof err);
-        if (st != DB_OK) {
-            rc = cli_error(db_code(st), "lift", "storing the walk's scheme: %s", err);
-            goto done;
-        }
-    }
-
-    if (d) {
-        if (!by_id && !file_imported) {
-            /* Import the file first, so the lift has a parent row. */
-            int64_t id = 0, f2_id = 0;
-            bool existed = false, f2_existed = false;
-            db_provenance prov = {0, 0, NULL, 0, 0};
-            char source[300];
-            snprintf(source, sizeof source, "import:%s", arg);
-            prov.source = source;
-            st = db_import_scheme(d, in, &prov, &id, &existed, &f2_id, &f2_existed, err, sizeof err);
+        if (met) {
+            /* the walk's GF(2) scheme between them: the input's child, the lift's parent */
+            db_provenance pg = {0, parent, "lift-walk", 0, 0};
+            bool existed = false;
+            st = db_insert_scheme(d, met, &pg, &parent, &existed, err, sizeof err);
             if (st != DB_OK) {
-                rc = cli_error(db_code(st), "lift", "storing %s: %s", arg, err);
+                rc = cli_error(db_code(st), "lift", "storing the walk's scheme: %s", err);
                 goto done;
             }
-            parent = in->ring == SCHEME_RING_Z ? f2_id : id;
         }
         db_provenance prov = {0, parent, "lift", 0, lr.seconds};
         int64_t id = 0;
