@@ -56,6 +56,9 @@ static inline bool tc_sanitized(void)
     return e && *e && strcmp(e, "0") != 0;
 }
 
+/* n, or under the sanitizers a tenth of it (at least 1): loop counts. */
+static inline int tc_scaled(int n) { return tc_sanitized() ? (n / 10 > 0 ? n / 10 : 1) : n; }
+
 /* printf into a static buffer, for assertion messages built in two steps. */
 static inline const char *tc_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static inline const char *tc_fmt(const char *fmt, ...)
@@ -141,6 +144,18 @@ static inline int tc_stored_z_verify(db *store, int max_coef)
         scheme_free(s);
         n++;
     }
+    return n;
+}
+
+/* The same for the store at path (opened, checked, closed). */
+static inline int tc_stored_z_verify_at(const char *path, int max_coef)
+{
+    char err[512];
+    db_status st;
+    db *store = db_open(path, false, &st, err, sizeof err);
+    cr_assert_not_null(store, "%s: %s", path, err);
+    const int n = tc_stored_z_verify(store, max_coef);
+    db_close(store);
     return n;
 }
 

@@ -90,8 +90,6 @@ static void seed_and_dir(void)
 TestSuite(resize, .init = seed_only);
 TestSuite(resize_cli, .init = seed_and_dir, .fini = tc_suite_dir_remove);
 
-static int scaled(int n) { return tc_sanitized() ? (n / 10 > 0 ? n / 10 : 1) : n; }
-
 static scheme_format fmt_of(const int d[3]) { return (scheme_format){d[0], d[1], d[2]}; }
 
 static bool same_fmt(scheme_format x, scheme_format y) { return x.n == y.n && x.m == y.m && x.p == y.p; }
@@ -269,7 +267,7 @@ Test(resize, project_relayout_matches_the_entry_reference)
     scheme_rng rng;
     scheme_rng_seed(&rng, g_seed);
     char fb[32];
-    for (int it = 0; it < scaled(3000); it++) {
+    for (int it = 0; it < tc_scaled(3000); it++) {
         scheme_format f = tc_random_format(&rng, 16);
         int d[3];
         tc_dims_of(f, d);
@@ -309,7 +307,7 @@ Test(resize, extend_relayout_matches_the_entry_reference)
     scheme_rng_seed(&rng, g_seed ^ 0x5bd1e995u);
     char fb[32];
     scheme_term slice[64];
-    for (int it = 0; it < scaled(3000); it++) {
+    for (int it = 0; it < tc_scaled(3000); it++) {
         scheme_format f = tc_random_format(&rng, 16);
         int dim = (int)scheme_rng_below(&rng, 3);
         scheme_format g = shifted(f, dim, 1);
@@ -354,7 +352,7 @@ Test(resize, projections_of_valid_schemes_verify, .timeout = 300)
     scheme_rng rng;
     scheme_rng_seed(&rng, g_seed ^ 0x1234567u);
     char fb[32], what[200];
-    for (int round = 0; round < scaled(4); round++)
+    for (int round = 0; round < tc_scaled(4); round++)
         for (size_t fi = 0; fi < NWALK; fi++) {
             scheme_format f = walk_formats[fi];
             scheme *s = walked(f, scheme_rng_next(&rng), 1000 + scheme_rng_below(&rng, 300000));
@@ -603,7 +601,7 @@ Test(resize, basis_projection_drops_the_rank_one_terms_and_verifies, .timeout = 
     scheme_rng rng;
     scheme_rng_seed(&rng, g_seed ^ 0xba515u);
     char fb[32], what[240];
-    for (int round = 0; round < scaled(3); round++)
+    for (int round = 0; round < tc_scaled(3); round++)
         for (size_t fi = 0; fi < NWALK; fi++) {
             scheme_format f = walk_formats[fi];
             scheme *s = walked(f, scheme_rng_next(&rng), 1000 + scheme_rng_below(&rng, 300000));
@@ -932,7 +930,7 @@ Test(resize, product_matches_the_entry_reference)
     scheme_rng_seed(&rng, g_seed ^ 0x9e3779b9u);
     char fa[32], fb[32];
     int tried = 0;
-    for (int it = 0; it < scaled(2000); it++) {
+    for (int it = 0; it < tc_scaled(2000); it++) {
         scheme_format f1 = tc_random_format(&rng, 4), f2 = tc_random_format(&rng, 4);
         scheme_format f = search_product_format(f1, f2);
         scheme *s1 = random_terms(f1, 1 + (int)scheme_rng_below(&rng, 6), &rng);
@@ -971,7 +969,7 @@ Test(resize, product_matches_the_entry_reference)
         scheme_free(s1);
         scheme_free(s2);
     }
-    CHECK(tried > scaled(2000) / 10, "only %d products were formats", tried);
+    CHECK(tried > tc_scaled(2000) / 10, "only %d products were formats", tried);
 }
 
 /* Products of valid schemes are valid schemes of the product format, over

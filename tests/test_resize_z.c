@@ -40,8 +40,6 @@ static void seed_and_dir(void)
 TestSuite(resize_z, .init = seed_only);
 TestSuite(resize_z_cli, .init = seed_and_dir, .fini = tc_suite_dir_remove);
 
-static int scaled(int n) { return tc_sanitized() ? (n / 10 > 0 ? n / 10 : 1) : n; }
-
 /* Which dimension the rows and the columns of each factor run over
  * (a: n x m, b: m x p, c: p x n), written out rather than derived. */
 static const int row_dim[3] = {0, 1, 2};
@@ -150,7 +148,7 @@ Test(resize_z, project_and_extend_match_the_entry_reference)
     scheme_rng rng;
     scheme_rng_seed(&rng, g_seed);
     char fb[32];
-    for (int it = 0; it < scaled(2000); it++) {
+    for (int it = 0; it < tc_scaled(2000); it++) {
         scheme_format f = tc_random_format(&rng, 8);
         int d[3];
         tc_dims_of(f, d);
@@ -218,7 +216,7 @@ Test(resize_z, permutations_move_the_tensor_entry_by_entry)
     scheme_rng rng;
     scheme_rng_seed(&rng, g_seed ^ 0x5a5a);
     char fa[32], fb[32];
-    for (int it = 0; it < scaled(200); it++) {
+    for (int it = 0; it < tc_scaled(200); it++) {
         /* three distinct dimensions: every ordering is another format, so
          * search_permute reaches the rotation and the transposition by the
          * moves themselves, not by an earlier ordering equal to them */
@@ -383,7 +381,7 @@ Test(resize_z, basis_projection_drops_exactly_the_rank_one_terms)
             }
             /* the terms the rank-one directions of the scheme name, and random
              * ones: exactly the terms u v^T at dim or w z^T at cpos drop */
-            for (int it = 0; it < scaled(40); it++) {
+            for (int it = 0; it < tc_scaled(40); it++) {
                 int8_t u[8] = {0}, z[8] = {0};
                 bool any = false;
                 for (int k = 0; k < dd; k++)
@@ -451,19 +449,6 @@ Test(resize_z, meta_start_from_integer_schemes_is_integer)
         scheme_free(k[i]);
 }
 
-/* Every scheme in the store at path is over Z and verifies there,
- * coefficients in {-1, 0, 1}; returns how many. */
-static int stored_all_integer(const char *path)
-{
-    char err[512];
-    db_status st;
-    db *store = db_open(path, false, &st, err, sizeof err);
-    cr_assert_not_null(store, "%s", err);
-    const int n = tc_stored_z_verify(store, 1);
-    db_close(store);
-    return n;
-}
-
 Test(resize_z_cli, meta_search_over_z_reaches_the_z_records_and_stores_integer_schemes, .timeout = 300)
 {
     char out[16384];
@@ -475,7 +460,7 @@ Test(resize_z_cli, meta_search_over_z_reaches_the_z_records_and_stores_integer_s
     cr_assert_eq(rc, 0, "exit %d:\n%s", rc, out);
     cr_assert(strstr(out, "over Z") && strstr(out, "3 of 3 formats at their record"), "%s", out);
     /* the moved starts were stored too (source resize), all of them integer */
-    cr_assert_geq(stored_all_integer(path), 4);
+    cr_assert_geq(tc_stored_z_verify_at(path, 1), 4);
     /* a second search on the same store starts there, over Z */
     rc = tc_run_cli("", out, sizeof out,
                     "search --meta --ring z --dims-range 2x2x2..2x3x3 --until-record --threads 1 --time 60s "

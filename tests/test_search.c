@@ -40,14 +40,6 @@ static uint64_t test_seed(void)
     return s;
 }
 
-static bool sanitized(void)
-{
-    const char *e = getenv("FLIPGRAPH_SANITIZED");
-    return e && *e && strcmp(e, "0") != 0;
-}
-
-static int scaled(int n) { return sanitized() ? (n / 10 > 0 ? n / 10 : 1) : n; }
-
 /* Valid over GF(2), checked by the bit-parallel verifier and, for small
  * schemes, by the triple-loop reference as well. */
 static bool valid_terms(scheme_format f, const scheme_term *t, int rank, char *msg, size_t len)
@@ -138,7 +130,7 @@ Test(search_moves, every_move_keeps_the_tensor)
     uint64_t seed = test_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
-    int steps = scaled(300);
+    int steps = tc_scaled(300);
     for (size_t fi = 0; fi < NFORMATS; fi++) {
         scheme_format f = formats[fi];
         int cap = f.n * f.m * f.p + 64;
@@ -202,7 +194,7 @@ Test(search_moves, the_flip_is_the_generalized_flip_with_an_elementary_matrix)
     scheme_format f = {3, 3, 3};
     int rank;
     scheme_term *t = standard_terms(f, &rank, 64);
-    for (int k = 0; k < scaled(200); k++) {
+    for (int k = 0; k < tc_scaled(200); k++) {
         int i, j, x;
         cr_assert(random_flip_pair(t, rank, &rng, &i, &j, &x));
         scheme_term a[64], b[64];
@@ -316,7 +308,7 @@ Test(search_moves, find_dependent_agrees_with_brute_force)
     uint64_t seed = test_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
-    for (int k = 0; k < scaled(20000); k++) {
+    for (int k = 0; k < tc_scaled(20000); k++) {
         int s = 1 + (int)scheme_rng_below(&rng, 8);
         int bits = 1 + (int)scheme_rng_below(&rng, 6);
         uint64_t v[8];
@@ -347,7 +339,7 @@ Test(search_moves, gf2_inverse)
     uint64_t seed = test_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
-    for (int k = 0; k < scaled(2000); k++) {
+    for (int k = 0; k < tc_scaled(2000); k++) {
         int s = 1 + (int)scheme_rng_below(&rng, 5);
         uint32_t G[5], inv[5];
         for (int i = 0; i < s; i++)
@@ -377,7 +369,7 @@ static search_params params_for(scheme_format f)
 Test(search_walker, index_agrees_with_the_reference_after_every_move)
 {
     uint64_t seed = test_seed();
-    int steps = scaled(400);
+    int steps = tc_scaled(400);
     for (size_t fi = 0; fi < NFORMATS; fi++) {
         scheme_format f = formats[fi];
         search_params p = params_for(f);
@@ -420,7 +412,7 @@ Test(search_walker, long_walks_stay_valid, .timeout = 120)
         scheme *s = scheme_standard(fs[fi]);
         search_walker *w = search_walker_new(s, &p, seed ^ fi, 0);
         char fb[32], err[512];
-        for (int round = 0; round < scaled(50); round++) {
+        for (int round = 0; round < tc_scaled(50); round++) {
             search_walker_walk(w, 2000, search_walker_rank(w), 0);
             cr_assert(search_walker_check(w, err, sizeof err), "%s round %d: %s (seed %llu)",
                       scheme_format_str(fs[fi], fb), round, err, (unsigned long long)seed);
@@ -533,7 +525,7 @@ Test(search_walker, flips_are_uniform_over_ordered_pairs, .timeout = 120)
                 expect[k] += 1;
                 pairs++;
             }
-    int samples = sanitized() ? 40 * pairs : 400 * pairs;
+    int samples = tc_sanitized() ? 40 * pairs : 400 * pairs;
     for (int n = 0; n < samples; n++) {
         cr_assert(search_walker_reset(w, start));
         cr_assert(search_walker_flip(w));
@@ -728,7 +720,7 @@ static scheme *run_budget(scheme_format f, uint64_t seed, uint64_t flips, search
 Test(search_driver, a_seed_replays_exactly, .timeout = 120)
 {
     uint64_t seed = test_seed();
-    uint64_t flips = sanitized() ? 200000 : 2000000;
+    uint64_t flips = tc_sanitized() ? 200000 : 2000000;
     search_result r1, r2, r3;
     scheme *a = run_budget((scheme_format){4, 4, 4}, seed, flips, &r1);
     scheme *b = run_budget((scheme_format){4, 4, 4}, seed, flips, &r2);

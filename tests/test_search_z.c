@@ -21,8 +21,6 @@
 #include "verify/verify.h"
 #include "test_common.h"
 
-static int scaled(int n) { return tc_sanitized() ? (n / 10 > 0 ? n / 10 : 1) : n; }
-
 static const scheme_format g_formats[] = {{2, 2, 2}, {2, 3, 4}, {3, 3, 3}, {3, 2, 5}, {4, 4, 4}, {3, 4, 5}};
 #define NFORMATS (int)(sizeof g_formats / sizeof g_formats[0])
 
@@ -105,7 +103,7 @@ Test(search_z_moves, every_move_keeps_the_expanded_tensor, .timeout = 120)
     for (int fi = 0; fi < NFORMATS; fi++)
         for (int cmax = 1; cmax <= 2; cmax++) {
             scheme *s = standard_z(g_formats[fi], 64);
-            for (int step = 0; step < scaled(3000); step++) {
+            for (int step = 0; step < tc_scaled(3000); step++) {
                 scheme *before = scheme_clone(s);
                 const int i = (int)scheme_rng_below(&rng, (uint32_t)s->rank);
                 const int j = (int)scheme_rng_below(&rng, (uint32_t)s->rank);
@@ -150,7 +148,7 @@ Test(search_z_moves, reductions_of_pairs_equal_up_to_sign)
     const uint64_t seed = tc_seed("FLIPGRAPH_SEED");
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
-    for (int k = 0; k < scaled(200); k++) {
+    for (int k = 0; k < tc_scaled(200); k++) {
         scheme *s = standard_z((scheme_format){3, 3, 3}, 8);
         const int r0 = s->rank;
         /* (a', b', d) = (s1 a, s2 b, d) and (-a', b', d) cancel; so do (a', b', d) and
@@ -214,7 +212,7 @@ Test(search_z_walker, agrees_with_the_reference_after_every_move, .timeout = 150
             char err[256];
             cr_assert(search_walker_check(w, err, sizeof err), "%s (seed %llu)", err, (unsigned long long)seed);
             scheme *before = search_walker_snapshot(w);
-            for (int step = 0; step < scaled(1500); step++) {
+            for (int step = 0; step < tc_scaled(1500); step++) {
                 const int r0 = search_walker_rank(w);
                 bool plus = scheme_rng_below(&rng, 50) == 0;
                 if (plus)
@@ -493,27 +491,18 @@ Test(search_z_cli, sweep_over_z_reaches_the_z_records_and_stores_them, .timeout 
     }
     free(out);
     /* what the sweep stored is over Z and verifies there */
-    char err[512];
-    db_status st;
-    db *store = db_open(path, false, &st, err, sizeof err);
-    cr_assert_not_null(store, "%s", err);
-    cr_assert_gt(tc_stored_z_verify(store, 0), 0);
-    db_close(store);
+    cr_assert_gt(tc_stored_z_verify_at(path, 0), 0);
     /* --meta over Z: each format starts from its neighbours' integer bests */
-    char args2[4400], path2[128];
-    snprintf(path2, sizeof path2, "%s/zm.db", d);
-    snprintf(args2, sizeof args2,
+    snprintf(path, sizeof path, "%s/zm.db", d);
+    snprintf(args, sizeof args,
              "sweep --dims-list 2x2x2..2x3x3 --ring z --meta --backend cpu --threads 1 --until-record "
              "--time-per 60s --db '%s'",
-             path2);
-    cr_assert_eq(run(d, args2), 0);
+             path);
+    cr_assert_eq(run(d, args), 0);
     char *mo = slurp(d, "out");
     cr_assert(strstr(mo, "meta starts") && strstr(mo, "<2,2,2>'s best"), "%s", mo);
     free(mo);
-    store = db_open(path2, false, &st, err, sizeof err);
-    cr_assert_not_null(store, "%s", err);
-    cr_assert_gt(tc_stored_z_verify(store, 1), 0);
-    db_close(store);
+    cr_assert_gt(tc_stored_z_verify_at(path, 1), 0);
     /* bad usage: --symmetry is a GF(2) walk */
     cr_assert_eq(run(d, "sweep --dims-list 2x2x2 --ring z --symmetry c3 --backend cpu"), 2);
     char *e = slurp(d, "err");
