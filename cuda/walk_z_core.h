@@ -695,6 +695,30 @@ WZ_FN void wz_match_all(const wz_walker *w, uint64_t r, int x, int *j, uint32_t 
     }
 }
 
+/* The lane of the k-th set bit of m (k < popcount(m)). */
+WZ_FN int wz_nth_lane(uint32_t m, int k)
+{
+    for (; k > 0; k--)
+        m &= m - 1;
+    return WZ_FFS(m) - 1;
+}
+
+/* floor(p * n / 2^32): a draw below n from 32 random bits. */
+WZ_FN int wz_scale(uint32_t p, int n) { return (int)(((uint64_t)p * (uint64_t)n) >> 32); }
+
+/* Two distinct random members of the set M (two or more lanes) from the
+ * halves of p: the device's and the CPU's round draw them alike, so the
+ * emulator replays the kernel's walk. */
+WZ_FN void wz_pick_two(uint32_t M, uint32_t p, int *la, int *lb)
+{
+    const int n = WZ_POPC(M);
+    const int a = (int)(((uint64_t)(p & 0xffffu) * (uint64_t)n) >> 16);
+    int b = (int)(((uint64_t)(p >> 16) * (uint64_t)(n - 1)) >> 16);
+    b += b >= a;
+    *la = wz_nth_lane(M, a);
+    *lb = wz_nth_lane(M, b);
+}
+
 /* One sampled flip (the GF(2) kernel's candidates, walk_core.cuh, over Z): a
  * position x, each lane offers a random term, and the offers equal up to sign
  * at x form sets; a random set with two or more members, two random members
@@ -717,21 +741,11 @@ WZ_FN int wz_flip_match(wz_walker *w)
         if (!cand)
             continue;
         /* the set of a random candidate lane, two random members of it */
-        uint32_t cm = cand;
-        for (int k = (int)(((uint64_t)p1 * (uint64_t)WZ_POPC(cand)) >> 32); k > 0; k--)
-            cm &= cm - 1;
-        M = __shfl_sync(0xffffffffu, o.mask, WZ_FFS(cm) - 1);
-        const int n = WZ_POPC(M);
-        const int a = (int)(((uint64_t)(p2 & 0xffffu) * (uint64_t)n) >> 16);
-        int b = (int)(((uint64_t)(p2 >> 16) * (uint64_t)(n - 1)) >> 16);
-        b += b >= a;
-        uint32_t ma = M, mb = M;
-        for (int k = 0; k < a; k++)
-            ma &= ma - 1;
-        for (int k = 0; k < b; k++)
-            mb &= mb - 1;
-        js = __shfl_sync(0xffffffffu, o.j, WZ_FFS(ma) - 1);
-        ju = __shfl_sync(0xffffffffu, o.j, WZ_FFS(mb) - 1);
+        M = __shfl_sync(0xffffffffu, o.mask, wz_nth_lane(cand, wz_scale(p1, WZ_POPC(cand))));
+        int la, lb;
+        wz_pick_two(M, p2, &la, &lb);
+        js = __shfl_sync(0xffffffffu, o.j, la);
+        ju = __shfl_sync(0xffffffffu, o.j, lb);
 #else
         int j[32];
         uint32_t mask[32];
@@ -740,21 +754,11 @@ WZ_FN int wz_flip_match(wz_walker *w)
             cand |= (uint32_t)(WZ_POPC(mask[l]) >= 2) << l;
         if (!cand)
             continue;
-        uint32_t cm = cand;
-        for (int k = (int)(((uint64_t)p1 * (uint64_t)WZ_POPC(cand)) >> 32); k > 0; k--)
-            cm &= cm - 1;
-        M = mask[WZ_FFS(cm) - 1];
-        const int n = WZ_POPC(M);
-        const int a = (int)(((uint64_t)(p2 & 0xffffu) * (uint64_t)n) >> 16);
-        int b = (int)(((uint64_t)(p2 >> 16) * (uint64_t)(n - 1)) >> 16);
-        b += b >= a;
-        uint32_t ma = M, mb = M;
-        for (int k = 0; k < a; k++)
-            ma &= ma - 1;
-        for (int k = 0; k < b; k++)
-            mb &= mb - 1;
-        js = j[WZ_FFS(ma) - 1];
-        ju = j[WZ_FFS(mb) - 1];
+        M = mask[wz_nth_lane(cand, wz_scale(p1, WZ_POPC(cand)))];
+        int la, lb;
+        wz_pick_two(M, p2, &la, &lb);
+        js = j[la];
+        ju = j[lb];
 #endif
         drawn = 1;
         if (wz_flip_at(w, js, ju, x))
