@@ -243,7 +243,7 @@ int bench_search_cmd(int argc, char **argv)
                     snprintf(wb, sizeof wb, "%d", wr);
                 }
                 printf("%-8s %-4s %14s %8s %9s %16.3g %8d\n", scheme_format_str(ff[i], fb),
-                       rings[k] == SCHEME_RING_Z ? "z" : "f2", ab, wb, rf, b, best);
+                       scheme_ring_key(rings[k]), ab, wb, rf, b, best);
                 fflush(stdout);
             }
     }
@@ -294,7 +294,7 @@ int bench_search_cmd(int argc, char **argv)
             FMT_T(mx, tm[seeds - 1]);
 #undef FMT_T
             printf("%-8s %-4s %5d %10s %10s %10s   %s  (%d/%ld reached)\n", scheme_format_str(targets[i / nrings].f, fb),
-                   ring == SCHEME_RING_Z ? "z" : "f2", targets[i / nrings].rank, med, mn, mx, each, reached, seeds);
+                   scheme_ring_key(ring), targets[i / nrings].rank, med, mn, mx, each, reached, seeds);
             fflush(stdout);
         }
     }

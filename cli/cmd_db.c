@@ -168,8 +168,6 @@ static int no_args(const char *sub, int argc, const opts *o)
     return -1;
 }
 
-static const char *ring_label(scheme_ring r) { return r == SCHEME_RING_Z ? "z" : "f2"; }
-
 static void fmt_short(scheme_format f, char buf[32]) { scheme_format_str(f, buf); }
 
 /* "2026-01-02T03:04:05.678Z" -> "2026-01-02 03:04:05" (UTC) */
@@ -293,7 +291,7 @@ static bool print_row(void *ctx, const db_scheme_row *r)
     char fb[32], tb[24], rb[24], pb[24];
     fmt_short(r->fmt, fb);
     printf("%8lld  %-10s %-4s %6d  %-16s  %-19s  %6s  %6s  %s\n", (long long)r->id, fb,
-           ring_label(r->ring), r->rank, r->hash, short_time(r->found_at, tb),
+           scheme_ring_key(r->ring), r->rank, r->hash, short_time(r->found_at, tb),
            id_or_dash(r->run_id, rb), id_or_dash(r->parent_id, pb), r->source);
     return true;
 }
@@ -348,13 +346,13 @@ static int db_best_cmd(int argc, char **argv, opts *o)
     db_close(d);
     fmt_short(o->dims, fb);
     if (st == DB_NOT_FOUND) {
-        printf("none: no %s scheme stored for %s\n", ring == SCHEME_RING_Z ? "Z" : "GF(2)", fb);
+        printf("none: no %s scheme stored for %s\n", scheme_ring_name(ring), fb);
         return CLI_NEGATIVE;
     }
     if (st != DB_OK)
         return fail(st, "best", err);
     printf("id %lld rank %d (%s over %s)\n", (long long)id, rank, fb,
-           ring == SCHEME_RING_Z ? "Z" : "GF(2)");
+           scheme_ring_name(ring));
     return CLI_OK;
 }
 
@@ -403,7 +401,7 @@ static int db_show_cmd(int argc, char **argv, opts *o)
     fmt_short(r.fmt, fb);
     printf("scheme    %lld\n", (long long)r.id);
     printf("format    %s\n", fb);
-    printf("ring      %s\n", r.ring == SCHEME_RING_Z ? "Z" : "GF(2)");
+    printf("ring      %s\n", scheme_ring_name(r.ring));
     printf("rank      %d\n", r.rank);
     printf("hash      %s\n", r.hash);
     printf("found     %s UTC\n", short_time(r.found_at, tb));
@@ -505,7 +503,7 @@ static bool import_one(db *d, const char *label, const scheme *s, int *stored, i
             snprintf(extra, sizeof extra, "  (mod 2: id %lld, %s)", (long long)f2_id,
                      f2_existed ? "already there" : "stored");
         printf("%-10s id %6lld  %-9s %-2s rank %4d  %s%s\n",
-               existed ? "already" : "stored", (long long)id, fb, ring_label(s->ring),
+               existed ? "already" : "stored", (long long)id, fb, scheme_ring_key(s->ring),
                s->rank, label, extra);
     }
     return true;

@@ -187,7 +187,7 @@ int cmd_export(int argc, char **argv)
     bool wide = s->fmt.n > 9 || s->fmt.m > 9 || s->fmt.p > 9;
     char fbuf[32];
     if (!valid) {
-        fprintf(stderr, "%s: INVALID over %s: %s\n", what, s->ring == SCHEME_RING_Z ? "Z" : "GF(2)", vr.msg);
+        fprintf(stderr, "%s: INVALID over %s: %s\n", what, scheme_ring_name(s->ring), vr.msg);
         rc = cli_error(CLI_NEGATIVE, CMD, "refusing to export an invalid scheme");
     } else if (fmt == EXPORT_BB && s->ring == SCHEME_RING_F2 && !verify_z(s, &vr)) {
         /* Their generators compute in floating point: a GF(2)-only scheme would

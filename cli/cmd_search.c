@@ -194,7 +194,7 @@ static void banner(const banner_info *b)
             rz[0] = 0;
     }
     fprintf(stderr, "search %s over %s: %s%s; start rank %d (%s%s); seed %" PRIu64 "\n",
-            scheme_format_str(p->fmt, fb), p->ring == SCHEME_RING_Z ? "Z" : "GF(2)", rs, rz, start, from,
+            scheme_format_str(p->fmt, fb), scheme_ring_name(p->ring), rs, rz, start, from,
             b->nstarts > 1 ? (snprintf(t, sizeof t, ", %d schemes", b->nstarts), t) : "", p->seed);
 
     /* when it stops */
@@ -608,7 +608,7 @@ static int cmd_search_meta(int argc, char **argv)
         }
         if (!valid) {
             rc = cli_error(CLI_USAGE, CMD, "%s: not a valid scheme over %s (flipgraph verify says more)", from[i],
-                           cfg.p.ring == SCHEME_RING_Z ? "Z" : "GF(2)");
+                           scheme_ring_name(cfg.p.ring));
             goto out;
         }
     }
@@ -626,7 +626,7 @@ static int cmd_search_meta(int argc, char **argv)
         fprintf(stderr, "search --meta %s..%s over %s: %d formats, legs end after %gs without a lower rank, "
                         "growing to %gs, drift %d%s, pool %d, seed %" PRIu64 "%s%s\n",
                 scheme_format_str(mc.lo, fa), scheme_format_str(mc.hi, fb),
-                cfg.p.ring == SCHEME_RING_Z ? "Z" : "GF(2)", nf, mc.leg_stall,
+                scheme_ring_name(cfg.p.ring), nf, mc.leg_stall,
                 mc.leg_stall * (double)(1 << mc.stall_grow), mc.drift, mc.drift < 0 ? " (never reset)" : "", mc.pool,
                 cfg.p.seed,
                 mc.until_record ? ", until every record" : "",
@@ -877,7 +877,7 @@ static int search_body(int argc, char **argv)
             rc = cli_error(CLI_USAGE, CMD,
                            "--until-record: no known %s record for %s (records.tsv lists the formats "
                            "with every dimension <= 6, and <1,m,p>); give --target-rank instead",
-                           cfg.p.ring == SCHEME_RING_Z ? "Z" : "GF(2)", scheme_format_str(cfg.p.fmt, a));
+                           scheme_ring_name(cfg.p.ring), scheme_format_str(cfg.p.fmt, a));
             goto out;
         }
         cfg.p.target_rank = t;

@@ -40,7 +40,7 @@ static void usage(FILE *out)
 static bool verify_one(const char *label, const scheme *s, scheme_ring ring, scheme_symmetry sym)
 {
     bool any_invalid = false;
-    const char *ring_name = ring == SCHEME_RING_Z ? "Z" : "GF(2)";
+    const char *ring_name = scheme_ring_name(ring);
     verify_result res;
     bool ok = verify_scheme(s, ring, &res);
     char fb[32];

@@ -95,7 +95,7 @@ db_status db_check(db *d, db_problem_fn fn, void *ctx, db_check_report *report, 
         scheme_hash_hex(scheme_hash(s), h);
         if (s->fmt.n != sqlite3_column_int(st, 2) || s->fmt.m != sqlite3_column_int(st, 3) ||
             s->fmt.p != sqlite3_column_int(st, 4) || s->rank != sqlite3_column_int(st, 6) ||
-            !ring || strcmp((const char *)ring, db__ring_name(s->ring)))
+            !ring || strcmp((const char *)ring, scheme_ring_key(s->ring)))
             problem(&c, id, "its terms disagree with its format, ring or rank columns");
         else if (strcmp(h, hash))
             problem(&c, id, "its terms hash to %s, the row says %s", h, hash);

@@ -83,10 +83,10 @@ bool db__verify(const scheme *s, char *msg, size_t msglen)
         return true;
     if (res.msg[0])
         return scheme_fail(msg, msglen, "does not verify over %s: %s",
-                           s->ring == SCHEME_RING_Z ? "Z" : "GF(2)", res.msg);
+                           scheme_ring_name(s->ring), res.msg);
     return scheme_fail(msg, msglen,
                        "does not verify over %s: equation a%d%d*b%d%d -> c%d%d sums to %lld, "
-                       "expected %lld", s->ring == SCHEME_RING_Z ? "Z" : "GF(2)", res.ai,
+                       "expected %lld", scheme_ring_name(s->ring), res.ai,
                        res.aj, res.bj, res.bk, res.ck, res.ci, res.got, res.want);
 }
 

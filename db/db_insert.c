@@ -28,7 +28,7 @@ static db_status lookup(db *d, const db_prepared *p, int64_t *id, char *err, siz
     int rc = cached(d, &d->find, "SELECT id, terms FROM schemes WHERE ring = ?1 AND hash = ?2");
     if (rc != SQLITE_OK)
         return db__fail(d, rc, "looking a scheme up", err, errlen);
-    sqlite3_bind_text(d->find, 1, db__ring_name(p->ring), -1, SQLITE_STATIC);
+    sqlite3_bind_text(d->find, 1, scheme_ring_key(p->ring), -1, SQLITE_STATIC);
     sqlite3_bind_text(d->find, 2, p->hash, -1, SQLITE_STATIC);
     rc = sqlite3_get_autocommit(d->h) ? db__step_first(d, d->find) : sqlite3_step(d->find);
     db_status st = DB_OK;
@@ -100,7 +100,7 @@ db_status db__insert_tx(db *d, const db_prepared *p, const db_provenance *prov,
     sqlite3_bind_int(s, 1, p->fmt.n);
     sqlite3_bind_int(s, 2, p->fmt.m);
     sqlite3_bind_int(s, 3, p->fmt.p);
-    sqlite3_bind_text(s, 4, db__ring_name(p->ring), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 4, scheme_ring_key(p->ring), -1, SQLITE_STATIC);
     sqlite3_bind_int(s, 5, p->rank);
     sqlite3_bind_blob(s, 6, p->bytes, (int)p->len, SQLITE_STATIC);
     sqlite3_bind_text(s, 7, p->hash, -1, SQLITE_STATIC);

@@ -49,7 +49,6 @@ double db__now(void);
 
 /* Copies a possibly NULL text column into buf. */
 void db__col_text(sqlite3_stmt *st, int col, char *buf, size_t len);
-const char *db__ring_name(scheme_ring r);
 /* The version string db_set_program_version set. */
 const char *db__program_version(void);
 /* Passes a warning to the handler of db_set_warning_handler (stderr by default). */

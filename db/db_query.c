@@ -72,7 +72,7 @@ scheme *db_load_scheme(db *d, int64_t id, db_status *status, char *err, size_t e
                               (long long)id, msg);
         } else if (s->fmt.n != sqlite3_column_int(st, 1) || s->fmt.m != sqlite3_column_int(st, 2) ||
                    s->fmt.p != sqlite3_column_int(st, 3) || s->rank != sqlite3_column_int(st, 5) ||
-                   !ring || strcmp((const char *)ring, db__ring_name(s->ring))) {
+                   !ring || strcmp((const char *)ring, scheme_ring_key(s->ring))) {
             *status = db__err(DB_CORRUPT, err, errlen,
                               "%s: scheme %lld: its terms disagree with its format, ring or "
                               "rank columns", d->path, (long long)id);
@@ -113,7 +113,7 @@ db_status db_best(db *d, scheme_format f, scheme_ring ring, int64_t *id, int *ra
     sqlite3_bind_int(st, 1, f.n);
     sqlite3_bind_int(st, 2, f.m);
     sqlite3_bind_int(st, 3, f.p);
-    sqlite3_bind_text(st, 4, db__ring_name(ring), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, scheme_ring_key(ring), -1, SQLITE_STATIC);
     rc = db__step_first(d, st);
     db_status res = DB_OK;
     if (rc == SQLITE_ROW) {
@@ -124,7 +124,7 @@ db_status db_best(db *d, scheme_format f, scheme_ring ring, int64_t *id, int *ra
     } else if (rc == SQLITE_DONE) {
         char fb[32];
         res = db__err(DB_NOT_FOUND, err, errlen, "no %s scheme stored for %s",
-                      ring == SCHEME_RING_Z ? "Z" : "GF(2)", scheme_format_str(f, fb));
+                      scheme_ring_name(ring), scheme_format_str(f, fb));
     } else {
         res = db__fail(d, rc, "finding the best scheme", err, errlen);
     }
@@ -149,7 +149,7 @@ db_status db_list(db *d, const db_filter *f, db_scheme_fn fn, void *ctx, char *e
     sqlite3_bind_int(st, 3, f->fmt.m);
     sqlite3_bind_int(st, 4, f->fmt.p);
     if (f->ring == SCHEME_RING_F2 || f->ring == SCHEME_RING_Z)
-        sqlite3_bind_text(st, 5, db__ring_name((scheme_ring)f->ring), -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 5, scheme_ring_key((scheme_ring)f->ring), -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 6, f->limit > 0 ? f->limit : -1);
     db_status res = DB_OK;
     for (rc = db__step_first(d, st); rc == SQLITE_ROW; rc = sqlite3_step(st)) {

@@ -211,7 +211,3 @@ void db__col_text(sqlite3_stmt *st, int col, char *buf, size_t len)
     snprintf(buf, len, "%s", t ? (const char *)t : "");
 }
 
-const char *db__ring_name(scheme_ring r)
-{
-    return r == SCHEME_RING_Z ? "z" : "f2";
-}

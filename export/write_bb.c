@@ -37,7 +37,7 @@ bool export_write_bb(const scheme *s, const export_info *info, FILE *out)
     scheme_format f = s->fmt;
     fprintf(out, "# %s: %s rank %d over %s, written by flipgraph; U (A), V (B), W (C = A*B) "
                  "row-major, one column per product\n",
-            name, scheme_format_str(f, fmt), s->rank, s->ring == SCHEME_RING_Z ? "Z" : "GF(2)");
+            name, scheme_format_str(f, fmt), s->rank, scheme_ring_name(s->ring));
     write_rows(s, SCHEME_A, f.n, f.m, false, out);
     fputs("#\n", out);
     write_rows(s, SCHEME_B, f.m, f.p, false, out);

@@ -38,7 +38,7 @@ bool export_write_tex(const scheme *s, const export_info *info, FILE *out)
         return false;
     scheme_format_str(s->fmt, fmt);
     fprintf(out, "%% %s: %s rank %d over %s, hash %s; written by flipgraph export --to tex\n",
-            name, fmt, s->rank, s->ring == SCHEME_RING_Z ? "Z" : "GF(2)", hex);
+            name, fmt, s->rank, scheme_ring_name(s->ring), hex);
     fputs("% needs \\usepackage{longtable}\n", out);
     fputs("\\begin{longtable}{r l l l}\n", out);
     fprintf(out, "\\caption{A scheme for $\\langle %d,%d,%d\\rangle$ of rank %d over %s%s: "

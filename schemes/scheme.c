@@ -96,6 +96,10 @@ const char *scheme_format_str(scheme_format f, char buf[32])
     return buf;
 }
 
+const char *scheme_ring_name(scheme_ring r) { return r == SCHEME_RING_Z ? "Z" : "GF(2)"; }
+
+const char *scheme_ring_key(scheme_ring r) { return r == SCHEME_RING_Z ? "z" : "f2"; }
+
 scheme *scheme_new(scheme_format f, scheme_ring ring, int cap)
 {
     scheme *s = calloc(1, sizeof *s);

@@ -80,6 +80,10 @@ bool scheme_format_valid(scheme_format f);
 bool scheme_format_parse(const char *s, scheme_format *out, char *err, size_t errlen);
 /* Writes "<n,m,p>". */
 const char *scheme_format_str(scheme_format f, char buf[32]);
+/* The ring as people read it ("Z", "GF(2)") and as the options and the store
+ * spell it ("z", "f2"). */
+const char *scheme_ring_name(scheme_ring r);
+const char *scheme_ring_key(scheme_ring r);
 
 /* ---- life cycle ------------------------------------------------------- */
 

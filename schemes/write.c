@@ -173,7 +173,7 @@ bool scheme_write_native(const scheme *s, FILE *out)
     }
     scheme_canonicalize(c);
     fprintf(out, "flipgraph-scheme 1\nformat %dx%dx%d\nring %s\nrank %d\n", c->fmt.n, c->fmt.m,
-            c->fmt.p, c->ring == SCHEME_RING_Z ? "z" : "f2", c->rank);
+            c->fmt.p, scheme_ring_key(c->ring), c->rank);
     write_terms(c, ST_NATIVE, out);
     scheme_free(c);
     return finish(out);

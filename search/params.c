@@ -382,7 +382,7 @@ void search_config_value(const search_config *c, int id, char *buf, size_t len)
     }
     case SEARCH_PT_SYM: snprintf(buf, len, "%s", scheme_symmetry_name((scheme_symmetry)c->p.symmetry)); break;
     case SEARCH_PT_CUBES: search_cubes_text(&c->p.cubes, buf, len); break;
-    case SEARCH_PT_RING: snprintf(buf, len, "%s", c->p.ring == SCHEME_RING_Z ? "z" : "f2"); break;
+    case SEARCH_PT_RING: snprintf(buf, len, "%s", scheme_ring_key(c->p.ring)); break;
     }
 }
 

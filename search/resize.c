@@ -828,7 +828,7 @@ scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errle
     verify_result vr;
     if (!verify_scheme(cur, ring, &vr)) {
         scheme_fail(err, errlen, "the input is not a valid scheme of %s over %s: %s",
-                    scheme_format_str(cur->fmt, fa), ring == SCHEME_RING_Z ? "Z" : "GF(2)", vr.msg);
+                    scheme_format_str(cur->fmt, fa), scheme_ring_name(ring), vr.msg);
         scheme_free(cur);
         return NULL;
     }
@@ -877,7 +877,7 @@ scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errle
     }
     if (!verify_scheme(cur, ring, &vr)) {
         scheme_fail(err, errlen, "BUG: the resized scheme of %s (rank %d) is not valid over %s: %s",
-                    scheme_format_str(cur->fmt, fa), cur->rank, ring == SCHEME_RING_Z ? "Z" : "GF(2)", vr.msg);
+                    scheme_format_str(cur->fmt, fa), cur->rank, scheme_ring_name(ring), vr.msg);
         scheme_free(cur);
         return NULL;
     }
