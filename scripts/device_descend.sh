@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The descent over Z through GF(2) (docs/search.md, "The lifting walk"; issue
+# 23), one call on the GPU machine.  A GF(2) scheme lifts to Z or not by the
+# region of the flip graph it lies in: every distinct neighbour met at rank 62
+# from the mod-2 image of a Z <4,4,5>:62 lifted (18776 of 18776), none of 4096
+# from our GF(2) 60 and 61 (bench/RESULTS.md).  So the GF(2) walk, three times
+# faster than the walk over Z on the GPU and with more flips (factors equal
+# mod 2), starts from the mod-2 images of Z schemes and every lower scheme it
+# stores is lifted:
+#   check    tests/gpu_z (FLIPGRAPH_SEED=1): the kernels over Z against the core;
+#   descend  `flipgraph search --backend gpu` over GF(2) from each file of
+#            STARTS (Z schemes, read mod 2), seeds SEEDS, TD each (default 40s),
+#            to the GF(2) record, into one fresh store;
+#   lift     `flipgraph sweep --ring z --lift 64 --lift-walk LW --until-record`
+#            on that store: the lowest GF(2) schemes lifted, the lifting walk
+#            where none reaches the Z record, then a short Z walk.
+# Everything goes to $OUT (descend.log, descend.db).  Carry deps/ and the
+# folder of STARTS (docs/device.md).
+# Usage: OUT=out STARTS="out/descend/*.exp" [SEEDS="1"] [TD=40s] [LW=60s]
+#        [DIMS=4x4x5] [STEPS="check descend lift"] bash scripts/device_descend.sh
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+OUT=${OUT:-out}
+STARTS=${STARTS:-out/descend/*.exp}
+SEEDS=${SEEDS:-1}
+TD=${TD:-40s}
+LW=${LW:-60s}
+DIMS=${DIMS:-4x4x5}
+STEPS=${STEPS:-check descend lift}
+mkdir -p "$OUT"
+LOG=$OUT/descend.log
+: > "$LOG"
+T0=$(date +%s)
+. scripts/device_env.sh
+fg_device_deps
+B=build-device
+cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" > "$OUT/build.log" 2>&1 &&
+  cmake --build $B -j"$(nproc)" --target flipgraph gpu_z >> "$OUT/build.log" 2>&1 || {
+  tail -30 "$OUT/build.log"; exit 2; }
+F=$B/flipgraph
+step() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+fg_say "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u '+%F %TZ'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), steps: $STEPS"
+if step check; then
+  fg_step "tests/gpu_z (FLIPGRAPH_SEED=1)" 300 env FLIPGRAPH_SEED=1 $B/gpu_z
+  tail -3 "$LOG"
+fi
+DB=$OUT/descend.db
+rm -f "$DB"
+if step descend; then
+  for f in $STARTS; do
+    for s in $SEEDS; do
+      fg_step "GF(2) from $f (mod 2), seed $s, $TD" 600 $F search --dims $DIMS --from "$f" --backend gpu \
+        --time $TD --seed $s --target-rank 0 --db "$DB" -q
+      grep -E '^best rank' "$LOG" | tail -1
+    done
+  done
+  $F db --db "$DB" list --dims $DIMS --ring f2 --limit 12 | tee -a "$LOG"
+fi
+if step lift; then
+  fg_step "sweep --ring z --lift 64 --lift-walk $LW" 600 $F sweep --dims-list $DIMS --ring z --lift 64 \
+    --lift-walk $LW --db "$DB" --until-record --time-per 20s --backend gpu --seed 1
+  grep -E 'lifted|lifting walk|best|record' "$LOG" | tail -8
+  $F db --db "$DB" list --dims $DIMS --ring z --limit 8 | tee -a "$LOG"
+fi
+fg_say "done"
