@@ -9,7 +9,8 @@
 # stores is lifted:
 #   check    tests/gpu_z (FLIPGRAPH_SEED=1): the kernels over Z against the core;
 #   descend  `flipgraph search --backend gpu` over GF(2) from each file of
-#            STARTS (Z schemes, read mod 2), seeds SEEDS, TD each (default 40s),
+#            STARTS (Z schemes, read mod 2; the word "standard": the standard
+#            algorithm), seeds SEEDS, TD each (default 40s),
 #            to the GF(2) record, into one fresh store;
 #   lift     `flipgraph sweep --ring z --lift 64 --lift-walk LW --until-record`
 #            on that store: the lowest GF(2) schemes lifted, the lifting walk
@@ -49,7 +50,9 @@ rm -f "$DB"
 if step descend; then
   for f in $STARTS; do
     for s in $SEEDS; do
-      fg_step "GF(2) from $f (mod 2), seed $s, $TD" 600 $F search --dims $DIMS --from "$f" --backend gpu \
+      from=(--from "$f")
+      [ "$f" = standard ] && from=()
+      fg_step "GF(2) from $f (mod 2), seed $s, $TD" 600 $F search --dims $DIMS "${from[@]}" --backend gpu \
         --time $TD --seed $s --target-rank 0 --db "$DB" -q
       grep -E '^best rank' "$LOG" | tail -1
     done
