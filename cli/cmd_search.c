@@ -888,14 +888,19 @@ static int search_body(int argc, char **argv)
         cfg.p.seed = random_seed();
     if (from_db) {
         scheme *s = NULL;
-        st = session_best_start(ss, cfg.p.fmt, (scheme_ring)cfg.p.ring, cfg.p.coef_max, &s, err, sizeof err);
+        st = session_best_start(ss, cfg.p.fmt, (scheme_ring)cfg.p.ring, cfg.p.coef_max,
+                                cfg.backend == SEARCH_BACKEND_GPU, &s, err, sizeof err);
         if (st == DB_OK) {
             starts[nstarts++] = s;
         } else if (st == DB_NOT_FOUND) {
             char a[32];
             if (!quiet)
-                fprintf(stderr, "flipgraph search: no %s scheme in %s yet: starting from the standard algorithm\n",
-                        scheme_format_str(cfg.p.fmt, a), db_path);
+                fprintf(stderr, "flipgraph search: no %s scheme%s in %s yet: starting from the standard algorithm\n",
+                        scheme_format_str(cfg.p.fmt, a),
+                        cfg.p.ring == SCHEME_RING_Z && cfg.backend == SEARCH_BACKEND_GPU
+                            ? " over Z with coefficients in {-1, 0, 1} (the GPU walk's)"
+                            : "",
+                        db_path);
         } else {
             rc = cli_error(cli_db_exit(st), CMD, "--from-db: %s", err);
             goto out;

@@ -557,7 +557,8 @@ int cmd_sweep(int argc, char **argv)
             }
         }
         if (from_db && !symmetric) {
-            db_status st = session_best_start(ss, row->fmt, ring, base.p.coef_max, &start, err, sizeof err);
+            db_status st = session_best_start(ss, row->fmt, ring, base.p.coef_max, backend == SEARCH_BACKEND_GPU,
+                                              &start, err, sizeof err);
             if (st == DB_OK)
                 from = "the database's best";
             else if (st != DB_NOT_FOUND) {

@@ -153,8 +153,8 @@ db_status session_lift_walk(search_session *s, scheme_format f, int k, int targe
     return st;
 }
 
-db_status session_best_start(search_session *s, scheme_format f, scheme_ring ring, int coef_max, scheme **out,
-                             char *err, size_t errlen)
+db_status session_best_start(search_session *s, scheme_format f, scheme_ring ring, int coef_max, bool strict,
+                             scheme **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (!s->store)
@@ -175,6 +175,8 @@ db_status session_best_start(search_session *s, scheme_format f, scheme_ring rin
             }
             scheme_free(c);
         }
+        if (strict)
+            return DB_NOT_FOUND;
     }
     int64_t id;
     int rank;

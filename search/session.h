@@ -64,11 +64,12 @@ db_status session_lift_walk(search_session *s, scheme_format f, int k, int targe
 /* The best stored scheme of f over ring (--from-db; SCHEME_RING_Z for a walk
  * over Z): DB_OK with *out, DB_NOT_FOUND when there is none (or no store),
  * else the store's failure.  Over Z with coef_max > 0: the lowest-rank one
- * whose coefficients are within coef_max (a lift can hold a 2, which the GPU
- * walk refuses), of the 64 lowest; the lowest of all when none is. */
-db_status session_best_start(search_session *s, scheme_format f, scheme_ring ring, int coef_max, scheme **out,
-                             char *err,
-                             size_t errlen);
+ * whose coefficients are within coef_max (a lift can hold a 2 or a 4, which
+ * the GPU walk refuses), of the 64 lowest; when none is, the lowest of all,
+ * or DB_NOT_FOUND when strict (the GPU walk: a lifted device sweep whose
+ * lifts all held a 4 failed the format on its own store's start). */
+db_status session_best_start(search_session *s, scheme_format f, scheme_ring ring, int coef_max, bool strict,
+                             scheme **out, char *err, size_t errlen);
 
 /* --resume RUN: *c becomes the stored run's configuration, except the rows
  * given on this command line (cli->given), which win; *row is the stored run

@@ -18,6 +18,7 @@
 #include "runtime/runtime.h"
 #include "schemes/scheme.h"
 #include "search/search.h"
+#include "search/session.h"
 #include "verify/verify.h"
 #include "test_common.h"
 
@@ -672,6 +673,28 @@ Test(search_z_cli, from_db_over_z_keeps_to_the_coefficient_bound, .timeout = 60)
     e = slurp(d, "out");
     cr_assert(strstr(e, "meta search: 1 legs") && strstr(e, "; 1 schemes from the store"), "--coef-max 1: %s", e);
     free(e);
+    /* a store whose only scheme is beyond --coef-max: the CPU walk starts from
+     * it anyway (its moves keep to the bound), the GPU walk cannot pack it, so
+     * the strict pick finds none and the caller starts from the standard
+     * algorithm (a device sweep whose lifts all held a 4 failed otherwise) */
+    snprintf(path, sizeof path, "%s/only2.db", d);
+    store = db_open(path, true, &st, err, sizeof err);
+    cr_assert_not_null(store, "%s", err);
+    cr_assert_eq(db_insert_scheme(store, tw, &prov, &id, &existed, err, sizeof err), DB_OK, "%s", err);
+    db_close(store);
+    search_session *ss = session_open(path, &st, err, sizeof err);
+    cr_assert_not_null(ss, "%s", err);
+    scheme *got = NULL;
+    cr_assert_eq(session_best_start(ss, tw->fmt, SCHEME_RING_Z, 1, false, &got, err, sizeof err), DB_OK, "%s", err);
+    cr_assert(got && got->rank == 7 && search_z_max_coef(got) >= 2, "not strict: the changed Strassen");
+    scheme_free(got);
+    got = NULL;
+    cr_assert_eq(session_best_start(ss, tw->fmt, SCHEME_RING_Z, 1, true, &got, err, sizeof err), DB_NOT_FOUND);
+    cr_assert_null(got);
+    cr_assert_eq(session_best_start(ss, tw->fmt, SCHEME_RING_Z, 3, true, &got, err, sizeof err), DB_OK, "%s", err);
+    cr_assert(got && got->rank == 7, "strict within --coef-max 3: the changed Strassen");
+    scheme_free(got);
+    session_close(ss);
     scheme_free(std8);
     scheme_free(tw);
     scheme_free(st7);
