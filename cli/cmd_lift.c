@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -14,7 +15,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: flipgraph lift ID|FILE [-o OUT] [--db PATH] [--to native|exp]\n"
-            "                  [--attempts N] [--seed N] [--walk T]\n"
+            "                  [--attempts N] [--seed N] [--walk T] [--survey T]\n"
             "\n"
             "Lifts a GF(2) scheme to one over the integers by Hensel lifting (solving the\n"
             "Brent equations modulo 2, 4, 8, ...), and checks the result over Z.\n"
@@ -30,15 +31,19 @@ static void usage(FILE *out)
             "                    scheme as its parent (a FILE is imported first)\n"
             "  --to KIND         native (default) or exp\n"
             "  --attempts N      column orders tried before giving up (default 16)\n"
-            "  --seed N          seed of the retries' random choices (default fixed)\n"
+            "  --seed N          seed of the retries' random choices and of the walk (default fixed)\n"
             "  --walk T          when the scheme does not lift, walk its neighbours at its rank\n"
             "                    for up to T (a duration: 30s, 5m; the GF(2) walk with plus\n"
             "                    transitions there) and lift every distinct scheme met until one\n"
             "                    lifts (docs/search.md, \"The lifting walk\"); stored with --db: the\n"
             "                    GF(2) scheme that lifted (source lift-walk), then its lift\n"
+            "  --survey T        measure instead of lifting: walk the scheme's neighbours at its\n"
+            "                    rank for T as --walk does, lift every distinct scheme met (at\n"
+            "                    most 65536) and print how many lift; writes and stores nothing\n"
+            "                    (whether a GF(2) scheme lifts goes by the region it lies in)\n"
             "  -h, --help        this text\n"
             "\n"
-            "exit: 0 lifted; 1 the scheme cannot be lifted (the message says why: at which\n"
+            "exit: 0 lifted (--survey: schemes met); 1 the scheme cannot be lifted (--survey: none met) (the message says why: at which\n"
             "modulus the system was inconsistent, or that no attempt found an integer lift);\n"
             "2 bad usage, unreadable input, not a valid GF(2) scheme, unknown ID or OUT not\n"
             "writable; 3 a database failure, or a system too large to solve here.\n");
@@ -61,13 +66,14 @@ int cmd_lift(int argc, char **argv)
         {"attempts", required_argument, NULL, 'a'},
         {"seed", required_argument, NULL, 's'},
         {"walk", required_argument, NULL, 'w'},
+        {"survey", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *out = NULL, *db_opt = NULL;
     scheme_file_kind kind = SCHEME_FILE_NATIVE;
     verify_lift_options lopt = {0, 0, 0};
-    double walk = 0;
+    double walk = 0, survey = 0;
     long v;
     optind = 0;
     opterr = 0;
@@ -91,14 +97,23 @@ int cmd_lift(int argc, char **argv)
                 return cli_error(CLI_USAGE, "lift", "--attempts '%s': expected 1..100000", optarg);
             lopt.orders = (int)v;
             break;
-        case 's':
-            if (!cli_parse_long(optarg, 0, 0x7fffffffffffffffL, &v))
-                return cli_error(CLI_USAGE, "lift", "--seed '%s': expected a non-negative integer", optarg);
-            lopt.seed = (uint64_t)v;
+        case 's': { /* the full 64 bits, as search and sweep take them */
+            char *end = NULL;
+            errno = 0;
+            const unsigned long long x = strtoull(optarg, &end, 10);
+            if (!optarg[0] || optarg[0] == '-' || !end || *end || errno)
+                return cli_error(CLI_USAGE, "lift", "--seed '%s': expected a non-negative integer below 2^64", optarg);
+            lopt.seed = (uint64_t)x;
             break;
+        }
         case 'w':
             if (!search_parse_duration(optarg, &walk) || walk <= 0)
                 return cli_error(CLI_USAGE, "lift", "--walk '%s': expected a duration above 0, such as 30s or 5m",
+                                 optarg);
+            break;
+        case 'S':
+            if (!search_parse_duration(optarg, &survey) || survey <= 0)
+                return cli_error(CLI_USAGE, "lift", "--survey '%s': expected a duration above 0, such as 30s or 5m",
                                  optarg);
             break;
         case 'h':
@@ -114,6 +129,9 @@ int cmd_lift(int argc, char **argv)
         usage(stderr);
         return cli_error(CLI_USAGE, "lift", "expected exactly one ID or FILE, got %d", argc - optind);
     }
+    if (survey > 0 && (out || walk > 0))
+        return cli_error(CLI_USAGE, "lift", "--survey measures and writes nothing: not with %s",
+                         out ? "-o" : "--walk");
     const char *arg = argv[optind];
     bool by_id = strlen(arg) <= 18 && cli_is_scheme_id(arg); /* 19 digits may overflow %lld */
     bool use_db = by_id || db_opt;
@@ -147,6 +165,21 @@ int cmd_lift(int argc, char **argv)
         }
     }
 
+    if (survey > 0) {
+        int met_n, lifted_n;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        const bool any = search_lift_survey(in, in->rank, survey, lopt.seed, &met_n, &lifted_n);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        char fb[32];
+        printf("%s %s rank %d: %d distinct GF(2) schemes of rank <= %d met in %.1f s (seed %llu), %d of them lift "
+               "(%.1f%%)\n",
+               arg, scheme_format_str(in->fmt, fb), in->rank, met_n, in->rank,
+               (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
+               (unsigned long long)lopt.seed, lifted_n, met_n ? 100.0 * lifted_n / met_n : 0.0);
+        rc = any ? CLI_OK : CLI_NEGATIVE;
+        goto done;
+    }
     verify_lift_result lr;
     lifted = verify_lift_ex(in, &lopt, &lr);
     if (!lifted && walk > 0 && (lr.status == VERIFY_LIFT_NONE || lr.status == VERIFY_LIFT_NOT_FOUND)) {

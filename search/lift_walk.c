@@ -18,6 +18,7 @@
 
 #define LIFT_WALK_CHUNK 20000 /* flips between two looks at the walker's scheme */
 #define LIFT_WALK_SEEN 4096   /* distinct schemes tried, at most */
+#define LIFT_SURVEY_SEEN 65536 /* the survey's, at most */
 
 static double clock_s(void)
 {
@@ -26,9 +27,12 @@ static double clock_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64_t seed, int *tried, scheme **gf2)
+/* The walk and its lifts: stop_at_first for the lifting walk (the first lift
+ * returned), else the survey (every distinct scheme met lifted and counted). */
+static scheme *lift_walk(const scheme *start, int target, double seconds, uint64_t seed, int cap, bool stop_at_first,
+                         int *tried, int *lifted_n, scheme **gf2)
 {
-    *tried = 0;
+    *tried = *lifted_n = 0;
     *gf2 = NULL;
     if (!start || target <= 0 || seconds <= 0)
         return NULL;
@@ -38,11 +42,11 @@ scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64
     p.fmt = start->fmt;
     search_walker *w = g ? search_walker_new(g, &p, seed, 0) : NULL;
     scheme_free(g);
-    uint64_t *seen = malloc(LIFT_WALK_SEEN * sizeof *seen);
+    uint64_t *seen = malloc((size_t)cap * sizeof *seen);
     scheme *lifted = NULL;
     const double until = clock_s() + seconds;
     int nseen = 0;
-    while (w && seen && !lifted && nseen < LIFT_WALK_SEEN && clock_s() < until && !search_stop_requested()) {
+    while (w && seen && !lifted && nseen < cap && clock_s() < until && !search_stop_requested()) {
         search_walker_walk(w, LIFT_WALK_CHUNK, target, 0);
         if (search_walker_rank(w) > target)
             continue;
@@ -56,11 +60,16 @@ scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64
         if (!dup) {
             seen[nseen++] = h;
             verify_lift_result lr;
-            lifted = verify_lift_ex(c, NULL, &lr); /* verified over Z when not NULL */
+            scheme *z = verify_lift_ex(c, NULL, &lr); /* verified over Z when not NULL */
             (*tried)++;
-            if (lifted) {
-                *gf2 = c;
-                c = NULL;
+            if (z) {
+                (*lifted_n)++;
+                if (stop_at_first) {
+                    lifted = z;
+                    *gf2 = c;
+                    c = NULL;
+                } else
+                    scheme_free(z);
             }
         }
         scheme_free(c);
@@ -68,4 +77,17 @@ scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64
     free(seen);
     search_walker_free(w);
     return lifted;
+}
+
+scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64_t seed, int *tried, scheme **gf2)
+{
+    int n;
+    return lift_walk(start, target, seconds, seed, LIFT_WALK_SEEN, true, tried, &n, gf2);
+}
+
+bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, int *met, int *lifted)
+{
+    scheme *gf2;
+    lift_walk(start, target, seconds, seed, LIFT_SURVEY_SEEN, false, met, lifted, &gf2);
+    return *met > 0;
 }

@@ -550,6 +550,13 @@ scheme *search_permute(const scheme *s, scheme_format to);
  * (the caller frees both).  NULL (and *gf2 NULL) when none lifted in time,
  * on search_request_stop, or out of memory; *tried counts the lifts tried. */
 scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64_t seed, int *tried, scheme **gf2);
+/* The survey (flipgraph lift --survey): the same walk for `seconds`, every
+ * distinct scheme met at rank <= target (at most 65536) lifted and counted,
+ * none kept: *met distinct schemes, *lifted of them lift.  Whether a GF(2)
+ * scheme lifts goes by region (bench/RESULTS.md, "The lifting walk"): from
+ * the mod-2 image of a Z scheme nearly all neighbours lift, from some GF(2)
+ * schemes none.  false when none was met (time too short, out of memory). */
+bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, int *met, int *lifted);
 /* The meta start of `to` (flipgraph sweep --meta): of the known schemes whose
  * format is `to` or one step from it (one of n, m, p larger or smaller by one,
  * the others equal), each taken to `to` by search_resize, and (where from2 is

@@ -819,3 +819,42 @@ Test(search_z_cli, lifting_walk_reaches_the_z_record_from_a_scheme_that_does_not
     scheme_free(g);
     rmtree(d);
 }
+
+/* lift --survey: the lifts among a scheme's neighbours go by region.
+ * data/found's Z <4,4,5>:62 (a lift of a GF(2) scheme of our GPU meta search):
+ * every one of its mod-2 neighbours met at rank 62 lifted (16112 of 16112 in
+ * 60 s); the GF(2) <4,4,5>:61 (run 8 of the same search): none did (0 of
+ * 7315).  The test asserts the halves: at least half lift from the one,
+ * fewer than half from the other, and the counts are the lifts' (survey writes
+ * nothing). */
+Test(search_z_cli, survey_counts_the_lifts_among_the_neighbours, .timeout = 300)
+{
+    char d[64], args[4400], file[4200];
+    tmpdir(d, sizeof d);
+    const char *src = getenv("FLIPGRAPH_SOURCE");
+    cr_assert(src && *src, "FLIPGRAPH_SOURCE is not set (ctest sets it)");
+    const char *names[2] = {"445-62-z-lift.txt", "445-61-gf2.txt"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(file, sizeof file, "%s/data/found/%s", src, names[k]);
+        snprintf(args, sizeof args, "lift '%s' --survey 5s --seed %llu", file,
+                 (unsigned long long)tc_seed("FLIPGRAPH_SEED"));
+        cr_assert_eq(run(d, args), 0, "%s: no scheme met in 5 s", names[k]);
+        char *out = slurp(d, "out");
+        const char *at = strstr(out, "distinct GF(2) schemes");
+        int met = -1, lifted = -1;
+        cr_assert(at && sscanf(strstr(out, "> rank "), "> rank %*d: %d", &met) == 1, "%s", out);
+        cr_assert(sscanf(strstr(at, "), ") + 3, "%d of them lift", &lifted) == 1, "%s", out);
+        cr_assert(met > 0 && lifted >= 0 && lifted <= met, "%s", out);
+        if (k == 0)
+            cr_assert_geq(2 * lifted, met, "the Z scheme's neighbours: %s", out);
+        else
+            cr_assert_lt(2 * lifted, met, "the GF(2) 61's neighbours: %s", out);
+        free(out);
+    }
+    /* it measures and writes nothing */
+    snprintf(args, sizeof args, "lift '%s' --survey 5s -o '%s/x.txt'", file, d);
+    cr_assert_eq(run(d, args), 2);
+    snprintf(args, sizeof args, "lift '%s' --survey 0s", file);
+    cr_assert_eq(run(d, args), 2);
+    rmtree(d);
+}
