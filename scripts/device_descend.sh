@@ -10,14 +10,15 @@
 #   check    tests/gpu_z (FLIPGRAPH_SEED=1): the kernels over Z against the core;
 #   descend  `flipgraph search --backend gpu` over GF(2) from each file of
 #            STARTS (Z schemes, read mod 2; the word "standard": the standard
-#            algorithm), seeds SEEDS, TD each (default 40s),
+#            algorithm), seeds SEEDS, TD each (default 40s), once per option
+#            set of VARIANTS (';'-separated, e.g. "--plus-max 4;--plateau 5000"),
 #            to the GF(2) record, into one fresh store;
 #   lift     `flipgraph sweep --ring z --lift 64 --lift-walk LW --until-record`
 #            on that store: the lowest GF(2) schemes lifted, the lifting walk
 #            where none reaches the Z record, then a short Z walk.
 # Everything goes to $OUT (descend.log, descend.db).  Carry deps/ and the
 # folder of STARTS (docs/device.md).
-# Usage: OUT=out STARTS="out/descend/*.exp" [SEEDS="1"] [TD=40s] [LW=60s]
+# Usage: OUT=out STARTS="out/descend/*.exp" [SEEDS="1"] [TD=40s] [LW=60s] [VARIANTS=...]
 #        [DIMS=4x4x5] [STEPS="check descend lift"] bash scripts/device_descend.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -48,13 +49,18 @@ fi
 DB=$OUT/descend.db
 rm -f "$DB"
 if step descend; then
+  IFS=';' read -r -a variants <<< "${VARIANTS:-}"
+  [ ${#variants[@]} -gt 0 ] || variants=("")
   for f in $STARTS; do
     for s in $SEEDS; do
-      from=(--from "$f")
-      [ "$f" = standard ] && from=()
-      fg_step "GF(2) from $f (mod 2), seed $s, $TD" 600 $F search --dims $DIMS "${from[@]}" --backend gpu \
-        --time $TD --seed $s --target-rank 0 --db "$DB" -q
-      grep -E '^best rank' "$LOG" | tail -1
+      for v in "${variants[@]}"; do
+        from=(--from "$f")
+        [ "$f" = standard ] && from=()
+        # shellcheck disable=SC2086 # a variant is a list of options
+        fg_step "GF(2) from $f (mod 2), seed $s, $TD ${v:-(defaults)}" 600 $F search --dims $DIMS "${from[@]}" \
+          --backend gpu --time $TD --seed $s --target-rank 0 --db "$DB" -q $v
+        grep -E '^best rank' "$LOG" | tail -1
+      done
     done
   done
   $F db --db "$DB" list --dims $DIMS --ring f2 --limit 12 | tee -a "$LOG"
