@@ -134,7 +134,7 @@ int cmd_lift(int argc, char **argv)
                          out ? "-o" : "--walk");
     const char *arg = argv[optind];
     bool by_id = strlen(arg) <= 18 && cli_is_scheme_id(arg); /* 19 digits may overflow %lld */
-    bool use_db = by_id || db_opt;
+    bool use_db = by_id || (db_opt && survey <= 0); /* --survey stores nothing: a FILE needs no store */
     char err[512] = "";
     db_status st = DB_OK;
     db *d = NULL;
