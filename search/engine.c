@@ -58,7 +58,7 @@ struct engine {
     int *rank_count;          /* [SCHEME_MAX_RANK + 1]: the monitor's scratch for stats() */
 };
 
-static double now_s(void)
+double search_clock_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -77,7 +77,7 @@ static void set_stop(engine *e)
 
 const search_params *engine_params(const engine *e) { return e->p; }
 bool engine_should_stop(const engine *e) { return atomic_load_explicit(&((engine *)e)->stop, memory_order_relaxed) != 0; }
-double engine_elapsed(const engine *e) { return now_s() - e->t0; }
+double engine_elapsed(const engine *e) { return search_clock_s() - e->t0; }
 int engine_best_rank(const engine *e) { return atomic_load(&((engine *)e)->best_rank); }
 int engine_nstarts(const engine *e) { return e->nstarts; }
 const scheme *engine_start_scheme(const engine *e, int i) { return i >= 0 && i < e->nstarts ? e->starts[i] : NULL; }
@@ -239,7 +239,7 @@ static int improve(engine *e, int node, int walker, const scheme *s, int out)
             fail_locked(e, SEARCH_FAILED, "out of memory");
             out = -1;
         } else {
-            const double t = now_s();
+            const double t = search_clock_s();
             atomic_store(&e->best_rank, s->rank);
             atomic_store(&e->best_t, t);
             scheme_free(e->best);
@@ -449,7 +449,7 @@ static void monitor(engine *e, search_result *res)
     pthread_mutex_lock(&e->mu);
     while (e->running > 0) {
         /* wake at least every 10 ms: stop requests come from a signal handler */
-        double t = now_s(), w = t + 0.01;
+        double t = search_clock_s(), w = t + 0.01;
         if (report && next < w)
             w = next;
         struct timespec ts = {(time_t)w, (long)((w - (double)(time_t)w) * 1e9)};
@@ -457,7 +457,7 @@ static void monitor(engine *e, search_result *res)
         if (e->running <= 0)
             break;
         pthread_mutex_unlock(&e->mu);
-        t = now_s();
+        t = search_clock_s();
         if (!atomic_load(&e->stop)) {
             if (search_stop_requested()) {
                 res->interrupted = true;
@@ -514,7 +514,7 @@ search_status engine_run(const search_params *p, const scheme *const *starts, in
     }
     if (!prepare_starts(e, starts, nstarts, res))
         goto out;
-    e->t0 = now_s();
+    e->t0 = search_clock_s();
     atomic_store(&e->best_t, e->t0);
     if (atomic_load(&e->best_rank) < res->start_rank) {
         /* the start itself had reductions left: that is already an improvement */
@@ -530,7 +530,7 @@ search_status engine_run(const search_params *p, const scheme *const *starts, in
     if (!atomic_load(&e->stop)) {
         if (!b->setup || b->setup(e, b->ctx)) {
             /* the run's clock starts once the walkers exist (a GPU's setup takes a while) */
-            e->t0 = now_s();
+            e->t0 = search_clock_s();
             atomic_store(&e->best_t, e->t0);
             started = true;
             bool layer_started = false;
@@ -547,7 +547,7 @@ search_status engine_run(const search_params *p, const scheme *const *starts, in
     if (search_stop_requested())
         res->interrupted = true;
 
-    res->seconds = started ? now_s() - e->t0 : 0;
+    res->seconds = started ? search_clock_s() - e->t0 : 0;
     if (started) {
         engine_stats st;
         memset(&st, 0, sizeof st);

@@ -12,20 +12,12 @@
 #include "search.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 #include "../verify/verify.h"
 
 #define LIFT_WALK_CHUNK 20000 /* flips between two looks at the walker's scheme */
 #define LIFT_WALK_SEEN 4096   /* distinct schemes tried, at most */
 #define LIFT_SURVEY_SEEN 65536 /* the survey's, at most */
-
-static double clock_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* The walk and its lifts: stop_at_first for the lifting walk (the first lift
  * returned), else the survey (every distinct scheme met lifted and counted). */
@@ -44,9 +36,9 @@ static scheme *lift_walk(const scheme *start, int target, double seconds, uint64
     scheme_free(g);
     uint64_t *seen = malloc((size_t)cap * sizeof *seen);
     scheme *lifted = NULL;
-    const double until = clock_s() + seconds;
+    const double until = search_clock_s() + seconds;
     int nseen = 0;
-    while (w && seen && !lifted && nseen < cap && clock_s() < until && !search_stop_requested()) {
+    while (w && seen && !lifted && nseen < cap && search_clock_s() < until && !search_stop_requested()) {
         search_walker_walk(w, LIFT_WALK_CHUNK, target, 0);
         if (search_walker_rank(w) > target)
             continue;

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../verify/verify.h"
 #include "session.h"
@@ -37,13 +36,6 @@ typedef struct meta_fmt {
     int npool;
     int fails; /* legs here in a row that did not lower the best */
 } meta_fmt;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static bool same(scheme_format x, scheme_format y) { return x.n == y.n && x.m == y.m && x.p == y.p; }
 
@@ -353,14 +345,14 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         goto done;
     }
 
-    const double t0 = now_s();
+    const double t0 = search_clock_s();
     uint64_t sm = base->p.seed;
     bool symmetric_all = base->p.symmetry != SCHEME_SYM_NONE;
     search_meta_leg leg;
     bool reset = false;       /* the last move was dropped by the reset rule */
     out->status = SEARCH_NOT_REACHED;
     for (int k = 0;; k++) {
-        double left = base->p.time_limit > 0 ? base->p.time_limit - (now_s() - t0) : 0;
+        double left = base->p.time_limit > 0 ? base->p.time_limit - (search_clock_s() - t0) : 0;
         if ((base->p.time_limit > 0 && left <= 0.05) || session_stop_seen() || search_stop_requested())
             break;
         if (mc->until_record) {
@@ -602,7 +594,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         }
     }
     scheme_free(next);
-    out->seconds = now_s() - t0;
+    out->seconds = search_clock_s() - t0;
     if (session_stop_seen() || search_stop_requested())
         out->interrupted = true;
 done:

@@ -112,13 +112,6 @@ static struct {
     double next_stats, next_sample;
 } M = {.qmu = PTHREAD_MUTEX_INITIALIZER, .smu = PTHREAD_MUTEX_INITIALIZER, .stats_req = MPI_REQUEST_NULL};
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void nap(long us)
 {
     struct timespec ts = {0, us * 1000};
@@ -465,7 +458,7 @@ static void send_stats(void)
 static void pump(void)
 {
     receive();
-    const double t = now_s();
+    const double t = search_clock_s();
     if (M.rank == 0) {
         if (t >= M.next_sample) {
             send_samples();
@@ -498,7 +491,7 @@ static bool layer_start(engine *e, void *ctx)
     M.e = e;
     M.stop_seen = false;
     M.sample_version = 0;
-    M.next_stats = M.next_sample = now_s();
+    M.next_stats = M.next_sample = search_clock_s();
     scheme_rng_seed(&M.rng, engine_params(e)->seed ^ 0x6a09e667f3bcc909ull);
     if (!M.rank_count)
         M.rank_count = calloc(SCHEME_MAX_RANK + 1, sizeof *M.rank_count);
@@ -535,11 +528,11 @@ static void drain_root(void)
             }
             M.peers[r].stopped = true;
         }
-    const double until = now_s() + (search_stop_requested() ? DRAIN_AFTER_SIGNAL : DRAIN_SECONDS);
+    const double until = search_clock_s() + (search_stop_requested() ? DRAIN_AFTER_SIGNAL : DRAIN_SECONDS);
     while (!all_done()) {
         receive();
         reap();
-        if (now_s() > until) {
+        if (search_clock_s() > until) {
             for (int r = 1; r < M.size; r++)
                 if (!M.peers[r].done)
                     fprintf(stderr, "flipgraph search: MPI rank %d (%s) did not answer; what it had not sent is "

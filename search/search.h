@@ -458,6 +458,9 @@ search_status search_run_gpu(const search_params *p, const scheme *const *starts
 
 /* The Luby sequence (1 1 2 1 1 2 4 ...), i >= 1: the restart schedule. */
 uint64_t search_luby(uint64_t i);
+/* Seconds since an arbitrary start (CLOCK_MONOTONIC): the clock of every time
+ * limit in search/ (the engine's, the meta search's legs, the lifting walk). */
+double search_clock_s(void);
 
 /* Asks every running search to finish its batch and return (async-signal-safe). */
 void search_request_stop(void);
