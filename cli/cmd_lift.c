@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../db/db.h"
 #include "../search/search.h"
@@ -43,8 +42,9 @@ static void usage(FILE *out)
             "                    (whether a GF(2) scheme lifts goes by the region it lies in)\n"
             "  -h, --help        this text\n"
             "\n"
-            "exit: 0 lifted (--survey: schemes met); 1 the scheme cannot be lifted (--survey: none met) (the message says why: at which\n"
-            "modulus the system was inconsistent, or that no attempt found an integer lift);\n"
+            "exit: 0 lifted (--survey: schemes met); 1 the scheme cannot be lifted (the\n"
+            "message says why: at which modulus the system was inconsistent, or that no\n"
+            "attempt found an integer lift; --survey: none met);\n"
             "2 bad usage, unreadable input, not a valid GF(2) scheme, unknown ID or OUT not\n"
             "writable; 3 a database failure, or a system too large to solve here.\n");
 }
@@ -167,16 +167,14 @@ int cmd_lift(int argc, char **argv)
 
     if (survey > 0) {
         int met_n, lifted_n;
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        const double t0 = cli_now();
         const bool any = search_lift_survey(in, in->rank, survey, lopt.seed, &met_n, &lifted_n);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
+        const double took = cli_now() - t0;
         char fb[32];
         printf("%s %s rank %d: %d distinct GF(2) schemes of rank <= %d met in %.1f s (seed %llu), %d of them lift "
                "(%.1f%%)\n",
-               arg, scheme_format_str(in->fmt, fb), in->rank, met_n, in->rank,
-               (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
-               (unsigned long long)lopt.seed, lifted_n, met_n ? 100.0 * lifted_n / met_n : 0.0);
+               arg, scheme_format_str(in->fmt, fb), in->rank, met_n, in->rank, took, (unsigned long long)lopt.seed,
+               lifted_n, met_n ? 100.0 * lifted_n / met_n : 0.0);
         rc = any ? CLI_OK : CLI_NEGATIVE;
         goto done;
     }
@@ -186,11 +184,9 @@ int cmd_lift(int argc, char **argv)
         int tried;
         fprintf(stderr, "flipgraph lift: %s: %s; walking its neighbours at rank %d for up to %gs\n", arg, lr.msg,
                 in->rank, walk);
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        const double t0 = cli_now();
         lifted = search_lift_walk(in, in->rank, walk, lopt.seed, &tried, &met);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        lr.seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        lr.seconds = cli_now() - t0;
         if (lifted) {
             snprintf(lr.msg, sizeof lr.msg, "a neighbour of rank %d lifted (%d distinct schemes tried), largest "
                      "|coefficient| %d", met->rank, tried, search_z_max_coef(lifted));
