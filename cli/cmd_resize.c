@@ -115,7 +115,7 @@ int cmd_resize(int argc, char **argv)
         return CLI_USAGE;
     /* f2: the scheme in the ring the moves work in (named for the default) */
     scheme *f2 = over_z ? search_z_copy(s) : scheme_to_f2(s), *r = NULL;
-    const char *ring = over_z ? "Z" : "GF(2)";
+    const scheme_ring ring = over_z ? SCHEME_RING_Z : SCHEME_RING_F2;
     char err[600], fa[32], fb[32];
     int rc = CLI_OK;
     if (!f2) {
@@ -123,10 +123,10 @@ int cmd_resize(int argc, char **argv)
         goto done;
     }
     verify_result vr;
-    if (!verify_scheme(f2, over_z ? SCHEME_RING_Z : SCHEME_RING_F2, &vr)) {
+    if (!verify_scheme(f2, ring, &vr)) {
         rc = cli_error(CLI_USAGE, "resize", "%s: not a valid scheme of %s over %s (resize needs "
                        "one; flipgraph verify%s FILE says more): %s",
-                       in, scheme_format_str(f2->fmt, fa), ring, over_z ? " --ring z" : "", vr.msg);
+                       in, scheme_format_str(f2->fmt, fa), scheme_ring_name(ring), over_z ? " --ring z" : "", vr.msg);
         goto done;
     }
     if (product) {
@@ -139,9 +139,9 @@ int cmd_resize(int argc, char **argv)
             rc = read ? cli_error(CLI_INTERNAL, "resize", "out of memory") : CLI_USAGE;
             goto done;
         }
-        if (!verify_scheme(g2, over_z ? SCHEME_RING_Z : SCHEME_RING_F2, &vr)) {
+        if (!verify_scheme(g2, ring, &vr)) {
             rc = cli_error(CLI_USAGE, "resize", "%s: not a valid scheme of %s over %s: %s", product,
-                           scheme_format_str(g2->fmt, fa), ring, vr.msg);
+                           scheme_format_str(g2->fmt, fa), scheme_ring_name(ring), vr.msg);
             scheme_free(g2);
             goto done;
         }
@@ -180,7 +180,7 @@ int cmd_resize(int argc, char **argv)
         goto done;
     }
     fprintf(stderr, "resize: %s rank %d -> %s rank %d (verified over %s)\n", scheme_format_str(f2->fmt, fa),
-            f2->rank, scheme_format_str(r->fmt, fb), r->rank, ring);
+            f2->rank, scheme_format_str(r->fmt, fb), r->rank, scheme_ring_name(ring));
     scheme_write_ctx w = {r, kind};
     if (!scheme_write_file_atomic(out, scheme_write_cb, &w, err, sizeof err))
         rc = cli_error(CLI_USAGE, "resize", "%s", err);

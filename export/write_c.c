@@ -269,7 +269,7 @@ bool export_write_c(const scheme *s, const export_info *info, FILE *out)
 
     fprintf(out, "/* %s: the %s scheme of rank %d over %s (hash %s) as a straight-line\n"
                  " * program, one recursion level; written by flipgraph export --to c.\n",
-            name, scheme_format_str(f, fmt), s->rank, f2 ? "GF(2)" : "Z", hex);
+            name, scheme_format_str(f, fmt), s->rank, scheme_ring_name(s->ring), hex);
     fprintf(out, " *\n * multiplications: %d (block products)\n", pg.mults);
     fprintf(out, " * additions: %ld per element (A side %ld, B side %ld, C side %ld), with shared\n"
                  " *   subexpressions; %ld without sharing\n",

@@ -337,10 +337,11 @@ static bool prepare_starts(engine *e, const scheme *const *starts, int nstarts, 
             ok = false;
             break;
         }
-        if (!f2 || !verify_scheme(f2, z ? SCHEME_RING_Z : SCHEME_RING_F2, &vr)) {
+        const scheme_ring ring = z ? SCHEME_RING_Z : SCHEME_RING_F2;
+        if (!f2 || !verify_scheme(f2, ring, &vr)) {
             if (f2)
                 snprintf(res->msg, sizeof res->msg, "start scheme %d does not verify over %s: %.400s%s", i + 1,
-                         z ? "Z" : "GF(2)", vr.msg,
+                         scheme_ring_name(ring), vr.msg,
                          z && starts[i]->ring == SCHEME_RING_F2 ? " (a GF(2) scheme: lift it first, flipgraph lift)"
                                                                 : "");
             else
