@@ -74,15 +74,23 @@ static bool ids_pick_row(void *ctx, const db_scheme_row *row)
     return p->n < p->k;
 }
 
+/* The ids of the store's k (at most 64) lowest schemes of f over ring. */
+static db_status pick_lowest(search_session *s, scheme_format f, scheme_ring ring, int k, ids_pick *p, char *err,
+                             size_t errlen)
+{
+    *p = (ids_pick){.n = 0, .k = k > 64 ? 64 : k};
+    const db_filter filt = {true, f, ring, p->k};
+    return db_list(s->store, &filt, ids_pick_row, p, err, errlen);
+}
+
 db_status session_lift_lowest(search_session *s, scheme_format f, int k, int *tried, int *lifted, int *best,
                               char *err, size_t errlen)
 {
     *tried = *lifted = *best = 0;
     if (!s->store || k <= 0)
         return DB_OK;
-    ids_pick pick = {.n = 0, .k = k > 64 ? 64 : k};
-    const db_filter filt = {true, f, SCHEME_RING_F2, pick.k};
-    db_status st = db_list(s->store, &filt, ids_pick_row, &pick, err, errlen);
+    ids_pick pick;
+    db_status st = pick_lowest(s, f, SCHEME_RING_F2, k, &pick, err, errlen);
     for (int i = 0; st == DB_OK && i < pick.n; i++) {
         scheme *in = db_load_scheme(s->store, pick.id[i], &st, err, errlen);
         if (!in)
@@ -113,9 +121,8 @@ db_status session_lift_walk(search_session *s, scheme_format f, int k, int targe
     *tried = *best = 0;
     if (!s->store || k <= 0 || target <= 0 || seconds <= 0)
         return DB_OK;
-    ids_pick pick = {.n = 0, .k = k > 64 ? 64 : k};
-    const db_filter filt = {true, f, SCHEME_RING_F2, pick.k};
-    db_status st = db_list(s->store, &filt, ids_pick_row, &pick, err, errlen);
+    ids_pick pick;
+    db_status st = pick_lowest(s, f, SCHEME_RING_F2, k, &pick, err, errlen);
     scheme *starts[64];
     int64_t ids[64];
     int ns = 0;
@@ -160,9 +167,8 @@ db_status session_best_start(search_session *s, scheme_format f, scheme_ring rin
     if (!s->store)
         return DB_NOT_FOUND;
     if (ring == SCHEME_RING_Z && coef_max > 0) {
-        ids_pick pick = {.n = 0, .k = 64};
-        const db_filter filt = {true, f, SCHEME_RING_Z, pick.k};
-        db_status st = db_list(s->store, &filt, ids_pick_row, &pick, err, errlen);
+        ids_pick pick;
+        db_status st = pick_lowest(s, f, SCHEME_RING_Z, 64, &pick, err, errlen);
         if (st != DB_OK)
             return st;
         for (int i = 0; i < pick.n; i++) {
