@@ -556,7 +556,7 @@ scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64
 /* The survey (flipgraph lift --survey): the same walk for `seconds`, every
  * distinct scheme met at rank <= target (at most 65536) lifted and counted,
  * none kept: *met distinct schemes, *lifted of them lift.  Whether a GF(2)
- * scheme lifts goes by region (bench/RESULTS.md, "The lifting walk"): from
+ * scheme lifts goes by region (bench/RESULTS.md, "Liftability by region"): from
  * the mod-2 image of a Z scheme nearly all neighbours lift, from some GF(2)
  * schemes none.  false when none was met (time too short, out of memory). */
 bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, int *met, int *lifted);
