@@ -573,15 +573,16 @@ int cmd_sweep(int argc, char **argv)
             from = meta_from;
         } else if (meta) {
             int j, j2;
-            scheme *m = search_meta_start(row->fmt, (const scheme *const *)bests, L.n, &j, &j2);
+            search_meta_how kind;
+            scheme *m = search_meta_start(row->fmt, (const scheme *const *)bests, L.n, &j, &j2, &kind);
             const int usual = start ? start->rank : row->fmt.n * row->fmt.m * row->fmt.p;
             if (m && m->rank < usual) {
                 char fj[32], fj2[32];
                 scheme_free(start);
                 start = m;
                 if (j2 >= 0)
-                    snprintf(meta_from, sizeof meta_from, "%s's best times %s's best", scheme_format_str(L.v[j], fj),
-                             scheme_format_str(L.v[j2], fj2));
+                    snprintf(meta_from, sizeof meta_from, "%s's best %s %s's best", scheme_format_str(L.v[j], fj),
+                             kind == SEARCH_META_SUM ? "plus" : "times", scheme_format_str(L.v[j2], fj2));
                 else if (j == i)
                     snprintf(meta_from, sizeof meta_from, "its own best so far");
                 else

@@ -16,10 +16,11 @@
 #                from the lowest rank at once), --pool-up 0 (never climb),
 #                --pool-fresh 1 (no pool: every restart from the start),
 #                --plus-max 8 (plus transitions up to 8 above the base)
-#   from T FMT FILE [THREADS]
+#   from T FMT FILE [THREADS] ["OPTS"]
 #                in the background: a CPU walk of format FMT from FILE (a
 #                published scheme, reduced mod 2), THREADS threads (default 12)
-#                for T, until the record
+#                for T, until the record; OPTS (one word starting with --, such
+#                as "--ring z --coef-max 2") go to the search as they are
 #   t2 T FMT GROUPS [THREADS]
 #                in the background: a t2-symmetric CPU walk of FMT (<n,m,m>)
 #                from the start with the row groups GROUPS (--cubes), THREADS
@@ -103,9 +104,11 @@ while [ $# -gt 0 ]; do
     T=$1; FMT=$2; FILE=$3; shift 3
     TH=12
     if [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+$ ]]; then TH=$1; shift; fi
-    tag=from_${FMT}_$(basename "$FILE" | tr -c 'A-Za-z0-9_\n-' _)
+    OPTS=()
+    if [ $# -gt 0 ] && [[ $1 == --* ]]; then read -r -a OPTS <<< "$1"; shift; fi
+    tag=from_${FMT}_$(basename "$FILE" | tr -c 'A-Za-z0-9_\n-' _)$(printf '%s' "${OPTS[*]}" | tr -c 'A-Za-z0-9' _)
     $F search --dims "$FMT" --until-record --backend cpu --threads "$TH" --seed 1 --time "$T" --progress 30s \
-      --from "$FILE" --db "$W/$tag.db" > "$OUT/$tag.txt" 2>&1 &
+      --from "$FILE" "${OPTS[@]}" --db "$W/$tag.db" > "$OUT/$tag.txt" 2>&1 &
     pids+=($!)
     echo "== $tag: a CPU walk of <$FMT> from $FILE in the background ($TH threads, $T)"
     ;;

@@ -207,21 +207,24 @@ static scheme *move_to(const scheme *s, scheme_format dir, scheme_format to)
 }
 
 /* The start of a format never walked: the lowest of search_meta_start over
- * every format's best (projections, extensions, products), with how it came
- * in words and the store's row of the scheme it came from. */
+ * every format's best (projections, extensions, products, sums), with how it
+ * came in words and the store's row of the scheme it came from (of a
+ * product's or sum's first part). */
 static scheme *meta_start_for(const meta_fmt *v, int n, int j, db *store, char *how, size_t howlen, int64_t *parent)
 {
     const scheme *known[512];
     for (int q = 0; q < n; q++)
         known[q] = v[q].npool ? v[q].pool[0] : NULL;
     int f1, f2;
-    scheme *s = search_meta_start(v[j].f, known, n, &f1, &f2);
+    search_meta_how kind;
+    scheme *s = search_meta_start(v[j].f, known, n, &f1, &f2, &kind);
     if (s) {
         char fb[32], fc[32], err[256];
         int64_t pid;
         *parent = store && db_find_scheme(store, known[f1], &pid, err, sizeof err) == DB_OK ? pid : 0;
         if (f2 >= 0)
-            snprintf(how, howlen, "%s's best times %s's", scheme_format_str(v[f1].f, fb), scheme_format_str(v[f2].f, fc));
+            snprintf(how, howlen, "%s's best %s %s's", scheme_format_str(v[f1].f, fb),
+                     kind == SEARCH_META_SUM ? "plus" : "times", scheme_format_str(v[f2].f, fc));
         else
             snprintf(how, howlen, "%s's best %s", scheme_format_str(v[f1].f, fb),
                      v[j].f.n * v[j].f.m * v[j].f.p > v[f1].f.n * v[f1].f.m * v[f1].f.p ? "extended" : "projected");
@@ -585,6 +588,22 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                          v[j].f.n * v[j].f.m * v[j].f.p > ms->f.n * ms->f.m * ms->f.p ? "extended" : "projected");
             }
             next = mv;
+        }
+        if (best_of(&v[j]) < 0 && src >= 0) {
+            /* a format never walked starts from the lower of the move and
+             * search_meta_start: a product or a sum of other formats' bests
+             * can lie far below any neighbour's (<4,6,6>: <2,2,2>:7 times
+             * <2,3,3>:15 is its record 105; <3,6,6>:85 extended is 121) */
+            char how[96];
+            int64_t pid = 0;
+            scheme *alt = meta_start_for(v, n, j, store, how, sizeof how, &pid);
+            if (alt && (!next || alt->rank < next->rank)) {
+                scheme_free(next);
+                next = alt;
+                snprintf(moved_from, sizeof moved_from, "%s", how);
+                moved_parent = pid;
+            } else
+                scheme_free(alt);
         }
         cur = j;
         search_result_free(&res);

@@ -293,6 +293,77 @@ scheme *search_product(const scheme *s1, const scheme *s2)
     return r;
 }
 
+/* Entry (r, c) of a factor with `cols` columns moved to (r + roff, c + coff)
+ * of one with `ncols` columns. */
+static uint64_t place_bits(uint64_t w, int cols, int ncols, int roff, int coff)
+{
+    uint64_t out = 0;
+    for (uint64_t u = w; u; u &= u - 1) {
+        const int e = __builtin_ctzll(u);
+        out |= 1ull << ((e / cols + roff) * ncols + e % cols + coff);
+    }
+    return out;
+}
+
+static void zplace(const int8_t *w, int rows, int cols, int ncols, int roff, int coff, int8_t *out)
+{
+    memset(out, 0, SCHEME_MAX_ENTRIES);
+    for (int e = 0; e < rows * cols; e++)
+        out[(e / cols + roff) * ncols + e % cols + coff] = w[e];
+}
+
+scheme *search_sum(const scheme *s1, const scheme *s2, int dim)
+{
+    if (!s1 || !s2 || dim < 0 || dim > 2 || !ring_ok(s1) || !ring_ok(s2))
+        return NULL;
+    int d1[3], d2[3], nd[3];
+    fmt_dims(s1->fmt, d1);
+    fmt_dims(s2->fmt, d2);
+    memcpy(nd, d1, sizeof nd);
+    nd[dim] = d1[dim] + d2[dim];
+    for (int k = 0; k < 3; k++)
+        if (k != dim && d1[k] != d2[k])
+            return NULL;
+    if (!scheme_format_valid(s1->fmt) || !scheme_format_valid(s2->fmt) || !scheme_format_valid(dims_fmt(nd)) ||
+        s1->rank + s2->rank > SCHEME_MAX_RANK)
+        return NULL;
+    const bool z = s1->ring == SCHEME_RING_Z && s2->ring == SCHEME_RING_Z;
+    scheme *r = scheme_new(dims_fmt(nd), z ? SCHEME_RING_Z : SCHEME_RING_F2, s1->rank + s2->rank);
+    if (!r)
+        return NULL;
+    /* factor pos has its rows along dimension pos and its columns along
+     * (pos+1)%3: the second scheme's index of dimension dim starts at d1[dim] */
+    for (int which = 0; which < 2; which++) {
+        const scheme *s = which ? s2 : s1;
+        const int *d = which ? d2 : d1;
+        for (int t = 0; t < s->rank; t++) {
+            bool ok;
+            if (z) {
+                scheme_zterm u;
+                for (int pos = 0; pos < 3; pos++) {
+                    const int cpos = (pos + 1) % 3;
+                    zplace(s->zterms[t].z[pos], d[pos], d[cpos], nd[cpos], which && pos == dim ? d1[dim] : 0,
+                           which && cpos == dim ? d1[dim] : 0, u.z[pos]);
+                }
+                ok = scheme_push_z(r, &u);
+            } else {
+                uint64_t w[3];
+                for (int pos = 0; pos < 3; pos++) {
+                    const int cpos = (pos + 1) % 3;
+                    w[pos] = place_bits(s->terms[t].f[pos] & low_mask(d[pos] * d[cpos]), d[cpos], nd[cpos],
+                                        which && pos == dim ? d1[dim] : 0, which && cpos == dim ? d1[dim] : 0);
+                }
+                ok = scheme_push(r, w[0], w[1], w[2]);
+            }
+            if (!ok) {
+                scheme_free(r);
+                return NULL;
+            }
+        }
+    }
+    return r;
+}
+
 /* The bound of the moves over Z: the scheme's own largest coefficient, at
  * least 1, so that a move never raises it. */
 static int coef_bound(const scheme *s)
@@ -957,7 +1028,25 @@ static bool keep_lower(scheme **best, scheme *r, scheme_format to)
     return false;
 }
 
-scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int *from, int *from2)
+/* The six orderings of a format's dimensions (search_permute takes a scheme
+ * to each, at the same rank). */
+static const int orderings[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+
+static void ordered(const int d[3], int q, int out[3])
+{
+    for (int k = 0; k < 3; k++)
+        out[k] = d[orderings[q][k]];
+}
+
+/* Whether two formats are orderings of each other. */
+static bool same_sorted(scheme_format x, scheme_format y)
+{
+    scheme_format a = search_format_sorted(x), b = search_format_sorted(y);
+    return a.n == b.n && a.m == b.m && a.p == b.p;
+}
+
+scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int *from, int *from2,
+                          search_meta_how *how)
 {
     int want[3];
     fmt_dims(to, want);
@@ -965,6 +1054,8 @@ scheme *search_meta_start(scheme_format to, const scheme *const *known, int nkno
     *from = -1;
     if (from2)
         *from2 = -1;
+    if (how)
+        *how = SEARCH_META_MOVED;
     char err[256];
     for (int i = 0; i < nknown; i++) {
         if (!known[i])
@@ -978,22 +1069,80 @@ scheme *search_meta_start(scheme_format to, const scheme *const *known, int nkno
         if (keep_lower(&best, search_resize(known[i], to, err, sizeof err), to))
             *from = i;
     }
-    /* Products: two known schemes whose formats multiply to `to` (each
-     * dimension of `to` the product of theirs, neither of them `to` itself). */
-    for (int i = 0; from2 && i < nknown; i++)
+    if (!from2)
+        return best;
+    const int limit = to.n * to.m * to.p;
+    /* Products: two known schemes, the second in any ordering of its format,
+     * whose formats multiply to an ordering of `to` (neither of them <1,1,1>);
+     * the product is taken to `to`'s ordering, then its reductions. */
+    for (int i = 0; i < nknown; i++)
         for (int j = 0; known[i] && j < nknown; j++) {
-            if (!known[j])
+            if (!known[j] || known[i]->fmt.n * known[i]->fmt.m * known[i]->fmt.p == 1 ||
+                known[j]->fmt.n * known[j]->fmt.m * known[j]->fmt.p == 1 ||
+                known[i]->rank * known[j]->rank >= (best ? best->rank : limit))
                 continue;
-            scheme_format f = search_product_format(known[i]->fmt, known[j]->fmt);
-            if (f.n != to.n || f.m != to.m || f.p != to.p || known[i]->fmt.n * known[i]->fmt.m * known[i]->fmt.p == 1 ||
-                known[j]->fmt.n * known[j]->fmt.m * known[j]->fmt.p == 1)
+            int di[3], dj[3], oj[3];
+            fmt_dims(known[i]->fmt, di);
+            fmt_dims(known[j]->fmt, dj);
+            for (int q = 0; q < 6; q++) {
+                ordered(dj, q, oj);
+                if (!same_sorted(search_product_format(known[i]->fmt, dims_fmt(oj)), to) ||
+                    (best && known[i]->rank * known[j]->rank >= best->rank))
+                    continue;
+                scheme *sj = search_permute(known[j], dims_fmt(oj)), *pr = sj ? search_product(known[i], sj) : NULL;
+                scheme *pp = pr ? search_permute(pr, to) : NULL;
+                scheme_free(sj);
+                scheme_free(pr);
+                scheme *r = pp ? search_resize(pp, to, err, sizeof err) : NULL; /* verified, reduced */
+                scheme_free(pp);
+                if (keep_lower(&best, r, to)) {
+                    *from = i;
+                    *from2 = j;
+                    if (how)
+                        *how = SEARCH_META_PRODUCT;
+                }
+            }
+        }
+    /* Sums: `to` split along one dimension into two known schemes' formats
+     * (each in some ordering; search_sum), the block decomposition
+     * <n,m1+m2,p> = <n,m1,p> + <n,m2,p> that an extension is with m2 = 1 and
+     * the standard algorithm of the slice. */
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < nknown; i++) {
+            if (!known[i])
                 continue;
-            scheme *pr = search_product(known[i], known[j]);
-            scheme *r = pr ? search_resize(pr, to, err, sizeof err) : NULL; /* verified, reduced */
-            scheme_free(pr);
-            if (keep_lower(&best, r, to)) {
-                *from = i;
-                *from2 = j;
+            int di[3], oi[3];
+            fmt_dims(known[i]->fmt, di);
+            for (int q = 0; q < 6; q++) {
+                ordered(di, q, oi);
+                bool dup = false;
+                for (int q2 = 0; q2 < q; q2++) {
+                    int o2[3];
+                    ordered(di, q2, o2);
+                    dup |= o2[0] == oi[0] && o2[1] == oi[1] && o2[2] == oi[2];
+                }
+                if (dup || oi[k] >= want[k] || oi[(k + 1) % 3] != want[(k + 1) % 3] ||
+                    oi[(k + 2) % 3] != want[(k + 2) % 3])
+                    continue;
+                int need[3] = {want[0], want[1], want[2]};
+                need[k] = want[k] - oi[k];
+                for (int j = 0; j < nknown; j++) {
+                    if (!known[j] || !same_sorted(known[j]->fmt, dims_fmt(need)) ||
+                        known[i]->rank + known[j]->rank >= (best ? best->rank : limit))
+                        continue;
+                    scheme *si = search_permute(known[i], dims_fmt(oi)), *sj = search_permute(known[j], dims_fmt(need));
+                    scheme *sum = si && sj ? search_sum(si, sj, k) : NULL;
+                    scheme_free(si);
+                    scheme_free(sj);
+                    scheme *r = sum ? search_resize(sum, to, err, sizeof err) : NULL; /* verified, reduced */
+                    scheme_free(sum);
+                    if (keep_lower(&best, r, to)) {
+                        *from = i;
+                        *from2 = j;
+                        if (how)
+                            *how = SEARCH_META_SUM;
+                    }
+                }
             }
         }
     return best;

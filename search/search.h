@@ -560,16 +560,37 @@ scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64
  * the mod-2 image of a Z scheme nearly all neighbours lift, from some GF(2)
  * schemes none.  false when none was met (time too short, out of memory). */
 bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, int *met, int *lifted);
-/* The meta start of `to` (flipgraph sweep --meta): of the known schemes whose
- * format is `to` or one step from it (one of n, m, p larger or smaller by one,
- * the others equal), each taken to `to` by search_resize, and (where from2 is
- * not NULL) of the products of two known schemes whose formats multiply to
- * `to` (search_product, then search_resize for its reductions and check), the
- * lowest rank; ties: the first.  NULL when none is below n*m*p (the standard
- * algorithm) or none is near; *from: the index of the one it came from (of
- * the product's first factor), *from2: the product's second factor, -1 when
- * the start is not a product. */
-scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int *from, int *from2);
+/* The direct sum along dimension dim (0: n, 1: m, 2: p): s1 of <n,m1,p> and
+ * s2 of <n,m2,p> (dim 1; the other two dimensions equal) give a scheme of
+ * <n,m1+m2,p> of rank r1 + r2, the block decomposition of the product, s2's
+ * index of dimension dim shifted by s1's; an extension (search_extend) is the
+ * sum with the standard algorithm of one slice.  Over Z when both are over Z,
+ * else over GF(2).  No reduction is taken.  NULL when the other dimensions
+ * differ, the sum is not a format (scheme_format_valid), its rank would pass
+ * SCHEME_MAX_RANK, or out of memory. */
+scheme *search_sum(const scheme *s1, const scheme *s2, int dim);
+/* How search_meta_start made its start. */
+typedef enum search_meta_how {
+    SEARCH_META_MOVED = 0, /* one known scheme projected or extended (or `to` itself) */
+    SEARCH_META_PRODUCT,   /* the product of two (search_product) */
+    SEARCH_META_SUM        /* the sum of two (search_sum) */
+} search_meta_how;
+/* The meta start of `to` (flipgraph sweep --meta, search --meta): of the
+ * known schemes whose format is `to` or one step from it (one of n, m, p
+ * larger or smaller by one, the others equal), each taken to `to` by
+ * search_resize, and (where from2 is not NULL) of the products of two known
+ * schemes whose formats, the second in any ordering, multiply to an ordering
+ * of `to` (search_product), and of the sums of two whose formats, each in any
+ * ordering, split `to` along one dimension (search_sum: <4,4,6> from
+ * <4,4,2> and <4,4,4>), each permuted to `to` and then search_resize for its
+ * reductions and check, the lowest rank; ties: the first.  NULL when none is
+ * below n*m*p (the standard algorithm) or none is near; *from: the index of
+ * the one it came from (of the product's or sum's first part), *from2: the
+ * second part, -1 when the start is neither; *how (may be NULL) which.  A
+ * product or sum whose rank before its reductions is not below the lowest so
+ * far is not built. */
+scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int *from, int *from2,
+                          search_meta_how *how);
 
 /* ==== 5. MPI ranks (mpi.c; docs/cluster.md) ==============================
  *

@@ -1029,18 +1029,18 @@ Test(resize, meta_start_takes_the_best_near_scheme)
     scheme *far = walked((scheme_format){2, 2, 2}, g_seed, 20000);
     const scheme *known[3] = {far, std336, k29};
     int from = -2;
-    scheme *m = search_meta_start((scheme_format){3, 3, 5}, known, 3, &from, NULL);
+    scheme *m = search_meta_start((scheme_format){3, 3, 5}, known, 3, &from, NULL, NULL);
     check_valid(m, (scheme_format){3, 3, 5}, "meta start of <3,3,5>");
     /* <3,3,4>:29 extended: 29 + 9 new terms at most, below the standard 45
      * and below <3,3,6>'s standard projected (45) */
     CHECK(m && from == 2 && m->rank <= 38, "seed %llu: from %d rank %d", g_seed, from, m ? m->rank : -1);
     scheme_free(m);
     /* only the standard near: nothing below n*m*p */
-    m = search_meta_start((scheme_format){3, 3, 5}, known, 2, &from, NULL);
+    m = search_meta_start((scheme_format){3, 3, 5}, known, 2, &from, NULL, NULL);
     CHECK(!m && from == -1, "seed %llu: a start from the standard <3,3,6> (rank %d)", g_seed, m ? m->rank : -1);
     scheme_free(m);
     /* nothing near <4,4,4> */
-    m = search_meta_start((scheme_format){4, 4, 4}, known, 3, &from, NULL);
+    m = search_meta_start((scheme_format){4, 4, 4}, known, 3, &from, NULL, NULL);
     CHECK(!m && from == -1, "seed %llu: a start for <4,4,4> from afar", g_seed);
     scheme_free(m);
     /* a product: <2,2,2> and <1,1,2> walked multiply to <2,2,4>; with from2
@@ -1052,12 +1052,12 @@ Test(resize, meta_start_takes_the_best_near_scheme)
     }
     const scheme *known2[2] = {s222, s112};
     int from2 = -2;
-    m = search_meta_start((scheme_format){2, 2, 4}, known2, 2, &from, &from2);
+    m = search_meta_start((scheme_format){2, 2, 4}, known2, 2, &from, &from2, NULL);
     check_valid(m, (scheme_format){2, 2, 4}, "meta start of <2,2,4> from a product");
     CHECK(m && from == 0 && from2 == 1 && m->rank <= 14, "seed %llu: from %d, %d rank %d (<2,2,2>: %d)", g_seed,
           from, from2, m ? m->rank : -1, s222->rank);
     scheme_free(m);
-    m = search_meta_start((scheme_format){2, 2, 4}, known2, 2, &from, NULL);
+    m = search_meta_start((scheme_format){2, 2, 4}, known2, 2, &from, NULL, NULL);
     CHECK(!m && from == -1, "seed %llu: a start for <2,2,4> without products", g_seed);
     scheme_free(m);
     scheme_free(s112);
