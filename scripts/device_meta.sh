@@ -20,7 +20,8 @@
 #                in the background: a CPU walk of format FMT from FILE (a
 #                published scheme, reduced mod 2), THREADS threads (default 12)
 #                for T, until the record; OPTS (one word starting with --, such
-#                as "--ring z --coef-max 2") go to the search as they are
+#                as "--ring z --coef-max 2") go to the search as they are (with
+#                --target-rank R in OPTS: until R instead of the record)
 #   t2 T FMT GROUPS [THREADS]
 #                in the background: a t2-symmetric CPU walk of FMT (<n,m,m>)
 #                from the start with the row groups GROUPS (--cubes), THREADS
@@ -107,7 +108,9 @@ while [ $# -gt 0 ]; do
     OPTS=()
     if [ $# -gt 0 ] && [[ $1 == --* ]]; then read -r -a OPTS <<< "$1"; shift; fi
     tag=from_${FMT}_$(basename "$FILE" | tr -c 'A-Za-z0-9_\n-' _)$(printf '%s' "${OPTS[*]}" | tr -c 'A-Za-z0-9' _)
-    $F search --dims "$FMT" --until-record --backend cpu --threads "$TH" --seed 1 --time "$T" --progress 30s \
+    UNTIL=(--until-record)
+    [[ " ${OPTS[*]} " == *" --target-rank "* ]] && UNTIL=()
+    $F search --dims "$FMT" "${UNTIL[@]}" --backend cpu --threads "$TH" --seed 1 --time "$T" --progress 30s \
       --from "$FILE" "${OPTS[@]}" --db "$W/$tag.db" > "$OUT/$tag.txt" 2>&1 &
     pids+=($!)
     echo "== $tag: a CPU walk of <$FMT> from $FILE in the background ($TH threads, $T)"

@@ -207,9 +207,9 @@ static scheme *move_to(const scheme *s, scheme_format dir, scheme_format to)
 }
 
 /* The start of a format never walked: the lowest of search_meta_start over
- * every format's best (projections, extensions, products, sums), with how it
- * came in words and the store's row of the scheme it came from (of a
- * product's or sum's first part). */
+ * every format's best (projections and extensions; products and sums only
+ * where they reach the record), with how it came in words and the store's row
+ * of the scheme it came from (of a product's or sum's first part). */
 static scheme *meta_start_for(const meta_fmt *v, int n, int j, db *store, char *how, size_t howlen, int64_t *parent)
 {
     const scheme *known[512];
@@ -218,6 +218,13 @@ static scheme *meta_start_for(const meta_fmt *v, int n, int j, db *store, char *
     int f1, f2;
     search_meta_how kind;
     scheme *s = search_meta_start(v[j].f, known, n, &f1, &f2, &kind);
+    if (s && kind != SEARCH_META_MOVED && !(v[j].record > 0 && s->rank <= v[j].record)) {
+        /* a sum or product above the record: the moves alone (see the
+         * rule where a format never walked is entered) */
+        scheme_free(s);
+        s = search_meta_start(v[j].f, known, n, &f1, NULL, NULL);
+        f2 = -1;
+    }
     if (s) {
         char fb[32], fc[32], err[256];
         int64_t pid;
@@ -590,14 +597,19 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             next = mv;
         }
         if (best_of(&v[j]) < 0 && src >= 0) {
-            /* a format never walked starts from the lower of the move and
-             * search_meta_start: a product or a sum of other formats' bests
-             * can lie far below any neighbour's (<4,6,6>: <2,2,2>:7 times
-             * <2,3,3>:15 is its record 105; <3,6,6>:85 extended is 121) */
+            /* a format never walked: where search_meta_start (a product or a
+             * sum of other formats' bests among its candidates) reaches the
+             * record, that start ends the format at once (<2,2,4>:14 as
+             * <2,2,2>:7 twice; <4,6,6>:105 as <2,2,2>:7 times <2,3,3>:15),
+             * else the move.  Not the lower of the two: on one H100 the walk
+             * left none of six sums and products above their record within
+             * a 20 s leg (<4,4,6>:77, <4,5,6>:96, <4,6,6>:114, <5,6,6>:143),
+             * where moves 4 to 8 ranks higher went below them (bench/RESULTS.md,
+             * "Sums and products as meta starts") */
             char how[96];
             int64_t pid = 0;
             scheme *alt = meta_start_for(v, n, j, store, how, sizeof how, &pid);
-            if (alt && (!next || alt->rank < next->rank)) {
+            if (alt && v[j].record > 0 && alt->rank <= v[j].record && (!next || alt->rank < next->rank)) {
                 scheme_free(next);
                 next = alt;
                 snprintf(moved_from, sizeof moved_from, "%s", how);
