@@ -13,6 +13,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: flipgraph resize FILE --dims NxMxP [-o OUT] [--to native|exp|txt|m] [--ring f2|z]\n"
             "       flipgraph resize FILE --product FILE2 [--dims NxMxP] [-o OUT] [--to KIND]\n"
+            "       flipgraph resize FILE --sum FILE2 [--along n|m|p] [--dims NxMxP] [-o OUT] [--to KIND]\n"
             "\n"
             "Takes the scheme in FILE to the format NxMxP: a dimension too large is projected\n"
             "(one index deleted from every factor, the index chosen that leaves the lowest\n"
@@ -29,6 +30,12 @@ static void usage(FILE *out)
             "  --product FILE2   first the product of FILE and FILE2 (<n1*n2,m1*m2,p1*p2>, rank\n"
             "                    r1*r2: the Kronecker product of every pair of terms), then its\n"
             "                    reductions, then --dims (default: the product's format)\n"
+            "  --sum FILE2       first the sum of FILE and FILE2 along the one dimension where\n"
+            "                    their formats differ (<n,m1,p> + <n,m2,p> = <n,m1+m2,p>, rank\n"
+            "                    r1+r2: the block decomposition; FILE2 in the first ordering of\n"
+            "                    its format that fits), then its reductions, then --dims\n"
+            "                    (default: the sum's format)\n"
+            "  --along n|m|p     the dimension of --sum (needed where the formats are equal)\n"
             "  -o, --output OUT  write the scheme to OUT (whole or not at all); default:\n"
             "                    standard output\n"
             "  --to KIND         native (default), exp, txt or m\n"
@@ -50,13 +57,16 @@ int cmd_resize(int argc, char **argv)
     static const struct option opts[] = {
         {"dims", required_argument, NULL, 'd'},
         {"product", required_argument, NULL, 'p'},
+        {"sum", required_argument, NULL, 's'},
+        {"along", required_argument, NULL, 'a'},
         {"output", required_argument, NULL, 'o'},
         {"to", required_argument, NULL, 't'},
         {"ring", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *out = "-", *product = NULL;
+    const char *out = "-", *product = NULL, *sum = NULL;
+    int along = -1;
     scheme_format to;
     bool have_dims = false, over_z = false;
     scheme_file_kind kind = SCHEME_FILE_NATIVE;
@@ -81,6 +91,14 @@ int cmd_resize(int argc, char **argv)
         case 'p':
             product = optarg;
             break;
+        case 's':
+            sum = optarg;
+            break;
+        case 'a':
+            if (strlen(optarg) != 1 || !strchr("nmp", optarg[0]))
+                return cli_error(CLI_USAGE, "resize", "--along '%s': expected n, m or p", optarg);
+            along = (int)(strchr("nmp", optarg[0]) - "nmp");
+            break;
         case 't':
             kind = scheme_file_kind_parse(optarg);
             if (kind == SCHEME_FILE_UNKNOWN)
@@ -101,7 +119,11 @@ int cmd_resize(int argc, char **argv)
             return CLI_USAGE;
         }
     }
-    if (!have_dims && !product) {
+    if (product && sum)
+        return cli_error(CLI_USAGE, "resize", "--product and --sum: one at a time");
+    if (along >= 0 && !sum)
+        return cli_error(CLI_USAGE, "resize", "--along goes with --sum");
+    if (!have_dims && !product && !sum) {
         usage(stderr);
         return cli_error(CLI_USAGE, "resize", "--dims NxMxP is required");
     }
@@ -129,9 +151,11 @@ int cmd_resize(int argc, char **argv)
                        in, scheme_format_str(f2->fmt, fa), scheme_ring_name(ring), over_z ? " --ring z" : "", vr.msg);
         goto done;
     }
-    if (product) {
-        /* FILE x FILE2 first: its format must be one (64 entries a factor) */
-        scheme *s2 = cli_read_scheme("resize", product, NULL);
+    if (product || sum) {
+        /* FILE x FILE2 or FILE + FILE2 first: its format must be one (64
+         * entries a factor) */
+        const char *second = product ? product : sum;
+        scheme *s2 = cli_read_scheme("resize", second, NULL);
         scheme *g2 = !s2 ? NULL : over_z ? search_z_copy(s2) : scheme_to_f2(s2);
         const bool read = s2 != NULL;
         scheme_free(s2);
@@ -140,10 +164,72 @@ int cmd_resize(int argc, char **argv)
             goto done;
         }
         if (!verify_scheme(g2, ring, &vr)) {
-            rc = cli_error(CLI_USAGE, "resize", "%s: not a valid scheme of %s over %s: %s", product,
+            rc = cli_error(CLI_USAGE, "resize", "%s: not a valid scheme of %s over %s: %s", second,
                            scheme_format_str(g2->fmt, fa), scheme_ring_name(ring), vr.msg);
             scheme_free(g2);
             goto done;
+        }
+        if (sum) {
+            /* FILE2 in the first ordering of its format (every one has the
+             * same rank) that agrees with FILE's in the other two dimensions */
+            static const int ord[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+            const int d1[3] = {f2->fmt.n, f2->fmt.m, f2->fmt.p}, g[3] = {g2->fmt.n, g2->fmt.m, g2->fmt.p};
+            int d2[3] = {g[0], g[1], g[2]}, differ = 3, dim = -1;
+            for (int q = 0; q < 6; q++) {
+                const int o[3] = {g[ord[q][0]], g[ord[q][1]], g[ord[q][2]]};
+                int dq = 0, kq = along;
+                for (int k = 0; k < 3; k++)
+                    if (d1[k] != o[k]) {
+                        dq++;
+                        kq = k;
+                    }
+                if (dq <= 1 && kq >= 0 && (along < 0 || kq == along) && dq < differ) {
+                    differ = dq;
+                    dim = kq;
+                    memcpy(d2, o, sizeof d2);
+                }
+            }
+            if (dim < 0) {
+                rc = cli_error(CLI_USAGE, "resize", "--sum: %s and %s %s", scheme_format_str(f2->fmt, fa),
+                               scheme_format_str(g2->fmt, fb),
+                               along < 0 && g[0] == d1[0] && g[1] == d1[1] && g[2] == d1[2]
+                                   ? "are the same format: --along n|m|p says which dimension to add"
+                                   : along < 0 ? "differ in more than one dimension in every ordering of FILE2"
+                                               : "differ in another dimension than --along in every ordering of FILE2");
+                scheme_free(g2);
+                goto done;
+            }
+            scheme *o2 = search_permute(g2, (scheme_format){d2[0], d2[1], d2[2]});
+            scheme_free(g2);
+            g2 = o2;
+            if (!g2) {
+                rc = cli_error(CLI_INTERNAL, "resize", "out of memory");
+                goto done;
+            }
+            int d[3] = {d1[0], d1[1], d1[2]};
+            d[dim] += d2[dim];
+            scheme_format sf = {d[0], d[1], d[2]};
+            if (!scheme_format_valid(sf)) {
+                rc = cli_error(CLI_USAGE, "resize", "--sum: %s plus %s is %s, not a format (n*m, m*p, p*n <= %d)",
+                               scheme_format_str(f2->fmt, fa), scheme_format_str(g2->fmt, fb),
+                               scheme_format_str(sf, (char[32]){0}), SCHEME_MAX_ENTRIES);
+                scheme_free(g2);
+                goto done;
+            }
+            scheme *sm = search_sum(f2, g2, dim);
+            fprintf(stderr, "resize: %s rank %d plus %s rank %d is %s rank %d\n", scheme_format_str(f2->fmt, fa),
+                    f2->rank, scheme_format_str(g2->fmt, fb), g2->rank, scheme_format_str(sf, (char[32]){0}),
+                    f2->rank + g2->rank);
+            scheme_free(g2);
+            if (!sm) {
+                rc = cli_error(CLI_INTERNAL, "resize", "out of memory");
+                goto done;
+            }
+            scheme_free(f2);
+            f2 = sm;
+            if (!have_dims)
+                to = sf;
+            goto resized;
         }
         scheme_format pf = search_product_format(f2->fmt, g2->fmt);
         if (!scheme_format_valid(pf)) {
@@ -167,6 +253,7 @@ int cmd_resize(int argc, char **argv)
         if (!have_dims)
             to = pf;
     }
+resized:
     r = search_resize(f2, to, err, sizeof err);
     if (!r) {
         /* The input and the format were checked above: what is left is out of

@@ -1018,6 +1018,131 @@ Test(resize, products_of_valid_schemes_verify, .timeout = 300)
     scheme_free(z);
 }
 
+/* ---- sums ---- */
+
+/* The sum against a reference that goes entry by entry: the first scheme's
+ * terms keep their entries, the second's move by the first's extent of the
+ * summed dimension in the factors that have it as rows or columns, and every
+ * other entry of the larger factors is zero. */
+Test(resize, sum_matches_the_entry_reference)
+{
+    scheme_rng rng;
+    scheme_rng_seed(&rng, g_seed ^ 0x5bd1e995u);
+    char fa[32], fb[32];
+    int tried = 0;
+    for (int it = 0; it < tc_scaled(2000); it++) {
+        scheme_format f1 = tc_random_format(&rng, 4);
+        int d1[3], d2[3], d[3];
+        tc_dims_of(f1, d1);
+        const int dim = (int)scheme_rng_below(&rng, 3);
+        memcpy(d2, d1, sizeof d2);
+        d2[dim] = 1 + (int)scheme_rng_below(&rng, 4);
+        scheme_format f2 = {d2[0], d2[1], d2[2]};
+        scheme *s1 = random_terms(f1, 1 + (int)scheme_rng_below(&rng, 6), &rng);
+        scheme *s2 = random_terms(f2, 1 + (int)scheme_rng_below(&rng, 6), &rng);
+        scheme *sum = search_sum(s1, s2, dim);
+        memcpy(d, d1, sizeof d);
+        d[dim] = d1[dim] + d2[dim];
+        scheme_format f = {d[0], d[1], d[2]};
+        if (!scheme_format_valid(f)) {
+            CHECK(!sum, "%s plus %s along %d: a sum beyond 64 entries", scheme_format_str(f1, fa),
+                  scheme_format_str(f2, fb), dim);
+            scheme_free(s1);
+            scheme_free(s2);
+            continue;
+        }
+        tried++;
+        CHECK(sum && same_fmt(sum->fmt, f) && sum->rank == s1->rank + s2->rank, "%s plus %s along %d: format or rank",
+              scheme_format_str(f1, fa), scheme_format_str(f2, fb), dim);
+        for (int t = 0; t < sum->rank; t++) {
+            const bool second = t >= s1->rank;
+            const scheme *src = second ? s2 : s1;
+            const scheme_format sf = second ? f2 : f1;
+            const int *sd = second ? d2 : d1;
+            const scheme_term *from = &src->terms[second ? t - s1->rank : t];
+            for (int pos = 0; pos < 3; pos++)
+                for (int r = 0; r < d[row_dim[pos]]; r++)
+                    for (int c = 0; c < d[col_dim[pos]]; c++) {
+                        const int r0 = r - (second && row_dim[pos] == dim ? d1[dim] : 0);
+                        const int c0 = c - (second && col_dim[pos] == dim ? d1[dim] : 0);
+                        const int want = r0 >= 0 && c0 >= 0 && r0 < sd[row_dim[pos]] && c0 < sd[col_dim[pos]]
+                                             ? entry_of(from, sf, pos, r0, c0)
+                                             : 0;
+                        CHECK(entry_of(&sum->terms[t], f, pos, r, c) == want,
+                              "%s plus %s along %d: term %d factor %d entry (%d,%d) is %d, reference %d",
+                              scheme_format_str(f1, fa), scheme_format_str(f2, fb), dim, t, pos, r, c,
+                              entry_of(&sum->terms[t], f, pos, r, c), want);
+                    }
+        }
+        /* the other two dimensions must agree */
+        int d3[3];
+        memcpy(d3, d2, sizeof d3);
+        d3[(dim + 1) % 3]++;
+        scheme *s3 = random_terms((scheme_format){d3[0], d3[1], d3[2]}, 2, &rng);
+        scheme *bad = search_sum(s1, s3, dim);
+        CHECK(!bad, "%s plus %s along %d: a sum of formats that differ in two dimensions", scheme_format_str(f1, fa),
+              scheme_format_str(s3->fmt, fb), dim);
+        scheme_free(bad);
+        scheme_free(s3);
+        scheme_free(sum);
+        scheme_free(s1);
+        scheme_free(s2);
+    }
+    CHECK(tried > tc_scaled(2000) / 10, "only %d sums were formats", tried);
+}
+
+/* Sums of valid schemes are valid schemes (the block decomposition of the
+ * product), over GF(2) (walked schemes, every pair whose formats differ in one
+ * dimension, summed along it) and over Z (integer corpus files). */
+Test(resize, sums_of_valid_schemes_verify, .timeout = 300)
+{
+    static const scheme_format fs[] = {{2, 2, 2}, {2, 2, 1}, {2, 2, 3}, {1, 2, 2}, {3, 2, 2}, {2, 3, 2}};
+    const int nf = (int)(sizeof fs / sizeof *fs);
+    scheme *w[sizeof fs / sizeof *fs];
+    for (int i = 0; i < nf; i++)
+        w[i] = walked(fs[i], g_seed + (uint64_t)i, 200000);
+    char fa[32], fb[32], what[200];
+    int sums = 0;
+    for (int i = 0; i < nf; i++)
+        for (int j = 0; j < nf; j++) {
+            int di[3], dj[3], differ = 0, dim = -1;
+            tc_dims_of(fs[i], di);
+            tc_dims_of(fs[j], dj);
+            for (int k = 0; k < 3; k++)
+                if (di[k] != dj[k]) {
+                    differ++;
+                    dim = k;
+                }
+            for (int k = 0; k < 3; k++) {
+                if (differ > 1 || (differ == 1 && k != dim))
+                    continue;
+                int d[3] = {di[0], di[1], di[2]};
+                d[k] += dj[k];
+                scheme_format f = {d[0], d[1], d[2]};
+                scheme *sum = search_sum(w[i], w[j], k);
+                snprintf(what, sizeof what, "%s rank %d plus %s rank %d along %d", scheme_format_str(fs[i], fa),
+                         w[i]->rank, scheme_format_str(fs[j], fb), w[j]->rank, k);
+                check_valid(sum, f, what);
+                CHECK(sum->rank == w[i]->rank + w[j]->rank, "%s: rank %d", what, sum->rank);
+                scheme_free(sum);
+                sums++;
+            }
+        }
+    CHECK(sums >= 20, "only %d sums", sums);
+    for (int i = 0; i < nf; i++)
+        scheme_free(w[i]);
+
+    /* over Z: <2,2,3>:11 twice along p is a <2,2,6> of rank 22 */
+    scheme *z = tc_read_corpus("kauers-moosbauer/223-11-mod0.exp");
+    scheme *zz = search_sum(z, z, 2);
+    verify_result vr;
+    CHECK(zz && zz->ring == SCHEME_RING_Z && zz->rank == 22 && same_fmt(zz->fmt, (scheme_format){2, 2, 6}),
+          "<2,2,3>:11 twice over Z: %s", zz ? "wrong ring, rank or format" : "NULL");
+    CHECK(verify_z(zz, &vr), "<2,2,3>:11 twice over Z: %s", vr.msg);
+    scheme_free(zz);
+    scheme_free(z);
+}
+
 /* The meta start (flipgraph sweep --meta): of the known schemes one step from
  * the format, the lowest rank after resize; none near, or none below the
  * standard algorithm, is NULL. */
@@ -1060,6 +1185,29 @@ Test(resize, meta_start_takes_the_best_near_scheme)
     m = search_meta_start((scheme_format){2, 2, 4}, known2, 2, &from, NULL, NULL);
     CHECK(!m && from == -1, "seed %llu: a start for <2,2,4> without products", g_seed);
     scheme_free(m);
+    /* a sum: <4,4,6> = <4,4,2> + <4,4,4> from Kauers-Moosbauer's <2,4,4>:26
+     * and <4,4,4>:47 (its record 73), the first in another ordering */
+    scheme *k26 = tc_read_corpus("kauers-moosbauer/244-26-mod0.exp"), *k47 = tc_read_corpus("kauers-moosbauer/444-47-mod2.exp");
+    const scheme *known3[2] = {k26, k47};
+    search_meta_how how = SEARCH_META_MOVED;
+    m = search_meta_start((scheme_format){4, 4, 6}, known3, 2, &from, &from2, &how);
+    check_valid(m, (scheme_format){4, 4, 6}, "meta start of <4,4,6> from a sum");
+    CHECK(m && how == SEARCH_META_SUM && m->rank <= 73 && ((from == 0 && from2 == 1) || (from == 1 && from2 == 0)),
+          "seed %llu: <4,4,6>: how %d, from %d, %d, rank %d", g_seed, (int)how, from, from2, m ? m->rank : -1);
+    scheme_free(m);
+    /* a product in another ordering: <3,3,5>:36 times the standard <1,2,2>
+     * (the second as <2,2,1>) is <6,6,5>, taken to <5,6,6>: rank 144 at most */
+    scheme *k36 = tc_read_corpus("kauers-moosbauer/335-36-mod0.exp"), *s122 = scheme_standard((scheme_format){1, 2, 2});
+    const scheme *known4[2] = {k36, s122};
+    m = search_meta_start((scheme_format){5, 6, 6}, known4, 2, &from, &from2, &how);
+    check_valid(m, (scheme_format){5, 6, 6}, "meta start of <5,6,6> from a product");
+    CHECK(m && how == SEARCH_META_PRODUCT && m->rank <= 144, "seed %llu: <5,6,6>: how %d, from %d, %d, rank %d", g_seed,
+          (int)how, from, from2, m ? m->rank : -1);
+    scheme_free(m);
+    scheme_free(k26);
+    scheme_free(k47);
+    scheme_free(k36);
+    scheme_free(s122);
     scheme_free(s112);
     scheme_free(s222);
     scheme_free(far);
@@ -1104,6 +1252,59 @@ Test(resize_cli, product_of_two_files, .timeout = 300)
                     tc_path_in("missing.native"), tc_path_in("no.native"));
     CHECK(rc == 2 && !tc_exists(tc_path_in("no.native")), "a missing FILE2: exit %d: %s", rc, out);
     scheme_free(big);
+    scheme_free(a);
+    scheme_free(b);
+}
+
+/* flipgraph resize --sum: FILE plus FILE2 along the dimension where they
+ * differ (FILE2 in another ordering where needed), verified; equal formats
+ * need --along; formats that no ordering brings within one dimension, a sum
+ * beyond the 64-entry limit and --sum with --product exit 2 and write nothing. */
+Test(resize_cli, sum_of_two_files, .timeout = 300)
+{
+    char out[8192], expect[200];
+    scheme *a = walked((scheme_format){2, 2, 2}, g_seed, 20000), *b = walked((scheme_format){3, 2, 2}, g_seed, 20000);
+    write_scheme(a, tc_path_in("a.native"), SCHEME_FILE_NATIVE);
+    write_scheme(b, tc_path_in("b.exp"), SCHEME_FILE_EXP);
+    /* <2,2,2> + <3,2,2>: along n, <5,2,2> (the first ordering that fits) */
+    const char *o = tc_path_in("ab.native");
+    int rc = tc_run_cli("", out, sizeof out, "resize '%s' --sum '%s' -o '%s'", tc_path_in("a.native"),
+                        tc_path_in("b.exp"), o);
+    CHECK(rc == 0, "resize --sum: exit %d: %s", rc, out);
+    snprintf(expect, sizeof expect, "plus <3,2,2> rank %d is <5,2,2> rank %d", b->rank, a->rank + b->rank);
+    CHECK(strstr(out, expect), "expected '%s' in: %s", expect, out);
+    cli_verifies(o, (scheme_format){5, 2, 2});
+    /* --along p: FILE2 taken as <2,2,3> */
+    rc = tc_run_cli("", out, sizeof out, "resize '%s' --sum '%s' --along p -o '%s'", tc_path_in("a.native"),
+                    tc_path_in("b.exp"), tc_path_in("ab225.native"));
+    CHECK(rc == 0, "resize --sum --along p: exit %d: %s", rc, out);
+    cli_verifies(tc_path_in("ab225.native"), (scheme_format){2, 2, 5});
+    /* equal formats: --along is needed, then m doubles */
+    rc = tc_run_cli("", out, sizeof out, "resize '%s' --sum '%s' -o '%s'", tc_path_in("a.native"),
+                    tc_path_in("a.native"), tc_path_in("no.native"));
+    CHECK(rc == 2 && strstr(out, "--along"), "equal formats without --along: exit %d: %s", rc, out);
+    rc = tc_run_cli("", out, sizeof out, "resize '%s' --sum '%s' --along m -o '%s'", tc_path_in("a.native"),
+                    tc_path_in("a.native"), tc_path_in("aa.native"));
+    CHECK(rc == 0, "resize --sum --along m: exit %d: %s", rc, out);
+    cli_verifies(tc_path_in("aa.native"), (scheme_format){2, 4, 2});
+    /* <2,2,2> and <1,3,3>: two dimensions apart in every ordering */
+    scheme *c = scheme_standard((scheme_format){1, 3, 3});
+    write_scheme(c, tc_path_in("c.native"), SCHEME_FILE_NATIVE);
+    rc = tc_run_cli("", out, sizeof out, "resize '%s' --sum '%s' -o '%s'", tc_path_in("a.native"),
+                    tc_path_in("c.native"), tc_path_in("no.native"));
+    CHECK(rc == 2 && strstr(out, "more than one dimension"), "<2,2,2> + <1,3,3>: exit %d: %s", rc, out);
+    /* <4,8,8> + <4,8,8> along p: <4,8,16> is not a format (b: 8 x 16) */
+    scheme *big = scheme_standard((scheme_format){4, 8, 8});
+    write_scheme(big, tc_path_in("big.native"), SCHEME_FILE_NATIVE);
+    rc = tc_run_cli("", out, sizeof out, "resize '%s' --sum '%s' --along p -o '%s'", tc_path_in("big.native"),
+                    tc_path_in("big.native"), tc_path_in("no.native"));
+    CHECK(rc == 2 && strstr(out, "not a format"), "<4,8,8> + <4,8,8>: exit %d: %s", rc, out);
+    rc = tc_run_cli("", out, sizeof out, "resize '%s' --sum '%s' --product '%s' -o '%s'", tc_path_in("a.native"),
+                    tc_path_in("a.native"), tc_path_in("a.native"), tc_path_in("no.native"));
+    CHECK(rc == 2, "--sum with --product: exit %d: %s", rc, out);
+    CHECK(!tc_exists(tc_path_in("no.native")), "a refused sum was written");
+    scheme_free(big);
+    scheme_free(c);
     scheme_free(a);
     scheme_free(b);
 }
@@ -1166,7 +1367,8 @@ typedef struct meta_log {
     int n;
     scheme_format fmt[4096], src[4096]; /* src: the format a moved start came from */
     int start[4096], best_before[4096], best[4096];
-    bool moved[4096], reset[4096];
+    bool moved[4096], reset[4096], combined[4096]; /* combined: a sum or product of other formats' bests */
+    int record[4096];
     double stall[4096];
     int drift;
     scheme_format seen_fmt[64];
@@ -1199,6 +1401,8 @@ static void log_leg_start(void *ctx, const search_meta_leg *l)
         g->src[g->n] = (scheme_format){0, 0, 0};
     g->reset[g->n] = l->reset;
     g->stall[g->n] = l->stall;
+    g->combined[g->n] = strstr(l->from, "'s best plus ") || strstr(l->from, "'s best times ");
+    g->record[g->n] = l->record;
 }
 
 static void log_leg_end(void *ctx, const search_meta_leg *l)
@@ -1257,6 +1461,10 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
                       drift, k + 1, g.start[k], g.best_before[k]);
             if (g.reset[k])
                 CHECK(!g.moved[k], "drift %d leg %d: a reset leg started from a moved scheme", drift, k + 1);
+            /* a sum or product starts a format only at its record */
+            if (g.combined[k])
+                CHECK(g.record[k] > 0 && g.start[k] <= g.record[k], "drift %d leg %d: a combined start of rank %d, "
+                      "record %d", drift, k + 1, g.start[k], g.record[k]);
             /* the legs of this format before k that failed in a row: the
              * stall doubles with each (up to 2^stall_grow), and after an odd
              * number of them the leg starts from the format's pool */
@@ -1288,6 +1496,21 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
     }
     session_close(ss);
     CHECK(tc_sql_int(dbp, "SELECT count(*) FROM runs") >= 4, "every leg a run");
+}
+
+/* search --meta over <2,2,2>..<2,2,4>: <2,2,4> is entered from the sum of
+ * two <2,2,2>:7, its record 14, where the move from <2,2,3>:11 (extended)
+ * would start at 15; the leg walks no flip. */
+Test(resize_cli, meta_search_starts_at_a_record_sum, .timeout = 300)
+{
+    char out[16384];
+    int rc = tc_run_cli("", out, sizeof out,
+                        "search --meta --dims-range 2x2x2..2x2x4 --until-record --threads 1 --time 120s --seed %llu",
+                        g_seed);
+    CHECK(rc == 0, "exit %d:\n%s", rc, out);
+    CHECK(strstr(out, "<2,2,4> from <2,2,2>'s best plus <2,2,2>'s rank 14, record 14"), "seed %llu: no sum start:\n%s",
+          g_seed, out);
+    CHECK(strstr(out, "<2,2,4>: best 14 (start 14) in 0.0 s, 0 flips, record reached"), "seed %llu:\n%s", g_seed, out);
 }
 
 /* A meta search on a store that holds an earlier one's schemes goes on from
