@@ -407,6 +407,9 @@ static void meta_leg_start(void *p, const search_meta_leg *l)
         snprintf(rk, sizeof rk, " rank %d", l->start_rank);
     fprintf(stderr, "[leg %d] %s from %s%s%s, record %d, stall %gs\n", l->index, scheme_format_str(l->fmt, fb), l->from,
             rk, l->reset ? " (reset: the move landed more than the drift above the best)" : "", l->record, l->stall);
+    if (l->beside[0])
+        fprintf(stderr, "[leg %d] %s: stored beside it, not walked: %s rank %d\n", l->index,
+                scheme_format_str(l->fmt, fb), l->beside, l->beside_rank);
     m->inner.rows = 0;
 }
 

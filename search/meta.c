@@ -206,35 +206,52 @@ static scheme *move_to(const scheme *s, scheme_format dir, scheme_format to)
     return p;
 }
 
-/* The start of a format never walked: the lowest of search_meta_start over
- * every format's best (projections and extensions; products and sums only
- * where they reach the record), with how it came in words and the store's row
- * of the scheme it came from (of a product's or sum's first part). */
-static scheme *meta_start_for(const meta_fmt *v, int n, int j, db *store, char *how, size_t howlen, int64_t *parent)
+/* How a start came: in words ("<4,4,4>'s best extended") and the store's row
+ * of the scheme it came from (of a product's or sum's first part; 0: none). */
+typedef struct meta_origin {
+    char how[96];
+    int64_t parent;
+    bool combined; /* a sum or product of two formats' bests */
+} meta_origin;
+
+static scheme *meta_start_of(const meta_fmt *v, int n, int j, db *store, bool combine, meta_origin *o)
 {
     const scheme *known[512];
     for (int q = 0; q < n; q++)
         known[q] = v[q].npool ? v[q].pool[0] : NULL;
-    int f1, f2;
-    search_meta_how kind;
-    scheme *s = search_meta_start(v[j].f, known, n, &f1, &f2, &kind);
-    if (s && kind != SEARCH_META_MOVED && !(v[j].record > 0 && s->rank <= v[j].record)) {
-        /* a sum or product above the record: the moves alone (see the
-         * rule where a format never walked is entered) */
-        scheme_free(s);
-        s = search_meta_start(v[j].f, known, n, &f1, NULL, NULL);
-        f2 = -1;
-    }
+    int f1, f2 = -1;
+    search_meta_how kind = SEARCH_META_MOVED;
+    scheme *s = search_meta_start(v[j].f, known, n, &f1, combine ? &f2 : NULL, &kind);
+    memset(o, 0, sizeof *o);
     if (s) {
         char fb[32], fc[32], err[256];
         int64_t pid;
-        *parent = store && db_find_scheme(store, known[f1], &pid, err, sizeof err) == DB_OK ? pid : 0;
+        o->parent = store && db_find_scheme(store, known[f1], &pid, err, sizeof err) == DB_OK ? pid : 0;
+        o->combined = f2 >= 0;
         if (f2 >= 0)
-            snprintf(how, howlen, "%s's best %s %s's", scheme_format_str(v[f1].f, fb),
+            snprintf(o->how, sizeof o->how, "%s's best %s %s's", scheme_format_str(v[f1].f, fb),
                      kind == SEARCH_META_SUM ? "plus" : "times", scheme_format_str(v[f2].f, fc));
         else
-            snprintf(how, howlen, "%s's best %s", scheme_format_str(v[f1].f, fb),
+            snprintf(o->how, sizeof o->how, "%s's best %s", scheme_format_str(v[f1].f, fb),
                      v[j].f.n * v[j].f.m * v[j].f.p > v[f1].f.n * v[f1].f.m * v[f1].f.p ? "extended" : "projected");
+    }
+    return s;
+}
+
+/* The start of a format never walked: the lowest of search_meta_start over
+ * every format's best (projections, extensions, products, sums).  A sum or
+ * product above the record is no start (the walk hardly leaves one:
+ * bench/RESULTS.md, "Sums and products as meta starts"): it goes to *side,
+ * to be stored and kept in the format's pool beside the leg, and the start
+ * is the lowest projection or extension. */
+static scheme *meta_start_for(const meta_fmt *v, int n, int j, db *store, meta_origin *o, scheme **side,
+                              meta_origin *side_o)
+{
+    scheme *s = meta_start_of(v, n, j, store, true, o);
+    if (s && o->combined && !(v[j].record > 0 && s->rank <= v[j].record)) {
+        *side = s;
+        *side_o = *o;
+        s = meta_start_of(v, n, j, store, false, o);
     }
     return s;
 }
@@ -346,10 +363,11 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                 break;
             }
     }
-    char moved_from[96] = ""; /* how `next` came: "<4,4,4>'s best extended" */
-    int64_t moved_parent = 0; /* the store's row of the scheme it came from (0: none) */
+    meta_origin moved = {"", 0, false}; /* how `next` came */
+    scheme *side = NULL;                 /* a sum or product kept beside the leg (meta_start_for) */
+    meta_origin side_o = {"", 0, false};
     if (ok && !next && !v[cur].npool && out->stored > 0)
-        next = meta_start_for(v, n, cur, session_store(ss), moved_from, sizeof moved_from, &moved_parent);
+        next = meta_start_for(v, n, cur, session_store(ss), &moved, &side, &side_o);
     if (!ok) {
         scheme_free(next);
         goto done;
@@ -426,7 +444,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             next = NULL;
         } else if (next) {
             lst[nl++] = next;
-            snprintf(leg.from, sizeof leg.from, "%s", moved_from[0] ? moved_from : "the start scheme");
+            snprintf(leg.from, sizeof leg.from, "%s", moved.how[0] ? moved.how : "the start scheme");
         } else {
             for (int i = 0; i < m->npool; i++)
                 lst[nl++] = m->pool[i];
@@ -437,6 +455,10 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         }
         leg.start_rank = nl ? lst[0]->rank : -1;
         leg.reset = reset;
+        if (side) {
+            snprintf(leg.beside, sizeof leg.beside, "%s", side_o.how);
+            leg.beside_rank = side->rank;
+        }
         if (h && h->leg_start)
             h->leg_start(h->ctx, &leg);
         session_run run;
@@ -449,14 +471,25 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
          * scheme it came from, so that a start the walk could not improve is
          * not lost */
         db *store = session_store(ss);
-        if (next && nl && moved_from[0] && store && run.run_id && !run.begin_failed) {
-            db_provenance prov = {run.run_id, moved_parent, "resize", 0, 0};
+        if (next && nl && moved.how[0] && store && run.run_id && !run.begin_failed) {
+            db_provenance prov = {run.run_id, moved.parent, "resize", 0, 0};
             int64_t id;
             bool existed;
             db_status ds = db_insert_scheme(store, next, &prov, &id, &existed, err, sizeof err);
             if (ds != DB_OK) {
                 run.store_failed = true;
                 snprintf(run.msg, sizeof run.msg, "the moved start (rank %d) was not stored: %s", next->rank, err);
+            }
+        }
+        /* the sum or product kept beside the leg: stored the same way */
+        if (side && store && run.run_id && !run.begin_failed && !run.store_failed) {
+            db_provenance prov = {run.run_id, side_o.parent, "resize", 0, 0};
+            int64_t id;
+            bool existed;
+            db_status ds = db_insert_scheme(store, side, &prov, &id, &existed, err, sizeof err);
+            if (ds != DB_OK) {
+                run.store_failed = true;
+                snprintf(run.msg, sizeof run.msg, "the %s (rank %d) was not stored: %s", side_o.how, side->rank, err);
             }
         }
         scheme_free(next);
@@ -484,7 +517,10 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             search_result_free(&res);
             break;
         }
-        if (res.best && !pool_offer(m, res.best, mc->pool)) {
+        const bool side_ok = !side || pool_offer(m, side, mc->pool);
+        scheme_free(side);
+        side = NULL;
+        if (!side_ok || (res.best && !pool_offer(m, res.best, mc->pool))) {
             snprintf(out->msg, sizeof out->msg, "out of memory");
             out->status = SEARCH_FAILED;
             search_result_free(&res);
@@ -517,8 +553,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         if (mc->until_record && !improved)
             nc = 0;
         reset = false;
-        moved_from[0] = 0;
-        moved_parent = 0;
+        moved = (meta_origin){"", 0, false};
         int j;
         if (nc > 0) {
             j = nb[cand[scheme_splitmix64(&sm) % (uint64_t)nc]];
@@ -548,7 +583,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         char fb[32];
         int src = -1;
         if (best_of(&v[j]) < 0 && nc == 0) {
-            next = meta_start_for(v, n, j, store, moved_from, sizeof moved_from, &moved_parent);
+            next = meta_start_for(v, n, j, store, &moved, &side, &side_o);
         } else {
             int jn[6], vn = 0;
             scheme_format jd[6];
@@ -590,32 +625,30 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                 mv = NULL;
             } else if (mv) {
                 int64_t pid;
-                moved_parent = store && db_find_scheme(store, from, &pid, err, sizeof err) == DB_OK ? pid : 0;
-                snprintf(moved_from, sizeof moved_from, "%s's best %s", scheme_format_str(ms->f, fb),
+                moved.parent = store && db_find_scheme(store, from, &pid, err, sizeof err) == DB_OK ? pid : 0;
+                snprintf(moved.how, sizeof moved.how, "%s's best %s", scheme_format_str(ms->f, fb),
                          v[j].f.n * v[j].f.m * v[j].f.p > ms->f.n * ms->f.m * ms->f.p ? "extended" : "projected");
             }
             next = mv;
         }
         if (best_of(&v[j]) < 0 && src >= 0) {
-            /* a format never walked: where search_meta_start (a product or a
-             * sum of other formats' bests among its candidates) reaches the
-             * record, that start ends the format at once (<2,2,4>:14 as
-             * <2,2,2>:7 twice; <4,6,6>:105 as <2,2,2>:7 times <2,3,3>:15),
-             * else the move.  Not the lower of the two: on one H100 the walk
-             * left none of six sums and products above their record within
-             * a 20 s leg (<4,4,6>:77, <4,5,6>:96, <4,6,6>:114, <5,6,6>:143),
-             * where moves 4 to 8 ranks higher went below them (bench/RESULTS.md,
-             * "Sums and products as meta starts") */
-            char how[96];
-            int64_t pid = 0;
-            scheme *alt = meta_start_for(v, n, j, store, how, sizeof how, &pid);
-            if (alt && v[j].record > 0 && alt->rank <= v[j].record && (!next || alt->rank < next->rank)) {
+            /* a format never walked, entered by a move: a sum or product of
+             * other formats' bests at the record starts it instead (nothing
+             * is left to walk: <2,2,4>:14 as <2,2,2>:7 twice; <4,6,6>:105 as
+             * <2,2,2>:7 times <2,3,3>:15); one above the record but below the
+             * move is kept beside the leg (meta_start_for) */
+            meta_origin o;
+            scheme *alt = meta_start_for(v, n, j, store, &o, &side, &side_o);
+            if (alt && o.combined && (!next || alt->rank < next->rank)) {
                 scheme_free(next);
                 next = alt;
-                snprintf(moved_from, sizeof moved_from, "%s", how);
-                moved_parent = pid;
+                moved = o;
             } else
                 scheme_free(alt);
+            if (side && next && side->rank >= next->rank) {
+                scheme_free(side);
+                side = NULL;
+            }
         }
         cur = j;
         search_result_free(&res);
@@ -625,6 +658,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         }
     }
     scheme_free(next);
+    scheme_free(side);
     out->seconds = search_clock_s() - t0;
     if (session_stop_seen() || search_stop_requested())
         out->interrupted = true;

@@ -151,6 +151,9 @@ typedef struct search_meta_leg {
     scheme_format fmt;
     int record;           /* -1 unknown */
     char from[96];        /* what it starts from, in words */
+    char beside[96];      /* a sum or product stored and pooled beside the leg, not walked
+                             (search/meta.c, meta_start_for), in words; "" none */
+    int beside_rank;
     bool reset;           /* the move here was dropped by the reset rule */
     double stall;         /* this leg's stall (seconds): leg_stall, grown after failed legs */
     int start_rank;       /* leg_start: the first start's rank (-1: the standard algorithm or cubes) */
