@@ -169,6 +169,8 @@ int cmd_resize(int argc, char **argv)
             scheme_free(g2);
             goto done;
         }
+        scheme_format cf; /* the sum's or product's format */
+        int sum_dim = -1;
         if (sum) {
             /* FILE2 in the first ordering of its format (every one has the
              * same rank) that agrees with FILE's in the other two dimensions */
@@ -208,52 +210,32 @@ int cmd_resize(int argc, char **argv)
             }
             int d[3] = {d1[0], d1[1], d1[2]};
             d[dim] += d2[dim];
-            scheme_format sf = {d[0], d[1], d[2]};
-            if (!scheme_format_valid(sf)) {
-                rc = cli_error(CLI_USAGE, "resize", "--sum: %s plus %s is %s, not a format (n*m, m*p, p*n <= %d)",
-                               scheme_format_str(f2->fmt, fa), scheme_format_str(g2->fmt, fb),
-                               scheme_format_str(sf, (char[32]){0}), SCHEME_MAX_ENTRIES);
-                scheme_free(g2);
-                goto done;
-            }
-            scheme *sm = search_sum(f2, g2, dim);
-            fprintf(stderr, "resize: %s rank %d plus %s rank %d is %s rank %d\n", scheme_format_str(f2->fmt, fa),
-                    f2->rank, scheme_format_str(g2->fmt, fb), g2->rank, scheme_format_str(sf, (char[32]){0}),
-                    f2->rank + g2->rank);
-            scheme_free(g2);
-            if (!sm) {
-                rc = cli_error(CLI_INTERNAL, "resize", "out of memory");
-                goto done;
-            }
-            scheme_free(f2);
-            f2 = sm;
-            if (!have_dims)
-                to = sf;
-            goto resized;
-        }
-        scheme_format pf = search_product_format(f2->fmt, g2->fmt);
-        if (!scheme_format_valid(pf)) {
-            rc = cli_error(CLI_USAGE, "resize", "--product: %s times %s is %s, not a format (n*m, m*p, p*n <= %d)",
-                           scheme_format_str(f2->fmt, fa), scheme_format_str(g2->fmt, fb),
-                           scheme_format_str(pf, (char[32]){0}), SCHEME_MAX_ENTRIES);
+            sum_dim = dim;
+            cf = (scheme_format){d[0], d[1], d[2]};
+        } else
+            cf = search_product_format(f2->fmt, g2->fmt);
+        const char *op = sum ? "plus" : "times";
+        if (!scheme_format_valid(cf)) {
+            rc = cli_error(CLI_USAGE, "resize", "--%s: %s %s %s is %s, not a format (n*m, m*p, p*n <= %d)",
+                           sum ? "sum" : "product", scheme_format_str(f2->fmt, fa), op,
+                           scheme_format_str(g2->fmt, fb), scheme_format_str(cf, (char[32]){0}), SCHEME_MAX_ENTRIES);
             scheme_free(g2);
             goto done;
         }
-        scheme *pr = search_product(f2, g2);
-        fprintf(stderr, "resize: %s rank %d times %s rank %d is %s rank %d\n", scheme_format_str(f2->fmt, fa),
-                f2->rank, scheme_format_str(g2->fmt, fb), g2->rank, scheme_format_str(pf, (char[32]){0}),
-                f2->rank * g2->rank);
+        scheme *c = sum ? search_sum(f2, g2, sum_dim) : search_product(f2, g2);
+        fprintf(stderr, "resize: %s rank %d %s %s rank %d is %s rank %d\n", scheme_format_str(f2->fmt, fa), f2->rank,
+                op, scheme_format_str(g2->fmt, fb), g2->rank, scheme_format_str(cf, (char[32]){0}),
+                sum ? f2->rank + g2->rank : f2->rank * g2->rank);
         scheme_free(g2);
-        if (!pr) {
+        if (!c) {
             rc = cli_error(CLI_INTERNAL, "resize", "out of memory");
             goto done;
         }
         scheme_free(f2);
-        f2 = pr;
+        f2 = c;
         if (!have_dims)
-            to = pf;
+            to = cf;
     }
-resized:
     r = search_resize(f2, to, err, sizeof err);
     if (!r) {
         /* The input and the format were checked above: what is left is out of

@@ -272,6 +272,23 @@ static scheme *ring_copy(const scheme *s, scheme_ring ring)
     return z;
 }
 
+/* A scheme the leg did not walk to (its moved start, or a sum or product kept
+ * beside it) stored under the leg's run with source `resize` and its parent;
+ * a failure marks the run's store failed with `what` in its message. */
+static void store_under_leg(db *store, session_run *run, scheme *s, int64_t parent, const char *what)
+{
+    if (!store || !run->run_id || run->begin_failed || run->store_failed)
+        return;
+    db_provenance prov = {run->run_id, parent, "resize", 0, 0};
+    int64_t id;
+    bool existed;
+    char err[512];
+    if (db_insert_scheme(store, s, &prov, &id, &existed, err, sizeof err) != DB_OK) {
+        run->store_failed = true;
+        snprintf(run->msg, sizeof run->msg, "%s (rank %d) was not stored: %s", what, s->rank, err);
+    }
+}
+
 search_status search_meta_run(search_session *ss, const search_config *base, const char *device,
                               const search_meta_config *mc, const scheme *const *starts, int nstarts,
                               const search_meta_hooks *h, search_meta_result *out)
@@ -471,27 +488,11 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
          * scheme it came from, so that a start the walk could not improve is
          * not lost */
         db *store = session_store(ss);
-        if (next && nl && moved.how[0] && store && run.run_id && !run.begin_failed) {
-            db_provenance prov = {run.run_id, moved.parent, "resize", 0, 0};
-            int64_t id;
-            bool existed;
-            db_status ds = db_insert_scheme(store, next, &prov, &id, &existed, err, sizeof err);
-            if (ds != DB_OK) {
-                run.store_failed = true;
-                snprintf(run.msg, sizeof run.msg, "the moved start (rank %d) was not stored: %s", next->rank, err);
-            }
-        }
+        if (next && nl && moved.how[0])
+            store_under_leg(store, &run, next, moved.parent, "the moved start");
         /* the sum or product kept beside the leg: stored the same way */
-        if (side && store && run.run_id && !run.begin_failed && !run.store_failed) {
-            db_provenance prov = {run.run_id, side_o.parent, "resize", 0, 0};
-            int64_t id;
-            bool existed;
-            db_status ds = db_insert_scheme(store, side, &prov, &id, &existed, err, sizeof err);
-            if (ds != DB_OK) {
-                run.store_failed = true;
-                snprintf(run.msg, sizeof run.msg, "the %s (rank %d) was not stored: %s", side_o.how, side->rank, err);
-            }
-        }
+        if (side)
+            store_under_leg(store, &run, side, side_o.parent, side_o.how);
         scheme_free(next);
         next = NULL;
         leg.run_id = run.run_id;

@@ -1045,6 +1045,23 @@ static bool same_sorted(scheme_format x, scheme_format y)
     return a.n == b.n && a.m == b.m && a.p == b.p;
 }
 
+/* A sum or product c of known schemes i and j, in `to`'s ordering (taken;
+ * NULL: none): after search_resize's reductions and check, kept in *best
+ * when lower, with where it came from. */
+static void offer_combined(scheme **best, scheme *c, scheme_format to, int i, int j, search_meta_how kind, int *from,
+                           int *from2, search_meta_how *how)
+{
+    char err[256];
+    scheme *r = c ? search_resize(c, to, err, sizeof err) : NULL;
+    scheme_free(c);
+    if (keep_lower(best, r, to)) {
+        *from = i;
+        *from2 = j;
+        if (how)
+            *how = kind;
+    }
+}
+
 scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int *from, int *from2,
                           search_meta_how *how)
 {
@@ -1090,17 +1107,9 @@ scheme *search_meta_start(scheme_format to, const scheme *const *known, int nkno
                     (best && known[i]->rank * known[j]->rank >= best->rank))
                     continue;
                 scheme *sj = search_permute(known[j], dims_fmt(oj)), *pr = sj ? search_product(known[i], sj) : NULL;
-                scheme *pp = pr ? search_permute(pr, to) : NULL;
                 scheme_free(sj);
+                offer_combined(&best, search_permute(pr, to), to, i, j, SEARCH_META_PRODUCT, from, from2, how);
                 scheme_free(pr);
-                scheme *r = pp ? search_resize(pp, to, err, sizeof err) : NULL; /* verified, reduced */
-                scheme_free(pp);
-                if (keep_lower(&best, r, to)) {
-                    *from = i;
-                    *from2 = j;
-                    if (how)
-                        *how = SEARCH_META_PRODUCT;
-                }
             }
         }
     /* Sums: `to` split along one dimension into two known schemes' formats
@@ -1134,14 +1143,7 @@ scheme *search_meta_start(scheme_format to, const scheme *const *known, int nkno
                     scheme *sum = si && sj ? search_sum(si, sj, k) : NULL;
                     scheme_free(si);
                     scheme_free(sj);
-                    scheme *r = sum ? search_resize(sum, to, err, sizeof err) : NULL; /* verified, reduced */
-                    scheme_free(sum);
-                    if (keep_lower(&best, r, to)) {
-                        *from = i;
-                        *from2 = j;
-                        if (how)
-                            *how = SEARCH_META_SUM;
-                    }
+                    offer_combined(&best, sum, to, i, j, SEARCH_META_SUM, from, from2, how);
                 }
             }
         }
