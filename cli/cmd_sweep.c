@@ -574,7 +574,7 @@ int cmd_sweep(int argc, char **argv)
         } else if (meta) {
             int j, j2;
             search_meta_how kind;
-            scheme *m = search_meta_start(row->fmt, (const scheme *const *)bests, L.n, &j, &j2, &kind);
+            scheme *m = search_meta_start(row->fmt, (const scheme *const *)bests, L.n, L.n, &j, &j2, &kind);
             const int usual = start ? start->rank : row->fmt.n * row->fmt.m * row->fmt.p;
             if (m && m->rank < usual) {
                 char fj[32], fj2[32];

@@ -206,6 +206,59 @@ static scheme *move_to(const scheme *s, scheme_format dir, scheme_format to)
     return p;
 }
 
+/* Factors for the sums and products of search_meta_start beside the range's
+ * own bests: the formats of at most META_FACTOR_VOLUME (n*m*p) entries, every
+ * dimension at least 2 (<2,2,2> .. <3,3,3>: 8 formats), each walked on the CPU
+ * to its record (at most META_FACTOR_FLIPS flips) when a start is first
+ * looked for.  Why: the meta walk over <2,2,2>..<6,6,6> entered <4,6,6>
+ * before it had walked <2,3,3>, and <2,2,2>:7 times <2,3,3>:15 is <4,6,6>'s
+ * record 105.  They only combine (no projection or extension from them) and
+ * are not stored; over GF(2) only. */
+#define META_FACTOR_VOLUME 27
+#define META_FACTOR_FLIPS 2000000
+#define META_FACTOR_MAX 16
+
+typedef struct meta_factors {
+    bool built;
+    int n;
+    scheme *s[META_FACTOR_MAX];
+} meta_factors;
+
+static void meta_factors_build(meta_factors *fc, uint64_t seed)
+{
+    fc->built = true;
+    for (int a = 2; a * a * a <= META_FACTOR_VOLUME; a++)
+        for (int b = a; a * b * b <= META_FACTOR_VOLUME; b++)
+            for (int c = b; a * b * c <= META_FACTOR_VOLUME && fc->n < META_FACTOR_MAX; c++) {
+                const scheme_format f = {a, b, c};
+                search_params p;
+                search_params_default(&p);
+                p.fmt = f;
+                scheme *st = scheme_standard(f);
+                search_walker *w = st ? search_walker_new(st, &p, scheme_splitmix64(&seed), 0) : NULL;
+                const int record = search_record_rank(f);
+                for (uint64_t done = 0; w && done < META_FACTOR_FLIPS && search_walker_rank(w) > record;) {
+                    const uint64_t k = search_walker_walk(w, 20000, search_walker_rank(w), record + 1);
+                    done += k ? k : 20000;
+                }
+                scheme *s = w ? search_walker_snapshot(w) : NULL;
+                verify_result vr;
+                if (s && s->rank < a * b * c && verify_f2(s, &vr))
+                    fc->s[fc->n++] = s;
+                else
+                    scheme_free(s);
+                search_walker_free(w);
+                scheme_free(st);
+            }
+}
+
+static void meta_factors_free(meta_factors *fc)
+{
+    for (int i = 0; i < fc->n; i++)
+        scheme_free(fc->s[i]);
+    fc->n = 0;
+}
+
 /* How a start came: in words ("<4,4,4>'s best extended") and the store's row
  * of the scheme it came from (of a product's or sum's first part; 0: none). */
 typedef struct meta_origin {
@@ -214,23 +267,27 @@ typedef struct meta_origin {
     bool combined; /* a sum or product of two formats' bests */
 } meta_origin;
 
-static scheme *meta_start_of(const meta_fmt *v, int n, int j, db *store, bool combine, meta_origin *o)
+static scheme *meta_start_of(const meta_fmt *v, int n, int j, db *store, const meta_factors *fac, bool combine,
+                             meta_origin *o)
 {
-    const scheme *known[512];
+    const scheme *known[512 + META_FACTOR_MAX];
     for (int q = 0; q < n; q++)
         known[q] = v[q].npool ? v[q].pool[0] : NULL;
+    int nk = n;
+    for (int q = 0; fac && q < fac->n; q++)
+        known[nk++] = fac->s[q];
     int f1, f2 = -1;
     search_meta_how kind = SEARCH_META_MOVED;
-    scheme *s = search_meta_start(v[j].f, known, n, &f1, combine ? &f2 : NULL, &kind);
+    scheme *s = search_meta_start(v[j].f, known, nk, n, &f1, combine ? &f2 : NULL, &kind);
     memset(o, 0, sizeof *o);
     if (s) {
         char fb[32], fc[32], err[256];
         int64_t pid;
-        o->parent = store && db_find_scheme(store, known[f1], &pid, err, sizeof err) == DB_OK ? pid : 0;
+        o->parent = store && f1 < n && db_find_scheme(store, known[f1], &pid, err, sizeof err) == DB_OK ? pid : 0;
         o->combined = f2 >= 0;
         if (f2 >= 0)
-            snprintf(o->how, sizeof o->how, "%s's best %s %s's", scheme_format_str(v[f1].f, fb),
-                     kind == SEARCH_META_SUM ? "plus" : "times", scheme_format_str(v[f2].f, fc));
+            snprintf(o->how, sizeof o->how, "%s's best %s %s's", scheme_format_str(known[f1]->fmt, fb),
+                     kind == SEARCH_META_SUM ? "plus" : "times", scheme_format_str(known[f2]->fmt, fc));
         else
             snprintf(o->how, sizeof o->how, "%s's best %s", scheme_format_str(v[f1].f, fb),
                      v[j].f.n * v[j].f.m * v[j].f.p > v[f1].f.n * v[f1].f.m * v[f1].f.p ? "extended" : "projected");
@@ -244,14 +301,16 @@ static scheme *meta_start_of(const meta_fmt *v, int n, int j, db *store, bool co
  * bench/RESULTS.md, "Sums and products as meta starts"): it goes to *side,
  * to be stored and kept in the format's pool beside the leg, and the start
  * is the lowest projection or extension. */
-static scheme *meta_start_for(const meta_fmt *v, int n, int j, db *store, meta_origin *o, scheme **side,
-                              meta_origin *side_o)
+static scheme *meta_start_for(const meta_fmt *v, int n, int j, db *store, meta_factors *fac, uint64_t seed,
+                              meta_origin *o, scheme **side, meta_origin *side_o)
 {
-    scheme *s = meta_start_of(v, n, j, store, true, o);
+    if (fac && !fac->built)
+        meta_factors_build(fac, seed);
+    scheme *s = meta_start_of(v, n, j, store, fac, true, o);
     if (s && o->combined && !(v[j].record > 0 && s->rank <= v[j].record)) {
         *side = s;
         *side_o = *o;
-        s = meta_start_of(v, n, j, store, false, o);
+        s = meta_start_of(v, n, j, store, NULL, false, o);
     }
     return s;
 }
@@ -383,8 +442,14 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
     meta_origin moved = {"", 0, false}; /* how `next` came */
     scheme *side = NULL;                 /* a sum or product kept beside the leg (meta_start_for) */
     meta_origin side_o = {"", 0, false};
-    if (ok && !next && !v[cur].npool && out->stored > 0)
-        next = meta_start_for(v, n, cur, session_store(ss), &moved, &side, &side_o);
+    meta_factors factors = {false, 0, {NULL}};
+    meta_factors *fac = ring == SCHEME_RING_Z ? NULL : &factors;
+    const uint64_t fac_seed = base->p.seed ^ 0x6d65746166616374ull;
+    /* the first leg, where nothing gave it a start: whatever search_meta_start
+     * finds (the store's bests, or a sum or product of small formats at the
+     * record: <4,6,6> alone starts at 105) */
+    if (ok && !next && !v[cur].npool)
+        next = meta_start_for(v, n, cur, session_store(ss), fac, fac_seed, &moved, &side, &side_o);
     if (!ok) {
         scheme_free(next);
         goto done;
@@ -584,7 +649,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         char fb[32];
         int src = -1;
         if (best_of(&v[j]) < 0 && nc == 0) {
-            next = meta_start_for(v, n, j, store, &moved, &side, &side_o);
+            next = meta_start_for(v, n, j, store, fac, fac_seed, &moved, &side, &side_o);
         } else {
             int jn[6], vn = 0;
             scheme_format jd[6];
@@ -639,7 +704,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
              * <2,2,2>:7 times <2,3,3>:15); one above the record but below the
              * move is kept beside the leg (meta_start_for) */
             meta_origin o;
-            scheme *alt = meta_start_for(v, n, j, store, &o, &side, &side_o);
+            scheme *alt = meta_start_for(v, n, j, store, fac, fac_seed, &o, &side, &side_o);
             if (alt && o.combined && (!next || alt->rank < next->rank)) {
                 scheme_free(next);
                 next = alt;
@@ -660,6 +725,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
     }
     scheme_free(next);
     scheme_free(side);
+    meta_factors_free(&factors);
     out->seconds = search_clock_s() - t0;
     if (session_stop_seen() || search_stop_requested())
         out->interrupted = true;

@@ -1062,8 +1062,8 @@ static void offer_combined(scheme **best, scheme *c, scheme_format to, int i, in
     }
 }
 
-scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int *from, int *from2,
-                          search_meta_how *how)
+scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int nnear, int *from,
+                          int *from2, search_meta_how *how)
 {
     int want[3];
     fmt_dims(to, want);
@@ -1074,7 +1074,7 @@ scheme *search_meta_start(scheme_format to, const scheme *const *known, int nkno
     if (how)
         *how = SEARCH_META_MOVED;
     char err[256];
-    for (int i = 0; i < nknown; i++) {
+    for (int i = 0; i < nnear && i < nknown; i++) {
         if (!known[i])
             continue;
         int d[3], dist = 0;

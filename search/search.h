@@ -576,8 +576,8 @@ typedef enum search_meta_how {
     SEARCH_META_SUM        /* the sum of two (search_sum) */
 } search_meta_how;
 /* The meta start of `to` (flipgraph sweep --meta, search --meta): of the
- * known schemes whose format is `to` or one step from it (one of n, m, p
- * larger or smaller by one, the others equal), each taken to `to` by
+ * first nnear known schemes those whose format is `to` or one step from it
+ * (one of n, m, p larger or smaller by one, the others equal), each taken to `to` by
  * search_resize, and (where from2 is not NULL) of the products of two known
  * schemes whose formats, the second in any ordering, multiply to an ordering
  * of `to` (search_product), and of the sums of two whose formats, each in any
@@ -589,8 +589,8 @@ typedef enum search_meta_how {
  * second part, -1 when the start is neither; *how (may be NULL) which.  A
  * product or sum whose rank before its reductions is not below the lowest so
  * far is not built. */
-scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int *from, int *from2,
-                          search_meta_how *how);
+scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int nnear, int *from,
+                          int *from2, search_meta_how *how);
 
 /* ==== 5. MPI ranks (mpi.c; docs/cluster.md) ==============================
  *

@@ -1154,18 +1154,18 @@ Test(resize, meta_start_takes_the_best_near_scheme)
     scheme *far = walked((scheme_format){2, 2, 2}, g_seed, 20000);
     const scheme *known[3] = {far, std336, k29};
     int from = -2;
-    scheme *m = search_meta_start((scheme_format){3, 3, 5}, known, 3, &from, NULL, NULL);
+    scheme *m = search_meta_start((scheme_format){3, 3, 5}, known, 3, 3, &from, NULL, NULL);
     check_valid(m, (scheme_format){3, 3, 5}, "meta start of <3,3,5>");
     /* <3,3,4>:29 extended: 29 + 9 new terms at most, below the standard 45
      * and below <3,3,6>'s standard projected (45) */
     CHECK(m && from == 2 && m->rank <= 38, "seed %llu: from %d rank %d", g_seed, from, m ? m->rank : -1);
     scheme_free(m);
     /* only the standard near: nothing below n*m*p */
-    m = search_meta_start((scheme_format){3, 3, 5}, known, 2, &from, NULL, NULL);
+    m = search_meta_start((scheme_format){3, 3, 5}, known, 2, 2, &from, NULL, NULL);
     CHECK(!m && from == -1, "seed %llu: a start from the standard <3,3,6> (rank %d)", g_seed, m ? m->rank : -1);
     scheme_free(m);
     /* nothing near <4,4,4> */
-    m = search_meta_start((scheme_format){4, 4, 4}, known, 3, &from, NULL, NULL);
+    m = search_meta_start((scheme_format){4, 4, 4}, known, 3, 3, &from, NULL, NULL);
     CHECK(!m && from == -1, "seed %llu: a start for <4,4,4> from afar", g_seed);
     scheme_free(m);
     /* a product: <2,2,2> and <1,1,2> walked multiply to <2,2,4>; with from2
@@ -1177,12 +1177,12 @@ Test(resize, meta_start_takes_the_best_near_scheme)
     }
     const scheme *known2[2] = {s222, s112};
     int from2 = -2;
-    m = search_meta_start((scheme_format){2, 2, 4}, known2, 2, &from, &from2, NULL);
+    m = search_meta_start((scheme_format){2, 2, 4}, known2, 2, 2, &from, &from2, NULL);
     check_valid(m, (scheme_format){2, 2, 4}, "meta start of <2,2,4> from a product");
     CHECK(m && from == 0 && from2 == 1 && m->rank <= 14, "seed %llu: from %d, %d rank %d (<2,2,2>: %d)", g_seed,
           from, from2, m ? m->rank : -1, s222->rank);
     scheme_free(m);
-    m = search_meta_start((scheme_format){2, 2, 4}, known2, 2, &from, NULL, NULL);
+    m = search_meta_start((scheme_format){2, 2, 4}, known2, 2, 2, &from, NULL, NULL);
     CHECK(!m && from == -1, "seed %llu: a start for <2,2,4> without products", g_seed);
     scheme_free(m);
     /* a sum: <4,4,6> = <4,4,2> + <4,4,4> from Kauers-Moosbauer's <2,4,4>:26
@@ -1190,16 +1190,24 @@ Test(resize, meta_start_takes_the_best_near_scheme)
     scheme *k26 = tc_read_corpus("kauers-moosbauer/244-26-mod0.exp"), *k47 = tc_read_corpus("kauers-moosbauer/444-47-mod2.exp");
     const scheme *known3[2] = {k26, k47};
     search_meta_how how = SEARCH_META_MOVED;
-    m = search_meta_start((scheme_format){4, 4, 6}, known3, 2, &from, &from2, &how);
+    m = search_meta_start((scheme_format){4, 4, 6}, known3, 2, 2, &from, &from2, &how);
     check_valid(m, (scheme_format){4, 4, 6}, "meta start of <4,4,6> from a sum");
     CHECK(m && how == SEARCH_META_SUM && m->rank <= 73 && ((from == 0 && from2 == 1) || (from == 1 && from2 == 0)),
           "seed %llu: <4,4,6>: how %d, from %d, %d, rank %d", g_seed, (int)how, from, from2, m ? m->rank : -1);
+    scheme_free(m);
+    /* known schemes past nnear only combine: <4,4,4>:47 is no move to <4,4,5>
+     * then, and the sum above still is one */
+    m = search_meta_start((scheme_format){4, 4, 5}, known3, 2, 0, &from, &from2, &how);
+    CHECK(!m && from == -1, "seed %llu: a start for <4,4,5> from a scheme past nnear", g_seed);
+    scheme_free(m);
+    m = search_meta_start((scheme_format){4, 4, 6}, known3, 2, 0, &from, &from2, &how);
+    CHECK(m && how == SEARCH_META_SUM && m->rank <= 73, "seed %llu: <4,4,6> with nnear 0", g_seed);
     scheme_free(m);
     /* a product in another ordering: <3,3,5>:36 times the standard <1,2,2>
      * (the second as <2,2,1>) is <6,6,5>, taken to <5,6,6>: rank 144 at most */
     scheme *k36 = tc_read_corpus("kauers-moosbauer/335-36-mod0.exp"), *s122 = scheme_standard((scheme_format){1, 2, 2});
     const scheme *known4[2] = {k36, s122};
-    m = search_meta_start((scheme_format){5, 6, 6}, known4, 2, &from, &from2, &how);
+    m = search_meta_start((scheme_format){5, 6, 6}, known4, 2, 2, &from, &from2, &how);
     check_valid(m, (scheme_format){5, 6, 6}, "meta start of <5,6,6> from a product");
     CHECK(m && how == SEARCH_META_PRODUCT && m->rank <= 144, "seed %llu: <5,6,6>: how %d, from %d, %d, rank %d", g_seed,
           (int)how, from, from2, m ? m->rank : -1);
@@ -1511,6 +1519,28 @@ Test(resize_cli, meta_search_starts_at_a_record_sum, .timeout = 300)
     CHECK(strstr(out, "<2,2,4> from <2,2,2>'s best plus <2,2,2>'s rank 14, record 14"), "seed %llu: no sum start:\n%s",
           g_seed, out);
     CHECK(strstr(out, "<2,2,4>: best 14 (start 14) in 0.0 s, 0 flips, record reached"), "seed %llu:\n%s", g_seed, out);
+}
+
+/* search --meta over <4,6,6> alone: no neighbour is walked, but the small
+ * formats walked on the side for sums and products give <2,2,2>:7 times
+ * <2,3,3>:15, the record 105, and the search ends with 0 flips; the scheme is
+ * in the store, verified. */
+Test(resize_cli, meta_search_starts_from_a_product_of_small_formats, .timeout = 300)
+{
+    char out[16384];
+    const char *dbp = tc_path_in("p466.db");
+    int rc = tc_run_cli("", out, sizeof out,
+                        "search --meta --dims-range 4x6x6..4x6x6 --until-record --threads 1 --time 120s --seed %llu "
+                        "--db '%s'",
+                        g_seed, dbp);
+    CHECK(rc == 0, "exit %d:\n%s", rc, out);
+    CHECK(strstr(out, "<4,6,6> from <2,2,2>'s best times <2,3,3>'s rank 105, record 105"), "seed %llu:\n%s", g_seed,
+          out);
+    CHECK(strstr(out, "<4,6,6>: best 105 (start 105) in 0.0 s, 0 flips, record reached"), "seed %llu:\n%s", g_seed, out);
+    CHECK(tc_sql_int(dbp, "SELECT count(*) FROM schemes WHERE n = 4 AND m = 6 AND p = 6 AND rank = 105") == 1,
+          "the product is not stored");
+    rc = tc_run_cli("", out, sizeof out, "db check --db '%s'", dbp);
+    CHECK(rc == 0, "db check: exit %d: %s", rc, out);
 }
 
 /* A meta search on a store that holds an earlier one's schemes goes on from

@@ -436,7 +436,7 @@ Test(resize_z, meta_start_from_integer_schemes_is_integer)
     const scheme_format want[] = {{2, 3, 4}, {3, 3, 3}, {2, 2, 4}};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         int from, from2;
-        scheme *s = search_meta_start(want[i], known, 3, &from, &from2, NULL);
+        scheme *s = search_meta_start(want[i], known, 3, 3, &from, &from2, NULL);
         char fa[32];
         cr_assert_not_null(s, "%s", scheme_format_str(want[i], fa));
         verify_result vr;
