@@ -26,7 +26,7 @@ static void usage(FILE *out)
             "  resize: <5,5,5> rank 93 -> <4,5,5> rank 76 (verified over GF(2))\n"
             "See docs/resize.md.\n"
             "\n"
-            "  --dims NxMxP      the format to go to (required without --product)\n"
+            "  --dims NxMxP      the format to go to (required without --product or --sum)\n"
             "  --product FILE2   first the product of FILE and FILE2 (<n1*n2,m1*m2,p1*p2>, rank\n"
             "                    r1*r2: the Kronecker product of every pair of terms), then its\n"
             "                    reductions, then --dims (default: the product's format)\n"
@@ -125,7 +125,7 @@ int cmd_resize(int argc, char **argv)
         return cli_error(CLI_USAGE, "resize", "--along goes with --sum");
     if (!have_dims && !product && !sum) {
         usage(stderr);
-        return cli_error(CLI_USAGE, "resize", "--dims NxMxP is required");
+        return cli_error(CLI_USAGE, "resize", "--dims NxMxP is required (or --product FILE2, --sum FILE2)");
     }
     if (optind + 1 != argc) {
         usage(stderr);
