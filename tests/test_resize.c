@@ -1543,6 +1543,33 @@ Test(resize_cli, meta_search_starts_from_a_product_of_small_formats, .timeout = 
     CHECK(rc == 0, "db check: exit %d: %s", rc, out);
 }
 
+/* search --meta over <3,3,3>..<3,3,4>: <3,3,4> is entered by the move from
+ * <3,3,3>:23 extended (rank 32); the sum of two <2,3,3>:15 (the small formats
+ * walked on the side), 30, lies below the move but above the record 29: it is
+ * stored beside the leg (source resize) and not walked; the leg starts from
+ * the move. */
+Test(resize_cli, meta_search_stores_a_sum_above_the_record_beside_the_leg, .timeout = 300)
+{
+    char out[16384];
+    const char *dbp = tc_path_in("beside.db");
+    int rc = tc_run_cli("", out, sizeof out,
+                        "search --meta --dims-range 3x3x3..3x3x4 --until-record --threads 1 --time 120s --seed %llu "
+                        "--db '%s'",
+                        g_seed, dbp);
+    CHECK(rc == 0, "exit %d:\n%s", rc, out);
+    const char *beside = strstr(out, "<3,3,4>: stored beside it, not walked: <2,3,3>'s best plus <2,3,3>'s rank 30");
+    CHECK(beside, "seed %llu: no sum beside the leg:\n%s", g_seed, out);
+    const char *start = strstr(out, "<3,3,4> from <3,3,3>'s best extended rank ");
+    CHECK(start && start < beside, "seed %llu: the leg did not start from the move:\n%s", g_seed, out);
+    CHECK(atoi(start + strlen("<3,3,4> from <3,3,3>'s best extended rank ")) > 30, "seed %llu: a move not above the "
+          "sum:\n%s", g_seed, out);
+    CHECK(tc_sql_int(dbp, "SELECT count(*) FROM schemes WHERE n = 3 AND m = 3 AND p = 4 AND rank = 30 AND "
+                          "source = 'resize'") >= 1,
+          "the sum is not stored");
+    rc = tc_run_cli("", out, sizeof out, "db check --db '%s'", dbp);
+    CHECK(rc == 0, "db check: exit %d: %s", rc, out);
+}
+
 /* A meta search on a store that holds an earlier one's schemes goes on from
  * them (from_store): a stored scheme in another orientation fills its sorted
  * format's pool, and with every record stored the search ends before its first
