@@ -174,42 +174,28 @@ int cmd_resize(int argc, char **argv)
         if (sum) {
             /* FILE2 in the first ordering of its format (every one has the
              * same rank) that agrees with FILE's in the other two dimensions */
-            static const int ord[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-            const int d1[3] = {f2->fmt.n, f2->fmt.m, f2->fmt.p}, g[3] = {g2->fmt.n, g2->fmt.m, g2->fmt.p};
-            int d2[3] = {g[0], g[1], g[2]}, differ = 3, dim = -1;
-            for (int q = 0; q < 6; q++) {
-                const int o[3] = {g[ord[q][0]], g[ord[q][1]], g[ord[q][2]]};
-                int dq = 0, kq = along;
-                for (int k = 0; k < 3; k++)
-                    if (d1[k] != o[k]) {
-                        dq++;
-                        kq = k;
-                    }
-                if (dq <= 1 && kq >= 0 && (along < 0 || kq == along) && dq < differ) {
-                    differ = dq;
-                    dim = kq;
-                    memcpy(d2, o, sizeof d2);
-                }
-            }
-            if (dim < 0) {
+            scheme_format o2f;
+            int dim;
+            if (!search_sum_ordering(f2->fmt, g2->fmt, along, &o2f, &dim)) {
+                const bool same = f2->fmt.n == g2->fmt.n && f2->fmt.m == g2->fmt.m && f2->fmt.p == g2->fmt.p;
                 rc = cli_error(CLI_USAGE, "resize", "--sum: %s and %s %s", scheme_format_str(f2->fmt, fa),
                                scheme_format_str(g2->fmt, fb),
-                               along < 0 && g[0] == d1[0] && g[1] == d1[1] && g[2] == d1[2]
-                                   ? "are the same format: --along n|m|p says which dimension to add"
-                                   : along < 0 ? "differ in more than one dimension in every ordering of FILE2"
-                                               : "differ in another dimension than --along in every ordering of FILE2");
+                               along < 0 && same ? "are the same format: --along n|m|p says which dimension to add"
+                               : along < 0 ? "differ in more than one dimension in every ordering of FILE2"
+                                           : "differ in another dimension than --along in every ordering of FILE2");
                 scheme_free(g2);
                 goto done;
             }
-            scheme *o2 = search_permute(g2, (scheme_format){d2[0], d2[1], d2[2]});
+            scheme *o2 = search_permute(g2, o2f);
             scheme_free(g2);
             g2 = o2;
             if (!g2) {
                 rc = cli_error(CLI_INTERNAL, "resize", "out of memory");
                 goto done;
             }
-            int d[3] = {d1[0], d1[1], d1[2]};
-            d[dim] += d2[dim];
+            int d[3] = {f2->fmt.n, f2->fmt.m, f2->fmt.p};
+            const int add[3] = {o2f.n, o2f.m, o2f.p};
+            d[dim] += add[dim];
             sum_dim = dim;
             cf = (scheme_format){d[0], d[1], d[2]};
         } else

@@ -1062,6 +1062,30 @@ static void offer_combined(scheme **best, scheme *c, scheme_format to, int i, in
     }
 }
 
+bool search_sum_ordering(scheme_format a, scheme_format b, int along, scheme_format *b_ordered, int *dim)
+{
+    int da[3], db[3], o[3];
+    fmt_dims(a, da);
+    fmt_dims(b, db);
+    int differ = 3;
+    *dim = -1;
+    for (int q = 0; q < 6; q++) {
+        ordered(db, q, o);
+        int dq = 0, kq = along;
+        for (int k = 0; k < 3; k++)
+            if (da[k] != o[k]) {
+                dq++;
+                kq = k;
+            }
+        if (dq <= 1 && kq >= 0 && (along < 0 || kq == along) && dq < differ) {
+            differ = dq;
+            *dim = kq;
+            *b_ordered = dims_fmt(o);
+        }
+    }
+    return *dim >= 0;
+}
+
 scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int nnear, int *from,
                           int *from2, search_meta_how *how)
 {

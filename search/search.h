@@ -569,6 +569,12 @@ bool search_lift_survey(const scheme *start, int target, double seconds, uint64_
  * differ, the sum is not a format (scheme_format_valid), its rank would pass
  * SCHEME_MAX_RANK, or out of memory. */
 scheme *search_sum(const scheme *s1, const scheme *s2, int dim);
+/* The first ordering of b's format (search_permute takes a scheme there)
+ * that agrees with a's format in every dimension but *dim, where search_sum
+ * adds them (with along >= 0 only that dimension; one ordering equal to a's
+ * format counts only with along >= 0, which then is *dim): false when none.
+ * flipgraph resize --sum. */
+bool search_sum_ordering(scheme_format a, scheme_format b, int along, scheme_format *b_ordered, int *dim);
 /* How search_meta_start made its start. */
 typedef enum search_meta_how {
     SEARCH_META_MOVED = 0, /* one known scheme projected or extended (or `to` itself) */
