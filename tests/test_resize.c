@@ -1506,15 +1506,30 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
     CHECK(tc_sql_int(dbp, "SELECT count(*) FROM runs") >= 4, "every leg a run");
 }
 
+/* search --meta over RANGE until every record (1 thread, 120 s at most),
+ * into the store DBP; its exit code, its output in out. */
+static int meta_until_record(char *out, size_t cap, const char *range, const char *dbp)
+{
+    return tc_run_cli("", out, cap,
+                      "search --meta --dims-range %s --until-record --threads 1 --time 120s --seed %llu --db '%s'", range,
+                      g_seed, dbp);
+}
+
+/* The store at dbp passes flipgraph db check. */
+static void store_checks_clean(const char *dbp)
+{
+    char out[4096];
+    int rc = tc_run_cli("", out, sizeof out, "db check --db '%s'", dbp);
+    CHECK(rc == 0, "db check: exit %d: %s", rc, out);
+}
+
 /* search --meta over <2,2,2>..<2,2,4>: <2,2,4> is entered from the sum of
  * two <2,2,2>:7, its record 14, where the move from <2,2,3>:11 (extended)
  * would start at 15; the leg walks no flip. */
 Test(resize_cli, meta_search_starts_at_a_record_sum, .timeout = 300)
 {
     char out[16384];
-    int rc = tc_run_cli("", out, sizeof out,
-                        "search --meta --dims-range 2x2x2..2x2x4 --until-record --threads 1 --time 120s --seed %llu",
-                        g_seed);
+    int rc = meta_until_record(out, sizeof out, "2x2x2..2x2x4", tc_path_in("sum224.db"));
     CHECK(rc == 0, "exit %d:\n%s", rc, out);
     CHECK(strstr(out, "<2,2,4> from <2,2,2>'s best plus <2,2,2>'s rank 14, record 14"), "seed %llu: no sum start:\n%s",
           g_seed, out);
@@ -1529,18 +1544,14 @@ Test(resize_cli, meta_search_starts_from_a_product_of_small_formats, .timeout = 
 {
     char out[16384];
     const char *dbp = tc_path_in("p466.db");
-    int rc = tc_run_cli("", out, sizeof out,
-                        "search --meta --dims-range 4x6x6..4x6x6 --until-record --threads 1 --time 120s --seed %llu "
-                        "--db '%s'",
-                        g_seed, dbp);
+    int rc = meta_until_record(out, sizeof out, "4x6x6..4x6x6", dbp);
     CHECK(rc == 0, "exit %d:\n%s", rc, out);
     CHECK(strstr(out, "<4,6,6> from <2,2,2>'s best times <2,3,3>'s rank 105, record 105"), "seed %llu:\n%s", g_seed,
           out);
     CHECK(strstr(out, "<4,6,6>: best 105 (start 105) in 0.0 s, 0 flips, record reached"), "seed %llu:\n%s", g_seed, out);
     CHECK(tc_sql_int(dbp, "SELECT count(*) FROM schemes WHERE n = 4 AND m = 6 AND p = 6 AND rank = 105") == 1,
           "the product is not stored");
-    rc = tc_run_cli("", out, sizeof out, "db check --db '%s'", dbp);
-    CHECK(rc == 0, "db check: exit %d: %s", rc, out);
+    store_checks_clean(dbp);
 }
 
 /* search --meta over <3,3,3>..<3,3,4>: <3,3,4> is entered by the move from
@@ -1552,10 +1563,7 @@ Test(resize_cli, meta_search_stores_a_sum_above_the_record_beside_the_leg, .time
 {
     char out[16384];
     const char *dbp = tc_path_in("beside.db");
-    int rc = tc_run_cli("", out, sizeof out,
-                        "search --meta --dims-range 3x3x3..3x3x4 --until-record --threads 1 --time 120s --seed %llu "
-                        "--db '%s'",
-                        g_seed, dbp);
+    int rc = meta_until_record(out, sizeof out, "3x3x3..3x3x4", dbp);
     CHECK(rc == 0, "exit %d:\n%s", rc, out);
     const char *beside = strstr(out, "<3,3,4>: stored beside it, not walked: <2,3,3>'s best plus <2,3,3>'s rank 30");
     CHECK(beside, "seed %llu: no sum beside the leg:\n%s", g_seed, out);
@@ -1566,8 +1574,7 @@ Test(resize_cli, meta_search_stores_a_sum_above_the_record_beside_the_leg, .time
     CHECK(tc_sql_int(dbp, "SELECT count(*) FROM schemes WHERE n = 3 AND m = 3 AND p = 4 AND rank = 30 AND "
                           "source = 'resize'") >= 1,
           "the sum is not stored");
-    rc = tc_run_cli("", out, sizeof out, "db check --db '%s'", dbp);
-    CHECK(rc == 0, "db check: exit %d: %s", rc, out);
+    store_checks_clean(dbp);
 }
 
 /* A meta search on a store that holds an earlier one's schemes goes on from
