@@ -267,6 +267,9 @@ typedef struct meta_origin {
     bool combined; /* a sum or product of two formats' bests */
 } meta_origin;
 
+/* search_meta_start for format j: combine false, the lowest projection or
+ * extension of the range's bests (the first n known schemes); combine true,
+ * the lowest sum or product of them and fac's factors (nnear 0: no move). */
 static scheme *meta_start_of(const meta_fmt *v, int n, int j, db *store, const meta_factors *fac, bool combine,
                              meta_origin *o)
 {
@@ -278,7 +281,7 @@ static scheme *meta_start_of(const meta_fmt *v, int n, int j, db *store, const m
         known[nk++] = fac->s[q];
     int f1, f2 = -1;
     search_meta_how kind = SEARCH_META_MOVED;
-    scheme *s = search_meta_start(v[j].f, known, nk, n, &f1, combine ? &f2 : NULL, &kind);
+    scheme *s = search_meta_start(v[j].f, known, nk, combine ? 0 : n, &f1, combine ? &f2 : NULL, &kind);
     memset(o, 0, sizeof *o);
     if (s) {
         char fb[32], fc[32], err[256];
@@ -295,23 +298,40 @@ static scheme *meta_start_of(const meta_fmt *v, int n, int j, db *store, const m
     return s;
 }
 
-/* The start of a format never walked: the lowest of search_meta_start over
- * every format's best (projections, extensions, products, sums).  A sum or
- * product above the record is no start (the walk hardly leaves one:
- * bench/RESULTS.md, "Sums and products as meta starts"): it goes to *side,
- * to be stored and kept in the format's pool beside the leg, and the start
- * is the lowest projection or extension. */
-static scheme *meta_start_for(const meta_fmt *v, int n, int j, db *store, meta_factors *fac, uint64_t seed,
-                              meta_origin *o, scheme **side, meta_origin *side_o)
+/* The sums and products of a format never walked, against its start *next
+ * (a move, or NULL): the lowest of them starts it where it reaches the
+ * record and lies below *next (nothing is left to walk: <2,2,4>:14 as
+ * <2,2,2>:7 twice; <4,6,6>:105 as <2,2,2>:7 times <2,3,3>:15); one above the
+ * record but below *next is no start (the walk hardly leaves one:
+ * bench/RESULTS.md, "Sums and products as meta starts"), it goes to *side, to
+ * be stored and kept in the format's pool beside the leg.  The factors are
+ * walked the first time (fac: NULL over Z). */
+static void meta_combine(const meta_fmt *v, int n, int j, db *store, meta_factors *fac, uint64_t seed, scheme **next,
+                         meta_origin *moved, scheme **side, meta_origin *side_o)
 {
     if (fac && !fac->built)
         meta_factors_build(fac, seed);
-    scheme *s = meta_start_of(v, n, j, store, fac, true, o);
-    if (s && o->combined && !(v[j].record > 0 && s->rank <= v[j].record)) {
-        *side = s;
-        *side_o = *o;
-        s = meta_start_of(v, n, j, store, NULL, false, o);
+    meta_origin o;
+    scheme *c = meta_start_of(v, n, j, store, fac, true, &o);
+    if (!c || (*next && c->rank >= (*next)->rank)) {
+        scheme_free(c);
+    } else if (v[j].record > 0 && c->rank <= v[j].record) {
+        scheme_free(*next);
+        *next = c;
+        *moved = o;
+    } else {
+        *side = c;
+        *side_o = o;
     }
+}
+
+/* The start of a format never walked, with no move from a neighbour: the
+ * lowest projection or extension of every format's best, and meta_combine. */
+static scheme *meta_start_for(const meta_fmt *v, int n, int j, db *store, meta_factors *fac, uint64_t seed,
+                              meta_origin *o, scheme **side, meta_origin *side_o)
+{
+    scheme *s = meta_start_of(v, n, j, store, NULL, false, o);
+    meta_combine(v, n, j, store, fac, seed, &s, o, side, side_o);
     return s;
 }
 
@@ -697,25 +717,9 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             }
             next = mv;
         }
-        if (best_of(&v[j]) < 0 && src >= 0) {
-            /* a format never walked, entered by a move: a sum or product of
-             * other formats' bests at the record starts it instead (nothing
-             * is left to walk: <2,2,4>:14 as <2,2,2>:7 twice; <4,6,6>:105 as
-             * <2,2,2>:7 times <2,3,3>:15); one above the record but below the
-             * move is kept beside the leg (meta_start_for) */
-            meta_origin o;
-            scheme *alt = meta_start_for(v, n, j, store, fac, fac_seed, &o, &side, &side_o);
-            if (alt && o.combined && (!next || alt->rank < next->rank)) {
-                scheme_free(next);
-                next = alt;
-                moved = o;
-            } else
-                scheme_free(alt);
-            if (side && next && side->rank >= next->rank) {
-                scheme_free(side);
-                side = NULL;
-            }
-        }
+        /* a format never walked, entered by a move: its sums and products */
+        if (best_of(&v[j]) < 0 && src >= 0)
+            meta_combine(v, n, j, store, fac, fac_seed, &next, &moved, &side, &side_o);
         cur = j;
         search_result_free(&res);
         if (interrupted) {
