@@ -18,8 +18,10 @@
 #            where none reaches the Z record, then a short Z walk.
 # Everything goes to $OUT (descend.log, descend.db).  Carry deps/ and the
 # folder of STARTS (docs/device.md).
+# PROGRESS=20s logs a progress row every 20 s of each descend run (rank against
+# time) where the default logs only its last line.
 # Usage: OUT=out STARTS="out/descend/*.exp" [SEEDS="1"] [TD=40s] [LW=60s] [VARIANTS=...]
-#        [DIMS=4x4x5] [STEPS="check descend lift"] bash scripts/device_descend.sh
+#        [DIMS=4x4x5] [PROGRESS=20s] [STEPS="check descend lift"] bash scripts/device_descend.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 OUT=${OUT:-out}
@@ -29,6 +31,8 @@ TD=${TD:-40s}
 LW=${LW:-60s}
 DIMS=${DIMS:-4x4x5}
 STEPS=${STEPS:-check descend lift}
+QUIET=(-q)
+[ -n "${PROGRESS:-}" ] && QUIET=(--progress "$PROGRESS")
 mkdir -p "$OUT"
 LOG=$OUT/descend.log
 : > "$LOG"
@@ -58,7 +62,7 @@ if step descend; then
         [ "$f" = standard ] && from=()
         # shellcheck disable=SC2086 # a variant is a list of options
         fg_step "GF(2) from $f (mod 2), seed $s, $TD ${v:-(defaults)}" 600 $F search --dims $DIMS "${from[@]}" \
-          --backend gpu --time $TD --seed $s --target-rank 0 --db "$DB" -q $v
+          --backend gpu --time $TD --seed $s --target-rank 0 --db "$DB" "${QUIET[@]}" $v
         grep -E '^best rank' "$LOG" | tail -1
       done
     done

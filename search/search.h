@@ -158,6 +158,8 @@ typedef struct search_params {
     double pool_up;        /* a restart climbs one nonempty rank above that level with this
                               probability, repeatedly (fresh descents keep the pools diverse) */
     double pool_fresh;     /* a restart starts over from the start schemes with this probability */
+    double degree_bias;    /* B: a flip from D flips to D' is kept with probability min(1, (D/D')^B)
+                              (a Metropolis correction; 0: every flip is kept) */
     int symmetry;          /* scheme_symmetry: walk among invariant schemes (docs/search.md,
                               "Symmetric walks"); SCHEME_SYM_NONE: the plain walk */
     search_cubes cubes;    /* the symmetric start's diagonal cubes */
@@ -352,7 +354,8 @@ typedef struct search_walker search_walker;
 
 typedef struct search_walker_stats {
     uint64_t flips, plus, reductions, gen_reductions, no_flip;
-    uint64_t rejected;     /* over Z: flips drawn and not taken (over the coefficient bound) */
+    uint64_t rejected;     /* over Z: flips drawn and not taken (over the coefficient bound);
+                              with degree_bias: flips undone by the Metropolis test */
 } search_walker_stats;
 
 /* A walker on a copy of start (GF(2) words; zero-factor terms dropped, then

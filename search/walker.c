@@ -20,6 +20,7 @@
  */
 #include "walker_impl.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,6 +328,7 @@ search_walker *search_walker_new(const scheme *start, const search_params *p, ui
     w->gen_max = p->gen_max > 32 ? 32 : p->gen_max;
     w->plus_max = p->plus_max;
     w->isolated_plus = p->isolated_plus != 0;
+    w->degree_bias = p->degree_bias;
     w->L = p->plateau ? p->plateau : 1;
     w->Lmin = p->plateau_min ? p->plateau_min : w->L;
     w->Lmax = p->plateau_max ? p->plateau_max : w->L;
@@ -470,6 +472,8 @@ bool search_walker_flip(search_walker *w)
     }
     int32_t s, u;
     int x;
+    const uint64_t d0 = w->degree_bias > 0 ? walker_degree(w) : 0;
+    const int before = w->rank;
     walker_draw_pair(w, &s, &u, &x);
     int y = pos_y(x), z = pos_z(x);
     w->st.flips++;
@@ -478,6 +482,25 @@ bool search_walker_flip(search_walker *w)
     factor_xor(w, s, y, w->f[u << 2 | y]);
     factor_xor(w, u, z, zs);
     process_work(w);
+    if (w->degree_bias > 0 && w->rank == before) {
+        /* The draw is uniform over the D ordered pairs, so the plain walk stays
+         * at a scheme in proportion to its D (a random walk on a graph); the
+         * published <4,5,5>:73 has 4 flippable pairs where our 74-76 have 10 or
+         * more.  Metropolis's test with the proposal's ratio D/D' makes every
+         * scheme of a rank equally likely (B = 1).  The flip is its own inverse
+         * (y_u and z_s did not change), and no reduction happened. */
+        const uint64_t d1 = walker_degree(w);
+        if (d1 > d0) {
+            const double keep = pow((double)d0 / (double)d1, w->degree_bias);
+            const double draw = (double)(scheme_rng_next(&w->rng) >> 11) * 0x1.0p-53;
+            if (draw >= keep) {
+                factor_xor(w, s, y, w->f[u << 2 | y]);
+                factor_xor(w, u, z, zs);
+                process_work(w);
+                w->st.rejected++;
+            }
+        }
+    }
     return true;
 }
 
@@ -642,6 +665,9 @@ bool search_walker_check(const search_walker *w, char *err, size_t errlen)
     if (pairs != flips)
         return scheme_fail(err, errlen, "index counts %llu flips, reference %llu",
                            (unsigned long long)pairs, (unsigned long long)flips);
+    if (!w->sym && !w->zw && walker_degree(w) != flips)
+        return scheme_fail(err, errlen, "the degree bias counts %llu flips, reference %llu",
+                           (unsigned long long)walker_degree(w), (unsigned long long)flips);
     return true;
 }
 
@@ -720,6 +746,14 @@ bool walker_check_index(const search_walker *w, char *err, size_t errlen)
     if (kmax != w->kmax)
         return scheme_fail(err, errlen, "kmax %d, expected %d", w->kmax, kmax);
     return true;
+}
+
+uint64_t walker_degree(const search_walker *w)
+{
+    uint64_t d = (uint64_t)w->nM[0]; /* a bucket of two: two ordered pairs, two members */
+    for (int k = 3; k <= w->kmax; k++)
+        d += (uint64_t)w->hist[k] * (uint64_t)k * (uint64_t)(k - 1);
+    return d;
 }
 
 /* The flips the index offers: ordered pairs of terms in one bucket. */

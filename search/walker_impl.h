@@ -99,6 +99,7 @@ struct search_walker {
     int rank;           /* alive terms */
     int gen_max, plus_max;
     bool isolated_plus; /* search_params.isolated_plus */
+    double degree_bias; /* search_params.degree_bias */
     uint64_t L, Lmin, Lmax;  /* adaptive plateau length and its bounds */
     uint64_t plateau_count;  /* flips since the rank last dropped or a plus */
 
@@ -176,6 +177,9 @@ void walker_draw_pair(search_walker *w, int32_t *s, int32_t *u, int *x);
  * pairs it offers. */
 bool walker_check_index(const search_walker *w, char *err, size_t errlen);
 uint64_t walker_index_pairs(const search_walker *w);
+/* The same count from the member lists and the histogram (what a flip reads
+ * for the degree bias): O(largest bucket). */
+uint64_t walker_degree(const search_walker *w);
 
 /* No flip is possible: the walk ends there (the driver restarts). */
 bool walker_flip_isolated(const search_walker *w);

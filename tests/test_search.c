@@ -449,22 +449,12 @@ Test(search_walker, start_reductions_and_zero_terms)
     scheme_free(s);
 }
 
-/* One flip from a fixed scheme, many times: every ordered flippable pair is
- * equally likely.  The expected distribution of outcomes comes from the
- * reference (each ordered pair flipped with search_flip); a chi-square test
- * with a generous bound catches a biased sampler, not noise. */
-Test(search_walker, flips_are_uniform_over_ordered_pairs, .timeout = 120)
+/* Walks w until its scheme has a bucket of three or more and no flip enables a
+ * reduction (so that one flip's outcomes are the flips themselves); its terms
+ * in t.  false when 400 tries found none. */
+static bool walk_to_a_state_without_reducing_flips(search_walker *w, const search_params *p, scheme_term *t,
+                                                   int *prank)
 {
-    uint64_t seed = test_seed();
-    scheme_rng rng;
-    scheme_rng_seed(&rng, seed);
-    scheme_format f = {4, 4, 4};
-    search_params p = params_for(f);
-    scheme *s = scheme_standard(f);
-    search_walker *w = search_walker_new(s, &p, seed, 0);
-    scheme_free(s);
-    /* a state with a bucket of three or more where no flip enables a reduction */
-    scheme_term t[128];
     int rank = 0;
     bool found = false;
     for (int attempt = 0; attempt < 400 && !found; attempt++) {
@@ -490,17 +480,42 @@ Test(search_walker, flips_are_uniform_over_ordered_pairs, .timeout = 120)
                     int ru = rank;
                     search_flip(u, &ru, i, j, x);
                     search_reduction red;
-                    reducible = ru < rank || search_find_reduction(u, ru, p.gen_max, &red);
+                    reducible = ru < rank || search_find_reduction(u, ru, p->gen_max, &red);
                 }
         found = !reducible;
     }
-    cr_assert(found, "no suitable state found (seed %llu)", (unsigned long long)seed);
-    /* expected: outcome hash -> number of ordered pairs giving it */
+    *prank = rank;
+    return found;
+}
+
+/* One flip of a walker with the given degree bias from a fixed scheme, many
+ * times, against the reference: each ordered flippable pair (i, j, x) is drawn
+ * with probability 1/D (D = search_count_flips of the scheme), its outcome u
+ * (search_flip) kept with probability min(1, (D/D(u))^bias), else the scheme
+ * stays (bias 0: always kept).  A chi-square test with a generous bound
+ * catches a biased sampler or a wrong acceptance, not noise. */
+static void one_flip_matches_the_reference(double bias)
+{
+    uint64_t seed = test_seed();
+    scheme_format f = {4, 4, 4};
+    search_params p = params_for(f);
+    p.degree_bias = bias;
+    scheme *s = scheme_standard(f);
+    search_walker *w = search_walker_new(s, &p, seed, 0);
+    scheme_free(s);
+    scheme_term t[128];
+    int rank = 0;
+    cr_assert(walk_to_a_state_without_reducing_flips(w, &p, t, &rank), "no suitable state found (seed %llu)",
+              (unsigned long long)seed);
+    /* expected: outcome hash -> probability */
     enum { MAXO = 4096 };
     static uint64_t oh[MAXO];
     static double expect[MAXO], got[MAXO];
-    int no = 0, pairs = 0;
     scheme *start = terms_scheme(f, t, rank);
+    const double d0 = (double)search_count_flips(t, rank);
+    oh[0] = scheme_hash(start);
+    expect[0] = got[0] = 0;
+    int no = 1, pairs = 0, moved_up = 0;
     for (int x = 0; x < 3; x++)
         for (int i = 0; i < rank; i++)
             for (int j = 0; j < rank; j++) {
@@ -510,6 +525,9 @@ Test(search_walker, flips_are_uniform_over_ordered_pairs, .timeout = 120)
                 memcpy(u, t, sizeof(scheme_term) * (size_t)rank);
                 int ru = rank;
                 search_flip(u, &ru, i, j, x);
+                const double d1 = (double)search_count_flips(u, ru);
+                const double keep = bias > 0 && d1 > d0 ? pow(d0 / d1, bias) : 1;
+                moved_up += d1 > d0;
                 scheme *o = terms_scheme(f, u, ru);
                 uint64_t h = scheme_hash(o);
                 scheme_free(o);
@@ -522,9 +540,14 @@ Test(search_walker, flips_are_uniform_over_ordered_pairs, .timeout = 120)
                     expect[no] = got[no] = 0;
                     no++;
                 }
-                expect[k] += 1;
+                expect[k] += keep / d0;
+                expect[0] += (1 - keep) / d0;
                 pairs++;
             }
+    cr_assert_eq(pairs, (int)d0, "the reference's pairs %d, search_count_flips %.0f", pairs, d0);
+    if (bias > 0)
+        cr_assert_gt(moved_up, 0, "no flip raises the count: the test would not test the bias (seed %llu)",
+                     (unsigned long long)seed);
     int samples = tc_sanitized() ? 40 * pairs : 400 * pairs;
     for (int n = 0; n < samples; n++) {
         cr_assert(search_walker_reset(w, start));
@@ -540,16 +563,35 @@ Test(search_walker, flips_are_uniform_over_ordered_pairs, .timeout = 120)
         got[k] += 1;
     }
     double chi = 0;
+    int df = -1;
     for (int k = 0; k < no; k++) {
-        double e = expect[k] / pairs * samples;
+        double e = expect[k] * samples;
+        if (e <= 0) {
+            cr_assert_eq(got[k], 0, "an outcome of probability 0 happened (seed %llu)", (unsigned long long)seed);
+            continue;
+        }
         chi += (got[k] - e) * (got[k] - e) / e;
+        df++;
     }
-    /* df = no - 1; mean df, sd sqrt(2 df): 8 sd above is not noise */
-    double df = no - 1;
-    cr_assert_lt(chi, df + 8 * sqrt(2 * df) + 10, "chi-square %.1f with %d outcomes (seed %llu)", chi,
-                 no, (unsigned long long)seed);
+    /* mean df, sd sqrt(2 df): 8 sd above is not noise */
+    cr_assert_lt(chi, df + 8 * sqrt(2.0 * df) + 10, "bias %.2f: chi-square %.1f with %d outcomes (seed %llu)",
+                 bias, chi, df + 1, (unsigned long long)seed);
+    search_walker_stats st;
+    search_walker_stats_get(w, &st);
+    if (bias > 0)
+        cr_assert_gt(st.rejected, 0, "bias %.2f: no flip was undone", bias);
+    else
+        cr_assert_eq(st.rejected, 0);
     scheme_free(start);
     search_walker_free(w);
+}
+
+Test(search_walker, flips_are_uniform_over_ordered_pairs, .timeout = 120) { one_flip_matches_the_reference(0); }
+
+/* The degree bias (Metropolis's test on the flip counts) against the same reference. */
+Test(search_walker, the_degree_bias_keeps_a_flip_with_metropolis_probability, .timeout = 120)
+{
+    one_flip_matches_the_reference(4);
 }
 
 /* Strassen's algorithm over GF(2): no two terms share a factor (flip-isolated). */
