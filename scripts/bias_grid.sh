@@ -6,8 +6,10 @@
 # many runs reached it, per format and bias.  Runs anywhere flipgraph is built
 # (FG, default build/flipgraph); on the GPU machine after a device build.
 #
+# FROM=FILE starts every run from FILE (one format) instead.
+#
 # Usage: [FG=build/flipgraph] [FORMATS="3x4x4:38 3x3x5:36"] [BIASES="0 1 2"]
-#        [SEEDS="1 2 3 4"] [CAP=60] [JOBS=$(nproc)] [OUT=out] bash scripts/bias_grid.sh
+#        [SEEDS="1 2 3 4"] [CAP=60] [JOBS=$(nproc)] [FROM=FILE] [OUT=out] bash scripts/bias_grid.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 FG=${FG:-build/flipgraph}
@@ -22,12 +24,15 @@ RAW=$OUT/bias_grid.txt
 : > "$RAW"
 one() { # FMT RANK BIAS SEED -> "FMT BIAS SEED BEST SECONDS"
   local line
-  line=$(timeout $((CAP + 30)) "$FG" search --dims "$1" --threads 1 --time "${CAP}s" --target-rank "$2" \
-    --seed "$4" --degree-bias "$3" --progress 0 2>&1 | grep '^best rank')
+  local from=()
+  [ -n "$FROM" ] && from=(--from "$FROM")
+  line=$(timeout $((CAP + 30)) "$FG" search --dims "$1" "${from[@]}" --threads 1 --time "${CAP}s" \
+    --target-rank "$2" --seed "$4" --degree-bias "$3" --progress 0 2>&1 | grep '^best rank')
   echo "$1 $3 $4 $(echo "$line" | sed -n 's/^best rank \([0-9]*\) .* after \([0-9.]*\) s.*/\1 \2/p')"
 }
 export -f one
-export FG CAP
+FROM=${FROM:-}
+export FG CAP FROM
 for f in $FORMATS; do
   for b in $BIASES; do
     for s in $SEEDS; do echo "${f%%:*} ${f##*:} $b $s"; done
