@@ -264,7 +264,6 @@ static void meta_factors_free(meta_factors *fc)
 typedef struct meta_origin {
     char how[96];
     int64_t parent;
-    bool combined; /* a sum or product of two formats' bests */
 } meta_origin;
 
 /* search_meta_start for format j: combine false, the lowest projection or
@@ -287,7 +286,6 @@ static scheme *meta_start_of(const meta_fmt *v, int n, int j, db *store, const m
         char fb[32], fc[32], err[256];
         int64_t pid;
         o->parent = store && f1 < n && db_find_scheme(store, known[f1], &pid, err, sizeof err) == DB_OK ? pid : 0;
-        o->combined = f2 >= 0;
         if (f2 >= 0)
             snprintf(o->how, sizeof o->how, "%s's best %s %s's", scheme_format_str(known[f1]->fmt, fb),
                      kind == SEARCH_META_SUM ? "plus" : "times", scheme_format_str(known[f2]->fmt, fc));
@@ -459,9 +457,9 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                 break;
             }
     }
-    meta_origin moved = {"", 0, false}; /* how `next` came */
-    scheme *side = NULL;                 /* a sum or product kept beside the leg (meta_start_for) */
-    meta_origin side_o = {"", 0, false};
+    meta_origin moved = {"", 0}; /* how `next` came */
+    scheme *side = NULL;         /* a sum or product kept beside the leg (meta_start_for) */
+    meta_origin side_o = {"", 0};
     meta_factors factors = {false, 0, {NULL}};
     meta_factors *fac = ring == SCHEME_RING_Z ? NULL : &factors;
     const uint64_t fac_seed = base->p.seed ^ 0x6d65746166616374ull;
@@ -639,7 +637,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         if (mc->until_record && !improved)
             nc = 0;
         reset = false;
-        moved = (meta_origin){"", 0, false};
+        moved = (meta_origin){"", 0};
         int j;
         if (nc > 0) {
             j = nb[cand[scheme_splitmix64(&sm) % (uint64_t)nc]];
