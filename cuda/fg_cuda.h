@@ -283,6 +283,9 @@ typedef struct cuda_walk_config {
                              whichever comes first; 0: steps only (exact replay of a seed).
                              Bounding by time keeps every warp busy to the end of the launch:
                              with steps alone the launch waits for its slowest warp */
+    float degree_bias;    /* B > 0: a flip from D flippable pairs to D' > D that reduces nothing is
+                             undone unless a draw falls below (D/D')^B (search_params.degree_bias,
+                             Metropolis et al. 1953); 0: the plain walk */
 } cuda_walk_config;
 
 /* The state of one walker at the end of a launch. */
@@ -299,6 +302,8 @@ typedef struct cuda_walk_warp {
     uint64_t plus, plus_skipped;
     uint64_t restarts;      /* from the device pool */
     uint64_t rng_lane, rng_warp; /* random stream positions */
+    uint64_t rejected;      /* flips undone by the degree bias */
+    uint32_t degree;        /* with the degree bias: D of the current scheme, 0 when not known */
 } cuda_walk_warp;
 
 /* trace: a walker's last move, term indices as before the move. */
@@ -315,6 +320,8 @@ typedef struct cuda_walk_move {
     int32_t npairs;     /* flip: pair reductions that followed, search_reduce_pair(pair[k][0], */
     int32_t pair[8][2]; /* pair[k][1]) in order, indices as before each (at most 8) */
     int32_t rank_before;
+    int32_t undone;     /* flip: undone by the degree bias (the scheme is as before) */
+    uint32_t degree;    /* with the degree bias: the walker's D after the step, 0 when not known */
 } cuda_walk_move;
 
 typedef struct cuda_walk_info {

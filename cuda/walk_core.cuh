@@ -37,6 +37,10 @@
 
 #include "fg_cuda.h"
 
+#if !defined(__CUDACC__)
+#include <math.h>
+#endif
+
 #if defined(__CUDACC__)
 #define WK_FN __device__ __forceinline__
 #define WK_POPC(x) __popc(x)
@@ -72,6 +76,7 @@ struct Params {
     int isolated_restart;   /* idle_plus empty steps end the walk instead of a plus */
     int flips_per_step;     /* set by the launch (walk_kernel.cu, walk_emu.cpp): kFlipsPerStep */
     uint64_t budget_ns;     /* a warp's walking time per launch (cuda_walk_config.launch_us); 0: steps only */
+    float degree_bias;      /* B of search_params.degree_bias; 0: off (cuda_walk_config.degree_bias) */
 };
 
 static const uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
@@ -270,6 +275,55 @@ WK_FN int find_pair(const S &st, W &wp, int R, int iu, const typename S::Word U[
     return (int)wp.shfl32((uint32_t)fk, q) * 32 + q;
 }
 
+/* D, the ordered pairs of distinct terms that share a factor at some position
+ * (walker_degree on the CPU; search_count_flips): every term's factor is
+ * broadcast in turn and counted among the other terms.  O(3 * slots^2 * 32)
+ * per lane, so the walk counts it only where it lost track (a reduction, a
+ * plus transition, a restart) and follows flips by their difference. */
+template <class S, class W>
+WK_FN uint32_t degree_count(const S &st, W &wp, int R, int lane)
+{
+    typedef typename S::Word F;
+    uint32_t c = 0;
+    for (int k2 = 0; k2 < st.slots(); ++k2) {
+        F v2[3];
+        st.get(k2, v2);
+        for (int s = 0; s < 32; ++s) {
+            const int i2 = k2 * 32 + s;
+            if (i2 >= R)
+                break; /* uniform: the same i2 in every lane */
+            F b[3];
+            for (int f = 0; f < 3; ++f)
+                b[f] = wp.shfl(v2[f], s);
+            for (int k = 0; k < st.slots(); ++k) {
+                const int i = k * 32 + lane;
+                F u[3];
+                st.get(k, u);
+                if (i < R && i != i2)
+                    c += (uint32_t)(u[0] == b[0]) + (uint32_t)(u[1] == b[1]) + (uint32_t)(u[2] == b[2]);
+            }
+        }
+    }
+    return wp.sum(c);
+}
+
+/* How many of the terms hold u at position y and v at position z (two counts
+ * packed in 16 bits each; a rank is below 65536). */
+template <class S, class W>
+WK_FN uint32_t count_values(const S &st, W &wp, int R, int y, typename S::Word u, int z, typename S::Word v,
+                            int lane)
+{
+    uint32_t c = 0;
+    for (int k = 0; k < st.slots(); ++k) {
+        const int i = k * 32 + lane;
+        typename S::Word t[3];
+        st.get(k, t);
+        if (i < R)
+            c += (uint32_t)(sel3(y, t) == u) + ((uint32_t)(sel3(z, t) == v) << 16);
+    }
+    return wp.sum(c);
+}
+
 /* Returns the walker's best scheme in the launch's queue; false when the queue
  * is full (the walker keeps it and tries again later). */
 template <class W>
@@ -346,8 +400,17 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
     mv.rank_before = R;
     for (int k = 0; k < 5; ++k) mv.idx[k] = -1;
     mv.npairs = 0;
+    mv.undone = 0;
+    mv.degree = 0;
     int mixc = p.mix_every;
     uint32_t idle = 0; /* steps in a row that found no two terms sharing a factor */
+    /* The degree bias (search_params.degree_bias; docs/search.md, "The degree
+     * bias"): D of the current scheme while dknown, kept across launches in the
+     * walker's state and followed through flips by their difference. */
+    const bool biased = p.degree_bias > 0.0f;
+    uint32_t dcur = wsp->degree;
+    bool dknown = biased && dcur != 0;
+    uint32_t n_rej = 0;
     uint32_t nwalk = wsp->walks ? wsp->walks : 1; /* this is the walker's nwalk-th walk */
     uint32_t wlim = walk_limit(p, nwalk);
 
@@ -366,7 +429,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
         ++n_steps;
         const uint64_t u = wr.next();
         const uint32_t ulo = (uint32_t)u, uhi = (uint32_t)(u >> 32);
-        if (trace) { mv.kind = CUDA_WALK_MOVE_NONE; mv.rank_before = R; mv.npairs = 0; }
+        if (trace) { mv.kind = CUDA_WALK_MOVE_NONE; mv.rank_before = R; mv.npairs = 0; mv.undone = 0; }
 
         /* 0. a walk that went walk_len flips without a lower rank restarts from
          * a random scheme of the pool (Kauers-Moosbauer's level strategy; the
@@ -396,6 +459,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                 }
                 best = reported = R;
                 since = since_best = 0;
+                dknown = false;
                 ++n_restart;
                 wlim = walk_limit(p, ++nwalk); /* Luby restarts, as driver.c */
                 if (trace) mv.kind = CUDA_WALK_MOVE_RESTART;
@@ -451,6 +515,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
             ++n_plus;
             since = 0;
             idle = 0;
+            dknown = false;
             continue;
         }
 
@@ -535,6 +600,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
 
             bool changed = false, dead = false;
             int la = 0, lb = 0;
+            F ya0 = 0, zb0 = 0, fyb = 0, fza = 0; /* the degree bias: the flip's factors */
             if (dy | dz) {
                 const int D = WK_FFS(dy | dz) - 1;
                 const bool byY = (dy >> D) & 1;
@@ -559,6 +625,12 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                 la = member_lane(Mr, a, rot2);
                 lb = member_lane(Mr, b, rot2);
                 const F yb = wp.shfl(myy, lb), za = wp.shfl(myz, la);
+                if (biased) {
+                    ya0 = wp.shfl(myy, la);
+                    zb0 = wp.shfl(myz, lb);
+                    fyb = yb;
+                    fza = za;
+                }
                 if (mi == a) { myy ^= yb; changed = true; dead = myy == 0; }
                 if (mi == b) { myz ^= za; changed = true; dead = dead || myz == 0; }
                 if (trace) {
@@ -656,6 +728,41 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                 }
                 if (trace) mv.npairs = np;
             }
+            if (R != R0) {
+                dknown = false;
+            } else if (biased && !(dy | dz)) {
+                /* Metropolis's test as search_walker_flip's: a flip to D' > D that
+                 * reduced nothing is undone unless a draw falls below (D/D')^B.  A
+                 * changed factor moves its term from the others holding the old
+                 * value to those holding the new one: D changes by 2 (new - old)
+                 * per changed factor (a's at y, b's at z). */
+                const F ya1 = ya0 ^ fyb, zb1 = zb0 ^ fza;
+                const uint32_t cn = count_values(st, wp, R, y, ya1, z, zb1, lane);
+                const uint32_t co = count_values(st, wp, R, y, ya0, z, zb0, lane);
+                const int dd = 2 * (((int)(cn & 0xffffu) - 1 - (int)(co & 0xffffu)) +
+                                    ((int)(cn >> 16) - 1 - (int)(co >> 16)));
+                const uint32_t d1 = dknown ? (uint32_t)((int)dcur + dd) : degree_count(st, wp, R, lane);
+                const uint32_t d0 = (uint32_t)((int)d1 - dd);
+                dcur = d1;
+                dknown = true;
+                if (d1 > d0) {
+                    const float keep = powf((float)d0 / (float)d1, p.degree_bias);
+                    const float draw = (float)(uint32_t)(wr.next() >> 40) * (1.0f / 16777216.0f);
+                    if (draw >= keep) {
+                        /* the flip is its own inverse: yb and za did not change */
+                        if (lane == la) myy ^= fyb;
+                        if (lane == lb) myz ^= fza;
+                        if (lane == la || lane == lb) {
+                            put3(t, y, myy);
+                            put3(t, z, myz);
+                            st.set(j, t);
+                        }
+                        dcur = d0;
+                        ++n_rej;
+                        if (trace) mv.undone = 1;
+                    }
+                }
+            }
             if (kTrace || R != R0 || fi + 1 >= p.flips_per_step)
                 break;
             cand &= ~M;
@@ -680,6 +787,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
 
     if (!handed)
         store_save(st, p.terms + base, R, lane);
+    if (trace) mv.degree = dknown ? dcur : 0;
     if (trace && lane == 0)
         p.moves[w] = mv;
     if (best < reported && report_best(p, wp, w, best, lane))
@@ -699,6 +807,8 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
         o->removed += n_removed;
         o->plus += n_plus;
         o->plus_skipped += n_skip;
+        o->rejected += n_rej;
+        o->degree = dknown ? dcur : 0;
         o->rng_lane = lr.s - lane_key(p.seed, w, lane);
         o->rng_warp = wr.s - warp_key(p.seed, w);
     }

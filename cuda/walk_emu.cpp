@@ -76,6 +76,14 @@ struct EmuWarp {
             if (b[i] > m) m = b[i];
         return (uint32_t)m;
     }
+    uint32_t sum(uint32_t v)
+    {
+        const uint64_t *b = exchange(v);
+        uint32_t m = 0;
+        for (int i = 0; i < 32; i++)
+            m += (uint32_t)b[i];
+        return m;
+    }
     uint64_t now_ns() const
     {
         return (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -257,6 +265,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     p.check_pairs = cfg->check_pairs;
     p.isolated_restart = cfg->isolated_restart;
     p.idle_plus = cfg->idle_plus;
+    p.degree_bias = cfg->degree_bias;
     p.budget_ns = (uint64_t)cfg->launch_us * 1000u;
     w->pool_cap = cfg->pool_cap ? cfg->pool_cap : 256;
     *out = w;
@@ -315,6 +324,7 @@ extern "C" int cuda_walk_launch(cuda_walk *w, uint32_t steps, char *err, size_t 
         s.rank = s.best_rank = s.reported_rank = r;
         s.since_drop = 0;
         s.since_best = 0;
+        s.degree = 0;
     }
     w->pending.clear();
     if (w->pool_pending) {

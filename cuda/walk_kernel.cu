@@ -33,6 +33,7 @@ struct DevWarp {
         return __shfl_sync(kFull, v, src);
     }
     __device__ __forceinline__ uint32_t max(uint32_t v) const { return __reduce_max_sync(kFull, v); }
+    __device__ __forceinline__ uint32_t sum(uint32_t v) const { return __reduce_add_sync(kFull, v); }
     // %globaltimer: nanoseconds, the same clock on every SM
     __device__ __forceinline__ uint64_t now_ns() const
     {
@@ -112,6 +113,7 @@ __global__ void walk_load_kernel(Params p, const int32_t *ids, const int32_t *ra
         s.reported_rank = r;
         s.since_drop = 0;
         s.since_best = 0;
+        s.degree = 0;
         p.state[w] = s;
     }
 }

@@ -150,8 +150,9 @@ static bool upload_pool(gpu_set *s)
 static void process(gpu_set *s, const cuda_walk_batch *b)
 {
     gpu_backend *g = s->g;
-    uint64_t flips = 0, plus = 0, red = 0, restarts = 0;
+    uint64_t flips = 0, plus = 0, red = 0, restarts = 0, rejected = 0;
     for (int i = 0; i < b->warps; i++) {
+        rejected += b->warp[i].rejected;
         flips += b->warp[i].flips;
         plus += b->warp[i].plus;
         red += b->warp[i].reductions;
@@ -162,6 +163,7 @@ static void process(gpu_set *s, const cuda_walk_batch *b)
     s->st.plus = plus;
     s->st.reductions = red;
     s->st.restarts = restarts;
+    s->st.rejected = rejected;
     memset(s->rank_count, 0, ((size_t)s->info.cap + 1) * sizeof *s->rank_count);
     for (int i = 0; i < b->warps; i++) {
         const int r = b->warp[i].rank;
@@ -345,6 +347,7 @@ static bool set_create(gpu_backend *g, gpu_set *s, int first_walker)
     cfg.idle_plus = o->idle_plus;
     cfg.isolated_restart = o->isolated_restart;
     cfg.store = o->store;
+    cfg.degree_bias = (float)p->degree_bias;
     if (timed_launches(o))
         cfg.launch_us = (uint32_t)(o->launch_ms * 1000);
     int rc = cuda_walk_create(&cfg, &s->w, err, sizeof err);
@@ -512,8 +515,10 @@ search_status search_run_gpu_stats(const search_params *p, const search_gpu_opti
     const engine_backend b = {"gpu", &g, gpu_setup, gpu_start, gpu_stats, gpu_join, gpu_walker_name};
     engine_run(p, starts, nstarts, cb, &b, res);
 
-    uint64_t returned = 0, pooled = 0, isolated = 0;
+    uint64_t returned = 0, pooled = 0, isolated = 0, rejected = 0, flips = 0;
     for (int k = 0; k < nsets; k++) {
+        rejected += g.sets[k].st.rejected;
+        flips += g.sets[k].st.flips;
         returned += g.sets[k].st.returned;
         pooled += g.sets[k].st.pooled;
         isolated += g.sets[k].isolated;
@@ -522,6 +527,9 @@ search_status search_run_gpu_stats(const search_params *p, const search_gpu_opti
         fprintf(stderr, "gpu walk: %llu returned schemes (%llu new to the pool, %llu flip-isolated not pooled) from %d set%s\n",
                 (unsigned long long)returned, (unsigned long long)pooled, (unsigned long long)isolated, nsets,
                 nsets > 1 ? "s" : "");
+    if (o->verbose && g.sets[0].w && p->degree_bias > 0)
+        fprintf(stderr, "gpu walk: the degree bias %g undid %llu of %llu flips\n", p->degree_bias,
+                (unsigned long long)rejected, (unsigned long long)flips);
     if (stats && res->status != SEARCH_BAD_PARAMS) {
         stats->sets = nsets;
         for (int k = 0; k < nsets; k++)

@@ -23,6 +23,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -168,10 +169,20 @@ static cuda_walk *open_walk(const cuda_walk_config *c, const char *tn, cuda_walk
 
 /* ---- trace: every move against the CPU definition ---------------------- */
 
-static void t_trace(const char *name, const scheme *start, int store, int launches)
+/* bias > 0: the degree bias (cuda_walk_config.degree_bias) as well: an undone
+ * flip must have raised D (search_count_flips) and leave the scheme as it was,
+ * the walker's D (cuda_walk_move.degree) must be the CPU's count, and the
+ * undone flips must be as many as Metropolis's test makes them: each flip that
+ * reduced nothing and raised D from D to D' is undone with probability
+ * 1 - (D/D')^bias, so their count is within 5 standard deviations of the sum. */
+static void t_trace(const char *name, const scheme *start, int store, int launches, double bias)
 {
     char tn[160], err[256];
-    snprintf(tn, sizeof tn, "trace %s (%s)", name, store == CUDA_WALK_STORE_SMEM ? "smem" : "regs");
+    if (bias > 0)
+        snprintf(tn, sizeof tn, "trace %s (%s, degree bias %g)", name, store == CUDA_WALK_STORE_SMEM ? "smem" : "regs",
+                 bias);
+    else
+        snprintf(tn, sizeof tn, "trace %s (%s)", name, store == CUDA_WALK_STORE_SMEM ? "smem" : "regs");
     if (!wanted(tn))
         return;
     const int cap = round32(start->rank + 3);
@@ -186,6 +197,9 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
     c.trace = 1;
     c.store = store;
     c.sample = c.warps;
+    c.degree_bias = (float)bias;
+    if (bias > 0)
+        c.plateau = 40; /* mostly flips: the test counts them */
     cuda_walk_info in;
     cuda_walk *w = open_walk(&c, tn, &in);
     if (!w)
@@ -200,6 +214,9 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
         prank[i] = start->rank;
     }
     long kinds[6] = {0}, exact = 0, moves = 0, npairs = 0;
+    long trials = 0, undone = 0, degrees = 0;
+    double expect = 0, var = 0;
+    scheme_term *tmp = malloc((size_t)cap * sizeof *tmp);
     bool ok = true;
     char why[600] = "";
     for (int l = 0; l < launches && ok; l++) {
@@ -226,6 +243,7 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
             case CUDA_WALK_MOVE_NONE:
                 break;
             case CUDA_WALK_MOVE_FLIP: {
+                const uint64_t d0 = bias > 0 ? search_count_flips(t, r) : 0;
                 /* the set had no dependent subset, else a reduction was due */
                 uint64_t ys[5], zs[5];
                 int z = 3 - mv->x - mv->y;
@@ -237,12 +255,39 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
                     snprintf(why, sizeof why, "walker %d launch %d: a flip where a reduction was due", i, l);
                     ok = false;
                 }
+                int rf = r;
+                memcpy(tmp, t, (size_t)r * sizeof *tmp);
                 applied = mv->y == (mv->x + 1) % 3 &&
-                          search_flip(t, &r, mv->idx[mv->a], mv->idx[mv->b], mv->x);
+                          search_flip(tmp, &rf, mv->idx[mv->a], mv->idx[mv->b], mv->x);
                 /* then the pair reductions it enabled, in the GPU's order */
                 for (int k = 0; applied && k < mv->npairs && k < 8; k++)
-                    applied = search_reduce_pair(t, &r, mv->pair[k][0], mv->pair[k][1]);
+                    applied = search_reduce_pair(tmp, &rf, mv->pair[k][0], mv->pair[k][1]);
                 npairs += mv->npairs;
+                if (applied && bias > 0 && rf == r) {
+                    const uint64_t d1 = search_count_flips(tmp, rf);
+                    if (d1 > d0) {
+                        const double q = 1 - pow((double)d0 / (double)d1, bias);
+                        trials++;
+                        expect += q;
+                        var += q * (1 - q);
+                    }
+                    if (mv->undone && d1 <= d0) {
+                        snprintf(why, sizeof why, "walker %d launch %d: a flip from D = %llu to %llu undone", i, l,
+                                 (unsigned long long)d0, (unsigned long long)d1);
+                        ok = false;
+                    }
+                }
+                if (mv->undone && (bias <= 0 || rf != r)) {
+                    snprintf(why, sizeof why, "walker %d launch %d: an undone flip %s", i, l,
+                             bias <= 0 ? "without the degree bias" : "that reduced");
+                    ok = false;
+                }
+                if (mv->undone)
+                    undone++; /* the scheme stays as it was */
+                else {
+                    memcpy(t, tmp, (size_t)rf * sizeof *tmp);
+                    r = rf;
+                }
                 break;
             }
             case CUDA_WALK_MOVE_REDUCE:
@@ -272,6 +317,16 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
             }
             if (!memcmp(t, cur, (size_t)r * 3 * sizeof(uint64_t)))
                 exact++;
+            if (mv->degree) {
+                const uint64_t d = search_count_flips((const scheme_term *)cur, st->rank);
+                if (d != mv->degree) {
+                    snprintf(why, sizeof why, "walker %d launch %d: the walker's D is %u, the scheme has %llu", i, l,
+                             mv->degree, (unsigned long long)d);
+                    ok = false;
+                    break;
+                }
+                degrees++;
+            }
             if (st->rank > prank[i] && mv->kind != CUDA_WALK_MOVE_PLUS) {
                 snprintf(why, sizeof why, "walker %d: the rank rose without a plus transition", i);
                 ok = false;
@@ -299,11 +354,24 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
         ok = false;
         snprintf(why, sizeof why, "too few kinds of moves: %ld flips, %ld plus", kinds[1], kinds[3]);
     }
-    if (ok)
+    if (ok && bias > 0) {
+        const double dev = fabs((double)undone - expect), bound = 5 * sqrt(var) + 1;
+        if (trials < 100 || !degrees || dev > bound) {
+            ok = false;
+            snprintf(why, sizeof why, "%ld flips raised D: %ld undone, %.1f expected (bound %.1f); D checked %ld times",
+                     trials, undone, expect, bound, degrees);
+        }
+    }
+    if (ok && bias > 0)
+        report(true, tn, "%ld moves, %ld flips that raised D: %ld undone, %.1f expected (+-%.1f); the walker's D "
+               "equal to the CPU's %ld times",
+               moves, trials, undone, expect, 5 * sqrt(var) + 1, degrees);
+    else if (ok)
         report(true, tn, "%ld moves: %ld flips (then %ld pair reductions), %ld reductions, %ld plus, %ld none; %ld in the CPU's exact order",
                moves, kinds[1], npairs, kinds[2], kinds[3], kinds[0], exact);
     else
         report(false, tn, "%s", why);
+    free(tmp);
     free(prev);
     free(prank);
     free(pst);
@@ -913,9 +981,13 @@ int main(void)
         char name[64], fb[32];
         scheme *s = scheme_standard(stdf[i]);
         snprintf(name, sizeof name, "standard %s", scheme_format_str(stdf[i], fb));
-        t_trace(name, s, CUDA_WALK_STORE_REGS, ntrace);
+        t_trace(name, s, CUDA_WALK_STORE_REGS, ntrace, 0);
         if (i % 2 == 0)
-            t_trace(name, s, CUDA_WALK_STORE_SMEM, ntrace);
+            t_trace(name, s, CUDA_WALK_STORE_SMEM, ntrace, 0);
+        /* the degree bias: from a standard algorithm a flip mostly changes D
+         * (the corpus's low schemes have too few flips for the count) */
+        if (i == 2 || i == 4)
+            t_trace(name, s, i == 2 ? CUDA_WALK_STORE_REGS : CUDA_WALK_STORE_SMEM, ntrace * (i == 2 ? 20 : 5), i == 2 ? 4 : 2);
         /* reductions must be taken: the rank falls (quick mode walks too little
          * for the larger formats, whose first reduction takes ~1e4 flips) */
         t_walks(name, s, 0, 256, 20000, 3, g_quick && s->rank > 27 ? 0 : s->rank, 0);
@@ -932,14 +1004,14 @@ int main(void)
             report(false, corpus[i], "corpus file not readable (FLIPGRAPH_CORPUS)");
             continue;
         }
-        t_trace(corpus[i], s, 0 == i % 2 ? CUDA_WALK_STORE_REGS : CUDA_WALK_STORE_SMEM, ntrace);
+        t_trace(corpus[i], s, 0 == i % 2 ? CUDA_WALK_STORE_REGS : CUDA_WALK_STORE_SMEM, ntrace, 0);
         t_walks(corpus[i], s, 0, 256, 20000, 2, 0, 0);
         t_planted(corpus[i], s);
         scheme_free(s);
     }
     {
         scheme *s = scheme_standard((scheme_format){8, 8, 8});
-        t_trace("standard <8,8,8>", s, CUDA_WALK_STORE_SMEM, g_quick ? 5 : 10);
+        t_trace("standard <8,8,8>", s, CUDA_WALK_STORE_SMEM, g_quick ? 5 : 10, 0);
         /* validity only: from <8,8,8>'s standard algorithm the first reduction
          * takes longer than this check walks (none in 128 x 40000 flips) */
         t_walks("standard <8,8,8>", s, 0, 128, 20000, 2, 0, 0);
