@@ -63,6 +63,13 @@ double cli_now(void);
 bool cli_wants_help(int argc, char **argv);
 /* Reads a scheme from a file, printing FILE:LINE:COL: message on failure. */
 scheme *cli_read_scheme(const char *cmd, const char *path, const scheme_format *dims);
+/* The paths args[0..n) with every folder among them replaced by its regular
+ * files (names not starting with '.', in name order): a folder of schemes,
+ * such as `search --pool-out` writes, as one --from.  *out: n' strings (free
+ * with cli_paths_free).  CLI_OK, or an exit code after the message (a folder
+ * that cannot be read or holds no file, out of memory). */
+int cli_expand_paths(const char *cmd, const char *option, const char *const *args, int n, char ***out, int *nout);
+void cli_paths_free(char **paths, int n);
 /* Whether PATH is a file that starts like a zip (an AlphaTensor .npz); false
  * for "-" and for what cannot be opened (the reader then says why). */
 bool cli_is_npz_path(const char *path);

@@ -35,8 +35,12 @@ static void usage(FILE *out)
 "                      z column with --ring z;\n"
 "                      exit 2 for a format without one); with --target-rank the higher\n"
 "                      of the two ranks (the earlier stop) wins\n"
-"  --from FILE         start from this scheme (any format the readers know; repeatable)\n"
+"  --from FILE         start from this scheme (any format the readers know; repeatable); a\n"
+"                      folder: every file in it (the walkers take the starts in turn)\n"
 "  --out DIR           write every improvement to DIR/NxMxP-RANK-HASH.txt (native format)\n"
+"  --pool-out DIR      at the end write the run's pool, up to --pool-keep schemes (default\n"
+"                      here 1000), lowest ranks first, to DIR/NxMxP-RANK-HASH.txt: the\n"
+"                      distinct schemes it met at its best ranks, each verified\n"
 "  --db PATH           store every improvement and the run in this database\n"
 "  --from-db           start from the best scheme of the format in the database\n"
 "  --resume RUN        run again with the parameters stored for run RUN (its backend\n"
@@ -69,7 +73,7 @@ static void usage(FILE *out)
 "(the store stays whole).\n\n"
 "exit: 0 target reached (or no target and the time ran out), 1 time ran out before\n"
 "the target, 2 bad usage or input, 3 internal failure (a scheme that fails\n"
-"verification is a bug: reported, never kept) or a store that failed\n",
+"verification is a bug: reported, never kept) or a store or --pool-out write that failed\n",
             table ? table : "", CLI_PROGRESS_HEADER_EVERY);
     free(table);
 }
@@ -286,12 +290,13 @@ static uint64_t random_seed(void)
 /* Options of this command that are not search parameters; the parameters'
  * options are the rows of search/params.def, value OPT_PARAM + row. */
 enum { O_UNTIL_RECORD = 256, O_FROM, O_OUT, O_DB, O_FROMDB, O_RESUME, O_HELP, O_PARAMS_TABLE, O_MPI,
-       OPT_PARAM = 1024 };
+       O_POOL_OUT, OPT_PARAM = 1024 };
 
 static const struct option own_options[] = {
     {"until-record", no_argument, 0, O_UNTIL_RECORD},
     {"from", required_argument, 0, O_FROM},
     {"out", required_argument, 0, O_OUT},
+    {"pool-out", required_argument, 0, O_POOL_OUT},
     {"db", required_argument, 0, O_DB},
     {"from-db", no_argument, 0, O_FROMDB},
     {"resume", required_argument, 0, O_RESUME},
@@ -742,7 +747,7 @@ static int search_body(int argc, char **argv)
     search_config_default(&cli);
     const char *from[MAX_FROM];
     int nfrom = 0;
-    const char *out_dir = NULL, *db_path = NULL;
+    const char *out_dir = NULL, *db_path = NULL, *pool_dir = NULL;
     bool from_db = false, quiet = false, verbose = false, until_record = false;
     int64_t resume = 0;
     char err[1024];
@@ -765,6 +770,7 @@ static int search_body(int argc, char **argv)
             from[nfrom++] = optarg;
             break;
         case O_OUT: out_dir = optarg; break;
+        case O_POOL_OUT: pool_dir = optarg; break;
         case O_DB: db_path = optarg; break;
         case O_FROMDB: from_db = true; break;
         case O_RESUME:
@@ -802,13 +808,25 @@ static int search_body(int argc, char **argv)
     if ((from_db || resume) && !db_path)
         db_path = db_default_path(NULL);
 
-    int rc = CLI_OK;
-    scheme *starts[MAX_FROM + 1];
+    /* --from FOLDER: its files */
+    char **fromv = NULL;
+    int nfromv = 0;
+    int rc = cli_expand_paths(CMD, "--from", from, nfrom, &fromv, &nfromv);
+    if (rc != CLI_OK)
+        return rc;
+    scheme **starts = calloc((size_t)nfromv + 1, sizeof *starts);
     int nstarts = 0;
+    if (!starts) {
+        cli_paths_free(fromv, nfromv);
+        return cli_error(CLI_INTERNAL, CMD, "out of memory");
+    }
     db_status st;
     search_session *ss = session_open(db_path, &st, err, sizeof err);
-    if (!ss) /* the store's messages name the path; its table of exit codes (docs/db.md) */
+    if (!ss) { /* the store's messages name the path; its table of exit codes (docs/db.md) */
+        cli_paths_free(fromv, nfromv);
+        free(starts);
         return cli_error(cli_db_exit(st), CMD, "%s", err);
+    }
 
     search_config cfg = cli;
     if (resume) {
@@ -830,9 +848,9 @@ static int search_body(int argc, char **argv)
         /* a resumed run does not replay its first walks: a new seed unless given */
     }
 
-    for (int i = 0; i < nfrom; i++) {
+    for (int i = 0; i < nfromv; i++) {
         bool have_dims = cfg.given[SEARCH_PARAM_DIMS];
-        scheme *s = cli_read_scheme(CMD, from[i], have_dims ? &cfg.p.fmt : NULL);
+        scheme *s = cli_read_scheme(CMD, fromv[i], have_dims ? &cfg.p.fmt : NULL);
         if (!s) {
             rc = CLI_USAGE;
             goto out;
@@ -843,7 +861,7 @@ static int search_body(int argc, char **argv)
         }
         if (s->fmt.n != cfg.p.fmt.n || s->fmt.m != cfg.p.fmt.m || s->fmt.p != cfg.p.fmt.p) {
             char a[32], b[32];
-            rc = cli_error(CLI_USAGE, CMD, "%s: a scheme for %s, not %s", from[i],
+            rc = cli_error(CLI_USAGE, CMD, "%s: a scheme for %s, not %s", fromv[i],
                            scheme_format_str(s->fmt, a), scheme_format_str(cfg.p.fmt, b));
             scheme_free(s);
             goto out;
@@ -856,7 +874,7 @@ static int search_body(int argc, char **argv)
     }
     if (cfg.p.ring == SCHEME_RING_Z) /* GF(2) starts become integer ones (or are refused) */
         for (int i = 0; i < nstarts; i++)
-            if ((rc = z_start(&starts[i], from[i], quiet)) != CLI_OK)
+            if ((rc = z_start(&starts[i], fromv[i], quiet)) != CLI_OK)
                 goto out;
 
     int backend = decide_backend(&cfg, resume);
@@ -869,6 +887,18 @@ static int search_body(int argc, char **argv)
                        cli.backend == SEARCH_BACKEND_AUTO && cli.given[SEARCH_PARAM_BACKEND]
                            ? " (--backend auto chose it)" : "");
         goto out;
+    }
+    if (pool_dir) {
+        /* the folder now, not after the run: a bad --pool-out must not cost the walk */
+        search_result none;
+        memset(&none, 0, sizeof none);
+        int written;
+        if (!session_write_pool(&none, pool_dir, &written, err, sizeof err)) {
+            rc = cli_error(CLI_USAGE, CMD, "%s", err);
+            goto out;
+        }
+        if (!cfg.given[SEARCH_PARAM_POOL_KEEP])
+            cfg.p.pool_keep = 1000;
     }
     int explicit_target = cfg.p.target_rank;
     if (until_record) {
@@ -930,7 +960,7 @@ static int search_body(int argc, char **argv)
     char fb[32];
     if (!quiet) {
         banner_info bi = {&cfg, (const scheme *const *)starts, nstarts,
-                          nfrom ? "--from" : nstarts ? "the database's best" : "the standard algorithm",
+                          nfromv ? "--from" : nstarts ? "the database's best" : "the standard algorithm",
                           until_record, explicit_target};
         banner(&bi);
     }
@@ -981,10 +1011,20 @@ static int search_body(int argc, char **argv)
     rc = res.status == SEARCH_REACHED ? CLI_OK : CLI_NEGATIVE;
     if (run.end_lost) /* a store failure outweighs the search's answer */
         rc = CLI_INTERNAL;
+    if (pool_dir) {
+        int written = 0;
+        if (!session_write_pool(&res, pool_dir, &written, err, sizeof err))
+            rc = cli_error(CLI_INTERNAL, CMD, "%s", err);
+        else if (!quiet)
+            fprintf(stderr, "flipgraph search: %d schemes of the pool (ranks %d..%d) written to %s\n", written,
+                    res.npool ? res.pool[0]->rank : 0, res.npool ? res.pool[res.npool - 1]->rank : 0, pool_dir);
+    }
     search_result_free(&res);
 out:
     for (int i = 0; i < nstarts; i++)
         scheme_free(starts[i]);
+    free(starts);
+    cli_paths_free(fromv, nfromv);
     session_close(ss);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -228,3 +229,72 @@ bool cli_find_corpus(const char *cmd, const char *option, char *buf, size_t len)
  * second leaves at once by the signal's default action.  Nothing
  * is lost that way: every store change is a SQLite transaction (rolled back
  * on the next open) and every file is written to a temporary name and renamed. */
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Appends a copy of str to v[0..*n) (capacity *cap); false: out of memory. */
+static bool push_path(char ***v, int *n, int *cap, const char *str)
+{
+    if (*n == *cap) {
+        const int nc = *cap ? 2 * *cap : 16;
+        char **nv = realloc(*v, (size_t)nc * sizeof **v);
+        if (!nv)
+            return false;
+        *v = nv;
+        *cap = nc;
+    }
+    if (!((*v)[*n] = strdup(str)))
+        return false;
+    ++*n;
+    return true;
+}
+
+int cli_expand_paths(const char *cmd, const char *option, const char *const *args, int n, char ***out, int *nout)
+{
+    char **v = NULL;
+    int nv = 0, cap = 0, rc = CLI_OK;
+    for (int i = 0; i < n && rc == CLI_OK; i++) {
+        struct stat sb;
+        if (strcmp(args[i], "-") == 0 || stat(args[i], &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+            /* a file (or what the reader will say it cannot open) */
+            if (!push_path(&v, &nv, &cap, args[i]))
+                rc = cli_error(CLI_INTERNAL, cmd, "out of memory");
+            continue;
+        }
+        DIR *d = opendir(args[i]);
+        if (!d) {
+            rc = cli_error(CLI_USAGE, cmd, "%s %s: cannot read the folder: %s", option, args[i], strerror(errno));
+            break;
+        }
+        const int first = nv;
+        struct dirent *de;
+        while (rc == CLI_OK && (de = readdir(d)) != NULL) {
+            if (de->d_name[0] == '.')
+                continue;
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", args[i], de->d_name);
+            if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && !push_path(&v, &nv, &cap, path))
+                rc = cli_error(CLI_INTERNAL, cmd, "out of memory");
+        }
+        closedir(d);
+        if (rc == CLI_OK && nv == first)
+            rc = cli_error(CLI_USAGE, cmd, "%s %s: the folder holds no file", option, args[i]);
+        if (rc == CLI_OK)
+            qsort(v + first, (size_t)(nv - first), sizeof *v, cmp_str);
+    }
+    if (rc != CLI_OK) {
+        cli_paths_free(v, nv);
+        v = NULL;
+        nv = 0;
+    }
+    *out = v;
+    *nout = nv;
+    return rc;
+}
+
+void cli_paths_free(char **paths, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+}

@@ -28,10 +28,39 @@ void search_clear_stop(void) { atomic_store(&stop_requested, 0); }
 
 void search_result_free(search_result *r)
 {
-    if (r && r->best) {
-        scheme_free(r->best);
-        r->best = NULL;
-    }
+    if (!r)
+        return;
+    scheme_free(r->best);
+    r->best = NULL;
+    for (int i = 0; i < r->npool; i++)
+        scheme_free(r->pool[i]);
+    free(r->pool);
+    r->pool = NULL;
+    r->npool = 0;
+}
+
+/* Up to keep distinct schemes of the pool, lowest ranks first, into res->pool
+ * (search_params.pool_keep): a run's variety at its best ranks, for the
+ * researcher (search --pool-out) and for moves that take many schemes on.
+ * false: out of memory. */
+static bool keep_pool(search_pool *pool, int keep, search_result *res)
+{
+    bool ok = true;
+    pthread_mutex_lock(&pool->mu);
+    int n = 0;
+    for (int r = 0; r <= pool->max_rank && n < keep; r++)
+        n += pool->r[r].count < keep - n ? pool->r[r].count : keep - n;
+    res->pool = n ? calloc((size_t)n, sizeof *res->pool) : NULL;
+    ok = !n || res->pool;
+    for (int r = 0; r <= pool->max_rank && ok && res->npool < n; r++)
+        for (int i = 0; i < pool->r[r].count && ok && res->npool < n; i++) {
+            scheme *c = scheme_clone(pool->r[r].s[i]);
+            ok = c != NULL;
+            if (ok)
+                res->pool[res->npool++] = c;
+        }
+    pthread_mutex_unlock(&pool->mu);
+    return ok;
 }
 
 struct engine {
@@ -562,6 +591,8 @@ search_status engine_run(const search_params *p, const scheme *const *starts, in
     res->best = e->best;
     e->best = NULL;
     res->improvements = e->improvements;
+    if (p->pool_keep > 0 && e->pool_ok && !keep_pool(&e->pool, p->pool_keep, res))
+        engine_fail(e, SEARCH_FAILED, "out of memory (the pool's schemes that --pool-keep returns)");
     if (atomic_load(&e->failed)) {
         res->status = e->fail_status;
         snprintf(res->msg, sizeof res->msg, "%s", e->msg);

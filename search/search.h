@@ -158,6 +158,8 @@ typedef struct search_params {
     double pool_up;        /* a restart climbs one nonempty rank above that level with this
                               probability, repeatedly (fresh descents keep the pools diverse) */
     double pool_fresh;     /* a restart starts over from the start schemes with this probability */
+    int pool_keep;         /* the run returns up to this many distinct schemes of its pool
+                              (search_result.pool); 0: none */
     double degree_bias;    /* B: a flip from D flips to D' is kept with probability min(1, (D/D')^B)
                               (a Metropolis correction; 0: every flip is kept) */
     int symmetry;          /* scheme_symmetry: walk among invariant schemes (docs/search.md,
@@ -442,6 +444,10 @@ typedef struct search_result {
     uint64_t flips, plus, restarts, reductions, improvements;
     bool interrupted;        /* search_request_stop was called */
     char msg[512];           /* why, when status is not SEARCH_REACHED/NOT_REACHED */
+    scheme **pool;           /* with search_params.pool_keep N > 0: up to N distinct schemes the
+                                run's pool held at its end (each verified when it entered), by
+                                rank, the lowest first; freed by search_result_free */
+    int npool;
 } search_result;
 void search_result_free(search_result *r);
 

@@ -49,13 +49,22 @@ void session_close(search_session *s)
 
 db *session_store(search_session *s) { return s->store; }
 
-bool session_set_out_dir(search_session *s, const char *dir, char *err, size_t errlen)
+/* dir exists as a folder afterwards (created when missing); what names it in
+ * a message: the option. */
+static bool make_dir(const char *dir, const char *what, char *err, size_t errlen)
 {
     struct stat sb;
     if (stat(dir, &sb) != 0 && mkdir(dir, 0777) != 0)
-        return scheme_fail(err, errlen, "--out %s: cannot create: %s", dir, strerror(errno));
+        return scheme_fail(err, errlen, "%s %s: cannot create: %s", what, dir, strerror(errno));
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return scheme_fail(err, errlen, "--out %s: not a directory", dir);
+        return scheme_fail(err, errlen, "%s %s: not a directory", what, dir);
+    return true;
+}
+
+bool session_set_out_dir(search_session *s, const char *dir, char *err, size_t errlen)
+{
+    if (!make_dir(dir, "--out", err, errlen))
+        return false;
     free(s->out_dir);
     s->out_dir = strdup(dir);
     return s->out_dir || scheme_fail(err, errlen, "out of memory");
@@ -298,6 +307,23 @@ static void first_failure(run_ctx *x, const char *fmt, ...)
 }
 
 static bool write_native(void *c, FILE *f) { return scheme_write_native(c, f); }
+
+bool session_write_pool(const search_result *res, const char *dir, int *written, char *err, size_t errlen)
+{
+    *written = 0;
+    if (!make_dir(dir, "--pool-out", err, errlen))
+        return false;
+    for (int i = 0; i < res->npool; i++) {
+        const scheme *s = res->pool[i];
+        char path[4096], hx[17], e[512];
+        scheme_hash_hex(scheme_hash((scheme *)s), hx);
+        snprintf(path, sizeof path, "%s/%dx%dx%d-%d-%s.txt", dir, s->fmt.n, s->fmt.m, s->fmt.p, s->rank, hx);
+        if (!scheme_write_file_atomic(path, write_native, (void *)s, e, sizeof e))
+            return scheme_fail(err, errlen, "--pool-out: %d of %d schemes written, then: %s", *written, res->npool, e);
+        ++*written;
+    }
+    return true;
+}
 
 static bool on_improved(void *p, const search_found *f)
 {

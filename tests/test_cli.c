@@ -14,6 +14,7 @@
  * is not installed (scripts/setup.sh installs it). */
 #include <criterion/criterion.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -574,6 +575,66 @@ Test(cli, sweep_tiny_range_reaches_the_records)
     CHECK(table_row(out, "<2,2,2>", &start, &best, &record) && best == 7 && start == 7,
           "from the store's best (7) the record is there at once:\n%s", out);
     CHECK(strstr(out, "record reached"), "%s", out);
+}
+
+/* search --pool-out DIR writes the run's pool (distinct, verified, lowest ranks
+ * first, at most --pool-keep), and search --from DIR starts from every file. */
+Test(cli, search_pool_out_and_from_a_folder)
+{
+    char out[65536];
+    unsigned long long seed = g_seed % 1000000;
+    const char *dir = tc_path_in("pool");
+    int rc = tc_run_cli("", out, sizeof out,
+                        "search --dims 3x3x3 --time 2s --threads 2 --seed %llu --backend cpu --progress 0 "
+                        "--pool-out '%s' --pool-keep 40", seed, dir);
+    CHECK(rc == 0, "search exited %d:\n%s", rc, out);
+    int best = 0;
+    const char *b = strstr(out, "best rank ");
+    CHECK(b && sscanf(b, "best rank %d", &best) == 1, "no summary line:\n%s", out);
+    DIR *d = opendir(dir);
+    CHECK(d, "--pool-out made no folder %s", dir);
+    int files = 0, lowest = 1 << 30, at_best = 0;
+    char hashes[40][17];
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        int n, m, p, r;
+        char hx[17] = "";
+        CHECK(sscanf(de->d_name, "%dx%dx%d-%d-%16[0-9a-f].txt", &n, &m, &p, &r, hx) == 5 && n == 3 && m == 3 &&
+                  p == 3,
+              "file name %s", de->d_name);
+        CHECK(files < 40, "more than --pool-keep 40 files");
+        scheme *s = tc_read_or_die(tc_fmt("%s/%s", dir, de->d_name));
+        CHECK(s->rank == r && verify_f2(s, NULL), "%s: rank %d, valid %d", de->d_name, s->rank, verify_f2(s, NULL));
+        char hx2[17];
+        scheme_hash_hex(scheme_hash(s), hx2);
+        CHECK(!strcmp(hx, hx2), "%s: the name's hash is not the scheme's (%s)", de->d_name, hx2);
+        for (int i = 0; i < files; i++)
+            CHECK(strcmp(hashes[i], hx), "%s twice", hx);
+        snprintf(hashes[files], sizeof hashes[files], "%s", hx);
+        files++;
+        lowest = r < lowest ? r : lowest;
+        at_best += r == best;
+        scheme_free(s);
+    }
+    closedir(d);
+    CHECK(files >= 2 && lowest == best && at_best >= 1, "%d files, lowest rank %d, best %d", files, lowest, best);
+    CHECK(strstr(out, tc_fmt("%d schemes of the pool", files)), "the count is not said:\n%s", out);
+
+    /* every file a start */
+    rc = tc_run_cli("", out, sizeof out, "search --from '%s' --time 0.3s --threads 1 --seed %llu --backend cpu "
+                    "--progress 0", dir, seed + 1);
+    CHECK(rc == 0, "search --from DIR exited %d:\n%s", rc, out);
+    CHECK(strstr(out, tc_fmt("(--from, %d schemes)", files)), "the banner does not count %d starts:\n%s", files, out);
+
+    /* refusals before any walk: an empty folder as --from, a file as --pool-out */
+    mkdir(tc_path_in("empty"), 0777);
+    rc = tc_run_cli("", out, sizeof out, "search --from '%s' --time 10m", tc_path_in("empty"));
+    CHECK(rc == 2 && strstr(out, "the folder holds no file"), "rc %d:\n%s", rc, out);
+    rc = tc_run_cli("", out, sizeof out, "search --dims 2x2x2 --time 10m --pool-out '%s'",
+                    tc_fmt("%s/%s", dir, "no-such-sub/deeper"));
+    CHECK(rc == 2 && strstr(out, "--pool-out"), "rc %d:\n%s", rc, out);
 }
 
 Test(cli, sweep_lists_and_usage)
