@@ -13,10 +13,13 @@
 #   walk    `flipgraph search --dims DST --backend gpu --target-rank TARGET --time
 #           TDST` from (one) the lowest extension alone, (all) every extension
 #           (walker i from extension i mod their number), (fresh) every
-#           extension with --pool-fresh 0.5 (half the restarts go back to them).
+#           extension with --pool-fresh 0.5 (half the restarts go back to them);
+#           with POOLOUT=DIR the walk (all) writes its pool there, so that a
+#           second call with SRCFROM=DIR goes on (a chain of moves, each taking
+#           a whole pool along).
 # Everything goes to $OUT (fanout.log, build.log).  Carry deps/ (and SRCFROM).
 # Usage: OUT=out [SRC=4x4x5] [DST=4x5x5] [TARGET=73] [TSRC=60s] [TDST=100s] [KEEP=1000]
-#        [SEED=1] [SRCFROM=FILE|DIR] [WALKS="one all fresh"] bash scripts/device_fanout.sh
+#        [SEED=1] [SRCFROM=FILE|DIR] [WALKS="one all fresh"] [POOLOUT=DIR] bash scripts/device_fanout.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 OUT=${OUT:-out}
@@ -59,7 +62,8 @@ low=$(for f in "$W"/ext/*; do echo "$(sed -n 's/^rank //p' "$f" | head -1) $f"; 
 for w in $WALKS; do
   case $w in
     one) args=(--from "$low") ;;
-    all) args=(--from "$W/ext") ;;
+    all) args=(--from "$W/ext")
+      [ -n "${POOLOUT:-}" ] && args+=(--pool-out "$POOLOUT" --pool-keep "$KEEP") ;;
     fresh) args=(--from "$W/ext" --pool-fresh 0.5) ;;
     *) continue ;;
   esac
