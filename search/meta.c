@@ -189,6 +189,34 @@ static int neighbours(const meta_fmt *v, int n, int i, int nb[6], scheme_format 
     return k;
 }
 
+/* The orientations of src one step from an ordering of `to` (one dimension
+ * one larger or smaller): a sorted neighbour can be reached along several
+ * dimensions (<4,4,5> to <4,5,5> by a fifth row of A, <5,4,5>, or a fifth
+ * column, <4,5,5>), and the moves differ: Kauers and Moosbauer's <4,4,5>:60
+ * extended to <4,5,5> walks to Arai, Ichikawa, Hukushima's rank 73 within
+ * seconds on one H100, extended to <5,4,5> it stayed at 80 for 60 s on a CPU
+ * thread (bench/RESULTS.md, "Moves in every orientation").  Returns how many
+ * (at most 6, distinct) are in dirs. */
+static int orientations(scheme_format src, scheme_format to, scheme_format dirs[6])
+{
+    const scheme_format want = search_format_sorted(to);
+    int k = 0, d[3] = {src.n, src.m, src.p};
+    for (int dim = 0; dim < 3; dim++)
+        for (int by = -1; by <= 1; by += 2) {
+            int e[3] = {d[0], d[1], d[2]};
+            e[dim] += by;
+            if (e[dim] < 1)
+                continue;
+            const scheme_format f = {e[0], e[1], e[2]}, fs = search_format_sorted(f);
+            bool dup = fs.n != want.n || fs.m != want.m || fs.p != want.p;
+            for (int q = 0; q < k && !dup; q++)
+                dup = same(dirs[q], f);
+            if (!dup)
+                dirs[k++] = f;
+        }
+    return k;
+}
+
 /* s taken to the sorted format j (from an orientation one step away):
  * resized, permuted, verified.  NULL when that fails (never a bug the walk
  * needs: the leg then starts from the pool). */
@@ -405,6 +433,8 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
     /* the first leg: the start schemes' format, else the smallest */
     int cur = 0;
     scheme *next = NULL;
+    scheme *alt[6];  /* the move's other orientations (orientations()): the leg starts from them too */
+    int nalt = 0;
     bool ok = true;
     char fa[32];
     for (int s = 0; s < nstarts && ok; s++) {
@@ -544,7 +574,13 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             next = NULL;
         } else if (next) {
             lst[nl++] = next;
-            snprintf(leg.from, sizeof leg.from, "%s", moved.how[0] ? moved.how : "the start scheme");
+            for (int q = 0; q < nalt; q++)
+                lst[nl++] = alt[q];
+            if (nalt)
+                snprintf(leg.from, sizeof leg.from, "%s (%d orientations, ranks %d..%d)",
+                         moved.how[0] ? moved.how : "the start scheme", nalt + 1, next->rank, alt[nalt - 1]->rank);
+            else
+                snprintf(leg.from, sizeof leg.from, "%s", moved.how[0] ? moved.how : "the start scheme");
         } else {
             for (int i = 0; i < m->npool; i++)
                 lst[nl++] = m->pool[i];
@@ -571,8 +607,14 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
          * scheme it came from, so that a start the walk could not improve is
          * not lost */
         db *store = session_store(ss);
-        if (next && nl && moved.how[0])
+        if (next && nl && moved.how[0]) {
             store_under_leg(store, &run, next, moved.parent, "the moved start");
+            for (int q = 0; q < nalt; q++)
+                store_under_leg(store, &run, alt[q], moved.parent, "the moved start");
+        }
+        for (int q = 0; q < nalt; q++)
+            scheme_free(alt[q]);
+        nalt = 0;
         /* the sum or product kept beside the leg: stored the same way */
         if (side)
             store_under_leg(store, &run, side, side_o.parent, side_o.how);
@@ -694,19 +736,38 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             while (level < ms->npool && ms->pool[level]->rank == ms->pool[0]->rank)
                 level++;
             const scheme *from = ms->pool[scheme_splitmix64(&sm) % (uint64_t)level];
-            int sn[6];
-            scheme_format sd[6];
-            int ns = neighbours(v, n, src, sn, sd);
+            /* the move in every orientation that reaches j: the lowest starts
+             * the leg, the others beside it (alt), lowest first */
+            scheme_format od[6];
+            const int no = orientations(ms->f, v[j].f, od);
             scheme *mv = NULL;
-            for (int q = 0; q < ns && !mv; q++)
-                if (sn[q] == j)
-                    mv = move_to(from, sd[q], v[j].f);
+            for (int q = 0; q < no; q++) {
+                scheme *r = move_to(from, od[q], v[j].f);
+                if (!r)
+                    continue;
+                if (!mv || r->rank < mv->rank) {
+                    if (mv)
+                        alt[nalt++] = mv;
+                    mv = r;
+                } else {
+                    alt[nalt++] = r;
+                }
+            }
+            for (int a = 1; a < nalt; a++) /* insertion sort by rank */
+                for (int b = a; b > 0 && alt[b]->rank < alt[b - 1]->rank; b--) {
+                    scheme *t = alt[b];
+                    alt[b] = alt[b - 1];
+                    alt[b - 1] = t;
+                }
             if (mv && best_of(&v[j]) >= 0 && mc->drift >= 0 && mv->rank > best_of(&v[j]) + mc->drift) {
                 /* Kauers-Wood: too far above the best, back to the pool */
                 reset = true;
                 out->resets++;
                 scheme_free(mv);
                 mv = NULL;
+                for (int q = 0; q < nalt; q++)
+                    scheme_free(alt[q]);
+                nalt = 0;
             } else if (mv) {
                 int64_t pid;
                 moved.parent = store && db_find_scheme(store, from, &pid, err, sizeof err) == DB_OK ? pid : 0;
@@ -726,6 +787,8 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         }
     }
     scheme_free(next);
+    for (int q = 0; q < nalt; q++)
+        scheme_free(alt[q]);
     scheme_free(side);
     meta_factors_free(&factors);
     out->seconds = search_clock_s() - t0;

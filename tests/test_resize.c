@@ -1523,6 +1523,28 @@ static void store_checks_clean(const char *dbp)
     CHECK(rc == 0, "db check: exit %d: %s", rc, out);
 }
 
+/* A move to a neighbour that an ordering reaches along two dimensions
+ * (<4,4,5> to <4,5,5>: a fifth column of A, or a fifth row, <5,4,5>) starts
+ * the leg from both extensions, each stored under the leg (search/meta.c,
+ * orientations). */
+Test(resize_cli, meta_search_moves_in_every_orientation, .timeout = 120)
+{
+    char out[65536];
+    const char *dbp = tc_path_in("orient.db");
+    int rc = tc_run_cli("", out, sizeof out,
+                        "search --meta --dims-range 4x4x5..4x5x5 --from '%s' --threads 2 --stall 1s --time 4s "
+                        "--seed %llu --db '%s'",
+                        tc_corpus("kauers-moosbauer/445-60-mod2.exp"), g_seed, dbp);
+    CHECK(rc == 0 || rc == 1, "exit %d:\n%s", rc, out);
+    CHECK(strstr(out, "<4,5,5> from <4,4,5>'s best extended (2 orientations, ranks 80..80)"),
+          "no leg from both extensions of the <4,4,5>:60:\n%s", out);
+    /* both extensions are stored under the leg (two schemes: two slices) */
+    CHECK(tc_sql_int(dbp, "SELECT count(*) FROM schemes WHERE n = 4 AND m = 5 AND p = 5 AND rank = 80 "
+                          "AND source = 'resize'") == 2,
+          "the two moved starts are not both stored under the leg:\n%s", out);
+    store_checks_clean(dbp);
+}
+
 /* search --meta over <2,2,2>..<2,2,4>: <2,2,4> is entered from the sum of
  * two <2,2,2>:7, its record 14, where the move from <2,2,3>:11 (extended)
  * would start at 15; the leg walks no flip. */
@@ -1567,10 +1589,11 @@ Test(resize_cli, meta_search_stores_a_sum_above_the_record_beside_the_leg, .time
     CHECK(rc == 0, "exit %d:\n%s", rc, out);
     const char *beside = strstr(out, "<3,3,4>: stored beside it, not walked: <2,3,3>'s best plus <2,3,3>'s rank 30");
     CHECK(beside, "seed %llu: no sum beside the leg:\n%s", g_seed, out);
-    const char *start = strstr(out, "<3,3,4> from <3,3,3>'s best extended rank ");
+    /* "<3,3,4> from <3,3,3>'s best extended (3 orientations, ranks 32..32) rank 32" */
+    const char *start = strstr(out, "<3,3,4> from <3,3,3>'s best extended");
     CHECK(start && start < beside, "seed %llu: the leg did not start from the move:\n%s", g_seed, out);
-    CHECK(atoi(start + strlen("<3,3,4> from <3,3,3>'s best extended rank ")) > 30, "seed %llu: a move not above the "
-          "sum:\n%s", g_seed, out);
+    const char *rk = strstr(start, " rank ");
+    CHECK(rk && atoi(rk + strlen(" rank ")) > 30, "seed %llu: a move not above the sum:\n%s", g_seed, out);
     CHECK(tc_sql_int(dbp, "SELECT count(*) FROM schemes WHERE n = 3 AND m = 3 AND p = 4 AND rank = 30 AND "
                           "source = 'resize'") >= 1,
           "the sum is not stored");
