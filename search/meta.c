@@ -724,8 +724,13 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                 src = vn ? jn[scheme_splitmix64(&sm) % (uint64_t)vn] : -1;
             }
         }
-        if (src >= 0 && mc->stall_grow > 0 && v[j].fails % 2 == 1 && v[j].npool)
-            src = -1; /* after a failed leg there, a leg from its own pool (its best) */
+        /* after a failed leg there, a leg from its own pool (its best) -- unless
+         * the move comes from the format just walked and that leg lowered its
+         * best: a new neighbour is news the pool does not hold (the seventeenth
+         * session's run: <4,4,5> reached 60, and the next <4,5,5> leg went to
+         * its pool at 75, where that 60 moved walks to 73 within seconds) */
+        if (src >= 0 && mc->stall_grow > 0 && v[j].fails % 2 == 1 && v[j].npool && !(src == cur && improved))
+            src = -1;
         if (src >= 0 && v[src].npool) {
             /* what moves: one of src's lowest schemes (its pool at the best
              * rank, drawn at random), so that a leg that ended above the
