@@ -33,16 +33,9 @@ DIMS=${DIMS:-4x4x5}
 STEPS=${STEPS:-check descend lift}
 QUIET=(-q)
 [ -n "${PROGRESS:-}" ] && QUIET=(--progress "$PROGRESS")
-mkdir -p "$OUT"
-LOG=$OUT/descend.log
-: > "$LOG"
-T0=$(date +%s)
 . scripts/device_env.sh
-fg_device_deps
-B=build-device
-cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" > "$OUT/build.log" 2>&1 &&
-  cmake --build $B -j"$(nproc)" --target flipgraph gpu_z >> "$OUT/build.log" 2>&1 || {
-  tail -30 "$OUT/build.log"; exit 2; }
+fg_begin descend.log
+fg_build flipgraph gpu_z || exit 2
 F=$B/flipgraph
 step() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 fg_say "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u '+%F %TZ'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), steps: $STEPS"

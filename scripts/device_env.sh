@@ -14,6 +14,10 @@
 #                                    seconds since $T0 (the caller sets both)
 #   fg_step NAME TIMEOUT CMD...      fg_say NAME, then CMD under timeout, its output
 #                                    to $LOG, "   rc=STATUS" shown; returns the status
+#   fg_begin LOGNAME                 $OUT made, LOG=$OUT/LOGNAME emptied, T0 now
+#   fg_build TARGET...               fg_device_deps, then B=build-device configured and
+#                                    the TARGETs built, output in $OUT/build.log (its
+#                                    tail on failure: returns 2)
 FG_DEPS=${FG_DEPS:-/tmp/fgdeps}
 
 fg_device_deps() {
@@ -41,4 +45,19 @@ fg_step() {
   local rc=$?
   echo "   rc=$rc" | tee -a "$LOG"
   return $rc
+}
+
+fg_begin() {
+  mkdir -p "$OUT"
+  LOG=$OUT/$1
+  : > "$LOG"
+  T0=$(date +%s)
+}
+
+fg_build() {
+  fg_device_deps
+  B=build-device
+  cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" > "$OUT/build.log" 2>&1 &&
+    cmake --build $B -j"$(nproc)" --target "$@" >> "$OUT/build.log" 2>&1 || {
+    tail -30 "$OUT/build.log"; return 2; }
 }

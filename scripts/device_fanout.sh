@@ -31,16 +31,9 @@ TDST=${TDST:-100s}
 KEEP=${KEEP:-1000}
 SEED=${SEED:-1}
 WALKS=${WALKS:-one all fresh}
-mkdir -p "$OUT"
-LOG=$OUT/fanout.log
-: > "$LOG"
-T0=$(date +%s)
 . scripts/device_env.sh
-fg_device_deps
-B=build-device
-cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" > "$OUT/build.log" 2>&1 &&
-  cmake --build $B -j"$(nproc)" --target flipgraph >> "$OUT/build.log" 2>&1 || {
-  tail -30 "$OUT/build.log"; exit 2; }
+fg_begin fanout.log
+fg_build flipgraph || exit 2
 F=$B/flipgraph
 W=$(mktemp -d)
 fg_say "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u '+%F %TZ'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $SRC -> $DST"

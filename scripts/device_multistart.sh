@@ -33,19 +33,12 @@ TOTAL=${TOTAL:-500}
 BACKEND=${BACKEND:-gpu}
 THREADS=${THREADS:-2}
 WALK=${WALK:-}
-mkdir -p "$OUT"
-LOG=$OUT/multistart.log
-: > "$LOG"
-T0=$(date +%s)
 . scripts/device_env.sh
+fg_begin multistart.log
 if [ -n "${FG:-}" ]; then
   F=$FG
 else
-  fg_device_deps
-  B=build-device
-  cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" > "$OUT/build.log" 2>&1 &&
-    cmake --build $B -j"$(nproc)" --target flipgraph >> "$OUT/build.log" 2>&1 || {
-    tail -30 "$OUT/build.log"; exit 2; }
+  fg_build flipgraph || exit 2
   F=$B/flipgraph
 fi
 if [ "$BACKEND" = gpu ]; then

@@ -163,29 +163,36 @@ static bool pool_from_store(db *d, meta_fmt *m, int keep, scheme_ring ring, int 
     return true;
 }
 
-static int neighbours(const meta_fmt *v, int n, int i, int nb[6], scheme_format dir[6])
+/* The formats one step from f (one dimension one larger or smaller, none
+ * below 1), n's first: at most 6. */
+static int one_step(scheme_format f, scheme_format out[6])
 {
-    int k = 0;
-    int d[3] = {v[i].f.n, v[i].f.m, v[i].f.p};
+    int k = 0, d[3] = {f.n, f.m, f.p};
     for (int dim = 0; dim < 3; dim++)
         for (int by = -1; by <= 1; by += 2) {
             int e[3] = {d[0], d[1], d[2]};
             e[dim] += by;
-            if (e[dim] < 1)
-                continue;
-            scheme_format f = {e[0], e[1], e[2]};
-            int j = find_fmt(v, n, f);
-            if (j < 0)
-                continue;
-            bool dup = false;
-            for (int q = 0; q < k; q++)
-                dup |= nb[q] == j;
-            if (dup)
-                continue;
-            nb[k] = j;
-            dir[k] = f;
-            k++;
+            if (e[dim] >= 1)
+                out[k++] = (scheme_format){e[0], e[1], e[2]};
         }
+    return k;
+}
+
+static int neighbours(const meta_fmt *v, int n, int i, int nb[6], scheme_format dir[6])
+{
+    scheme_format st[6];
+    int k = 0;
+    const int ns = one_step(v[i].f, st);
+    for (int q = 0; q < ns; q++) {
+        const int j = find_fmt(v, n, st[q]);
+        bool dup = j < 0;
+        for (int r = 0; r < k && !dup; r++)
+            dup = nb[r] == j;
+        if (!dup) {
+            nb[k] = j;
+            dir[k++] = st[q];
+        }
+    }
     return k;
 }
 
@@ -194,26 +201,17 @@ static int neighbours(const meta_fmt *v, int n, int i, int nb[6], scheme_format 
  * dimensions (<4,4,5> to <4,5,5> by a fifth row of A, <5,4,5>, or a fifth
  * column, <4,5,5>), and the moves differ: Kauers and Moosbauer's <4,4,5>:60
  * extended to <4,5,5> walks to Arai, Ichikawa, Hukushima's rank 73 within
- * seconds on one H100, extended to <5,4,5> it stayed at 80 for 60 s on a CPU
+ * seconds on one H100, extended to <5,4,5> it stayed at 80 for 150 s on a CPU
  * thread (bench/RESULTS.md, "Moves in every orientation").  Returns how many
  * (at most 6, distinct) are in dirs. */
 static int orientations(scheme_format src, scheme_format to, scheme_format dirs[6])
 {
-    const scheme_format want = search_format_sorted(to);
-    int k = 0, d[3] = {src.n, src.m, src.p};
-    for (int dim = 0; dim < 3; dim++)
-        for (int by = -1; by <= 1; by += 2) {
-            int e[3] = {d[0], d[1], d[2]};
-            e[dim] += by;
-            if (e[dim] < 1)
-                continue;
-            const scheme_format f = {e[0], e[1], e[2]}, fs = search_format_sorted(f);
-            bool dup = fs.n != want.n || fs.m != want.m || fs.p != want.p;
-            for (int q = 0; q < k && !dup; q++)
-                dup = same(dirs[q], f);
-            if (!dup)
-                dirs[k++] = f;
-        }
+    scheme_format st[6];
+    int k = 0;
+    const int ns = one_step(src, st);
+    for (int q = 0; q < ns; q++)
+        if (same(search_format_sorted(st[q]), search_format_sorted(to)))
+            dirs[k++] = st[q]; /* one_step's formats are distinct */
     return k;
 }
 
