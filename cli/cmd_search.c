@@ -36,7 +36,7 @@ static void usage(FILE *out)
 "                      exit 2 for a format without one); with --target-rank the higher\n"
 "                      of the two ranks (the earlier stop) wins\n"
 "  --from FILE         start from this scheme (any format the readers know; repeatable); a\n"
-"                      folder: every file in it (the walkers take the starts in turn)\n"
+"                      folder: every file in it (the walkers spread over the starts)\n"
 "  --out DIR           write every improvement to DIR/NxMxP-RANK-HASH.txt (native format)\n"
 "  --pool-out DIR      at the end write the run's pool, up to --pool-keep schemes (default\n"
 "                      here 1000), lowest ranks first, to DIR/NxMxP-RANK-HASH.txt: the\n"

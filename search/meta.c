@@ -724,7 +724,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         }
         /* after a failed leg there, a leg from its own pool (its best) -- unless
          * the move comes from the format just walked and that leg lowered its
-         * best: a new neighbour is news the pool does not hold (the seventeenth
+         * best: a new neighbour is news the pool does not hold (the sixteenth
          * session's run: <4,4,5> reached 60, and the next <4,5,5> leg went to
          * its pool at 75, where that 60 moved walks to 73 within seconds) */
         if (src >= 0 && mc->stall_grow > 0 && v[j].fails % 2 == 1 && v[j].npool && !(src == cur && improved))
