@@ -359,6 +359,7 @@ static void meta_usage(FILE *out)
     fprintf(out,
 "usage: flipgraph search --meta --dims-range A..B [--until-record] [--time T] [--stall T]\n"
 "                        [--meta-drift D] [--meta-pool K] [--meta-stall-grow G] [--meta-fresh]\n"
+"                        [--meta-neighbours]\n"
 "                        [--from FILE] [--db PATH] [--out DIR]\n"
 "                        [walk parameters] [-q] [-v]\n"
 "\n"
@@ -381,6 +382,9 @@ static void meta_usage(FILE *out)
 "                      format's next leg stalls twice as long, up to 2^G times --stall,\n"
 "                      and every second one starts from its pool, not a move: 0..10\n"
 "                      (default 3; 0: fixed legs, always moves)\n"
+"  --meta-neighbours   a leg that moves starts also from every other visited neighbour's\n"
+"                      best, each moved in every orientation (default: the one\n"
+"                      neighbour's move; every orientation of it)\n"
 "  --meta-fresh        do not start from the store: by default every format's pool\n"
 "                      starts with the store's K lowest distinct schemes of it over the\n"
 "                      walk's ring (any orientation), so that a second search on the same\n"
@@ -456,7 +460,7 @@ static int z_start(scheme **s, const char *path, bool quiet);
 
 static int cmd_search_meta(int argc, char **argv)
 {
-    enum { M_META = 256, M_RANGE, M_UNTIL, M_DRIFT, M_POOL, M_GROW, M_FRESH, M_FROM, M_OUT, M_DB, M_HELP };
+    enum { M_META = 256, M_RANGE, M_UNTIL, M_DRIFT, M_POOL, M_GROW, M_FRESH, M_FROM, M_OUT, M_DB, M_HELP, M_NEIGH };
     static const struct option own[] = {
         {"meta", no_argument, 0, M_META},         {"dims-range", required_argument, 0, M_RANGE},
         {"until-record", no_argument, 0, M_UNTIL}, {"meta-drift", required_argument, 0, M_DRIFT},
@@ -464,7 +468,7 @@ static int cmd_search_meta(int argc, char **argv)
         {"out", required_argument, 0, M_OUT},     {"db", required_argument, 0, M_DB},
         {"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
         {"help", no_argument, 0, M_HELP},         {"meta-stall-grow", required_argument, 0, M_GROW},
-        {"meta-fresh", no_argument, 0, M_FRESH},
+        {"meta-fresh", no_argument, 0, M_FRESH}, {"meta-neighbours", no_argument, 0, M_NEIGH},
     };
     const size_t nown = sizeof own / sizeof *own;
     struct option longopts[sizeof own / sizeof *own + SEARCH_PARAM_COUNT + 1];
@@ -520,6 +524,7 @@ static int cmd_search_meta(int argc, char **argv)
             mc.stall_grow = (int)l;
             break;
         case M_FRESH: mc.from_store = false; break;
+        case M_NEIGH: mc.all_neighbours = true; break;
         case M_FROM:
             if (nfrom == MAX_FROM)
                 return cli_error(CLI_USAGE, CMD, "at most %d --from files", MAX_FROM);

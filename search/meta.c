@@ -232,6 +232,28 @@ static scheme *move_to(const scheme *s, scheme_format dir, scheme_format to)
     return p;
 }
 
+/* The most starts a moved leg has: every orientation of every neighbour. */
+#define META_MOVES_MAX 24
+
+/* s (of format sf, the store's row pid or 0) moved to the sorted format `to`
+ * in every orientation (orientations, move_to), appended to c[*n] with pid
+ * and the index src of its format; at most META_MOVES_MAX in all. */
+static void move_all(const scheme *s, scheme_format sf, scheme_format to, int64_t pid, int src, scheme **c,
+                     int64_t *cpid, int *csrc, int *n)
+{
+    scheme_format od[6];
+    const int no = orientations(sf, to, od);
+    for (int q = 0; q < no && *n < META_MOVES_MAX; q++) {
+        scheme *r = move_to(s, od[q], to);
+        if (!r)
+            continue;
+        c[*n] = r;
+        cpid[*n] = pid;
+        csrc[*n] = src;
+        ++*n;
+    }
+}
+
 /* Factors for the sums and products of search_meta_start beside the range's
  * own bests: the formats of at most META_FACTOR_VOLUME (n*m*p) entries, every
  * dimension at least 2 (<2,2,2> .. <3,3,3>: 8 formats), each walked on the CPU
@@ -431,8 +453,12 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
     /* the first leg: the start schemes' format, else the smallest */
     int cur = 0;
     scheme *next = NULL;
-    scheme *alt[6];  /* the move's other orientations (orientations()): the leg starts from them too */
-    int nalt = 0;
+    /* the move's other starts (its other orientations, and with
+     * all_neighbours the other neighbours' moves): the leg starts from them
+     * too, each stored under it with its parent */
+    scheme *alt[META_MOVES_MAX];
+    int64_t alt_parent[META_MOVES_MAX];
+    int nalt = 0, nalt_other = 0;
     bool ok = true;
     char fa[32];
     for (int s = 0; s < nstarts && ok; s++) {
@@ -574,9 +600,13 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             lst[nl++] = next;
             for (int q = 0; q < nalt; q++)
                 lst[nl++] = alt[q];
+            char more[64] = "";
+            if (nalt_other)
+                snprintf(more, sizeof more, " and %d from other neighbours", nalt_other);
             if (nalt)
-                snprintf(leg.from, sizeof leg.from, "%s (%d orientations, ranks %d..%d)",
-                         moved.how[0] ? moved.how : "the start scheme", nalt + 1, next->rank, alt[nalt - 1]->rank);
+                snprintf(leg.from, sizeof leg.from, "%s (%d orientations%s, ranks %d..%d)",
+                         moved.how[0] ? moved.how : "the start scheme", nalt + 1 - nalt_other, more, next->rank,
+                         alt[nalt - 1]->rank);
             else
                 snprintf(leg.from, sizeof leg.from, "%s", moved.how[0] ? moved.how : "the start scheme");
         } else {
@@ -608,11 +638,11 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         if (next && nl && moved.how[0]) {
             store_under_leg(store, &run, next, moved.parent, "the moved start");
             for (int q = 0; q < nalt; q++)
-                store_under_leg(store, &run, alt[q], moved.parent, "the moved start");
+                store_under_leg(store, &run, alt[q], alt_parent[q], "the moved start");
         }
         for (int q = 0; q < nalt; q++)
             scheme_free(alt[q]);
-        nalt = 0;
+        nalt = nalt_other = 0;
         /* the sum or product kept beside the leg: stored the same way */
         if (side)
             store_under_leg(store, &run, side, side_o.parent, side_o.how);
@@ -739,43 +769,69 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             while (level < ms->npool && ms->pool[level]->rank == ms->pool[0]->rank)
                 level++;
             const scheme *from = ms->pool[scheme_splitmix64(&sm) % (uint64_t)level];
-            /* the move in every orientation that reaches j: the lowest starts
-             * the leg, the others beside it (alt), lowest first */
-            scheme_format od[6];
-            const int no = orientations(ms->f, v[j].f, od);
-            scheme *mv = NULL;
-            for (int q = 0; q < no; q++) {
-                scheme *r = move_to(from, od[q], v[j].f);
-                if (!r)
-                    continue;
-                if (!mv || r->rank < mv->rank) {
-                    if (mv)
-                        alt[nalt++] = mv;
-                    mv = r;
-                } else {
-                    alt[nalt++] = r;
-                }
+            /* the move in every orientation that reaches j, and with
+             * all_neighbours every other visited neighbour's best moved too:
+             * the lowest starts the leg, the others beside it (alt), lowest
+             * first; those more than drift above j's best are dropped
+             * (Kauers-Wood), and when that is all of them the leg starts from
+             * j's pool */
+            scheme *cand[META_MOVES_MAX];
+            int64_t cpid[META_MOVES_MAX];
+            int csrc[META_MOVES_MAX], nc2 = 0;
+            int64_t pid;
+            move_all(from, ms->f, v[j].f, store && db_find_scheme(store, from, &pid, err, sizeof err) == DB_OK ? pid : 0,
+                     src, cand, cpid, csrc, &nc2);
+            if (mc->all_neighbours) {
+                int an[6];
+                scheme_format ad[6];
+                const int na = neighbours(v, n, j, an, ad);
+                for (int q = 0; q < na; q++)
+                    if (an[q] != src && v[an[q]].npool) {
+                        const scheme *b = v[an[q]].pool[0];
+                        move_all(b, v[an[q]].f, v[j].f,
+                                 store && db_find_scheme(store, b, &pid, err, sizeof err) == DB_OK ? pid : 0, an[q],
+                                 cand, cpid, csrc, &nc2);
+                    }
             }
-            for (int a = 1; a < nalt; a++) /* insertion sort by rank */
-                for (int b = a; b > 0 && alt[b]->rank < alt[b - 1]->rank; b--) {
-                    scheme *t = alt[b];
-                    alt[b] = alt[b - 1];
-                    alt[b - 1] = t;
+            for (int a = 1; a < nc2; a++) /* insertion sort by rank, stable */
+                for (int b = a; b > 0 && cand[b]->rank < cand[b - 1]->rank; b--) {
+                    scheme *t = cand[b];
+                    cand[b] = cand[b - 1];
+                    cand[b - 1] = t;
+                    const int64_t tp = cpid[b];
+                    cpid[b] = cpid[b - 1];
+                    cpid[b - 1] = tp;
+                    const int ts = csrc[b];
+                    csrc[b] = csrc[b - 1];
+                    csrc[b - 1] = ts;
                 }
-            if (mv && best_of(&v[j]) >= 0 && mc->drift >= 0 && mv->rank > best_of(&v[j]) + mc->drift) {
+            int kept = 0;
+            for (int q = 0; q < nc2; q++) {
+                if (best_of(&v[j]) >= 0 && mc->drift >= 0 && cand[q]->rank > best_of(&v[j]) + mc->drift) {
+                    scheme_free(cand[q]);
+                    continue;
+                }
+                cand[kept] = cand[q];
+                cpid[kept] = cpid[q];
+                csrc[kept] = csrc[q];
+                kept++;
+            }
+            scheme *mv = NULL;
+            if (nc2 && !kept) {
                 /* Kauers-Wood: too far above the best, back to the pool */
                 reset = true;
                 out->resets++;
-                scheme_free(mv);
-                mv = NULL;
-                for (int q = 0; q < nalt; q++)
-                    scheme_free(alt[q]);
-                nalt = 0;
-            } else if (mv) {
-                int64_t pid;
-                moved.parent = store && db_find_scheme(store, from, &pid, err, sizeof err) == DB_OK ? pid : 0;
-                snprintf(moved.how, sizeof moved.how, "%s's best %s", scheme_format_str(ms->f, fb),
-                         v[j].f.n * v[j].f.m * v[j].f.p > ms->f.n * ms->f.m * ms->f.p ? "extended" : "projected");
+            } else if (kept) {
+                mv = cand[0];
+                const meta_fmt *mf = &v[csrc[0]];
+                moved.parent = cpid[0];
+                snprintf(moved.how, sizeof moved.how, "%s's best %s", scheme_format_str(mf->f, fb),
+                         v[j].f.n * v[j].f.m * v[j].f.p > mf->f.n * mf->f.m * mf->f.p ? "extended" : "projected");
+                for (int q = 1; q < kept; q++) {
+                    alt[nalt] = cand[q];
+                    alt_parent[nalt++] = cpid[q];
+                    nalt_other += csrc[q] != csrc[0];
+                }
             }
             next = mv;
         }

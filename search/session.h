@@ -149,6 +149,9 @@ typedef struct search_meta_config {
     bool from_store;      /* each format's pool starts with the store's lowest distinct GF(2)
                              schemes of it (any orientation), so that a search on a store that
                              holds an earlier one's results goes on from them */
+    bool all_neighbours;  /* a moved leg starts also from every other visited neighbour's best,
+                             moved in every orientation (search --meta-neighbours); false: from
+                             the one neighbour's move (every orientation of it) */
 } search_meta_config;
 
 typedef struct search_meta_leg {

@@ -1449,7 +1449,8 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
         c.p.time_limit = drift ? 0 : 3; /* drift 0: 3 s of legs back and forth; 1: until the records */
         c.given[SEARCH_PARAM_TIME] = c.p.time_limit > 0;
         /* drift 0 also grows the stall of failing formats (up to 4x) */
-        search_meta_config mc = {{2, 2, 2}, {2, 3, 4}, 0.2, drift, 4, drift == 1, drift == 0 ? 2 : 0, false};
+        /* drift 1 also starts every moved leg from every visited neighbour's move */
+        search_meta_config mc = {{2, 2, 2}, {2, 3, 4}, 0.2, drift, 4, drift == 1, drift == 0 ? 2 : 0, false, drift == 1};
         static meta_log g;
         memset(&g, 0, sizeof g);
         search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
@@ -1620,7 +1621,7 @@ Test(resize_cli, meta_search_goes_on_from_the_store, .timeout = 300)
     c.p.seed = g_seed;
     c.p.progress_every = 0;
     c.given[SEARCH_PARAM_PROGRESS] = true;
-    search_meta_config mc = {{2, 2, 2}, {2, 2, 3}, 0.2, 10, 4, true, 0, false};
+    search_meta_config mc = {{2, 2, 2}, {2, 2, 3}, 0.2, 10, 4, true, 0, false, false};
     search_meta_result res;
 
     const char *pa = tc_path_in("meta-first.db");
