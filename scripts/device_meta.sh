@@ -29,7 +29,8 @@
 #   meta T [R]   the meta search on the GPU over R (default 2x2x2..5x5x5)
 #                until every record, --symmetry c3 for the square formats, T;
 #                META_SEED (default 1), META_DB (a carried store to go on from),
-#                META_RING=z: over Z (--ring z, no symmetry)
+#                META_RING=z: over Z (--ring z, no symmetry), META_ARGS: more
+#                options for the search (such as --meta-neighbours)
 #   wait         waits for the background runs and prints their tables
 #
 # Usage: OUT=out bash scripts/device_meta.sh plain666 200s metacpu 240s wait
@@ -138,9 +139,10 @@ while [ $# -gt 0 ]; do
     # META_RING=z: the meta search over Z (no symmetry there), else GF(2) with c3
     RA=(--symmetry c3)
     [ "${META_RING:-f2}" = z ] && RA=(--ring z)
-    echo "== search --meta --dims-range $R --until-record --backend gpu ${RA[*]} --stall 20s --time $T (seed $S)"
+    read -r -a XA <<< "${META_ARGS:-}"
+    echo "== search --meta --dims-range $R --until-record --backend gpu ${RA[*]} --stall 20s --time $T (seed $S) ${XA[*]}"
     $F search --meta --dims-range $R --until-record --backend gpu "${RA[@]}" --stall 20s --time "$T" --seed $S \
-      --db $W/meta_gpu.db > "$OUT/meta_gpu.txt" 2>&1
+      "${XA[@]}" --db $W/meta_gpu.db > "$OUT/meta_gpu.txt" 2>&1
     echo "exit $?"
     cp $W/meta_gpu.db "$OUT/meta_gpu.db"
     grep -v '^\[leg' "$OUT/meta_gpu.txt" | tail -25
