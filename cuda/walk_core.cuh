@@ -307,21 +307,24 @@ WK_FN uint32_t degree_count(const S &st, W &wp, int R, int lane)
     return wp.sum(c);
 }
 
-/* How many of the terms hold u at position y and v at position z (two counts
- * packed in 16 bits each; a rank is below 65536). */
+/* How D changed when a flip took one term's factor at y from ya0 to ya1 and
+ * another's at z from zb0 to zb1 (the scheme as after the flip): a changed
+ * factor leaves the others holding its old value and joins those holding the
+ * new one (itself among them, hence the 2 taken off), two ordered pairs each.
+ * One pass over the slots and one warp sum (of signed counts, modulo 2^32). */
 template <class S, class W>
-WK_FN uint32_t count_values(const S &st, W &wp, int R, int y, typename S::Word u, int z, typename S::Word v,
-                            int lane)
+WK_FN int degree_change(const S &st, W &wp, int R, int y, typename S::Word ya0, typename S::Word ya1, int z,
+                        typename S::Word zb0, typename S::Word zb1, int lane)
 {
-    uint32_t c = 0;
+    int c = 0;
     for (int k = 0; k < st.slots(); ++k) {
         const int i = k * 32 + lane;
         typename S::Word t[3];
         st.get(k, t);
         if (i < R)
-            c += (uint32_t)(sel3(y, t) == u) + ((uint32_t)(sel3(z, t) == v) << 16);
+            c += (sel3(y, t) == ya1) - (sel3(y, t) == ya0) + (sel3(z, t) == zb1) - (sel3(z, t) == zb0);
     }
-    return wp.sum(c);
+    return 2 * ((int)wp.sum((uint32_t)c) - 2);
 }
 
 /* Returns the walker's best scheme in the launch's queue; false when the queue
@@ -732,15 +735,10 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                 dknown = false;
             } else if (biased && !(dy | dz)) {
                 /* Metropolis's test as search_walker_flip's: a flip to D' > D that
-                 * reduced nothing is undone unless a draw falls below (D/D')^B.  A
-                 * changed factor moves its term from the others holding the old
-                 * value to those holding the new one: D changes by 2 (new - old)
-                 * per changed factor (a's at y, b's at z). */
-                const F ya1 = ya0 ^ fyb, zb1 = zb0 ^ fza;
-                const uint32_t cn = count_values(st, wp, R, y, ya1, z, zb1, lane);
-                const uint32_t co = count_values(st, wp, R, y, ya0, z, zb0, lane);
-                const int dd = 2 * (((int)(cn & 0xffffu) - 1 - (int)(co & 0xffffu)) +
-                                    ((int)(cn >> 16) - 1 - (int)(co >> 16)));
+                 * reduced nothing is undone unless a draw falls below (D/D')^B;
+                 * D' follows from D by the two changed factors (a's at y, b's at
+                 * z: degree_change). */
+                const int dd = degree_change(st, wp, R, y, ya0, ya0 ^ fyb, z, zb0, zb0 ^ fza, lane);
                 const uint32_t d1 = dknown ? (uint32_t)((int)dcur + dd) : degree_count(st, wp, R, lane);
                 const uint32_t d0 = (uint32_t)((int)d1 - dd);
                 dcur = d1;
