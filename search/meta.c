@@ -232,25 +232,37 @@ static scheme *move_to(const scheme *s, scheme_format dir, scheme_format to)
     return p;
 }
 
+/* The store's row of s, 0 when there is no store or it does not hold s: the
+ * parent a moved scheme is stored with. */
+static int64_t stored_id(db *store, const scheme *s)
+{
+    char err[256];
+    int64_t id;
+    return store && db_find_scheme(store, s, &id, err, sizeof err) == DB_OK ? id : 0;
+}
+
+/* A moved start: the scheme, its parent's row (stored_id) and the index of
+ * the format it came from. */
+typedef struct meta_move {
+    scheme *s;
+    int64_t parent;
+    int src;
+} meta_move;
+
 /* The most starts a moved leg has: every orientation of every neighbour. */
 #define META_MOVES_MAX 24
 
 /* s (of format sf, the store's row pid or 0) moved to the sorted format `to`
  * in every orientation (orientations, move_to), appended to c[*n] with pid
  * and the index src of its format; at most META_MOVES_MAX in all. */
-static void move_all(const scheme *s, scheme_format sf, scheme_format to, int64_t pid, int src, scheme **c,
-                     int64_t *cpid, int *csrc, int *n)
+static void move_all(const scheme *s, scheme_format sf, scheme_format to, int64_t pid, int src, meta_move *c, int *n)
 {
     scheme_format od[6];
     const int no = orientations(sf, to, od);
     for (int q = 0; q < no && *n < META_MOVES_MAX; q++) {
         scheme *r = move_to(s, od[q], to);
-        if (!r)
-            continue;
-        c[*n] = r;
-        cpid[*n] = pid;
-        csrc[*n] = src;
-        ++*n;
+        if (r)
+            c[(*n)++] = (meta_move){r, pid, src};
     }
 }
 
@@ -331,9 +343,8 @@ static scheme *meta_start_of(const meta_fmt *v, int n, int j, db *store, const m
     scheme *s = search_meta_start(v[j].f, known, nk, combine ? 0 : n, &f1, combine ? &f2 : NULL, &kind);
     memset(o, 0, sizeof *o);
     if (s) {
-        char fb[32], fc[32], err[256];
-        int64_t pid;
-        o->parent = store && f1 < n && db_find_scheme(store, known[f1], &pid, err, sizeof err) == DB_OK ? pid : 0;
+        char fb[32], fc[32];
+        o->parent = f1 < n ? stored_id(store, known[f1]) : 0;
         if (f2 >= 0)
             snprintf(o->how, sizeof o->how, "%s's best %s %s's", scheme_format_str(known[f1]->fmt, fb),
                      kind == SEARCH_META_SUM ? "plus" : "times", scheme_format_str(known[f2]->fmt, fc));
@@ -456,9 +467,8 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
     /* the move's other starts (its other orientations, and with
      * all_neighbours the other neighbours' moves): the leg starts from them
      * too, each stored under it with its parent */
-    scheme *alt[META_MOVES_MAX];
-    int64_t alt_parent[META_MOVES_MAX];
-    int nalt = 0, nalt_other = 0;
+    meta_move alt[META_MOVES_MAX];
+    int nalt = 0, alt_src = -1; /* alt_src: the format `next` came from */
     bool ok = true;
     char fa[32];
     for (int s = 0; s < nstarts && ok; s++) {
@@ -598,15 +608,18 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             next = NULL;
         } else if (next) {
             lst[nl++] = next;
-            for (int q = 0; q < nalt; q++)
-                lst[nl++] = alt[q];
+            int other = 0; /* starts from other neighbours than `next`'s */
+            for (int q = 0; q < nalt; q++) {
+                lst[nl++] = alt[q].s;
+                other += alt[q].src != alt_src;
+            }
             char more[64] = "";
-            if (nalt_other)
-                snprintf(more, sizeof more, " and %d from other neighbours", nalt_other);
+            if (other)
+                snprintf(more, sizeof more, " and %d from other neighbours", other);
             if (nalt)
                 snprintf(leg.from, sizeof leg.from, "%s (%d orientations%s, ranks %d..%d)",
-                         moved.how[0] ? moved.how : "the start scheme", nalt + 1 - nalt_other, more, next->rank,
-                         alt[nalt - 1]->rank);
+                         moved.how[0] ? moved.how : "the start scheme", nalt + 1 - other, more, next->rank,
+                         alt[nalt - 1].s->rank);
             else
                 snprintf(leg.from, sizeof leg.from, "%s", moved.how[0] ? moved.how : "the start scheme");
         } else {
@@ -638,11 +651,11 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         if (next && nl && moved.how[0]) {
             store_under_leg(store, &run, next, moved.parent, "the moved start");
             for (int q = 0; q < nalt; q++)
-                store_under_leg(store, &run, alt[q], alt_parent[q], "the moved start");
+                store_under_leg(store, &run, alt[q].s, alt[q].parent, "the moved start");
         }
         for (int q = 0; q < nalt; q++)
-            scheme_free(alt[q]);
-        nalt = nalt_other = 0;
+            scheme_free(alt[q].s);
+        nalt = 0;
         /* the sum or product kept beside the leg: stored the same way */
         if (side)
             store_under_leg(store, &run, side, side_o.parent, side_o.how);
@@ -775,46 +788,30 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
              * first; those more than drift above j's best are dropped
              * (Kauers-Wood), and when that is all of them the leg starts from
              * j's pool */
-            scheme *cand[META_MOVES_MAX];
-            int64_t cpid[META_MOVES_MAX];
-            int csrc[META_MOVES_MAX], nc2 = 0;
-            int64_t pid;
-            move_all(from, ms->f, v[j].f, store && db_find_scheme(store, from, &pid, err, sizeof err) == DB_OK ? pid : 0,
-                     src, cand, cpid, csrc, &nc2);
+            meta_move cand[META_MOVES_MAX];
+            int nc2 = 0;
+            move_all(from, ms->f, v[j].f, stored_id(store, from), src, cand, &nc2);
             if (mc->all_neighbours) {
                 int an[6];
                 scheme_format ad[6];
                 const int na = neighbours(v, n, j, an, ad);
                 for (int q = 0; q < na; q++)
-                    if (an[q] != src && v[an[q]].npool) {
-                        const scheme *b = v[an[q]].pool[0];
-                        move_all(b, v[an[q]].f, v[j].f,
-                                 store && db_find_scheme(store, b, &pid, err, sizeof err) == DB_OK ? pid : 0, an[q],
-                                 cand, cpid, csrc, &nc2);
-                    }
+                    if (an[q] != src && v[an[q]].npool)
+                        move_all(v[an[q]].pool[0], v[an[q]].f, v[j].f, stored_id(store, v[an[q]].pool[0]), an[q], cand,
+                                 &nc2);
             }
             for (int a = 1; a < nc2; a++) /* insertion sort by rank, stable */
-                for (int b = a; b > 0 && cand[b]->rank < cand[b - 1]->rank; b--) {
-                    scheme *t = cand[b];
+                for (int b = a; b > 0 && cand[b].s->rank < cand[b - 1].s->rank; b--) {
+                    const meta_move t = cand[b];
                     cand[b] = cand[b - 1];
                     cand[b - 1] = t;
-                    const int64_t tp = cpid[b];
-                    cpid[b] = cpid[b - 1];
-                    cpid[b - 1] = tp;
-                    const int ts = csrc[b];
-                    csrc[b] = csrc[b - 1];
-                    csrc[b - 1] = ts;
                 }
             int kept = 0;
             for (int q = 0; q < nc2; q++) {
-                if (best_of(&v[j]) >= 0 && mc->drift >= 0 && cand[q]->rank > best_of(&v[j]) + mc->drift) {
-                    scheme_free(cand[q]);
-                    continue;
-                }
-                cand[kept] = cand[q];
-                cpid[kept] = cpid[q];
-                csrc[kept] = csrc[q];
-                kept++;
+                if (best_of(&v[j]) >= 0 && mc->drift >= 0 && cand[q].s->rank > best_of(&v[j]) + mc->drift)
+                    scheme_free(cand[q].s);
+                else
+                    cand[kept++] = cand[q];
             }
             scheme *mv = NULL;
             if (nc2 && !kept) {
@@ -822,16 +819,14 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                 reset = true;
                 out->resets++;
             } else if (kept) {
-                mv = cand[0];
-                const meta_fmt *mf = &v[csrc[0]];
-                moved.parent = cpid[0];
+                mv = cand[0].s;
+                alt_src = cand[0].src;
+                const meta_fmt *mf = &v[alt_src];
+                moved.parent = cand[0].parent;
                 snprintf(moved.how, sizeof moved.how, "%s's best %s", scheme_format_str(mf->f, fb),
                          v[j].f.n * v[j].f.m * v[j].f.p > mf->f.n * mf->f.m * mf->f.p ? "extended" : "projected");
-                for (int q = 1; q < kept; q++) {
-                    alt[nalt] = cand[q];
-                    alt_parent[nalt++] = cpid[q];
-                    nalt_other += csrc[q] != csrc[0];
-                }
+                for (int q = 1; q < kept; q++)
+                    alt[nalt++] = cand[q];
             }
             next = mv;
         }
@@ -847,7 +842,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
     }
     scheme_free(next);
     for (int q = 0; q < nalt; q++)
-        scheme_free(alt[q]);
+        scheme_free(alt[q].s);
     scheme_free(side);
     meta_factors_free(&factors);
     out->seconds = search_clock_s() - t0;
