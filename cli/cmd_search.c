@@ -895,10 +895,7 @@ static int search_body(int argc, char **argv)
     }
     if (pool_dir) {
         /* the folder now, not after the run: a bad --pool-out must not cost the walk */
-        search_result none;
-        memset(&none, 0, sizeof none);
-        int written;
-        if (!session_write_pool(&none, pool_dir, &written, err, sizeof err)) {
+        if (!session_set_pool_dir(ss, pool_dir, err, sizeof err)) {
             rc = cli_error(CLI_USAGE, CMD, "%s", err);
             goto out;
         }
@@ -1018,7 +1015,7 @@ static int search_body(int argc, char **argv)
         rc = CLI_INTERNAL;
     if (pool_dir) {
         int written = 0;
-        if (!session_write_pool(&res, pool_dir, &written, err, sizeof err))
+        if (!session_write_pool(ss, &res, &written, err, sizeof err))
             rc = cli_error(CLI_INTERNAL, CMD, "%s", err);
         else if (!quiet)
             fprintf(stderr, "flipgraph search: %d schemes of the pool (ranks %d..%d) written to %s\n", written,

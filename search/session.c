@@ -20,6 +20,7 @@
 struct search_session {
     db *store;
     char *out_dir;
+    char *pool_dir; /* session_set_pool_dir */
 };
 
 search_session *session_open(const char *db_path, db_status *st, char *err, size_t errlen)
@@ -44,6 +45,7 @@ void session_close(search_session *s)
         return;
     db_close(s->store);
     free(s->out_dir);
+    free(s->pool_dir);
     free(s);
 }
 
@@ -61,13 +63,24 @@ static bool make_dir(const char *dir, const char *what, char *err, size_t errlen
     return true;
 }
 
+/* *slot = a copy of dir, made a folder first (what: the option). */
+static bool set_dir(char **slot, const char *dir, const char *what, char *err, size_t errlen)
+{
+    if (!make_dir(dir, what, err, errlen))
+        return false;
+    free(*slot);
+    *slot = strdup(dir);
+    return *slot || scheme_fail(err, errlen, "out of memory");
+}
+
 bool session_set_out_dir(search_session *s, const char *dir, char *err, size_t errlen)
 {
-    if (!make_dir(dir, "--out", err, errlen))
-        return false;
-    free(s->out_dir);
-    s->out_dir = strdup(dir);
-    return s->out_dir || scheme_fail(err, errlen, "out of memory");
+    return set_dir(&s->out_dir, dir, "--out", err, errlen);
+}
+
+bool session_set_pool_dir(search_session *s, const char *dir, char *err, size_t errlen)
+{
+    return set_dir(&s->pool_dir, dir, "--pool-out", err, errlen);
 }
 
 /* The ids of the first k rows db_list visits (its order: rank, then id). */
@@ -308,17 +321,22 @@ static void first_failure(run_ctx *x, const char *fmt, ...)
 
 static bool write_native(void *c, FILE *f) { return scheme_write_native(c, f); }
 
-bool session_write_pool(const search_result *res, const char *dir, int *written, char *err, size_t errlen)
+/* s written to dir/NxMxP-RANK-HASH.txt (native, whole or not at all; HASH the
+ * canonical hash, so one scheme is one file), its path in path[4096]. */
+static bool write_in_dir(const char *dir, const scheme *s, char *path, char *err, size_t errlen)
+{
+    char hx[17];
+    scheme_hash_hex(scheme_hash((scheme *)s), hx);
+    snprintf(path, 4096, "%s/%dx%dx%d-%d-%s.txt", dir, s->fmt.n, s->fmt.m, s->fmt.p, s->rank, hx);
+    return scheme_write_file_atomic(path, write_native, (void *)s, err, errlen);
+}
+
+bool session_write_pool(search_session *s, const search_result *res, int *written, char *err, size_t errlen)
 {
     *written = 0;
-    if (!make_dir(dir, "--pool-out", err, errlen))
-        return false;
-    for (int i = 0; i < res->npool; i++) {
-        const scheme *s = res->pool[i];
-        char path[4096], hx[17], e[512];
-        scheme_hash_hex(scheme_hash((scheme *)s), hx);
-        snprintf(path, sizeof path, "%s/%dx%dx%d-%d-%s.txt", dir, s->fmt.n, s->fmt.m, s->fmt.p, s->rank, hx);
-        if (!scheme_write_file_atomic(path, write_native, (void *)s, e, sizeof e))
+    for (int i = 0; s->pool_dir && i < res->npool; i++) {
+        char path[4096], e[512];
+        if (!write_in_dir(s->pool_dir, res->pool[i], path, e, sizeof e))
             return scheme_fail(err, errlen, "--pool-out: %d of %d schemes written, then: %s", *written, res->npool, e);
         ++*written;
     }
@@ -332,11 +350,8 @@ static bool on_improved(void *p, const search_found *f)
     scheme_format_str(f->s->fmt, fb);
     bool wrote = false;
     if (x->s->out_dir) {
-        char hx[17], err[512];
-        scheme_hash_hex(scheme_hash((scheme *)f->s), hx);
-        snprintf(path, sizeof path, "%s/%dx%dx%d-%d-%s.txt", x->s->out_dir, f->s->fmt.n, f->s->fmt.m,
-                 f->s->fmt.p, f->rank, hx);
-        if (!scheme_write_file_atomic(path, write_native, (void *)f->s, err, sizeof err)) {
+        char err[512];
+        if (!write_in_dir(x->s->out_dir, f->s, path, err, sizeof err)) {
             pthread_mutex_lock(&x->mu);
             first_failure(x, "the %s rank-%d scheme found after %.1f s was NOT written: %s", fb, f->rank,
                           f->seconds, err);

@@ -37,11 +37,14 @@ db *session_store(search_session *s);
 /* Every improvement is also written to dir/NxMxP-RANK-HASH.txt (native format,
  * whole or not at all); the folder is created when missing.  false: it cannot be. */
 bool session_set_out_dir(search_session *s, const char *dir, char *err, size_t errlen);
-/* Writes every scheme of res->pool (search_params.pool_keep) to
- * dir/NxMxP-RANK-HASH.txt as --out writes improvements (native format, whole
- * or not at all; the folder created when missing).  *written: files written.
+/* The folder session_write_pool writes to (made when missing, as for --out);
+ * false: it cannot be. */
+bool session_set_pool_dir(search_session *s, const char *dir, char *err, size_t errlen);
+/* Writes every scheme of res->pool (search_params.pool_keep) to the pool
+ * folder as --out writes improvements (dir/NxMxP-RANK-HASH.txt, native, whole
+ * or not at all); nothing without a pool folder.  *written: files written.
  * false: one could not be (err says which, and how many were). */
-bool session_write_pool(const search_result *res, const char *dir, int *written, char *err, size_t errlen);
+bool session_write_pool(search_session *s, const search_result *res, int *written, char *err, size_t errlen);
 
 /* Lifts the store's k lowest GF(2) schemes of f (by rank; the format as
  * stored) to Z with Hensel lifting (verify_lift_ex: 16 column orders) and
