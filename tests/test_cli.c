@@ -628,7 +628,7 @@ Test(cli, search_pool_out_and_from_a_folder)
     CHECK(rc == 0, "search --from DIR exited %d:\n%s", rc, out);
     CHECK(strstr(out, tc_fmt("(--from, %d schemes)", files)), "the banner does not count %d starts:\n%s", files, out);
 
-    /* refusals before any walk: an empty folder as --from, a file as --pool-out */
+    /* refusals before any walk: an empty folder as --from, a --pool-out that cannot be made */
     mkdir(tc_path_in("empty"), 0777);
     rc = tc_run_cli("", out, sizeof out, "search --from '%s' --time 10m", tc_path_in("empty"));
     CHECK(rc == 2 && strstr(out, "the folder holds no file"), "rc %d:\n%s", rc, out);
