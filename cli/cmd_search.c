@@ -359,7 +359,7 @@ static void meta_usage(FILE *out)
     fprintf(out,
 "usage: flipgraph search --meta --dims-range A..B [--until-record] [--time T] [--stall T]\n"
 "                        [--meta-drift D] [--meta-pool K] [--meta-stall-grow G] [--meta-fresh]\n"
-"                        [--meta-neighbours]\n"
+"                        [--meta-neighbours] [--meta-detours on|off]\n"
 "                        [--from FILE] [--db PATH] [--out DIR]\n"
 "                        [walk parameters] [-q] [-v]\n"
 "\n"
@@ -385,6 +385,10 @@ static void meta_usage(FILE *out)
 "  --meta-neighbours   a leg that moves starts also from every other visited neighbour's\n"
 "                      best, each moved in every orientation (default: the one\n"
 "                      neighbour's move; every orientation of it)\n"
+"  --meta-detours on|off with --until-record, when one format is left and its 2nd\n"
+"                      (or later) leg in a row fails: its best goes to a neighbour at\n"
+"                      its record, a leg walks it there, and the next leg brings that\n"
+"                      leg's best back (default on)\n"
 "  --meta-fresh        do not start from the store: by default every format's pool\n"
 "                      starts with the store's K lowest distinct schemes of it over the\n"
 "                      walk's ring (any orientation), so that a second search on the same\n"
@@ -460,7 +464,7 @@ static int z_start(scheme **s, const char *path, bool quiet);
 
 static int cmd_search_meta(int argc, char **argv)
 {
-    enum { M_META = 256, M_RANGE, M_UNTIL, M_DRIFT, M_POOL, M_GROW, M_FRESH, M_FROM, M_OUT, M_DB, M_HELP, M_NEIGH };
+    enum { M_META = 256, M_RANGE, M_UNTIL, M_DRIFT, M_POOL, M_GROW, M_FRESH, M_FROM, M_OUT, M_DB, M_HELP, M_NEIGH, M_DETOUR };
     static const struct option own[] = {
         {"meta", no_argument, 0, M_META},         {"dims-range", required_argument, 0, M_RANGE},
         {"until-record", no_argument, 0, M_UNTIL}, {"meta-drift", required_argument, 0, M_DRIFT},
@@ -469,6 +473,7 @@ static int cmd_search_meta(int argc, char **argv)
         {"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
         {"help", no_argument, 0, M_HELP},         {"meta-stall-grow", required_argument, 0, M_GROW},
         {"meta-fresh", no_argument, 0, M_FRESH}, {"meta-neighbours", no_argument, 0, M_NEIGH},
+        {"meta-detours", required_argument, 0, M_DETOUR},
     };
     const size_t nown = sizeof own / sizeof *own;
     struct option longopts[sizeof own / sizeof *own + SEARCH_PARAM_COUNT + 1];
@@ -481,7 +486,8 @@ static int cmd_search_meta(int argc, char **argv)
 
     search_config cfg;
     search_config_default(&cfg);
-    search_meta_config mc = {.leg_stall = 10, .drift = 10, .pool = 16, .stall_grow = 3, .from_store = true};
+    search_meta_config mc = {.leg_stall = 10, .drift = 10, .pool = 16, .stall_grow = 3, .from_store = true,
+                             .detours = true};
     bool have_range = false, quiet = false, verbose = false;
     const char *from[MAX_FROM], *out_dir = NULL, *db_path = NULL;
     int nfrom = 0;
@@ -525,6 +531,11 @@ static int cmd_search_meta(int argc, char **argv)
             break;
         case M_FRESH: mc.from_store = false; break;
         case M_NEIGH: mc.all_neighbours = true; break;
+        case M_DETOUR:
+            if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+                return cli_error(CLI_USAGE, CMD, "--meta-detours '%s': expected on or off", optarg);
+            mc.detours = !strcmp(optarg, "on");
+            break;
         case M_FROM:
             if (nfrom == MAX_FROM)
                 return cli_error(CLI_USAGE, CMD, "at most %d --from files", MAX_FROM);
@@ -637,12 +648,13 @@ static int cmd_search_meta(int argc, char **argv)
     if (!quiet) {
         fprintf(stderr, "%s\n", cli_build_info(buf, sizeof buf));
         fprintf(stderr, "search --meta %s..%s over %s: %d formats, legs end after %gs without a lower rank, "
-                        "growing to %gs, drift %d%s, pool %d, seed %" PRIu64 "%s%s\n",
+                        "growing to %gs, drift %d%s, pool %d, seed %" PRIu64 "%s%s%s\n",
                 scheme_format_str(mc.lo, fa), scheme_format_str(mc.hi, fb),
                 scheme_ring_name(cfg.p.ring), nf, mc.leg_stall,
                 mc.leg_stall * (double)(1 << mc.stall_grow), mc.drift, mc.drift < 0 ? " (never reset)" : "", mc.pool,
                 cfg.p.seed,
                 mc.until_record ? ", until every record" : "",
+                mc.until_record && mc.detours ? " (detours on)" : "",
                 cfg.p.symmetry != SCHEME_SYM_NONE ? ", square formats symmetric" : "");
         if (cfg.backend == SEARCH_BACKEND_GPU)
             fprintf(stderr, "backend gpu: device %d (%s)\n", cfg.p.device, dev);

@@ -322,7 +322,7 @@ static void meta_factors_free(meta_factors *fc)
 /* How a start came: in words ("<4,4,4>'s best extended") and the store's row
  * of the scheme it came from (of a product's or sum's first part; 0: none). */
 typedef struct meta_origin {
-    char how[96];
+    char how[128];
     int64_t parent;
 } meta_origin;
 
@@ -423,6 +423,65 @@ static void store_under_leg(db *store, session_run *run, scheme *s, int64_t pare
         run->store_failed = true;
         snprintf(run->msg, sizeof run->msg, "%s (rank %d) was not stored: %s", what, s->rank, err);
     }
+}
+
+/* One of m's lowest schemes: drawn at random from its pool at the best rank. */
+static const scheme *pool_draw(const meta_fmt *m, uint64_t *sm)
+{
+    int level = 0;
+    while (level < m->npool && m->pool[level]->rank == m->pool[0]->rank)
+        level++;
+    return m->pool[scheme_splitmix64(sm) % (uint64_t)level];
+}
+
+/* The starts of a moved leg into format j: `from` (one of format src's
+ * schemes) in every orientation that reaches j, and with `others` every other
+ * visited neighbour's best too, lowest first (stable); those more than drift
+ * above j's best are dropped (Kauers-Wood).  The lowest goes to *next, its
+ * origin to *moved ("<4,4,4>'s best extended" and `tail`), the others to
+ * alt[*nalt] (*alt_src: the format *next came from).  Returns how many moves
+ * were made before the drift rule: nonzero with *next NULL means the rule
+ * dropped them all. */
+static int meta_moves(const meta_fmt *v, int n, int j, const scheme *from, int src, bool others, int drift, db *store,
+                      const char *tail, scheme **next, meta_origin *moved, meta_move *alt, int *nalt, int *alt_src)
+{
+    meta_move cand[META_MOVES_MAX];
+    int nc = 0;
+    move_all(from, v[src].f, v[j].f, stored_id(store, from), src, cand, &nc);
+    if (others) {
+        int an[6];
+        scheme_format ad[6];
+        const int na = neighbours(v, n, j, an, ad);
+        for (int q = 0; q < na; q++)
+            if (an[q] != src && v[an[q]].npool)
+                move_all(v[an[q]].pool[0], v[an[q]].f, v[j].f, stored_id(store, v[an[q]].pool[0]), an[q], cand, &nc);
+    }
+    for (int a = 1; a < nc; a++) /* insertion sort by rank, stable */
+        for (int b = a; b > 0 && cand[b].s->rank < cand[b - 1].s->rank; b--) {
+            const meta_move t = cand[b];
+            cand[b] = cand[b - 1];
+            cand[b - 1] = t;
+        }
+    int kept = 0;
+    for (int q = 0; q < nc; q++) {
+        if (best_of(&v[j]) >= 0 && drift >= 0 && cand[q].s->rank > best_of(&v[j]) + drift)
+            scheme_free(cand[q].s);
+        else
+            cand[kept++] = cand[q];
+    }
+    *next = NULL;
+    if (kept) {
+        char fb[32];
+        *next = cand[0].s;
+        *alt_src = cand[0].src;
+        const meta_fmt *mf = &v[*alt_src];
+        moved->parent = cand[0].parent;
+        snprintf(moved->how, sizeof moved->how, "%s's best %s%s", scheme_format_str(mf->f, fb),
+                 v[j].f.n * v[j].f.m * v[j].f.p > mf->f.n * mf->f.m * mf->f.p ? "extended" : "projected", tail);
+        for (int q = 1; q < kept; q++)
+            alt[(*nalt)++] = cand[q];
+    }
+    return nc;
 }
 
 search_status search_meta_run(search_session *ss, const search_config *base, const char *device,
@@ -542,6 +601,8 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
     bool symmetric_all = base->p.symmetry != SCHEME_SYM_NONE;
     search_meta_leg leg;
     bool reset = false;       /* the last move was dropped by the reset rule */
+    int detour_for = -1;      /* the next leg is a detour for this format (below) */
+    bool back = false;        /* the next leg comes back from a detour */
     out->status = SEARCH_NOT_REACHED;
     for (int k = 0;; k++) {
         double left = base->p.time_limit > 0 ? base->p.time_limit - (search_clock_s() - t0) : 0;
@@ -559,8 +620,10 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         }
         meta_fmt *m = &v[cur];
         const int best_before = best_of(m);
+        const bool detour = detour_for >= 0;
         memset(&leg, 0, sizeof leg);
         leg.index = k + 1;
+        leg.detour = detour;
         leg.fmt = m->f;
         leg.record = m->record;
         search_config cfg = *base;
@@ -570,8 +633,8 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         /* a square format's legs alternate: symmetric from its cubes on its
          * first, third, ... visit, the plain walk from a moved start or its
          * pool on the others (the symmetric walk of <4,4,4> stops at 50, the
-         * plain one reaches 47) */
-        if (!square || !symmetric_all || out->formats[cur].visits % 2 == 1) {
+         * plain one reaches 47); a detour walks its moved start */
+        if (!square || !symmetric_all || out->formats[cur].visits % 2 == 1 || detour) {
             cfg.p.symmetry = SCHEME_SYM_NONE;
             cfg.given[SEARCH_PARAM_SYMMETRY] = false;
         }
@@ -581,8 +644,12 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         /* a format whose legs keep failing gets longer ones: its last
          * ranks lie further apart in time than a fixed stall allows (the
          * 20-format runs ended with <4,5,5> legs that stalled at 74-76
-         * within 20 s, one above the record, again and again) */
-        cfg.p.stall = mc->leg_stall * (double)(1 << (m->fails < mc->stall_grow ? m->fails : mc->stall_grow));
+         * within 20 s, one above the record, again and again); a detour
+         * is not one of the format's own legs, and the leg back from one
+         * walks a new start, not the format's best, for twice --stall */
+        const int grow = back ? (mc->stall_grow < 1 ? mc->stall_grow : 1)
+                              : (m->fails < mc->stall_grow ? m->fails : mc->stall_grow);
+        cfg.p.stall = detour ? mc->leg_stall : mc->leg_stall * (double)(1 << grow);
         cfg.given[SEARCH_PARAM_STALL] = true;
         leg.stall = cfg.p.stall;
         cfg.p.seed = scheme_splitmix64(&sm);
@@ -702,7 +769,8 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
          * that lowered its format's best.  A leg that did not, or no such
          * neighbour, jumps (below). */
         const bool improved = best_before < 0 || best_of(m) < best_before;
-        m->fails = improved ? 0 : m->fails + 1;
+        if (!detour)
+            m->fails = improved ? 0 : m->fails + 1;
         int nb[6], cand[6];
         scheme_format dir[6];
         int nn = neighbours(v, n, cur, nb, dir), nc = 0, fewest = 1 << 30;
@@ -747,9 +815,55 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
          * walked, else one drawn among j's visited neighbours), or for a
          * format never walked the lowest of search_meta_start (projections,
          * extensions, products of every format's best) */
-        char fb[32];
         int src = -1;
-        if (best_of(&v[j]) < 0 && nc == 0) {
+        back = detour;
+        if (detour) {
+            /* back from a detour: its best (at the neighbour's record, or the
+             * lowest it reached) moved to the format it was made for */
+            j = detour_for;
+            detour_for = -1;
+            const scheme *b = res.best ? res.best : pool_draw(m, &sm);
+            if (meta_moves(v, n, j, b, cur, false, mc->drift, store, ", back from a detour", &next, &moved, alt, &nalt,
+                           &alt_src) &&
+                !next) {
+                reset = true;
+                out->resets++;
+            }
+        } else if (mc->detours && mc->until_record && !improved && j == cur && m->fails >= 2 && m->npool) {
+            /* a detour: the one format short of its record failed its 2nd
+             * leg in a row (or more), and every move into it comes from the
+             * same few schemes of neighbours at their record (nothing walks
+             * a format at its record again).  Its best goes to a neighbour at
+             * its record, that leg walks it there (plain, until the record),
+             * and the leg after brings its best back: a new scheme of the
+             * neighbour in the region of the stuck one.  Why: the
+             * seventeenth session's 20-format run on one H100 reached
+             * <4,4,5>:61 in leg 24 (<4,4,4>:47 extended), and its six <4,4,5>
+             * legs after that, 320 s, from its pool, that 47 again and
+             * <4,5,5>:73 projected, all ended at 61 (two of them from its
+             * pool for 40 and 160 s); the 20-format run of the session before
+             * reached 60 from another <4,4,4>:47.  Detours take the place of
+             * the pool legs of rule 6 there. */
+            int yn[6], nr = 0;
+            scheme_format yd[6];
+            const int ny = neighbours(v, n, cur, yn, yd);
+            for (int q = 0; q < ny; q++)
+                if (at_record(&v[yn[q]]))
+                    yn[nr++] = yn[q];
+            const int off = nr ? (int)(scheme_splitmix64(&sm) % (uint64_t)nr) : 0;
+            for (int t = 0; t < nr && !next; t++) {
+                const int y = yn[(off + t) % nr];
+                if (meta_moves(v, n, y, pool_draw(m, &sm), cur, false, mc->drift, store, " for a detour", &next, &moved,
+                               alt, &nalt, &alt_src) &&
+                    next) {
+                    j = y;
+                    detour_for = cur;
+                }
+            }
+        }
+        if (detour || detour_for >= 0) {
+            /* the start is made */
+        } else if (best_of(&v[j]) < 0 && nc == 0) {
             next = meta_start_for(v, n, j, store, fac, fac_seed, &moved, &side, &side_o);
         } else {
             int jn[6], vn = 0;
@@ -775,60 +889,15 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         if (src >= 0 && v[src].npool) {
             /* what moves: one of src's lowest schemes (its pool at the best
              * rank, drawn at random), so that a leg that ended above the
-             * format's best does not carry its worse scheme on; src's
-             * orientation of j one step from it comes from its neighbours */
-            const meta_fmt *ms = &v[src];
-            int level = 0;
-            while (level < ms->npool && ms->pool[level]->rank == ms->pool[0]->rank)
-                level++;
-            const scheme *from = ms->pool[scheme_splitmix64(&sm) % (uint64_t)level];
-            /* the move in every orientation that reaches j, and with
-             * all_neighbours every other visited neighbour's best moved too:
-             * the lowest starts the leg, the others beside it (alt), lowest
-             * first; those more than drift above j's best are dropped
-             * (Kauers-Wood), and when that is all of them the leg starts from
-             * j's pool */
-            meta_move cand[META_MOVES_MAX];
-            int nc2 = 0;
-            move_all(from, ms->f, v[j].f, stored_id(store, from), src, cand, &nc2);
-            if (mc->all_neighbours) {
-                int an[6];
-                scheme_format ad[6];
-                const int na = neighbours(v, n, j, an, ad);
-                for (int q = 0; q < na; q++)
-                    if (an[q] != src && v[an[q]].npool)
-                        move_all(v[an[q]].pool[0], v[an[q]].f, v[j].f, stored_id(store, v[an[q]].pool[0]), an[q], cand,
-                                 &nc2);
-            }
-            for (int a = 1; a < nc2; a++) /* insertion sort by rank, stable */
-                for (int b = a; b > 0 && cand[b].s->rank < cand[b - 1].s->rank; b--) {
-                    const meta_move t = cand[b];
-                    cand[b] = cand[b - 1];
-                    cand[b - 1] = t;
-                }
-            int kept = 0;
-            for (int q = 0; q < nc2; q++) {
-                if (best_of(&v[j]) >= 0 && mc->drift >= 0 && cand[q].s->rank > best_of(&v[j]) + mc->drift)
-                    scheme_free(cand[q].s);
-                else
-                    cand[kept++] = cand[q];
-            }
-            scheme *mv = NULL;
-            if (nc2 && !kept) {
+             * format's best does not carry its worse scheme on */
+            const scheme *from = pool_draw(&v[src], &sm);
+            if (meta_moves(v, n, j, from, src, mc->all_neighbours, mc->drift, store, "", &next, &moved, alt, &nalt,
+                           &alt_src) &&
+                !next) {
                 /* Kauers-Wood: too far above the best, back to the pool */
                 reset = true;
                 out->resets++;
-            } else if (kept) {
-                mv = cand[0].s;
-                alt_src = cand[0].src;
-                const meta_fmt *mf = &v[alt_src];
-                moved.parent = cand[0].parent;
-                snprintf(moved.how, sizeof moved.how, "%s's best %s", scheme_format_str(mf->f, fb),
-                         v[j].f.n * v[j].f.m * v[j].f.p > mf->f.n * mf->f.m * mf->f.p ? "extended" : "projected");
-                for (int q = 1; q < kept; q++)
-                    alt[nalt++] = cand[q];
             }
-            next = mv;
         }
         /* a format never walked, entered by a move: its sums and products */
         if (best_of(&v[j]) < 0 && src >= 0)

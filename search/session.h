@@ -155,17 +155,22 @@ typedef struct search_meta_config {
     bool all_neighbours;  /* a moved leg starts also from every other visited neighbour's best,
                              moved in every orientation (search --meta-neighbours); false: from
                              the one neighbour's move (every orientation of it) */
+    bool detours;         /* with until_record: the one unfinished format, after its 2nd (and
+                             every later) failed leg in a row, goes through a neighbour at its
+                             record and back (search --meta-detours on|off; search/meta.c says why) */
 } search_meta_config;
 
 typedef struct search_meta_leg {
     int index;            /* 1, 2, ... */
     scheme_format fmt;
     int record;           /* -1 unknown */
-    char from[96];        /* what it starts from, in words */
+    char from[176];       /* what it starts from, in words */
     char beside[96];      /* a sum or product stored and pooled beside the leg, not walked
                              (search/meta.c, meta_start_for), in words; "" none */
     int beside_rank;
     bool reset;           /* the move here was dropped by the reset rule */
+    bool detour;          /* a leg on a format at its record, from the stuck format's best moved
+                             there; the next leg goes back from its best (search_meta_config.detours) */
     double stall;         /* this leg's stall (seconds): leg_stall, grown after failed legs */
     int start_rank;       /* leg_start: the first start's rank (-1: the standard algorithm or cubes) */
     int best_rank;        /* leg_end: */

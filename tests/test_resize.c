@@ -1376,6 +1376,7 @@ typedef struct meta_log {
     scheme_format fmt[4096], src[4096]; /* src: the format a moved start came from */
     int start[4096], best_before[4096], best[4096];
     bool moved[4096], reset[4096], combined[4096]; /* combined: a sum or product of other formats' bests */
+    bool detour[4096];
     int record[4096];
     double stall[4096];
     int drift;
@@ -1408,6 +1409,7 @@ static void log_leg_start(void *ctx, const search_meta_leg *l)
     else
         g->src[g->n] = (scheme_format){0, 0, 0};
     g->reset[g->n] = l->reset;
+    g->detour[g->n] = l->detour;
     g->stall[g->n] = l->stall;
     g->combined[g->n] = strstr(l->from, "'s best plus ") || strstr(l->from, "'s best times ");
     g->record[g->n] = l->record;
@@ -1423,6 +1425,80 @@ static void log_leg_end(void *ctx, const search_meta_leg *l)
     if (*b < 0 || l->best_rank < *b)
         *b = l->best_rank;
     g->n++;
+}
+
+/* The legs on leg k's format before it that failed in a row (detours, legs
+ * on a format at its record for another's sake, not counted). */
+static int fails_before(const meta_log *g, int k)
+{
+    int fails = 0;
+    for (int q = 0; q < k; q++)
+        if (same_fmt(g->fmt[q], g->fmt[k]) && !g->detour[q])
+            fails = g->best_before[q] < 0 || g->best[q] < g->best_before[q] ? 0 : fails + 1;
+    return fails;
+}
+
+/* The detour rule (search/meta.c) on a logged meta search with until_record:
+ * a detour leg is on a format at its record, moved from the leg before's
+ * format, which had just failed its 2nd (or later) leg in a row and was the
+ * one format short of its record; it walks with the base stall, and the leg
+ * after it goes back to that format from the detour's format, with twice the
+ * base stall (once where stall_grow is 0).  Conversely, with detours on, such
+ * a failure (2nd or later in a row, nothing else left)
+ * is followed by a detour where no move can be dropped (drift -1) and every
+ * one of the range's nformats formats was walked; with them off no leg is
+ * one.  Returns how many detours there were. */
+static int meta_checks_detours(const meta_log *g, const search_meta_config *mc, int nformats, const char *what)
+{
+    char fa[32], fb[32];
+    int detours = 0;
+    for (int k = 0; k < g->n; k++) {
+        if (!g->detour[k]) {
+            /* was one due?  leg k-1 failed (its even numbered failure in a
+             * row) and every other format logged so far was at its record */
+            if (k == 0 || g->detour[k - 1] || !mc->detours || !mc->until_record || mc->drift >= 0 ||
+                g->nseen < nformats)
+                continue;
+            const int f = fails_before(g, k - 1) + 1;
+            const bool failed = g->best_before[k - 1] > 0 && g->best[k - 1] >= g->best_before[k - 1];
+            bool alone = true;
+            for (int q = 0; q < g->nseen; q++)
+                if (!same_fmt(g->seen_fmt[q], g->fmt[k - 1])) {
+                    /* the lowest this format had after leg k-1 */
+                    int best = -1;
+                    for (int r = 0; r < k; r++)
+                        if (same_fmt(g->fmt[r], g->seen_fmt[q]) && g->best[r] > 0 && (best < 0 || g->best[r] < best))
+                            best = g->best[r];
+                    int rec = -1;
+                    for (int r = 0; r < g->n; r++)
+                        if (same_fmt(g->fmt[r], g->seen_fmt[q]))
+                            rec = g->record[r];
+                    alone &= best > 0 && best <= rec;
+                }
+            CHECK(!(failed && f >= 2 && alone && g->nseen > 1), "%s leg %d: %s failed its leg %d in a row, the one "
+                  "format left, and no detour followed", what, k + 1, scheme_format_str(g->fmt[k - 1], fa), f);
+            continue;
+        }
+        detours++;
+        CHECK(mc->detours, "%s leg %d: a detour with detours off", what, k + 1);
+        CHECK(k > 0 && g->moved[k] && same_fmt(g->src[k], g->fmt[k - 1]),
+              "%s leg %d: a detour on %s not moved from the leg before's format", what, k + 1,
+              scheme_format_str(g->fmt[k], fa));
+        CHECK(g->best_before[k] > 0 && g->best_before[k] <= g->record[k], "%s leg %d: a detour on %s (best %d, record "
+              "%d), not at its record", what, k + 1, scheme_format_str(g->fmt[k], fa), g->best_before[k], g->record[k]);
+        CHECK(k > 0 && g->best[k - 1] >= g->best_before[k - 1] && fails_before(g, k - 1) >= 1,
+              "%s leg %d: a detour after a leg that did not fail its 2nd time in a row or later", what, k + 1);
+        CHECK(g->stall[k] == mc->leg_stall, "%s leg %d: a detour's stall %g", what, k + 1, g->stall[k]);
+        if (k + 1 < g->n)
+            CHECK(g->stall[k + 1] == mc->leg_stall * (mc->stall_grow > 0 ? 2 : 1), "%s leg %d: back from a detour with "
+                  "stall %g", what, k + 2, g->stall[k + 1]);
+        if (k + 1 < g->n)
+            CHECK(!g->detour[k + 1] && same_fmt(g->fmt[k + 1], g->fmt[k - 1]) &&
+                      (g->reset[k + 1] || (g->moved[k + 1] && same_fmt(g->src[k + 1], g->fmt[k]))),
+                  "%s leg %d: after the detour on %s, %s not from it", what, k + 2, scheme_format_str(g->fmt[k], fa),
+                  scheme_format_str(g->fmt[k + 1], fb));
+    }
+    return detours;
 }
 
 /* The meta search over <2,2,2>..<2,3,4> with a store: every leg is a run of
@@ -1450,7 +1526,8 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
         c.given[SEARCH_PARAM_TIME] = c.p.time_limit > 0;
         /* drift 0 also grows the stall of failing formats (up to 4x) */
         /* drift 1 also starts every moved leg from every visited neighbour's move */
-        search_meta_config mc = {{2, 2, 2}, {2, 3, 4}, 0.2, drift, 4, drift == 1, drift == 0 ? 2 : 0, false, drift == 1};
+        search_meta_config mc = {{2, 2, 2}, {2, 3, 4}, 0.2, drift, 4, drift == 1, drift == 0 ? 2 : 0, false, drift == 1,
+                                 true};
         static meta_log g;
         memset(&g, 0, sizeof g);
         search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
@@ -1476,19 +1553,20 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
                       "record %d", drift, k + 1, g.start[k], g.record[k]);
             /* the legs of this format before k that failed in a row: the
              * stall doubles with each (up to 2^stall_grow), and after an odd
-             * number of them the leg starts from the format's pool */
-            int fails = 0;
-            for (int q = 0; q < k; q++)
-                if (same_fmt(g.fmt[q], g.fmt[k]))
-                    fails = g.best_before[q] < 0 || g.best[q] < g.best_before[q] ? 0 : fails + 1;
-            const double want = mc.leg_stall * (double)(1 << (fails < mc.stall_grow ? fails : mc.stall_grow));
+             * number of them the leg starts from the format's pool; a detour
+             * (meta_checks_detours) is none of them and has the base stall */
+            const int fails = fails_before(&g, k);
+            const bool back = k > 0 && g.detour[k - 1];
+            const int grow = back ? (mc.stall_grow < 1 ? mc.stall_grow : 1)
+                                  : (fails < mc.stall_grow ? fails : mc.stall_grow);
+            const double want = g.detour[k] ? mc.leg_stall : mc.leg_stall * (double)(1 << grow);
             CHECK(g.stall[k] == want, "drift %d leg %d: stall %g after %d failed legs, expected %g", drift, k + 1,
                   g.stall[k], fails, want);
             /* ... unless the leg before walked the format the move comes from
              * and lowered its best there (a new neighbour's best moves on) */
             const bool news = k > 0 && g.moved[k] && same_fmt(g.src[k], g.fmt[k - 1]) &&
                               (g.best_before[k - 1] < 0 || g.best[k - 1] < g.best_before[k - 1]);
-            if (mc.stall_grow > 0 && fails % 2 == 1 && g.best_before[k] > 0 && !news)
+            if (mc.stall_grow > 0 && fails % 2 == 1 && g.best_before[k] > 0 && !news && !g.detour[k] && !back)
                 CHECK(!g.moved[k], "drift %d leg %d: after %d failed legs, a moved start (not the pool)", drift, k + 1,
                       fails);
         }
@@ -1505,6 +1583,7 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
                 CHECK(f->best == f->record, "drift 1: %s best %d, record %d", scheme_format_str(f->fmt, fa), f->best,
                       f->record);
         }
+        meta_checks_detours(&g, &mc, res.nformats, "<2,2,2>..<2,3,4>");
         search_meta_result_free(&res);
     }
     session_close(ss);
@@ -1526,6 +1605,56 @@ static void store_checks_clean(const char *dbp)
     char out[4096];
     int rc = tc_run_cli("", out, sizeof out, "db check --db '%s'", dbp);
     CHECK(rc == 0, "db check: exit %d: %s", rc, out);
+}
+
+/* The meta search over <3,3,4>..<3,4,4> from Kauers and Moosbauer's
+ * <3,3,4>:29 (its record) with legs too short for <3,4,4> to reach 38 soon:
+ * with detours on, after <3,4,4>'s 2nd (and later) failed leg the next is a
+ * detour on <3,3,4> and the one after comes back (meta_checks_detours); with
+ * them off there is none.  Every stored scheme verifies (db check). */
+Test(resize_cli, meta_search_takes_detours_through_a_format_at_its_record, .timeout = 120)
+{
+    scheme *s29 = tc_read_corpus("kauers-moosbauer/334-29-mod0.exp");
+    scheme *start = scheme_to_f2(s29);
+    cr_assert_not_null(start);
+    for (int on = 0; on <= 1; on++) {
+        char err[512];
+        db_status st;
+        const char *dbp = tc_path_in(on ? "detours-on.db" : "detours-off.db");
+        search_session *ss = session_open(dbp, &st, err, sizeof err);
+        cr_assert_not_null(ss, "%s", err);
+        search_config c;
+        search_config_default(&c);
+        c.backend = SEARCH_BACKEND_CPU;
+        c.p.threads = 1;
+        c.given[SEARCH_PARAM_THREADS] = true;
+        c.p.seed = g_seed + (uint64_t)on;
+        c.p.progress_every = 0;
+        c.given[SEARCH_PARAM_PROGRESS] = true;
+        c.p.time_limit = 3;
+        c.given[SEARCH_PARAM_TIME] = true;
+        search_meta_config mc = {{3, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, false, false, on == 1};
+        static meta_log g;
+        memset(&g, 0, sizeof g);
+        search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
+        search_meta_result res;
+        const scheme *starts[1] = {start};
+        search_status rs = search_meta_run(ss, &c, NULL, &mc, starts, 1, &h, &res);
+        CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "detours %d: status %d: %s", on, (int)rs, res.msg);
+        const int detours = meta_checks_detours(&g, &mc, res.nformats, on ? "detours on" : "detours off");
+        /* 3 s of legs of at most 0.2 s: <3,4,4> short of 38 at the end
+         * failed twice in a row on the way, so a detour was taken */
+        CHECK(res.nformats == 2, "%d formats", res.nformats);
+        if (on && res.formats[1].best > res.formats[1].record)
+            CHECK(detours >= 1, "seed %llu: <3,4,4> ended at %d without a detour", g_seed, res.formats[1].best);
+        if (!on)
+            CHECK(detours == 0, "detours off: %d detours", detours);
+        search_meta_result_free(&res);
+        session_close(ss);
+        store_checks_clean(dbp);
+    }
+    scheme_free(start);
+    scheme_free(s29);
 }
 
 /* A move to a neighbour that an ordering reaches along two dimensions
@@ -1621,7 +1750,7 @@ Test(resize_cli, meta_search_goes_on_from_the_store, .timeout = 300)
     c.p.seed = g_seed;
     c.p.progress_every = 0;
     c.given[SEARCH_PARAM_PROGRESS] = true;
-    search_meta_config mc = {{2, 2, 2}, {2, 2, 3}, 0.2, 10, 4, true, 0, false, false};
+    search_meta_config mc = {{2, 2, 2}, {2, 2, 3}, 0.2, 10, 4, true, 0, false, false, false};
     search_meta_result res;
 
     const char *pa = tc_path_in("meta-first.db");
