@@ -359,7 +359,7 @@ static void meta_usage(FILE *out)
     fprintf(out,
 "usage: flipgraph search --meta --dims-range A..B [--until-record] [--time T] [--stall T]\n"
 "                        [--meta-drift D] [--meta-pool K] [--meta-stall-grow G] [--meta-fresh]\n"
-"                        [--meta-neighbours] [--meta-detours on|off]\n"
+"                        [--meta-neighbours] [--meta-detours off|best|fresh]\n"
 "                        [--from FILE] [--db PATH] [--out DIR]\n"
 "                        [walk parameters] [-q] [-v]\n"
 "\n"
@@ -385,10 +385,11 @@ static void meta_usage(FILE *out)
 "  --meta-neighbours   a leg that moves starts also from every other visited neighbour's\n"
 "                      best, each moved in every orientation (default: the one\n"
 "                      neighbour's move; every orientation of it)\n"
-"  --meta-detours on|off with --until-record, when one format is left and its 2nd\n"
-"                      (or later) leg in a row fails: its best goes to a neighbour at\n"
-"                      its record, a leg walks it there, and the next leg brings that\n"
-"                      leg's best back (default on)\n"
+"  --meta-detours M     with --until-record, when one format is left and its 2nd (or\n"
+"                      later) leg in a row fails, a neighbour at its record is walked\n"
+"                      again and the next leg brings its best back: off (default), best\n"
+"                      (from the stuck format's best moved there), fresh (from the\n"
+"                      standard algorithm: a new descent)\n"
 "  --meta-fresh        do not start from the store: by default every format's pool\n"
 "                      starts with the store's K lowest distinct schemes of it over the\n"
 "                      walk's ring (any orientation), so that a second search on the same\n"
@@ -487,7 +488,7 @@ static int cmd_search_meta(int argc, char **argv)
     search_config cfg;
     search_config_default(&cfg);
     search_meta_config mc = {.leg_stall = 10, .drift = 10, .pool = 16, .stall_grow = 3, .from_store = true,
-                             .detours = true};
+                             .detours = SEARCH_META_DETOURS_OFF};
     bool have_range = false, quiet = false, verbose = false;
     const char *from[MAX_FROM], *out_dir = NULL, *db_path = NULL;
     int nfrom = 0;
@@ -532,9 +533,14 @@ static int cmd_search_meta(int argc, char **argv)
         case M_FRESH: mc.from_store = false; break;
         case M_NEIGH: mc.all_neighbours = true; break;
         case M_DETOUR:
-            if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-                return cli_error(CLI_USAGE, CMD, "--meta-detours '%s': expected on or off", optarg);
-            mc.detours = !strcmp(optarg, "on");
+            if (!strcmp(optarg, "off"))
+                mc.detours = SEARCH_META_DETOURS_OFF;
+            else if (!strcmp(optarg, "best"))
+                mc.detours = SEARCH_META_DETOURS_BEST;
+            else if (!strcmp(optarg, "fresh"))
+                mc.detours = SEARCH_META_DETOURS_FRESH;
+            else
+                return cli_error(CLI_USAGE, CMD, "--meta-detours '%s': expected off, best or fresh", optarg);
             break;
         case M_FROM:
             if (nfrom == MAX_FROM)
@@ -654,7 +660,9 @@ static int cmd_search_meta(int argc, char **argv)
                 mc.leg_stall * (double)(1 << mc.stall_grow), mc.drift, mc.drift < 0 ? " (never reset)" : "", mc.pool,
                 cfg.p.seed,
                 mc.until_record ? ", until every record" : "",
-                mc.until_record && mc.detours ? " (detours on)" : "",
+                !mc.until_record || mc.detours == SEARCH_META_DETOURS_OFF ? ""
+                : mc.detours == SEARCH_META_DETOURS_BEST                 ? " (detours from the best)"
+                                                                         : " (fresh detours)",
                 cfg.p.symmetry != SCHEME_SYM_NONE ? ", square formats symmetric" : "");
         if (cfg.backend == SEARCH_BACKEND_GPU)
             fprintf(stderr, "backend gpu: device %d (%s)\n", cfg.p.device, dev);

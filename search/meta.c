@@ -633,7 +633,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         /* a square format's legs alternate: symmetric from its cubes on its
          * first, third, ... visit, the plain walk from a moved start or its
          * pool on the others (the symmetric walk of <4,4,4> stops at 50, the
-         * plain one reaches 47); a detour walks its moved start */
+         * plain one reaches 47); a detour walks plainly */
         if (!square || !symmetric_all || out->formats[cur].visits % 2 == 1 || detour) {
             cfg.p.symmetry = SCHEME_SYM_NONE;
             cfg.given[SEARCH_PARAM_SYMMETRY] = false;
@@ -689,6 +689,9 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                          alt[nalt - 1].s->rank);
             else
                 snprintf(leg.from, sizeof leg.from, "%s", moved.how[0] ? moved.how : "the start scheme");
+        } else if (detour) {
+            snprintf(leg.from, sizeof leg.from, "the standard algorithm, a detour for %s",
+                     scheme_format_str(v[detour_for].f, fa));
         } else {
             for (int i = 0; i < m->npool; i++)
                 lst[nl++] = m->pool[i];
@@ -829,21 +832,25 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                 reset = true;
                 out->resets++;
             }
-        } else if (mc->detours && mc->until_record && !improved && j == cur && m->fails >= 2 && m->npool) {
+        } else if (mc->detours != SEARCH_META_DETOURS_OFF && mc->until_record && !improved && j == cur &&
+                   m->fails >= 2 && m->npool) {
             /* a detour: the one format short of its record failed its 2nd
              * leg in a row (or more), and every move into it comes from the
              * same few schemes of neighbours at their record (nothing walks
-             * a format at its record again).  Its best goes to a neighbour at
-             * its record, that leg walks it there (plain, until the record),
-             * and the leg after brings its best back: a new scheme of the
-             * neighbour in the region of the stuck one.  Why: the
-             * seventeenth session's 20-format run on one H100 reached
-             * <4,4,5>:61 in leg 24 (<4,4,4>:47 extended), and its six <4,4,5>
-             * legs after that, 320 s, from its pool, that 47 again and
-             * <4,5,5>:73 projected, all ended at 61 (two of them from its
-             * pool for 40 and 160 s); the 20-format run of the session before
+             * a format at its record again).  A neighbour at its record is
+             * walked once more (plain, until its record): from the stuck
+             * format's best moved there (best), or from the standard
+             * algorithm (fresh: a new descent); the leg after brings that
+             * leg's best back.  Why: the seventeenth session's 20-format run
+             * on one H100 reached <4,4,5>:61 in leg 24 (<4,4,4>:47 extended),
+             * and its six <4,4,5> legs after that, 320 s, from its pool, that
+             * 47 again and <4,5,5>:73 projected, all ended at 61 (two of them
+             * from its pool for 40 and 160 s); the run of the session before
              * reached 60 from another <4,4,4>:47.  Detours take the place of
-             * the pool legs of rule 6 there. */
+             * the pool legs of rule 6 there.  Measured (bench/RESULTS.md,
+             * "Detours"): from the best, every one of 8 legs back ended at 61
+             * again (the moved best lies in the 61's family: 108 distinct
+             * <4,5,5>:73s of its plateau all project to 61 or 63). */
             int yn[6], nr = 0;
             scheme_format yd[6];
             const int ny = neighbours(v, n, cur, yn, yd);
@@ -851,7 +858,11 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                 if (at_record(&v[yn[q]]))
                     yn[nr++] = yn[q];
             const int off = nr ? (int)(scheme_splitmix64(&sm) % (uint64_t)nr) : 0;
-            for (int t = 0; t < nr && !next; t++) {
+            if (nr && mc->detours == SEARCH_META_DETOURS_FRESH) {
+                j = yn[off];
+                detour_for = cur;
+            }
+            for (int t = 0; t < nr && !next && mc->detours == SEARCH_META_DETOURS_BEST; t++) {
                 const int y = yn[(off + t) % nr];
                 if (meta_moves(v, n, y, pool_draw(m, &sm), cur, false, mc->drift, store, " for a detour", &next, &moved,
                                alt, &nalt, &alt_src) &&

@@ -140,6 +140,12 @@ bool session_stop_seen(void);
  * neighbouring format (search_resize, search_permute), unless that lands
  * more than `drift` above the best this search holds there (then the leg
  * starts from that format's pool). */
+typedef enum search_meta_detours {
+    SEARCH_META_DETOURS_OFF,   /* no detours */
+    SEARCH_META_DETOURS_BEST,  /* the neighbour walks from the stuck format's best moved there */
+    SEARCH_META_DETOURS_FRESH  /* the neighbour walks from the standard algorithm */
+} search_meta_detours;
+
 typedef struct search_meta_config {
     scheme_format lo, hi; /* the range: every <n,m,p>, n <= m <= p, each dimension between theirs */
     double leg_stall;     /* a leg ends after this long without a lower rank (seconds, > 0) */
@@ -155,9 +161,10 @@ typedef struct search_meta_config {
     bool all_neighbours;  /* a moved leg starts also from every other visited neighbour's best,
                              moved in every orientation (search --meta-neighbours); false: from
                              the one neighbour's move (every orientation of it) */
-    bool detours;         /* with until_record: the one unfinished format, after its 2nd (and
-                             every later) failed leg in a row, goes through a neighbour at its
-                             record and back (search --meta-detours on|off; search/meta.c says why) */
+    int detours;          /* search_meta_detours: with until_record, the one unfinished format,
+                             after its 2nd (and every later) failed leg in a row, goes through a
+                             neighbour at its record and back (search --meta-detours; search/meta.c
+                             says why) */
 } search_meta_config;
 
 typedef struct search_meta_leg {

@@ -1377,6 +1377,7 @@ typedef struct meta_log {
     int start[4096], best_before[4096], best[4096];
     bool moved[4096], reset[4096], combined[4096]; /* combined: a sum or product of other formats' bests */
     bool detour[4096];
+    int beside[4096]; /* the rank of a sum or product pooled beside the leg, -1 none */
     int record[4096];
     double stall[4096];
     int drift;
@@ -1413,6 +1414,7 @@ static void log_leg_start(void *ctx, const search_meta_leg *l)
     g->stall[g->n] = l->stall;
     g->combined[g->n] = strstr(l->from, "'s best plus ") || strstr(l->from, "'s best times ");
     g->record[g->n] = l->record;
+    g->beside[g->n] = l->beside[0] ? l->beside_rank : -1;
 }
 
 static void log_leg_end(void *ctx, const search_meta_leg *l)
@@ -1420,10 +1422,14 @@ static void log_leg_end(void *ctx, const search_meta_leg *l)
     meta_log *g = ctx;
     if (g->n >= 4096)
         return;
+    /* the format's best after the leg: the walk's, or a sum or product
+     * pooled beside it (search/meta.c counts both) */
     g->best[g->n] = l->best_rank;
+    if (g->beside[g->n] > 0 && (g->best[g->n] <= 0 || g->beside[g->n] < g->best[g->n]))
+        g->best[g->n] = g->beside[g->n];
     int *b = seen_slot(g, l->fmt);
-    if (*b < 0 || l->best_rank < *b)
-        *b = l->best_rank;
+    if (*b < 0 || g->best[g->n] < *b)
+        *b = g->best[g->n];
     g->n++;
 }
 
@@ -1440,7 +1446,8 @@ static int fails_before(const meta_log *g, int k)
 
 /* The detour rule (search/meta.c) on a logged meta search with until_record:
  * a detour leg is on a format at its record, moved from the leg before's
- * format, which had just failed its 2nd (or later) leg in a row and was the
+ * format (detours from the best) or from the standard algorithm (fresh);
+ * the leg before's format had just failed its 2nd (or later) leg in a row and was the
  * one format short of its record; it walks with the base stall, and the leg
  * after it goes back to that format from the detour's format, with twice the
  * base stall (once where stall_grow is 0).  Conversely, with detours on, such
@@ -1480,10 +1487,15 @@ static int meta_checks_detours(const meta_log *g, const search_meta_config *mc, 
             continue;
         }
         detours++;
-        CHECK(mc->detours, "%s leg %d: a detour with detours off", what, k + 1);
-        CHECK(k > 0 && g->moved[k] && same_fmt(g->src[k], g->fmt[k - 1]),
-              "%s leg %d: a detour on %s not moved from the leg before's format", what, k + 1,
-              scheme_format_str(g->fmt[k], fa));
+        CHECK(mc->detours != SEARCH_META_DETOURS_OFF, "%s leg %d: a detour with detours off", what, k + 1);
+        if (mc->detours == SEARCH_META_DETOURS_BEST)
+            CHECK(k > 0 && g->moved[k] && same_fmt(g->src[k], g->fmt[k - 1]),
+                  "%s leg %d: a detour on %s not moved from the leg before's format", what, k + 1,
+                  scheme_format_str(g->fmt[k], fa));
+        else
+            CHECK(!g->moved[k] && g->start[k] < 0, "%s leg %d: a fresh detour on %s from a start of rank %d", what,
+                  k + 1, scheme_format_str(g->fmt[k], fa), g->start[k]);
+        CHECK(k > 0 && !same_fmt(g->fmt[k], g->fmt[k - 1]), "%s leg %d: a detour on the stuck format", what, k + 1);
         CHECK(g->best_before[k] > 0 && g->best_before[k] <= g->record[k], "%s leg %d: a detour on %s (best %d, record "
               "%d), not at its record", what, k + 1, scheme_format_str(g->fmt[k], fa), g->best_before[k], g->record[k]);
         CHECK(k > 0 && g->best[k - 1] >= g->best_before[k - 1] && fails_before(g, k - 1) >= 1,
@@ -1527,7 +1539,7 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
         /* drift 0 also grows the stall of failing formats (up to 4x) */
         /* drift 1 also starts every moved leg from every visited neighbour's move */
         search_meta_config mc = {{2, 2, 2}, {2, 3, 4}, 0.2, drift, 4, drift == 1, drift == 0 ? 2 : 0, false, drift == 1,
-                                 true};
+                                 drift ? SEARCH_META_DETOURS_FRESH : SEARCH_META_DETOURS_BEST};
         static meta_log g;
         memset(&g, 0, sizeof g);
         search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
@@ -1609,18 +1621,22 @@ static void store_checks_clean(const char *dbp)
 
 /* The meta search over <3,3,4>..<3,4,4> from Kauers and Moosbauer's
  * <3,3,4>:29 (its record) with legs too short for <3,4,4> to reach 38 soon:
- * with detours on, after <3,4,4>'s 2nd (and later) failed leg the next is a
- * detour on <3,3,4> and the one after comes back (meta_checks_detours); with
- * them off there is none.  Every stored scheme verifies (db check). */
+ * with detours (from the best, or fresh), after <3,4,4>'s 2nd (and later)
+ * failed leg the next is a detour on <3,3,4> and the one after comes back
+ * (meta_checks_detours); with them off there is none.  Every stored scheme
+ * verifies (db check). */
 Test(resize_cli, meta_search_takes_detours_through_a_format_at_its_record, .timeout = 120)
 {
     scheme *s29 = tc_read_corpus("kauers-moosbauer/334-29-mod0.exp");
     scheme *start = scheme_to_f2(s29);
     cr_assert_not_null(start);
-    for (int on = 0; on <= 1; on++) {
+    for (int on = SEARCH_META_DETOURS_OFF; on <= SEARCH_META_DETOURS_FRESH; on++) {
         char err[512];
         db_status st;
-        const char *dbp = tc_path_in(on ? "detours-on.db" : "detours-off.db");
+        static const char *names[] = {"off", "best", "fresh"};
+        char name[64];
+        snprintf(name, sizeof name, "detours-%s.db", names[on]);
+        const char *dbp = tc_path_in(name);
         search_session *ss = session_open(dbp, &st, err, sizeof err);
         cr_assert_not_null(ss, "%s", err);
         search_config c;
@@ -1633,15 +1649,16 @@ Test(resize_cli, meta_search_takes_detours_through_a_format_at_its_record, .time
         c.given[SEARCH_PARAM_PROGRESS] = true;
         c.p.time_limit = 3;
         c.given[SEARCH_PARAM_TIME] = true;
-        search_meta_config mc = {{3, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, false, false, on == 1};
+        search_meta_config mc = {{3, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, false, false, on};
         static meta_log g;
         memset(&g, 0, sizeof g);
         search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
         search_meta_result res;
         const scheme *starts[1] = {start};
         search_status rs = search_meta_run(ss, &c, NULL, &mc, starts, 1, &h, &res);
-        CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "detours %d: status %d: %s", on, (int)rs, res.msg);
-        const int detours = meta_checks_detours(&g, &mc, res.nformats, on ? "detours on" : "detours off");
+        CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "detours %s: status %d: %s", names[on], (int)rs,
+              res.msg);
+        const int detours = meta_checks_detours(&g, &mc, res.nformats, names[on]);
         /* 3 s of legs of at most 0.2 s: <3,4,4> short of 38 at the end
          * failed twice in a row on the way, so a detour was taken */
         CHECK(res.nformats == 2, "%d formats", res.nformats);
@@ -1750,7 +1767,7 @@ Test(resize_cli, meta_search_goes_on_from_the_store, .timeout = 300)
     c.p.seed = g_seed;
     c.p.progress_every = 0;
     c.given[SEARCH_PARAM_PROGRESS] = true;
-    search_meta_config mc = {{2, 2, 2}, {2, 2, 3}, 0.2, 10, 4, true, 0, false, false, false};
+    search_meta_config mc = {{2, 2, 2}, {2, 2, 3}, 0.2, 10, 4, true, 0, false, false, SEARCH_META_DETOURS_OFF};
     search_meta_result res;
 
     const char *pa = tc_path_in("meta-first.db");
