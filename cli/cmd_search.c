@@ -387,9 +387,9 @@ static void meta_usage(FILE *out)
 "                      neighbour's move; every orientation of it)\n"
 "  --meta-detours M     with --until-record, when one format is left and its 2nd (or\n"
 "                      later) leg in a row fails, a neighbour at its record is walked\n"
-"                      again and the next leg brings its best back: off (default), best\n"
-"                      (from the stuck format's best moved there), fresh (from the\n"
-"                      standard algorithm: a new descent)\n"
+"                      again and the next leg brings its best back: fresh (default:\n"
+"                      from the standard algorithm, a new descent), best (from the\n"
+"                      stuck format's best moved there), off\n"
 "  --meta-fresh        do not start from the store: by default every format's pool\n"
 "                      starts with the store's K lowest distinct schemes of it over the\n"
 "                      walk's ring (any orientation), so that a second search on the same\n"
@@ -488,7 +488,7 @@ static int cmd_search_meta(int argc, char **argv)
     search_config cfg;
     search_config_default(&cfg);
     search_meta_config mc = {.leg_stall = 10, .drift = 10, .pool = 16, .stall_grow = 3, .from_store = true,
-                             .detours = SEARCH_META_DETOURS_OFF};
+                             .detours = SEARCH_META_DETOURS_FRESH};
     bool have_range = false, quiet = false, verbose = false;
     const char *from[MAX_FROM], *out_dir = NULL, *db_path = NULL;
     int nfrom = 0;

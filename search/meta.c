@@ -35,6 +35,7 @@ typedef struct meta_fmt {
     uint64_t hash[META_POOL_MAX];
     int npool;
     int fails; /* legs here in a row that did not lower the best */
+    int detours; /* detour legs here (search_meta_config.detours) */
 } meta_fmt;
 
 static bool same(scheme_format x, scheme_format y) { return x.n == y.n && x.m == y.m && x.p == y.p; }
@@ -851,11 +852,17 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
              * "Detours"): from the best, every one of 8 legs back ended at 61
              * again (the moved best lies in the 61's family: 108 distinct
              * <4,5,5>:73s of its plateau all project to 61 or 63). */
-            int yn[6], nr = 0;
+            /* the neighbours at their record detoured least, so that every
+             * one is tried in turn (on one H100 a fresh <4,4,4> led back to
+             * <4,4,5>:60 once, two fresh <3,4,5>s to 62: "Detours") */
+            int yn[6], nr = 0, least = 1 << 30;
             scheme_format yd[6];
             const int ny = neighbours(v, n, cur, yn, yd);
             for (int q = 0; q < ny; q++)
-                if (at_record(&v[yn[q]]))
+                if (at_record(&v[yn[q]]) && v[yn[q]].detours < least)
+                    least = v[yn[q]].detours;
+            for (int q = 0; q < ny; q++)
+                if (at_record(&v[yn[q]]) && v[yn[q]].detours == least)
                     yn[nr++] = yn[q];
             const int off = nr ? (int)(scheme_splitmix64(&sm) % (uint64_t)nr) : 0;
             if (nr && mc->detours == SEARCH_META_DETOURS_FRESH) {
@@ -871,6 +878,8 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                     detour_for = cur;
                 }
             }
+            if (detour_for >= 0)
+                v[j].detours++;
         }
         if (detour || detour_for >= 0) {
             /* the start is made */

@@ -1444,6 +1444,42 @@ static int fails_before(const meta_log *g, int k)
     return fails;
 }
 
+/* a and b (sorted) one step apart: one dimension of a one larger or smaller
+ * gives b after sorting. */
+static bool fmt_one_step(scheme_format a, scheme_format b)
+{
+    for (int dim = 0; dim < 3; dim++)
+        for (int by = -1; by <= 1; by += 2) {
+            int d[3] = {a.n, a.m, a.p};
+            d[dim] += by;
+            for (int x = 0; x < 2; x++) /* sort three */
+                for (int y = 0; y < 2 - x; y++)
+                    if (d[y] > d[y + 1]) {
+                        const int t = d[y];
+                        d[y] = d[y + 1];
+                        d[y + 1] = t;
+                    }
+            if (d[0] == b.n && d[1] == b.m && d[2] == b.p)
+                return true;
+        }
+    return false;
+}
+
+/* The lowest rank legs before k reached on f (-1: none), and f's record as
+ * the log knows it. */
+static int logged_best(const meta_log *g, int k, scheme_format f, int *record)
+{
+    int best = -1;
+    *record = -1;
+    for (int r = 0; r < g->n; r++)
+        if (same_fmt(g->fmt[r], f)) {
+            *record = g->record[r];
+            if (r < k && g->best[r] > 0 && (best < 0 || g->best[r] < best))
+                best = g->best[r];
+        }
+    return best;
+}
+
 /* The detour rule (search/meta.c) on a logged meta search with until_record:
  * a detour leg is on a format at its record, moved from the leg before's
  * format (detours from the best) or from the standard algorithm (fresh);
@@ -1461,8 +1497,8 @@ static int meta_checks_detours(const meta_log *g, const search_meta_config *mc, 
     int detours = 0;
     for (int k = 0; k < g->n; k++) {
         if (!g->detour[k]) {
-            /* was one due?  leg k-1 failed (its even numbered failure in a
-             * row) and every other format logged so far was at its record */
+            /* was one due?  leg k-1 failed (its 2nd or later failure in a
+             * row) and every other format of the range was at its record */
             if (k == 0 || g->detour[k - 1] || !mc->detours || !mc->until_record || mc->drift >= 0 ||
                 g->nseen < nformats)
                 continue;
@@ -1471,15 +1507,8 @@ static int meta_checks_detours(const meta_log *g, const search_meta_config *mc, 
             bool alone = true;
             for (int q = 0; q < g->nseen; q++)
                 if (!same_fmt(g->seen_fmt[q], g->fmt[k - 1])) {
-                    /* the lowest this format had after leg k-1 */
-                    int best = -1;
-                    for (int r = 0; r < k; r++)
-                        if (same_fmt(g->fmt[r], g->seen_fmt[q]) && g->best[r] > 0 && (best < 0 || g->best[r] < best))
-                            best = g->best[r];
-                    int rec = -1;
-                    for (int r = 0; r < g->n; r++)
-                        if (same_fmt(g->fmt[r], g->seen_fmt[q]))
-                            rec = g->record[r];
+                    int rec;
+                    const int best = logged_best(g, k, g->seen_fmt[q], &rec);
                     alone &= best > 0 && best <= rec;
                 }
             CHECK(!(failed && f >= 2 && alone && g->nseen > 1), "%s leg %d: %s failed its leg %d in a row, the one "
@@ -1496,6 +1525,23 @@ static int meta_checks_detours(const meta_log *g, const search_meta_config *mc, 
             CHECK(!g->moved[k] && g->start[k] < 0, "%s leg %d: a fresh detour on %s from a start of rank %d", what,
                   k + 1, scheme_format_str(g->fmt[k], fa), g->start[k]);
         CHECK(k > 0 && !same_fmt(g->fmt[k], g->fmt[k - 1]), "%s leg %d: a detour on the stuck format", what, k + 1);
+        /* of the stuck format's neighbours at their record, one detoured
+         * least so far */
+        int mine = 0;
+        for (int r = 0; r < k; r++)
+            mine += g->detour[r] && same_fmt(g->fmt[r], g->fmt[k]);
+        for (int q = 0; q < g->nseen && k > 0; q++) {
+            const scheme_format z = g->seen_fmt[q];
+            int rec;
+            const int best = logged_best(g, k, z, &rec);
+            if (same_fmt(z, g->fmt[k]) || !fmt_one_step(g->fmt[k - 1], z) || best < 0 || best > rec)
+                continue;
+            int theirs = 0;
+            for (int r = 0; r < k; r++)
+                theirs += g->detour[r] && same_fmt(g->fmt[r], z);
+            CHECK(mine <= theirs, "%s leg %d: a detour on %s (%d before) where %s had %d", what, k + 1,
+                  scheme_format_str(g->fmt[k], fa), mine, scheme_format_str(z, fb), theirs);
+        }
         CHECK(g->best_before[k] > 0 && g->best_before[k] <= g->record[k], "%s leg %d: a detour on %s (best %d, record "
               "%d), not at its record", what, k + 1, scheme_format_str(g->fmt[k], fa), g->best_before[k], g->record[k]);
         CHECK(k > 0 && g->best[k - 1] >= g->best_before[k - 1] && fails_before(g, k - 1) >= 1,
@@ -1852,6 +1898,7 @@ Test(resize_cli, search_meta_until_record, .timeout = 300)
         "--meta --dims-range 2x2x2..3x3x3 --meta-pool 0",
         "--meta --dims-range 2x2x2..3x3x3 --meta-stall-grow 11",
         "--meta --dims-range 2x2x2..3x3x3 --stall 0",
+        "--meta --dims-range 2x2x2..3x3x3 --meta-detours on",  /* off, best or fresh */
         "--meta --mpi --dims-range 2x2x2..3x3x3",             /* not under MPI */
         "--meta --dims-range 2x2x2..2x2x3 --from DATA",       /* a <4,4,4> file outside the range */
     };
