@@ -851,10 +851,10 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
              * the pool legs of rule 6 there.  Measured (bench/RESULTS.md,
              * "Detours"): from the best, every one of 8 legs back ended at 61
              * again (the moved best lies in the 61's family: 108 distinct
-             * <4,5,5>:73s of its plateau all project to 61 or 63). */
-            /* the neighbours at their record detoured least, so that every
-             * one is tried in turn (on one H100 a fresh <4,4,4> led back to
-             * <4,4,5>:60 once, two fresh <3,4,5>s to 62: "Detours") */
+             * <4,5,5>:73s of its plateau all project to 61 or 63); fresh, a
+             * <4,4,4> led back to <4,4,5>:60, two <3,4,5>s to 62.  So the
+             * neighbour is one of those at their record detoured least: each
+             * is tried in turn. */
             int yn[6], nr = 0, least = 1 << 30;
             scheme_format yd[6];
             const int ny = neighbours(v, n, cur, yn, yd);

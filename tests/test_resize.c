@@ -1433,6 +1433,23 @@ static void log_leg_end(void *ctx, const search_meta_leg *l)
     g->n++;
 }
 
+/* A meta search's leg configuration for the tests: the CPU, one thread, no
+ * progress lines, the seed, and the whole search's time (seconds; 0: none). */
+static search_config meta_cpu_config(uint64_t seed, double seconds)
+{
+    search_config c;
+    search_config_default(&c);
+    c.backend = SEARCH_BACKEND_CPU;
+    c.p.threads = 1;
+    c.given[SEARCH_PARAM_THREADS] = true;
+    c.p.seed = seed;
+    c.p.progress_every = 0;
+    c.given[SEARCH_PARAM_PROGRESS] = true;
+    c.p.time_limit = seconds;
+    c.given[SEARCH_PARAM_TIME] = seconds > 0;
+    return c;
+}
+
 /* The legs on leg k's format before it that failed in a row (detours, legs
  * on a format at its record for another's sake, not counted). */
 static int fails_before(const meta_log *g, int k)
@@ -1572,16 +1589,8 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
     search_session *ss = session_open(dbp, &st, err, sizeof err);
     cr_assert_not_null(ss, "%s", err);
     for (int drift = 0; drift <= 1; drift++) {
-        search_config c;
-        search_config_default(&c);
-        c.backend = SEARCH_BACKEND_CPU;
-        c.p.threads = 1;
-        c.given[SEARCH_PARAM_THREADS] = true;
-        c.p.seed = g_seed + (uint64_t)drift;
-        c.p.progress_every = 0;
-        c.given[SEARCH_PARAM_PROGRESS] = true;
-        c.p.time_limit = drift ? 0 : 3; /* drift 0: 3 s of legs back and forth; 1: until the records */
-        c.given[SEARCH_PARAM_TIME] = c.p.time_limit > 0;
+        /* drift 0: 3 s of legs back and forth; 1: until the records */
+        search_config c = meta_cpu_config(g_seed + (uint64_t)drift, drift ? 0 : 3);
         /* drift 0 also grows the stall of failing formats (up to 4x) */
         /* drift 1 also starts every moved leg from every visited neighbour's move */
         search_meta_config mc = {{2, 2, 2}, {2, 3, 4}, 0.2, drift, 4, drift == 1, drift == 0 ? 2 : 0, false, drift == 1,
@@ -1685,16 +1694,7 @@ Test(resize_cli, meta_search_takes_detours_through_a_format_at_its_record, .time
         const char *dbp = tc_path_in(name);
         search_session *ss = session_open(dbp, &st, err, sizeof err);
         cr_assert_not_null(ss, "%s", err);
-        search_config c;
-        search_config_default(&c);
-        c.backend = SEARCH_BACKEND_CPU;
-        c.p.threads = 1;
-        c.given[SEARCH_PARAM_THREADS] = true;
-        c.p.seed = g_seed + (uint64_t)on;
-        c.p.progress_every = 0;
-        c.given[SEARCH_PARAM_PROGRESS] = true;
-        c.p.time_limit = 3;
-        c.given[SEARCH_PARAM_TIME] = true;
+        search_config c = meta_cpu_config(g_seed + (uint64_t)on, 3);
         search_meta_config mc = {{3, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, false, false, on};
         static meta_log g;
         memset(&g, 0, sizeof g);
@@ -1805,14 +1805,7 @@ Test(resize_cli, meta_search_goes_on_from_the_store, .timeout = 300)
 {
     char err[512];
     db_status st;
-    search_config c;
-    search_config_default(&c);
-    c.backend = SEARCH_BACKEND_CPU;
-    c.p.threads = 1;
-    c.given[SEARCH_PARAM_THREADS] = true;
-    c.p.seed = g_seed;
-    c.p.progress_every = 0;
-    c.given[SEARCH_PARAM_PROGRESS] = true;
+    search_config c = meta_cpu_config(g_seed, 0);
     search_meta_config mc = {{2, 2, 2}, {2, 2, 3}, 0.2, 10, 4, true, 0, false, false, SEARCH_META_DETOURS_OFF};
     search_meta_result res;
 
