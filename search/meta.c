@@ -685,9 +685,9 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             if (other)
                 snprintf(more, sizeof more, " and %d from other neighbours", other);
             if (nalt)
-                snprintf(leg.from, sizeof leg.from, "%s (%d orientations%s, ranks %d..%d)",
-                         moved.how[0] ? moved.how : "the start scheme", nalt + 1 - other, more, next->rank,
-                         alt[nalt - 1].s->rank);
+                snprintf(leg.from, sizeof leg.from, "%s (%d orientation%s%s, ranks %d..%d)",
+                         moved.how[0] ? moved.how : "the start scheme", nalt + 1 - other, nalt - other ? "s" : "", more,
+                         next->rank, alt[nalt - 1].s->rank);
             else
                 snprintf(leg.from, sizeof leg.from, "%s", moved.how[0] ? moved.how : "the start scheme");
         } else if (detour) {
