@@ -385,7 +385,7 @@ static void meta_usage(FILE *out)
 "  --meta-neighbours   a leg that moves starts also from every other visited neighbour's\n"
 "                      best, each moved in every orientation (default: the one\n"
 "                      neighbour's move; every orientation of it)\n"
-"  --meta-detours M     with --until-record, when one format is left and its 2nd (or\n"
+"  --meta-detours M    with --until-record, when one format is left and its 2nd (or\n"
 "                      later) leg in a row fails, a neighbour at its record is walked\n"
 "                      again and the next leg brings its best back: fresh (default:\n"
 "                      from the standard algorithm, a new descent), best (from the\n"
