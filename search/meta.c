@@ -868,14 +868,16 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             if (nr && mc->detours == SEARCH_META_DETOURS_FRESH) {
                 j = yn[off];
                 detour_for = cur;
-            }
-            for (int t = 0; t < nr && !next && mc->detours == SEARCH_META_DETOURS_BEST; t++) {
-                const int y = yn[(off + t) % nr];
-                if (meta_moves(v, n, y, pool_draw(m, &sm), cur, false, mc->drift, store, " for a detour", &next, &moved,
-                               alt, &nalt, &alt_src) &&
-                    next) {
-                    j = y;
-                    detour_for = cur;
+            } else if (mc->detours == SEARCH_META_DETOURS_BEST) {
+                /* the first of them (from off on) the best moves to within the drift */
+                for (int t = 0; t < nr && !next; t++) {
+                    const int y = yn[(off + t) % nr];
+                    if (meta_moves(v, n, y, pool_draw(m, &sm), cur, false, mc->drift, store, " for a detour", &next,
+                                   &moved, alt, &nalt, &alt_src) &&
+                        next) {
+                        j = y;
+                        detour_for = cur;
+                    }
                 }
             }
             if (detour_for >= 0)

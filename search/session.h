@@ -161,10 +161,10 @@ typedef struct search_meta_config {
     bool all_neighbours;  /* a moved leg starts also from every other visited neighbour's best,
                              moved in every orientation (search --meta-neighbours); false: from
                              the one neighbour's move (every orientation of it) */
-    int detours;          /* search_meta_detours: with until_record, the one unfinished format,
-                             after its 2nd (and every later) failed leg in a row, goes through a
-                             neighbour at its record and back (search --meta-detours; search/meta.c
-                             says why) */
+    search_meta_detours detours; /* with until_record, the one unfinished format, after its
+                                    2nd (and every later) failed leg in a row, goes through a
+                                    neighbour at its record and back (search --meta-detours;
+                                    search/meta.c says why) */
 } search_meta_config;
 
 typedef struct search_meta_leg {
@@ -176,8 +176,9 @@ typedef struct search_meta_leg {
                              (search/meta.c, meta_start_for), in words; "" none */
     int beside_rank;
     bool reset;           /* the move here was dropped by the reset rule */
-    bool detour;          /* a leg on a format at its record, from the stuck format's best moved
-                             there; the next leg goes back from its best (search_meta_config.detours) */
+    bool detour;          /* a leg on a format at its record for the stuck one's sake (from the
+                             standard algorithm, or the stuck format's best moved there); the next
+                             leg goes back from its best (search_meta_config.detours) */
     double stall;         /* this leg's stall (seconds): leg_stall, grown after failed legs */
     int start_rank;       /* leg_start: the first start's rank (-1: the standard algorithm or cubes) */
     int best_rank;        /* leg_end: */
