@@ -36,6 +36,12 @@ typedef struct meta_fmt {
     int npool;
     int fails; /* legs here in a row that did not lower the best */
     int detours; /* detour legs here (search_meta_config.detours) */
+    /* what the detours here did for one stuck format (the last one they were
+     * for; another resets them): one ended above this format's record, and the
+     * lowest rank the legs back from them reached (0: none yet) */
+    int detoured_for;
+    bool detour_short;
+    int detour_back;
 } meta_fmt;
 
 static bool same(scheme_format x, scheme_format y) { return x.n == y.n && x.m == y.m && x.p == y.p; }
@@ -52,6 +58,42 @@ static int find_fmt(const meta_fmt *v, int n, scheme_format f)
 static int best_of(const meta_fmt *m) { return m->npool ? m->pool[0]->rank : -1; }
 
 static bool at_record(const meta_fmt *m) { return m->record > 0 && m->npool && m->pool[0]->rank <= m->record; }
+
+/* Detour candidates y for the stuck format `stuck` in the order they are
+ * tried (search --meta rule 8): those not yet detoured for it first, detoured
+ * least first; then those whose detours for it never ended above their own
+ * record, the lowest rank a leg back reached, detoured least.  Ties stay in a
+ * random order. */
+static bool detour_before(const meta_fmt *v, int stuck, int a, int b)
+{
+    const meta_fmt *x = &v[a], *y = &v[b];
+    const bool tx = x->detoured_for == stuck, ty = y->detoured_for == stuck;
+    if (tx != ty)
+        return !tx;
+    if (tx) {
+        if (x->detour_short != y->detour_short)
+            return !x->detour_short;
+        const int bx = x->detour_back ? x->detour_back : 1 << 30, by = y->detour_back ? y->detour_back : 1 << 30;
+        if (bx != by)
+            return bx < by;
+    }
+    return x->detours < y->detours;
+}
+
+static void detour_order(const meta_fmt *v, int stuck, int *y, int ny, uint64_t *sm)
+{
+    for (int i = ny - 1; i > 0; i--) {
+        const int r = (int)(scheme_splitmix64(sm) % (uint64_t)(i + 1)), t = y[i];
+        y[i] = y[r];
+        y[r] = t;
+    }
+    for (int i = 1; i < ny; i++)
+        for (int k = i; k > 0 && detour_before(v, stuck, y[k], y[k - 1]); k--) {
+            const int t = y[k];
+            y[k] = y[k - 1];
+            y[k - 1] = t;
+        }
+}
 
 /* Keeps a copy of s in the format's pool when it is new (canonical hash) and
  * among the `keep` lowest; false only when out of memory. */
@@ -516,6 +558,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
     for (int i = 0; i < n; i++) {
         v[i].f = fl[i];
         v[i].record = ring == SCHEME_RING_Z ? search_record_rank_z(fl[i]) : search_record_rank(fl[i]);
+        v[i].detoured_for = -1;
         out->formats[i].fmt = fl[i];
         out->formats[i].record = v[i].record;
         out->formats[i].best = -1;
@@ -604,6 +647,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
     bool reset = false;       /* the last move was dropped by the reset rule */
     int detour_for = -1;      /* the next leg is a detour for this format (below) */
     bool back = false;        /* the next leg comes back from a detour */
+    int back_from = -1;       /* ... on this format */
     out->status = SEARCH_NOT_REACHED;
     for (int k = 0;; k++) {
         double left = base->p.time_limit > 0 ? base->p.time_limit - (search_clock_s() - t0) : 0;
@@ -775,6 +819,12 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         const bool improved = best_before < 0 || best_of(m) < best_before;
         if (!detour)
             m->fails = improved ? 0 : m->fails + 1;
+        /* what a detour did, for the choice of the next (below) */
+        if (detour && (res.best_rank <= 0 || res.best_rank > m->record))
+            m->detour_short = true;
+        if (back && back_from >= 0 && res.best_rank > 0 &&
+            (v[back_from].detour_back == 0 || res.best_rank < v[back_from].detour_back))
+            v[back_from].detour_back = res.best_rank;
         int nb[6], cand[6];
         scheme_format dir[6];
         int nn = neighbours(v, n, cur, nb, dir), nc = 0, fewest = 1 << 30;
@@ -821,6 +871,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
          * extensions, products of every format's best) */
         int src = -1;
         back = detour;
+        back_from = detour ? cur : -1;
         if (detour) {
             /* back from a detour: its best (at the neighbour's record, or the
              * lowest it reached) moved to the format it was made for */
@@ -852,26 +903,31 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
              * "Detours"): from the best, every one of 8 legs back ended at 61
              * again (the moved best lies in the 61's family: 108 distinct
              * <4,5,5>:73s of its plateau all project to 61 or 63); fresh, a
-             * <4,4,4> led back to <4,4,5>:60, two <3,4,5>s to 62.  So the
-             * neighbour is one of those at their record detoured least: each
-             * is tried in turn. */
-            int yn[6], nr = 0, least = 1 << 30;
+             * <4,4,4> led back to <4,4,5>:60, two <3,4,5>s to 62.  So each
+             * neighbour at its record is tried once (the one detoured least
+             * first), and after that the one whose detours did best: none
+             * ended above its record, then the lowest rank a leg back from
+             * them reached, then detoured least (detour_order).  Why: the
+             * eighteenth session's run from nothing (one H100) was left with
+             * <3,5,5> at 59 and detoured in turn through <2,5,5> (40, back at
+             * 65 and never lower), <4,5,5> (from the standard algorithm only
+             * to 78 and 79 in 43 s) and <3,4,5> (47 in 3 s, back at 59): two
+             * of every three detours spent on neighbours that had shown they
+             * lead nowhere. */
+            int yn[6], nr = 0;
             scheme_format yd[6];
             const int ny = neighbours(v, n, cur, yn, yd);
             for (int q = 0; q < ny; q++)
-                if (at_record(&v[yn[q]]) && v[yn[q]].detours < least)
-                    least = v[yn[q]].detours;
-            for (int q = 0; q < ny; q++)
-                if (at_record(&v[yn[q]]) && v[yn[q]].detours == least)
+                if (at_record(&v[yn[q]]))
                     yn[nr++] = yn[q];
-            const int off = nr ? (int)(scheme_splitmix64(&sm) % (uint64_t)nr) : 0;
+            detour_order(v, cur, yn, nr, &sm);
             if (nr && mc->detours == SEARCH_META_DETOURS_FRESH) {
-                j = yn[off];
+                j = yn[0];
                 detour_for = cur;
             } else if (mc->detours == SEARCH_META_DETOURS_BEST) {
-                /* the first of them (from off on) the best moves to within the drift */
+                /* the first of them the best moves to within the drift */
                 for (int t = 0; t < nr && !next; t++) {
-                    const int y = yn[(off + t) % nr];
+                    const int y = yn[t];
                     if (meta_moves(v, n, y, pool_draw(m, &sm), cur, false, mc->drift, store, " for a detour", &next,
                                    &moved, alt, &nalt, &alt_src) &&
                         next) {
@@ -879,6 +935,11 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                         detour_for = cur;
                     }
                 }
+            }
+            if (detour_for >= 0 && v[j].detoured_for != cur) {
+                v[j].detoured_for = cur;
+                v[j].detour_short = false;
+                v[j].detour_back = 0;
             }
             if (detour_for >= 0)
                 v[j].detours++;

@@ -1383,6 +1383,8 @@ typedef struct meta_log {
     int drift;
     scheme_format seen_fmt[64];
     int seen_best[64], nseen;
+    scheme_format pre_fmt[8]; /* formats whose best the search found in its store, not walked */
+    int pre_best[8], pre_record[8], npre;
 } meta_log;
 
 static int *seen_slot(meta_log *g, scheme_format f)
@@ -1393,6 +1395,16 @@ static int *seen_slot(meta_log *g, scheme_format f)
     g->seen_fmt[g->nseen] = f;
     g->seen_best[g->nseen] = -1;
     return &g->seen_best[g->nseen++];
+}
+
+/* f (record `record`) has the best `best` before the first leg: the search's
+ * store holds it. */
+static void log_preset(meta_log *g, scheme_format f, int best, int record)
+{
+    *seen_slot(g, f) = best;
+    g->pre_fmt[g->npre] = f;
+    g->pre_record[g->npre] = record;
+    g->pre_best[g->npre++] = best;
 }
 
 static void log_leg_start(void *ctx, const search_meta_leg *l)
@@ -1481,6 +1493,11 @@ static int logged_best(const meta_log *g, int k, scheme_format f, int *record)
 {
     int best = -1;
     *record = -1;
+    for (int q = 0; q < g->npre; q++)
+        if (same_fmt(g->pre_fmt[q], f)) {
+            best = g->pre_best[q];
+            *record = g->pre_record[q];
+        }
     for (int r = 0; r < g->n; r++)
         if (same_fmt(g->fmt[r], f)) {
             *record = g->record[r];
@@ -1488,6 +1505,53 @@ static int logged_best(const meta_log *g, int k, scheme_format f, int *record)
                 best = g->best[r];
         }
     return best;
+}
+
+/* What the detours on z before leg k did for the stuck format of leg k (the
+ * format of leg k-1), as search/meta.c orders the next detour's candidates:
+ * the detours on z, whether any since the last one for another format was
+ * for the stuck one, whether one of those ended above z's record, and the
+ * lowest rank a leg back from them reached (0: none). */
+typedef struct detour_key {
+    int count;
+    bool tried, fell_short;
+    int back;
+} detour_key;
+
+static detour_key detour_key_of(const meta_log *g, int k, scheme_format z)
+{
+    detour_key d = {0, false, false, 0};
+    for (int r = 1; r < k; r++) {
+        if (!g->detour[r] || !same_fmt(g->fmt[r], z))
+            continue;
+        d.count++;
+        if (!same_fmt(g->fmt[r - 1], g->fmt[k - 1])) {
+            d.tried = d.fell_short = false;
+            d.back = 0;
+            continue;
+        }
+        d.tried = true;
+        d.fell_short |= g->best[r] <= 0 || g->best[r] > g->record[r];
+        if (r + 1 < k && g->best[r + 1] > 0 && (d.back == 0 || g->best[r + 1] < d.back))
+            d.back = g->best[r + 1];
+    }
+    return d;
+}
+
+/* a strictly before b: untried first; then never short, the lowest rank
+ * back; then detoured least. */
+static bool detour_key_before(detour_key a, detour_key b)
+{
+    if (a.tried != b.tried)
+        return !a.tried;
+    if (a.tried) {
+        if (a.fell_short != b.fell_short)
+            return !a.fell_short;
+        const int x = a.back ? a.back : 1 << 30, y = b.back ? b.back : 1 << 30;
+        if (x != y)
+            return x < y;
+    }
+    return a.count < b.count;
 }
 
 /* The detour rule (search/meta.c) on a logged meta search with until_record:
@@ -1535,22 +1599,20 @@ static int meta_checks_detours(const meta_log *g, const search_meta_config *mc, 
             CHECK(!g->moved[k] && g->start[k] < 0, "%s leg %d: a fresh detour on %s from a start of rank %d", what,
                   k + 1, scheme_format_str(g->fmt[k], fa), g->start[k]);
         CHECK(k > 0 && !same_fmt(g->fmt[k], g->fmt[k - 1]), "%s leg %d: a detour on the stuck format", what, k + 1);
-        /* of the stuck format's neighbours at their record, one detoured
-         * least so far */
-        int mine = 0;
-        for (int r = 0; r < k; r++)
-            mine += g->detour[r] && same_fmt(g->fmt[r], g->fmt[k]);
+        /* of the stuck format's neighbours at their record, the first in
+         * detour_key's order */
+        detour_key mine = detour_key_of(g, k, g->fmt[k]);
         for (int q = 0; q < g->nseen && k > 0; q++) {
             const scheme_format z = g->seen_fmt[q];
             int rec;
             const int best = logged_best(g, k, z, &rec);
             if (same_fmt(z, g->fmt[k]) || !fmt_one_step(g->fmt[k - 1], z) || best < 0 || best > rec)
                 continue;
-            int theirs = 0;
-            for (int r = 0; r < k; r++)
-                theirs += g->detour[r] && same_fmt(g->fmt[r], z);
-            CHECK(mine <= theirs, "%s leg %d: a detour on %s (%d before) where %s had %d", what, k + 1,
-                  scheme_format_str(g->fmt[k], fa), mine, scheme_format_str(z, fb), theirs);
+            const detour_key theirs = detour_key_of(g, k, z);
+            CHECK(!detour_key_before(theirs, mine), "%s leg %d: a detour on %s (%d before, %s, short %d, back %d) "
+                  "where %s (%d before, %s, short %d, back %d) comes first", what, k + 1, scheme_format_str(g->fmt[k], fa),
+                  mine.count, mine.tried ? "tried" : "untried", mine.fell_short, mine.back, scheme_format_str(z, fb),
+                  theirs.count, theirs.tried ? "tried" : "untried", theirs.fell_short, theirs.back);
         }
         CHECK(g->best_before[k] > 0 && g->best_before[k] <= g->record[k], "%s leg %d: a detour on %s (best %d, record "
               "%d), not at its record", what, k + 1, scheme_format_str(g->fmt[k], fa), g->best_before[k], g->record[k]);
@@ -1711,6 +1773,63 @@ Test(resize_cli, meta_search_takes_detours_through_a_format_at_its_record, .time
     }
     scheme_free(start);
     scheme_free(s29);
+}
+
+/* The meta search over <2,3,4>..<3,4,4> on a store holding Kauers and
+ * Moosbauer's <2,3,4>:20, <2,4,4>:26 and <3,3,4>:29 (their records, reduced
+ * mod 2), legs too short for <3,4,4> to reach 38 soon: fresh detours for
+ * <3,4,4> go first to each of its two neighbours once, then to the one whose
+ * detours did best (meta_checks_detours, detour_key); the order has something
+ * to bite on when <3,4,4> ends short: some detour chose between two tried
+ * neighbours.  Every stored scheme verifies. */
+Test(resize_cli, meta_search_detours_go_where_they_did_best, .timeout = 120)
+{
+    char err[512];
+    db_status st;
+    const char *dbp = tc_path_in("detour-order.db");
+    search_session *ss = session_open(dbp, &st, err, sizeof err);
+    cr_assert_not_null(ss, "%s", err);
+    static meta_log g;
+    memset(&g, 0, sizeof g);
+    static const char *files[] = {"kauers-moosbauer/234-20-mod0.exp", "kauers-moosbauer/244-26-mod0.exp",
+                                  "kauers-moosbauer/334-29-mod0.exp"};
+    for (int i = 0; i < 3; i++) {
+        scheme *z = tc_read_corpus(files[i]);
+        scheme *s = scheme_to_f2(z);
+        cr_assert_not_null(s, "%s", files[i]);
+        int64_t id;
+        bool existed;
+        db_provenance prov = {0, 0, "test", 0, 0};
+        cr_assert(db_insert_scheme(session_store(ss), s, &prov, &id, &existed, err, sizeof err) == DB_OK, "%s", err);
+        log_preset(&g, s->fmt, s->rank, search_record_rank(s->fmt));
+        CHECK(s->rank == search_record_rank(s->fmt), "%s: rank %d", files[i], s->rank);
+        scheme_free(s);
+        scheme_free(z);
+    }
+    search_config c = meta_cpu_config(g_seed, 4);
+    search_meta_config mc = {{2, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH};
+    search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
+    search_meta_result res;
+    search_status rs = search_meta_run(ss, &c, NULL, &mc, NULL, 0, &h, &res);
+    CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
+    CHECK(res.nformats == 4 && res.stored == 3, "%d formats, %d from the store", res.nformats, res.stored);
+    const int detours = meta_checks_detours(&g, &mc, res.nformats, "order");
+    int chosen_among_tried = 0;
+    for (int k = 1; k < g.n; k++) {
+        if (!g.detour[k])
+            continue;
+        int tried = 0;
+        for (int q = 0; q < g.nseen; q++)
+            if (fmt_one_step(g.fmt[k - 1], g.seen_fmt[q]) && detour_key_of(&g, k, g.seen_fmt[q]).tried)
+                tried++;
+        chosen_among_tried += tried == 2;
+    }
+    if (res.formats[3].best > res.formats[3].record)
+        CHECK(detours >= 3 && chosen_among_tried >= 1, "seed %llu: <3,4,4> ended at %d after %d detours, %d of them "
+              "chosen between two tried neighbours", g_seed, res.formats[3].best, detours, chosen_among_tried);
+    search_meta_result_free(&res);
+    session_close(ss);
+    store_checks_clean(dbp);
 }
 
 /* A move to a neighbour that an ordering reaches along two dimensions
