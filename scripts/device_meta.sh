@@ -30,7 +30,8 @@
 #                until every record, --symmetry c3 for the square formats, T;
 #                META_SEED (default 1), META_DB (a carried store to go on from),
 #                META_RING=z: over Z (--ring z, no symmetry), META_ARGS: more
-#                options for the search (such as --meta-neighbours)
+#                options for the search (such as --meta-neighbours); T is
+#                trimmed to end CALL_LIMIT (default 585) s after the start
 #   wait         waits for the background runs and prints their tables
 #
 # Usage: OUT=out bash scripts/device_meta.sh plain666 200s metacpu 240s wait
@@ -140,6 +141,15 @@ while [ $# -gt 0 ]; do
     RA=(--symmetry c3)
     [ "${META_RING:-f2}" = z ] && RA=(--ring z)
     read -r -a XA <<< "${META_ARGS:-}"
+    # the call's limit (CALL_LIMIT seconds from the script's start, default
+    # 585: the device's 600 less a margin) trims T, so that the search ends by
+    # itself and its store comes back (a call killed at its limit loses it)
+    case $T in *s) TS=${T%s} ;; *m) TS=$(( ${T%m} * 60 )) ;; *) TS=$T ;; esac
+    MAXS=$(( ${CALL_LIMIT:-585} - ($(date +%s) - t0) - 10 ))
+    if [[ $TS =~ ^[0-9]+$ ]] && [ "$TS" -gt "$MAXS" ]; then
+      echo "== --time $T trimmed to ${MAXS}s (the call's limit)"
+      T=${MAXS}s
+    fi
     echo "== search --meta --dims-range $R --until-record --backend gpu ${RA[*]} --stall 20s --time $T (seed $S) ${XA[*]}"
     $F search --meta --dims-range $R --until-record --backend gpu "${RA[@]}" --stall 20s --time "$T" --seed $S \
       "${XA[@]}" --db $W/meta_gpu.db > "$OUT/meta_gpu.txt" 2>&1
