@@ -1555,8 +1555,10 @@ static bool detour_key_before(detour_key a, detour_key b)
 }
 
 /* The detour rule (search/meta.c) on a logged meta search with until_record:
- * a detour leg is on a format at its record, moved from the leg before's
- * format (detours from the best) or from the standard algorithm (fresh);
+ * a detour leg is on a format at its record, the first of the stuck
+ * format's neighbours at theirs in detour_key's order, moved from the leg
+ * before's format (detours from the best) or from the standard algorithm
+ * (fresh);
  * the leg before's format had just failed its 2nd (or later) leg in a row and was the
  * one format short of its record; it walks with the base stall, and the leg
  * after it goes back to that format from the detour's format, with twice the
