@@ -61,9 +61,9 @@ static bool at_record(const meta_fmt *m) { return m->record > 0 && m->npool && m
 
 /* Detour candidates y for the stuck format `stuck` in the order they are
  * tried (search --meta rule 8): those not yet detoured for it first, detoured
- * least first; then those whose detours for it never ended above their own
- * record, the lowest rank a leg back reached, detoured least.  Ties stay in a
- * random order. */
+ * least first; then the lowest rank a leg back from their detours for it
+ * reached, those none of whose detours ended above their own record, detoured
+ * least.  Ties stay in a random order. */
 static bool detour_before(const meta_fmt *v, int stuck, int a, int b)
 {
     const meta_fmt *x = &v[a], *y = &v[b];
@@ -71,11 +71,11 @@ static bool detour_before(const meta_fmt *v, int stuck, int a, int b)
     if (tx != ty)
         return !tx;
     if (tx) {
-        if (x->detour_short != y->detour_short)
-            return !x->detour_short;
         const int bx = x->detour_back ? x->detour_back : 1 << 30, by = y->detour_back ? y->detour_back : 1 << 30;
         if (bx != by)
             return bx < by;
+        if (x->detour_short != y->detour_short)
+            return !x->detour_short;
     }
     return x->detours < y->detours;
 }
@@ -958,15 +958,18 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
              * <4,5,5>:73s of its plateau all project to 61 or 63); fresh, a
              * <4,4,4> led back to <4,4,5>:60, two <3,4,5>s to 62.  So each
              * neighbour at its record is tried once (the one detoured least
-             * first), and after that the one whose detours did best: none
-             * ended above its record, then the lowest rank a leg back from
-             * them reached, then detoured least (detour_order).  Why: the
+             * first), and after that the one whose detours did best: the
+             * lowest rank a leg back from them reached, then none ended above
+             * its record, then detoured least (detour_order).  Why: the
              * eighteenth session's run from nothing (one H100) was left with
              * <3,5,5> at 59 and detoured in turn through <2,5,5> (40, back at
              * 65 and never lower), <4,5,5> (from the standard algorithm only
              * to 78 and 79 in 43 s) and <3,4,5> (47 in 3 s, back at 59): two
              * of every three detours spent on neighbours that had shown they
-             * lead nowhere. */
+             * lead nowhere.  The rank back before the record: on two CPU
+             * threads fresh <3,4,5> detours for <3,5,5> mostly end at 48 or
+             * 49 and still lead back to 60, <2,5,5>'s reach 40 and lead back
+             * to 65. */
             int yn[6], nr = 0;
             scheme_format yd[6];
             const int ny = neighbours(v, n, cur, yn, yd);

@@ -1540,18 +1540,18 @@ static detour_key detour_key_of(const meta_log *g, int k, scheme_format z)
     return d;
 }
 
-/* a strictly before b: untried first; then never short, the lowest rank
- * back; then detoured least. */
+/* a strictly before b: untried first; then the lowest rank back, never
+ * short; then detoured least. */
 static bool detour_key_before(detour_key a, detour_key b)
 {
     if (a.tried != b.tried)
         return !a.tried;
     if (a.tried) {
-        if (a.fell_short != b.fell_short)
-            return !a.fell_short;
         const int x = a.back ? a.back : 1 << 30, y = b.back ? b.back : 1 << 30;
         if (x != y)
             return x < y;
+        if (a.fell_short != b.fell_short)
+            return !a.fell_short;
     }
     return a.count < b.count;
 }
