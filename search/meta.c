@@ -558,12 +558,13 @@ static int move_source(const int *edge, int n, int j, const int *c, int nc, int 
             return news;
     int pick = -1, best = 0, ties = 0;
     for (int q = 0; q < nc; q++) {
-        const int e = edge[c[q] * n + j]; /* never taken: 0, before every rank */
-        if (pick < 0 || e < best) {
+        const int e = edge[c[q] * n + j];
+        const int key = e ? e : 0; /* never taken: 0, before every rank */
+        if (pick < 0 || key < best) {
             pick = c[q];
-            best = e;
+            best = key;
             ties = 1;
-        } else if (e == best && scheme_splitmix64(sm) % (uint64_t)++ties == 0) {
+        } else if (key == best && scheme_splitmix64(sm) % (uint64_t)++ties == 0) {
             pick = c[q];
         }
     }
