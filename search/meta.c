@@ -367,7 +367,6 @@ static void meta_factors_free(meta_factors *fc)
 typedef struct meta_origin {
     char how[128];
     int64_t parent;
-    int src; /* the format whose best a plain move (projection, extension) moved, -1 none */
 } meta_origin;
 
 /* search_meta_start for format j: combine false, the lowest projection or
@@ -386,10 +385,7 @@ static scheme *meta_start_of(const meta_fmt *v, int n, int j, db *store, const m
     search_meta_how kind = SEARCH_META_MOVED;
     scheme *s = search_meta_start(v[j].f, known, nk, combine ? 0 : n, &f1, combine ? &f2 : NULL, &kind);
     memset(o, 0, sizeof *o);
-    o->src = -1;
     if (s) {
-        if (f2 < 0 && f1 < n)
-            o->src = f1;
         char fb[32], fc[32];
         o->parent = f1 < n ? stored_id(store, known[f1]) : 0;
         if (f2 >= 0)
@@ -523,52 +519,12 @@ static int meta_moves(const meta_fmt *v, int n, int j, const scheme *from, int s
         *alt_src = cand[0].src;
         const meta_fmt *mf = &v[*alt_src];
         moved->parent = cand[0].parent;
-        moved->src = cand[0].src;
         snprintf(moved->how, sizeof moved->how, "%s's best %s%s", scheme_format_str(mf->f, fb),
                  v[j].f.n * v[j].f.m * v[j].f.p > mf->f.n * mf->f.m * mf->f.p ? "extended" : "projected", tail);
         for (int q = 1; q < kept; q++)
             alt[(*nalt)++] = cand[q];
     }
     return nc;
-}
-
-/* The format whose best moves into format j, of the candidates c[0..nc) (j's
- * neighbours that have a pool): `news` (the format just walked, when its leg
- * lowered its best; -1 none) unless a move along that edge reached a higher
- * rank than one along another edge did; else those whose edge into j was
- * never taken first, then the lowest rank reached along the edge, ties at
- * random.  edge[src * n + dst]: the lowest rank a leg on dst reached from a
- * move of src's best, 0 none.  Why: the eighteenth session's run of seed 2 on
- * one H100 entered <3,5,5> twice from <2,5,5>:40 extended (65: a sum with the
- * standard <1,5,5>, which no walk lowered in 20 s) where <4,5,5>'s best
- * projected had led to 59, and <4,5,5> three times from <3,5,5>'s best
- * extended (75, 75, then a leg of 162 s to 74) while the move that had given
- * every earlier <4,5,5>:73, <4,4,5>'s 60 or 61 by a fifth column, was never
- * made: the format just walked, or one drawn at random, was the source. */
-static int move_source(const int *edge, int n, int j, const int *c, int nc, int news, uint64_t *sm)
-{
-    int low = 0; /* the lowest rank reached along any tried edge into j */
-    for (int q = 0; q < nc; q++) {
-        const int e = edge[c[q] * n + j];
-        if (e && (!low || e < low))
-            low = e;
-    }
-    for (int q = 0; q < nc; q++)
-        if (c[q] == news && (!edge[news * n + j] || edge[news * n + j] <= low))
-            return news;
-    int pick = -1, best = 0, ties = 0;
-    for (int q = 0; q < nc; q++) {
-        const int e = edge[c[q] * n + j];
-        const int key = e ? e : 0; /* never taken: 0, before every rank */
-        if (pick < 0 || key < best) {
-            pick = c[q];
-            best = key;
-            ties = 1;
-        } else if (key == best && scheme_splitmix64(sm) % (uint64_t)++ties == 0) {
-            pick = c[q];
-        }
-    }
-    return pick;
 }
 
 search_status search_meta_run(search_session *ss, const search_config *base, const char *device,
@@ -588,13 +544,9 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         return out->status;
     }
     meta_fmt *v = calloc((size_t)n, sizeof *v);
-    /* edge[src * n + dst]: the lowest rank a leg on dst reached from a move of
-     * src's best (0: none yet; move_source) */
-    int *edge = calloc((size_t)n * (size_t)n, sizeof *edge);
     out->formats = calloc((size_t)n, sizeof *out->formats);
-    if (!v || !edge || !out->formats) {
+    if (!v || !out->formats) {
         free(v);
-        free(edge);
         snprintf(out->msg, sizeof out->msg, "out of memory");
         out->status = SEARCH_FAILED;
         return out->status;
@@ -672,9 +624,9 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                 break;
             }
     }
-    meta_origin moved = {"", 0, -1}; /* how `next` came */
+    meta_origin moved = {"", 0}; /* how `next` came */
     scheme *side = NULL;         /* a sum or product kept beside the leg (meta_start_for) */
-    meta_origin side_o = {"", 0, -1};
+    meta_origin side_o = {"", 0};
     meta_factors factors = {false, 0, {NULL}};
     meta_factors *fac = ring == SCHEME_RING_Z ? NULL : &factors;
     const uint64_t fac_seed = base->p.seed ^ 0x6d65746166616374ull;
@@ -732,7 +684,6 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             cfg.given[SEARCH_PARAM_SYMMETRY] = false;
         }
         const bool symmetric = cfg.p.symmetry != SCHEME_SYM_NONE;
-        const int edge_src = symmetric || !next ? -1 : moved.src; /* the move this leg walks from */
         cfg.p.time_limit = left > 0 ? left : 0;
         cfg.given[SEARCH_PARAM_TIME] = left > 0;
         /* a format whose legs keep failing gets longer ones: its last
@@ -868,10 +819,6 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         const bool improved = best_before < 0 || best_of(m) < best_before;
         if (!detour)
             m->fails = improved ? 0 : m->fails + 1;
-        /* what the move did, for the next choice of a source (move_source) */
-        if (edge_src >= 0 && res.best_rank > 0 &&
-            (!edge[edge_src * n + cur] || res.best_rank < edge[edge_src * n + cur]))
-            edge[edge_src * n + cur] = res.best_rank;
         /* what a detour did, for the choice of the next (below) */
         if (detour && (res.best_rank <= 0 || res.best_rank > m->record))
             m->detour_short = true;
@@ -895,7 +842,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         if (mc->until_record && !improved)
             nc = 0;
         reset = false;
-        moved = (meta_origin){"", 0, -1};
+        moved = (meta_origin){"", 0};
         int j;
         if (nc > 0) {
             j = nb[cand[scheme_splitmix64(&sm) % (uint64_t)nc]];
@@ -919,8 +866,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                 j = cur; /* everything at its record: the loop ends above */
         }
         /* the start there: a move from a neighbour of j (the format just
-         * walked when its leg lowered its best, else the one whose moves into
-         * j did best: move_source), or for a
+         * walked, else one drawn among j's visited neighbours), or for a
          * format never walked the lowest of search_meta_start (projections,
          * extensions, products of every format's best) */
         int src = -1;
@@ -1008,11 +954,16 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         } else {
             int jn[6], vn = 0;
             scheme_format jd[6];
-            const int nj = neighbours(v, n, j, jn, jd);
+            int nj = neighbours(v, n, j, jn, jd);
             for (int q = 0; q < nj; q++)
-                if (v[jn[q]].npool)
-                    jn[vn++] = jn[q];
-            src = move_source(edge, n, j, jn, vn, improved ? cur : -1, &sm);
+                if (jn[q] == cur)
+                    src = cur;
+            if (src < 0) {
+                for (int q = 0; q < nj; q++)
+                    if (v[jn[q]].npool)
+                        jn[vn++] = jn[q];
+                src = vn ? jn[scheme_splitmix64(&sm) % (uint64_t)vn] : -1;
+            }
         }
         /* after a failed leg there, a leg from its own pool (its best) -- unless
          * the move comes from the format just walked and that leg lowered its
@@ -1059,7 +1010,6 @@ done:
             scheme_free(v[i].pool[q]);
     }
     free(v);
-    free(edge);
     return out->status;
 }
 

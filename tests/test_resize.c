@@ -1375,7 +1375,6 @@ typedef struct meta_log {
     int n;
     scheme_format fmt[4096], src[4096]; /* src: the format a moved start came from */
     int start[4096], best_before[4096], best[4096];
-    int walked[4096]; /* the walk's own best (best counts a sum pooled beside it too) */
     bool moved[4096], reset[4096], combined[4096]; /* combined: a sum or product of other formats' bests */
     bool detour[4096];
     int beside[4096]; /* the rank of a sum or product pooled beside the leg, -1 none */
@@ -1438,7 +1437,6 @@ static void log_leg_end(void *ctx, const search_meta_leg *l)
     /* the format's best after the leg: the walk's, or a sum or product
      * pooled beside it (search/meta.c counts both) */
     g->best[g->n] = l->best_rank;
-    g->walked[g->n] = l->best_rank;
     if (g->beside[g->n] > 0 && (g->best[g->n] <= 0 || g->beside[g->n] < g->best[g->n]))
         g->best[g->n] = g->beside[g->n];
     int *b = seen_slot(g, l->fmt);
@@ -1554,65 +1552,6 @@ static bool detour_key_before(detour_key a, detour_key b)
             return !a.fell_short;
     }
     return a.count < b.count;
-}
-
-/* The lowest rank a leg on `to` before leg k reached from a move of from's
- * best (0: none), as search/meta.c's edge table holds it. */
-static int logged_edge(const meta_log *g, int k, scheme_format from, scheme_format to)
-{
-    int e = 0;
-    for (int r = 0; r < k; r++)
-        if (g->moved[r] && same_fmt(g->src[r], from) && same_fmt(g->fmt[r], to) && g->walked[r] > 0 &&
-            (!e || g->walked[r] < e))
-            e = g->walked[r];
-    return e;
-}
-
-/* The choice of a move's source (search/meta.c, move_source) on a logged meta
- * search without all_neighbours: a leg moved into a format walked before,
- * neither a detour nor back from one, comes from the format just walked when
- * its leg lowered its best and no move along that edge reached a higher rank
- * than one along another edge into it; else from one of its neighbours with a
- * pool whose edge was never taken or, when all were, reached the lowest rank.
- * Returns how many legs had a choice between two or more tried edges. */
-static int meta_checks_sources(const meta_log *g, const search_meta_config *mc, const char *what)
-{
-    char fa[32], fb[32], fc[32];
-    int chosen = 0;
-    for (int k = 1; k < g->n && !mc->all_neighbours; k++) {
-        if (!g->moved[k] || g->detour[k] || g->detour[k - 1] || g->best_before[k] <= 0)
-            continue;
-        const scheme_format to = g->fmt[k], prev = g->fmt[k - 1];
-        const bool improved = g->best_before[k - 1] < 0 || g->best[k - 1] < g->best_before[k - 1];
-        int low = 0, tried = 0;
-        scheme_format cand[64];
-        int nc = 0;
-        for (int q = 0; q < g->nseen; q++) {
-            int rec;
-            if (!fmt_one_step(to, g->seen_fmt[q]) || logged_best(g, k, g->seen_fmt[q], &rec) <= 0)
-                continue;
-            cand[nc++] = g->seen_fmt[q];
-            const int e = logged_edge(g, k, g->seen_fmt[q], to);
-            tried += e > 0;
-            if (e && (!low || e < low))
-                low = e;
-        }
-        chosen += tried >= 2;
-        const int eprev = logged_edge(g, k, prev, to);
-        if (improved && fmt_one_step(to, prev) && (!eprev || eprev <= low)) {
-            CHECK(same_fmt(g->src[k], prev), "%s leg %d: %s moved from %s, not from %s just lowered (edge %d, lowest %d)",
-                  what, k + 1, scheme_format_str(to, fa), scheme_format_str(g->src[k], fb),
-                  scheme_format_str(prev, fc), eprev, low);
-            continue;
-        }
-        const int mine = logged_edge(g, k, g->src[k], to);
-        for (int q = 0; q < nc; q++) {
-            const int e = logged_edge(g, k, cand[q], to);
-            CHECK(mine <= e, "%s leg %d: %s moved from %s (edge %d) where %s's edge was %d", what, k + 1,
-                  scheme_format_str(to, fa), scheme_format_str(g->src[k], fb), mine, scheme_format_str(cand[q], fc), e);
-        }
-    }
-    return chosen;
 }
 
 /* The detour rule (search/meta.c) on a logged meta search with until_record:
@@ -1769,7 +1708,6 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
                       f->record);
         }
         meta_checks_detours(&g, &mc, res.nformats, "<2,2,2>..<2,3,4>");
-        meta_checks_sources(&g, &mc, "<2,2,2>..<2,3,4>");
         search_meta_result_free(&res);
     }
     session_close(ss);
@@ -1824,7 +1762,6 @@ Test(resize_cli, meta_search_takes_detours_through_a_format_at_its_record, .time
         CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "detours %s: status %d: %s", names[on], (int)rs,
               res.msg);
         const int detours = meta_checks_detours(&g, &mc, res.nformats, names[on]);
-        meta_checks_sources(&g, &mc, names[on]);
         /* 3 s of legs of at most 0.2 s: <3,4,4> short of 38 at the end
          * failed twice in a row on the way, so a detour was taken */
         CHECK(res.nformats == 2, "%d formats", res.nformats);
@@ -1879,7 +1816,6 @@ Test(resize_cli, meta_search_detours_go_where_they_did_best, .timeout = 120)
     CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
     CHECK(res.nformats == 4 && res.stored == 3, "%d formats, %d from the store", res.nformats, res.stored);
     const int detours = meta_checks_detours(&g, &mc, res.nformats, "order");
-    meta_checks_sources(&g, &mc, "order");
     int chosen_among_tried = 0;
     for (int k = 1; k < g.n; k++) {
         if (!g.detour[k])
