@@ -1808,7 +1808,8 @@ Test(resize_cli, meta_search_detours_go_where_they_did_best, .timeout = 120)
         scheme_free(s);
         scheme_free(z);
     }
-    search_config c = meta_cpu_config(g_seed, 4);
+    /* 8 s: about 60 legs on a 2-core box, room for a sanitizer build; 3 detours are enough */
+    search_config c = meta_cpu_config(g_seed, 8);
     search_meta_config mc = {{2, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH};
     search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
     search_meta_result res;
