@@ -646,8 +646,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
     search_meta_leg leg;
     bool reset = false;       /* the last move was dropped by the reset rule */
     int detour_for = -1;      /* the next leg is a detour for this format (below) */
-    bool back = false;        /* the next leg comes back from a detour */
-    int back_from = -1;       /* ... on this format */
+    int back_from = -1;       /* the next leg comes back from a detour on this format (-1: no) */
     out->status = SEARCH_NOT_REACHED;
     for (int k = 0;; k++) {
         double left = base->p.time_limit > 0 ? base->p.time_limit - (search_clock_s() - t0) : 0;
@@ -692,7 +691,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
          * within 20 s, one above the record, again and again); a detour
          * is not one of the format's own legs, and the leg back from one
          * walks a new start, not the format's best, for twice --stall */
-        const int grow = back ? (mc->stall_grow < 1 ? mc->stall_grow : 1)
+        const int grow = back_from >= 0 ? (mc->stall_grow < 1 ? mc->stall_grow : 1)
                               : (m->fails < mc->stall_grow ? m->fails : mc->stall_grow);
         cfg.p.stall = detour ? mc->leg_stall : mc->leg_stall * (double)(1 << grow);
         cfg.given[SEARCH_PARAM_STALL] = true;
@@ -822,7 +821,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         /* what a detour did, for the choice of the next (below) */
         if (detour && (res.best_rank <= 0 || res.best_rank > m->record))
             m->detour_short = true;
-        if (back && back_from >= 0 && res.best_rank > 0 &&
+        if (back_from >= 0 && res.best_rank > 0 &&
             (v[back_from].detour_back == 0 || res.best_rank < v[back_from].detour_back))
             v[back_from].detour_back = res.best_rank;
         int nb[6], cand[6];
@@ -870,7 +869,6 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
          * format never walked the lowest of search_meta_start (projections,
          * extensions, products of every format's best) */
         int src = -1;
-        back = detour;
         back_from = detour ? cur : -1;
         if (detour) {
             /* back from a detour: its best (at the neighbour's record, or the
@@ -939,13 +937,14 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                     }
                 }
             }
-            if (detour_for >= 0 && v[j].detoured_for != cur) {
-                v[j].detoured_for = cur;
-                v[j].detour_short = false;
-                v[j].detour_back = 0;
-            }
-            if (detour_for >= 0)
+            if (detour_for >= 0) {
+                if (v[j].detoured_for != cur) {
+                    v[j].detoured_for = cur;
+                    v[j].detour_short = false;
+                    v[j].detour_back = 0;
+                }
                 v[j].detours++;
+            }
         }
         if (detour || detour_for >= 0) {
             /* the start is made */
