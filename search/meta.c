@@ -59,11 +59,24 @@ static int best_of(const meta_fmt *m) { return m->npool ? m->pool[0]->rank : -1;
 
 static bool at_record(const meta_fmt *m) { return m->record > 0 && m->npool && m->pool[0]->rank <= m->record; }
 
+/* The rank at which the way back from a fresh detour on a starts, for a
+ * neighbour smaller than the stuck format: a's record extended by the
+ * standard terms of the new slice, vol(stuck) - vol(a) of them (<4,4,4>:47
+ * gives <4,4,5> 63).  A larger neighbour's is not known beforehand (its walk
+ * from the standard algorithm may end short of its record, and what a
+ * projection drops depends on the scheme): it counts as above every smaller
+ * one's. */
+static int detour_start(const meta_fmt *v, int stuck, int a)
+{
+    const int vs = v[stuck].f.n * v[stuck].f.m * v[stuck].f.p, va = v[a].f.n * v[a].f.m * v[a].f.p;
+    return va < vs ? v[a].record + vs - va : 1 << 30;
+}
+
 /* Detour candidates y for the stuck format `stuck` in the order they are
- * tried (search --meta rule 8): those not yet detoured for it first, detoured
- * least first; then the lowest rank a leg back from their detours for it
- * reached, those none of whose detours ended above their own record, detoured
- * least.  Ties stay in a random order. */
+ * tried (search --meta rule 8): those not yet detoured for it first, the
+ * lowest detour_start first, then detoured least; then the lowest rank a leg
+ * back from their detours for it reached, those none of whose detours ended
+ * above their own record, detoured least.  Ties stay in a random order. */
 static bool detour_before(const meta_fmt *v, int stuck, int a, int b)
 {
     const meta_fmt *x = &v[a], *y = &v[b];
@@ -76,6 +89,10 @@ static bool detour_before(const meta_fmt *v, int stuck, int a, int b)
             return bx < by;
         if (x->detour_short != y->detour_short)
             return !x->detour_short;
+    } else {
+        const int sx = detour_start(v, stuck, a), sy = detour_start(v, stuck, b);
+        if (sx != sy)
+            return sx < sy;
     }
     return x->detours < y->detours;
 }
@@ -902,8 +919,9 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
              * again (the moved best lies in the 61's family: 108 distinct
              * <4,5,5>:73s of its plateau all project to 61 or 63); fresh, a
              * <4,4,4> led back to <4,4,5>:60, two <3,4,5>s to 62.  So each
-             * neighbour at its record is tried once (the one detoured least
-             * first), and after that the one whose detours did best: the
+             * neighbour at its record is tried once (the smaller neighbours
+             * first, the one whose record extended starts lowest first:
+             * detour_start), and after that the one whose detours did best: the
              * lowest rank a leg back from them reached, then none ended above
              * its record, then detoured least (detour_order).  Why: the
              * eighteenth session's run from nothing (one H100) was left with
@@ -914,7 +932,12 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
              * lead nowhere.  The rank back before the record: on two CPU
              * threads fresh <3,4,5> detours for <3,5,5> mostly end at 48 or
              * 49 and still lead back to 60, <2,5,5>'s reach 40 and lead back
-             * to 65. */
+             * to 65.  The smaller neighbours first: over the seventeenth to
+             * nineteenth sessions' GPU runs fresh detours for <4,4,5> at 61
+             * led back to 60 through <4,4,4> (back from 63) 4 times of 7,
+             * through <3,4,5> (from 67) 0 of 5 and <4,5,5> 0 of 3 (its
+             * fresh walks end short of 73); drawn at random, <4,4,4> came
+             * third in the nineteenth session's two runs with detours. */
             int yn[6], nr = 0;
             scheme_format yd[6];
             const int ny = neighbours(v, n, cur, yn, yd);

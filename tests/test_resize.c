@@ -1510,17 +1510,25 @@ static int logged_best(const meta_log *g, int k, scheme_format f, int *record)
 /* What the detours on z before leg k did for the stuck format of leg k (the
  * format of leg k-1), as search/meta.c orders the next detour's candidates:
  * the detours on z, whether any since the last one for another format was
- * for the stuck one, whether one of those ended above z's record, and the
- * lowest rank a leg back from them reached (0: none). */
+ * for the stuck one, whether one of those ended above z's record, the
+ * lowest rank a leg back from them reached (0: none), and the rank z's
+ * record extended to the stuck format has (z smaller: its record plus the
+ * difference of the volumes n*m*p; larger: 1 << 30). */
 typedef struct detour_key {
     int count;
     bool tried, fell_short;
-    int back;
+    int back, start;
 } detour_key;
+
+static int fmt_volume(scheme_format f) { return f.n * f.m * f.p; }
 
 static detour_key detour_key_of(const meta_log *g, int k, scheme_format z)
 {
-    detour_key d = {0, false, false, 0};
+    detour_key d = {0, false, false, 0, 1 << 30};
+    int rec;
+    (void)logged_best(g, k, z, &rec);
+    if (k > 0 && fmt_volume(z) < fmt_volume(g->fmt[k - 1]))
+        d.start = rec + fmt_volume(g->fmt[k - 1]) - fmt_volume(z);
     for (int r = 1; r < k; r++) {
         if (!g->detour[r] || !same_fmt(g->fmt[r], z))
             continue;
@@ -1538,8 +1546,8 @@ static detour_key detour_key_of(const meta_log *g, int k, scheme_format z)
     return d;
 }
 
-/* a strictly before b: untried first; then the lowest rank back, never
- * short; then detoured least. */
+/* a strictly before b: untried first, the lowest start first; then the
+ * lowest rank back, never short; then detoured least. */
 static bool detour_key_before(detour_key a, detour_key b)
 {
     if (a.tried != b.tried)
@@ -1550,6 +1558,8 @@ static bool detour_key_before(detour_key a, detour_key b)
             return x < y;
         if (a.fell_short != b.fell_short)
             return !a.fell_short;
+    } else if (a.start != b.start) {
+        return a.start < b.start;
     }
     return a.count < b.count;
 }
@@ -1611,10 +1621,11 @@ static int meta_checks_detours(const meta_log *g, const search_meta_config *mc, 
             if (same_fmt(z, g->fmt[k]) || !fmt_one_step(g->fmt[k - 1], z) || best < 0 || best > rec)
                 continue;
             const detour_key theirs = detour_key_of(g, k, z);
-            CHECK(!detour_key_before(theirs, mine), "%s leg %d: a detour on %s (%d before, %s, short %d, back %d) "
-                  "where %s (%d before, %s, short %d, back %d) comes first", what, k + 1, scheme_format_str(g->fmt[k], fa),
-                  mine.count, mine.tried ? "tried" : "untried", mine.fell_short, mine.back, scheme_format_str(z, fb),
-                  theirs.count, theirs.tried ? "tried" : "untried", theirs.fell_short, theirs.back);
+            CHECK(!detour_key_before(theirs, mine), "%s leg %d: a detour on %s (%d before, %s, short %d, back %d, "
+                  "start %d) where %s (%d before, %s, short %d, back %d, start %d) comes first", what, k + 1,
+                  scheme_format_str(g->fmt[k], fa), mine.count, mine.tried ? "tried" : "untried", mine.fell_short,
+                  mine.back, mine.start, scheme_format_str(z, fb), theirs.count, theirs.tried ? "tried" : "untried",
+                  theirs.fell_short, theirs.back, theirs.start);
         }
         CHECK(g->best_before[k] > 0 && g->best_before[k] <= g->record[k], "%s leg %d: a detour on %s (best %d, record "
               "%d), not at its record", what, k + 1, scheme_format_str(g->fmt[k], fa), g->best_before[k], g->record[k]);
