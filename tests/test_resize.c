@@ -1402,6 +1402,7 @@ static int *seen_slot(meta_log *g, scheme_format f)
 static void log_preset(meta_log *g, scheme_format f, int best, int record)
 {
     *seen_slot(g, f) = best;
+    cr_assert_lt(g->npre, (int)(sizeof g->pre_fmt / sizeof g->pre_fmt[0]), "log_preset: more formats than it holds");
     g->pre_fmt[g->npre] = f;
     g->pre_record[g->npre] = record;
     g->pre_best[g->npre++] = best;
