@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Runs longer than one device call (10 minutes), one process each, on a machine
+# with any number of GPUs (bench/RESULTS.md, "One process per seed"; docs/device.md).
+# The first call builds and starts every job in a process session of its own
+# (setsid), which the device keeps running after the call returns, as long as
+# the machine stays held (the next call comes within its warm time); later
+# calls wait and report; the last one collects the logs and stores into $OUT.
+#
+#   start T JOB...   build, then start each JOB for at most T (seconds, or Ns/Nm):
+#                    GPU:meta:SEED     the meta search over 2x2x2..5x5x5 on GF(2)
+#                                      with the defaults (--until-record --symmetry
+#                                      c3 --stall 20s), from nothing
+#                    GPU:metaz:SEED    the same over Z (--ring z, no symmetry)
+#                    GPU:plain666:SEED <6,6,6> from the standard algorithm, no
+#                                      symmetry, the GPU defaults (--progress 60s)
+#                    each sees one GPU (CUDA_VISIBLE_DEVICES=GPU)
+#   wait S           waits until every job has ended or S seconds have passed,
+#                    then prints each job's state and last lines
+#   collect          copies each job's log and store to $OUT (gzip), prints the
+#                    meta searches' tables and the <6,6,6> progress
+#
+# Usage (three calls on one held machine, each within its 600 s):
+#   OUT=$OUT bash scripts/device_long.sh start 1380 0:meta:6 1:meta:7 2:metaz:1 3:plain666:1 wait 480
+#   OUT=$OUT bash scripts/device_long.sh wait 590
+#   OUT=$OUT bash scripts/device_long.sh wait 560 collect
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+W=/tmp/fglong
+B=build-device
+F=${FG:-$PWD/$B/flipgraph}   # FG=path: a flipgraph built already (no build)
+
+secs() { case $1 in *s) echo "${1%s}" ;; *m) echo $(( ${1%m} * 60 )) ;; *) echo "$1" ;; esac; }
+
+job_state() { # name -> running / exit N
+  local d=$W/$1
+  if [ -f "$d/rc" ]; then echo "exit $(cat "$d/rc")"; else echo running; fi
+}
+
+while [ $# -gt 0 ]; do
+  phase=$1; shift
+  case $phase in
+  start)
+    T=$(secs "$1"); shift
+    t0=$(date +%s)
+    if [ -z "${FG:-}" ]; then
+      . scripts/device_env.sh
+      fg_device_deps
+      cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" > "$OUT/build.log" 2>&1 &&
+        cmake --build $B -j"$(nproc)" --target flipgraph >> "$OUT/build.log" 2>&1 || {
+        tail -30 "$OUT/build.log"; exit 2; }
+    fi
+    echo "== built in $(( $(date +%s) - t0 )) s; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | tr -s ' ');" \
+      "$(date -u +%F); $($F version | head -1)"
+    rm -rf $W
+    mkdir -p $W
+    while [ $# -gt 0 ] && [[ $1 == *:*:* ]]; do
+      IFS=: read -r gpu kind seed <<< "$1"; shift
+      name=${kind}_s${seed}_g${gpu}
+      d=$W/$name
+      mkdir -p "$d"
+      case $kind in
+      meta) args=(search --meta --dims-range 2x2x2..5x5x5 --until-record --backend gpu --symmetry c3 --stall 20s) ;;
+      metaz) args=(search --meta --dims-range 2x2x2..5x5x5 --until-record --backend gpu --ring z --stall 20s) ;;
+      plain666) args=(search --dims 6x6x6 --backend gpu --target-rank 0 --progress 60s) ;;
+      *) echo "unknown job kind $kind"; exit 2 ;;
+      esac
+      args+=(--time "${T}s" --seed "$seed" --db "$d/store.db")
+      echo "$(date +%s)" > "$d/t0"
+      echo "== $name: flipgraph ${args[*]} (GPU $gpu)"
+      # its own process session, so that it outlives this call
+      CUDA_VISIBLE_DEVICES=$gpu setsid bash -c '"$@" > "$0/log.txt" 2>&1; echo $? > "$0/rc"' "$d" "$F" "${args[@]}" \
+        < /dev/null > /dev/null 2>&1 &
+    done
+    ;;
+  wait)
+    S=$(secs "$1"); shift
+    t0=$(date +%s)
+    while [ $(( $(date +%s) - t0 )) -lt "$S" ]; do
+      left=0
+      for d in "$W"/*/; do [ -f "$d/rc" ] || left=1; done
+      [ $left = 0 ] && break
+      sleep 5
+    done
+    for d in "$W"/*/; do
+      name=$(basename "$d")
+      echo "== $name: $(job_state "$name"), $(( $(date +%s) - $(cat "$d/t0") )) s since its start"
+      grep -v '^\[leg' "$d/log.txt" | grep -E 'meta search:|^ *[0-9:.]+s? ' | tail -2
+      grep '^\[leg' "$d/log.txt" | tail -2
+    done
+    ;;
+  collect)
+    for d in "$W"/*/; do
+      name=$(basename "$d")
+      cp "$d/log.txt" "$OUT/$name.txt"
+      [ -f "$d/store.db" ] && gzip -c "$d/store.db" > "$OUT/$name.db.gz"
+      echo "== $name: $(job_state "$name")"
+      case $name in
+      plain666*) grep -v '^\[' "$d/log.txt" | tail -30 ;;
+      *) grep -v '^\[leg' "$d/log.txt" | tail -24 ;;
+      esac
+    done
+    ;;
+  *) echo "unknown phase $phase"; exit 2 ;;
+  esac
+done
