@@ -42,7 +42,41 @@ typedef struct meta_fmt {
     int detoured_for;
     bool detour_short;
     int detour_back;
+    /* a square format's fresh legs under --symmetry (fresh_kind): the
+     * lowest rank each kind reached, [META_FRESH_SYMMETRIC] from its cubes
+     * and [META_FRESH_STANDARD] plain from the standard algorithm (0: none
+     * yet), and the kind walked last */
+    int fresh_best[2];
+    int fresh_last;
+    /* the index of the last leg here, and of the last leg after which this
+     * format's best was lower than before it (-1: none in this search) */
+    int last_leg, improved_at;
 } meta_fmt;
+
+enum { META_FRESH_NONE = -1, META_FRESH_SYMMETRIC = 0, META_FRESH_STANDARD = 1 };
+
+/* A square format's fresh turn under --symmetry: the symmetric walk from its
+ * cubes first, the plain walk from the standard algorithm second, then the
+ * kind whose legs ended lower, on a tie the other kind than last time.  Why:
+ * on one H100 the symmetric walk of <4,4,4> from its cubes ended at 50 in 8
+ * legs of 8 (20 to 160 s; on the CPU both two-cube partitions stop at 50 in
+ * 60 s), where plain walks from the standard algorithm (the fresh detours in
+ * the same logs) reached 47 in 3 of 3, in 2.9 to 13.2 s; a seed of the
+ * twentieth session spent 320 s of <4,4,4> legs at 49 and 50 before a
+ * projection brought 47 (bench/RESULTS.md, "One process per seed").
+ * <5,5,5> goes the other way: the symmetric walk reaches 93 in about 10 s,
+ * the plain one stops near 99. */
+static int fresh_kind(const meta_fmt *m)
+{
+    if (!m->fresh_best[META_FRESH_SYMMETRIC])
+        return META_FRESH_SYMMETRIC;
+    if (!m->fresh_best[META_FRESH_STANDARD])
+        return META_FRESH_STANDARD;
+    if (m->fresh_best[META_FRESH_SYMMETRIC] != m->fresh_best[META_FRESH_STANDARD])
+        return m->fresh_best[META_FRESH_SYMMETRIC] < m->fresh_best[META_FRESH_STANDARD] ? META_FRESH_SYMMETRIC
+                                                                                         : META_FRESH_STANDARD;
+    return m->fresh_last == META_FRESH_SYMMETRIC ? META_FRESH_STANDARD : META_FRESH_SYMMETRIC;
+}
 
 static bool same(scheme_format x, scheme_format y) { return x.n == y.n && x.m == y.m && x.p == y.p; }
 
@@ -575,6 +609,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
     for (int i = 0; i < n; i++) {
         v[i].f = fl[i];
         v[i].record = ring == SCHEME_RING_Z ? search_record_rank_z(fl[i]) : search_record_rank(fl[i]);
+        v[i].last_leg = v[i].improved_at = -1;
         v[i].detoured_for = -1;
         out->formats[i].fmt = fl[i];
         out->formats[i].record = v[i].record;
@@ -691,15 +726,31 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         cfg.p.fmt = m->f;
         cfg.given[SEARCH_PARAM_DIMS] = true;
         const bool square = m->f.n == m->f.m && m->f.m == m->f.p;
-        /* a square format's legs alternate: symmetric from its cubes on its
-         * first, third, ... visit, the plain walk from a moved start or its
-         * pool on the others (the symmetric walk of <4,4,4> stops at 50, the
-         * plain one reaches 47); a detour walks plainly */
-        if (!square || !symmetric_all || out->formats[cur].visits % 2 == 1 || detour) {
+        /* a square format's legs alternate: a fresh start on its first,
+         * third, ... visit (fresh_kind: the symmetric walk from its cubes or
+         * the plain walk from the standard algorithm), the plain walk from a
+         * moved start or its pool on the others; a detour, and the leg back
+         * from one, walk plainly */
+        const bool fresh_turn =
+            square && symmetric_all && out->formats[cur].visits % 2 == 0 && !detour && back_from < 0;
+        const int fresh = fresh_turn ? fresh_kind(m) : META_FRESH_NONE;
+        if (fresh != META_FRESH_SYMMETRIC) {
             cfg.p.symmetry = SCHEME_SYM_NONE;
             cfg.given[SEARCH_PARAM_SYMMETRY] = false;
         }
         const bool symmetric = cfg.p.symmetry != SCHEME_SYM_NONE;
+        /* a moved start that a fresh leg does not walk is kept beside it
+         * (stored and pooled, as a sum or product is): a projection can bring
+         * the record itself (<4,4,5>:60 projected is <4,4,4>:47) */
+        if (fresh != META_FRESH_NONE && next && moved.how[0]) {
+            if (!side || next->rank < side->rank) {
+                scheme_free(side);
+                side = next;
+                side_o = moved;
+            } else
+                scheme_free(next);
+            next = NULL;
+        }
         cfg.p.time_limit = left > 0 ? left : 0;
         cfg.given[SEARCH_PARAM_TIME] = left > 0;
         /* a format whose legs keep failing gets longer ones: its last
@@ -732,6 +783,11 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         if (symmetric) {
             snprintf(leg.from, sizeof leg.from, "its diagonal cubes (%s)",
                      scheme_symmetry_name((scheme_symmetry)cfg.p.symmetry));
+            scheme_free(next);
+            next = NULL;
+        } else if (fresh == META_FRESH_STANDARD) {
+            snprintf(leg.from, sizeof leg.from, "the standard algorithm, a fresh start (its symmetric legs' best %d)",
+                     m->fresh_best[META_FRESH_SYMMETRIC]);
             scheme_free(next);
             next = NULL;
         } else if (next) {
@@ -835,6 +891,14 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         const bool improved = best_before < 0 || best_of(m) < best_before;
         if (!detour)
             m->fails = improved ? 0 : m->fails + 1;
+        m->last_leg = k;
+        if (improved)
+            m->improved_at = k;
+        if (fresh != META_FRESH_NONE && res.best_rank > 0) {
+            if (!m->fresh_best[fresh] || res.best_rank < m->fresh_best[fresh])
+                m->fresh_best[fresh] = res.best_rank;
+            m->fresh_last = fresh;
+        }
         /* what a detour did, for the choice of the next (below) */
         if (detour && (res.best_rank <= 0 || res.best_rank > m->record))
             m->detour_short = true;
@@ -885,7 +949,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
          * walked, else one drawn among j's visited neighbours), or for a
          * format never walked the lowest of search_meta_start (projections,
          * extensions, products of every format's best) */
-        int src = -1;
+        int src = -1, news = -1;
         back_from = detour ? cur : -1;
         if (detour) {
             /* back from a detour: its best (at the neighbour's record, or the
@@ -977,7 +1041,22 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             int jn[6], vn = 0;
             scheme_format jd[6];
             int nj = neighbours(v, n, j, jn, jd);
-            for (int q = 0; q < nj; q++)
+            /* news first: of j's neighbours whose best dropped after j's last
+             * leg, the one that dropped last (the format just walked, where
+             * it did); else the format just walked, else one drawn.  Why: the
+             * twentieth session's seed 6 reached <4,4,5>:60, walked <4,4,4>
+             * (47 projected from it) and jumped to <4,5,5>, whose next three
+             * legs (320 s, to the end) went to its pool at 75 and to
+             * <5,5,5>:93 projected and never to that 60, which seeds before
+             * had extended to <4,5,5>:73 within seconds */
+            for (int q = 0; q < nj; q++) {
+                const meta_fmt *z = &v[jn[q]];
+                if (z->npool && z->improved_at >= 0 && z->improved_at > v[j].last_leg &&
+                    (news < 0 || z->improved_at > v[news].improved_at))
+                    news = jn[q];
+            }
+            src = news;
+            for (int q = 0; q < nj && src < 0; q++)
                 if (jn[q] == cur)
                     src = cur;
             if (src < 0) {
@@ -988,11 +1067,11 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             }
         }
         /* after a failed leg there, a leg from its own pool (its best) -- unless
-         * the move comes from the format just walked and that leg lowered its
-         * best: a new neighbour is news the pool does not hold (the sixteenth
-         * session's run: <4,4,5> reached 60, and the next <4,5,5> leg went to
-         * its pool at 75, where that 60 moved walks to 73 within seconds) */
-        if (src >= 0 && mc->stall_grow > 0 && v[j].fails % 2 == 1 && v[j].npool && !(src == cur && improved))
+         * the move is news: a new best of a neighbour is something the pool
+         * does not hold (the sixteenth session's run: <4,4,5> reached 60, and
+         * the next <4,5,5> leg went to its pool at 75, where that 60 moved
+         * walks to 73 within seconds) */
+        if (src >= 0 && mc->stall_grow > 0 && v[j].fails % 2 == 1 && v[j].npool && src != news)
             src = -1;
         if (src >= 0 && v[src].npool) {
             /* what moves: one of src's lowest schemes (its pool at the best

@@ -1380,6 +1380,10 @@ typedef struct meta_log {
     int beside[4096]; /* the rank of a sum or product pooled beside the leg, -1 none */
     int record[4096];
     double stall[4096];
+    /* a square format's fresh start under --symmetry: -1 none, 0 the
+     * symmetric walk from its cubes, 1 the plain walk from the standard
+     * algorithm; the rank the leg's walk reached (no sum or product beside) */
+    int fresh[4096], walk_best[4096];
     int drift;
     scheme_format seen_fmt[64];
     int seen_best[64], nseen;
@@ -1428,6 +1432,7 @@ static void log_leg_start(void *ctx, const search_meta_leg *l)
     g->combined[g->n] = strstr(l->from, "'s best plus ") || strstr(l->from, "'s best times ");
     g->record[g->n] = l->record;
     g->beside[g->n] = l->beside[0] ? l->beside_rank : -1;
+    g->fresh[g->n] = strstr(l->from, "its diagonal cubes") ? 0 : strstr(l->from, "a fresh start") ? 1 : -1;
 }
 
 static void log_leg_end(void *ctx, const search_meta_leg *l)
@@ -1438,6 +1443,7 @@ static void log_leg_end(void *ctx, const search_meta_leg *l)
     /* the format's best after the leg: the walk's, or a sum or product
      * pooled beside it (search/meta.c counts both) */
     g->best[g->n] = l->best_rank;
+    g->walk_best[g->n] = l->best_rank;
     if (g->beside[g->n] > 0 && (g->best[g->n] <= 0 || g->beside[g->n] < g->best[g->n]))
         g->best[g->n] = g->beside[g->n];
     int *b = seen_slot(g, l->fmt);
@@ -1645,6 +1651,102 @@ static int meta_checks_detours(const meta_log *g, const search_meta_config *mc, 
     return detours;
 }
 
+/* Whether leg r lowered its format's best (search/meta.c's `improved`). */
+static bool leg_improved(const meta_log *g, int r)
+{
+    return g->best[r] > 0 && (g->best_before[r] < 0 || g->best[r] < g->best_before[r]);
+}
+
+/* The news for leg k (search/meta.c): of its format's neighbours, those
+ * whose best dropped after the format's last leg before k; *z the one that
+ * dropped last.  False when there is none. */
+static bool news_for(const meta_log *g, int k, scheme_format *z)
+{
+    int last = -1, newest = -1;
+    for (int q = 0; q < k; q++)
+        if (same_fmt(g->fmt[q], g->fmt[k]))
+            last = q;
+    for (int r = last + 1; r < k; r++)
+        if (fmt_one_step(g->fmt[k], g->fmt[r]) && leg_improved(g, r))
+            newest = r;
+    if (newest >= 0)
+        *z = g->fmt[newest];
+    return newest >= 0;
+}
+
+/* The news rule (search/meta.c) on a logged meta search: a leg on a format
+ * that holds a best, where a neighbour's best dropped after the format's
+ * last leg, starts from the neighbour that dropped last, moved (with
+ * all_neighbours the lowest of every neighbour's moves: moved from any), or
+ * is a reset (the move too far above), a detour, the leg back from one, or
+ * a fresh start.  Returns how many such legs took news from another format
+ * than the leg before's. */
+static int meta_checks_news(const meta_log *g, const search_meta_config *mc, const char *what)
+{
+    char fa[32], fb[48], fc[32], fd[32];
+    int elsewhere = 0;
+    for (int k = 1; k < g->n; k++) {
+        scheme_format z;
+        if (g->detour[k] || g->detour[k - 1] || g->fresh[k] >= 0 || g->reset[k] || g->best_before[k] < 0 ||
+            !news_for(g, k, &z))
+            continue;
+        CHECK(g->moved[k] && (mc->all_neighbours || same_fmt(g->src[k], z)), "%s leg %d: %s %s, where %s holds news",
+              what, k + 1, scheme_format_str(g->fmt[k], fa),
+              g->moved[k] ? (snprintf(fb, sizeof fb, "moved from %s", scheme_format_str(g->src[k], fc)), fb)
+                          : "not moved",
+              scheme_format_str(z, fd));
+        elsewhere += !same_fmt(z, g->fmt[k - 1]);
+    }
+    return elsewhere;
+}
+
+/* The fresh-start rule (search/meta.c, fresh_kind) on a logged meta search
+ * with --symmetry: a square format's first, third, ... leg (detours and the
+ * legs back from them aside, which walk plainly) is a fresh start, the others
+ * are not; the first fresh start is symmetric, the second the standard
+ * algorithm, each later one the kind whose legs reached the lower rank, on
+ * a tie the other kind than the last; a fresh leg never walks a moved start
+ * (it is kept beside).  Returns how many fresh starts the ranks decided. */
+static int meta_checks_fresh(const meta_log *g, const char *what)
+{
+    char fa[32];
+    int decided = 0;
+    for (int k = 0; k < g->n; k++) {
+        const scheme_format f = g->fmt[k];
+        int visits = 0, best[2] = {0, 0}, last = -1;
+        for (int q = 0; q < k; q++) {
+            if (!same_fmt(g->fmt[q], f))
+                continue;
+            visits++;
+            if (g->fresh[q] >= 0 && g->walk_best[q] > 0) {
+                if (!best[g->fresh[q]] || g->walk_best[q] < best[g->fresh[q]])
+                    best[g->fresh[q]] = g->walk_best[q];
+                last = g->fresh[q];
+            }
+        }
+        const bool square = f.n == f.m && f.m == f.p;
+        const bool turn = square && visits % 2 == 0 && !g->detour[k] && !(k > 0 && g->detour[k - 1]);
+        if (!turn) {
+            CHECK(g->fresh[k] < 0, "%s leg %d: %s visit %d: a fresh start (kind %d) off its turn", what, k + 1,
+                  scheme_format_str(f, fa), visits + 1, g->fresh[k]);
+            continue;
+        }
+        int want;
+        if (!best[0])
+            want = 0;
+        else if (!best[1])
+            want = 1;
+        else {
+            want = best[0] != best[1] ? (best[0] < best[1] ? 0 : 1) : (last == 0 ? 1 : 0);
+            decided++;
+        }
+        CHECK(g->fresh[k] == want && !g->moved[k], "%s leg %d: %s visit %d: fresh kind %d%s, expected %d (symmetric "
+              "best %d, standard best %d, last %d)", what, k + 1, scheme_format_str(f, fa), visits + 1, g->fresh[k],
+              g->moved[k] ? " from a moved start" : "", want, best[0], best[1], last);
+    }
+    return decided;
+}
+
 /* The meta search over <2,2,2>..<2,3,4> with a store: every leg is a run of
  * the store, a moved start comes from a neighbouring format (one dimension
  * one apart after sorting), a moved start is never more than the drift above the
@@ -1700,8 +1802,8 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
                   g.stall[k], fails, want);
             /* ... unless the leg before walked the format the move comes from
              * and lowered its best there (a new neighbour's best moves on) */
-            const bool news = k > 0 && g.moved[k] && same_fmt(g.src[k], g.fmt[k - 1]) &&
-                              (g.best_before[k - 1] < 0 || g.best[k - 1] < g.best_before[k - 1]);
+            scheme_format z;
+            const bool news = k > 0 && g.moved[k] && news_for(&g, k, &z) && same_fmt(g.src[k], z);
             if (mc.stall_grow > 0 && fails % 2 == 1 && g.best_before[k] > 0 && !news && !g.detour[k] && !back)
                 CHECK(!g.moved[k], "drift %d leg %d: after %d failed legs, a moved start (not the pool)", drift, k + 1,
                       fails);
@@ -1720,6 +1822,7 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
                       f->record);
         }
         meta_checks_detours(&g, &mc, res.nformats, "<2,2,2>..<2,3,4>");
+        meta_checks_news(&g, &mc, "<2,2,2>..<2,3,4>");
         search_meta_result_free(&res);
     }
     session_close(ss);
@@ -1774,6 +1877,7 @@ Test(resize_cli, meta_search_takes_detours_through_a_format_at_its_record, .time
         CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "detours %s: status %d: %s", names[on], (int)rs,
               res.msg);
         const int detours = meta_checks_detours(&g, &mc, res.nformats, names[on]);
+        meta_checks_news(&g, &mc, names[on]);
         /* 3 s of legs of at most 0.2 s: <3,4,4> short of 38 at the end
          * failed twice in a row on the way, so a detour was taken */
         CHECK(res.nformats == 2, "%d formats", res.nformats);
@@ -1829,6 +1933,7 @@ Test(resize_cli, meta_search_detours_go_where_they_did_best, .timeout = 120)
     CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
     CHECK(res.nformats == 4 && res.stored == 3, "%d formats, %d from the store", res.nformats, res.stored);
     const int detours = meta_checks_detours(&g, &mc, res.nformats, "order");
+    meta_checks_news(&g, &mc, "order");
     int chosen_among_tried = 0;
     for (int k = 1; k < g.n; k++) {
         if (!g.detour[k])
@@ -1842,6 +1947,73 @@ Test(resize_cli, meta_search_detours_go_where_they_did_best, .timeout = 120)
     if (res.formats[3].best > res.formats[3].record)
         CHECK(detours >= 3 && chosen_among_tried >= 1, "seed %llu: <3,4,4> ended at %d after %d detours, %d of them "
               "chosen between two tried neighbours", g_seed, res.formats[3].best, detours, chosen_among_tried);
+    search_meta_result_free(&res);
+    session_close(ss);
+    store_checks_clean(dbp);
+}
+
+/* --symmetry c3 over <4,4,4>..<4,4,5> on the CPU, legs far too short for
+ * either record: <4,4,4>'s fresh starts follow meta_checks_fresh's rule
+ * (the symmetric walk from its cubes ends at 50 there, the plain walk from
+ * the standard algorithm anywhere from 49 to the 60s in so short a leg),
+ * and some were decided by the ranks.  Every stored scheme verifies. */
+Test(resize_cli, meta_search_fresh_starts_take_the_kind_that_did_best, .timeout = 120)
+{
+    char err[512];
+    db_status st;
+    const char *dbp = tc_path_in("fresh.db");
+    search_session *ss = session_open(dbp, &st, err, sizeof err);
+    cr_assert_not_null(ss, "%s", err);
+    static meta_log g;
+    memset(&g, 0, sizeof g);
+    search_config c = meta_cpu_config(g_seed, 5);
+    c.p.symmetry = SCHEME_SYM_C3;
+    c.given[SEARCH_PARAM_SYMMETRY] = true;
+    search_meta_config mc = {{4, 4, 4}, {4, 4, 5}, 0.05, -1, 8, true, 2, false, false, SEARCH_META_DETOURS_FRESH};
+    search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
+    search_meta_result res;
+    search_status rs = search_meta_run(ss, &c, NULL, &mc, NULL, 0, &h, &res);
+    CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
+    int fresh[2] = {0, 0};
+    for (int k = 0; k < g.n; k++)
+        if (g.fresh[k] >= 0)
+            fresh[g.fresh[k]]++;
+    const int decided = meta_checks_fresh(&g, "fresh");
+    meta_checks_news(&g, &mc, "fresh");
+    CHECK(fresh[0] >= 1 && fresh[1] >= 1 && decided >= 1,
+          "seed %llu: %d legs, %d symmetric and %d standard fresh starts, %d decided by the ranks", g_seed, g.n,
+          fresh[0], fresh[1], decided);
+    search_meta_result_free(&res);
+    session_close(ss);
+    store_checks_clean(dbp);
+}
+
+/* The meta search over <3,3,4>..<4,4,4> (a line: <3,4,4> between the
+ * others), legs too short for <4,4,4>:47: a format's leg starts from the
+ * newest best among its neighbours, also where that came before the leg
+ * before (meta_checks_news), and that happened.  Every stored scheme
+ * verifies. */
+Test(resize_cli, meta_search_takes_news_from_any_neighbour, .timeout = 120)
+{
+    char err[512];
+    db_status st;
+    const char *dbp = tc_path_in("news.db");
+    search_session *ss = session_open(dbp, &st, err, sizeof err);
+    cr_assert_not_null(ss, "%s", err);
+    static meta_log g;
+    memset(&g, 0, sizeof g);
+    /* 4 s: about 30 legs on a 2-core box, 1 to 6 of them with news from
+     * another format than the leg before's (seeds 1-14); three times as long
+     * under the sanitizers */
+    search_config c = meta_cpu_config(g_seed, getenv("FLIPGRAPH_SANITIZED") ? 12 : 4);
+    search_meta_config mc = {{3, 3, 4}, {4, 4, 5}, 0.05, -1, 8, true, 2, false, false, SEARCH_META_DETOURS_FRESH};
+    search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
+    search_meta_result res;
+    search_status rs = search_meta_run(ss, &c, NULL, &mc, NULL, 0, &h, &res);
+    CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
+    CHECK(res.nformats == 6, "%d formats", res.nformats);
+    const int elsewhere = meta_checks_news(&g, &mc, "news");
+    CHECK(elsewhere >= 1, "seed %llu: %d legs, none with news from another format than the leg before's", g_seed, g.n);
     search_meta_result_free(&res);
     session_close(ss);
     store_checks_clean(dbp);
