@@ -1046,7 +1046,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
              * it did); else the format just walked, else one drawn.  Why: the
              * twentieth session's seed 6 reached <4,4,5>:60, walked <4,4,4>
              * (47 projected from it) and jumped to <4,5,5>, whose next three
-             * legs (320 s, to the end) went to its pool at 75 and to
+             * legs (311 s, to the end) went to its pool at 75 and to
              * <5,5,5>:93 projected and never to that 60, which seeds before
              * had extended to <4,5,5>:73 within seconds */
             for (int q = 0; q < nj; q++) {

@@ -1846,6 +1846,25 @@ static void store_checks_clean(const char *dbp)
     CHECK(rc == 0, "db check: exit %d: %s", rc, out);
 }
 
+/* A meta search from nothing on a new store `name` in the test's folder,
+ * logged into g (emptied first); the store passes db check before it
+ * returns. */
+static search_status meta_run_logged(const char *name, const search_config *c, const search_meta_config *mc,
+                                     meta_log *g, search_meta_result *res)
+{
+    char err[512];
+    db_status st;
+    const char *dbp = tc_path_in(name);
+    search_session *ss = session_open(dbp, &st, err, sizeof err);
+    cr_assert_not_null(ss, "%s", err);
+    memset(g, 0, sizeof *g);
+    search_meta_hooks h = {g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
+    search_status rs = search_meta_run(ss, c, NULL, mc, NULL, 0, &h, res);
+    session_close(ss);
+    store_checks_clean(dbp);
+    return rs;
+}
+
 /* The meta search over <3,3,4>..<3,4,4> from Kauers and Moosbauer's
  * <3,3,4>:29 (its record) with legs too short for <3,4,4> to reach 38 soon:
  * with detours (from the best, or fresh), after <3,4,4>'s 2nd (and later)
@@ -1959,20 +1978,13 @@ Test(resize_cli, meta_search_detours_go_where_they_did_best, .timeout = 120)
  * and some were decided by the ranks.  Every stored scheme verifies. */
 Test(resize_cli, meta_search_fresh_starts_take_the_kind_that_did_best, .timeout = 120)
 {
-    char err[512];
-    db_status st;
-    const char *dbp = tc_path_in("fresh.db");
-    search_session *ss = session_open(dbp, &st, err, sizeof err);
-    cr_assert_not_null(ss, "%s", err);
     static meta_log g;
-    memset(&g, 0, sizeof g);
     search_config c = meta_cpu_config(g_seed, 5);
     c.p.symmetry = SCHEME_SYM_C3;
     c.given[SEARCH_PARAM_SYMMETRY] = true;
     search_meta_config mc = {{4, 4, 4}, {4, 4, 5}, 0.05, -1, 8, true, 2, false, false, SEARCH_META_DETOURS_FRESH};
-    search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
     search_meta_result res;
-    search_status rs = search_meta_run(ss, &c, NULL, &mc, NULL, 0, &h, &res);
+    search_status rs = meta_run_logged("fresh.db", &c, &mc, &g, &res);
     CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
     int fresh[2] = {0, 0};
     for (int k = 0; k < g.n; k++)
@@ -1984,39 +1996,27 @@ Test(resize_cli, meta_search_fresh_starts_take_the_kind_that_did_best, .timeout 
           "seed %llu: %d legs, %d symmetric and %d standard fresh starts, %d decided by the ranks", g_seed, g.n,
           fresh[0], fresh[1], decided);
     search_meta_result_free(&res);
-    session_close(ss);
-    store_checks_clean(dbp);
 }
 
-/* The meta search over <3,3,4>..<4,4,4> (a line: <3,4,4> between the
- * others), legs too short for <4,4,4>:47: a format's leg starts from the
- * newest best among its neighbours, also where that came before the leg
- * before (meta_checks_news), and that happened.  Every stored scheme
- * verifies. */
+/* The meta search over <3,3,4>..<4,4,5> (six formats), legs far too short
+ * for <4,4,4>:47 or <4,4,5>:60: a format's leg starts from the newest best
+ * among its neighbours (meta_checks_news), and some such news came from
+ * another format than the leg before's.  Every stored scheme verifies. */
 Test(resize_cli, meta_search_takes_news_from_any_neighbour, .timeout = 120)
 {
-    char err[512];
-    db_status st;
-    const char *dbp = tc_path_in("news.db");
-    search_session *ss = session_open(dbp, &st, err, sizeof err);
-    cr_assert_not_null(ss, "%s", err);
     static meta_log g;
-    memset(&g, 0, sizeof g);
     /* 4 s: about 30 legs on a 2-core box, 1 to 6 of them with news from
      * another format than the leg before's (seeds 1-14); three times as long
      * under the sanitizers */
     search_config c = meta_cpu_config(g_seed, getenv("FLIPGRAPH_SANITIZED") ? 12 : 4);
     search_meta_config mc = {{3, 3, 4}, {4, 4, 5}, 0.05, -1, 8, true, 2, false, false, SEARCH_META_DETOURS_FRESH};
-    search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
     search_meta_result res;
-    search_status rs = search_meta_run(ss, &c, NULL, &mc, NULL, 0, &h, &res);
+    search_status rs = meta_run_logged("news.db", &c, &mc, &g, &res);
     CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
     CHECK(res.nformats == 6, "%d formats", res.nformats);
     const int elsewhere = meta_checks_news(&g, &mc, "news");
     CHECK(elsewhere >= 1, "seed %llu: %d legs, none with news from another format than the leg before's", g_seed, g.n);
     search_meta_result_free(&res);
-    session_close(ss);
-    store_checks_clean(dbp);
 }
 
 /* A move to a neighbour that an ordering reaches along two dimensions
