@@ -738,19 +738,6 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             cfg.p.symmetry = SCHEME_SYM_NONE;
             cfg.given[SEARCH_PARAM_SYMMETRY] = false;
         }
-        const bool symmetric = cfg.p.symmetry != SCHEME_SYM_NONE;
-        /* a moved start that a fresh leg does not walk is kept beside it
-         * (stored and pooled, as a sum or product is): a projection can bring
-         * the record itself (<4,4,5>:60 projected is <4,4,4>:47) */
-        if (fresh != META_FRESH_NONE && next && moved.how[0]) {
-            if (!side || next->rank < side->rank) {
-                scheme_free(side);
-                side = next;
-                side_o = moved;
-            } else
-                scheme_free(next);
-            next = NULL;
-        }
         cfg.p.time_limit = left > 0 ? left : 0;
         cfg.given[SEARCH_PARAM_TIME] = left > 0;
         /* a format whose legs keep failing gets longer ones: its last
@@ -780,16 +767,25 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         /* the leg's starts: the moved scheme, or the format's pool */
         const scheme *lst[META_POOL_MAX + 1];
         int nl = 0;
-        if (symmetric) {
-            snprintf(leg.from, sizeof leg.from, "its diagonal cubes (%s)",
-                     scheme_symmetry_name((scheme_symmetry)cfg.p.symmetry));
+        if (fresh != META_FRESH_NONE) {
+            /* a moved start that a fresh leg does not walk is kept beside it
+             * (stored and pooled, as a sum or product is): a projection can
+             * bring the record itself (<4,4,5>:60 projected is <4,4,4>:47) */
+            if (next && moved.how[0] && (!side || next->rank < side->rank)) {
+                scheme_free(side);
+                side = next;
+                side_o = moved;
+                next = NULL;
+            }
             scheme_free(next);
             next = NULL;
-        } else if (fresh == META_FRESH_STANDARD) {
-            snprintf(leg.from, sizeof leg.from, "the standard algorithm, a fresh start (its symmetric legs' best %d)",
-                     m->fresh_best[META_FRESH_SYMMETRIC]);
-            scheme_free(next);
-            next = NULL;
+            if (fresh == META_FRESH_SYMMETRIC)
+                snprintf(leg.from, sizeof leg.from, "its diagonal cubes (%s)",
+                         scheme_symmetry_name((scheme_symmetry)cfg.p.symmetry));
+            else
+                snprintf(leg.from, sizeof leg.from,
+                         "the standard algorithm, a fresh start (its symmetric legs' best %d)",
+                         m->fresh_best[META_FRESH_SYMMETRIC]);
         } else if (next) {
             lst[nl++] = next;
             int other = 0; /* starts from other neighbours than `next`'s */
@@ -1051,7 +1047,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
              * had extended to <4,5,5>:73 within seconds */
             for (int q = 0; q < nj; q++) {
                 const meta_fmt *z = &v[jn[q]];
-                if (z->npool && z->improved_at >= 0 && z->improved_at > v[j].last_leg &&
+                if (z->npool && z->improved_at > v[j].last_leg &&
                     (news < 0 || z->improved_at > v[news].improved_at))
                     news = jn[q];
             }

@@ -1800,8 +1800,8 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
             const double want = g.detour[k] ? mc.leg_stall : mc.leg_stall * (double)(1 << grow);
             CHECK(g.stall[k] == want, "drift %d leg %d: stall %g after %d failed legs, expected %g", drift, k + 1,
                   g.stall[k], fails, want);
-            /* ... unless the leg before walked the format the move comes from
-             * and lowered its best there (a new neighbour's best moves on) */
+            /* ... unless the move is news (news_for: the neighbour whose best
+             * dropped last, after this format's last leg) */
             scheme_format z;
             const bool news = k > 0 && g.moved[k] && news_for(&g, k, &z) && same_fmt(g.src[k], z);
             if (mc.stall_grow > 0 && fails % 2 == 1 && g.best_before[k] > 0 && !news && !g.detour[k] && !back)
