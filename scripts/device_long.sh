@@ -46,10 +46,7 @@ while [ $# -gt 0 ]; do
     t0=$(date +%s)
     if [ -z "${FG:-}" ]; then
       . scripts/device_env.sh
-      fg_device_deps
-      cmake -S . -B $B "${FG_DEVICE_CMAKE[@]}" > "$OUT/build.log" 2>&1 &&
-        cmake --build $B -j"$(nproc)" --target flipgraph >> "$OUT/build.log" 2>&1 || {
-        tail -30 "$OUT/build.log"; exit 2; }
+      fg_build flipgraph || exit 2
     fi
     echo "== built in $(( $(date +%s) - t0 )) s; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | tr -s ' ');" \
       "$(date -u +%F); $($F version | head -1)"
