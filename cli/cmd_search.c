@@ -248,8 +248,9 @@ static void banner(const banner_info *b)
     } else {
         fprintf(stderr, "backend cpu: %d CPU thread%s (one walker each%s)\n", p->threads,
                 p->threads == 1 ? "" : "s",
-                p->ring == SCHEME_RING_Z ? (snprintf(t, sizeof t, ", over Z, |coefficients| <= %d", p->coef_max), t)
-                                         : "");
+                p->ring == SCHEME_RING_Z && p->symmetry == SCHEME_SYM_NONE
+                    ? (snprintf(t, sizeof t, ", over Z, |coefficients| <= %d", p->coef_max), t)
+                    : "");
     }
 
     /* every parameter the backend reads, as the run record stores them (--resume
@@ -267,6 +268,10 @@ static void banner(const banner_info *b)
         gpu_defaults_line(b->c);
     else if (p->symmetry != SCHEME_SYM_NONE)
         fprintf(stderr, "a symmetric walk runs its own defaults (docs/search.md, \"Symmetric walks\")\n");
+    if (p->symmetry != SCHEME_SYM_NONE && p->ring == SCHEME_RING_Z)
+        fprintf(stderr, "over Z: the symmetric walk is over GF(2); each of its improvements is lifted to Z "
+                        "(Hensel lifting) and the lifts are the results (docs/search.md, \"Symmetric walks over "
+                        "Z\")\n");
 }
 
 static uint64_t random_seed(void)
@@ -685,7 +690,7 @@ static int cmd_search_meta(int argc, char **argv)
     /* the table: every format of the range */
     printf("%-10s %6s %6s %6s %5s %7s %10s %11s  %s\n", "format", "start", "best", "record", "gap", "visits", "time",
            "flips", "status");
-    int missed = 0;
+    int missed = 0, held = 0;
     for (int i = 0; i < res.nformats; i++) {
         const search_meta_format *f = &res.formats[i];
         char gap[16] = "-", rec[16] = "?", sr[16] = "-", br[16] = "-", fl2[32];
@@ -694,7 +699,8 @@ static int cmd_search_meta(int argc, char **argv)
         if (f->start > 0)
             snprintf(sr, sizeof sr, "%d", f->start);
         if (f->best > 0)
-            snprintf(br, sizeof br, "%d", f->best);
+            snprintf(br, sizeof br, "%d%s", f->best, f->best_held ? "*" : "");
+        held += f->best > 0 && f->best_held;
         if (f->best > 0 && f->record > 0)
             snprintf(gap, sizeof gap, "%d", f->best - f->record);
         const char *status = f->best <= 0 ? "not visited"
@@ -706,6 +712,9 @@ static int cmd_search_meta(int argc, char **argv)
         printf("%-10s %6s %6s %6s %5s %7d %8.1f s %11s  %s\n", scheme_format_str(f->fmt, fa), sr, br, rec, gap,
                f->visits, f->seconds, cli_fmt_si((double)f->flips, fl2, sizeof fl2), status);
     }
+    if (held)
+        printf("*: a scheme over Z with coefficients beyond --coef-max %d (a lift), stored; the walks start from "
+               "the pool's\n", cfg.p.coef_max);
     char from_db[64] = "";
     if (res.stored > 0)
         snprintf(from_db, sizeof from_db, "; %d schemes from the store", res.stored);
@@ -1026,7 +1035,13 @@ static int search_body(int argc, char **argv)
                 "flipgraph search: %" PRIu64 " improvements, %" PRIu64 " plus transitions, %" PRIu64
                 " restarts, %" PRIu64 " reductions\n",
                 res.improvements, res.plus, res.restarts, res.reductions);
-    printf("best rank %d for %s after %.1f s, %.2g flips (%.2g flips/s)\n", res.best_rank,
+    if (run.lifts_tried && !quiet)
+        fprintf(stderr, "flipgraph search: %d of %d GF(2) improvements lifted to Z\n", run.lifts_ok,
+                run.lifts_tried);
+    if (cfg.p.ring == SCHEME_RING_Z && cfg.p.symmetry != SCHEME_SYM_NONE && !res.best)
+        printf("no scheme over Z for %s after %.1f s: %s\n", scheme_format_str(cfg.p.fmt, fb), res.seconds, res.msg);
+    else
+        printf("best rank %d for %s after %.1f s, %.2g flips (%.2g flips/s)\n", res.best_rank,
            scheme_format_str(cfg.p.fmt, fb), res.seconds, (double)res.flips,
            res.seconds > 0 ? (double)res.flips / res.seconds : 0.0);
     fflush(stdout);

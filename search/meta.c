@@ -51,6 +51,11 @@ typedef struct meta_fmt {
     /* the index of the last leg here, and of the last leg after which this
      * format's best was lower than before it (-1: none in this search) */
     int last_leg, improved_at;
+    /* over Z: the lowest rank of a scheme found or stored for this format
+     * that the pool does not hold, its coefficients beyond --coef-max (a lift
+     * of a symmetric leg can hold a 3, which the walks from the pool cannot
+     * start from: the GPU walk over Z holds {-1, 0, 1}); 0: none */
+    int held;
 } meta_fmt;
 
 enum { META_FRESH_NONE = -1, META_FRESH_SYMMETRIC = 0, META_FRESH_STANDARD = 1 };
@@ -91,7 +96,15 @@ static int find_fmt(const meta_fmt *v, int n, scheme_format f)
 
 static int best_of(const meta_fmt *m) { return m->npool ? m->pool[0]->rank : -1; }
 
-static bool at_record(const meta_fmt *m) { return m->record > 0 && m->npool && m->pool[0]->rank <= m->record; }
+/* The lowest rank found for the format: its pool's, or a held one's (-1: none). */
+static int reached(const meta_fmt *m)
+{
+    const int b = best_of(m);
+    return m->held > 0 && (b < 0 || m->held < b) ? m->held : b;
+}
+
+static bool at_record(const meta_fmt *m) { return m->record > 0 && reached(m) > 0 && reached(m) <= m->record; }
+
 
 /* The rank at which the way back from a fresh detour on a starts, for a
  * neighbour smaller than the stuck format: a's record extended by the
@@ -178,6 +191,17 @@ static bool pool_offer(meta_fmt *m, const scheme *s, int keep)
     return true;
 }
 
+/* A scheme for m's pool, or over Z beyond coef_max only its rank (held). */
+static bool pool_or_hold(meta_fmt *m, const scheme *s, int keep, int coef_max)
+{
+    if (s->ring == SCHEME_RING_Z && search_z_max_coef(s) > coef_max) {
+        if (!m->held || s->rank < m->held)
+            m->held = s->rank;
+        return true;
+    }
+    return pool_offer(m, s, keep);
+}
+
 bool search_meta_formats(scheme_format lo, scheme_format hi, scheme_format *out, int *n, int cap)
 {
     int a[3] = {lo.n, lo.m, lo.p}, b[3] = {hi.n, hi.m, hi.p};
@@ -241,7 +265,9 @@ static bool pool_from_store(db *d, meta_fmt *m, int keep, scheme_ring ring, int 
             if (!s)
                 return false;
             if (ring == SCHEME_RING_Z && search_z_max_coef(s) > coef_max) {
-                scheme_free(s); /* a lift with a 2: the walk within the bound cannot start there */
+                /* a lift with a 2: the walk within the bound cannot start there */
+                pool_or_hold(m, s, keep, coef_max);
+                scheme_free(s);
                 continue;
             }
             scheme *p = search_permute(s, m->f);
@@ -666,7 +692,8 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                 ok = false;
             }
             out->stored += v[i].npool - before;
-            out->formats[i].best = best_of(&v[i]);
+            out->formats[i].best = reached(&v[i]);
+            out->formats[i].best_held = out->formats[i].best != best_of(&v[i]);
         }
         /* no start given: the first leg goes on where the stored search
          * stopped, at the first format short of its record */
@@ -715,7 +742,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             }
         }
         meta_fmt *m = &v[cur];
-        const int best_before = best_of(m);
+        const int best_before = reached(m);
         const bool detour = detour_for >= 0;
         memset(&leg, 0, sizeof leg);
         leg.index = k + 1;
@@ -870,13 +897,14 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         const bool side_ok = !side || pool_offer(m, side, mc->pool);
         scheme_free(side);
         side = NULL;
-        if (!side_ok || (res.best && !pool_offer(m, res.best, mc->pool))) {
+        if (!side_ok || (res.best && !pool_or_hold(m, res.best, mc->pool, base->p.coef_max))) {
             snprintf(out->msg, sizeof out->msg, "out of memory");
             out->status = SEARCH_FAILED;
             search_result_free(&res);
             break;
         }
-        of->best = best_of(m);
+        of->best = reached(m);
+        of->best_held = of->best != best_of(m);
         if (h && h->leg_end)
             h->leg_end(h->ctx, &leg);
         const bool interrupted = res.interrupted;
@@ -884,7 +912,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
          * at its record and, of those, one visited least -- after a leg
          * that lowered its format's best.  A leg that did not, or no such
          * neighbour, jumps (below). */
-        const bool improved = best_before < 0 || best_of(m) < best_before;
+        const bool improved = best_before < 0 || reached(m) < best_before;
         if (!detour)
             m->fails = improved ? 0 : m->fails + 1;
         m->last_leg = k;
@@ -1102,7 +1130,8 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         out->interrupted = true;
 done:
     for (int i = 0; i < n; i++) {
-        out->formats[i].best = best_of(&v[i]);
+        out->formats[i].best = reached(&v[i]);
+        out->formats[i].best_held = out->formats[i].best != best_of(&v[i]);
         for (int q = 0; q < v[i].npool; q++)
             scheme_free(v[i].pool[q]);
     }

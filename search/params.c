@@ -201,8 +201,9 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
     if (p->ring == SCHEME_RING_F2 && p->coef_max != 1)
         return scheme_fail(err, errlen, "--coef-max %d: only a walk over Z has coefficients to bound (give --ring z)",
                            p->coef_max);
-    if (p->ring == SCHEME_RING_Z && p->symmetry != SCHEME_SYM_NONE)
-        return scheme_fail(err, errlen, "--ring z: symmetric walks are over GF(2) only (drop --symmetry)");
+    if (p->ring == SCHEME_RING_Z && p->symmetry != SCHEME_SYM_NONE && p->coef_max != 1)
+        return scheme_fail(err, errlen, "--coef-max %d: a symmetric walk over Z walks over GF(2) and lifts, its "
+                           "coefficients are what the lift gives (drop --coef-max)", p->coef_max);
     if (p->degree_bias > 0 && (p->ring != SCHEME_RING_F2 || p->symmetry != SCHEME_SYM_NONE))
         return scheme_fail(err, errlen, "--degree-bias: only the plain walk over GF(2) has it (drop --ring z "
                                         "and --symmetry)");

@@ -306,6 +306,10 @@ typedef struct run_ctx {
     _Atomic uint64_t stored;
     double print_every, engine_every, next_print;
     const char *source; /* the schemes' provenance: "search", or "search:c3" for a symmetric walk */
+    /* a symmetric walk over Z (lift_each): the walk is over GF(2) and every
+     * improvement is lifted; z_best the lowest lift (the run's result) */
+    bool lift_each;
+    scheme *z_best;
 } run_ctx;
 
 static void first_failure(run_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -343,13 +347,17 @@ bool session_write_pool(search_session *s, const search_result *res, int *writte
     return true;
 }
 
-static bool on_improved(void *p, const search_found *f)
+/* f's scheme written to --out (when to_out) and stored (source, parent),
+ * with an entry in the run's improvement log when `logged`; *stored_new: a scheme no earlier
+ * run had stored; *id its row (0 without a store).  false: it was not written
+ * or stored (the run's first failure says why). */
+static bool keep_found(run_ctx *x, const search_found *f, const char *source, int64_t parent, bool to_out,
+                       bool logged, char path[4096], bool *stored_new, int64_t *id_out)
 {
-    run_ctx *x = p;
-    char path[4096] = "", fb[32];
+    char fb[32];
     scheme_format_str(f->s->fmt, fb);
     bool wrote = false;
-    if (x->s->out_dir) {
+    if (x->s->out_dir && to_out) {
         char err[512];
         if (!write_in_dir(x->s->out_dir, f->s, path, err, sizeof err)) {
             pthread_mutex_lock(&x->mu);
@@ -361,7 +369,8 @@ static bool on_improved(void *p, const search_found *f)
         }
         wrote = true;
     }
-    bool stored_new = wrote;
+    *stored_new = wrote;
+    *id_out = 0;
     if (x->s->store) {
         char err[512];
         int64_t id = 0;
@@ -369,14 +378,14 @@ static bool on_improved(void *p, const search_found *f)
         /* an MPI run names the rank whose walker found it (docs/cluster.md) */
         char src[64];
         if (search_mpi_active())
-            snprintf(src, sizeof src, "%s@rank%d", x->source, f->node);
+            snprintf(src, sizeof src, "%s@rank%d", source, f->node);
         else
-            snprintf(src, sizeof src, "%s", x->source);
-        db_provenance prov = {x->run->run_id, 0, src, f->flips, f->seconds};
+            snprintf(src, sizeof src, "%s", source);
+        db_provenance prov = {x->run->run_id, parent, src, f->flips, f->seconds};
         pthread_mutex_lock(&x->mu);
         db_status st = db_insert_scheme(x->s->store, f->s, &prov, &id, &existed, err, sizeof err);
         bool scheme_in = st == DB_OK;
-        if (st == DB_OK)
+        if (st == DB_OK && logged)
             st = db_run_improvement(x->s->store, x->run->run_id, f->seconds, f->rank, err, sizeof err);
         if (st != DB_OK) {
             if (scheme_in)
@@ -391,10 +400,68 @@ static bool on_improved(void *p, const search_found *f)
         pthread_mutex_unlock(&x->mu);
         if (st != DB_OK)
             return false;
-        stored_new = !existed; /* already stored by an earlier run: not this run's */
+        *stored_new = !existed; /* already stored by an earlier run: not this run's */
+        *id_out = id;
     }
-    if (stored_new)
+    if (*stored_new)
         atomic_fetch_add(&x->stored, 1);
+    return true;
+}
+
+/* A symmetric walk over Z: the GF(2) improvement is stored (a result over
+ * GF(2), in the store only), then lifted (verify_lift_ex, verified over Z);
+ * a lift is the run's improvement: --out, the store (source "lift", parent
+ * the GF(2) row), the improvement log and the hook.  One that does not lift
+ * is counted and the walk goes on.  Why lift instead of walking over Z:
+ * the C3 schemes of the GF(2) walk lift (<5,5,5> at 99, 102 and 105 of one
+ * CPU run, and Moosbauer, Poole's 93, at the first column order), where the
+ * plain walk over Z stops near 101 (bench/RESULTS.md). */
+static bool lift_improved(run_ctx *x, const search_found *f)
+{
+    char path[4096] = "";
+    bool stored_new;
+    int64_t gf2_id = 0, z_id;
+    if (!keep_found(x, f, x->source, 0, false, false, path, &stored_new, &gf2_id))
+        return false;
+    verify_lift_result lr;
+    scheme *z = verify_lift_ex(f->s, NULL, &lr);
+    pthread_mutex_lock(&x->mu);
+    x->run->lifts_tried++;
+    if (z)
+        x->run->lifts_ok++;
+    pthread_mutex_unlock(&x->mu);
+    if (!z)
+        return true;
+    search_found zf = *f;
+    zf.s = z;
+    zf.rank = z->rank;
+    if (!keep_found(x, &zf, "lift", gf2_id, true, true, path, &stored_new, &z_id)) {
+        scheme_free(z);
+        return false;
+    }
+    if (x->h && x->h->improved)
+        x->h->improved(x->h->ctx, &zf, path, stored_new);
+    pthread_mutex_lock(&x->mu);
+    if (!x->z_best || z->rank < x->z_best->rank) {
+        scheme_free(x->z_best);
+        x->z_best = z;
+        z = NULL;
+    }
+    pthread_mutex_unlock(&x->mu);
+    scheme_free(z);
+    return true;
+}
+
+static bool on_improved(void *p, const search_found *f)
+{
+    run_ctx *x = p;
+    if (x->lift_each)
+        return lift_improved(x, f);
+    char path[4096] = "";
+    bool stored_new;
+    int64_t id;
+    if (!keep_found(x, f, x->source, 0, true, true, path, &stored_new, &id))
+        return false;
     if (x->h && x->h->improved)
         x->h->improved(x->h->ctx, f, path, stored_new);
     return true;
@@ -419,6 +486,29 @@ static void on_progress(void *p, const search_progress *pr)
     x->h->progress(x->h->ctx, pr, x->s->store || x->s->out_dir ? atomic_load(&x->stored) : UINT64_MAX);
 }
 
+/* The end of a symmetric walk over Z: the run's result is its lowest lift
+ * (the GF(2) best is stored already); the GF(2) pool is dropped (its schemes
+ * are not integer ones); the target counts as reached only when a lift
+ * reached it.  A run whose improvements all failed to lift ends with no best
+ * (best_rank 0) and says so. */
+static void lift_result(run_ctx *x, const search_params *p, search_result *res)
+{
+    for (int i = 0; i < res->npool; i++)
+        scheme_free(res->pool[i]);
+    free(res->pool);
+    res->pool = NULL;
+    res->npool = 0;
+    scheme_free(res->best);
+    res->best = x->z_best;
+    x->z_best = NULL;
+    res->best_rank = res->best ? res->best->rank : 0;
+    if (res->status == SEARCH_REACHED && (!res->best || (p->target_rank > 0 && res->best_rank > p->target_rank)))
+        res->status = SEARCH_NOT_REACHED;
+    if (!res->best && (res->status == SEARCH_REACHED || res->status == SEARCH_NOT_REACHED))
+        snprintf(res->msg, sizeof res->msg, "none of the walk's %d GF(2) improvements lifted to Z",
+                 x->run->lifts_tried);
+}
+
 search_status session_search(search_session *s, const search_config *c, const char *device,
                              const scheme *const *starts, int nstarts, const session_hooks *h,
                              session_run *run, search_result *res)
@@ -435,6 +525,12 @@ search_status session_search(search_session *s, const search_config *c, const ch
     /* What the engine runs: c->p, with progress reports often enough for the
      * store's heartbeat (the record and the printed rows keep c's interval). */
     search_params run_p = c->p;
+    /* a symmetric walk over Z walks over GF(2) and lifts (lift_improved) */
+    x.lift_each = c->p.ring == SCHEME_RING_Z && c->p.symmetry != SCHEME_SYM_NONE;
+    if (x.lift_each) {
+        run_p.ring = SCHEME_RING_F2;
+        run_p.coef_max = 1;
+    }
     if (s->store && (run_p.progress_every <= 0 || run_p.progress_every > DB_RUN_HEARTBEAT_SECONDS))
         run_p.progress_every = DB_RUN_HEARTBEAT_SECONDS;
     x.print_every = c->p.progress_every;
@@ -476,6 +572,8 @@ search_status session_search(search_session *s, const search_config *c, const ch
     else
         search_run_cpu(&run_p, starts, nstarts, &cb, res);
     session_signals_release();
+    if (x.lift_each)
+        lift_result(&x, &c->p, res);
     run->stored = atomic_load(&x.stored);
 
     if (s->store && run->run_id) {

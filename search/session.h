@@ -111,6 +111,9 @@ typedef struct session_run {
     bool end_lost;      /* the run's end was not stored (its row reads running, then killed) */
     char msg[1536];     /* the first failure to store an improvement (or to begin), in words */
     char end_msg[1024]; /* with end_lost: what was not stored, in words */
+    /* a symmetric walk over Z (docs/search.md, "Symmetric walks over Z"):
+     * GF(2) improvements lifted, and how many of them lifted */
+    int lifts_tried, lifts_ok;
 } session_run;
 
 /* One search on c->backend (cpu or gpu; search_config_resolve first): the
@@ -198,6 +201,7 @@ typedef struct search_meta_hooks {
 typedef struct search_meta_format {
     scheme_format fmt;
     int record, start, best; /* start: the lowest a leg started from; -1: never visited / none */
+    bool best_held;          /* over Z: best is a scheme beyond --coef-max (a lift), stored, never walked */
     int visits;
     double seconds;
     uint64_t flips;

@@ -369,7 +369,7 @@ Test(search_z_cli, bad_usage_exits_2)
         {"search --dims 3x3x3 --ring z --coef-max 4", "--coef-max 4"},
         {"search --dims 3x3x3 --ring z --coef-max 0", "--coef-max 0"},
         {"search --dims 3x3x3 --coef-max 2", "--ring z"},
-        {"search --dims 3x3x3 --ring z --symmetry c3", "symmetric"},
+        {"search --dims 3x3x3 --ring z --symmetry c3 --coef-max 2", "walks over GF(2) and lifts"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cr_assert_eq(run(d, bad[i].args), 2, "%s", bad[i].args);
@@ -459,6 +459,118 @@ Test(search_z_cli, from_a_gf2_scheme_that_lifts, .timeout = 60)
     scheme_free(ones);
     scheme_free(f2);
     scheme_free(z);
+    rmtree(d);
+}
+
+/* A symmetric walk over Z (session.c, lift_improved; docs/search.md,
+ * "Symmetric walks over Z"): the walk is over GF(2), and every improvement
+ * is stored as it is (source search:c3, invariant under C3) and lifted; the
+ * lifts are the run's results: verified over Z, source lift, the parent the
+ * GF(2) row of the same rank, which is their reduction mod 2; --out holds the
+ * lifts only.  The meta search's symmetric legs over Z do the same. */
+typedef struct lift_rows {
+    db *store;
+    int z, f2;
+} lift_rows;
+
+static bool check_lift_row(void *ctx, const db_scheme_row *row)
+{
+    lift_rows *c = ctx;
+    char err[512];
+    db_status st;
+    scheme *s = db_load_scheme(c->store, row->id, &st, err, sizeof err);
+    cr_assert_not_null(s, "row %lld: %s", (long long)row->id, err);
+    if (row->ring == SCHEME_RING_F2) {
+        int term, elem;
+        cr_assert_str_eq(row->source, "search:c3", "row %lld", (long long)row->id);
+        cr_assert(scheme_symmetry_check(s, SCHEME_SYM_C3, &term, &elem, err, sizeof err), "row %lld: %s",
+                  (long long)row->id, err);
+        c->f2++;
+    } else {
+        verify_result vr;
+        cr_assert(verify_z(s, &vr), "row %lld: %s", (long long)row->id, vr.msg);
+        cr_assert_str_eq(row->source, "lift", "row %lld", (long long)row->id);
+        db_scheme_row parent;
+        cr_assert_eq(db_scheme_info(c->store, row->parent_id, &parent, err, sizeof err), DB_OK, "row %lld: %s",
+                     (long long)row->id, err);
+        cr_assert(parent.ring == SCHEME_RING_F2 && parent.rank == row->rank, "row %lld: parent %lld",
+                  (long long)row->id, (long long)parent.id);
+        scheme *p = db_load_scheme(c->store, parent.id, &st, err, sizeof err), *m2 = scheme_to_f2(s);
+        cr_assert(p && m2 && scheme_hash(p) == scheme_hash(m2), "row %lld: not its parent mod 2",
+                  (long long)row->id);
+        scheme_free(p);
+        scheme_free(m2);
+        c->z++;
+    }
+    scheme_free(s);
+    return true;
+}
+
+static void check_lifts(const char *path, int *z, int *f2)
+{
+    char err[512];
+    db_status st;
+    lift_rows c = {db_open(path, false, &st, err, sizeof err), 0, 0};
+    cr_assert_not_null(c.store, "%s", err);
+    db_filter all = {.ring = -1};
+    cr_assert_eq(db_list(c.store, &all, check_lift_row, &c, err, sizeof err), DB_OK, "%s", err);
+    db_close(c.store);
+    *z = c.z;
+    *f2 = c.f2;
+}
+
+Test(search_z_cli, symmetric_walk_lifts_every_improvement, .timeout = 120)
+{
+    char d[64], args[4400], path[128], err[512];
+    tmpdir(d, sizeof d);
+    snprintf(path, sizeof path, "%s/s.db", d);
+    snprintf(args, sizeof args,
+             "search --ring z --symmetry c3 --dims 3x3x3 --target-rank 23 --time 60s --threads 1 --db '%s' "
+             "--out '%s/o'",
+             path, d);
+    cr_assert_eq(run(d, args), 0);
+    char *out = slurp(d, "out"), *e = slurp(d, "err");
+    cr_assert(strstr(out, "best rank 23"), "%s", out);
+    cr_assert(strstr(e, "the symmetric walk is over GF(2)") && strstr(e, "GF(2) improvements lifted to Z"), "%s", e);
+    free(out);
+    free(e);
+    int z, f2;
+    check_lifts(path, &z, &f2);
+    cr_assert(z >= 1 && f2 >= z, "%d lifts of %d GF(2) schemes", z, f2);
+    db_status st;
+    db *store = db_open(path, false, &st, err, sizeof err);
+    cr_assert_not_null(store, "%s", err);
+    int64_t id;
+    int rank;
+    cr_assert_eq(db_best(store, (scheme_format){3, 3, 3}, SCHEME_RING_Z, &id, &rank, err, sizeof err), DB_OK, "%s",
+                 err);
+    cr_assert_eq(rank, 23);
+    db_close(store);
+    /* --out: the lifts, one file each */
+    snprintf(args, sizeof args, "ls '%s/o' | wc -l > '%s/n' && grep -l '^ring z' '%s/o'/* | wc -l >> '%s/n'", d, d,
+             d, d);
+    cr_assert_eq(system(args), 0);
+    char *n = slurp(d, "n");
+    int files = -1, zfiles = -1;
+    cr_assert_eq(sscanf(n, "%d %d", &files, &zfiles), 2, "%s", n);
+    cr_assert(files == z && zfiles == z, "--out: %d files, %d over Z, %d lifts stored", files, zfiles, z);
+    free(n);
+    /* the meta search: <3,3,3>'s first leg is symmetric (from its cubes) and
+     * lifts the same way */
+    snprintf(path, sizeof path, "%s/m.db", d);
+    snprintf(args, sizeof args,
+             "search --meta --ring z --symmetry c3 --dims-range 3x3x3..3x3x3 --until-record --time 60s "
+             "--threads 1 --db '%s'",
+             path);
+    cr_assert_eq(run(d, args), 0);
+    out = slurp(d, "out");
+    e = slurp(d, "err");
+    cr_assert(strstr(e, "<3,3,3> from its diagonal cubes (c3)") && strstr(out, "1 of 1 formats at their record"),
+              "%s%s", e, out);
+    free(out);
+    free(e);
+    check_lifts(path, &z, &f2);
+    cr_assert(z >= 1 && f2 >= z, "meta: %d lifts of %d GF(2) schemes", z, f2);
     rmtree(d);
 }
 
@@ -658,7 +770,9 @@ Test(search_z_cli, from_db_over_z_keeps_to_the_coefficient_bound, .timeout = 60)
     cr_assert(strstr(e, "start rank 7"), "--coef-max 3 takes the changed Strassen: %s", e);
     free(e);
     /* the meta search's pools likewise: within --coef-max 3 the stored 7 is
-     * the record already (no leg); within 1 the pool holds the 8 only */
+     * the record already (no leg); within 1 the pool holds the 8 only, and
+     * the 7 beyond the bound counts for the record (held, marked *), so no
+     * leg either; with --meta-fresh the store is not read and one leg walks */
     snprintf(args, sizeof args,
              "search --meta --ring z --dims-range 2x2x2..2x2x2 --until-record --db '%s' --threads 1 --time 60s "
              "--coef-max 3",
@@ -671,7 +785,17 @@ Test(search_z_cli, from_db_over_z_keeps_to_the_coefficient_bound, .timeout = 60)
              "search --meta --ring z --dims-range 2x2x2..2x2x2 --until-record --db '%s' --threads 1 --time 60s", path);
     cr_assert_eq(run(d, args), 0);
     e = slurp(d, "out");
-    cr_assert(strstr(e, "meta search: 1 legs") && strstr(e, "; 1 schemes from the store"), "--coef-max 1: %s", e);
+    cr_assert(strstr(e, "meta search: 0 legs") && strstr(e, "; 1 schemes from the store") && strstr(e, " 7* ") &&
+                  strstr(e, "beyond --coef-max 1"),
+              "--coef-max 1: %s", e);
+    free(e);
+    snprintf(args, sizeof args,
+             "search --meta --ring z --dims-range 2x2x2..2x2x2 --until-record --db '%s' --threads 1 --time 60s "
+             "--meta-fresh",
+             path);
+    cr_assert_eq(run(d, args), 0);
+    e = slurp(d, "out");
+    cr_assert(strstr(e, "meta search: 1 legs") && !strstr(e, "from the store") && !strstr(e, "*"), "--meta-fresh: %s", e);
     free(e);
     /* a store whose only scheme is beyond --coef-max: the CPU walk starts from
      * it anyway (its moves keep to the bound), the GPU walk cannot pack it, so
