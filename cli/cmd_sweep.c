@@ -73,8 +73,9 @@ static const char *usage_text =
     "                    invariant), the others as usual; their bests still serve --meta\n"
     "  --ring R          f2 (default) or z: walk over Z (docs/search.md, \"Searching over Z\"),\n"
     "                    against the records' z column; --from-db then takes the database's best\n"
-    "                    Z scheme; with --meta the moves keep integer schemes integer; not\n"
-    "                    with --symmetry\n"
+    "                    Z scheme; with --meta the moves keep integer schemes integer; with\n"
+    "                    --symmetry the square formats walk over GF(2) symmetrically and every\n"
+    "                    improvement is lifted to Z (docs/search.md, \"Symmetric walks over Z\")\n"
     "  --lift K          over Z: before a format walks, lift the store's K lowest GF(2) schemes of\n"
     "                    it to Z (Hensel lifting, as flipgraph lift; each lift verified and stored\n"
     "                    with source lift) and start from the store's best Z scheme (implies\n"
@@ -404,8 +405,6 @@ int cmd_sweep(int argc, char **argv)
     if (base.p.symmetry == SCHEME_SYM_T2)
         return cli_error(CLI_USAGE, CMD, "--symmetry t2: a sweep walks the square formats symmetrically (c3, "
                          "c3xc2); t2 walks one format: flipgraph search --dims NxMxM --symmetry t2");
-    if (ring == SCHEME_RING_Z && base.p.symmetry != SCHEME_SYM_NONE)
-        return cli_error(CLI_USAGE, CMD, "--ring z: symmetric walks are over GF(2) only (drop --symmetry)");
     fmt_list L = {0};
     if (!parse_list(dims_list, &L, err, sizeof err)) {
         free(L.v);
@@ -641,6 +640,10 @@ int cmd_sweep(int argc, char **argv)
         } else if (res.interrupted) {
             row->status = "interrupted";
             rc = CLI_NEGATIVE;
+        } else if (row->best <= 0) {
+            row->status = "none lifted"; /* a symmetric walk over Z whose improvements did not lift */
+            if (until_record && rc == CLI_OK)
+                rc = CLI_NEGATIVE;
         } else if (row->record > 0 && row->best < row->record) {
             row->status = "BELOW THE RECORD";
         } else if (row->record > 0 && row->best == row->record) {

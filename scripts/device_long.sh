@@ -16,9 +16,12 @@
 #                    GPU:plain666:SEED <6,6,6> from the standard algorithm, no
 #                                      symmetry, the GPU defaults (--progress 60s)
 #                    each sees one GPU (CUDA_VISIBLE_DEVICES=GPU)
+#   add T JOB...     as start, beside the jobs already running (a GPU whose job
+#                    ended takes another; no build: the binary of the start)
 #   wait S           waits until every job has ended or S seconds have passed,
 #                    then prints each job's state and last lines
-#   collect          copies each job's log and store to $OUT (gzip), prints the
+#   collect          copies each job's log to $OUT and the stores into
+#                    $OUT/stores.tar.gz (JOB/store.db each), prints the
 #                    meta searches' tables and the <6,6,6> progress
 #
 # Usage (three calls on one held machine, each within its 600 s):
@@ -43,16 +46,18 @@ job_state() { # name -> running / exit N
 while [ $# -gt 0 ]; do
   phase=$1; shift
   case $phase in
-  start)
+  start|add)
     T=$(secs "$1"); shift
     t0=$(date +%s)
-    if [ -z "${FG:-}" ]; then
-      . scripts/device_env.sh
-      fg_build flipgraph || exit 2
+    if [ "$phase" = start ]; then
+      if [ -z "${FG:-}" ]; then
+        . scripts/device_env.sh
+        fg_build flipgraph || exit 2
+      fi
+      echo "== built in $(( $(date +%s) - t0 )) s; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | tr -s ' ');" \
+        "$(date -u +%F); $($F version | head -1)"
+      rm -rf $W
     fi
-    echo "== built in $(( $(date +%s) - t0 )) s; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | tr -s ' ');" \
-      "$(date -u +%F); $($F version | head -1)"
-    rm -rf $W
     mkdir -p $W
     while [ $# -gt 0 ] && [[ $1 == *:*:* ]]; do
       IFS=: read -r gpu kind seed <<< "$1"; shift
@@ -91,10 +96,11 @@ while [ $# -gt 0 ]; do
     done
     ;;
   collect)
+    # the stores in one archive: the device sends a limited number of files back
+    tar czf "$OUT/stores.tar.gz" -C $W $(cd $W && ls -d */store.db 2>/dev/null)
     for d in "$W"/*/; do
       name=$(basename "$d")
       cp "$d/log.txt" "$OUT/$name.txt"
-      [ -f "$d/store.db" ] && gzip -c "$d/store.db" > "$OUT/$name.db.gz"
       echo "== $name: $(job_state "$name")"
       case $name in
       plain666*) grep -v '^\[' "$d/log.txt" | tail -30 ;;

@@ -343,6 +343,21 @@ static char *slurp(const char *dir, const char *name)
     return s;
 }
 
+/* Runs args in dir, which must exit rc with every string of out_has (NULL:
+ * none) on standard output and of err_has on standard error. */
+static void run_says(const char *dir, const char *args, int rc, const char *const *out_has,
+                     const char *const *err_has)
+{
+    cr_assert_eq(run(dir, args), rc, "%s", args);
+    char *out = slurp(dir, "out"), *err = slurp(dir, "err");
+    for (int i = 0; out_has && out_has[i]; i++)
+        cr_assert(strstr(out, out_has[i]), "%s: no '%s' in:\n%s", args, out_has[i], out);
+    for (int i = 0; err_has && err_has[i]; i++)
+        cr_assert(strstr(err, err_has[i]), "%s: no '%s' in:\n%s", args, err_has[i], err);
+    free(out);
+    free(err);
+}
+
 static void tmpdir(char *buf, size_t len)
 {
     snprintf(buf, len, "/tmp/fg-test-search-z-XXXXXX");
@@ -528,12 +543,8 @@ Test(search_z_cli, symmetric_walk_lifts_every_improvement, .timeout = 120)
              "search --ring z --symmetry c3 --dims 3x3x3 --target-rank 23 --time 60s --threads 1 --db '%s' "
              "--out '%s/o'",
              path, d);
-    cr_assert_eq(run(d, args), 0);
-    char *out = slurp(d, "out"), *e = slurp(d, "err");
-    cr_assert(strstr(out, "best rank 23"), "%s", out);
-    cr_assert(strstr(e, "the symmetric walk is over GF(2)") && strstr(e, "GF(2) improvements lifted to Z"), "%s", e);
-    free(out);
-    free(e);
+    run_says(d, args, 0, (const char *[]){"best rank 23", NULL},
+             (const char *[]){"the symmetric walk is over GF(2)", "GF(2) improvements lifted to Z", NULL});
     int z, f2;
     check_lifts(path, &z, &f2);
     cr_assert(z >= 1 && f2 >= z, "%d lifts of %d GF(2) schemes", z, f2);
@@ -562,15 +573,18 @@ Test(search_z_cli, symmetric_walk_lifts_every_improvement, .timeout = 120)
              "search --meta --ring z --symmetry c3 --dims-range 3x3x3..3x3x3 --until-record --time 60s "
              "--threads 1 --db '%s'",
              path);
-    cr_assert_eq(run(d, args), 0);
-    out = slurp(d, "out");
-    e = slurp(d, "err");
-    cr_assert(strstr(e, "<3,3,3> from its diagonal cubes (c3)") && strstr(out, "1 of 1 formats at their record"),
-              "%s%s", e, out);
-    free(out);
-    free(e);
+    run_says(d, args, 0, (const char *[]){"1 of 1 formats at their record", NULL},
+             (const char *[]){"<3,3,3> from its diagonal cubes (c3)", NULL});
     check_lifts(path, &z, &f2);
     cr_assert(z >= 1 && f2 >= z, "meta: %d lifts of %d GF(2) schemes", z, f2);
+    /* and the sweep's square formats */
+    snprintf(path, sizeof path, "%s/w.db", d);
+    snprintf(args, sizeof args,
+             "sweep --ring z --symmetry c3 --dims-list 3x3x3 --until-record --time-per 60s --threads 1 --db '%s'",
+             path);
+    run_says(d, args, 0, (const char *[]){"record reached", NULL}, NULL);
+    check_lifts(path, &z, &f2);
+    cr_assert(z >= 1 && f2 >= z, "sweep: %d lifts of %d GF(2) schemes", z, f2);
     rmtree(d);
 }
 
@@ -616,11 +630,9 @@ Test(search_z_cli, sweep_over_z_reaches_the_z_records_and_stores_them, .timeout 
     cr_assert(strstr(mo, "meta starts") && strstr(mo, "<2,2,2>'s best"), "%s", mo);
     free(mo);
     cr_assert_gt(tc_stored_z_verify_at(path, 1), 0);
-    /* bad usage: --symmetry is a GF(2) walk */
-    cr_assert_eq(run(d, "sweep --dims-list 2x2x2 --ring z --symmetry c3 --backend cpu"), 2);
-    char *e = slurp(d, "err");
-    cr_assert(strstr(e, "symmetric"), "%s", e);
-    free(e);
+    /* bad usage: a symmetric walk over Z lifts, --coef-max does not apply */
+    run_says(d, "sweep --dims-list 2x2x2 --ring z --symmetry c3 --coef-max 2 --backend cpu", 2, NULL,
+             (const char *[]){"walks over GF(2) and lifts", NULL});
     rmtree(d);
 }
 
