@@ -442,6 +442,12 @@ static void meta_leg_end(void *p, const search_meta_leg *l)
         fprintf(stderr, "[leg %d] %s: failed (below)\n", l->index, scheme_format_str(l->fmt, fb));
         return;
     }
+    if (l->best_rank <= 0) { /* a symmetric leg over Z none of whose improvements lifted */
+        fprintf(stderr, "[leg %d] %s: no scheme over Z (none of the walk's GF(2) improvements lifted) in %.1f s, %s "
+                "flips\n", l->index, scheme_format_str(l->fmt, fb), l->seconds,
+                cli_fmt_si((double)l->flips, fl, sizeof fl));
+        return;
+    }
     fprintf(stderr, "[leg %d] %s: best %d (start %d) in %.1f s, %s flips%s\n", l->index, scheme_format_str(l->fmt, fb),
             l->best_rank, l->start_rank, l->seconds, cli_fmt_si((double)l->flips, fl, sizeof fl),
             l->record > 0 && l->best_rank > 0 && l->best_rank <= l->record ? ", record reached" : "");
@@ -1035,9 +1041,10 @@ static int search_body(int argc, char **argv)
                 "flipgraph search: %" PRIu64 " improvements, %" PRIu64 " plus transitions, %" PRIu64
                 " restarts, %" PRIu64 " reductions\n",
                 res.improvements, res.plus, res.restarts, res.reductions);
-    if (run.lifts_tried && !quiet)
-        fprintf(stderr, "flipgraph search: %d of %d GF(2) improvements lifted to Z\n", run.lifts_ok,
-                run.lifts_tried);
+    if ((run.lifts_tried || run.lifts_skipped) && !quiet)
+        fprintf(stderr, "flipgraph search: %d of %d GF(2) improvements lifted to Z%s\n", run.lifts_ok,
+                run.lifts_tried,
+                run.lifts_skipped ? (snprintf(fb, sizeof fb, " (%d not tried)", run.lifts_skipped), fb) : "");
     if (cfg.p.ring == SCHEME_RING_Z && cfg.p.symmetry != SCHEME_SYM_NONE && !res.best)
         printf("no scheme over Z for %s after %.1f s: %s\n", scheme_format_str(cfg.p.fmt, fb), res.seconds, res.msg);
     else

@@ -37,6 +37,11 @@ step "search --resume of the GPU run walks on the GPU" bash -c \
 step "--threads with --backend gpu: exit 2, named" bash -c \
   "$F search --backend gpu --dims 2x2x2 --threads 2 > $OUT/refused.txt 2>&1; rc=\$?; cat $OUT/refused.txt; \
    test \$rc -eq 2 && grep -q -- '--threads: the gpu backend does not use it' $OUT/refused.txt"
+rm -f /tmp/fgz.db
+step "search --backend gpu --ring z --symmetry c3 <3,3,3> to 23: the GPU's C3 walk, lifted, stored over Z" bash -c \
+  "$F search --dims 3x3x3 --ring z --symmetry c3 --target-rank 23 --time 30s --backend gpu --db /tmp/fgz.db && \
+   $F db check --db /tmp/fgz.db && $F db best --dims 3x3x3 --ring z --db /tmp/fgz.db | grep -q 23 && \
+   $F db list --ring z --db /tmp/fgz.db | tee -a $LOG | awk 'NR > 1 && \$NF != \"lift\" { bad = 1 } END { exit bad }'"
 for s in 1 2 3; do
   step "search --backend gpu <4,4,4> to 47, seed $s (60 s cap)" bash -c \
     "$F search --backend gpu --dims 4x4x4 --target-rank 47 --time 60s --seed $s -q > $OUT/ttr47_$s.txt"

@@ -307,10 +307,38 @@ typedef struct run_ctx {
     double print_every, engine_every, next_print;
     const char *source; /* the schemes' provenance: "search", or "search:c3" for a symmetric walk */
     /* a symmetric walk over Z (lift_each): the walk is over GF(2) and every
-     * improvement is lifted; z_best the lowest lift (the run's result) */
+     * improvement is lifted by the lifter thread (lifter_main); z_best the
+     * lowest lift (the run's result) */
     bool lift_each;
     scheme *z_best;
+    struct lifter *lifter;
+    pthread_mutex_t hook_mu; /* the caller's hooks: the lifter's improvements and the engine's progress */
 } run_ctx;
+
+/* A GF(2) improvement waiting for its lift. */
+typedef struct lift_item {
+    scheme *s;
+    search_found f; /* f.s unused */
+    int64_t gf2_id;
+} lift_item;
+
+/* The lifter: one thread that lifts the walk's GF(2) improvements, so that
+ * the walkers (and the GPU's host thread) never wait for a lift (a lift of a
+ * <6,6,6> of rank 207 took 5 to 13 s of one core here, one of <5,5,5> 20 ms).
+ * It takes the lowest pending rank first (the improvements come in falling
+ * ranks); once the walk has ended it lifts the pending ones, lowest first,
+ * until one lifts (LIFT_AT_END tries at most: they can cost 10 s each), and
+ * drops the rest (their GF(2) schemes are stored: flipgraph lift takes them),
+ * or none after a stop request. */
+#define LIFT_AT_END 4
+typedef struct lifter {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    lift_item *q;
+    int n, cap;
+    bool closing, interrupted;
+} lifter;
 
 static void first_failure(run_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void first_failure(run_ctx *x, const char *fmt, ...)
@@ -408,39 +436,36 @@ static bool keep_found(run_ctx *x, const search_found *f, const char *source, in
     return true;
 }
 
-/* A symmetric walk over Z: the GF(2) improvement is stored (a result over
- * GF(2), in the store only), then lifted (verify_lift_ex, verified over Z);
- * a lift is the run's improvement: --out, the store (source "lift", parent
- * the GF(2) row), the improvement log and the hook.  One that does not lift
- * is counted and the walk goes on.  Why lift instead of walking over Z:
- * the C3 schemes of the GF(2) walk lift (<5,5,5> at 99, 102 and 105 of one
- * CPU run, and Moosbauer, Poole's 93, at the first column order), where the
- * plain walk over Z stops near 101 (bench/RESULTS.md). */
-static bool lift_improved(run_ctx *x, const search_found *f)
+/* A symmetric walk over Z, on the lifter's thread: the GF(2) improvement
+ * it takes is lifted (verify_lift_ex, verified over Z); a lift is the run's
+ * improvement: --out, the store (source "lift", parent the GF(2) row), the
+ * improvement log and the hook.  One that does not lift is counted.  Why
+ * lift instead of walking over Z: the C3 schemes of the GF(2) walk lift
+ * (<5,5,5> at 99, 102 and 105 of one CPU run, and Moosbauer, Poole's 93, at
+ * the first column order), where the plain walk over Z stops near 101
+ * (bench/RESULTS.md).  Returns whether it lifted. */
+static bool lift_one(run_ctx *x, lift_item *it)
 {
-    char path[4096] = "";
-    bool stored_new;
-    int64_t gf2_id = 0, z_id;
-    if (!keep_found(x, f, x->source, 0, false, false, path, &stored_new, &gf2_id))
-        return false;
     verify_lift_result lr;
-    scheme *z = verify_lift_ex(f->s, NULL, &lr);
+    scheme *z = verify_lift_ex(it->s, NULL, &lr);
     pthread_mutex_lock(&x->mu);
     x->run->lifts_tried++;
     if (z)
         x->run->lifts_ok++;
     pthread_mutex_unlock(&x->mu);
     if (!z)
-        return true;
-    search_found zf = *f;
+        return false;
+    search_found zf = it->f;
     zf.s = z;
     zf.rank = z->rank;
-    if (!keep_found(x, &zf, "lift", gf2_id, true, true, path, &stored_new, &z_id)) {
-        scheme_free(z);
-        return false;
-    }
-    if (x->h && x->h->improved)
+    char path[4096] = "";
+    bool stored_new;
+    int64_t z_id;
+    if (keep_found(x, &zf, "lift", it->gf2_id, true, true, path, &stored_new, &z_id) && x->h && x->h->improved) {
+        pthread_mutex_lock(&x->hook_mu);
         x->h->improved(x->h->ctx, &zf, path, stored_new);
+        pthread_mutex_unlock(&x->hook_mu);
+    }
     pthread_mutex_lock(&x->mu);
     if (!x->z_best || z->rank < x->z_best->rank) {
         scheme_free(x->z_best);
@@ -449,6 +474,88 @@ static bool lift_improved(run_ctx *x, const search_found *f)
     }
     pthread_mutex_unlock(&x->mu);
     scheme_free(z);
+    return true;
+}
+
+/* The pending item of lowest rank, taken out of the queue (lf->mu held). */
+static lift_item take_lowest(lifter *lf)
+{
+    int at = 0;
+    for (int i = 1; i < lf->n; i++)
+        if (lf->q[i].s->rank < lf->q[at].s->rank)
+            at = i;
+    lift_item it = lf->q[at];
+    lf->q[at] = lf->q[--lf->n];
+    return it;
+}
+
+static void *lifter_main(void *p)
+{
+    run_ctx *x = p;
+    lifter *lf = x->lifter;
+    bool lifted_at_end = false;
+    int tries_at_end = 0;
+    pthread_mutex_lock(&lf->mu);
+    for (;;) {
+        while (!lf->n && !lf->closing)
+            pthread_cond_wait(&lf->cv, &lf->mu);
+        if (!lf->n || (lf->closing && (lf->interrupted || lifted_at_end || tries_at_end >= LIFT_AT_END)))
+            break;
+        tries_at_end += lf->closing;
+        const bool closing = lf->closing;
+        lift_item it = take_lowest(lf);
+        pthread_mutex_unlock(&lf->mu);
+        const bool ok = lift_one(x, &it);
+        scheme_free(it.s);
+        pthread_mutex_lock(&lf->mu);
+        lifted_at_end |= closing && ok;
+        lf->interrupted |= lf->closing && (session_stop_seen() || search_stop_requested());
+    }
+    for (int i = 0; i < lf->n; i++) /* dropped: their GF(2) schemes are stored */
+        scheme_free(lf->q[i].s);
+    pthread_mutex_lock(&x->mu);
+    x->run->lifts_skipped += lf->n;
+    pthread_mutex_unlock(&x->mu);
+    lf->n = 0;
+    pthread_mutex_unlock(&lf->mu);
+    return NULL;
+}
+
+/* A symmetric walk over Z, on the walker's thread: the GF(2) improvement is
+ * stored (a result over GF(2), in the store only) and handed to the lifter.
+ * false: it was not stored, or out of memory. */
+static bool lift_improved(run_ctx *x, const search_found *f)
+{
+    char path[4096] = "";
+    bool stored_new;
+    lift_item it = {scheme_clone(f->s), *f, 0};
+    if (!it.s || !keep_found(x, f, x->source, 0, false, false, path, &stored_new, &it.gf2_id)) {
+        if (!it.s) {
+            pthread_mutex_lock(&x->mu);
+            first_failure(x, "out of memory");
+            x->run->store_failed = true;
+            pthread_mutex_unlock(&x->mu);
+        }
+        scheme_free(it.s);
+        return false;
+    }
+    it.f.s = NULL;
+    lifter *lf = x->lifter;
+    pthread_mutex_lock(&lf->mu);
+    if (lf->n == lf->cap) {
+        const int cap = lf->cap ? 2 * lf->cap : 16;
+        lift_item *q = realloc(lf->q, (size_t)cap * sizeof *q);
+        if (!q) {
+            pthread_mutex_unlock(&lf->mu);
+            scheme_free(it.s);
+            return true; /* the GF(2) scheme is stored; its lift is not tried */
+        }
+        lf->q = q;
+        lf->cap = cap;
+    }
+    lf->q[lf->n++] = it;
+    pthread_cond_signal(&lf->cv);
+    pthread_mutex_unlock(&lf->mu);
     return true;
 }
 
@@ -473,7 +580,9 @@ static void on_progress(void *p, const search_progress *pr)
     if (x->s->store) { /* the run's progress and heartbeat */
         char err[512];
         pthread_mutex_lock(&x->mu);
-        db_run_progress(x->s->store, x->run->run_id, pr->flips, pr->best_rank, err, sizeof err);
+        /* a symmetric walk over Z: the run's best is its lowest lift */
+        const int best = !x->lift_each ? pr->best_rank : x->z_best ? x->z_best->rank : 0;
+        db_run_progress(x->s->store, x->run->run_id, pr->flips, best, err, sizeof err);
         pthread_mutex_unlock(&x->mu); /* a missed heartbeat is not a lost result: the next one retries */
     }
     if (!x->h || !x->h->progress || x->print_every <= 0)
@@ -483,7 +592,9 @@ static void on_progress(void *p, const search_progress *pr)
             return;
         x->next_print = pr->seconds + x->print_every;
     }
+    pthread_mutex_lock(&x->hook_mu);
     x->h->progress(x->h->ctx, pr, x->s->store || x->s->out_dir ? atomic_load(&x->stored) : UINT64_MAX);
+    pthread_mutex_unlock(&x->hook_mu);
 }
 
 /* The end of a symmetric walk over Z: the run's result is its lowest lift
@@ -516,7 +627,8 @@ search_status session_search(search_session *s, const search_config *c, const ch
     memset(run, 0, sizeof *run);
     memset(res, 0, sizeof *res);
     bool gpu = c->backend == SEARCH_BACKEND_GPU;
-    run_ctx x = {.s = s, .h = h, .run = run, .mu = PTHREAD_MUTEX_INITIALIZER};
+    run_ctx x = {.s = s, .h = h, .run = run, .mu = PTHREAD_MUTEX_INITIALIZER, .hook_mu = PTHREAD_MUTEX_INITIALIZER};
+    lifter lf = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     /* a symmetric walk's schemes say so in the store (docs/db.md, "source") */
     x.source = c->p.symmetry == SCHEME_SYM_C3     ? "search:c3"
                : c->p.symmetry == SCHEME_SYM_C3XC2 ? "search:c3xc2"
@@ -567,10 +679,30 @@ search_status session_search(search_session *s, const search_config *c, const ch
 
     session_signals_hold();
     search_callbacks cb = {&x, on_improved, on_progress};
-    if (gpu)
-        search_run_gpu_opts(&run_p, &c->gpu, starts, nstarts, &cb, res);
-    else
-        search_run_cpu(&run_p, starts, nstarts, &cb, res);
+    bool lifting = false;
+    if (x.lift_each) {
+        x.lifter = &lf;
+        lifting = pthread_create(&lf.th, NULL, lifter_main, &x) == 0;
+        if (!lifting) {
+            res->status = SEARCH_FAILED;
+            snprintf(res->msg, sizeof res->msg, "the lifter thread could not be started");
+        }
+    }
+    if (lifting || !x.lift_each) {
+        if (gpu)
+            search_run_gpu_opts(&run_p, &c->gpu, starts, nstarts, &cb, res);
+        else
+            search_run_cpu(&run_p, starts, nstarts, &cb, res);
+    }
+    if (lifting) { /* the walk has ended: the lifter finishes (lifter_main) */
+        pthread_mutex_lock(&lf.mu);
+        lf.closing = true;
+        lf.interrupted = res->interrupted || session_stop_seen() || search_stop_requested();
+        pthread_cond_signal(&lf.cv);
+        pthread_mutex_unlock(&lf.mu);
+        pthread_join(lf.th, NULL);
+        free(lf.q);
+    }
     session_signals_release();
     if (x.lift_each)
         lift_result(&x, &c->p, res);
@@ -590,6 +722,9 @@ search_status session_search(search_session *s, const search_config *c, const ch
         }
     }
     pthread_mutex_destroy(&x.mu);
+    pthread_mutex_destroy(&x.hook_mu);
+    pthread_mutex_destroy(&lf.mu);
+    pthread_cond_destroy(&lf.cv);
     if (run->store_failed) {
         res->status = SEARCH_FAILED;
         snprintf(res->msg, sizeof res->msg, "%.*s", (int)sizeof res->msg - 1, run->msg);

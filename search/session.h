@@ -112,8 +112,10 @@ typedef struct session_run {
     char msg[1536];     /* the first failure to store an improvement (or to begin), in words */
     char end_msg[1024]; /* with end_lost: what was not stored, in words */
     /* a symmetric walk over Z (docs/search.md, "Symmetric walks over Z"):
-     * GF(2) improvements lifted, and how many of them lifted */
-    int lifts_tried, lifts_ok;
+     * GF(2) improvements lifted, how many of them lifted, and how many were
+     * not tried (pending when the walk ended and a lower one had lifted, or
+     * after a stop request) */
+    int lifts_tried, lifts_ok, lifts_skipped;
 } session_run;
 
 /* One search on c->backend (cpu or gpu; search_config_resolve first): the
@@ -122,7 +124,12 @@ typedef struct session_run {
  * batch, a second ends the process at once), the engine run with the store
  * and the --out files behind it, the run ended as finished, interrupted or
  * failed.  Returns the search's status (SEARCH_FAILED also when something was
- * not stored); *res as search.h says (free it with search_result_free). */
+ * not stored); *res as search.h says (free it with search_result_free).
+ * Over Z with a symmetry (c->p.ring z, c->p.symmetry set) the walk is the
+ * symmetric walk over GF(2), its improvements stored and lifted on a thread
+ * of their own; the lifts are the run's improvements and res->best the
+ * lowest (NULL, best_rank 0, when none lifted), res->pool empty, run->lifts_*
+ * the counts (docs/search.md, "Symmetric walks over Z"). */
 search_status session_search(search_session *s, const search_config *c, const char *device,
                              const scheme *const *starts, int nstarts, const session_hooks *h,
                              session_run *run, search_result *res);

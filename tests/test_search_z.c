@@ -548,6 +548,18 @@ Test(search_z_cli, symmetric_walk_lifts_every_improvement, .timeout = 120)
     int z, f2;
     check_lifts(path, &z, &f2);
     cr_assert(z >= 1 && f2 >= z, "%d lifts of %d GF(2) schemes", z, f2);
+    /* the count the run prints: every lift stored, every GF(2) improvement
+     * lifted or said not tried */
+    char *e = slurp(d, "err");
+    const char *at = strstr(e, "flipgraph search: ");
+    int ok = -1, tried = -1, skipped = 0;
+    while (at && sscanf(at, "flipgraph search: %d of %d GF(2) improvements lifted to Z (%d not tried)", &ok, &tried,
+                        &skipped) < 2)
+        at = strstr(at + 1, "flipgraph search: ");
+    cr_assert(at, "no lift count in:\n%s", e);
+    cr_assert(ok == z && tried + skipped == f2, "%d of %d lifted, %d not tried; stored %d lifts of %d GF(2) schemes",
+              ok, tried, skipped, z, f2);
+    free(e);
     db_status st;
     db *store = db_open(path, false, &st, err, sizeof err);
     cr_assert_not_null(store, "%s", err);
