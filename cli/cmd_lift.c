@@ -14,7 +14,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: flipgraph lift ID|FILE [-o OUT] [--db PATH] [--to native|exp]\n"
-            "                  [--attempts N] [--seed N] [--walk T] [--survey T]\n"
+            "                  [--attempts N] [--coef-max K] [--seed N] [--walk T] [--survey T]\n"
             "\n"
             "Lifts a GF(2) scheme to one over the integers by Hensel lifting (solving the\n"
             "Brent equations modulo 2, 4, 8, ...), and checks the result over Z.\n"
@@ -30,6 +30,9 @@ static void usage(FILE *out)
             "                    scheme as its parent (a FILE is imported first)\n"
             "  --to KIND         native (default) or exp\n"
             "  --attempts N      column orders tried before giving up (default 16)\n"
+            "  --coef-max K      a lift with a coefficient beyond K in absolute value does not end\n"
+            "                    the attempts: the first within K is taken, else the one with the\n"
+            "                    smallest (default: the first lift; the GPU walk over Z takes 1)\n"
             "  --seed N          seed of the retries' random choices and of the walk (default fixed)\n"
             "  --walk T          when the scheme does not lift, walk its neighbours at its rank\n"
             "                    for up to T (a duration: 30s, 5m; the GF(2) walk with plus\n"
@@ -64,6 +67,7 @@ int cmd_lift(int argc, char **argv)
         {"db", required_argument, NULL, 'D'},
         {"to", required_argument, NULL, 't'},
         {"attempts", required_argument, NULL, 'a'},
+        {"coef-max", required_argument, NULL, 'k'},
         {"seed", required_argument, NULL, 's'},
         {"walk", required_argument, NULL, 'w'},
         {"survey", required_argument, NULL, 'S'},
@@ -72,7 +76,7 @@ int cmd_lift(int argc, char **argv)
     };
     const char *out = NULL, *db_opt = NULL;
     scheme_file_kind kind = SCHEME_FILE_NATIVE;
-    verify_lift_options lopt = {0, 0, 0};
+    verify_lift_options lopt = {0, 0, 0, 0};
     double walk = 0, survey = 0;
     long v;
     optind = 0;
@@ -96,6 +100,11 @@ int cmd_lift(int argc, char **argv)
             if (!cli_parse_long(optarg, 1, 100000, &v))
                 return cli_error(CLI_USAGE, "lift", "--attempts '%s': expected 1..100000", optarg);
             lopt.orders = (int)v;
+            break;
+        case 'k':
+            if (!cli_parse_long(optarg, 1, 127, &v))
+                return cli_error(CLI_USAGE, "lift", "--coef-max '%s': expected 1..127", optarg);
+            lopt.max_coef = (int)v;
             break;
         case 's': { /* the full 64 bits, as search and sweep take them */
             char *end = NULL;

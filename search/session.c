@@ -326,10 +326,10 @@ typedef struct lift_item {
  * the walkers (and the GPU's host thread) never wait for a lift (a lift of a
  * <6,6,6> of rank 207 took 5 to 13 s of one core here, one of <5,5,5> 20 ms).
  * It takes the lowest pending rank first (the improvements come in falling
- * ranks); once the walk has ended it lifts the pending ones, lowest first,
- * until one lifts (LIFT_AT_END tries at most: they can cost 10 s each), and
- * drops the rest (their GF(2) schemes are stored: flipgraph lift takes them),
- * or none after a stop request. */
+ * ranks); once the walk has ended it lifts the pending ones below the
+ * lowest lift, lowest first, until one lifts (LIFT_AT_END tries at most: they
+ * can cost 10 s each), and drops the rest (their GF(2) schemes are stored:
+ * flipgraph lift takes them), or none after a stop request. */
 #define LIFT_AT_END 4
 typedef struct lifter {
     pthread_t th;
@@ -446,8 +446,12 @@ static bool keep_found(run_ctx *x, const search_found *f, const char *source, in
  * (bench/RESULTS.md).  Returns whether it lifted. */
 static bool lift_one(run_ctx *x, lift_item *it)
 {
+    /* a lift within {-1, 0, 1} if one of the attempts gives it: the walks
+     * over Z (the GPU's) start only from those; Hensel lifting's first lift
+     * of a CPU <5,5,5>:99 held a 3, its third attempt's none above 1 */
+    const verify_lift_options opt = {.max_coef = 1};
     verify_lift_result lr;
-    scheme *z = verify_lift_ex(it->s, NULL, &lr);
+    scheme *z = verify_lift_ex(it->s, &opt, &lr);
     pthread_mutex_lock(&x->mu);
     x->run->lifts_tried++;
     if (z)
@@ -504,6 +508,13 @@ static void *lifter_main(void *p)
         tries_at_end += lf->closing;
         const bool closing = lf->closing;
         lift_item it = take_lowest(lf);
+        pthread_mutex_lock(&x->mu);
+        const bool beaten = x->z_best && x->z_best->rank <= it.s->rank;
+        pthread_mutex_unlock(&x->mu);
+        if (closing && beaten) { /* the rest are no lower: the run's best stands */
+            lf->q[lf->n++] = it;
+            break;
+        }
         pthread_mutex_unlock(&lf->mu);
         const bool ok = lift_one(x, &it);
         scheme_free(it.s);
@@ -548,6 +559,9 @@ static bool lift_improved(run_ctx *x, const search_found *f)
         if (!q) {
             pthread_mutex_unlock(&lf->mu);
             scheme_free(it.s);
+            pthread_mutex_lock(&x->mu);
+            x->run->lifts_skipped++;
+            pthread_mutex_unlock(&x->mu);
             return true; /* the GF(2) scheme is stored; its lift is not tried */
         }
         lf->q = q;

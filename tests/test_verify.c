@@ -875,6 +875,48 @@ Test(verify, lift_flipped_small_formats)
     }
 }
 
+/* verify_lift_options.max_coef against the first lift (the same seed, so the
+ * same attempts in the same order): on flipped schemes, whose first lifts
+ * often hold a 2 or more, the bounded lift exists whenever the first does,
+ * is valid and reduces to its input, its largest coefficient is never above
+ * the first's, and within the bound whenever it says so; and some flipped
+ * scheme whose first lift holds more than 1 gets one within 1. */
+Test(verify, lift_with_a_coefficient_bound_prefers_small_coefficients)
+{
+    uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    static const scheme_format fs[] = {{2, 2, 3}, {2, 3, 3}, {3, 3, 3}};
+    int big = 0, made_small = 0;
+    for (size_t i = 0; i < 3; i++)
+        for (int k = 0; k < 30; k++) {
+            scheme *s = scheme_standard(fs[i]);
+            const int flips = 200 + (int)scheme_rng_below(&rng, 3000);
+            for (int j = 0; j < flips; j++)
+                flip_f2(s, &rng, false);
+            char what[128];
+            snprintf(what, sizeof what, "flipped %dx%dx%d rank %d (seed %llu, run %d)", fs[i].n, fs[i].m, fs[i].p,
+                     s->rank, (unsigned long long)seed, k);
+            verify_lift_result first, bounded;
+            scheme *z1 = verify_lift(s, &first);
+            const verify_lift_options opt = {.max_coef = 1};
+            scheme *zb = verify_lift_ex(s, &opt, &bounded);
+            if (z1) {
+                assert_lift_ok(s, zb, &bounded, what);
+                cr_assert_leq(bounded.max_coeff, first.max_coeff, "%s: bounded %d, first %d", what,
+                              bounded.max_coeff, first.max_coeff);
+                cr_assert_eq(bounded.max_coeff, search_z_max_coef(zb), "%s", what);
+                big += first.max_coeff > 1;
+                made_small += first.max_coeff > 1 && bounded.max_coeff <= 1;
+            }
+            scheme_free(z1);
+            scheme_free(zb);
+            scheme_free(s);
+        }
+    cr_assert_gt(made_small, 0, "of %d first lifts with a coefficient above 1 none got one within 1 (seed %llu)",
+                 big, (unsigned long long)seed);
+}
+
 /* What the CPU search finds for <2,2,3>:11, <2,3,3>:15 and <3,3,3>:23.  Such a
  * scheme need not lift: measured on 150 seeds a format, 2 of the <3,3,3>:23
  * schemes were GF(2)-only (the mod-4 system inconsistent, a proof that does
@@ -1051,6 +1093,14 @@ Test(verify_cli, lift_file_and_refusal)
 
     snprintf(cmd, sizeof cmd, "%s lift /nonexistent/file.exp", tc_bin());
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2);
+
+    /* --coef-max: within the bound, or bad usage */
+    snprintf(cmd, sizeof cmd, "%s lift %s/kauers-moosbauer/223-11-mod0.exp --coef-max 1", tc_bin(), c);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
+    cr_assert(strstr(err, "coefficients at most 1 in absolute value"), "%s", err);
+    snprintf(cmd, sizeof cmd, "%s lift %s/kauers-moosbauer/223-11-mod0.exp --coef-max 0", tc_bin(), c);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2, "%s%s", out, err);
+    cr_assert(strstr(err, "--coef-max '0'"), "%s", err);
 
     /* Not a valid GF(2) scheme (Strassen mod 2 without its last term): bad input. */
     char inv[] = "/tmp/fgv_linvXXXXXX";

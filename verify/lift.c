@@ -413,17 +413,34 @@ done:
     return out;
 }
 
+/* The result of a lift found at modulus 2^k in attempt `attempt`. */
+static scheme *lifted(const lift_ctx *c, verify_lift_result *res, scheme *z, int k, int mx, int attempt)
+{
+    res->lifted = true;
+    res->max_coeff = mx;
+    snprintf(res->msg, sizeof res->msg,
+             "lifted to Z at modulus 2^%d (attempt %d of %d; %d unknowns, %d equations, Jacobian rank %d mod 2), "
+             "coefficients at most %d in absolute value",
+             k, attempt, res->attempts, c->N, c->nrows, c->basis.count, mx);
+    return z;
+}
+
 static scheme *lift_run(lift_ctx *c, const verify_lift_options *opt, verify_lift_result *res)
 {
     int orders = opt && opt->orders > 0 ? opt->orders : LIFT_ORDERS;
     int signs = opt && opt->sign_attempts > 0 ? opt->sign_attempts : LIFT_SIGNS;
     int n_incons = 0, n_unsettled = 0, n_big = 0, first_k = 0, last_k = 0;
+    const int want = opt && opt->max_coef > 0 ? opt->max_coef : 0;
+    scheme *kept = NULL; /* with want: the lift of the smallest coefficients so far, beyond want */
+    int kept_mx = 0, kept_k = 0, kept_attempt = 0;
     char fb[32];
     for (int o = 0; o < orders; o++) {
         make_order(c, o > 0);
-        if (!eliminate(c))
+        if (!eliminate(c)) {
+            scheme_free(kept);
             return lift_fail(res, VERIFY_LIFT_TOO_LARGE, "out of memory for the elimination (%d x %d)", c->nrows,
                              c->N);
+        }
         res->jacobian_rank = c->basis.count;
         int free_ones = 0;
         for (int u = 0; u < c->N; u++)
@@ -439,9 +456,11 @@ static scheme *lift_run(lift_ctx *c, const verify_lift_options *opt, verify_lift
             int k = 0;
             step_outcome so = run_steps(c, &k);
             res->precision = k;
-            if (so == STEP_BROKEN)
+            if (so == STEP_BROKEN) {
+                scheme_free(kept);
                 return lift_fail(res, VERIFY_LIFT_INTERNAL,
                                  "internal error: the residual is not divisible by 2^%d at step %d", k, k);
+            }
             if (so == STEP_LIFTED) {
                 int mx = 0;
                 scheme *z = build_scheme(c, &mx);
@@ -452,25 +471,35 @@ static scheme *lift_run(lift_ctx *c, const verify_lift_options *opt, verify_lift
                 verify_result vr;
                 if (!verify_z(z, &vr)) {
                     scheme_free(z);
+                    scheme_free(kept);
                     return lift_fail(res, VERIFY_LIFT_INTERNAL,
                                      "internal error: the lift solves F = 0 but verify_z says: %s", vr.msg);
                 }
-                res->lifted = true;
-                res->max_coeff = mx;
-                snprintf(res->msg, sizeof res->msg,
-                         "lifted to Z at modulus 2^%d (attempt %d; %d unknowns, %d equations, Jacobian rank %d "
-                         "mod 2), coefficients at most %d in absolute value",
-                         k, res->attempts, c->N, c->nrows, c->basis.count, mx);
-                return z;
+                if (want && mx > want) { /* keep it, try on for one within want */
+                    if (!kept || mx < kept_mx) {
+                        scheme_free(kept);
+                        kept = z;
+                        kept_mx = mx;
+                        kept_k = k;
+                        kept_attempt = res->attempts;
+                    } else {
+                        scheme_free(z);
+                    }
+                    continue;
+                }
+                scheme_free(kept);
+                return lifted(c, res, z, k, mx, res->attempts);
             }
             if (so == STEP_INCONSISTENT) {
-                if (k == 1)
+                if (k == 1) {
+                    scheme_free(kept);
                     return lift_fail(res, VERIFY_LIFT_NONE,
                                      "%s rank %d does not lift to Z: already modulo 4 the Brent equations have "
                                      "no solution that reduces to this scheme (step 1: the linear system of the "
                                      "Jacobian mod 2, %d unknowns, %d equations, rank %d, is inconsistent; this "
                                      "does not depend on any choice)",
                                      scheme_format_str(c->f, fb), c->R, c->N, c->nrows, c->basis.count);
+                }
                 n_incons++;
                 if (!first_k)
                     first_k = k;
@@ -482,6 +511,8 @@ static scheme *lift_run(lift_ctx *c, const verify_lift_options *opt, verify_lift
                 break; /* no sign to choose: more attempts would repeat this one */
         }
     }
+    if (kept)
+        return lifted(c, res, kept, kept_k, kept_mx, kept_attempt);
     char a[120] = "", b[80] = "", d[80] = "";
     if (n_incons)
         snprintf(a, sizeof a, "%d hit an inconsistent system (first at modulus 2^%d, last at 2^%d); ", n_incons,

@@ -55,6 +55,8 @@ typedef struct verify_lift_options {
     uint64_t seed;     /* for the retries' random choices; 0: a fixed default */
     int sign_attempts; /* sign choices per elimination (default 2) */
     int orders;        /* column orders (eliminations) tried (default 16) */
+    int max_coef;      /* > 0: a lift with a larger |coefficient| does not end the attempts; the
+                          one with the smallest is returned when none is within it (0: the first) */
 } verify_lift_options;
 
 /* Lifts a valid GF(2) scheme (or an integer scheme's reduction mod 2) to Z;
