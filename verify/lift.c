@@ -418,6 +418,7 @@ static scheme *lifted(const lift_ctx *c, verify_lift_result *res, scheme *z, int
 {
     res->lifted = true;
     res->max_coeff = mx;
+    res->precision = k;
     snprintf(res->msg, sizeof res->msg,
              "lifted to Z at modulus 2^%d (attempt %d of %d; %d unknowns, %d equations, Jacobian rank %d mod 2), "
              "coefficients at most %d in absolute value",
@@ -485,6 +486,8 @@ static scheme *lift_run(lift_ctx *c, const verify_lift_options *opt, verify_lift
                     } else {
                         scheme_free(z);
                     }
+                    if (!free_ones)
+                        break; /* as below: another sign attempt would repeat this one */
                     continue;
                 }
                 scheme_free(kept);
