@@ -105,6 +105,12 @@ static int reached(const meta_fmt *m)
 
 static bool at_record(const meta_fmt *m) { return m->record > 0 && reached(m) > 0 && reached(m) <= m->record; }
 
+/* The format's best in the result: the lowest reached, and whether it is held. */
+static void report_best(search_meta_format *of, const meta_fmt *m)
+{
+    of->best = reached(m);
+    of->best_held = of->best != best_of(m);
+}
 
 /* The rank at which the way back from a fresh detour on a starts, for a
  * neighbour smaller than the stuck format: a's record extended by the
@@ -228,7 +234,7 @@ bool search_meta_formats(scheme_format lo, scheme_format hi, scheme_format *out,
  * orientation.  Returns how many. */
 /* The store's lowest distinct schemes of m's format over the walk's ring, in
  * each of its orientations (a scheme stored as <5,4,5> serves <4,5,5>), into
- * m's pool; over Z only those within coef_max. */
+ * m's pool; over Z only those within coef_max, the others held. */
 typedef struct store_rows {
     int64_t id[META_POOL_MAX];
     int n;
@@ -264,15 +270,10 @@ static bool pool_from_store(db *d, meta_fmt *m, int keep, scheme_ring ring, int 
             scheme *s = db_load_scheme(d, r.id[k], &st, err, errlen);
             if (!s)
                 return false;
-            if (ring == SCHEME_RING_Z && search_z_max_coef(s) > coef_max) {
-                /* a lift with a 2: the walk within the bound cannot start there */
-                pool_or_hold(m, s, keep, coef_max);
-                scheme_free(s);
-                continue;
-            }
             scheme *p = search_permute(s, m->f);
             scheme_free(s);
-            const bool ok = p && pool_offer(m, p, keep);
+            /* a lift with a 2: the walk within the bound cannot start there (held) */
+            const bool ok = p && pool_or_hold(m, p, keep, coef_max);
             scheme_free(p);
             if (!ok) {
                 snprintf(err, errlen, "out of memory");
@@ -692,8 +693,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                 ok = false;
             }
             out->stored += v[i].npool - before;
-            out->formats[i].best = reached(&v[i]);
-            out->formats[i].best_held = out->formats[i].best != best_of(&v[i]);
+            report_best(&out->formats[i], &v[i]);
         }
         /* no start given: the first leg goes on where the stored search
          * stopped, at the first format short of its record */
@@ -903,8 +903,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             search_result_free(&res);
             break;
         }
-        of->best = reached(m);
-        of->best_held = of->best != best_of(m);
+        report_best(of, m);
         if (h && h->leg_end)
             h->leg_end(h->ctx, &leg);
         const bool interrupted = res.interrupted;
@@ -1130,8 +1129,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         out->interrupted = true;
 done:
     for (int i = 0; i < n; i++) {
-        out->formats[i].best = reached(&v[i]);
-        out->formats[i].best_held = out->formats[i].best != best_of(&v[i]);
+        report_best(&out->formats[i], &v[i]);
         for (int q = 0; q < v[i].npool; q++)
             scheme_free(v[i].pool[q]);
     }

@@ -375,17 +375,18 @@ bool session_write_pool(search_session *s, const search_result *res, int *writte
     return true;
 }
 
-/* f's scheme written to --out (when to_out) and stored (source, parent),
- * with an entry in the run's improvement log when `logged`; *stored_new: a scheme no earlier
+/* f's scheme stored (source, parent); when it is one of the run's results
+ * (not a GF(2) scheme a symmetric walk over Z lifts) also written to --out
+ * and entered in the run's improvement log.  *stored_new: a scheme no earlier
  * run had stored; *id its row (0 without a store).  false: it was not written
  * or stored (the run's first failure says why). */
-static bool keep_found(run_ctx *x, const search_found *f, const char *source, int64_t parent, bool to_out,
-                       bool logged, char path[4096], bool *stored_new, int64_t *id_out)
+static bool keep_found(run_ctx *x, const search_found *f, const char *source, int64_t parent, bool result,
+                       char path[4096], bool *stored_new, int64_t *id_out)
 {
     char fb[32];
     scheme_format_str(f->s->fmt, fb);
     bool wrote = false;
-    if (x->s->out_dir && to_out) {
+    if (x->s->out_dir && result) {
         char err[512];
         if (!write_in_dir(x->s->out_dir, f->s, path, err, sizeof err)) {
             pthread_mutex_lock(&x->mu);
@@ -413,7 +414,7 @@ static bool keep_found(run_ctx *x, const search_found *f, const char *source, in
         pthread_mutex_lock(&x->mu);
         db_status st = db_insert_scheme(x->s->store, f->s, &prov, &id, &existed, err, sizeof err);
         bool scheme_in = st == DB_OK;
-        if (st == DB_OK && logged)
+        if (st == DB_OK && result)
             st = db_run_improvement(x->s->store, x->run->run_id, f->seconds, f->rank, err, sizeof err);
         if (st != DB_OK) {
             if (scheme_in)
@@ -443,8 +444,8 @@ static bool keep_found(run_ctx *x, const search_found *f, const char *source, in
  * lift instead of walking over Z: the C3 schemes of the GF(2) walk lift
  * (<5,5,5> at 99, 102 and 105 of one CPU run, and Moosbauer, Poole's 93, at
  * the first column order), where the plain walk over Z stops near 101
- * (bench/RESULTS.md).  Returns whether it lifted. */
-static bool lift_one(run_ctx *x, lift_item *it)
+ * (bench/RESULTS.md). */
+static void lift_one(run_ctx *x, lift_item *it)
 {
     /* a lift within {-1, 0, 1} if one of the attempts gives it: the walks
      * over Z (the GPU's) start only from those; Hensel lifting's first lift
@@ -458,14 +459,14 @@ static bool lift_one(run_ctx *x, lift_item *it)
         x->run->lifts_ok++;
     pthread_mutex_unlock(&x->mu);
     if (!z)
-        return false;
+        return;
     search_found zf = it->f;
     zf.s = z;
     zf.rank = z->rank;
     char path[4096] = "";
     bool stored_new;
     int64_t z_id;
-    if (keep_found(x, &zf, "lift", it->gf2_id, true, true, path, &stored_new, &z_id) && x->h && x->h->improved) {
+    if (keep_found(x, &zf, "lift", it->gf2_id, true, path, &stored_new, &z_id) && x->h && x->h->improved) {
         pthread_mutex_lock(&x->hook_mu);
         x->h->improved(x->h->ctx, &zf, path, stored_new);
         pthread_mutex_unlock(&x->hook_mu);
@@ -478,7 +479,6 @@ static bool lift_one(run_ctx *x, lift_item *it)
     }
     pthread_mutex_unlock(&x->mu);
     scheme_free(z);
-    return true;
 }
 
 /* The pending item of lowest rank, taken out of the queue (lf->mu held). */
@@ -497,13 +497,12 @@ static void *lifter_main(void *p)
 {
     run_ctx *x = p;
     lifter *lf = x->lifter;
-    bool lifted_at_end = false;
     int tries_at_end = 0;
     pthread_mutex_lock(&lf->mu);
     for (;;) {
         while (!lf->n && !lf->closing)
             pthread_cond_wait(&lf->cv, &lf->mu);
-        if (!lf->n || (lf->closing && (lf->interrupted || lifted_at_end || tries_at_end >= LIFT_AT_END)))
+        if (!lf->n || (lf->closing && (lf->interrupted || tries_at_end >= LIFT_AT_END)))
             break;
         tries_at_end += lf->closing;
         const bool closing = lf->closing;
@@ -511,15 +510,16 @@ static void *lifter_main(void *p)
         pthread_mutex_lock(&x->mu);
         const bool beaten = x->z_best && x->z_best->rank <= it.s->rank;
         pthread_mutex_unlock(&x->mu);
-        if (closing && beaten) { /* the rest are no lower: the run's best stands */
+        /* the rest are no lower: the run's best stands (also right after a
+         * lift at the end, the lowest pending one) */
+        if (closing && beaten) {
             lf->q[lf->n++] = it;
             break;
         }
         pthread_mutex_unlock(&lf->mu);
-        const bool ok = lift_one(x, &it);
+        lift_one(x, &it);
         scheme_free(it.s);
         pthread_mutex_lock(&lf->mu);
-        lifted_at_end |= closing && ok;
         lf->interrupted |= lf->closing && (session_stop_seen() || search_stop_requested());
     }
     for (int i = 0; i < lf->n; i++) /* dropped: their GF(2) schemes are stored */
@@ -540,7 +540,7 @@ static bool lift_improved(run_ctx *x, const search_found *f)
     char path[4096] = "";
     bool stored_new;
     lift_item it = {scheme_clone(f->s), *f, 0};
-    if (!it.s || !keep_found(x, f, x->source, 0, false, false, path, &stored_new, &it.gf2_id)) {
+    if (!it.s || !keep_found(x, f, x->source, 0, false, path, &stored_new, &it.gf2_id)) {
         if (!it.s) {
             pthread_mutex_lock(&x->mu);
             first_failure(x, "out of memory");
@@ -581,7 +581,7 @@ static bool on_improved(void *p, const search_found *f)
     char path[4096] = "";
     bool stored_new;
     int64_t id;
-    if (!keep_found(x, f, x->source, 0, true, true, path, &stored_new, &id))
+    if (!keep_found(x, f, x->source, 0, true, path, &stored_new, &id))
         return false;
     if (x->h && x->h->improved)
         x->h->improved(x->h->ctx, f, path, stored_new);
