@@ -238,7 +238,7 @@ static void banner(const banner_info *b)
         if (p->symmetry != SCHEME_SYM_NONE)
             fprintf(stderr, "gpu: symmetric walk, warps %d%s, launch %g ms (adaptive flips)\n", g->warps,
                     g->warps ? "" : " (as many as the device holds)", g->launch_ms);
-        else if (p->ring == SCHEME_RING_Z)
+        else if (p->ring == SCHEME_RING_Z && !(p->via_f2 > 0))
             fprintf(stderr, "gpu: walk over Z (one walker per thread), warps %d%s, launch %g ms (adaptive steps)\n",
                     g->warps, g->warps ? "" : " (as many as the device holds)", g->launch_ms);
         else
@@ -248,7 +248,7 @@ static void banner(const banner_info *b)
     } else {
         fprintf(stderr, "backend cpu: %d CPU thread%s (one walker each%s)\n", p->threads,
                 p->threads == 1 ? "" : "s",
-                p->ring == SCHEME_RING_Z && p->symmetry == SCHEME_SYM_NONE
+                p->ring == SCHEME_RING_Z && p->symmetry == SCHEME_SYM_NONE && !(p->via_f2 > 0)
                     ? (snprintf(t, sizeof t, ", over Z, |coefficients| <= %d", p->coef_max), t)
                     : "");
     }
@@ -272,6 +272,11 @@ static void banner(const banner_info *b)
         fprintf(stderr, "over Z: the symmetric walk is over GF(2); each of its improvements is lifted to Z "
                         "(Hensel lifting) and the lifts are the results (docs/search.md, \"Symmetric walks over "
                         "Z\")\n");
+    else if (p->via_f2 > 0 && p->ring == SCHEME_RING_Z)
+        fprintf(stderr, "over Z by GF(2): the walk is over GF(2); each of its improvements is lifted to Z "
+                        "(Hensel lifting), the lifts are the results, and for %g s after it the lifting walk runs "
+                        "around the lowest that did not lift (docs/search.md, \"Walks over Z by lifting\")\n",
+                p->via_f2);
 }
 
 static uint64_t random_seed(void)
@@ -394,7 +399,9 @@ static void meta_usage(FILE *out)
 "                      later) leg in a row fails, a neighbour at its record is walked\n"
 "                      again and the next leg brings its best back: fresh (default:\n"
 "                      from the standard algorithm, a new descent), best (from the\n"
-"                      stuck format's best moved there), off\n"
+"                      stuck format's best moved there), off; when several are left\n"
+"                      and each failed more than G legs in a row, the one whose detour\n"
+"                      starts nearest its record takes one\n"
 "  --meta-fresh        do not start from the store: by default every format's pool\n"
 "                      starts with the store's K lowest distinct schemes of it over the\n"
 "                      walk's ring (any orientation), so that a second search on the same\n"
@@ -912,7 +919,9 @@ static int search_body(int argc, char **argv)
         rc = cli_error(CLI_USAGE, CMD, "--dims NxMxP is required (flipgraph search --help)");
         goto out;
     }
-    if (cfg.p.ring == SCHEME_RING_Z) /* GF(2) starts become integer ones (or are refused) */
+    /* GF(2) starts become integer ones (or are refused); a walk --via-f2 is
+     * over GF(2) and takes them as they are */
+    if (cfg.p.ring == SCHEME_RING_Z && !(cfg.p.via_f2 > 0))
         for (int i = 0; i < nstarts; i++)
             if ((rc = z_start(&starts[i], fromv[i], quiet)) != CLI_OK)
                 goto out;
@@ -1045,7 +1054,11 @@ static int search_body(int argc, char **argv)
         fprintf(stderr, "flipgraph search: %d of %d GF(2) improvements lifted to Z%s\n", run.lifts_ok,
                 run.lifts_tried,
                 run.lifts_skipped ? (snprintf(fb, sizeof fb, " (%d not tried)", run.lifts_skipped), fb) : "");
-    if (cfg.p.ring == SCHEME_RING_Z && cfg.p.symmetry != SCHEME_SYM_NONE && !res.best)
+    if (run.lift_walk_rank && !quiet)
+        fprintf(stderr, "flipgraph search: the lifting walk around a GF(2) scheme of rank %d: %d neighbours tried in "
+                        "%.1f s, %s\n", run.lift_walk_rank, run.lift_walk_tried, run.lift_walk_seconds,
+                run.lift_walk_ok ? "one lifted" : "none lifted");
+    if (cfg.p.ring == SCHEME_RING_Z && (cfg.p.symmetry != SCHEME_SYM_NONE || cfg.p.via_f2 > 0) && !res.best)
         printf("no scheme over Z for %s after %.1f s: %s\n", scheme_format_str(cfg.p.fmt, fb), res.seconds, res.msg);
     else
         printf("best rank %d for %s after %.1f s, %.2g flips (%.2g flips/s)\n", res.best_rank,

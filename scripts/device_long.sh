@@ -13,6 +13,8 @@
 #                    GPU:metaz:SEED    the same over Z (--ring z, no symmetry)
 #                    GPU:metazc3:SEED  over Z with --symmetry c3 (square formats'
 #                                      symmetric legs walk over GF(2) and lift)
+#                    GPU:metazvia:SEED as metazc3, every other leg over GF(2) too,
+#                                      lifted (--via-f2 30s)
 #                    GPU:plain666:SEED <6,6,6> from the standard algorithm, no
 #                                      symmetry, the GPU defaults (--progress 60s)
 #                    each sees one GPU (CUDA_VISIBLE_DEVICES=GPU)
@@ -68,6 +70,7 @@ while [ $# -gt 0 ]; do
       meta) args=(search --meta --dims-range 2x2x2..5x5x5 --until-record --backend gpu --symmetry c3 --stall 20s) ;;
       metaz) args=(search --meta --dims-range 2x2x2..5x5x5 --until-record --backend gpu --ring z --stall 20s) ;;
       metazc3) args=(search --meta --dims-range 2x2x2..5x5x5 --until-record --backend gpu --ring z --symmetry c3 --stall 20s) ;;
+      metazvia) args=(search --meta --dims-range 2x2x2..5x5x5 --until-record --backend gpu --ring z --symmetry c3 --via-f2 30s --stall 20s) ;;
       plain666) args=(search --dims 6x6x6 --backend gpu --target-rank 0 --progress 60s) ;;
       *) echo "unknown job kind $kind"; exit 2 ;;
       esac

@@ -19,6 +19,7 @@
  * every neighbour is, jumps to the unfinished format nearest to it, started
  * from search_meta_start over every format's best (projections, extensions,
  * products). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +149,44 @@ static bool detour_before(const meta_fmt *v, int stuck, int a, int b)
             return sx < sy;
     }
     return x->detours < y->detours;
+}
+
+static int neighbours(const meta_fmt *v, int n, int i, int nb[6], scheme_format dir[6]);
+
+/* The format a detour is for when several are short of their record and
+ * all of them are stuck (search --meta rule 8, its second case): each
+ * failed at least min_fails legs in a row and holds a pool.  Of those with
+ * a neighbour at its record, the one whose detour starts nearest above its
+ * record (detour_start less the record: <4,4,4>:47 gives <4,4,5> 63, 3
+ * above 60; <3,5,5>:58 gives <4,5,5> 83, 10 above 73), on a tie the format
+ * just walked (cur), then the first.  -1: not all stuck, or none has such a
+ * neighbour. */
+static int detour_for_stuck_ones(const meta_fmt *v, int n, int cur, int min_fails)
+{
+    for (int i = 0; i < n; i++)
+        if (!at_record(&v[i]) && (v[i].fails < min_fails || !v[i].npool))
+            return -1;
+    int pick = -1, pick_gap = 0;
+    for (int i = 0; i < n; i++) {
+        if (at_record(&v[i]))
+            continue;
+        int nb[6];
+        scheme_format dir[6];
+        const int nn = neighbours(v, n, i, nb, dir);
+        int gap = -1;
+        for (int q = 0; q < nn; q++)
+            if (at_record(&v[nb[q]])) {
+                const int st = detour_start(v, i, nb[q]);
+                const int g = st == 1 << 30 || v[i].record <= 0 ? 1 << 30 : st - v[i].record;
+                if (gap < 0 || g < gap)
+                    gap = g;
+            }
+        if (gap >= 0 && (pick < 0 || gap < pick_gap || (gap == pick_gap && i == cur))) {
+            pick = i;
+            pick_gap = gap;
+        }
+    }
+    return pick;
 }
 
 static void detour_order(const meta_fmt *v, int stuck, int *y, int ny, uint64_t *sm)
@@ -682,11 +721,16 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         goto done;
     }
 
+    /* the coefficients a pooled scheme over Z may have: --coef-max, the walk
+     * over Z's bound; with --via-f2 any, since the legs walk over GF(2) from
+     * their starts' images mod 2 (a lift of a plain GF(2) walk's scheme
+     * mostly holds a 2: on the CPU over <3,3,4>..<3,4,5> 5 lifts of 6) */
+    const int pool_coef = base->p.via_f2 > 0 ? INT_MAX : base->p.coef_max;
     if (mc->from_store && session_store(ss)) {
         char err[512];
         for (int i = 0; i < n && ok; i++) {
             const int before = v[i].npool;
-            if (!pool_from_store(session_store(ss), &v[i], mc->pool, ring, base->p.coef_max, err, sizeof err)) {
+            if (!pool_from_store(session_store(ss), &v[i], mc->pool, ring, pool_coef, err, sizeof err)) {
                 snprintf(out->msg, sizeof out->msg, "%s: the stored schemes: %s", scheme_format_str(v[i].f, fa), err);
                 out->status = SEARCH_FAILED;
                 out->store_failed = true;
@@ -747,6 +791,8 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         memset(&leg, 0, sizeof leg);
         leg.index = k + 1;
         leg.detour = detour;
+        if (detour)
+            leg.detour_for = v[detour_for].f;
         leg.fmt = m->f;
         leg.record = m->record;
         search_config cfg = *base;
@@ -897,7 +943,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         const bool side_ok = !side || pool_offer(m, side, mc->pool);
         scheme_free(side);
         side = NULL;
-        if (!side_ok || (res.best && !pool_or_hold(m, res.best, mc->pool, base->p.coef_max))) {
+        if (!side_ok || (res.best && !pool_or_hold(m, res.best, mc->pool, pool_coef))) {
             snprintf(out->msg, sizeof out->msg, "out of memory");
             out->status = SEARCH_FAILED;
             search_result_free(&res);
@@ -972,7 +1018,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
          * walked, else one drawn among j's visited neighbours), or for a
          * format never walked the lowest of search_meta_start (projections,
          * extensions, products of every format's best) */
-        int src = -1, news = -1;
+        int src = -1, news = -1, stuck = -1;
         back_from = detour ? cur : -1;
         if (detour) {
             /* back from a detour: its best (at the neighbour's record, or the
@@ -986,8 +1032,9 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                 reset = true;
                 out->resets++;
             }
-        } else if (mc->detours != SEARCH_META_DETOURS_OFF && mc->until_record && !improved && j == cur &&
-                   m->fails >= 2 && m->npool) {
+        } else if (mc->detours != SEARCH_META_DETOURS_OFF && mc->until_record && !improved &&
+                   (stuck = j == cur ? (m->fails >= 2 && m->npool ? cur : -1)
+                                     : detour_for_stuck_ones(v, n, cur, mc->stall_grow + 1 > 2 ? mc->stall_grow + 1 : 2)) >= 0) {
             /* a detour: the one format short of its record failed its 2nd
              * leg in a row (or more), and every move into it comes from the
              * same few schemes of neighbours at their record (nothing walks
@@ -1024,32 +1071,44 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
              * led back to 60 through <4,4,4> (back from 63) 4 times of 7,
              * through <3,4,5> (from 67) 0 of 5 and <4,5,5> 0 of 3 (its
              * fresh walks end short of 73); drawn at random, <4,4,4> came
-             * third in the nineteenth session's two runs with detours. */
+             * third in the nineteenth session's two runs with detours.
+             *
+             * The second case: several formats short of their record, each
+             * failed more than --meta-stall-grow legs in a row (so its
+             * longest legs too), move their bests back and forth and none
+             * detours: the twenty-first session's seed 6 on one H100 spent
+             * 900 s in 13 legs alternating <4,4,5> at 61 and <4,5,5> at 74,
+             * as the first runs of seeds 2, 4 and 5 of the nineteenth did.
+             * Then the one whose detour starts nearest above its record gets
+             * it (detour_for_stuck_ones: <4,4,5> through <4,4,4>, the detour
+             * that led back to 60 four times of seven); the long legs come
+             * first, since <3,5,5>:58 came from legs of 80 and 160 s in the
+             * nineteenth session's seeds 2 and 5. */
             int yn[6], nr = 0;
             scheme_format yd[6];
-            const int ny = neighbours(v, n, cur, yn, yd);
+            const int ny = neighbours(v, n, stuck, yn, yd);
             for (int q = 0; q < ny; q++)
                 if (at_record(&v[yn[q]]))
                     yn[nr++] = yn[q];
-            detour_order(v, cur, yn, nr, &sm);
+            detour_order(v, stuck, yn, nr, &sm);
             if (nr && mc->detours == SEARCH_META_DETOURS_FRESH) {
                 j = yn[0];
-                detour_for = cur;
+                detour_for = stuck;
             } else if (mc->detours == SEARCH_META_DETOURS_BEST) {
                 /* the first of them the best moves to within the drift */
                 for (int t = 0; t < nr && !next; t++) {
                     const int y = yn[t];
-                    if (meta_moves(v, n, y, pool_draw(m, &sm), cur, false, mc->drift, store, " for a detour", &next,
-                                   &moved, alt, &nalt, &alt_src) &&
+                    if (meta_moves(v, n, y, pool_draw(&v[stuck], &sm), stuck, false, mc->drift, store, " for a detour",
+                                   &next, &moved, alt, &nalt, &alt_src) &&
                         next) {
                         j = y;
-                        detour_for = cur;
+                        detour_for = stuck;
                     }
                 }
             }
             if (detour_for >= 0) {
-                if (v[j].detoured_for != cur) {
-                    v[j].detoured_for = cur;
+                if (v[j].detoured_for != stuck) {
+                    v[j].detoured_for = stuck;
                     v[j].detour_short = false;
                     v[j].detour_back = 0;
                 }

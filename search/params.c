@@ -204,6 +204,11 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
     if (p->ring == SCHEME_RING_Z && p->symmetry != SCHEME_SYM_NONE && p->coef_max != 1)
         return scheme_fail(err, errlen, "--coef-max %d: a symmetric walk over Z walks over GF(2) and lifts, its "
                            "coefficients are what the lift gives (drop --coef-max)", p->coef_max);
+    if (p->via_f2 > 0 && p->ring != SCHEME_RING_Z)
+        return scheme_fail(err, errlen, "--via-f2: only a walk over Z can go by GF(2) (give --ring z)");
+    if (p->via_f2 > 0 && p->coef_max != 1)
+        return scheme_fail(err, errlen, "--coef-max %d: with --via-f2 the walk is over GF(2) and lifts, its "
+                           "coefficients are what the lift gives (drop --coef-max)", p->coef_max);
     if (p->degree_bias > 0 && (p->ring != SCHEME_RING_F2 || p->symmetry != SCHEME_SYM_NONE))
         return scheme_fail(err, errlen, "--degree-bias: only the plain walk over GF(2) has it (drop --ring z "
                                         "and --symmetry)");
@@ -512,7 +517,8 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
              * the GPU walk over Z's */
             if (sym && c->p.symmetry != SCHEME_SYM_NONE)
                 put_number(field_of(c, i), r->type, sd);
-            else if (b == SEARCH_BACKEND_GPU && c->p.ring == SCHEME_RING_Z && gpu_z_default(i, &zd))
+            else if (b == SEARCH_BACKEND_GPU && c->p.ring == SCHEME_RING_Z && !(c->p.via_f2 > 0) &&
+                     gpu_z_default(i, &zd))
                 put_number(field_of(c, i), r->type, zd);
             else
                 put_number(field_of(c, i), r->type, b == SEARCH_BACKEND_GPU ? r->gpu_def : r->def);
@@ -523,7 +529,7 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
                            "--coef-max %d: the GPU walk over Z holds coefficients in {-1, 0, 1} (--coef-max 1); "
                            "larger bounds walk on the CPU (--backend cpu)",
                            c->p.coef_max);
-    if (b == SEARCH_BACKEND_GPU && c->p.ring == SCHEME_RING_Z && c->given[SEARCH_PARAM_ROUNDS])
+    if (b == SEARCH_BACKEND_GPU && c->p.ring == SCHEME_RING_Z && !(c->p.via_f2 > 0) && c->given[SEARCH_PARAM_ROUNDS])
         return scheme_fail(err, errlen, "--rounds: the GPU walk over Z does not use it (one walker per thread)");
     if (b == SEARCH_BACKEND_GPU && c->p.symmetry != SCHEME_SYM_NONE && c->given[SEARCH_PARAM_ROUNDS])
         return scheme_fail(err, errlen, "--rounds: the symmetric GPU walk does not use it (one walker per warp or per thread)");

@@ -168,6 +168,9 @@ typedef struct search_params {
     int ring;              /* scheme_ring: SCHEME_RING_F2, or SCHEME_RING_Z (the walk over Z:
                               docs/search.md, "Searching over Z") */
     int coef_max;          /* over Z: no move makes a coefficient larger than this in absolute value */
+    double via_f2;         /* over Z, > 0: the walk is over GF(2), every improvement is lifted to Z,
+                              and for this many seconds after it the lifting walk runs around the
+                              lowest GF(2) scheme that did not lift (session_search) */
     double progress_every; /* seconds between progress reports; 0: none */
     uint64_t batch;        /* flips per walker between checks of the stop flag */
 } search_params;

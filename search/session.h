@@ -116,6 +116,11 @@ typedef struct session_run {
      * not tried (pending when the walk ended and a lower one had lifted, or
      * after a stop request) */
     int lifts_tried, lifts_ok, lifts_skipped;
+    /* --via-f2: the lifting walk after the walk (lift_walk_rank 0: none ran),
+     * the GF(2) neighbours it tried and whether one lifted */
+    int lift_walk_rank, lift_walk_tried;
+    bool lift_walk_ok;
+    double lift_walk_seconds;
 } session_run;
 
 /* One search on c->backend (cpu or gpu; search_config_resolve first): the
@@ -173,8 +178,10 @@ typedef struct search_meta_config {
                              the one neighbour's move (every orientation of it) */
     search_meta_detours detours; /* with until_record, the one unfinished format, after its
                                     2nd (and every later) failed leg in a row, goes through a
-                                    neighbour at its record and back (search --meta-detours;
-                                    search/meta.c says why) */
+                                    neighbour at its record and back; when several are left and
+                                    each failed more than stall_grow legs in a row, the one
+                                    whose detour starts nearest its record does (search
+                                    --meta-detours; search/meta.c says why) */
 } search_meta_config;
 
 typedef struct search_meta_leg {
@@ -189,6 +196,7 @@ typedef struct search_meta_leg {
     bool detour;          /* a leg on a format at its record for the stuck one's sake (from the
                              standard algorithm, or the stuck format's best moved there); the next
                              leg goes back from its best (search_meta_config.detours) */
+    scheme_format detour_for; /* a detour: the stuck format it is for (the next leg's) */
     double stall;         /* this leg's stall (seconds): leg_stall, grown after failed legs */
     int start_rank;       /* leg_start: the first start's rank (-1: the standard algorithm or cubes) */
     int best_rank;        /* leg_end: */

@@ -1377,6 +1377,7 @@ typedef struct meta_log {
     int start[4096], best_before[4096], best[4096];
     bool moved[4096], reset[4096], combined[4096]; /* combined: a sum or product of other formats' bests */
     bool detour[4096];
+    scheme_format detour_for[4096]; /* a detour's stuck format */
     int beside[4096]; /* the rank of a sum or product pooled beside the leg, -1 none */
     int record[4096];
     double stall[4096];
@@ -1428,6 +1429,7 @@ static void log_leg_start(void *ctx, const search_meta_leg *l)
         g->src[g->n] = (scheme_format){0, 0, 0};
     g->reset[g->n] = l->reset;
     g->detour[g->n] = l->detour;
+    g->detour_for[g->n] = l->detour ? l->detour_for : (scheme_format){0, 0, 0};
     g->stall[g->n] = l->stall;
     g->combined[g->n] = strstr(l->from, "'s best plus ") || strstr(l->from, "'s best times ");
     g->record[g->n] = l->record;
@@ -1469,16 +1471,19 @@ static search_config meta_cpu_config(uint64_t seed, double seconds)
     return c;
 }
 
-/* The legs on leg k's format before it that failed in a row (detours, legs
- * on a format at its record for another's sake, not counted). */
-static int fails_before(const meta_log *g, int k)
+/* The legs on f before leg k that failed in a row, the last ones (detours,
+ * legs on a format at its record for another's sake, not counted). */
+static int fails_of(const meta_log *g, int k, scheme_format f)
 {
     int fails = 0;
     for (int q = 0; q < k; q++)
-        if (same_fmt(g->fmt[q], g->fmt[k]) && !g->detour[q])
+        if (same_fmt(g->fmt[q], f) && !g->detour[q])
             fails = g->best_before[q] < 0 || g->best[q] < g->best_before[q] ? 0 : fails + 1;
     return fails;
 }
+
+/* The legs on leg k's format before it that failed in a row. */
+static int fails_before(const meta_log *g, int k) { return fails_of(g, k, g->fmt[k]); }
 
 /* a and b (sorted) one step apart: one dimension of a one larger or smaller
  * gives b after sorting. */
@@ -1514,8 +1519,8 @@ static int logged_best(const meta_log *g, int k, scheme_format f, int *record)
     return best;
 }
 
-/* What the detours on z before leg k did for the stuck format of leg k (the
- * format of leg k-1), as search/meta.c orders the next detour's candidates:
+/* What the detours on z before leg k did for the stuck format `stuck` (the
+ * one leg k's detour is for), as search/meta.c orders the next detour's candidates:
  * the detours on z, whether any since the last one for another format was
  * for the stuck one, whether one of those ended above z's record, the
  * lowest rank a leg back from them reached (0: none), and the rank z's
@@ -1529,18 +1534,18 @@ typedef struct detour_key {
 
 static int fmt_volume(scheme_format f) { return f.n * f.m * f.p; }
 
-static detour_key detour_key_of(const meta_log *g, int k, scheme_format z)
+static detour_key detour_key_of(const meta_log *g, int k, scheme_format stuck, scheme_format z)
 {
     detour_key d = {0, false, false, 0, 1 << 30};
     int rec;
     (void)logged_best(g, k, z, &rec);
-    if (k > 0 && fmt_volume(z) < fmt_volume(g->fmt[k - 1]))
-        d.start = rec + fmt_volume(g->fmt[k - 1]) - fmt_volume(z);
+    if (fmt_volume(z) < fmt_volume(stuck))
+        d.start = rec + fmt_volume(stuck) - fmt_volume(z);
     for (int r = 1; r < k; r++) {
         if (!g->detour[r] || !same_fmt(g->fmt[r], z))
             continue;
         d.count++;
-        if (!same_fmt(g->fmt[r - 1], g->fmt[k - 1])) {
+        if (!same_fmt(g->detour_for[r], stuck)) {
             d.tried = d.fell_short = false;
             d.back = 0;
             continue;
@@ -1571,63 +1576,138 @@ static bool detour_key_before(detour_key a, detour_key b)
     return a.count < b.count;
 }
 
+/* Whether f is at its record after the legs before k. */
+static bool logged_at_record(const meta_log *g, int k, scheme_format f)
+{
+    int rec;
+    const int best = logged_best(g, k, f, &rec);
+    return best > 0 && rec > 0 && best <= rec;
+}
+
+/* How far above f's record a detour for it starts before leg k (search/meta.c,
+ * detour_for_stuck_ones): of f's neighbours at their record, the lowest
+ * record extended to f (smaller neighbours only; a larger one counts as
+ * 1 << 30) less f's record; -1 when no neighbour is at its record. */
+static int detour_gap(const meta_log *g, int k, scheme_format f)
+{
+    int recf, gap = -1;
+    (void)logged_best(g, k, f, &recf);
+    for (int q = 0; q < g->nseen; q++) {
+        const scheme_format z = g->seen_fmt[q];
+        if (same_fmt(z, f) || !fmt_one_step(f, z) || !logged_at_record(g, k, z))
+            continue;
+        int recz;
+        (void)logged_best(g, k, z, &recz);
+        const int x = fmt_volume(z) < fmt_volume(f) && recf > 0 ? recz + fmt_volume(f) - fmt_volume(z) - recf : 1 << 30;
+        if (gap < 0 || x < gap)
+            gap = x;
+    }
+    return gap;
+}
+
+/* Before leg k, whether every format seen short of its record failed at
+ * least min_fails legs in a row (the second case of the detour rule). */
+static bool all_unfinished_stuck(const meta_log *g, int k, int min_fails)
+{
+    for (int q = 0; q < g->nseen; q++)
+        if (!logged_at_record(g, k, g->seen_fmt[q]) && fails_of(g, k, g->seen_fmt[q]) < min_fails)
+            return false;
+    return true;
+}
+
 /* The detour rule (search/meta.c) on a logged meta search with until_record:
  * a detour leg is on a format at its record, the first of the stuck
- * format's neighbours at theirs in detour_key's order, moved from the leg
- * before's format (detours from the best) or from the standard algorithm
- * (fresh);
- * the leg before's format had just failed its 2nd (or later) leg in a row and was the
- * one format short of its record; it walks with the base stall, and the leg
- * after it goes back to that format from the detour's format, with twice the
- * base stall (once where stall_grow is 0).  Conversely, with detours on, such
- * a failure (2nd or later in a row, nothing else left)
- * is followed by a detour where no move can be dropped (drift -1) and every
- * one of the range's nformats formats was walked; with them off no leg is
- * one.  Returns how many detours there were. */
-static int meta_checks_detours(const meta_log *g, const search_meta_config *mc, int nformats, const char *what)
+ * format's neighbours at theirs in detour_key's order, moved from the stuck
+ * format (detours from the best) or from the standard algorithm (fresh);
+ * the leg before failed, and either its format was the one short of its
+ * record, failing its 2nd (or later) leg in a row, and the detour is for
+ * it, or several were short and each failed more than stall_grow legs in a
+ * row (2 at least), and the detour is for the one whose detour starts
+ * nearest above its record (detour_gap; on a tie the leg before's format).
+ * It walks with the base stall, and the leg after it goes back to the stuck
+ * format from the detour's format, with twice the base stall (once where
+ * stall_grow is 0).  Conversely, with detours on, where either case holds
+ * after a failed leg a detour follows, where no move can be dropped (drift
+ * -1) and every one of the range's nformats formats was walked; with them
+ * off no leg is one.  Returns how many detours there were; *several how many
+ * were of the second case. */
+static int meta_checks_detours_ex(const meta_log *g, const search_meta_config *mc, int nformats, const char *what,
+                                  int *several)
 {
     char fa[32], fb[32];
     int detours = 0;
+    const int min_fails = mc->stall_grow + 1 > 2 ? mc->stall_grow + 1 : 2;
+    if (several)
+        *several = 0;
     for (int k = 0; k < g->n; k++) {
+        bool alone = true, due_several = false;
+        if (k > 0) {
+            for (int q = 0; q < g->nseen; q++)
+                if (!same_fmt(g->seen_fmt[q], g->fmt[k - 1]))
+                    alone &= logged_at_record(g, k, g->seen_fmt[q]);
+            if (!alone && all_unfinished_stuck(g, k, min_fails))
+                for (int q = 0; q < g->nseen; q++)
+                    due_several |= !logged_at_record(g, k, g->seen_fmt[q]) && detour_gap(g, k, g->seen_fmt[q]) >= 0;
+        }
+        const bool failed = k > 0 && g->best_before[k - 1] > 0 && g->best[k - 1] >= g->best_before[k - 1];
         if (!g->detour[k]) {
             /* was one due?  leg k-1 failed (its 2nd or later failure in a
-             * row) and every other format of the range was at its record */
+             * row) and every other format of the range was at its record,
+             * or every unfinished one had failed min_fails legs in a row */
             if (k == 0 || g->detour[k - 1] || !mc->detours || !mc->until_record || mc->drift >= 0 ||
                 g->nseen < nformats)
                 continue;
             const int f = fails_before(g, k - 1) + 1;
-            const bool failed = g->best_before[k - 1] > 0 && g->best[k - 1] >= g->best_before[k - 1];
-            bool alone = true;
-            for (int q = 0; q < g->nseen; q++)
-                if (!same_fmt(g->seen_fmt[q], g->fmt[k - 1])) {
-                    int rec;
-                    const int best = logged_best(g, k, g->seen_fmt[q], &rec);
-                    alone &= best > 0 && best <= rec;
-                }
             CHECK(!(failed && f >= 2 && alone && g->nseen > 1), "%s leg %d: %s failed its leg %d in a row, the one "
                   "format left, and no detour followed", what, k + 1, scheme_format_str(g->fmt[k - 1], fa), f);
+            CHECK(!(failed && due_several), "%s leg %d: every format short of its record failed %d legs in a row or "
+                  "more (the last %s), and no detour followed", what, k + 1, min_fails,
+                  scheme_format_str(g->fmt[k - 1], fa));
             continue;
         }
         detours++;
+        const scheme_format stuck = g->detour_for[k];
         CHECK(mc->detours != SEARCH_META_DETOURS_OFF, "%s leg %d: a detour with detours off", what, k + 1);
         if (mc->detours == SEARCH_META_DETOURS_BEST)
-            CHECK(k > 0 && g->moved[k] && same_fmt(g->src[k], g->fmt[k - 1]),
-                  "%s leg %d: a detour on %s not moved from the leg before's format", what, k + 1,
-                  scheme_format_str(g->fmt[k], fa));
+            CHECK(k > 0 && g->moved[k] && same_fmt(g->src[k], stuck),
+                  "%s leg %d: a detour on %s not moved from the stuck format %s", what, k + 1,
+                  scheme_format_str(g->fmt[k], fa), scheme_format_str(stuck, fb));
         else
             CHECK(!g->moved[k] && g->start[k] < 0, "%s leg %d: a fresh detour on %s from a start of rank %d", what,
                   k + 1, scheme_format_str(g->fmt[k], fa), g->start[k]);
-        CHECK(k > 0 && !same_fmt(g->fmt[k], g->fmt[k - 1]), "%s leg %d: a detour on the stuck format", what, k + 1);
+        CHECK(k > 0 && !same_fmt(g->fmt[k], stuck), "%s leg %d: a detour on the stuck format", what, k + 1);
+        CHECK(k > 0 && fmt_one_step(stuck, g->fmt[k]), "%s leg %d: a detour on %s, not a neighbour of %s", what,
+              k + 1, scheme_format_str(g->fmt[k], fa), scheme_format_str(stuck, fb));
+        CHECK(k > 0 && !logged_at_record(g, k, stuck), "%s leg %d: a detour for %s, at its record", what, k + 1,
+              scheme_format_str(stuck, fa));
+        /* which case: the one format left, or several stuck */
+        if (k > 0 && alone) {
+            CHECK(same_fmt(stuck, g->fmt[k - 1]), "%s leg %d: the one format left is %s, the detour is for %s", what,
+                  k + 1, scheme_format_str(g->fmt[k - 1], fa), scheme_format_str(stuck, fb));
+        } else if (k > 0) {
+            if (several)
+                (*several)++;
+            CHECK(all_unfinished_stuck(g, k, min_fails), "%s leg %d: a detour for %s while some format short of its "
+                  "record had failed fewer than %d legs in a row", what, k + 1, scheme_format_str(stuck, fa), min_fails);
+            const int mine = detour_gap(g, k, stuck);
+            for (int q = 0; q < g->nseen; q++) {
+                const scheme_format z = g->seen_fmt[q];
+                const int theirs = detour_gap(g, k, z);
+                if (same_fmt(z, stuck) || logged_at_record(g, k, z) || theirs < 0)
+                    continue;
+                CHECK(mine <= theirs && !(mine == theirs && same_fmt(z, g->fmt[k - 1])),
+                      "%s leg %d: a detour for %s (%d above its record) where %s's starts %d above", what, k + 1,
+                      scheme_format_str(stuck, fa), mine, scheme_format_str(z, fb), theirs);
+            }
+        }
         /* of the stuck format's neighbours at their record, the first in
          * detour_key's order */
-        detour_key mine = detour_key_of(g, k, g->fmt[k]);
+        detour_key mine = detour_key_of(g, k, stuck, g->fmt[k]);
         for (int q = 0; q < g->nseen && k > 0; q++) {
             const scheme_format z = g->seen_fmt[q];
-            int rec;
-            const int best = logged_best(g, k, z, &rec);
-            if (same_fmt(z, g->fmt[k]) || !fmt_one_step(g->fmt[k - 1], z) || best < 0 || best > rec)
+            if (same_fmt(z, g->fmt[k]) || !fmt_one_step(stuck, z) || !logged_at_record(g, k, z))
                 continue;
-            const detour_key theirs = detour_key_of(g, k, z);
+            const detour_key theirs = detour_key_of(g, k, stuck, z);
             CHECK(!detour_key_before(theirs, mine), "%s leg %d: a detour on %s (%d before, %s, short %d, back %d, "
                   "start %d) where %s (%d before, %s, short %d, back %d, start %d) comes first", what, k + 1,
                   scheme_format_str(g->fmt[k], fa), mine.count, mine.tried ? "tried" : "untried", mine.fell_short,
@@ -1636,19 +1716,24 @@ static int meta_checks_detours(const meta_log *g, const search_meta_config *mc, 
         }
         CHECK(g->best_before[k] > 0 && g->best_before[k] <= g->record[k], "%s leg %d: a detour on %s (best %d, record "
               "%d), not at its record", what, k + 1, scheme_format_str(g->fmt[k], fa), g->best_before[k], g->record[k]);
-        CHECK(k > 0 && g->best[k - 1] >= g->best_before[k - 1] && fails_before(g, k - 1) >= 1,
+        CHECK(failed && fails_before(g, k - 1) >= 1,
               "%s leg %d: a detour after a leg that did not fail its 2nd time in a row or later", what, k + 1);
         CHECK(g->stall[k] == mc->leg_stall, "%s leg %d: a detour's stall %g", what, k + 1, g->stall[k]);
         if (k + 1 < g->n)
             CHECK(g->stall[k + 1] == mc->leg_stall * (mc->stall_grow > 0 ? 2 : 1), "%s leg %d: back from a detour with "
                   "stall %g", what, k + 2, g->stall[k + 1]);
         if (k + 1 < g->n)
-            CHECK(!g->detour[k + 1] && same_fmt(g->fmt[k + 1], g->fmt[k - 1]) &&
+            CHECK(!g->detour[k + 1] && same_fmt(g->fmt[k + 1], stuck) &&
                       (g->reset[k + 1] || (g->moved[k + 1] && same_fmt(g->src[k + 1], g->fmt[k]))),
                   "%s leg %d: after the detour on %s, %s not from it", what, k + 2, scheme_format_str(g->fmt[k], fa),
                   scheme_format_str(g->fmt[k + 1], fb));
     }
     return detours;
+}
+
+static int meta_checks_detours(const meta_log *g, const search_meta_config *mc, int nformats, const char *what)
+{
+    return meta_checks_detours_ex(g, mc, nformats, what, NULL);
 }
 
 /* Whether leg r lowered its format's best (search/meta.c's `improved`). */
@@ -1959,7 +2044,7 @@ Test(resize_cli, meta_search_detours_go_where_they_did_best, .timeout = 120)
             continue;
         int tried = 0;
         for (int q = 0; q < g.nseen; q++)
-            if (fmt_one_step(g.fmt[k - 1], g.seen_fmt[q]) && detour_key_of(&g, k, g.seen_fmt[q]).tried)
+            if (fmt_one_step(g.detour_for[k], g.seen_fmt[q]) && detour_key_of(&g, k, g.detour_for[k], g.seen_fmt[q]).tried)
                 tried++;
         chosen_among_tried += tried == 2;
     }
@@ -1969,6 +2054,58 @@ Test(resize_cli, meta_search_detours_go_where_they_did_best, .timeout = 120)
     search_meta_result_free(&res);
     session_close(ss);
     store_checks_clean(dbp);
+}
+
+/* The meta search over <3,3,5>..<3,5,5> on a store holding Kauers and
+ * Moosbauer's <3,3,5>:36 (its record, reduced mod 2), legs far too short for
+ * <3,4,5> (47) and <3,5,5> (58) on one thread: both stay short of their
+ * records and move their bests back and forth, and once each has failed
+ * more than stall_grow legs in a row the one whose detour starts nearest its
+ * record takes detours (<3,4,5>: <3,3,5>:36 extended starts at 51, 4 above
+ * 47; <3,5,5> has no neighbour at its record), and after every such failure
+ * one follows (meta_checks_detours_ex).  A mutant that keeps rule 8 to the
+ * one format left takes none and fails.  Every stored scheme verifies. */
+Test(resize_cli, meta_search_detours_when_several_formats_are_stuck, .timeout = 120)
+{
+    char err[512];
+    db_status st;
+    const char *dbp = tc_path_in("stuck-two.db");
+    search_session *ss = session_open(dbp, &st, err, sizeof err);
+    cr_assert_not_null(ss, "%s", err);
+    static meta_log g;
+    memset(&g, 0, sizeof g);
+    scheme *z = tc_read_corpus("kauers-moosbauer/335-36-mod0.exp");
+    scheme *s36 = scheme_to_f2(z);
+    cr_assert_not_null(s36);
+    int64_t id;
+    bool existed;
+    db_provenance prov = {0, 0, "test", 0, 0};
+    cr_assert(db_insert_scheme(session_store(ss), s36, &prov, &id, &existed, err, sizeof err) == DB_OK, "%s", err);
+    log_preset(&g, s36->fmt, s36->rank, search_record_rank(s36->fmt));
+    CHECK(s36->rank == search_record_rank(s36->fmt), "<3,3,5>: rank %d", s36->rank);
+    scheme_free(s36);
+    scheme_free(z);
+    /* 6 s: legs of 0.05 to 0.2 s, so dozens of legs even under a sanitizer */
+    search_config c = meta_cpu_config(g_seed, 6);
+    search_meta_config mc = {{3, 3, 5}, {3, 5, 5}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH};
+    search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
+    search_meta_result res;
+    search_status rs = search_meta_run(ss, &c, NULL, &mc, NULL, 0, &h, &res);
+    CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
+    CHECK(res.nformats == 3 && res.stored == 1, "%d formats, %d from the store", res.nformats, res.stored);
+    int several = 0;
+    const int detours = meta_checks_detours_ex(&g, &mc, res.nformats, "two stuck", &several);
+    meta_checks_news(&g, &mc, "two stuck");
+    /* the case has to have come up: both short of their record at the end
+     * (legs of 0.2 s at most on one thread) means each failed its longest
+     * legs while the other was short too */
+    const bool both_short = res.formats[1].best > res.formats[1].record && res.formats[2].best > res.formats[2].record;
+    if (both_short)
+        CHECK(several >= 1, "seed %llu: <3,4,5> %d and <3,5,5> %d after %d legs and no detour for several stuck "
+              "formats (%d detours)", g_seed, res.formats[1].best, res.formats[2].best, g.n, detours);
+    session_close(ss);
+    store_checks_clean(dbp);
+    search_meta_result_free(&res);
 }
 
 /* --symmetry c3 over <4,4,4>..<4,4,5> on the CPU, legs far too short for
