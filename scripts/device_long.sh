@@ -13,8 +13,8 @@
 #                    GPU:metaz:SEED    the same over Z (--ring z, no symmetry)
 #                    GPU:metazc3:SEED  over Z with --symmetry c3 (square formats'
 #                                      symmetric legs walk over GF(2) and lift)
-#                    GPU:metazvia:SEED as metazc3, every other leg over GF(2) too,
-#                                      lifted (--via-f2 30s)
+#                    GPU:metazvia:SEED as metazc3 with --via-f2 30s: every leg
+#                                      walks over GF(2) and lifts
 #                    GPU:plain666:SEED <6,6,6> from the standard algorithm, no
 #                                      symmetry, the GPU defaults (--progress 60s)
 #                    each sees one GPU (CUDA_VISIBLE_DEVICES=GPU)
