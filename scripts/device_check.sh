@@ -42,6 +42,11 @@ step "search --backend gpu --ring z --symmetry c3 <3,3,3> to 23: the GPU's C3 wa
   "$F search --dims 3x3x3 --ring z --symmetry c3 --target-rank 23 --time 30s --backend gpu --db /tmp/fgz.db && \
    $F db check --db /tmp/fgz.db && $F db best --dims 3x3x3 --ring z --db /tmp/fgz.db | grep -q 23 && \
    $F db list --ring z --db /tmp/fgz.db | tee -a $LOG | awk 'NR > 1 && \$NF != \"lift\" { bad = 1 } END { exit bad }'"
+rm -f /tmp/fgv.db
+step "search --backend gpu --ring z --via-f2 10s <3,4,4> to 38: the GF(2) GPU walk, lifted, stored over Z" bash -c \
+  "$F search --dims 3x4x4 --ring z --via-f2 10s --target-rank 38 --time 60s --backend gpu --db /tmp/fgv.db && \
+   $F db check --db /tmp/fgv.db && $F db best --dims 3x4x4 --ring z --db /tmp/fgv.db | grep -q 38 && \
+   $F db list --ring z --db /tmp/fgv.db | tee -a $LOG | awk 'NR > 1 && \$NF != \"lift\" { bad = 1 } END { exit bad }'"
 for s in 1 2 3; do
   step "search --backend gpu <4,4,4> to 47, seed $s (60 s cap)" bash -c \
     "$F search --backend gpu --dims 4x4x4 --target-rank 47 --time 60s --seed $s -q > $OUT/ttr47_$s.txt"

@@ -1034,7 +1034,9 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
             }
         } else if (mc->detours != SEARCH_META_DETOURS_OFF && mc->until_record && !improved &&
                    (stuck = j == cur ? (m->fails >= 2 && m->npool ? cur : -1)
-                                     : detour_for_stuck_ones(v, n, cur, mc->stall_grow + 1 > 2 ? mc->stall_grow + 1 : 2)) >= 0) {
+                                     : detour_for_stuck_ones(v, n, cur, mc->stall_grow + 1 > 2 ? mc->stall_grow + 1 : 2)) >= 0 &&
+                   !(symmetric_all && v[stuck].f.n == v[stuck].f.m && v[stuck].f.m == v[stuck].f.p &&
+                     out->formats[stuck].visits % 2 == 0)) {
             /* a detour: the one format short of its record failed its 2nd
              * leg in a row (or more), and every move into it comes from the
              * same few schemes of neighbours at their record (nothing walks
@@ -1083,7 +1085,17 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
              * it (detour_for_stuck_ones: <4,4,5> through <4,4,4>, the detour
              * that led back to 60 four times of seven); the long legs come
              * first, since <3,5,5>:58 came from legs of 80 and 160 s in the
-             * nineteenth session's seeds 2 and 5. */
+             * nineteenth session's seeds 2 and 5.
+             *
+             * A square format under --symmetry whose fresh turn is due (its
+             * next own leg: an even number of legs there so far) takes it
+             * instead: the leg back from a detour is no fresh turn, so that
+             * detour after detour left no room for one.  The twenty-second
+             * session's seed 5 (one H100) left <5,5,5> at 96 after its
+             * symmetric leg, walked it plainly from the standard algorithm
+             * to 97, and then spent 600 s in seven detours through <4,5,5>
+             * and their legs back (98 to 102), where a symmetric leg reaches
+             * 93 in about 10 s (bench/RESULTS.md). */
             int yn[6], nr = 0;
             scheme_format yd[6];
             const int ny = neighbours(v, n, stuck, yn, yd);

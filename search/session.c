@@ -674,13 +674,29 @@ static void lift_walk_at_end(run_ctx *x, const search_params *p, const search_re
         scheme_free(z);
 }
 
-/* The end of a symmetric walk over Z: the run's result is its lowest lift
- * (the GF(2) best is stored already); the GF(2) pool is dropped (its schemes
+/* The end of a symmetric walk over Z (or one --via-f2): the run's result is
+ * its lowest lift, or its lowest integer start where that is lower (the
+ * GF(2) best is stored already); the GF(2) pool is dropped (its schemes
  * are not integer ones); the target counts as reached only when a lift
  * reached it.  A run whose improvements all failed to lift ends with no best
  * (best_rank 0) and says so. */
-static void lift_result(run_ctx *x, const search_params *p, search_result *res)
+static void lift_result(run_ctx *x, const search_params *p, const scheme *const *starts, int nstarts,
+                        search_result *res)
 {
+    /* an integer start below every lift is the run's best, as a walk over Z
+     * keeps its start when it finds nothing lower (a meta leg from a moved
+     * start at the record walks nothing and lifts nothing) */
+    const scheme *low = NULL;
+    for (int i = 0; i < nstarts; i++)
+        if (starts[i]->ring == SCHEME_RING_Z && (!low || starts[i]->rank < low->rank))
+            low = starts[i];
+    if (low && (!x->z_best || low->rank < x->z_best->rank)) {
+        scheme *c = scheme_clone(low);
+        if (c) {
+            scheme_free(x->z_best);
+            x->z_best = c;
+        }
+    }
     for (int i = 0; i < res->npool; i++)
         scheme_free(res->pool[i]);
     free(res->pool);
@@ -802,7 +818,7 @@ search_status session_search(search_session *s, const search_config *c, const ch
     scheme_free(x.unlifted);
     session_signals_release();
     if (x.lift_each)
-        lift_result(&x, &c->p, res);
+        lift_result(&x, &c->p, starts, nstarts, res);
     run->stored = atomic_load(&x.stored);
 
     if (s->store && run->run_id) {

@@ -1390,6 +1390,7 @@ typedef struct meta_log {
     int seen_best[64], nseen;
     scheme_format pre_fmt[8]; /* formats whose best the search found in its store, not walked */
     int pre_best[8], pre_record[8], npre;
+    bool symmetric; /* the search ran with --symmetry: square formats take fresh turns */
 } meta_log;
 
 static int *seen_slot(meta_log *g, scheme_format f)
@@ -1605,6 +1606,18 @@ static int detour_gap(const meta_log *g, int k, scheme_format f)
     return gap;
 }
 
+/* Before leg k, whether f's next own leg is a fresh turn (search/meta.c):
+ * f square under --symmetry, an even number of legs on it so far. */
+static bool fresh_turn_due(const meta_log *g, int k, scheme_format f)
+{
+    if (!g->symmetric || f.n != f.m || f.m != f.p)
+        return false;
+    int visits = 0;
+    for (int q = 0; q < k; q++)
+        visits += same_fmt(g->fmt[q], f);
+    return visits % 2 == 0;
+}
+
 /* Before leg k, whether every format seen short of its record failed at
  * least min_fails legs in a row (the second case of the detour rule). */
 static bool all_unfinished_stuck(const meta_log *g, int k, int min_fails)
@@ -1645,9 +1658,25 @@ static int meta_checks_detours_ex(const meta_log *g, const search_meta_config *m
             for (int q = 0; q < g->nseen; q++)
                 if (!same_fmt(g->seen_fmt[q], g->fmt[k - 1]))
                     alone &= logged_at_record(g, k, g->seen_fmt[q]);
-            if (!alone && all_unfinished_stuck(g, k, min_fails))
-                for (int q = 0; q < g->nseen; q++)
-                    due_several |= !logged_at_record(g, k, g->seen_fmt[q]) && detour_gap(g, k, g->seen_fmt[q]) >= 0;
+            if (!alone && all_unfinished_stuck(g, k, min_fails)) {
+                /* the one it would be for: the lowest gap, the leg before's
+                 * format on a tie (else any of the tied ones): due unless its
+                 * fresh turn is */
+                int low = -1;
+                for (int q = 0; q < g->nseen; q++) {
+                    const int x = logged_at_record(g, k, g->seen_fmt[q]) ? -1 : detour_gap(g, k, g->seen_fmt[q]);
+                    if (x >= 0 && (low < 0 || x < low))
+                        low = x;
+                }
+                const bool prev_low = !logged_at_record(g, k, g->fmt[k - 1]) && detour_gap(g, k, g->fmt[k - 1]) == low;
+                due_several = low >= 0;
+                for (int q = 0; q < g->nseen && low >= 0; q++) {
+                    const scheme_format z = g->seen_fmt[q];
+                    if (!logged_at_record(g, k, z) && detour_gap(g, k, z) == low &&
+                        (!prev_low || same_fmt(z, g->fmt[k - 1])))
+                        due_several &= !fresh_turn_due(g, k, z);
+                }
+            }
         }
         const bool failed = k > 0 && g->best_before[k - 1] > 0 && g->best[k - 1] >= g->best_before[k - 1];
         if (!g->detour[k]) {
@@ -1658,8 +1687,9 @@ static int meta_checks_detours_ex(const meta_log *g, const search_meta_config *m
                 g->nseen < nformats)
                 continue;
             const int f = fails_before(g, k - 1) + 1;
-            CHECK(!(failed && f >= 2 && alone && g->nseen > 1), "%s leg %d: %s failed its leg %d in a row, the one "
-                  "format left, and no detour followed", what, k + 1, scheme_format_str(g->fmt[k - 1], fa), f);
+            CHECK(!(failed && f >= 2 && alone && g->nseen > 1 && !fresh_turn_due(g, k, g->fmt[k - 1])),
+                  "%s leg %d: %s failed its leg %d in a row, the one format left, and no detour followed", what, k + 1,
+                  scheme_format_str(g->fmt[k - 1], fa), f);
             CHECK(!(failed && due_several), "%s leg %d: every format short of its record failed %d legs in a row or "
                   "more (the last %s), and no detour followed", what, k + 1, min_fails,
                   scheme_format_str(g->fmt[k - 1], fa));
@@ -1679,6 +1709,8 @@ static int meta_checks_detours_ex(const meta_log *g, const search_meta_config *m
         CHECK(k > 0 && fmt_one_step(stuck, g->fmt[k]), "%s leg %d: a detour on %s, not a neighbour of %s", what,
               k + 1, scheme_format_str(g->fmt[k], fa), scheme_format_str(stuck, fb));
         CHECK(k > 0 && !logged_at_record(g, k, stuck), "%s leg %d: a detour for %s, at its record", what, k + 1,
+              scheme_format_str(stuck, fa));
+        CHECK(!fresh_turn_due(g, k, stuck), "%s leg %d: a detour for %s, whose fresh turn was due", what, k + 1,
               scheme_format_str(stuck, fa));
         /* which case: the one format left, or several stuck */
         if (k > 0 && alone) {
@@ -2133,6 +2165,59 @@ Test(resize_cli, meta_search_fresh_starts_take_the_kind_that_did_best, .timeout 
           "seed %llu: %d legs, %d symmetric and %d standard fresh starts, %d decided by the ranks", g_seed, g.n,
           fresh[0], fresh[1], decided);
     search_meta_result_free(&res);
+}
+
+/* --symmetry c3 over <3,4,4>..<4,4,4> on a store holding Kauers and
+ * Moosbauer's <3,4,4>:38 (its record, reduced mod 2), legs far too short for
+ * <4,4,4>:47 on one thread: <4,4,4>, the one format left, takes detours
+ * through <3,4,4>, but never where its fresh turn is due (an even number of
+ * legs on it so far), and every other failure there is followed by a detour
+ * (meta_checks_detours with the log's symmetric flag); so fresh turns come
+ * between the detours.  A meta search whose detours leave no room for fresh
+ * turns (the twenty-second session's seed 5 on the GPU) fails both.  Every
+ * stored scheme verifies. */
+Test(resize_cli, meta_search_fresh_turns_come_between_detours, .timeout = 120)
+{
+    char err[512];
+    db_status st;
+    const char *dbp = tc_path_in("fresh-detours.db");
+    search_session *ss = session_open(dbp, &st, err, sizeof err);
+    cr_assert_not_null(ss, "%s", err);
+    static meta_log g;
+    memset(&g, 0, sizeof g);
+    g.symmetric = true;
+    scheme *z = tc_read_corpus("kauers-moosbauer/344-38-mod0.exp");
+    scheme *s38 = scheme_to_f2(z);
+    cr_assert_not_null(s38);
+    int64_t id;
+    bool existed;
+    db_provenance prov = {0, 0, "test", 0, 0};
+    cr_assert(db_insert_scheme(session_store(ss), s38, &prov, &id, &existed, err, sizeof err) == DB_OK, "%s", err);
+    log_preset(&g, s38->fmt, s38->rank, search_record_rank(s38->fmt));
+    scheme_free(s38);
+    scheme_free(z);
+    search_config c = meta_cpu_config(g_seed, getenv("FLIPGRAPH_SANITIZED") ? 12 : 5);
+    c.p.symmetry = SCHEME_SYM_C3;
+    c.given[SEARCH_PARAM_SYMMETRY] = true;
+    search_meta_config mc = {{3, 4, 4}, {4, 4, 4}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH};
+    search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
+    search_meta_result res;
+    search_status rs = search_meta_run(ss, &c, NULL, &mc, NULL, 0, &h, &res);
+    CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
+    CHECK(res.nformats == 2 && res.stored == 1, "%d formats, %d from the store", res.nformats, res.stored);
+    const int detours = meta_checks_detours(&g, &mc, res.nformats, "fresh and detours");
+    int first = -1, fresh_after = 0;
+    for (int k = 0; k < g.n; k++) {
+        if (g.detour[k] && first < 0)
+            first = k;
+        fresh_after += first >= 0 && g.fresh[k] >= 0;
+    }
+    if (res.formats[1].best > res.formats[1].record)
+        CHECK(detours >= 2 && fresh_after >= 1, "seed %llu: <4,4,4> at %d after %d legs, %d detours, %d fresh turns "
+              "after the first", g_seed, res.formats[1].best, g.n, detours, fresh_after);
+    search_meta_result_free(&res);
+    session_close(ss);
+    store_checks_clean(dbp);
 }
 
 /* The meta search over <3,3,4>..<4,4,5> (six formats), legs far too short

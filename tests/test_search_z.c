@@ -486,6 +486,7 @@ Test(search_z_cli, from_a_gf2_scheme_that_lifts, .timeout = 60)
 typedef struct lift_rows {
     db *store;
     int z, f2;
+    bool plain; /* --via-f2: GF(2) rows of the plain walk (source search) or the lifting walk (lift-walk) */
 } lift_rows;
 
 static bool check_lift_row(void *ctx, const db_scheme_row *row)
@@ -495,7 +496,11 @@ static bool check_lift_row(void *ctx, const db_scheme_row *row)
     db_status st;
     scheme *s = db_load_scheme(c->store, row->id, &st, err, sizeof err);
     cr_assert_not_null(s, "row %lld: %s", (long long)row->id, err);
-    if (row->ring == SCHEME_RING_F2) {
+    if (row->ring == SCHEME_RING_F2 && c->plain) {
+        cr_assert(!strcmp(row->source, "search") || !strcmp(row->source, "lift-walk"), "row %lld: source %s",
+                  (long long)row->id, row->source);
+        c->f2++;
+    } else if (row->ring == SCHEME_RING_F2) {
         int term, elem;
         cr_assert_str_eq(row->source, "search:c3", "row %lld", (long long)row->id);
         cr_assert(scheme_symmetry_check(s, SCHEME_SYM_C3, &term, &elem, err, sizeof err), "row %lld: %s",
@@ -536,11 +541,11 @@ static int z_best_at(const char *path, scheme_format f)
     return st == DB_OK ? rank : -1;
 }
 
-static void check_lifts(const char *path, int *z, int *f2)
+static void check_lifts_ex(const char *path, bool plain, int *z, int *f2)
 {
     char err[512];
     db_status st;
-    lift_rows c = {db_open(path, false, &st, err, sizeof err), 0, 0};
+    lift_rows c = {db_open(path, false, &st, err, sizeof err), 0, 0, plain};
     cr_assert_not_null(c.store, "%s", err);
     db_filter all = {.ring = -1};
     cr_assert_eq(db_list(c.store, &all, check_lift_row, &c, err, sizeof err), DB_OK, "%s", err);
@@ -548,6 +553,8 @@ static void check_lifts(const char *path, int *z, int *f2)
     *z = c.z;
     *f2 = c.f2;
 }
+
+static void check_lifts(const char *path, int *z, int *f2) { check_lifts_ex(path, false, z, f2); }
 
 Test(search_z_cli, symmetric_walk_lifts_every_improvement, .timeout = 120)
 {
@@ -604,6 +611,63 @@ Test(search_z_cli, symmetric_walk_lifts_every_improvement, .timeout = 120)
     run_says(d, args, 0, (const char *[]){"record reached", NULL}, NULL);
     check_lifts(path, &z, &f2);
     cr_assert(z >= 1 && f2 >= z, "sweep: %d lifts of %d GF(2) schemes", z, f2);
+    rmtree(d);
+}
+
+/* search --ring z --via-f2 T (session.c; docs/search.md, "Walks over Z by
+ * lifting"): the walk is over GF(2) and every improvement is lifted, as the
+ * symmetric walk over Z does (check_lifts_ex: every Z row a lift of its GF(2)
+ * parent of the same rank); a GF(2) start that does not lift, at its target
+ * (data/found/345-47-gf2-liftwalk.txt: no lift, proved mod 4), is walked by
+ * the lifting walk after, whose neighbour that lifts is stored (source
+ * lift-walk) with its lift; and the meta search --via-f2 over <2,2,2>..<2,2,5>
+ * reaches every Z record, where a leg from a moved start at the record walks
+ * nothing and lifts nothing and keeps its start (a run that dropped it
+ * never ended: its format stayed short of its record). */
+Test(search_z_cli, via_f2_walks_over_gf2_and_lifts, .timeout = 150)
+{
+    const unsigned long long g_seed = (unsigned long long)tc_seed("FLIPGRAPH_SEED");
+    char d[64], args[4400], path[128];
+    tmpdir(d, sizeof d);
+    snprintf(path, sizeof path, "%s/v.db", d);
+    snprintf(args, sizeof args,
+             "search --ring z --via-f2 10s --dims 3x3x3 --target-rank 23 --time 60s --threads 1 --db '%s' "
+             "--out '%s/o'",
+             path, d);
+    run_says(d, args, 0, (const char *[]){"best rank 23", NULL},
+             (const char *[]){"over Z by GF(2)", "GF(2) improvements lifted to Z", NULL});
+    int z, f2;
+    check_lifts_ex(path, true, &z, &f2);
+    cr_assert(z >= 1 && f2 >= z, "%d lifts of %d GF(2) schemes", z, f2);
+    cr_assert_eq(z_best_at(path, (scheme_format){3, 3, 3}), 23);
+    /* the lifting walk around a start that does not lift */
+    char from[4200];
+    snprintf(from, sizeof from, "%s/data/found/345-47-gf2-liftwalk.txt", getenv("FLIPGRAPH_SOURCE"));
+    snprintf(path, sizeof path, "%s/w.db", d);
+    snprintf(args, sizeof args,
+             "search --ring z --via-f2 100s --from '%s' --target-rank 47 --threads 1 --seed %llu --db '%s'", from,
+             g_seed, path);
+    run_says(d, args, 0, (const char *[]){"best rank 47", NULL},
+             (const char *[]){"0 of 1 GF(2) improvements lifted to Z",
+                              "the lifting walk around a GF(2) scheme of rank 47", "one lifted", NULL});
+    check_lifts_ex(path, true, &z, &f2);
+    cr_assert(z == 1 && f2 == 1, "the lifting walk: %d lifts of %d GF(2) schemes", z, f2);
+    cr_assert_eq(z_best_at(path, (scheme_format){3, 4, 5}), 47);
+    /* without --ring z there is nothing to lift to */
+    run_says(d, "search --via-f2 10s --dims 2x2x2 --time 1s", 2, NULL, (const char *[]){"give --ring z", NULL});
+    /* the meta search: every leg by GF(2), moved starts at the record kept */
+    snprintf(path, sizeof path, "%s/m.db", d);
+    snprintf(args, sizeof args,
+             "search --meta --ring z --via-f2 5s --dims-range 2x2x2..2x2x5 --until-record --time 60s "
+             "--threads 1 --seed %llu --db '%s'",
+             g_seed, path);
+    run_says(d, args, 0, (const char *[]){"4 of 4 formats at their record", NULL}, NULL);
+    for (int p = 2; p <= 5; p++) {
+        const scheme_format f = {2, 2, p};
+        cr_assert_eq(z_best_at(path, f), search_record_rank_z(f), "<2,2,%d>", p);
+    }
+    snprintf(args, sizeof args, "db check --db '%s'", path); /* every stored scheme verifies */
+    cr_assert_eq(run(d, args), 0, "%s", args);
     rmtree(d);
 }
 
