@@ -46,7 +46,7 @@ static const char *usage_text =
     "usage: flipgraph sweep --dims-list LIST [--time-per DUR] [--threads N] [--seed S]\n"
     "                       [--db PATH] [--from-db] [--backend cpu|gpu|auto] [--until-record]\n"
     "                       [--progress DUR] [--meta] [--rounds K] [--stall DUR] [--symmetry G]\n"
-    "                       [--ring f2|z] [--coef-max K] [--lift K] [--lift-walk T] [-q]\n"
+    "                       [--ring f2|z] [--coef-max K] [--via-f2 T] [--lift K] [--lift-walk T] [-q]\n"
     "\n"
     "Searches every format of LIST for DUR each, then prints a table of our best rank\n"
     "against the known record (GF(2), or Z with --ring z).\n"
@@ -87,6 +87,9 @@ static const char *usage_text =
     "                    does not lift can have neighbours that do\n"
     "  --coef-max K      over Z: coefficients bounded by K in absolute value (1..3, default 1;\n"
     "                    the GPU walks 1 only)\n"
+    "  --via-f2 T        over Z: every format walks over GF(2) and lifts each improvement, then\n"
+    "                    for up to T walks around the lowest that did not lift and lifts its\n"
+    "                    neighbours (docs/search.md, \"Walks over Z by lifting\")\n"
     "  --rounds K        search the list K times over (default 1); with --meta a round starts\n"
     "                    where the last one ended, in every format\n"
     "  --stall DUR       a format stops when DUR passes without a lower rank (and the sweep\n"
@@ -290,7 +293,8 @@ enum { OPT_DIMS_LIST = 1000, OPT_TIME_PER, OPT_DB, OPT_FROM_DB, OPT_UNTIL_RECORD
  * checked by the table); the rest of the table is `flipgraph search`'s. */
 static const int sweep_params[] = {SEARCH_PARAM_THREADS, SEARCH_PARAM_SEED, SEARCH_PARAM_BACKEND,
                                    SEARCH_PARAM_PROGRESS, SEARCH_PARAM_DEVICE, SEARCH_PARAM_STALL,
-                                   SEARCH_PARAM_SYMMETRY, SEARCH_PARAM_RING, SEARCH_PARAM_COEF_MAX};
+                                   SEARCH_PARAM_SYMMETRY, SEARCH_PARAM_RING, SEARCH_PARAM_COEF_MAX,
+                                   SEARCH_PARAM_VIA_F2};
 #define NSWEEP_PARAMS (int)(sizeof sweep_params / sizeof *sweep_params)
 
 int cmd_sweep(int argc, char **argv)
@@ -641,7 +645,7 @@ int cmd_sweep(int argc, char **argv)
             row->status = "interrupted";
             rc = CLI_NEGATIVE;
         } else if (row->best <= 0) {
-            row->status = "none lifted"; /* a symmetric walk over Z whose improvements did not lift */
+            row->status = "none lifted"; /* a walk over Z by GF(2) whose improvements did not lift */
             if (until_record && rc == CLI_OK)
                 rc = CLI_NEGATIVE;
         } else if (row->record > 0 && row->best < row->record) {

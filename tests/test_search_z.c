@@ -668,6 +668,15 @@ Test(search_z_cli, via_f2_walks_over_gf2_and_lifts, .timeout = 150)
     }
     snprintf(args, sizeof args, "db check --db '%s'", path); /* every stored scheme verifies */
     cr_assert_eq(run(d, args), 0, "%s", args);
+    /* and the sweep's formats, each from the standard algorithm */
+    snprintf(path, sizeof path, "%s/s.db", d);
+    snprintf(args, sizeof args,
+             "sweep --ring z --via-f2 5s --dims-list 2x2x2..2x2x3 --until-record --time-per 30s --threads 1 "
+             "--progress 0 --db '%s'",
+             path);
+    run_says(d, args, 0, (const char *[]){"record reached", NULL}, NULL);
+    check_lifts_ex(path, true, &z, &f2);
+    cr_assert(z >= 2 && f2 >= z, "sweep: %d lifts of %d GF(2) schemes", z, f2);
     rmtree(d);
 }
 
