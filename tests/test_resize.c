@@ -2029,6 +2029,42 @@ Test(resize_cli, meta_search_takes_detours_through_a_format_at_its_record, .time
     scheme_free(s29);
 }
 
+/* A new store `name` in the test's folder holding the corpus files' schemes
+ * reduced mod 2 (each at its GF(2) record), logged into g (emptied first) as
+ * found before the first leg; its session. */
+static search_session *meta_store_of(const char *name, const char *const *files, int nfiles, meta_log *g)
+{
+    char err[512];
+    db_status st;
+    search_session *ss = session_open(tc_path_in(name), &st, err, sizeof err);
+    cr_assert_not_null(ss, "%s", err);
+    memset(g, 0, sizeof *g);
+    for (int i = 0; i < nfiles; i++) {
+        scheme *z = tc_read_corpus(files[i]);
+        scheme *s = scheme_to_f2(z);
+        cr_assert_not_null(s, "%s", files[i]);
+        int64_t id;
+        bool existed;
+        db_provenance prov = {0, 0, "test", 0, 0};
+        cr_assert(db_insert_scheme(session_store(ss), s, &prov, &id, &existed, err, sizeof err) == DB_OK, "%s", err);
+        log_preset(g, s->fmt, s->rank, search_record_rank(s->fmt));
+        CHECK(s->rank == search_record_rank(s->fmt), "%s: rank %d", files[i], s->rank);
+        scheme_free(s);
+        scheme_free(z);
+    }
+    return ss;
+}
+
+/* The meta search on ss from its store, logged into g; its status. */
+static search_status meta_run_on(search_session *ss, const search_config *c, const search_meta_config *mc, meta_log *g,
+                                 search_meta_result *res)
+{
+    search_meta_hooks h = {g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
+    search_status rs = search_meta_run(ss, c, NULL, mc, NULL, 0, &h, res);
+    CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res->msg);
+    return rs;
+}
+
 /* The meta search over <2,3,4>..<3,4,4> on a store holding Kauers and
  * Moosbauer's <2,3,4>:20, <2,4,4>:26 and <3,3,4>:29 (their records, reduced
  * mod 2), legs too short for <3,4,4> to reach 38 soon: fresh detours for
@@ -2038,35 +2074,15 @@ Test(resize_cli, meta_search_takes_detours_through_a_format_at_its_record, .time
  * neighbours.  Every stored scheme verifies. */
 Test(resize_cli, meta_search_detours_go_where_they_did_best, .timeout = 120)
 {
-    char err[512];
-    db_status st;
-    const char *dbp = tc_path_in("detour-order.db");
-    search_session *ss = session_open(dbp, &st, err, sizeof err);
-    cr_assert_not_null(ss, "%s", err);
     static meta_log g;
-    memset(&g, 0, sizeof g);
-    static const char *files[] = {"kauers-moosbauer/234-20-mod0.exp", "kauers-moosbauer/244-26-mod0.exp",
-                                  "kauers-moosbauer/334-29-mod0.exp"};
-    for (int i = 0; i < 3; i++) {
-        scheme *z = tc_read_corpus(files[i]);
-        scheme *s = scheme_to_f2(z);
-        cr_assert_not_null(s, "%s", files[i]);
-        int64_t id;
-        bool existed;
-        db_provenance prov = {0, 0, "test", 0, 0};
-        cr_assert(db_insert_scheme(session_store(ss), s, &prov, &id, &existed, err, sizeof err) == DB_OK, "%s", err);
-        log_preset(&g, s->fmt, s->rank, search_record_rank(s->fmt));
-        CHECK(s->rank == search_record_rank(s->fmt), "%s: rank %d", files[i], s->rank);
-        scheme_free(s);
-        scheme_free(z);
-    }
+    static const char *const files[] = {"kauers-moosbauer/234-20-mod0.exp", "kauers-moosbauer/244-26-mod0.exp",
+                                        "kauers-moosbauer/334-29-mod0.exp"};
+    search_session *ss = meta_store_of("detour-order.db", files, 3, &g);
     /* 8 s: about 60 legs on a 2-core box, room for a sanitizer build; 3 detours are enough */
     search_config c = meta_cpu_config(g_seed, 8);
     search_meta_config mc = {{2, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH};
-    search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
     search_meta_result res;
-    search_status rs = search_meta_run(ss, &c, NULL, &mc, NULL, 0, &h, &res);
-    CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
+    meta_run_on(ss, &c, &mc, &g, &res);
     CHECK(res.nformats == 4 && res.stored == 3, "%d formats, %d from the store", res.nformats, res.stored);
     const int detours = meta_checks_detours(&g, &mc, res.nformats, "order");
     meta_checks_news(&g, &mc, "order");
@@ -2085,7 +2101,7 @@ Test(resize_cli, meta_search_detours_go_where_they_did_best, .timeout = 120)
               "chosen between two tried neighbours", g_seed, res.formats[3].best, detours, chosen_among_tried);
     search_meta_result_free(&res);
     session_close(ss);
-    store_checks_clean(dbp);
+    store_checks_clean(tc_path_in("detour-order.db"));
 }
 
 /* The meta search over <3,3,5>..<3,5,5> on a store holding Kauers and
@@ -2099,31 +2115,14 @@ Test(resize_cli, meta_search_detours_go_where_they_did_best, .timeout = 120)
  * one format left takes none and fails.  Every stored scheme verifies. */
 Test(resize_cli, meta_search_detours_when_several_formats_are_stuck, .timeout = 120)
 {
-    char err[512];
-    db_status st;
-    const char *dbp = tc_path_in("stuck-two.db");
-    search_session *ss = session_open(dbp, &st, err, sizeof err);
-    cr_assert_not_null(ss, "%s", err);
     static meta_log g;
-    memset(&g, 0, sizeof g);
-    scheme *z = tc_read_corpus("kauers-moosbauer/335-36-mod0.exp");
-    scheme *s36 = scheme_to_f2(z);
-    cr_assert_not_null(s36);
-    int64_t id;
-    bool existed;
-    db_provenance prov = {0, 0, "test", 0, 0};
-    cr_assert(db_insert_scheme(session_store(ss), s36, &prov, &id, &existed, err, sizeof err) == DB_OK, "%s", err);
-    log_preset(&g, s36->fmt, s36->rank, search_record_rank(s36->fmt));
-    CHECK(s36->rank == search_record_rank(s36->fmt), "<3,3,5>: rank %d", s36->rank);
-    scheme_free(s36);
-    scheme_free(z);
+    static const char *const files[] = {"kauers-moosbauer/335-36-mod0.exp"};
+    search_session *ss = meta_store_of("stuck-two.db", files, 1, &g);
     /* 6 s: legs of 0.05 to 0.2 s, so dozens of legs even under a sanitizer */
     search_config c = meta_cpu_config(g_seed, 6);
     search_meta_config mc = {{3, 3, 5}, {3, 5, 5}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH};
-    search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
     search_meta_result res;
-    search_status rs = search_meta_run(ss, &c, NULL, &mc, NULL, 0, &h, &res);
-    CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
+    meta_run_on(ss, &c, &mc, &g, &res);
     CHECK(res.nformats == 3 && res.stored == 1, "%d formats, %d from the store", res.nformats, res.stored);
     int several = 0;
     const int detours = meta_checks_detours_ex(&g, &mc, res.nformats, "two stuck", &several);
@@ -2136,7 +2135,7 @@ Test(resize_cli, meta_search_detours_when_several_formats_are_stuck, .timeout = 
         CHECK(several >= 1, "seed %llu: <3,4,5> %d and <3,5,5> %d after %d legs and no detour for several stuck "
               "formats (%d detours)", g_seed, res.formats[1].best, res.formats[2].best, g.n, detours);
     session_close(ss);
-    store_checks_clean(dbp);
+    store_checks_clean(tc_path_in("stuck-two.db"));
     search_meta_result_free(&res);
 }
 
@@ -2178,32 +2177,16 @@ Test(resize_cli, meta_search_fresh_starts_take_the_kind_that_did_best, .timeout 
  * stored scheme verifies. */
 Test(resize_cli, meta_search_fresh_turns_come_between_detours, .timeout = 120)
 {
-    char err[512];
-    db_status st;
-    const char *dbp = tc_path_in("fresh-detours.db");
-    search_session *ss = session_open(dbp, &st, err, sizeof err);
-    cr_assert_not_null(ss, "%s", err);
     static meta_log g;
-    memset(&g, 0, sizeof g);
+    static const char *const files[] = {"kauers-moosbauer/344-38-mod0.exp"};
+    search_session *ss = meta_store_of("fresh-detours.db", files, 1, &g);
     g.symmetric = true;
-    scheme *z = tc_read_corpus("kauers-moosbauer/344-38-mod0.exp");
-    scheme *s38 = scheme_to_f2(z);
-    cr_assert_not_null(s38);
-    int64_t id;
-    bool existed;
-    db_provenance prov = {0, 0, "test", 0, 0};
-    cr_assert(db_insert_scheme(session_store(ss), s38, &prov, &id, &existed, err, sizeof err) == DB_OK, "%s", err);
-    log_preset(&g, s38->fmt, s38->rank, search_record_rank(s38->fmt));
-    scheme_free(s38);
-    scheme_free(z);
     search_config c = meta_cpu_config(g_seed, getenv("FLIPGRAPH_SANITIZED") ? 12 : 5);
     c.p.symmetry = SCHEME_SYM_C3;
     c.given[SEARCH_PARAM_SYMMETRY] = true;
     search_meta_config mc = {{3, 4, 4}, {4, 4, 4}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH};
-    search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
     search_meta_result res;
-    search_status rs = search_meta_run(ss, &c, NULL, &mc, NULL, 0, &h, &res);
-    CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
+    meta_run_on(ss, &c, &mc, &g, &res);
     CHECK(res.nformats == 2 && res.stored == 1, "%d formats, %d from the store", res.nformats, res.stored);
     const int detours = meta_checks_detours(&g, &mc, res.nformats, "fresh and detours");
     int first = -1, fresh_after = 0;
@@ -2217,7 +2200,7 @@ Test(resize_cli, meta_search_fresh_turns_come_between_detours, .timeout = 120)
               "after the first", g_seed, res.formats[1].best, g.n, detours, fresh_after);
     search_meta_result_free(&res);
     session_close(ss);
-    store_checks_clean(dbp);
+    store_checks_clean(tc_path_in("fresh-detours.db"));
 }
 
 /* The meta search over <3,3,4>..<4,4,5> (six formats), legs far too short
