@@ -449,6 +449,15 @@ static void meta_leg_end(void *p, const search_meta_leg *l)
         fprintf(stderr, "[leg %d] %s: failed (below)\n", l->index, scheme_format_str(l->fmt, fb));
         return;
     }
+    /* a leg over Z by GF(2): what its lifts and its lifting walk did */
+    if (l->lifts_tried || l->lift_walk_rank) {
+        fprintf(stderr, "[leg %d] %s: %d of %d GF(2) improvements lifted", l->index, scheme_format_str(l->fmt, fb),
+                l->lifts_ok, l->lifts_tried);
+        if (l->lift_walk_rank)
+            fprintf(stderr, "; the lifting walk at rank %d: %d neighbours tried in %.1f s, %s", l->lift_walk_rank,
+                    l->lift_walk_tried, l->lift_walk_seconds, l->lift_walk_ok ? "one lifted" : "none lifted");
+        fputc('\n', stderr);
+    }
     if (l->best_rank <= 0) { /* a symmetric leg over Z none of whose improvements lifted */
         fprintf(stderr, "[leg %d] %s: no scheme over Z (none of the walk's GF(2) improvements lifted) in %.1f s, %s "
                 "flips\n", l->index, scheme_format_str(l->fmt, fb), l->seconds,

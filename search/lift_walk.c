@@ -11,6 +11,8 @@
  * about 5 ms for <3,4,5>, cheap beside the walk between two tries. */
 #include "search.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "../verify/verify.h"
@@ -20,9 +22,11 @@
 #define LIFT_SURVEY_SEEN 65536 /* the survey's, at most */
 
 /* The walk and its lifts: stop_at_first for the lifting walk (the first lift
- * returned), else the survey (every distinct scheme met lifted and counted). */
+ * returned), else the survey (every distinct scheme met lifted and counted).
+ * stop (optional): set by the first of several walks that lifts, read by the
+ * others between chunks. */
 static scheme *lift_walk(const scheme *start, int target, double seconds, uint64_t seed, int cap, bool stop_at_first,
-                         int *tried, int *lifted_n, scheme **gf2)
+                         int *tried, int *lifted_n, scheme **gf2, atomic_bool *stop)
 {
     *tried = *lifted_n = 0;
     *gf2 = NULL;
@@ -38,7 +42,8 @@ static scheme *lift_walk(const scheme *start, int target, double seconds, uint64
     scheme *lifted = NULL;
     const double until = search_clock_s() + seconds;
     int nseen = 0;
-    while (w && seen && !lifted && nseen < cap && search_clock_s() < until && !search_stop_requested()) {
+    while (w && seen && !lifted && nseen < cap && search_clock_s() < until && !search_stop_requested() &&
+           !(stop && atomic_load(stop))) {
         search_walker_walk(w, LIFT_WALK_CHUNK, target, 0);
         if (search_walker_rank(w) > target)
             continue;
@@ -60,6 +65,8 @@ static scheme *lift_walk(const scheme *start, int target, double seconds, uint64
                     lifted = z;
                     *gf2 = c;
                     c = NULL;
+                    if (stop)
+                        atomic_store(stop, true);
                 } else
                     scheme_free(z);
             }
@@ -74,12 +81,68 @@ static scheme *lift_walk(const scheme *start, int target, double seconds, uint64
 scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64_t seed, int *tried, scheme **gf2)
 {
     int n;
-    return lift_walk(start, target, seconds, seed, LIFT_WALK_SEEN, true, tried, &n, gf2);
+    return lift_walk(start, target, seconds, seed, LIFT_WALK_SEEN, true, tried, &n, gf2, NULL);
+}
+
+/* One of search_lift_walk_threads' walks. */
+typedef struct lift_walk_job {
+    const scheme *start;
+    int target;
+    double seconds;
+    uint64_t seed;
+    atomic_bool *stop;
+    int tried;
+    scheme *z, *gf2;
+} lift_walk_job;
+
+static void *lift_walk_thread(void *p)
+{
+    lift_walk_job *j = p;
+    int n;
+    j->z = lift_walk(j->start, j->target, j->seconds, j->seed, LIFT_WALK_SEEN, true, &j->tried, &n, &j->gf2, j->stop);
+    return NULL;
+}
+
+scheme *search_lift_walk_threads(const scheme *start, int target, double seconds, uint64_t seed, int threads,
+                                 int *tried, scheme **gf2)
+{
+    if (threads > 64)
+        threads = 64;
+    if (threads <= 1)
+        return search_lift_walk(start, target, seconds, seed, tried, gf2);
+    lift_walk_job job[64];
+    pthread_t th[64];
+    bool started[64];
+    atomic_bool stop = false;
+    for (int i = 0; i < threads; i++) {
+        /* walk i's seed: seed itself for the first, as one walk has it */
+        job[i] = (lift_walk_job){start, target, seconds, seed + (uint64_t)i * 0x9e3779b97f4a7c15ull, &stop, 0, NULL,
+                                 NULL};
+        started[i] = pthread_create(&th[i], NULL, lift_walk_thread, &job[i]) == 0;
+        if (!started[i])
+            lift_walk_thread(&job[i]); /* no thread: walked here, in turn */
+    }
+    scheme *z = NULL;
+    *tried = 0;
+    *gf2 = NULL;
+    for (int i = 0; i < threads; i++) {
+        if (started[i])
+            pthread_join(th[i], NULL);
+        *tried += job[i].tried;
+        if (job[i].z && !z) { /* the first walk's lift that lifted: several can, in the same chunk */
+            z = job[i].z;
+            *gf2 = job[i].gf2;
+        } else {
+            scheme_free(job[i].z);
+            scheme_free(job[i].gf2);
+        }
+    }
+    return z;
 }
 
 bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, int *met, int *lifted)
 {
     scheme *gf2;
-    lift_walk(start, target, seconds, seed, LIFT_SURVEY_SEEN, false, met, lifted, &gf2);
+    lift_walk(start, target, seconds, seed, LIFT_SURVEY_SEEN, false, met, lifted, &gf2, NULL);
     return *met > 0;
 }

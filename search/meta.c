@@ -918,6 +918,12 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         scheme_free(next);
         next = NULL;
         leg.run_id = run.run_id;
+        leg.lifts_tried = run.lifts_tried;
+        leg.lifts_ok = run.lifts_ok;
+        leg.lift_walk_rank = run.lift_walk_rank;
+        leg.lift_walk_tried = run.lift_walk_tried;
+        leg.lift_walk_ok = run.lift_walk_ok;
+        leg.lift_walk_seconds = run.lift_walk_seconds;
         leg.best_rank = res.best_rank;
         leg.start_rank = res.start_rank;
         leg.seconds = res.seconds;

@@ -565,6 +565,13 @@ scheme *search_permute(const scheme *s, scheme_format to);
  * (the caller frees both).  NULL (and *gf2 NULL) when none lifted in time,
  * on search_request_stop, or out of memory; *tried counts the lifts tried. */
 scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64_t seed, int *tried, scheme **gf2);
+/* The same with `threads` walks at once (seeds seed, seed + phi, ...; 64 at
+ * most), each its own walker and seen set, until the first lifts (the others
+ * stop at their next chunk) or `seconds` pass: the lift of the lowest-numbered
+ * walk that lifted, its GF(2) scheme in *gf2; *tried all walks' lifts.  One
+ * thread: search_lift_walk. */
+scheme *search_lift_walk_threads(const scheme *start, int target, double seconds, uint64_t seed, int threads,
+                                 int *tried, scheme **gf2);
 /* The survey (flipgraph lift --survey): the same walk for `seconds`, every
  * distinct scheme met at rank <= target (at most 65536) lifted and counted,
  * none kept: *met distinct schemes, *lifted of them lift.  Whether a GF(2)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "../cuda/fg_cuda.h"
@@ -626,14 +627,15 @@ static void on_progress(void *p, const search_progress *pr)
 /* --via-f2 T, after the walk and its lifts: when the lowest GF(2)
  * improvement that did not lift is below every lift, the lifting walk
  * (search_lift_walk; docs/search.md, "The lifting walk") walks it at its rank
- * and lifts every distinct neighbour met, until one lifts or T passes.  The
+ * and lifts every distinct neighbour met, until one lifts or T passes (one
+ * walk a thread, search_lift_walk_threads).  The
  * neighbour that lifted is stored (source lift-walk, its parent that
  * improvement) and its lift is the run's improvement (source lift).  Why:
  * whether a GF(2) scheme lifts goes by region, not by rank (of two GF(2)
  * <3,4,5>:47 neither lifts, yet the neighbours of one lift one in eight;
  * bench/RESULTS.md, "The lifting walk"), and the walk stops at the target
  * whether or not its scheme there lifts. */
-static void lift_walk_at_end(run_ctx *x, const search_params *p, const search_result *res)
+static void lift_walk_at_end(run_ctx *x, const search_params *p, int threads, const search_result *res)
 {
     if (!(p->via_f2 > 0) || !x->unlifted || (x->z_best && x->z_best->rank <= x->unlifted->rank) ||
         res->interrupted || session_stop_seen() || search_stop_requested())
@@ -641,8 +643,8 @@ static void lift_walk_at_end(run_ctx *x, const search_params *p, const search_re
     const double t0 = search_clock_s();
     int tried = 0;
     scheme *g = NULL;
-    scheme *z = search_lift_walk(x->unlifted, x->unlifted->rank, p->via_f2, p->seed ^ 0x6c69667477616c6bull, &tried,
-                                 &g);
+    scheme *z = search_lift_walk_threads(x->unlifted, x->unlifted->rank, p->via_f2, p->seed ^ 0x6c69667477616c6bull,
+                                         threads, &tried, &g);
     x->run->lift_walk_rank = x->unlifted->rank;
     x->run->lift_walk_tried = tried;
     x->run->lift_walk_seconds = search_clock_s() - t0;
@@ -813,7 +815,11 @@ search_status session_search(search_session *s, const search_config *c, const ch
         pthread_mutex_unlock(&lf.mu);
         pthread_join(lf.th, NULL);
         free(lf.q);
-        lift_walk_at_end(&x, &c->p, res);
+        /* the lifting walk's threads: the CPU run's own; after a GPU walk
+         * the host's cores (8 at most), idle while it lifts */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        const int threads = !gpu ? c->p.threads : cores > 8 ? 8 : cores > 1 ? (int)cores : 1;
+        lift_walk_at_end(&x, &c->p, threads, res);
     }
     scheme_free(x.unlifted);
     session_signals_release();

@@ -204,6 +204,11 @@ typedef struct search_meta_leg {
     uint64_t flips;
     int64_t run_id;
     search_status status;
+    /* leg_end, a leg over Z by GF(2) (session_run's): improvements lifted of
+     * those tried, and the lifting walk after it (lift_walk_rank 0: none) */
+    int lifts_tried, lifts_ok, lift_walk_rank, lift_walk_tried;
+    bool lift_walk_ok;
+    double lift_walk_seconds;
 } search_meta_leg;
 
 typedef struct search_meta_hooks {

@@ -641,18 +641,22 @@ Test(search_z_cli, via_f2_walks_over_gf2_and_lifts, .timeout = 150)
     cr_assert(z >= 1 && f2 >= z, "%d lifts of %d GF(2) schemes", z, f2);
     cr_assert_eq(z_best_at(path, (scheme_format){3, 3, 3}), 23);
     /* the lifting walk around a start that does not lift */
-    char from[4200];
+    char from[2048];
     snprintf(from, sizeof from, "%s/data/found/345-47-gf2-liftwalk.txt", getenv("FLIPGRAPH_SOURCE"));
-    snprintf(path, sizeof path, "%s/w.db", d);
-    snprintf(args, sizeof args,
-             "search --ring z --via-f2 100s --from '%s' --target-rank 47 --threads 1 --seed %llu --db '%s'", from,
-             g_seed, path);
-    run_says(d, args, 0, (const char *[]){"best rank 47", NULL},
-             (const char *[]){"0 of 1 GF(2) improvements lifted to Z",
-                              "the lifting walk around a GF(2) scheme of rank 47", "one lifted", NULL});
-    check_lifts_ex(path, true, &z, &f2);
-    cr_assert(z == 1 && f2 == 1, "the lifting walk: %d lifts of %d GF(2) schemes", z, f2);
-    cr_assert_eq(z_best_at(path, (scheme_format){3, 4, 5}), 47);
+    /* with one thread and with three (search_lift_walk_threads: the first
+     * walk that lifts wins, the others stop) */
+    for (int threads = 1; threads <= 3; threads += 2) {
+        snprintf(path, sizeof path, "%s/w%d.db", d, threads);
+        snprintf(args, sizeof args,
+                 "search --ring z --via-f2 100s --from '%s' --target-rank 47 --threads %d --seed %llu --db '%s'",
+                 from, threads, g_seed, path);
+        run_says(d, args, 0, (const char *[]){"best rank 47", NULL},
+                 (const char *[]){"0 of 1 GF(2) improvements lifted to Z",
+                                  "the lifting walk around a GF(2) scheme of rank 47", "one lifted", NULL});
+        check_lifts_ex(path, true, &z, &f2);
+        cr_assert(z == 1 && f2 == 1, "the lifting walk, %d threads: %d lifts of %d GF(2) schemes", threads, z, f2);
+        cr_assert_eq(z_best_at(path, (scheme_format){3, 4, 5}), 47);
+    }
     /* without --ring z there is nothing to lift to */
     run_says(d, "search --via-f2 10s --dims 2x2x2 --time 1s", 2, NULL, (const char *[]){"give --ring z", NULL});
     /* the meta search: every leg by GF(2), moved starts at the record kept */
