@@ -14,7 +14,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: flipgraph lift ID|FILE [-o OUT] [--db PATH] [--to native|exp]\n"
-            "                  [--attempts N] [--coef-max K] [--seed N] [--walk T] [--survey T]\n"
+            "                  [--attempts N] [--coef-max K] [--seed N] [--walk T [--threads N]]\n"
+            "                  [--survey T]\n"
             "\n"
             "Lifts a GF(2) scheme to one over the integers by Hensel lifting (solving the\n"
             "Brent equations modulo 2, 4, 8, ...), and checks the result over Z.\n"
@@ -39,6 +40,8 @@ static void usage(FILE *out)
             "                    transitions there) and lift every distinct scheme met until one\n"
             "                    lifts (docs/search.md, \"The lifting walk\"); stored with --db: the\n"
             "                    GF(2) scheme that lifted (source lift-walk), then its lift\n"
+            "  --threads N       --walk runs N walks at once, each its own seed; the first that\n"
+            "                    lifts ends them (1..64, default 1)\n"
             "  --survey T        measure instead of lifting: walk the scheme's neighbours at its\n"
             "                    rank for T as --walk does, lift every distinct scheme met (at\n"
             "                    most 65536) and print how many lift; writes and stores nothing\n"
@@ -70,6 +73,7 @@ int cmd_lift(int argc, char **argv)
         {"coef-max", required_argument, NULL, 'k'},
         {"seed", required_argument, NULL, 's'},
         {"walk", required_argument, NULL, 'w'},
+        {"threads", required_argument, NULL, 'T'},
         {"survey", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -78,6 +82,7 @@ int cmd_lift(int argc, char **argv)
     scheme_file_kind kind = SCHEME_FILE_NATIVE;
     verify_lift_options lopt = {0, 0, 0, 0};
     double walk = 0, survey = 0;
+    int threads = 1;
     long v;
     optind = 0;
     opterr = 0;
@@ -119,6 +124,11 @@ int cmd_lift(int argc, char **argv)
             if (!search_parse_duration(optarg, &walk) || walk <= 0)
                 return cli_error(CLI_USAGE, "lift", "--walk '%s': expected a duration above 0, such as 30s or 5m",
                                  optarg);
+            break;
+        case 'T':
+            if (!cli_parse_long(optarg, 1, 64, &v))
+                return cli_error(CLI_USAGE, "lift", "--threads '%s': expected 1..64", optarg);
+            threads = (int)v;
             break;
         case 'S':
             if (!search_parse_duration(optarg, &survey) || survey <= 0)
@@ -194,7 +204,7 @@ int cmd_lift(int argc, char **argv)
         fprintf(stderr, "flipgraph lift: %s: %s; walking its neighbours at rank %d for up to %gs\n", arg, lr.msg,
                 in->rank, walk);
         const double t0 = cli_now();
-        lifted = search_lift_walk(in, in->rank, walk, lopt.seed, &tried, &met);
+        lifted = search_lift_walk_threads(in, in->rank, walk, lopt.seed, threads, &tried, &met);
         lr.seconds = cli_now() - t0;
         if (lifted) {
             snprintf(lr.msg, sizeof lr.msg, "a neighbour of rank %d lifted (%d distinct schemes tried), largest "

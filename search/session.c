@@ -139,7 +139,7 @@ db_status session_lift_lowest(search_session *s, scheme_format f, int k, int *tr
 }
 
 db_status session_lift_walk(search_session *s, scheme_format f, int k, int target, double seconds, uint64_t seed,
-                            int *tried, int *best, char *err, size_t errlen)
+                            int threads, int *tried, int *best, char *err, size_t errlen)
 {
     *tried = *best = 0;
     if (!s->store || k <= 0 || target <= 0 || seconds <= 0)
@@ -160,7 +160,8 @@ db_status session_lift_walk(search_session *s, scheme_format f, int k, int targe
     /* each start walks an equal share of the time */
     for (int i = 0; st == DB_OK && i < ns && !*best && !session_stop_seen(); i++) {
         int t;
-        scheme *g = NULL, *z = search_lift_walk(starts[i], target, seconds / ns, seed + (uint64_t)i, &t, &g);
+        scheme *g = NULL,
+               *z = search_lift_walk_threads(starts[i], target, seconds / ns, seed + (uint64_t)i, threads, &t, &g);
         *tried += t;
         if (z) {
             /* the GF(2) scheme that lifted first (its parent the walk's

@@ -64,11 +64,12 @@ db_status session_lift_lowest(search_session *s, scheme_format f, int k, int *tr
  * scheme is stored with source "lift-walk" (parent: the walk's start), its
  * lift with source "lift" (parent: that scheme).  A GF(2) scheme whose own
  * lift fails can have neighbours that lift (search/lift_walk.c says what was
- * measured).  *tried: lifts tried; *best: the lift's rank (0: none).  Ends
- * early on a stop request (SIGINT).  DB_OK, also when nothing lifts; else the
- * store's failure. */
+ * measured).  threads: walks at once on each start (search_lift_walk_threads).
+ * *tried: lifts tried; *best: the lift's rank (0: none).  Ends early on a
+ * stop request (SIGINT).  DB_OK, also when nothing lifts; else the store's
+ * failure. */
 db_status session_lift_walk(search_session *s, scheme_format f, int k, int target, double seconds, uint64_t seed,
-                            int *tried, int *best, char *err, size_t errlen);
+                            int threads, int *tried, int *best, char *err, size_t errlen);
 /* The best stored scheme of f over ring (--from-db; SCHEME_RING_Z for a walk
  * over Z): DB_OK with *out, DB_NOT_FOUND when there is none (or no store),
  * else the store's failure.  Over Z with coef_max > 0: the lowest-rank one

@@ -1048,6 +1048,16 @@ Test(search_z_cli, lifting_walk_reaches_the_z_record_from_a_scheme_that_does_not
     cr_assert(strstr(le, "no neighbour lifted either"), "%s", le);
     free(le);
     cr_assert_eq(run(d, "lift x.txt --walk 0s"), 2);
+    /* --threads N: N walks at once, the first lift written, valid over Z and
+     * of the file's rank; a count out of range is refused */
+    snprintf(args, sizeof args, "lift '%s' --walk 300s --threads 3 -o '%s/t47.txt'", file, d);
+    cr_assert_eq(run(d, args), 0);
+    snprintf(args, sizeof args, "%s/t47.txt", d);
+    scheme *t47 = tc_read_or_die(args);
+    cr_assert(t47->ring == SCHEME_RING_Z && t47->rank == 47 && verify_z(t47, &lvr), "%s", lvr.msg);
+    scheme_free(t47);
+    snprintf(args, sizeof args, "lift '%s' --walk 1s --threads 65", file);
+    run_says(d, args, 2, NULL, (const char *[]){"--threads '65': expected 1..64", NULL});
     scheme_free(g);
     rmtree(d);
 }
