@@ -566,8 +566,9 @@ int cmd_sweep(int argc, char **argv)
             }
         }
         if (from_db && !symmetric) {
-            db_status st = session_best_start(ss, row->fmt, ring, base.p.coef_max, backend == SEARCH_BACKEND_GPU,
-                                              &start, err, sizeof err);
+            /* --via-f2 walks its start mod 2: the lowest of any coefficients */
+            db_status st = session_best_start(ss, row->fmt, ring, base.p.via_f2 > 0 ? 0 : base.p.coef_max,
+                                              backend == SEARCH_BACKEND_GPU, &start, err, sizeof err);
             if (st == DB_OK)
                 from = "the database's best";
             else if (st != DB_NOT_FOUND) {
