@@ -542,14 +542,9 @@ int cmd_sweep(int argc, char **argv)
              * record and lift their neighbours (session_lift_walk) */
             if (lift_walk > 0 && row->record > 0 && (!lift_best || lift_best > row->record)) {
                 int wtried, wbest;
-                /* one walk a thread: the CPU sweep's --threads, a GPU sweep's host cores (8 at most) */
-                const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-                const int lw_threads = backend != SEARCH_BACKEND_GPU ? base.p.threads
-                                       : cores > 8                      ? 8
-                                       : cores > 1                      ? (int)cores
-                                                                        : 1;
-                st = session_lift_walk(ss, row->fmt, (int)lift_k, row->record, lift_walk, row->seed, lw_threads,
-                                       &wtried, &wbest, err, sizeof err);
+                st = session_lift_walk(ss, row->fmt, (int)lift_k, row->record, lift_walk, row->seed,
+                                       session_lift_threads(backend == SEARCH_BACKEND_GPU, base.p.threads), &wtried,
+                                       &wbest, err, sizeof err);
                 if (st != DB_OK) {
                     rc = cli_error(cli_db_exit(st), CMD, "%s: --lift-walk: %s", cx.fmtbuf, err);
                     break;

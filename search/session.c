@@ -138,6 +138,14 @@ db_status session_lift_lowest(search_session *s, scheme_format f, int k, int *tr
     return st;
 }
 
+int session_lift_threads(bool gpu, int cpu_threads)
+{
+    if (!gpu)
+        return cpu_threads;
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 8 ? 8 : cores > 1 ? (int)cores : 1;
+}
+
 db_status session_lift_walk(search_session *s, scheme_format f, int k, int target, double seconds, uint64_t seed,
                             int threads, int *tried, int *best, char *err, size_t errlen)
 {
@@ -444,6 +452,32 @@ static bool keep_found(run_ctx *x, const search_found *f, const char *source, in
     return true;
 }
 
+/* A lift z (taken) of the GF(2) scheme at row parent, found as f says: the
+ * run's improvement (--out, the store with source "lift", the improvement
+ * log, the hook) and its best when it is the lowest lift. */
+static void keep_lift(run_ctx *x, const search_found *f, scheme *z, int64_t parent)
+{
+    search_found zf = *f;
+    zf.s = z;
+    zf.rank = z->rank;
+    char path[4096] = "";
+    bool stored_new;
+    int64_t z_id;
+    if (keep_found(x, &zf, "lift", parent, true, path, &stored_new, &z_id) && x->h && x->h->improved) {
+        pthread_mutex_lock(&x->hook_mu);
+        x->h->improved(x->h->ctx, &zf, path, stored_new);
+        pthread_mutex_unlock(&x->hook_mu);
+    }
+    pthread_mutex_lock(&x->mu);
+    if (!x->z_best || z->rank < x->z_best->rank) {
+        scheme_free(x->z_best);
+        x->z_best = z;
+        z = NULL;
+    }
+    pthread_mutex_unlock(&x->mu);
+    scheme_free(z);
+}
+
 /* A symmetric walk over Z, on the lifter's thread: the GF(2) improvement
  * it takes is lifted (verify_lift_ex, verified over Z); a lift is the run's
  * improvement: --out, the store (source "lift", parent the GF(2) row), the
@@ -472,27 +506,8 @@ static void lift_one(run_ctx *x, lift_item *it)
         x->unlifted_f = it->f;
     }
     pthread_mutex_unlock(&x->mu);
-    if (!z)
-        return;
-    search_found zf = it->f;
-    zf.s = z;
-    zf.rank = z->rank;
-    char path[4096] = "";
-    bool stored_new;
-    int64_t z_id;
-    if (keep_found(x, &zf, "lift", it->gf2_id, true, path, &stored_new, &z_id) && x->h && x->h->improved) {
-        pthread_mutex_lock(&x->hook_mu);
-        x->h->improved(x->h->ctx, &zf, path, stored_new);
-        pthread_mutex_unlock(&x->hook_mu);
-    }
-    pthread_mutex_lock(&x->mu);
-    if (!x->z_best || z->rank < x->z_best->rank) {
-        scheme_free(x->z_best);
-        x->z_best = z;
-        z = NULL;
-    }
-    pthread_mutex_unlock(&x->mu);
-    scheme_free(z);
+    if (z)
+        keep_lift(x, &it->f, z, it->gf2_id);
 }
 
 /* The pending item of lowest rank, taken out of the queue (lf->mu held). */
@@ -546,6 +561,26 @@ static void *lifter_main(void *p)
     return NULL;
 }
 
+/* it queued for the lifter (taken); false: out of memory (it is not). */
+static bool lifter_push(lifter *lf, lift_item it)
+{
+    pthread_mutex_lock(&lf->mu);
+    if (lf->n == lf->cap) {
+        const int cap = lf->cap ? 2 * lf->cap : 16;
+        lift_item *q = realloc(lf->q, (size_t)cap * sizeof *q);
+        if (!q) {
+            pthread_mutex_unlock(&lf->mu);
+            return false;
+        }
+        lf->q = q;
+        lf->cap = cap;
+    }
+    lf->q[lf->n++] = it;
+    pthread_cond_signal(&lf->cv);
+    pthread_mutex_unlock(&lf->mu);
+    return true;
+}
+
 /* A symmetric walk over Z, on the walker's thread: the GF(2) improvement is
  * stored (a result over GF(2), in the store only) and handed to the lifter.
  * false: it was not stored, or out of memory. */
@@ -565,25 +600,12 @@ static bool lift_improved(run_ctx *x, const search_found *f)
         return false;
     }
     it.f.s = NULL;
-    lifter *lf = x->lifter;
-    pthread_mutex_lock(&lf->mu);
-    if (lf->n == lf->cap) {
-        const int cap = lf->cap ? 2 * lf->cap : 16;
-        lift_item *q = realloc(lf->q, (size_t)cap * sizeof *q);
-        if (!q) {
-            pthread_mutex_unlock(&lf->mu);
-            scheme_free(it.s);
-            pthread_mutex_lock(&x->mu);
-            x->run->lifts_skipped++;
-            pthread_mutex_unlock(&x->mu);
-            return true; /* the GF(2) scheme is stored; its lift is not tried */
-        }
-        lf->q = q;
-        lf->cap = cap;
+    if (!lifter_push(x->lifter, it)) {
+        scheme_free(it.s);
+        pthread_mutex_lock(&x->mu);
+        x->run->lifts_skipped++;
+        pthread_mutex_unlock(&x->mu); /* the GF(2) scheme is stored; its lift is not tried */
     }
-    lf->q[lf->n++] = it;
-    pthread_cond_signal(&lf->cv);
-    pthread_mutex_unlock(&lf->mu);
     return true;
 }
 
@@ -625,6 +647,16 @@ static void on_progress(void *p, const search_progress *pr)
     pthread_mutex_unlock(&x->hook_mu);
 }
 
+/* The start of lowest rank over ring (NULL: none). */
+static const scheme *lowest_start(const scheme *const *starts, int nstarts, scheme_ring ring)
+{
+    const scheme *low = NULL;
+    for (int i = 0; i < nstarts; i++)
+        if (starts[i]->ring == ring && (!low || starts[i]->rank < low->rank))
+            low = starts[i];
+    return low;
+}
+
 /* --via-f2 T, after the walk and its lifts: when the lowest GF(2)
  * improvement that did not lift is below every lift, the lifting walk
  * (search_lift_walk; docs/search.md, "The lifting walk") walks it at its rank
@@ -661,20 +693,12 @@ static void lift_walk_at_end(run_ctx *x, const search_params *p, int threads, co
     gf.seconds = res->seconds + x->run->lift_walk_seconds;
     char path[4096] = "";
     bool stored_new;
-    int64_t g_id = 0, z_id;
-    if (keep_found(x, &gf, "lift-walk", x->unlifted_id, false, path, &stored_new, &g_id)) {
-        search_found zf = gf;
-        zf.s = z;
-        zf.rank = z->rank;
-        if (keep_found(x, &zf, "lift", g_id, true, path, &stored_new, &z_id) && x->h && x->h->improved)
-            x->h->improved(x->h->ctx, &zf, path, stored_new);
-    }
-    scheme_free(g);
-    if (!x->z_best || z->rank < x->z_best->rank) {
-        scheme_free(x->z_best);
-        x->z_best = z;
-    } else
+    int64_t g_id = 0;
+    if (keep_found(x, &gf, "lift-walk", x->unlifted_id, false, path, &stored_new, &g_id))
+        keep_lift(x, &gf, z, g_id);
+    else
         scheme_free(z);
+    scheme_free(g);
 }
 
 /* The end of a symmetric walk over Z (or one --via-f2): the run's result is
@@ -689,10 +713,7 @@ static void lift_result(run_ctx *x, const search_params *p, const scheme *const 
     /* an integer start below every lift is the run's best, as a walk over Z
      * keeps its start when it finds nothing lower (a meta leg from a moved
      * start at the record walks nothing and lifts nothing) */
-    const scheme *low = NULL;
-    for (int i = 0; i < nstarts; i++)
-        if (starts[i]->ring == SCHEME_RING_Z && (!low || starts[i]->rank < low->rank))
-            low = starts[i];
+    const scheme *low = lowest_start(starts, nstarts, SCHEME_RING_Z);
     if (low && (!x->z_best || low->rank < x->z_best->rank)) {
         scheme *c = scheme_clone(low);
         if (c) {
@@ -784,17 +805,11 @@ search_status session_search(search_session *s, const search_config *c, const ch
          * improvement of the walk's, and a walk from a start at its target
          * makes none), so that the lifting walk goes around it when it
          * does not lift; an integer start lifts by itself */
-        int low = -1;
-        for (int i = 0; c->p.via_f2 > 0 && i < nstarts; i++)
-            if (starts[i]->ring == SCHEME_RING_F2 && (low < 0 || starts[i]->rank < starts[low]->rank))
-                low = i;
-        if (low >= 0) {
-            lf.q = malloc(sizeof *lf.q);
-            if (lf.q && (lf.q[0].s = scheme_clone(starts[low]))) {
-                lf.q[0].f = (search_found){NULL, starts[low]->rank, 0, 0, 0, 0};
-                lf.q[0].gf2_id = 0;
-                lf.n = lf.cap = 1;
-            }
+        const scheme *low = c->p.via_f2 > 0 ? lowest_start(starts, nstarts, SCHEME_RING_F2) : NULL;
+        if (low) {
+            const lift_item it = {scheme_clone(low), {NULL, low->rank, 0, 0, 0, 0}, 0};
+            if (it.s && !lifter_push(&lf, it))
+                scheme_free(it.s);
         }
         lifting = pthread_create(&lf.th, NULL, lifter_main, &x) == 0;
         if (!lifting) {
@@ -816,11 +831,7 @@ search_status session_search(search_session *s, const search_config *c, const ch
         pthread_mutex_unlock(&lf.mu);
         pthread_join(lf.th, NULL);
         free(lf.q);
-        /* the lifting walk's threads: the CPU run's own; after a GPU walk
-         * the host's cores (8 at most), idle while it lifts */
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        const int threads = !gpu ? c->p.threads : cores > 8 ? 8 : cores > 1 ? (int)cores : 1;
-        lift_walk_at_end(&x, &c->p, threads, res);
+        lift_walk_at_end(&x, &c->p, session_lift_threads(gpu, c->p.threads), res);
     }
     scheme_free(x.unlifted);
     session_signals_release();

@@ -68,6 +68,9 @@ db_status session_lift_lowest(search_session *s, scheme_format f, int k, int *tr
  * *tried: lifts tried; *best: the lift's rank (0: none).  Ends early on a
  * stop request (SIGINT).  DB_OK, also when nothing lifts; else the store's
  * failure. */
+/* The lifting walks' threads (search_lift_walk_threads): a CPU run's own,
+ * after a GPU walk the host's cores (8 at most), idle while it lifts. */
+int session_lift_threads(bool gpu, int cpu_threads);
 db_status session_lift_walk(search_session *s, scheme_format f, int k, int target, double seconds, uint64_t seed,
                             int threads, int *tried, int *best, char *err, size_t errlen);
 /* The best stored scheme of f over ring (--from-db; SCHEME_RING_Z for a walk
