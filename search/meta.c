@@ -84,6 +84,14 @@ static int fresh_kind(const meta_fmt *m)
     return m->fresh_last == META_FRESH_SYMMETRIC ? META_FRESH_STANDARD : META_FRESH_SYMMETRIC;
 }
 
+/* Whether the next own leg of format m (visited `visits` times) is a fresh
+ * turn under --symmetry (symmetric): m square, an even number of legs on it
+ * so far (search/meta.c's leg loop says what a fresh turn is). */
+static bool fresh_turn_due(const meta_fmt *m, int visits, bool symmetric)
+{
+    return symmetric && m->f.n == m->f.m && m->f.m == m->f.p && visits % 2 == 0;
+}
+
 static bool same(scheme_format x, scheme_format y) { return x.n == y.n && x.m == y.m && x.p == y.p; }
 
 static int find_fmt(const meta_fmt *v, int n, scheme_format f)
@@ -798,14 +806,12 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         search_config cfg = *base;
         cfg.p.fmt = m->f;
         cfg.given[SEARCH_PARAM_DIMS] = true;
-        const bool square = m->f.n == m->f.m && m->f.m == m->f.p;
         /* a square format's legs alternate: a fresh start on its first,
          * third, ... visit (fresh_kind: the symmetric walk from its cubes or
          * the plain walk from the standard algorithm), the plain walk from a
          * moved start or its pool on the others; a detour, and the leg back
          * from one, walk plainly */
-        const bool fresh_turn =
-            square && symmetric_all && out->formats[cur].visits % 2 == 0 && !detour && back_from < 0;
+        const bool fresh_turn = fresh_turn_due(m, out->formats[cur].visits, symmetric_all) && !detour && back_from < 0;
         const int fresh = fresh_turn ? fresh_kind(m) : META_FRESH_NONE;
         if (fresh != META_FRESH_SYMMETRIC) {
             cfg.p.symmetry = SCHEME_SYM_NONE;
@@ -1041,8 +1047,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         } else if (mc->detours != SEARCH_META_DETOURS_OFF && mc->until_record && !improved &&
                    (stuck = j == cur ? (m->fails >= 2 && m->npool ? cur : -1)
                                      : detour_for_stuck_ones(v, n, cur, mc->stall_grow + 1 > 2 ? mc->stall_grow + 1 : 2)) >= 0 &&
-                   !(symmetric_all && v[stuck].f.n == v[stuck].f.m && v[stuck].f.m == v[stuck].f.p &&
-                     out->formats[stuck].visits % 2 == 0)) {
+                   !fresh_turn_due(&v[stuck], out->formats[stuck].visits, symmetric_all)) {
             /* a detour: the one format short of its record failed its 2nd
              * leg in a row (or more), and every move into it comes from the
              * same few schemes of neighbours at their record (nothing walks
