@@ -1068,7 +1068,7 @@ static int search_body(int argc, char **argv)
         fprintf(stderr, "flipgraph search: the lifting walk around a GF(2) scheme of rank %d: %d neighbours tried in "
                         "%.1f s, %s\n", run.lift_walk_rank, run.lift_walk_tried, run.lift_walk_seconds,
                 run.lift_walk_ok ? "one lifted" : "none lifted");
-    if (cfg.p.ring == SCHEME_RING_Z && (cfg.p.symmetry != SCHEME_SYM_NONE || cfg.p.via_f2 > 0) && !res.best)
+    if (search_lifts_to_z(&cfg.p) && !res.best)
         printf("no scheme over Z for %s after %.1f s: %s\n", scheme_format_str(cfg.p.fmt, fb), res.seconds, res.msg);
     else
         printf("best rank %d for %s after %.1f s, %.2g flips (%.2g flips/s)\n", res.best_rank,

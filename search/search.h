@@ -175,6 +175,13 @@ typedef struct search_params {
     uint64_t batch;        /* flips per walker between checks of the stop flag */
 } search_params;
 
+/* A run over Z that walks over GF(2) and lifts its improvements (a symmetric
+ * walk, or --via-f2; session_search): its results are lifts. */
+static inline bool search_lifts_to_z(const search_params *p)
+{
+    return p->ring == SCHEME_RING_Z && (p->symmetry != SCHEME_SYM_NONE || p->via_f2 > 0);
+}
+
 /* The defaults (search/params.def: the CPU engine's column). */
 void search_params_default(search_params *p);
 /* Checks every range of search/params.def and the orders between them

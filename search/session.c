@@ -756,7 +756,7 @@ search_status session_search(search_session *s, const search_config *c, const ch
     search_params run_p = c->p;
     /* a symmetric walk over Z, or one --via-f2, walks over GF(2) and lifts
      * (lift_improved) */
-    x.lift_each = c->p.ring == SCHEME_RING_Z && (c->p.symmetry != SCHEME_SYM_NONE || c->p.via_f2 > 0);
+    x.lift_each = search_lifts_to_z(&c->p);
     if (x.lift_each) {
         run_p.ring = SCHEME_RING_F2;
         run_p.coef_max = 1;
