@@ -15,6 +15,8 @@
 #                                      symmetric legs walk over GF(2) and lift)
 #                    GPU:metazvia:SEED as metazc3 with --via-f2 30s: every leg
 #                                      walks over GF(2) and lifts
+#                    GPU:metazvia4:SEED as metazvia over <4,4,4>..<4,5,5> only,
+#                                      --via-f2 60s (the legs around <4,4,5>:61)
 #                    GPU:plain666:SEED <6,6,6> from the standard algorithm, no
 #                                      symmetry, the GPU defaults (--progress 60s)
 #                    each sees one GPU (CUDA_VISIBLE_DEVICES=GPU)
@@ -71,6 +73,7 @@ while [ $# -gt 0 ]; do
       metaz) args=(search --meta --dims-range 2x2x2..5x5x5 --until-record --backend gpu --ring z --stall 20s) ;;
       metazc3) args=(search --meta --dims-range 2x2x2..5x5x5 --until-record --backend gpu --ring z --symmetry c3 --stall 20s) ;;
       metazvia) args=(search --meta --dims-range 2x2x2..5x5x5 --until-record --backend gpu --ring z --symmetry c3 --via-f2 30s --stall 20s) ;;
+      metazvia4) args=(search --meta --dims-range 4x4x4..4x5x5 --until-record --backend gpu --ring z --symmetry c3 --via-f2 60s --stall 20s) ;;
       plain666) args=(search --dims 6x6x6 --backend gpu --target-rank 0 --progress 60s) ;;
       *) echo "unknown job kind $kind"; exit 2 ;;
       esac
