@@ -8,15 +8,17 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: flipgraph convert --to exp|native|txt|m|npz [--dims NxMxP] FILE [-o OUT]\n"
+            "usage: flipgraph convert --to exp|native|txt|m|npz|json [--dims NxMxP] FILE [-o OUT]\n"
             "\n"
             "Reads FILE (Kauers-Moosbauer .exp, Moosbauer-Poole .txt, Mathematica .m,\n"
-            "flipgraph's native format or an AlphaTensor .npz; the kind is detected from the\n"
-            "content, '-' reads standard input) and writes it in the format given by --to.\n"
+            "flipgraph's native format, an AlphaTensor .npz or JSON: the FastMatrixMultiplication\n"
+            "catalogue's or flipgraph export's; the kind is detected from the content, '-' reads\n"
+            "standard input) and writes it in the format given by --to.\n"
             "Reading the output back gives the same scheme.  See docs/formats.md.\n"
             "\n"
-            "  --to KIND        exp, native, txt, m or npz (AlphaTensor's layout, one member\n"
-            "                   N,M,P.npy) (required)\n"
+            "  --to KIND        exp, native, txt, m, npz (AlphaTensor's layout, one member\n"
+            "                   N,M,P.npy) or json (the catalogue's keys n, m, z2, u, v, w)\n"
+            "                   (required)\n"
             "  --dims NxMxP     the format, instead of inferring it from the largest indices;\n"
             "                   an index outside it is an error.  Of an .npz of several\n"
             "                   schemes: the member N,M,P.npy to convert\n"
@@ -66,11 +68,11 @@ int cmd_convert(int argc, char **argv)
         }
     }
     if (!to)
-        return cli_error(CLI_USAGE, "convert", "--to exp|native|txt|m|npz is required "
+        return cli_error(CLI_USAGE, "convert", "--to exp|native|txt|m|npz|json is required "
                          "(flipgraph convert --help)");
     scheme_file_kind kind = scheme_file_kind_parse(to);
     if (kind == SCHEME_FILE_UNKNOWN)
-        return cli_error(CLI_USAGE, "convert", "--to '%s': expected exp, native, txt, m or npz "
+        return cli_error(CLI_USAGE, "convert", "--to '%s': expected exp, native, txt, m, npz or json "
                          "(other formats: flipgraph export)", to);
     if (optind + 1 != argc)
         return cli_error(CLI_USAGE, "convert", "expected exactly one FILE, got %d "

@@ -448,9 +448,9 @@ static int db_export_cmd(int argc, char **argv, opts *o)
     if (!o->to)
         return cli_error(CLI_USAGE, CMD " export", "--to exp|txt|m|native is required");
     scheme_file_kind kind = scheme_file_kind_parse(o->to);
-    if (kind == SCHEME_FILE_UNKNOWN)
-        return cli_error(CLI_USAGE, CMD " export", "--to '%s': expected exp, txt, m or native",
-                         o->to);
+    if (kind != SCHEME_FILE_EXP && kind != SCHEME_FILE_TXT && kind != SCHEME_FILE_M && kind != SCHEME_FILE_NATIVE)
+        return cli_error(CLI_USAGE, CMD " export", "--to '%s': expected exp, txt, m or native (json and the "
+                         "others: flipgraph export ID)", o->to);
     int code;
     db *d = open_db("export", o->db, false, false, &code);
     if (!d)
@@ -513,7 +513,7 @@ static int db_import_cmd(int argc, char **argv, opts *o)
 {
     static const char *help =
         "usage: flipgraph db import FILE... [--dims NxMxP] [--db PATH]\n\n"
-        "Reads each scheme file (exp, txt, m, native, AlphaTensor .npz: detected), verifies\n"
+        "Reads each scheme file (exp, txt, m, native, AlphaTensor .npz, JSON: detected), verifies\n"
         "it over its ring and stores it, creating the database when needed.  An .npz brings\n"
         "every scheme it holds (FILE[N,M,P]; --dims: only that one).  A file with integer coefficients\n"
         "is stored over Z, and its reduction mod 2 over GF(2) with the Z scheme as parent.\n"

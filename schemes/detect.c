@@ -30,8 +30,12 @@ scheme_file_kind scheme_detect_kind(const char *buf, size_t len)
     if (len - i >= sizeof magic - 1 && memcmp(b + i, magic, sizeof magic - 1) == 0)
         return SCHEME_FILE_NATIVE;
     int ch = b[i];
-    if (ch == '{')
-        return SCHEME_FILE_M;
+    if (ch == '{') { /* a JSON object's first key is a string; a Mathematica list's first term a list */
+        size_t q = i + 1;
+        while (q < len && (hspace(b[q]) || b[q] == '\n'))
+            q++;
+        return AT(q) == '"' ? SCHEME_FILE_JSON : SCHEME_FILE_M;
+    }
     if (!(ch == '(' || ch == '-' || ch == '+' || digit(ch) || ch == 'a' || ch == 'b' || ch == 'c'))
         return SCHEME_FILE_UNKNOWN;
     /* Skip the first factor, then look at what separates it from the second. */
@@ -99,6 +103,7 @@ const char *scheme_file_kind_name(scheme_file_kind k)
     case SCHEME_FILE_M: return "m";
     case SCHEME_FILE_NATIVE: return "native";
     case SCHEME_FILE_NPZ: return "npz";
+    case SCHEME_FILE_JSON: return "json";
     default: return "unknown";
     }
 }
@@ -108,7 +113,7 @@ scheme_file_kind scheme_file_kind_parse(const char *name)
     if (!name)
         return SCHEME_FILE_UNKNOWN;
     static const scheme_file_kind kinds[] = {SCHEME_FILE_EXP, SCHEME_FILE_TXT, SCHEME_FILE_M,
-                                             SCHEME_FILE_NATIVE, SCHEME_FILE_NPZ};
+                                             SCHEME_FILE_NATIVE, SCHEME_FILE_NPZ, SCHEME_FILE_JSON};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (strcmp(name, scheme_file_kind_name(kinds[i])) == 0)
             return kinds[i];

@@ -72,6 +72,8 @@ scheme *scheme_read_buffer(const char *buf, size_t len, const char *name,
     case SCHEME_FILE_M:
         rd_skip_space(&c);
         return rd_read_m(&c, dims);
+    case SCHEME_FILE_JSON:
+        return rd_read_json(&c, dims);
     case SCHEME_FILE_EXP:
     case SCHEME_FILE_TXT: {
         rd_lines_opts o = {
@@ -86,11 +88,11 @@ scheme *scheme_read_buffer(const char *buf, size_t len, const char *name,
         rd_skip_space(&c);
         if (c.pos == c.len)
             rd_fail_plain(&c, c.pos, "empty file: expected a scheme (a term per line like "
-                       "(a11+a23)*(b12)*(c21+c33), a Mathematica list {...}, or the native "
+                       "(a11+a23)*(b12)*(c21+c33), a Mathematica list {...}, a JSON object, or the native "
                        "header 'flipgraph-scheme 1')");
         else
             rd_fail_at(&c, c.pos, "expected a scheme: a term like (a11+a23)*(b12)*(c21+c33), a "
-                       "Mathematica list '{', or the native header 'flipgraph-scheme 1'");
+                       "Mathematica list '{', a JSON object, or the native header 'flipgraph-scheme 1'");
         return NULL;
     }
 }

@@ -118,5 +118,7 @@ typedef struct rd_lines_opts {
 scheme *rd_read_lines(rd_ctx *c, const rd_lines_opts *o);
 scheme *rd_read_native(rd_ctx *c, const scheme_format *dims);
 scheme *rd_read_m(rd_ctx *c, const scheme_format *dims);
+/* JSON: the FastMatrixMultiplication catalogue's keys or flipgraph export's (read_json.c). */
+scheme *rd_read_json(rd_ctx *c, const scheme_format *dims);
 
 #endif

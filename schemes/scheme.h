@@ -178,7 +178,8 @@ typedef enum scheme_file_kind {
     SCHEME_FILE_TXT,    /* Moosbauer-Poole: (a13 - a32) (b12 + b21) (-c13) */
     SCHEME_FILE_M,      /* Mathematica: {{{{1,0},{0,1}}, {...}, {...}}, ...} */
     SCHEME_FILE_NATIVE, /* flipgraph's own, see docs/formats.md */
-    SCHEME_FILE_NPZ     /* AlphaTensor: a zip of NumPy arrays, one member per scheme */
+    SCHEME_FILE_NPZ,    /* AlphaTensor: a zip of NumPy arrays, one member per scheme */
+    SCHEME_FILE_JSON    /* {"n": [n,m,p], "u": ..., "v": ..., "w": ...} (Perminov's catalogue) or our export's */
 } scheme_file_kind;
 
 /* Limits that keep every reader bounded, whatever the input. */
@@ -203,7 +204,7 @@ scheme *scheme_read_buffer(const char *buf, size_t len, const char *name,
 scheme *scheme_read_file(const char *path, const scheme_format *dims, scheme_diag *diag);
 scheme_file_kind scheme_detect_kind(const char *buf, size_t len);
 const char *scheme_file_kind_name(scheme_file_kind k);
-/* "exp", "txt", "m", "native" -> kind; UNKNOWN otherwise. */
+/* "exp", "txt", "m", "native", "npz", "json" -> kind; UNKNOWN otherwise. */
 scheme_file_kind scheme_file_kind_parse(const char *name);
 
 /* Writers: return false on an I/O error (errno set), or with errno EINVAL
@@ -216,6 +217,9 @@ bool scheme_write(const scheme *s, scheme_file_kind kind, FILE *out);
 /* Moosbauer-Poole .txt ("(a11 + a23) (b12) (c21 + c33)") and Mathematica .m. */
 bool scheme_write_txt(const scheme *s, FILE *out);
 bool scheme_write_m(const scheme *s, FILE *out);
+/* JSON with the FastMatrixMultiplication catalogue's keys n, m, z2, u, v, w
+ * (docs/formats.md, "JSON"); z2 is true for a GF(2) scheme. */
+bool scheme_write_json(const scheme *s, FILE *out);
 /* Whether a file of this kind can hold s: rank 1..SCHEME_MAX_RANK, every
  * factor nonzero in the scheme's ring (no format can write a zero factor),
  * and for .exp/.txt (one-digit indices) every dimension at most 9.  false

@@ -22,7 +22,7 @@ bool scheme_writable(const scheme *s, scheme_file_kind kind, char *err, size_t e
     if (!s || !scheme_format_valid(s->fmt))
         return scheme_fail(err, errlen, "not a valid scheme format");
     if (kind != SCHEME_FILE_EXP && kind != SCHEME_FILE_TXT && kind != SCHEME_FILE_M &&
-        kind != SCHEME_FILE_NATIVE && kind != SCHEME_FILE_NPZ)
+        kind != SCHEME_FILE_NATIVE && kind != SCHEME_FILE_NPZ && kind != SCHEME_FILE_JSON)
         return scheme_fail(err, errlen, "no writer for the file kind '%s'", scheme_file_kind_name(kind));
     if (s->rank < 1 || s->rank > SCHEME_MAX_RANK)
         return scheme_fail(err, errlen, "rank %d: a file holds 1..%d terms", s->rank, SCHEME_MAX_RANK);
@@ -160,6 +160,28 @@ bool scheme_write_m(const scheme *s, FILE *out)
     return finish(out);
 }
 
+bool scheme_write_json(const scheme *s, FILE *out)
+{
+    if (refuse(s, SCHEME_FILE_JSON))
+        return false;
+    static const char key[3] = {'u', 'v', 'w'};
+    fprintf(out, "{\n    \"n\": [%d, %d, %d],\n    \"m\": %d,\n    \"z2\": %s", s->fmt.n, s->fmt.m, s->fmt.p,
+            s->rank, s->ring == SCHEME_RING_Z ? "false" : "true");
+    for (int pos = 0; pos < 3; pos++) {
+        fprintf(out, ",\n    \"%c\": [", key[pos]);
+        const int size = scheme_factor_size(s->fmt, pos);
+        for (int r = 0; r < s->rank; r++) {
+            fputs(r ? ",\n        [" : "\n        [", out);
+            for (int e = 0; e < size; e++)
+                fprintf(out, e ? ", %d" : "%d", coef(s, r, pos, e));
+            fputc(']', out);
+        }
+        fputs("\n    ]", out);
+    }
+    fputs("\n}\n", out);
+    return finish(out);
+}
+
 /* The native file lists the terms in canonical order, so that one scheme has
  * one file, byte for byte, whatever order its terms were found in. */
 bool scheme_write_native(const scheme *s, FILE *out)
@@ -187,6 +209,7 @@ bool scheme_write(const scheme *s, scheme_file_kind kind, FILE *out)
     case SCHEME_FILE_M: return scheme_write_m(s, out);
     case SCHEME_FILE_NATIVE: return scheme_write_native(s, out);
     case SCHEME_FILE_NPZ: return scheme_write_npz(s, out);
+    case SCHEME_FILE_JSON: return scheme_write_json(s, out);
     default:
         errno = EINVAL;
         return false;

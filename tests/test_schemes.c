@@ -238,8 +238,8 @@ Test(schemes, to_f2_drops_terms_that_vanish_mod_2)
     cr_assert_eq(f2->ring, SCHEME_RING_F2);
     cr_assert_eq(f2->rank, 2);
     /* The Z scheme with its vanishing term survives a round trip through every writer. */
-    scheme_file_kind kinds[] = {SCHEME_FILE_EXP, SCHEME_FILE_TXT, SCHEME_FILE_M, SCHEME_FILE_NATIVE};
-    for (int k = 0; k < 4; k++) {
+    scheme_file_kind kinds[] = {SCHEME_FILE_EXP, SCHEME_FILE_TXT, SCHEME_FILE_M, SCHEME_FILE_NATIVE, SCHEME_FILE_JSON};
+    for (int k = 0; k < 5; k++) {
         char *txt = write_to_string(s, kinds[k], NULL);
         scheme *back = read_text(txt, NULL, &d);
         cr_assert_not_null(back, "%s: %d:%d: %s\n%s", scheme_file_kind_name(kinds[k]), d.line, d.col, d.msg, txt);
@@ -414,7 +414,7 @@ Test(corpus, m_files_equal_their_exp_twins)
 Test(corpus, round_trip_through_every_writer)
 {
     static const scheme_file_kind kinds[] = {SCHEME_FILE_EXP, SCHEME_FILE_NATIVE, SCHEME_FILE_TXT,
-                                             SCHEME_FILE_M};
+                                             SCHEME_FILE_M, SCHEME_FILE_JSON};
     for (size_t i = 0; i < NCORPUS; i++) {
         scheme_diag d;
         scheme *s = scheme_read_file(tc_corpus(CORPUS[i].path), NULL, &d);
@@ -431,7 +431,7 @@ Test(corpus, round_trip_through_every_writer)
                       scheme_file_kind_name(kinds[k]));
             /* Writing what was read back gives the same bytes (a fixed point). */
             char *again = write_to_string(back, kinds[k], NULL);
-            if (kinds[k] == SCHEME_FILE_NATIVE)
+            if (kinds[k] == SCHEME_FILE_NATIVE || kinds[k] == SCHEME_FILE_JSON)
                 cr_assert_str_eq(txt, again);
             free(again);
             scheme_free(back);
@@ -570,6 +570,69 @@ Test(read, published_variants)
     scheme_free(b);
 }
 
+/* Strassen's scheme in the FastMatrixMultiplication catalogue's JSON (keys in
+ * another order than the catalogue writes them, with keys flipgraph skips) and
+ * in .exp: the two readers give the same scheme, so the catalogue's w is the
+ * transposed product (entry k*n + i), as our c. */
+static const char STRASSEN_JSON[] =
+    "{\n  \"complexity\": 18, \"type\": {\"nested\": [1, [2, {\"x\": null}], \"s\\\"t\"], \"ok\": false},\n"
+    "  \"w\": [[1,0,0,1],[0,1,0,-1],[0,0,1,1],[1,1,0,0],[-1,0,1,0],[0,0,0,1],[1,0,0,0]],\n"
+    "  \"n\": [2, 2, 2], \"m\": 7, \"z2\": false,\n"
+    "  \"multiplications\": [\"m1 = (a11 + a22) * (b11 + b22)\", \"...\"],\n"
+    "  \"u\": [[1,0,0,1],[0,0,1,1],[1,0,0,0],[0,0,0,1],[1,1,0,0],[-1,0,1,0],[0,1,0,-1]],\n"
+    "  \"v\": [[1,0,0,1],[1,0,0,0],[0,1,0,-1],[-1,0,1,0],[0,0,0,1],[1,1,0,0],[0,0,1,1]]\n}\n";
+static const char STRASSEN_EXP[] = "(a11+a22)*(b11+b22)*(c11+c22)\n(a21+a22)*(b11)*(c12-c22)\n(a11)*(b12-b22)*(c21+c22)\n"
+                                   "(a22)*(-b11+b21)*(c11+c12)\n(a11+a12)*(b22)*(-c11+c21)\n(-a11+a21)*(b11+b12)*(c22)\n"
+                                   "(a12-a22)*(b21+b22)*(c11)\n";
+
+Test(read, json_of_the_catalogue_and_of_export)
+{
+    scheme_diag d;
+    cr_assert_eq(scheme_detect_kind(STRASSEN_JSON, strlen(STRASSEN_JSON)), SCHEME_FILE_JSON);
+    scheme *j = read_text(STRASSEN_JSON, NULL, &d);
+    cr_assert_not_null(j, "%d:%d: %s", d.line, d.col, d.msg);
+    scheme *e = read_text(STRASSEN_EXP, NULL, &d);
+    cr_assert_not_null(e, "%d:%d: %s", d.line, d.col, d.msg);
+    cr_assert_eq(j->ring, SCHEME_RING_Z);
+    cr_assert_eq(j->rank, 7);
+    cr_assert(scheme_equal(j, e), "the catalogue's JSON and the .exp of Strassen's scheme differ");
+    /* The same with --dims, and as the export's keys. */
+    const scheme_format f222 = {2, 2, 2};
+    scheme *jd = read_text(STRASSEN_JSON, &f222, &d);
+    cr_assert(jd && scheme_equal(jd, e));
+    scheme_free(jd);
+    const char *exported = "{\"schema\": \"flipgraph-scheme/1\", \"format\": [1, 1, 1], \"ring\": \"z\", \"rank\": 1,\n"
+                           " \"a\": [[1]], \"b\": [[1]], \"c\": [[1]], \"provenance\": {\"db\": \"x \\\"q\\\".db\", \"id\": 3}}";
+    scheme *x = read_text(exported, NULL, &d);
+    cr_assert_not_null(x, "%d:%d: %s", d.line, d.col, d.msg);
+    cr_assert_eq(x->ring, SCHEME_RING_Z, "\"ring\": \"z\" keeps an all-0/1 scheme integer");
+    scheme_free(x);
+    /* The ring: z2 true is GF(2); without z2 or ring, decided by the entries as in .m. */
+    x = read_text("{\"n\": [1, 1, 1], \"z2\": true, \"u\": [[1]], \"v\": [[1]], \"w\": [[1]]}", NULL, &d);
+    cr_assert(x && x->ring == SCHEME_RING_F2);
+    scheme_free(x);
+    x = read_text("{\"n\": [1, 1, 1], \"u\": [[1]], \"v\": [[1]], \"w\": [[1]]}", NULL, &d);
+    cr_assert(x && x->ring == SCHEME_RING_F2);
+    scheme_free(x);
+    x = read_text("{\"n\": [1, 1, 1], \"u\": [[-1]], \"v\": [[1]], \"w\": [[-1]]}", NULL, &d);
+    cr_assert(x && x->ring == SCHEME_RING_Z);
+    scheme_free(x);
+    /* What the writer writes is the catalogue's layout and reads back (a fixed point). */
+    size_t len;
+    char *txt = write_to_string(j, SCHEME_FILE_JSON, &len);
+    cr_assert(strstr(txt, "\"n\": [2, 2, 2]") && strstr(txt, "\"m\": 7") && strstr(txt, "\"z2\": false"), "%s", txt);
+    cr_assert(strstr(txt, "\"w\": [\n        [1, 0, 0, 1],\n        [0, 1, 0, -1],"), "%s", txt);
+    scheme *back = scheme_read_buffer(txt, len, "written", NULL, &d);
+    cr_assert(back && scheme_equal(back, j));
+    scheme_free(back);
+    free(txt);
+    /* A Mathematica list still reads as one: '{' then '{' is .m, '{' then '"' JSON. */
+    cr_assert_eq(scheme_detect_kind("{ {{{1}},{{1}},{{1}}} }", 23), SCHEME_FILE_M);
+    cr_assert_eq(scheme_detect_kind("\n {\n  \"n\"", 10), SCHEME_FILE_JSON);
+    scheme_free(j);
+    scheme_free(e);
+}
+
 /* ------------------------------------------------------- malformed input */
 
 typedef struct bad_case {
@@ -641,6 +704,34 @@ static const bad_case BAD[] = {
     {"native: --dims disagrees", "flipgraph-scheme 1\nformat 1x1x1\nring f2\nrank 1\n(a1_1)*(b1_1)*(c1_1)\n", 0, "2x2x2", 2, 8, "differs from --dims"},
     {"native: one-digit entry", "flipgraph-scheme 1\nformat 2x2x2\nring f2\nrank 1\n(a11)*(b1_1)*(c1_1)\n", 0, NULL, 5, 5, "'_'"},
     {"native: bad ring", "flipgraph-scheme 1\nring q\n", 0, NULL, 2, 6, "'f2' or 'z'"},
+    {"json: no w", "{\"n\": [1, 1, 1], \"u\": [[1]], \"v\": [[1]]\n}", 0, NULL, 2, 1, "no key \"w\""},
+    {"json: no format", "{\"u\": [[1]], \"v\": [[1]], \"w\": [[1]]}", 0, NULL, 1, 36, "no key \"n\""},
+    {"json: short row", "{\"n\": [1, 2, 1],\n \"u\": [[1, 0], [1]],\n \"v\": [[1], [1]], \"w\": [[1], [1]]}", 0, NULL, 2, 16,
+     "holds 1 entries, expected 2"},
+    {"json: long row", "{\"n\": [1, 1, 1], \"u\": [[1, 0]], \"v\": [[1]], \"w\": [[1]]}", 0, NULL, 1, 28, "expected ']'"},
+    {"json: rows differ", "{\"n\": [1, 1, 1], \"u\": [[1], [1]], \"v\": [[1]], \"w\": [[1], [1]]}", 0, NULL, 1, 40,
+     "\"v\" has 1 rows, \"u\" 2"},
+    {"json: rank disagrees", "{\"n\": [1, 1, 1], \"m\": 2, \"u\": [[1]], \"v\": [[1]], \"w\": [[1]]}", 0, NULL, 1, 23,
+     "the rank says 2 terms, the matrices hold 1"},
+    {"json: fraction", "{\"n\": [1, 1, 1],\n\"u\": [[0.5]], \"v\": [[1]], \"w\": [[1]]}", 0, NULL, 2, 8, "not an integer"},
+    {"json: rational string", "{\"n\": [1, 1, 1], \"u\": [[\"1/2\"]], \"v\": [[1]], \"w\": [[1]]}", 0, NULL, 1, 25,
+     "rational schemes are not read"},
+    {"json: z2 with a sign", "{\"n\": [1, 1, 1], \"z2\": true, \"u\": [[-1]], \"v\": [[1]], \"w\": [[1]]}", 0, NULL, 1, 37,
+     "expected 0 or 1"},
+    {"json: beyond 64 entries", "{\"n\": [16, 16, 16], \"u\": [], \"v\": [], \"w\": []}", 0, NULL, 1, 7, "<16,16,16> is beyond"},
+    {"json: coefficient overflows", "{\"n\": [1, 1, 1], \"u\": [[300]], \"v\": [[1]], \"w\": [[1]]}", 0, NULL, 1, 25,
+     "outside -128..127"},
+    {"json: --dims disagrees", "{\"n\": [1, 1, 1], \"u\": [[1]], \"v\": [[1]], \"w\": [[1]]}", 0, "2x2x2", 1, 7,
+     "differs from --dims"},
+    {"json: key twice", "{\"n\": [1, 1, 1], \"u\": [[1]], \"a\": [[1]], \"v\": [[1]], \"w\": [[1]]}", 0, NULL, 1, 30,
+     "a second key \"a\""},
+    {"json: z2 and ring", "{\"n\": [1, 1, 1], \"z2\": true, \"ring\": \"z\", \"u\": [[1]], \"v\": [[1]], \"w\": [[1]]}", 0, NULL,
+     1, 30, "give one"},
+    {"json: string never closed", "{\"n\": [1, 1, 1], \"note\": \"abc\n\"}", 0, NULL, 1, 26, "never closed"},
+    {"json: junk after the object", "{\"n\": [1, 1, 1], \"u\": [[1]], \"v\": [[1]], \"w\": [[1]]} x", 0, NULL, 1, 54,
+     "end of the file"},
+    {"json: missing comma", "{\"n\": [1, 1, 1] \"u\": [[1]]}", 0, NULL, 1, 17, "expected ',' or '}'"},
+    {"json: zero factor", "{\"n\": [1, 2, 1], \"u\": [[0, 0]], \"v\": [[1, 0]], \"w\": [[1]]}", 0, NULL, 1, 24, "factor of this term is zero"},
 };
 #define NBAD (sizeof BAD / sizeof *BAD)
 
@@ -762,10 +853,20 @@ Test(malformed, random_corruptions_never_crash)
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     int rounds = tc_sanitized() ? 100 : 600;
-    static const char alphabet[] = "()*+-{},abcd0129_ \n\t#x";
-    for (size_t i = 0; i < NCORPUS; i++) {
+    static const char alphabet[] = "()*+-{},abcd0129_ \n\t#x[]\":.e\\";
+    /* the corpus files as they are, then each written as JSON */
+    for (size_t i = 0; i < 2 * NCORPUS; i++) {
         size_t len;
-        char *orig = slurp_or_die(tc_corpus(CORPUS[i].path), &len);
+        char *orig;
+        if (i < NCORPUS) {
+            orig = slurp_or_die(tc_corpus(CORPUS[i].path), &len);
+        } else {
+            scheme_diag d0;
+            scheme *s0 = scheme_read_file(tc_corpus(CORPUS[i - NCORPUS].path), NULL, &d0);
+            cr_assert_not_null(s0);
+            orig = write_to_string(s0, SCHEME_FILE_JSON, &len);
+            scheme_free(s0);
+        }
         char *buf = malloc(len);
         for (int r = 0; r < rounds / (int)NCORPUS + 1; r++) {
             memcpy(buf, orig, len);
@@ -783,7 +884,8 @@ Test(malformed, random_corruptions_never_crash)
                 int lines = 1;
                 for (size_t k = 0; k < cut; k++)
                     lines += buf[k] == '\n';
-                cr_assert(d.line >= 1 && d.line <= lines, "%s seed %llu: line %d of %d: %s", CORPUS[i].path,
+                cr_assert(d.line >= 1 && d.line <= lines, "%s%s seed %llu: line %d of %d: %s",
+                          CORPUS[i % NCORPUS].path, i < NCORPUS ? "" : " as JSON",
                           (unsigned long long)seed, d.line, lines, d.msg);
                 cr_assert(d.msg[0]);
             }
@@ -851,12 +953,12 @@ Test(write, random_schemes_round_trip_in_every_format)
         bool z = scheme_rng_below(&rng, 2);
         int rank = 1 + (int)scheme_rng_below(&rng, 40);
         scheme *s = random_scheme(&rng, f, z, rank);
-        scheme_file_kind kinds[] = {SCHEME_FILE_NATIVE, SCHEME_FILE_M, SCHEME_FILE_EXP, SCHEME_FILE_TXT};
+        scheme_file_kind kinds[] = {SCHEME_FILE_NATIVE, SCHEME_FILE_M, SCHEME_FILE_JSON, SCHEME_FILE_EXP, SCHEME_FILE_TXT};
         bool small = f.n <= 9 && f.m <= 9 && f.p <= 9;
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < 5; k++) {
             char err[256];
             bool can = scheme_writable(s, kinds[k], err, sizeof err);
-            cr_assert_eq(can, k < 2 || small, "seed %llu: %s", (unsigned long long)seed, err);
+            cr_assert_eq(can, k < 3 || small, "seed %llu: %s", (unsigned long long)seed, err);
             if (!can) {
                 /* In memory: a refusal must not write a byte. */
                 char *sink_buf = NULL;
@@ -875,12 +977,12 @@ Test(write, random_schemes_round_trip_in_every_format)
             char *txt = write_to_string(s, kinds[k], NULL);
             scheme_diag d;
             /* exp/txt infer the format from the indices present: give it. */
-            scheme *back = read_text(txt, k >= 2 ? &f : NULL, &d);
+            scheme *back = read_text(txt, k >= 3 ? &f : NULL, &d);
             cr_assert_not_null(back, "seed %llu, %s <%d,%d,%d>: %d:%d: %s", (unsigned long long)seed,
                                scheme_file_kind_name(kinds[k]), f.n, f.m, f.p, d.line, d.col, d.msg);
             /* A Z scheme whose coefficients are all 0/1 and unsigned reads back as GF(2) from the published formats. */
             if (back->ring != s->ring) {
-                cr_assert(kinds[k] != SCHEME_FILE_NATIVE);
+                cr_assert(kinds[k] != SCHEME_FILE_NATIVE && kinds[k] != SCHEME_FILE_JSON);
                 scheme *f2 = scheme_to_f2(s);
                 cr_assert(scheme_equal(back, f2), "seed %llu", (unsigned long long)seed);
                 scheme_free(f2);
@@ -945,6 +1047,7 @@ Test(convert_cli, malformed_input_exits_2_naming_the_line)
         {"dims.exp", "(a11)*(b11)*(c11)\n(a13)*(b11)*(c11)\n", "--dims 2x2x2", ":2:2: "},
         {"short.m", "{{{{1,0},{0,1}},{{1,0},{0,1}},\n{{1,0},{0,1}}},\n{{{1,0}", "", ":3:8: "},
         {"empty.exp", "", "", ":1:1: "},
+        {"fraction.json", "{\"n\": [1, 1, 1],\n \"u\": [[0.5]], \"v\": [[1]], \"w\": [[1]]}", "", ":2:9: "},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *p = tmp_file(dir, cases[i].name, cases[i].text);
@@ -994,6 +1097,28 @@ Test(convert_cli, converts_there_and_back)
         scheme_free(b);
         unlink(nat);
         unlink(exp);
+    }
+    /* JSON there and back: the catalogue's keys out, the same scheme in. */
+    for (int i = 0; i < 3; i++) {
+        char js[128], nat[128];
+        snprintf(js, sizeof js, "%s/x.json", dir);
+        snprintf(nat, sizeof nat, "%s/x.native", dir);
+        snprintf(cmd, sizeof cmd, "'%s' convert --to json '%s' -o '%s' && '%s' convert --to native '%s' -o '%s'",
+                 tc_bin(), tc_corpus(files[i]), js, tc_bin(), js, nat);
+        cr_assert_eq(run(cmd, err, sizeof err), 0, "%s", err);
+        scheme_diag d;
+        scheme *a = scheme_read_file(tc_corpus(files[i]), NULL, &d);
+        scheme *b = scheme_read_file(nat, NULL, &d);
+        cr_assert_not_null(b, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+        cr_assert(scheme_equal(a, b), "%s through json", files[i]);
+        size_t len;
+        char *text = slurp_or_die(js, &len);
+        cr_assert(strstr(text, "\"u\": [") && strstr(text, "\"z2\": "), "%s", files[i]);
+        free(text);
+        scheme_free(a);
+        scheme_free(b);
+        unlink(js);
+        unlink(nat);
     }
     /* A format with a dimension above 9 converts to native but not to .exp. */
     char *p = tmp_file(dir, "wide.native",

@@ -104,7 +104,7 @@ static void one(const uint8_t *data, size_t size, const scheme_format *dims)
     if (dims)
         CHECK(s->fmt.n == dims->n && s->fmt.m == dims->m && s->fmt.p == dims->p);
     static const scheme_file_kind kinds[] = {SCHEME_FILE_NATIVE, SCHEME_FILE_EXP, SCHEME_FILE_TXT,
-                                             SCHEME_FILE_M, SCHEME_FILE_NPZ};
+                                             SCHEME_FILE_M, SCHEME_FILE_NPZ, SCHEME_FILE_JSON};
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
         round_trip(s, kinds[k]);
     scheme_free(s);
