@@ -11,7 +11,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: flipgraph resize FILE --dims NxMxP [-o OUT] [--to native|exp|txt|m] [--ring f2|z]\n"
+            "usage: flipgraph resize FILE --dims NxMxP [-o OUT] [--to native|exp|txt|m|json] [--ring f2|z]\n"
             "       flipgraph resize FILE --product FILE2 [--dims NxMxP] [-o OUT] [--to KIND]\n"
             "       flipgraph resize FILE --sum FILE2 [--along n|m|p] [--dims NxMxP] [-o OUT] [--to KIND]\n"
             "\n"
@@ -38,7 +38,7 @@ static void usage(FILE *out)
             "  --along n|m|p     the dimension of --sum (needed where the formats are equal)\n"
             "  -o, --output OUT  write the scheme to OUT (whole or not at all); default:\n"
             "                    standard output\n"
-            "  --to KIND         native (default), exp, txt or m\n"
+            "  --to KIND         native (default), exp, txt, m or json\n"
             "  --ring R          f2 (default: an integer FILE is reduced mod 2) or z: the\n"
             "                    coefficients stay integers (FILE must be valid over Z; a GF(2)\n"
             "                    FILE counts with coefficients 1), the changes of basis\n"
@@ -102,7 +102,7 @@ int cmd_resize(int argc, char **argv)
         case 't':
             kind = scheme_file_kind_parse(optarg);
             if (kind == SCHEME_FILE_UNKNOWN)
-                return cli_error(CLI_USAGE, "resize", "--to '%s': expected native, exp, txt or m "
+                return cli_error(CLI_USAGE, "resize", "--to '%s': expected native, exp, txt, m or json "
                                  "(other formats: flipgraph export)", optarg);
             break;
         case 'r':

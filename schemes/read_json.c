@@ -73,6 +73,19 @@ static bool j_string(rd_ctx *c, size_t *from, size_t *to)
 
 /* A JSON number at the cursor; *integral false when it has a fraction or an
  * exponent. */
+/* An object's key and its ':' (the key's raw bytes in [*from, *to), as j_string). */
+static bool j_key(rd_ctx *c, size_t *from, size_t *to)
+{
+    rd_skip_space(c);
+    if (!j_string(c, from, to))
+        return false;
+    rd_skip_space(c);
+    if (rd_peek(c) != ':')
+        return rd_fail_at(c, c->pos, "expected ':' after a key");
+    c->pos++;
+    return true;
+}
+
 static bool j_number(rd_ctx *c, long *value, bool *integral)
 {
     size_t start = c->pos;
@@ -139,14 +152,8 @@ static bool j_skip_value(rd_ctx *c)
                 depth--;
             } else {
                 value_done = false;
-                if (ch == '{') {
-                    if (!j_string(c, NULL, NULL))
-                        return false;
-                    rd_skip_space(c);
-                    if (rd_peek(c) != ':')
-                        return rd_fail_at(c, c->pos, "expected ':' after a key");
-                    c->pos++;
-                }
+                if (ch == '{' && !j_key(c, NULL, NULL))
+                    return false;
             }
         } else if (ch == '"') {
             if (!j_string(c, NULL, NULL))
@@ -179,15 +186,8 @@ static bool j_skip_value(rd_ctx *c)
             if (ch != ',')
                 return rd_fail_at(c, c->pos, "expected ',' or '%c'", stack[depth - 1]);
             c->pos++;
-            if (stack[depth - 1] == '}') {
-                rd_skip_space(c);
-                if (!j_string(c, NULL, NULL))
-                    return false;
-                rd_skip_space(c);
-                if (rd_peek(c) != ':')
-                    return rd_fail_at(c, c->pos, "expected ':' after a key");
-                c->pos++;
-            }
+            if (stack[depth - 1] == '}' && !j_key(c, NULL, NULL))
+                return false;
             break;
         }
     }
@@ -208,12 +208,8 @@ static bool j_index(jstate *J)
         for (;;) {
             rd_skip_space(c);
             size_t from, to, key_off = c->pos;
-            if (!j_string(c, &from, &to))
+            if (!j_key(c, &from, &to))
                 return false;
-            rd_skip_space(c);
-            if (rd_peek(c) != ':')
-                return rd_fail_at(c, c->pos, "expected ':' after a key");
-            c->pos++;
             rd_skip_space(c);
             for (int k = 0; k < JK_COUNT; k++)
                 for (int nm = 0; nm < 2; nm++) {

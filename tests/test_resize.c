@@ -842,7 +842,7 @@ Test(resize_cli, bad_usage_exits_2)
         "--dims 2x2x65",     /* beyond 64 */
         "--dims banana",
         "",                  /* no --dims */
-        "--dims 2x2x3 --to json",
+        "--dims 2x2x3 --to yaml",
         "--dims 2x2x3 --frobnicate",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

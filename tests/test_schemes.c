@@ -1080,46 +1080,33 @@ Test(convert_cli, converts_there_and_back)
     cr_assert_eq(run(cmd, err, sizeof err), 2);
     snprintf(cmd, sizeof cmd, "'%s' convert '%s'", tc_bin(), tc_corpus("arai/455_73.m"));
     cr_assert_eq(run(cmd, err, sizeof err), 2, "--to missing");
+    /* Each file to native and back to .exp, and to JSON (the catalogue's keys) and back to native. */
     static const char *files[] = {"moosbauer-poole/555l.txt", "arai/455_73.m", "kauers-moosbauer/444-49-mod0.exp"};
-    for (int i = 0; i < 3; i++) {
-        char nat[128], exp[128];
-        snprintf(nat, sizeof nat, "%s/x.native", dir);
-        snprintf(exp, sizeof exp, "%s/x.exp", dir);
-        snprintf(cmd, sizeof cmd, "'%s' convert --to=native '%s' -o '%s' && '%s' convert --to exp '%s' --output='%s'",
-                 tc_bin(), tc_corpus(files[i]), nat, tc_bin(), nat, exp);
-        cr_assert_eq(run(cmd, err, sizeof err), 0, "%s", err);
-        scheme_diag d;
-        scheme *a = scheme_read_file(tc_corpus(files[i]), NULL, &d);
-        scheme *b = scheme_read_file(exp, NULL, &d);
-        cr_assert_not_null(b, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
-        cr_assert(scheme_equal(a, b), "%s", files[i]);
-        scheme_free(a);
-        scheme_free(b);
-        unlink(nat);
-        unlink(exp);
-    }
-    /* JSON there and back: the catalogue's keys out, the same scheme in. */
-    for (int i = 0; i < 3; i++) {
-        char js[128], nat[128];
-        snprintf(js, sizeof js, "%s/x.json", dir);
-        snprintf(nat, sizeof nat, "%s/x.native", dir);
-        snprintf(cmd, sizeof cmd, "'%s' convert --to json '%s' -o '%s' && '%s' convert --to native '%s' -o '%s'",
-                 tc_bin(), tc_corpus(files[i]), js, tc_bin(), js, nat);
-        cr_assert_eq(run(cmd, err, sizeof err), 0, "%s", err);
-        scheme_diag d;
-        scheme *a = scheme_read_file(tc_corpus(files[i]), NULL, &d);
-        scheme *b = scheme_read_file(nat, NULL, &d);
-        cr_assert_not_null(b, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
-        cr_assert(scheme_equal(a, b), "%s through json", files[i]);
-        size_t len;
-        char *text = slurp_or_die(js, &len);
-        cr_assert(strstr(text, "\"u\": [") && strstr(text, "\"z2\": "), "%s", files[i]);
-        free(text);
-        scheme_free(a);
-        scheme_free(b);
-        unlink(js);
-        unlink(nat);
-    }
+    static const char *const via[2][2] = {{"native", "exp"}, {"json", "native"}};
+    for (int i = 0; i < 3; i++)
+        for (int v = 0; v < 2; v++) {
+            char mid[128], back[128];
+            snprintf(mid, sizeof mid, "%s/x.%s", dir, via[v][0]);
+            snprintf(back, sizeof back, "%s/y.%s", dir, via[v][1]);
+            snprintf(cmd, sizeof cmd, "'%s' convert --to=%s '%s' -o '%s' && '%s' convert --to %s '%s' --output='%s'",
+                     tc_bin(), via[v][0], tc_corpus(files[i]), mid, tc_bin(), via[v][1], mid, back);
+            cr_assert_eq(run(cmd, err, sizeof err), 0, "%s", err);
+            scheme_diag d;
+            scheme *a = scheme_read_file(tc_corpus(files[i]), NULL, &d);
+            scheme *b = scheme_read_file(back, NULL, &d);
+            cr_assert_not_null(b, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+            cr_assert(scheme_equal(a, b), "%s through %s", files[i], via[v][0]);
+            if (v == 1) {
+                size_t len;
+                char *text = slurp_or_die(mid, &len);
+                cr_assert(strstr(text, "\"u\": [") && strstr(text, "\"z2\": "), "%s", files[i]);
+                free(text);
+            }
+            scheme_free(a);
+            scheme_free(b);
+            unlink(mid);
+            unlink(back);
+        }
     /* A format with a dimension above 9 converts to native but not to .exp. */
     char *p = tmp_file(dir, "wide.native",
                        "flipgraph-scheme 1\nformat 2x32x2\nring f2\nrank 1\n(a1_12)*(b12_1)*(c1_1)\n");
