@@ -1,6 +1,8 @@
 /* Which kind of scheme file a buffer holds, from its content alone.
  *
- * The native header and the Mathematica '{' are unmistakable.  A term file is
+ * The native header is unmistakable, and so is '{': a JSON object when the next
+ * character that is not white space is '"' (its first key), else a Mathematica
+ * list.  A term file is
  * .exp when its first term joins the first two factors with '*', and .txt
  * when they are separated by spaces or touch; every later line must agree
  * (read_exp.c refuses a mixed file at the first line that does not).  A first

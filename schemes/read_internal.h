@@ -5,8 +5,9 @@
  * offset only when an error is reported, so the hot path carries no
  * bookkeeping.  None of the grammars is recursive: nesting depth is fixed by
  * the grammar itself (a .m file is exactly four list levels deep, a term at
- * most one pair of parentheses around its factors), so no input can exhaust
- * the stack.
+ * most one pair of parentheses around its factors; the JSON values skipped
+ * are walked with a fixed stack of 64 levels), so no input can exhaust the
+ * stack.
  */
 #ifndef FLIPGRAPH_READ_INTERNAL_H
 #define FLIPGRAPH_READ_INTERNAL_H

@@ -331,7 +331,6 @@ static bool j_matrix(jstate *J, rd_terms *ts, int pos, int size, int ring /* -1 
                 return rd_fail_at(c, c->pos, "expected ']': a row of \"%s\" holds %d entries (the %s factor)",
                                   key, size, fac_name[pos]);
             long v;
-            rd_skip_space(c);
             const size_t voff = c->pos;
             if (!j_int(c, -128, 127, "a coefficient", &v))
                 return false;

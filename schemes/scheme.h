@@ -188,7 +188,8 @@ typedef enum scheme_file_kind {
 /* Reads a scheme from a buffer / a file.  The kind is detected from the
  * content; the format is the file's own (native), or inferred from the
  * largest indices, or *dims when dims is not NULL (an override).  The ring
- * is the native file's own; for the published formats it is Z when the file
+ * is the native file's own, a JSON file's "z2" or "ring" where it has one; for
+ * the published formats it is Z when the file
  * carries a minus sign or a coefficient other than 1 (then every coefficient
  * is kept, overflow refused), else GF(2).  Entries that repeat inside one
  * factor add up (and cancel mod 2).  The rank is the number of terms read.

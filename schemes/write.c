@@ -1,5 +1,5 @@
-/* Writers for every format the readers know: .exp, .txt, .m and the native
- * format.  Each writes exactly what its reader reads back as the same scheme
+/* Writers for every format the readers know: .exp, .txt, .m, JSON and the
+ * native format (.npz: write_npz.c).  Each writes exactly what its reader reads back as the same scheme
  * (scheme_equal); tests/test_schemes.c checks it on every corpus file.
  * Entries are written in bit order (row-major), coefficient 1 without a
  * number, as in the published files. */
