@@ -55,6 +55,9 @@ bool session_write_pool(search_session *s, const search_result *res, int *writte
  * else the store's failure. */
 db_status session_lift_lowest(search_session *s, scheme_format f, int k, int *tried, int *lifted, int *best,
                               char *err, size_t errlen);
+/* The lifting walks' threads (search_lift_walk_threads): a CPU run's own,
+ * after a GPU walk the host's cores (8 at most), idle while it lifts. */
+int session_lift_threads(bool gpu, int cpu_threads);
 /* The lifting walk (sweep --ring z --lift K --lift-walk T): of the store's k
  * lowest GF(2) schemes of f, those of rank <= target each walk in turn (an
  * equal share of `seconds`; search_walker with the default parameters, plus
@@ -68,9 +71,6 @@ db_status session_lift_lowest(search_session *s, scheme_format f, int k, int *tr
  * *tried: lifts tried; *best: the lift's rank (0: none).  Ends early on a
  * stop request (SIGINT).  DB_OK, also when nothing lifts; else the store's
  * failure. */
-/* The lifting walks' threads (search_lift_walk_threads): a CPU run's own,
- * after a GPU walk the host's cores (8 at most), idle while it lifts. */
-int session_lift_threads(bool gpu, int cpu_threads);
 db_status session_lift_walk(search_session *s, scheme_format f, int k, int target, double seconds, uint64_t seed,
                             int threads, int *tried, int *best, char *err, size_t errlen);
 /* The best stored scheme of f over ring (--from-db; SCHEME_RING_Z for a walk
