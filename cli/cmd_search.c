@@ -976,8 +976,7 @@ static int search_body(int argc, char **argv)
         cfg.p.seed = random_seed();
     if (from_db) {
         scheme *s = NULL;
-        /* a walk --via-f2 walks its start mod 2: the lowest of any coefficients */
-        st = session_best_start(ss, cfg.p.fmt, (scheme_ring)cfg.p.ring, cfg.p.via_f2 > 0 ? 0 : cfg.p.coef_max,
+        st = session_best_start(ss, cfg.p.fmt, (scheme_ring)cfg.p.ring, search_start_coef_max(&cfg.p),
                                 cfg.backend == SEARCH_BACKEND_GPU, &s, err, sizeof err);
         if (st == DB_OK) {
             starts[nstarts++] = s;

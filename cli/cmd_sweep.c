@@ -561,8 +561,7 @@ int cmd_sweep(int argc, char **argv)
             }
         }
         if (from_db && !symmetric) {
-            /* --via-f2 walks its start mod 2: the lowest of any coefficients */
-            db_status st = session_best_start(ss, row->fmt, ring, base.p.via_f2 > 0 ? 0 : base.p.coef_max,
+            db_status st = session_best_start(ss, row->fmt, ring, search_start_coef_max(&base.p),
                                               backend == SEARCH_BACKEND_GPU, &start, err, sizeof err);
             if (st == DB_OK)
                 from = "the database's best";

@@ -182,6 +182,14 @@ static inline bool search_lifts_to_z(const search_params *p)
     return p->ring == SCHEME_RING_Z && (p->symmetry != SCHEME_SYM_NONE || p->via_f2 > 0);
 }
 
+/* The coefficient bound of a --from-db start (session_best_start's coef_max,
+ * 0: any): a run --via-f2 walks its start mod 2, so the lowest stored scheme
+ * of any coefficients; else the run's own --coef-max. */
+static inline int search_start_coef_max(const search_params *p)
+{
+    return p->via_f2 > 0 ? 0 : p->coef_max;
+}
+
 /* The defaults (search/params.def: the CPU engine's column). */
 void search_params_default(search_params *p);
 /* Checks every range of search/params.def and the orders between them
