@@ -19,6 +19,12 @@
 #                                      --via-f2 60s (the legs around <4,4,5>:61)
 #                    GPU:plain666:SEED <6,6,6> from the standard algorithm, no
 #                                      symmetry, the GPU defaults (--progress 60s)
+#                    GPU:args:LABEL    flipgraph search with the words of the
+#                                      environment variable ARGS_LABEL (seed,
+#                                      format, start, backend: all there), such
+#                                      as ARGS_h446="--dims 4x4x6 --from deps/s.txt
+#                                      --backend gpu --target-rank 72 --seed 1";
+#                                      GPU c: no GPU (a CPU search beside)
 #                    each sees one GPU (CUDA_VISIBLE_DEVICES=GPU)
 #   add T JOB...     as start, beside the jobs already running (a GPU whose job
 #                    ended takes another; no build: the binary of the start)
@@ -75,9 +81,13 @@ while [ $# -gt 0 ]; do
       metazvia) args=(search --meta --dims-range 2x2x2..5x5x5 --until-record --backend gpu --ring z --symmetry c3 --via-f2 30s --stall 20s) ;;
       metazvia4) args=(search --meta --dims-range 4x4x4..4x5x5 --until-record --backend gpu --ring z --symmetry c3 --via-f2 60s --stall 20s) ;;
       plain666) args=(search --dims 6x6x6 --backend gpu --target-rank 0 --progress 60s) ;;
+      args) v=ARGS_$seed
+            [ -n "${!v:-}" ] || { echo "job $gpu:args:$seed: $v is empty"; exit 2; }
+            read -r -a args <<< "search ${!v}" ;;
       *) echo "unknown job kind $kind"; exit 2 ;;
       esac
-      args+=(--time "${T}s" --seed "$seed" --db "$d/store.db")
+      [ "$kind" = args ] || args+=(--seed "$seed")
+      args+=(--time "${T}s" --db "$d/store.db")
       echo "$(date +%s)" > "$d/t0"
       echo "== $name: flipgraph ${args[*]} (GPU $gpu)"
       # its own process session, so that it outlives this call
@@ -109,7 +119,7 @@ while [ $# -gt 0 ]; do
       cp "$d/log.txt" "$OUT/$name.txt"
       echo "== $name: $(job_state "$name")"
       case $name in
-      plain666*) grep -v '^\[' "$d/log.txt" | tail -30 ;;
+      plain666*|args*) grep -v '^\[' "$d/log.txt" | tail -30 ;;
       *) grep -v '^\[leg' "$d/log.txt" | tail -24 ;;
       esac
     done
