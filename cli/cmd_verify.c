@@ -4,13 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../search/search.h"
 #include "../verify/verify.h"
 #include "cli.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: flipgraph verify [--ring f2|z] [--dims NxMxP] [--symmetry c3|c3xc2|t2] FILE...\n"
+            "usage: flipgraph verify [--ring f2|z] [--dims NxMxP] [--symmetry c3|c3xc2|t2] [--stats] FILE...\n"
             "\n"
             "Checks each FILE (.exp, .txt, .m, native or an AlphaTensor .npz; detected from the\n"
             "content, '-' reads standard input) against the Brent equations and prints one line\n"
@@ -29,6 +30,12 @@ static void usage(FILE *out)
             "                i -> n-1-i of every factor; t2: the transposition\n"
             "                (a,b,c) -> (c^T,b^T,a^T) of <n,m,m>); a scheme that is not is reported\n"
             "                as NOT INVARIANT, naming a term whose image is missing\n"
+            "  --stats       also print the scheme's structure over the ring, as a walk sees it:\n"
+            "                  structure: flip pairs 2 (a 0, b 1, c 1), reducible pairs 0, terms sharing\n"
+            "                  no factor 57; distinct factors a 61, b 60, c 60; nonzero coefficients\n"
+            "                  597 (a 193, b 208, c 196), largest 1; invariant under c3 n/a, c3xc2 n/a, t2 n/a\n"
+            "                (flip pairs: pairs of terms with the same factor at a position, over Z\n"
+            "                up to sign; reducible: the same at two; docs/verify.md, \"Structure\")\n"
             "  -h, --help    this text\n"
             "\n"
             "exit: 0 every FILE is valid (and invariant); 1 some FILE is invalid (or not); 2 bad usage, or some FILE\n"
@@ -36,8 +43,36 @@ static void usage(FILE *out)
             "scheme of an .npz SKIPPED (beyond flipgraph's limits: the line says which).\n");
 }
 
-/* Verifies one scheme and prints its line; true when valid (and invariant). */
-static bool verify_one(const char *label, const scheme *s, scheme_ring ring, scheme_symmetry sym)
+/* The structure line of --stats, over the ring verified (docs/verify.md, "Structure"). */
+static void print_structure(const scheme *s, scheme_ring ring)
+{
+    scheme *copy = ring == SCHEME_RING_F2 && s->ring == SCHEME_RING_Z   ? scheme_to_f2(s)
+                   : ring == SCHEME_RING_Z && s->ring == SCHEME_RING_F2 ? search_z_copy(s)
+                                                                        : NULL;
+    if (copy == NULL && s->ring != ring) {
+        printf("  structure: out of memory\n");
+        return;
+    }
+    search_stats st;
+    search_scheme_stats(copy ? copy : s, &st);
+    scheme_free(copy);
+    printf("  structure: flip pairs %llu (a %llu, b %llu, c %llu), reducible pairs %llu, terms sharing no factor %d;"
+           " distinct factors a %d, b %d, c %d; nonzero coefficients %llu (a %llu, b %llu, c %llu), largest %d;"
+           " invariant under",
+           (unsigned long long)st.flip_pairs_total, (unsigned long long)st.flip_pairs[0],
+           (unsigned long long)st.flip_pairs[1], (unsigned long long)st.flip_pairs[2],
+           (unsigned long long)st.reducible_pairs, st.isolated, st.distinct[0], st.distinct[1], st.distinct[2],
+           (unsigned long long)(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2]), (unsigned long long)st.nonzeros[0],
+           (unsigned long long)st.nonzeros[1], (unsigned long long)st.nonzeros[2], st.max_coef);
+    for (int g = SCHEME_SYM_C3; g <= SCHEME_SYM_T2; g++)
+        printf("%s %s %s", g == SCHEME_SYM_C3 ? "" : ",", scheme_symmetry_name((scheme_symmetry)g),
+               st.invariant[g] == 1 ? "yes" : st.invariant[g] == 0 ? "no" : st.invariant[g] == -1 ? "n/a" : "unknown");
+    printf("\n");
+}
+
+/* Verifies one scheme and prints its line (and with stats its structure);
+ * true when valid (and invariant). */
+static bool verify_one(const char *label, const scheme *s, scheme_ring ring, scheme_symmetry sym, bool stats)
 {
     bool any_invalid = false;
     const char *ring_name = scheme_ring_name(ring);
@@ -71,6 +106,8 @@ static bool verify_one(const char *label, const scheme *s, scheme_ring ring, sch
                ring_name, res.msg);
         any_invalid = true;
     }
+    if (stats)
+        print_structure(s, ring);
     fflush(stdout);
     return !any_invalid;
 }
@@ -81,6 +118,7 @@ int cmd_verify(int argc, char **argv)
         {"ring", required_argument, NULL, 'r'},
         {"dims", required_argument, NULL, 'd'},
         {"symmetry", required_argument, NULL, 's'},
+        {"stats", no_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -88,6 +126,7 @@ int cmd_verify(int argc, char **argv)
     scheme_format dims;
     bool have_dims = false;
     scheme_symmetry sym = SCHEME_SYM_NONE;
+    bool stats = false;
     optind = 0;
     opterr = 0;
     int ch;
@@ -111,6 +150,9 @@ int cmd_verify(int argc, char **argv)
         case 's':
             if (!scheme_symmetry_parse(optarg, &sym) || sym == SCHEME_SYM_NONE)
                 return cli_error(CLI_USAGE, "verify", "--symmetry '%s': expected c3, c3xc2 or t2", optarg);
+            break;
+        case 'S':
+            stats = true;
             break;
         case 'h':
             usage(stdout);
@@ -141,7 +183,7 @@ int cmd_verify(int argc, char **argv)
                 if (!z->e[k].s) {
                     printf("%s: SKIPPED: %s\n", label, z->e[k].skipped);
                     any_unreadable = true;
-                } else if (!verify_one(label, z->e[k].s, ring, sym))
+                } else if (!verify_one(label, z->e[k].s, ring, sym, stats))
                     any_invalid = true;
             }
             fflush(stdout);
@@ -153,7 +195,7 @@ int cmd_verify(int argc, char **argv)
             any_unreadable = true;
             continue;
         }
-        if (!verify_one(path, s, ring, sym))
+        if (!verify_one(path, s, ring, sym, stats))
             any_invalid = true;
         fflush(stdout);
         scheme_free(s);

@@ -82,6 +82,25 @@ int search_reduce_all(scheme_term *t, int *rank, int gen_max);
  * reference count the walker's index is tested against. */
 uint64_t search_count_flips(const scheme_term *t, int rank);
 
+/* ---- structure (stats.c; flipgraph verify --stats, docs/verify.md) -------
+ *
+ * What a walk sees of a scheme, in its ring: factors are the same when their
+ * words are equal (GF(2)) or their coefficients equal up to sign (Z). */
+typedef struct search_stats {
+    int rank;
+    uint64_t flip_pairs[3];    /* unordered pairs of terms with the same factor at a, b, c */
+    uint64_t flip_pairs_total; /* their sum: a pair the same at two positions counts twice */
+    uint64_t reducible_pairs;  /* unordered pairs the same at two or three positions */
+    int isolated;              /* terms that share no factor with any other term */
+    int distinct[3];           /* distinct factors at a, b, c */
+    uint64_t nonzeros[3];      /* nonzero coefficients at a, b, c */
+    int max_coef;              /* largest |coefficient| (1 over GF(2); 0 for rank 0) */
+    /* by scheme_symmetry (C3, C3XC2, T2): 1 invariant, 0 not, -1 the group
+     * does not act on the format, -2 not known (out of memory) */
+    int invariant[4];
+} search_stats;
+void search_scheme_stats(const scheme *s, search_stats *out);
+
 /* ---- moves over Z (moves_z.c; docs/search.md, "Searching over Z") ----------
  *
  * On an integer scheme (SCHEME_RING_Z; its words kept equal to the odd

@@ -1050,6 +1050,266 @@ Test(search_misc, luby_sequence)
         cr_assert_eq(search_luby((uint64_t)i + 1), want[i], "luby(%d)", i + 1);
 }
 
+/* ------------------------------------------------------------ structure */
+
+/* A factor as a key a reference can sort: over GF(2) the word; over Z the
+ * coefficients with their sign normalised (first nonzero entry positive), so
+ * that factors equal up to sign get one key. */
+typedef struct stats_key {
+    int8_t v[3][SCHEME_MAX_ENTRIES];
+    int index;
+} stats_key;
+
+static void stats_key_of(const scheme *s, int r, stats_key *k)
+{
+    memset(k, 0, sizeof *k);
+    k->index = r;
+    for (int pos = 0; pos < 3; pos++) {
+        const int n = scheme_factor_size(s->fmt, pos);
+        if (s->ring != SCHEME_RING_Z) {
+            for (int e = 0; e < n; e++)
+                k->v[pos][e] = (int8_t)((s->terms[r].f[pos] >> e) & 1);
+            continue;
+        }
+        int sg = 0;
+        for (int e = 0; e < n && !sg; e++)
+            sg = s->zterms[r].z[pos][e] > 0 ? 1 : s->zterms[r].z[pos][e] < 0 ? -1 : 0;
+        for (int e = 0; e < n; e++)
+            k->v[pos][e] = (int8_t)(sg * s->zterms[r].z[pos][e]);
+    }
+}
+
+/* Positions compared by the sort below (a bit mask of a, b, c). */
+static int g_stats_mask;
+
+static int stats_key_cmp(const void *x, const void *y)
+{
+    const stats_key *a = x, *b = y;
+    for (int pos = 0; pos < 3; pos++)
+        if (g_stats_mask >> pos & 1) {
+            const int c = memcmp(a->v[pos], b->v[pos], SCHEME_MAX_ENTRIES);
+            if (c)
+                return c;
+        }
+    return 0;
+}
+
+/* Sorts keys by the positions of mask; returns sum over groups of equal keys
+ * of C(size, 2), and sets group[index] = that group's size. */
+static uint64_t stats_groups(stats_key *k, int rank, int mask, int *distinct, int *group)
+{
+    g_stats_mask = mask;
+    qsort(k, (size_t)rank, sizeof *k, stats_key_cmp);
+    uint64_t pairs = 0;
+    *distinct = 0;
+    for (int i = 0; i < rank;) {
+        int j = i;
+        while (j < rank && stats_key_cmp(&k[i], &k[j]) == 0)
+            j++;
+        pairs += (uint64_t)(j - i) * (uint64_t)(j - i - 1) / 2;
+        for (int t = i; t < j; t++)
+            if (group)
+                group[k[t].index] = j - i;
+        ++*distinct;
+        i = j;
+    }
+    return pairs;
+}
+
+/* The reference: groups by sorting (search_scheme_stats compares pairs). */
+static void stats_reference(const scheme *s, search_stats *want)
+{
+    memset(want, 0, sizeof *want);
+    want->rank = s->rank;
+    stats_key *k = calloc((size_t)(s->rank ? s->rank : 1), sizeof *k);
+    int *g = calloc((size_t)(s->rank ? s->rank : 1) * 3, sizeof *g);
+    for (int r = 0; r < s->rank; r++)
+        stats_key_of(s, r, &k[r]);
+    for (int pos = 0; pos < 3; pos++)
+        want->flip_pairs[pos] = stats_groups(k, s->rank, 1 << pos, &want->distinct[pos], g + pos * s->rank);
+    want->flip_pairs_total = want->flip_pairs[0] + want->flip_pairs[1] + want->flip_pairs[2];
+    /* equal at two positions or three: each position pair counts a pair equal
+     * at all three once, so subtract those twice */
+    int unused;
+    uint64_t two = 0;
+    for (int pos = 0; pos < 3; pos++)
+        two += stats_groups(k, s->rank, 7 & ~(1 << pos), &unused, NULL);
+    want->reducible_pairs = two - 2 * stats_groups(k, s->rank, 7, &unused, NULL);
+    for (int r = 0; r < s->rank; r++) {
+        want->isolated += g[r] == 1 && g[s->rank + r] == 1 && g[2 * s->rank + r] == 1;
+        for (int pos = 0; pos < 3; pos++)
+            for (int e = 0; e < scheme_factor_size(s->fmt, pos); e++) {
+                const int v = s->ring == SCHEME_RING_Z ? s->zterms[r].z[pos][e] : (int)(s->terms[r].f[pos] >> e & 1);
+                want->nonzeros[pos] += v != 0;
+                want->max_coef = abs(v) > want->max_coef ? abs(v) : want->max_coef;
+            }
+    }
+    free(k);
+    free(g);
+}
+
+static void stats_agree(const scheme *s, uint64_t seed, const char *what)
+{
+    search_stats got, want;
+    search_scheme_stats(s, &got);
+    stats_reference(s, &want);
+    char fb[32];
+    const char *f = scheme_format_str(s->fmt, fb);
+    for (int pos = 0; pos < 3; pos++) {
+        cr_assert_eq(got.flip_pairs[pos], want.flip_pairs[pos], "%s %s pos %d: flip pairs %llu, reference %llu (seed %llu)",
+                     what, f, pos, (unsigned long long)got.flip_pairs[pos], (unsigned long long)want.flip_pairs[pos],
+                     (unsigned long long)seed);
+        cr_assert_eq(got.distinct[pos], want.distinct[pos], "%s %s pos %d: distinct %d, reference %d (seed %llu)", what,
+                     f, pos, got.distinct[pos], want.distinct[pos], (unsigned long long)seed);
+        cr_assert_eq(got.nonzeros[pos], want.nonzeros[pos], "%s %s pos %d: nonzeros (seed %llu)", what, f, pos,
+                     (unsigned long long)seed);
+    }
+    cr_assert_eq(got.flip_pairs_total, want.flip_pairs_total, "%s %s (seed %llu)", what, f, (unsigned long long)seed);
+    cr_assert_eq(got.reducible_pairs, want.reducible_pairs, "%s %s: reducible %llu, reference %llu (seed %llu)", what,
+                 f, (unsigned long long)got.reducible_pairs, (unsigned long long)want.reducible_pairs,
+                 (unsigned long long)seed);
+    cr_assert_eq(got.isolated, want.isolated, "%s %s: isolated %d, reference %d (seed %llu)", what, f, got.isolated,
+                 want.isolated, (unsigned long long)seed);
+    cr_assert_eq(got.max_coef, want.max_coef, "%s %s: largest (seed %llu)", what, f, (unsigned long long)seed);
+    cr_assert_eq(got.rank, s->rank);
+    /* the walkers' own counts of ordered (i, j, x) */
+    const uint64_t ordered = s->ring == SCHEME_RING_Z ? search_z_count_flips(s) : search_count_flips(s->terms, s->rank);
+    cr_assert_eq(2 * got.flip_pairs_total, ordered, "%s %s: 2 x %llu pairs, the walkers' count %llu (seed %llu)", what,
+                 f, (unsigned long long)got.flip_pairs_total, (unsigned long long)ordered, (unsigned long long)seed);
+}
+
+/* Random terms, many of which copy a factor (over Z perhaps negated) or two
+ * from an earlier term, so that flip pairs, reducible pairs and repeated
+ * terms all occur.  Not schemes of the format: the counts are of any terms. */
+static scheme *stats_random(scheme_format f, scheme_ring ring, int rank, scheme_rng *rng)
+{
+    scheme *s = scheme_new(f, ring, rank);
+    for (int r = 0; r < rank; r++) {
+        scheme_zterm t;
+        memset(&t, 0, sizeof t);
+        for (int pos = 0; pos < 3; pos++) {
+            const int n = scheme_factor_size(f, pos);
+            const uint32_t how = scheme_rng_below(rng, 8);
+            if (r > 0 && how < 3) { /* copy an earlier term's factor */
+                const int from = (int)scheme_rng_below(rng, (uint32_t)r);
+                const int sg = ring == SCHEME_RING_Z && how == 0 ? -1 : 1;
+                for (int e = 0; e < n; e++)
+                    t.z[pos][e] = (int8_t)(sg * (ring == SCHEME_RING_Z ? s->zterms[from].z[pos][e]
+                                                                     : (int)(s->terms[from].f[pos] >> e & 1)));
+                continue;
+            }
+            bool any = false;
+            while (!any)
+                for (int e = 0; e < n; e++) {
+                    const uint32_t c = scheme_rng_below(rng, ring == SCHEME_RING_Z ? 7 : 3);
+                    /* mostly zeros; over Z -2..2, and now and then 3 */
+                    t.z[pos][e] = (int8_t)(ring == SCHEME_RING_Z ? (c < 3 ? 0 : (int)c - 4 + (c >= 4)) : c == 0);
+                    any = any || t.z[pos][e];
+                }
+        }
+        if (ring == SCHEME_RING_Z)
+            cr_assert(scheme_push_z(s, &t));
+        else {
+            uint64_t w[3] = {0, 0, 0};
+            for (int pos = 0; pos < 3; pos++)
+                for (int e = 0; e < scheme_factor_size(f, pos); e++)
+                    w[pos] |= (uint64_t)(t.z[pos][e] != 0) << e;
+            cr_assert(scheme_push(s, w[0], w[1], w[2]));
+        }
+    }
+    return s;
+}
+
+Test(search_stats, agree_with_a_count_by_sorting)
+{
+    const uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    const int rounds = getenv("FLIPGRAPH_SANITIZED") ? 40 : 300;
+    uint64_t seen_pairs = 0, seen_reducible = 0, seen_isolated = 0;
+    for (int it = 0; it < rounds; it++) {
+        const scheme_format f = formats[scheme_rng_below(&rng, NFORMATS)];
+        const scheme_ring ring = it & 1 ? SCHEME_RING_Z : SCHEME_RING_F2;
+        scheme *s = stats_random(f, ring, 1 + (int)scheme_rng_below(&rng, 60), &rng);
+        stats_agree(s, seed, ring == SCHEME_RING_Z ? "random over Z" : "random over GF(2)");
+        search_stats st;
+        search_scheme_stats(s, &st);
+        seen_pairs += st.flip_pairs_total;
+        seen_reducible += st.reducible_pairs;
+        seen_isolated += (uint64_t)st.isolated;
+        scheme_free(s);
+    }
+    cr_assert(seen_pairs && seen_reducible && seen_isolated, "the random terms never made %s (seed %llu)",
+              !seen_pairs ? "a flip pair" : !seen_reducible ? "a reducible pair" : "an isolated term",
+              (unsigned long long)seed);
+    /* walked schemes, whose pairs the walk made */
+    for (size_t i = 0; i < NFORMATS; i++) {
+        int rank;
+        scheme_term *t = standard_terms(formats[i], &rank, SCHEME_MAX_RANK);
+        scheme *s = terms_scheme(formats[i], t, rank);
+        for (int k = 0; k < 200; k++) {
+            int a, b, x;
+            if (!random_flip_pair(s->terms, s->rank, &rng, &a, &b, &x))
+                break;
+            search_flip(s->terms, &s->rank, a, b, x);
+        }
+        stats_agree(s, seed, "flipped standard algorithm");
+        free(t);
+        scheme_free(s);
+    }
+}
+
+Test(search_stats, the_standard_algorithm_and_its_symmetries)
+{
+    const scheme_format fs[] = {{2, 2, 2}, {3, 3, 3}, {4, 4, 4}, {2, 3, 4}, {3, 4, 4}, {4, 3, 5}};
+    for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) {
+        const scheme_format f = fs[i];
+        scheme *s = scheme_standard(f);
+        search_stats st;
+        search_scheme_stats(s, &st);
+        /* a_ij b_jk c_ki: a_ij is in the p terms of its k, b_jk in n, c_ki in m */
+        const uint64_t n = (uint64_t)f.n, m = (uint64_t)f.m, p = (uint64_t)f.p;
+        cr_assert_eq(st.flip_pairs[0], n * m * p * (p - 1) / 2);
+        cr_assert_eq(st.flip_pairs[1], m * p * n * (n - 1) / 2);
+        cr_assert_eq(st.flip_pairs[2], p * n * m * (m - 1) / 2);
+        cr_assert_eq(st.reducible_pairs, 0);
+        cr_assert_eq(st.distinct[0], (int)(n * m));
+        cr_assert_eq(st.distinct[1], (int)(m * p));
+        cr_assert_eq(st.distinct[2], (int)(p * n));
+        cr_assert_eq(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2], 3 * n * m * p);
+        cr_assert_eq(st.max_coef, 1);
+        const bool square = f.n == f.m && f.m == f.p;
+        cr_assert_eq(st.invariant[SCHEME_SYM_C3], square ? 1 : -1, "<%d,%d,%d> c3", f.n, f.m, f.p);
+        cr_assert_eq(st.invariant[SCHEME_SYM_C3XC2], square ? 1 : -1, "<%d,%d,%d> c3xc2", f.n, f.m, f.p);
+        cr_assert_eq(st.invariant[SCHEME_SYM_T2], f.m == f.p ? 1 : -1, "<%d,%d,%d> t2", f.n, f.m, f.p);
+        /* without a_00 b_01 c_10, which no element fixes (a diagonal cube
+         * a_ii b_ii c_ii is fixed by c3): invariant under none; twice a term:
+         * a reducible pair */
+        int r0 = -1;
+        for (int r = 0; r < s->rank; r++)
+            if (s->terms[r].f[0] == 1 && s->terms[r].f[1] == 2 && s->terms[r].f[2] == 1ull << f.n)
+                r0 = r;
+        cr_assert_geq(r0, 0);
+        const scheme_term last = s->terms[r0];
+        scheme_remove(s, r0);
+        search_scheme_stats(s, &st);
+        for (int g = SCHEME_SYM_C3; g <= SCHEME_SYM_T2; g++)
+            cr_assert_leq(st.invariant[g], 0, "<%d,%d,%d> without a term: invariant under %d", f.n, f.m, f.p, g);
+        cr_assert(scheme_push(s, last.f[0], last.f[1], last.f[2]));
+        cr_assert(scheme_push(s, last.f[0], last.f[1], last.f[2]));
+        search_scheme_stats(s, &st);
+        cr_assert_eq(st.reducible_pairs, 1);
+        scheme_free(s);
+    }
+    /* Strassen's terms share no factor: every term isolated */
+    scheme *st7 = strassen_f2();
+    search_stats st;
+    search_scheme_stats(st7, &st);
+    cr_assert_eq(st.flip_pairs_total, 0);
+    cr_assert_eq(st.isolated, 7);
+    scheme_free(st7);
+}
+
 /* ------------------------------------------------------------ the command */
 
 static const char *bin(void)

@@ -1066,6 +1066,61 @@ Test(verify_cli, one_line_per_file_and_exit_codes)
     cr_assert(strstr(out, "usage: flipgraph verify"));
 }
 
+/* --stats: the structure line after the verdict, with search_scheme_stats's
+ * figures over the ring verified (tests/test_search.c checks those against a
+ * count by sorting). */
+static void expect_structure(const char *path, scheme_ring ring, const char *out)
+{
+    scheme *s = scheme_read_file(path, NULL, NULL);
+    cr_assert_not_null(s, "%s", path);
+    scheme *r = ring == SCHEME_RING_F2 && s->ring == SCHEME_RING_Z   ? scheme_to_f2(s)
+                : ring == SCHEME_RING_Z && s->ring == SCHEME_RING_F2 ? search_z_copy(s)
+                                                                     : NULL;
+    search_stats st;
+    search_scheme_stats(r ? r : s, &st);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "  structure: flip pairs %llu (a %llu, b %llu, c %llu), reducible pairs %llu, terms sharing no factor %d;"
+             " distinct factors a %d, b %d, c %d; nonzero coefficients %llu (a %llu, b %llu, c %llu), largest %d;",
+             (unsigned long long)st.flip_pairs_total, (unsigned long long)st.flip_pairs[0],
+             (unsigned long long)st.flip_pairs[1], (unsigned long long)st.flip_pairs[2],
+             (unsigned long long)st.reducible_pairs, st.isolated, st.distinct[0], st.distinct[1], st.distinct[2],
+             (unsigned long long)(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2]), (unsigned long long)st.nonzeros[0],
+             (unsigned long long)st.nonzeros[1], (unsigned long long)st.nonzeros[2], st.max_coef);
+    cr_assert(strstr(out, want), "%s: expected\n%s\nin\n%s", path, want, out);
+    scheme_free(r);
+    scheme_free(s);
+}
+
+Test(verify_cli, stats_print_the_structure)
+{
+    static char out[65536], err[65536];
+    char cmd[4096], p1[1024], p2[1024], p3[1024];
+    const char *c = tc_corpus_dir();
+    snprintf(p1, sizeof p1, "%s/moosbauer-poole/555m93.txt", c);
+    snprintf(p2, sizeof p2, "%s/kauers-moosbauer/223-11-mod0.exp", c);
+    snprintf(p3, sizeof p3, "%s/moosbauer-poole/555l.txt", c);
+    snprintf(cmd, sizeof cmd, "%s verify --stats %s %s", tc_bin(), p1, p2);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
+    expect_structure(p1, SCHEME_RING_F2, out);
+    expect_structure(p2, SCHEME_RING_F2, out);
+    /* Moosbauer and Poole's 93 is C3-invariant over GF(2) (their walk's), the
+     * 2x2x3 scheme is in no format a group acts on */
+    cr_assert(strstr(out, "invariant under c3 yes, c3xc2 no, t2 no\n"), "%s", out);
+    cr_assert(strstr(out, "invariant under c3 n/a, c3xc2 n/a, t2 n/a\n"), "%s", out);
+    /* over Z: the integer file's own coefficients; a GF(2)-only file is
+     * INVALID and still described, with coefficients 1 */
+    snprintf(cmd, sizeof cmd, "%s verify --stats --ring z %s %s", tc_bin(), p3, p1);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 1, "%s%s", out, err);
+    expect_structure(p3, SCHEME_RING_Z, out);
+    expect_structure(p1, SCHEME_RING_Z, out);
+    cr_assert(strstr(out, "555m93.txt: INVALID"), "%s", out);
+    /* without --stats no structure line */
+    snprintf(cmd, sizeof cmd, "%s verify %s", tc_bin(), p2);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
+    cr_assert_null(strstr(out, "structure:"), "%s", out);
+}
+
 Test(verify_cli, lift_file_and_refusal)
 {
     static char out[1 << 20], err[65536];

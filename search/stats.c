@@ -1,0 +1,91 @@
+/* The structure of a scheme as a walk sees it (search.h, "structure";
+ * docs/verify.md, "Structure"): how many flips and reductions it offers, how
+ * many distinct factors and nonzero coefficients it has, and which of the
+ * symmetries it is invariant under.  Why: a scheme with few flippable pairs
+ * is one a walk reaches only through the few schemes next to it (the
+ * published <4,4,5>:61 over Z has 2 such pairs mod 2, bench/RESULTS.md,
+ * "Where the published Z <4,4,5>:61 lies"); this makes that count one
+ * command instead of a script.  Plain O(rank^2) loops: the figures are
+ * definitions, not a fast path. */
+#include "search.h"
+
+#include <stdlib.h>
+
+/* Whether factor pos of terms i and j counts as the same for a flip: equal
+ * words over GF(2), equal up to sign over Z (search_z_relation). */
+static bool same_factor(const scheme *s, int i, int j, int pos)
+{
+    if (s->ring == SCHEME_RING_Z)
+        return search_z_relation(s, i, j, pos) != 0;
+    return s->terms[i].f[pos] == s->terms[j].f[pos];
+}
+
+static uint64_t nonzeros(const scheme *s, int r, int pos)
+{
+    if (s->ring != SCHEME_RING_Z)
+        return (uint64_t)__builtin_popcountll(s->terms[r].f[pos]);
+    uint64_t n = 0;
+    const int size = scheme_factor_size(s->fmt, pos);
+    for (int e = 0; e < size; e++)
+        n += s->zterms[r].z[pos][e] != 0;
+    return n;
+}
+
+static int largest_coef(const scheme *s, int r)
+{
+    if (s->ring != SCHEME_RING_Z)
+        return 1;
+    int most = 0;
+    for (int pos = 0; pos < 3; pos++) {
+        const int size = scheme_factor_size(s->fmt, pos);
+        for (int e = 0; e < size; e++) {
+            const int v = abs(s->zterms[r].z[pos][e]);
+            most = v > most ? v : most;
+        }
+    }
+    return most;
+}
+
+void search_scheme_stats(const scheme *s, search_stats *out)
+{
+    *out = (search_stats){.rank = s->rank};
+    for (int i = 0; i < s->rank; i++) {
+        bool shares = false;
+        for (int j = 0; j < s->rank; j++) {
+            if (j == i)
+                continue;
+            int equal = 0;
+            for (int pos = 0; pos < 3; pos++)
+                if (same_factor(s, i, j, pos)) {
+                    equal++;
+                    if (j > i)
+                        out->flip_pairs[pos]++;
+                }
+            if (equal >= 2 && j > i)
+                out->reducible_pairs++;
+            shares = shares || equal;
+        }
+        out->isolated += !shares;
+        for (int pos = 0; pos < 3; pos++) {
+            /* distinct: i is the first term with its factor at pos */
+            bool first = true;
+            for (int j = 0; j < i && first; j++)
+                first = !same_factor(s, i, j, pos);
+            out->distinct[pos] += first;
+            out->nonzeros[pos] += nonzeros(s, i, pos);
+        }
+        const int c = largest_coef(s, i);
+        out->max_coef = c > out->max_coef ? c : out->max_coef;
+    }
+    out->flip_pairs_total = out->flip_pairs[0] + out->flip_pairs[1] + out->flip_pairs[2];
+
+    for (int g = SCHEME_SYM_C3; g <= SCHEME_SYM_T2; g++) {
+        int term, elem;
+        if (!scheme_symmetry_fits((scheme_symmetry)g, s->fmt, NULL, 0))
+            out->invariant[g] = -1;
+        else if (scheme_symmetry_check(s, (scheme_symmetry)g, &term, &elem, NULL, 0))
+            out->invariant[g] = 1;
+        else
+            out->invariant[g] = term >= 0 ? 0 : -2; /* -2: out of memory, not known */
+    }
+}
