@@ -181,6 +181,8 @@ typedef struct search_params {
                               (search_result.pool); 0: none */
     double degree_bias;    /* B: a flip from D flips to D' is kept with probability min(1, (D/D')^B)
                               (a Metropolis correction; 0: every flip is kept) */
+    uint64_t lookahead;    /* every N-th flip of the plain GF(2) walk on the CPU is one after which
+                              a pair reduction is possible, where the scheme has one; 0: off */
     int symmetry;          /* scheme_symmetry: walk among invariant schemes (docs/search.md,
                               "Symmetric walks"); SCHEME_SYM_NONE: the plain walk */
     search_cubes cubes;    /* the symmetric start's diagonal cubes */
@@ -395,6 +397,7 @@ typedef struct search_walker_stats {
     uint64_t flips, plus, reductions, gen_reductions, no_flip;
     uint64_t rejected;     /* over Z: flips drawn and not taken (over the coefficient bound);
                               with degree_bias: flips undone by the Metropolis test */
+    uint64_t lookahead;    /* flips the lookahead chose (search_params.lookahead) */
 } search_walker_stats;
 
 /* A walker on a copy of start (GF(2) words; zero-factor terms dropped, then

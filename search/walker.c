@@ -329,6 +329,7 @@ search_walker *search_walker_new(const scheme *start, const search_params *p, ui
     w->plus_max = p->plus_max;
     w->isolated_plus = p->isolated_plus != 0;
     w->degree_bias = p->degree_bias;
+    w->lookahead = p->lookahead;
     w->L = p->plateau ? p->plateau : 1;
     w->Lmin = p->plateau_min ? p->plateau_min : w->L;
     w->Lmax = p->plateau_max ? p->plateau_max : w->L;
@@ -460,6 +461,49 @@ bool walker_flip_isolated(const search_walker *w)
     return w->sym ? sym_flip_isolated(w) : !w->nM[0] && !w->nM[1];
 }
 
+/* Whether the flip (s, u, x) leaves a pair of terms sharing two factors (a
+ * pair reduction): the new s = (x, y_s + y_u, z_s) with a term at its new y
+ * that shares x or z_s, or the new u = (x, y_u, z_u + z_s) with a term at its
+ * new z that shares x or y_u.  s and u themselves never qualify (that would
+ * need y_s = y_u or z_s = z_u, a pair the walk has reduced already). */
+static bool reduces_after(const search_walker *w, int32_t s, int32_t u, int x)
+{
+    const int y = pos_y(x), z = pos_z(x);
+    const uint64_t xs = w->f[s << 2 | x], ys = w->f[s << 2 | y] ^ w->f[u << 2 | y], zs = w->f[s << 2 | z];
+    int32_t b = tab_find(&w->tab[y], ys);
+    if (b >= 0)
+        for (int32_t t = w->bk[b].head; t >= 0; t = w->node[t << 2 | y].nxt)
+            if (t != s && (w->f[t << 2 | x] == xs || w->f[t << 2 | z] == zs))
+                return true;
+    const uint64_t yu = w->f[u << 2 | y], zu = w->f[u << 2 | z] ^ zs;
+    b = tab_find(&w->tab[z], zu);
+    if (b >= 0)
+        for (int32_t t = w->bk[b].head; t >= 0; t = w->node[t << 2 | z].nxt)
+            if (t != u && (w->f[t << 2 | x] == xs || w->f[t << 2 | y] == yu))
+                return true;
+    return false;
+}
+
+/* A flip after which a pair reduction is possible, scanning every ordered
+ * pair from a random member of the M lists on: O(D) table lookups. */
+static bool find_reducing_flip(search_walker *w, int32_t *ps, int32_t *pu, int *px)
+{
+    const uint32_t n2 = (uint32_t)w->nM[0], total = n2 + (uint32_t)w->nM[1];
+    const uint32_t start = total ? scheme_rng_below(&w->rng, total) : 0;
+    for (uint32_t k = 0; k < total; k++) {
+        const uint32_t i = (start + k) % total;
+        const int32_t code = i < n2 ? w->M[0][i] : w->M[1][i - n2];
+        const int32_t s = code >> 2;
+        const int x = code & 3;
+        for (int32_t u = w->bk[w->node[code].bid].head; u >= 0; u = w->node[u << 2 | x].nxt)
+            if (u != s && reduces_after(w, s, u, x)) {
+                *ps = s, *pu = u, *px = x;
+                return true;
+            }
+    }
+    return false;
+}
+
 bool search_walker_flip(search_walker *w)
 {
     if (w->sym)
@@ -474,7 +518,18 @@ bool search_walker_flip(search_walker *w)
     int x;
     const uint64_t d0 = w->degree_bias > 0 ? walker_degree(w) : 0;
     const int before = w->rank;
-    walker_draw_pair(w, &s, &u, &x);
+    /* The walk takes a reduction only when a random flip happens to make one,
+     * with probability k/D at a scheme where k of its D flips do, and moves
+     * on; every lookahead-th flip takes one of the k (docs/search.md,
+     * "Lookahead"). */
+    if (w->lookahead && ++w->lookahead_count >= w->lookahead) {
+        w->lookahead_count = 0;
+        if (find_reducing_flip(w, &s, &u, &x))
+            w->st.lookahead++;
+        else
+            walker_draw_pair(w, &s, &u, &x);
+    } else
+        walker_draw_pair(w, &s, &u, &x);
     int y = pos_y(x), z = pos_z(x);
     w->st.flips++;
     /* (x, y_s, z_s), (x, y_u, z_u) -> (x, y_s + y_u, z_s), (x, y_u, z_u + z_s) */

@@ -401,6 +401,121 @@ Test(search_walker, index_agrees_with_the_reference_after_every_move)
     }
 }
 
+/* The plain reference of the lookahead: some ordered flip (i, j, x) leaves a
+ * pair of terms that shares two factors. */
+static bool some_flip_reduces(const scheme_term *t, int rank)
+{
+    for (int x = 0; x < 3; x++)
+        for (int i = 0; i < rank; i++)
+            for (int j = 0; j < rank; j++) {
+                if (i == j || t[i].f[x] != t[j].f[x])
+                    continue;
+                const int y = (x + 1) % 3, z = (x + 2) % 3;
+                scheme_term ni = t[i], nj = t[j];
+                ni.f[y] ^= t[j].f[y];
+                nj.f[z] ^= t[i].f[z];
+                if ((ni.f[0] == nj.f[0]) + (ni.f[1] == nj.f[1]) + (ni.f[2] == nj.f[2]) >= 2)
+                    return true;
+                for (int k = 0; k < rank; k++) {
+                    if (k == i || k == j)
+                        continue;
+                    const scheme_term *o = &t[k];
+                    if ((ni.f[0] == o->f[0]) + (ni.f[1] == o->f[1]) + (ni.f[2] == o->f[2]) >= 2 ||
+                        (nj.f[0] == o->f[0]) + (nj.f[1] == o->f[1]) + (nj.f[2] == o->f[2]) >= 2)
+                        return true;
+                }
+            }
+    return false;
+}
+
+Test(search_walker, the_lookahead_takes_a_reduction_when_a_flip_makes_one)
+{
+    const uint64_t seed = test_seed();
+    const int steps = tc_scaled(300);
+    uint64_t took = 0, none = 0;
+    for (size_t fi = 0; fi < NFORMATS; fi++) {
+        const scheme_format f = formats[fi];
+        if (f.n * f.m * f.p > 64)
+            continue; /* the reference is O(D rank) a step */
+        search_params p = params_for(f);
+        p.gen_max = 2; /* only pair reductions: a flip lowers the rank iff it makes one */
+        p.lookahead = 1;
+        scheme *s = scheme_standard(f);
+        search_walker *w = search_walker_new(s, &p, seed + fi, 0);
+        cr_assert_not_null(w);
+        scheme_term *t = calloc(SCHEME_MAX_RANK, sizeof *t);
+        char fb[32], err[512];
+        for (int k = 0; k < steps; k++) {
+            const int rank = search_walker_terms(w, t);
+            const bool want = some_flip_reduces(t, rank);
+            search_walker_stats st0, st1;
+            search_walker_stats_get(w, &st0);
+            if (!search_walker_flip(w)) {
+                cr_assert(!want, "%s step %d: no flip, but the reference has one that reduces (seed %llu)",
+                          scheme_format_str(f, fb), k, (unsigned long long)seed);
+                search_walker_plus(w);
+                continue;
+            }
+            search_walker_stats_get(w, &st1);
+            cr_assert_eq(search_walker_rank(w) < rank, want,
+                         "%s step %d: rank %d -> %d, the reference %s a flip that reduces (seed %llu)",
+                         scheme_format_str(f, fb), k, rank, search_walker_rank(w), want ? "has" : "has no",
+                         (unsigned long long)seed);
+            cr_assert_eq(st1.lookahead - st0.lookahead, (uint64_t)want, "%s step %d (seed %llu)",
+                         scheme_format_str(f, fb), k, (unsigned long long)seed);
+            cr_assert(search_walker_check(w, err, sizeof err), "%s step %d: %s (seed %llu)", scheme_format_str(f, fb),
+                      k, err, (unsigned long long)seed);
+            took += want;
+            none += !want;
+            if (k % 7 == 6)
+                search_walker_plus(w); /* new material for flips */
+        }
+        free(t);
+        search_walker_free(w);
+        scheme_free(s);
+    }
+    cr_assert(took && none, "the walks never met %s (seed %llu)", took ? "a scheme without one" : "a reducing flip",
+              (unsigned long long)seed);
+}
+
+/* Every N-th flip looks: with N = 3 the lookahead chooses on at most a third. */
+Test(search_walker, the_lookahead_looks_every_nth_flip)
+{
+    const uint64_t seed = test_seed();
+    search_params p = params_for((scheme_format){3, 3, 3});
+    p.gen_max = 2;
+    p.lookahead = 3;
+    scheme *s = scheme_standard(p.fmt);
+    search_walker *w = search_walker_new(s, &p, seed, 0);
+    cr_assert_not_null(w);
+    scheme_term t[SCHEME_MAX_RANK];
+    int looked = 0, chose = 0;
+    for (int k = 1; k <= tc_scaled(600); k++) {
+        const int rank = search_walker_terms(w, t);
+        const bool want = some_flip_reduces(t, rank);
+        search_walker_stats st0, st1;
+        search_walker_stats_get(w, &st0);
+        if (!search_walker_flip(w)) {
+            search_walker_plus(w);
+            break;
+        }
+        search_walker_stats_get(w, &st1);
+        const bool look = k % 3 == 0;
+        cr_assert_eq(st1.lookahead - st0.lookahead, (uint64_t)(look && want), "flip %d (seed %llu)", k,
+                     (unsigned long long)seed);
+        if (look && want)
+            cr_assert_lt(search_walker_rank(w), rank, "flip %d: the chosen flip did not reduce (seed %llu)", k,
+                         (unsigned long long)seed);
+        looked += look;
+        chose += look && want;
+        if (k % 5 == 4)
+            search_walker_plus(w);
+    }
+    cr_assert(looked > 0 && chose > 0, "looked %d, chose %d (seed %llu)", looked, chose, (unsigned long long)seed);
+    search_walker_free(w);
+    scheme_free(s);
+}
+
 Test(search_walker, long_walks_stay_valid, .timeout = 120)
 {
     uint64_t seed = test_seed();
@@ -932,6 +1047,18 @@ Test(search_misc, params_round_trip_and_errors)
     p.gen_max = 1;
     cr_assert_not(search_params_check(&p, err, sizeof err));
     cr_assert(strstr(err, "gen-max 1: expected 2..32"), "%s", err);
+    /* the lookahead: the plain GF(2) walk only */
+    search_params_default(&p);
+    p.fmt = (scheme_format){3, 3, 3};
+    p.lookahead = 64;
+    cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
+    p.ring = SCHEME_RING_Z;
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "--lookahead: only the plain walk over GF(2)"), "%s", err);
+    p.ring = SCHEME_RING_F2;
+    p.symmetry = SCHEME_SYM_C3;
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "--lookahead: only the plain walk over GF(2)"), "%s", err);
 }
 
 /* Every row of search/params.def: its default passes its own range, the
