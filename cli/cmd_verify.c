@@ -56,18 +56,9 @@ static void print_structure(const scheme *s, scheme_ring ring)
     search_stats st;
     search_scheme_stats(copy ? copy : s, &st);
     scheme_free(copy);
-    printf("  structure: flip pairs %llu (a %llu, b %llu, c %llu), reducible pairs %llu, terms sharing no factor %d;"
-           " distinct factors a %d, b %d, c %d; nonzero coefficients %llu (a %llu, b %llu, c %llu), largest %d;"
-           " invariant under",
-           (unsigned long long)st.flip_pairs_total, (unsigned long long)st.flip_pairs[0],
-           (unsigned long long)st.flip_pairs[1], (unsigned long long)st.flip_pairs[2],
-           (unsigned long long)st.reducible_pairs, st.isolated, st.distinct[0], st.distinct[1], st.distinct[2],
-           (unsigned long long)(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2]), (unsigned long long)st.nonzeros[0],
-           (unsigned long long)st.nonzeros[1], (unsigned long long)st.nonzeros[2], st.max_coef);
-    for (int g = SCHEME_SYM_C3; g <= SCHEME_SYM_T2; g++)
-        printf("%s %s %s", g == SCHEME_SYM_C3 ? "" : ",", scheme_symmetry_name((scheme_symmetry)g),
-               st.invariant[g] == 1 ? "yes" : st.invariant[g] == 0 ? "no" : st.invariant[g] == -1 ? "n/a" : "unknown");
-    printf("\n");
+    char line[1024];
+    search_stats_line(&st, line, sizeof line);
+    printf("  structure: %s\n", line);
 }
 
 /* Verifies one scheme and prints its line (and with stats its structure);

@@ -100,6 +100,10 @@ typedef struct search_stats {
     int invariant[4];
 } search_stats;
 void search_scheme_stats(const scheme *s, search_stats *out);
+/* The figures as one line of text, as `flipgraph verify --stats` prints them:
+ * "flip pairs 2 (a 0, b 1, c 1), reducible pairs 0, ..., invariant under c3
+ * n/a, c3xc2 n/a, t2 n/a" (docs/verify.md, "Structure"). */
+void search_stats_line(const search_stats *st, char *buf, size_t len);
 
 /* ---- moves over Z (moves_z.c; docs/search.md, "Searching over Z") ----------
  *

@@ -9,6 +9,7 @@
  * definitions, not a fast path. */
 #include "search.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Whether factor pos of terms i and j counts as the same for a flip: equal
@@ -88,4 +89,21 @@ void search_scheme_stats(const scheme *s, search_stats *out)
         else
             out->invariant[g] = term >= 0 ? 0 : -2; /* -2: out of memory, not known */
     }
+}
+
+static const char *invariant_word(int v) { return v == 1 ? "yes" : v == 0 ? "no" : v == -1 ? "n/a" : "unknown"; }
+
+void search_stats_line(const search_stats *st, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "flip pairs %llu (a %llu, b %llu, c %llu), reducible pairs %llu, terms sharing no factor %d;"
+             " distinct factors a %d, b %d, c %d; nonzero coefficients %llu (a %llu, b %llu, c %llu), largest %d;"
+             " invariant under c3 %s, c3xc2 %s, t2 %s",
+             (unsigned long long)st->flip_pairs_total, (unsigned long long)st->flip_pairs[0],
+             (unsigned long long)st->flip_pairs[1], (unsigned long long)st->flip_pairs[2],
+             (unsigned long long)st->reducible_pairs, st->isolated, st->distinct[0], st->distinct[1],
+             st->distinct[2], (unsigned long long)(st->nonzeros[0] + st->nonzeros[1] + st->nonzeros[2]),
+             (unsigned long long)st->nonzeros[0], (unsigned long long)st->nonzeros[1],
+             (unsigned long long)st->nonzeros[2], st->max_coef, invariant_word(st->invariant[SCHEME_SYM_C3]),
+             invariant_word(st->invariant[SCHEME_SYM_C3XC2]), invariant_word(st->invariant[SCHEME_SYM_T2]));
 }

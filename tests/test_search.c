@@ -1428,13 +1428,25 @@ Test(search_stats, the_standard_algorithm_and_its_symmetries)
         cr_assert_eq(st.reducible_pairs, 1);
         scheme_free(s);
     }
-    /* Strassen's terms share no factor: every term isolated */
+    /* Strassen's terms share no factor: every term isolated; the line */
     scheme *st7 = strassen_f2();
     search_stats st;
     search_scheme_stats(st7, &st);
     cr_assert_eq(st.flip_pairs_total, 0);
     cr_assert_eq(st.isolated, 7);
+    char line[1024];
+    search_stats_line(&st, line, sizeof line);
+    cr_assert(strstr(line, "flip pairs 0 (a 0, b 0, c 0), reducible pairs 0, terms sharing no factor 7;"), "%s", line);
+    cr_assert(strstr(line, "distinct factors a 7, b 7, c 7;"), "%s", line);
+    cr_assert(strstr(line, ", largest 1; invariant under c3 "), "%s", line);
     scheme_free(st7);
+    scheme *s3 = scheme_standard((scheme_format){3, 3, 3});
+    search_scheme_stats(s3, &st);
+    search_stats_line(&st, line, sizeof line);
+    cr_assert(strstr(line, "flip pairs 81 (a 27, b 27, c 27)") && strstr(line, "nonzero coefficients 81 (a 27, b 27, c 27)") &&
+                  strstr(line, "invariant under c3 yes, c3xc2 yes, t2 yes"),
+              "%s", line);
+    scheme_free(s3);
 }
 
 /* ------------------------------------------------------------ the command */
