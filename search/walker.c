@@ -464,8 +464,9 @@ bool walker_flip_isolated(const search_walker *w)
 /* Whether the flip (s, u, x) leaves a pair of terms sharing two factors (a
  * pair reduction): the new s = (x, y_s + y_u, z_s) with a term at its new y
  * that shares x or z_s, or the new u = (x, y_u, z_u + z_s) with a term at its
- * new z that shares x or y_u.  s and u themselves never qualify (that would
- * need y_s = y_u or z_s = z_u, a pair the walk has reduced already). */
+ * new z that shares x or y_u.  The new s and u never qualify with each other,
+ * nor with the other's old factors (that would need y_s = 0 or z_u = 0, and
+ * no term has a zero factor). */
 static bool reduces_after(const search_walker *w, int32_t s, int32_t u, int x)
 {
     const int y = pos_y(x), z = pos_z(x);
