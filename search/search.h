@@ -567,7 +567,8 @@ scheme *search_project_basis_z(const scheme *s, int dim, const int8_t *u, const 
  * (scheme_format_valid: 64 entries a factor at most), or out of memory. */
 scheme *search_extend(const scheme *s, int dim);
 /* s taken to the format `to` exactly, in its ring (a GF(2) scheme, or an
- * integer one, which stays one): every dimension too large is projected one
+ * integer one, which stays one): a permutation of s's format by
+ * search_permute (the rank kept); otherwise every dimension too large is projected one
  * index at a time, at the index whose deletion followed by the reductions
  * leaves the lowest rank (ties: the lowest index), or, over GF(2) and where
  * strictly lower, after one of the 16 changes of basis that drop the most

@@ -560,6 +560,40 @@ Test(resize, corpus_schemes_resize)
     }
 }
 
+/* A permutation of the format is reached by search_permute, the rank kept
+ * (projection and extension took AlphaEvolve's <4,4,5>:61 to a <5,4,4> of 68). */
+Test(resize, a_permuted_format_keeps_the_rank)
+{
+    static const struct {
+        const char *file;
+        scheme_format to;
+        scheme_ring ring;
+    } cases[] = {
+        {"kauers-moosbauer/445-60-mod2.exp", {5, 4, 4}, SCHEME_RING_F2},
+        {"kauers-moosbauer/445-60-mod2.exp", {4, 5, 4}, SCHEME_RING_F2},
+        {"kauers-moosbauer/445-62-mod0.exp", {5, 4, 4}, SCHEME_RING_Z},
+        {"arai/455_73.m", {5, 5, 4}, SCHEME_RING_F2},
+    };
+    char err[600], fb[32], what[300];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        scheme *s = tc_read_corpus(cases[i].file);
+        scheme *in = cases[i].ring == SCHEME_RING_F2 ? scheme_to_f2(s) : scheme_clone(s);
+        scheme *r = search_resize(in, cases[i].to, err, sizeof err);
+        snprintf(what, sizeof what, "%s to %s", cases[i].file, scheme_format_str(cases[i].to, fb));
+        cr_assert_not_null(r, "%s: %s", what, err);
+        cr_assert_eq(r->rank, in->rank, "%s: rank %d, the input's %d", what, r->rank, in->rank);
+        cr_assert_eq(r->ring, cases[i].ring, "%s: ring", what);
+        scheme *p = search_permute(in, cases[i].to);
+        cr_assert(p && scheme_equal(r, p), "%s: not search_permute's scheme", what);
+        verify_result vr;
+        cr_assert(verify_scheme(r, cases[i].ring, &vr), "%s: %s", what, vr.msg);
+        scheme_free(p);
+        scheme_free(r);
+        scheme_free(in);
+        scheme_free(s);
+    }
+}
+
 /* ---- projection after a change of basis (search_project_basis) ---- */
 
 /* Whether factor pos of t, a rows x cols matrix, is u v^T (u over the rows)
