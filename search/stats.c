@@ -32,21 +32,6 @@ static uint64_t nonzeros(const scheme *s, int r, int pos)
     return n;
 }
 
-static int largest_coef(const scheme *s, int r)
-{
-    if (s->ring != SCHEME_RING_Z)
-        return 1;
-    int most = 0;
-    for (int pos = 0; pos < 3; pos++) {
-        const int size = scheme_factor_size(s->fmt, pos);
-        for (int e = 0; e < size; e++) {
-            const int v = abs(s->zterms[r].z[pos][e]);
-            most = v > most ? v : most;
-        }
-    }
-    return most;
-}
-
 void search_scheme_stats(const scheme *s, search_stats *out)
 {
     *out = (search_stats){.rank = s->rank};
@@ -75,10 +60,9 @@ void search_scheme_stats(const scheme *s, search_stats *out)
             out->distinct[pos] += first;
             out->nonzeros[pos] += nonzeros(s, i, pos);
         }
-        const int c = largest_coef(s, i);
-        out->max_coef = c > out->max_coef ? c : out->max_coef;
     }
     out->flip_pairs_total = out->flip_pairs[0] + out->flip_pairs[1] + out->flip_pairs[2];
+    out->max_coef = s->ring == SCHEME_RING_Z ? search_z_max_coef(s) : s->rank > 0;
 
     for (int g = SCHEME_SYM_C3; g <= SCHEME_SYM_T2; g++) {
         int term, elem;
