@@ -877,20 +877,6 @@ static scheme *project_best(const scheme *s, int dim)
     return best;
 }
 
-static bool same_format(scheme_format x, scheme_format y) { return x.n == y.n && x.m == y.m && x.p == y.p; }
-
-/* Whether the dimensions b are an ordering of a. */
-static bool is_permutation(const int a[3], const int b[3])
-{
-    int x[3] = {a[0], a[1], a[2]}, y[3] = {b[0], b[1], b[2]};
-    for (int i = 0; i < 3; i++)
-        for (int j = i + 1; j < 3; j++) {
-            if (x[j] < x[i]) { int t = x[i]; x[i] = x[j]; x[j] = t; }
-            if (y[j] < y[i]) { int t = y[i]; y[i] = y[j]; y[j] = t; }
-        }
-    return x[0] == y[0] && x[1] == y[1] && x[2] == y[2];
-}
-
 scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errlen)
 {
     char fa[32], fb[32];
@@ -917,13 +903,14 @@ scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errle
         scheme_free(cur);
         return NULL;
     }
-    int want[3], have[3];
+    int want[3];
     fmt_dims(to, want);
-    fmt_dims(cur->fmt, have);
-    /* A permutation of the input's format is reached exactly, the rank kept:
-     * projections and extensions would lose (<4,4,5>:61 to <5,4,4> by them
-     * gives 68).  The loops below then have nothing to do. */
-    if (!same_format(cur->fmt, to) && is_permutation(have, want)) {
+    /* A permutation of the input's format (the same format sorted) is reached
+     * exactly, the rank kept: projections and extensions would lose
+     * (<4,4,5>:61 to <5,4,4> by them gives 68).  The loops below then have
+     * nothing to do. */
+    const scheme_format have = search_format_sorted(cur->fmt), sorted = search_format_sorted(to);
+    if (have.n == sorted.n && have.m == sorted.m && have.p == sorted.p) {
         scheme *p = search_permute(cur, to);
         scheme_free(cur);
         if (!p) {
