@@ -46,15 +46,13 @@ static void usage(FILE *out)
 /* The structure line of --stats, over the ring verified (docs/verify.md, "Structure"). */
 static void print_structure(const scheme *s, scheme_ring ring)
 {
-    scheme *copy = ring == SCHEME_RING_F2 && s->ring == SCHEME_RING_Z   ? scheme_to_f2(s)
-                   : ring == SCHEME_RING_Z && s->ring == SCHEME_RING_F2 ? search_z_copy(s)
-                                                                        : NULL;
-    if (copy == NULL && s->ring != ring) {
+    scheme *copy = ring == SCHEME_RING_Z ? search_z_copy(s) : scheme_to_f2(s);
+    if (!copy) {
         printf("  structure: out of memory\n");
         return;
     }
     search_stats st;
-    search_scheme_stats(copy ? copy : s, &st);
+    search_scheme_stats(copy, &st);
     scheme_free(copy);
     char line[1024];
     search_stats_line(&st, line, sizeof line);
