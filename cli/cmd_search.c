@@ -98,10 +98,15 @@ static void on_improved(void *p, const search_found *f, const char *path, bool s
     if (c->verbose && !c->quiet) {
         char text[4400], line[4500], fl[32];
         char who[48];
-        if (search_mpi_active())
-            snprintf(who, sizeof who, "MPI rank %d's walker %d", f->node, f->walker);
+        char w[32];
+        if (f->walker >= SEARCH_BESIDE_WALKER0)
+            snprintf(w, sizeof w, "CPU walker %d", f->walker - SEARCH_BESIDE_WALKER0);
         else
-            snprintf(who, sizeof who, "walker %d", f->walker);
+            snprintf(w, sizeof w, "walker %d", f->walker);
+        if (search_mpi_active())
+            snprintf(who, sizeof who, "MPI rank %d's %s", f->node, w);
+        else
+            snprintf(who, sizeof who, "%s", w);
         snprintf(text, sizeof text, "improved: rank %d (%s, %s flips)%s%s", f->rank, who,
                  cli_fmt_si_cell((double)f->flips, fl, sizeof fl), path[0] ? " -> " : "", path);
         fprintf(stderr, "%s\n", cli_progress_event(line, sizeof line, f->seconds, text));
@@ -245,6 +250,16 @@ static void banner(const banner_info *b)
             fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms (%s)\n", g->warps,
                     g->warps ? "" : " (as many as run at once)", g->rounds, g->launch_ms,
                     g->steps ? "fixed steps" : g->timed ? "each walker's clock" : "adaptive steps");
+        if (p->host_threads > 0) {
+            search_params q;
+            char err[256];
+            if (search_config_beside(b->c, &q, err, sizeof err))
+                fprintf(stderr, "cpu: %d walker%s beside the GPU's, one per thread (plateau %llu in %llu..%llu, "
+                                "walk-len %llu, walk-max %llu)\n",
+                        q.threads, q.threads == 1 ? "" : "s", (unsigned long long)q.plateau,
+                        (unsigned long long)q.plateau_min, (unsigned long long)q.plateau_max,
+                        (unsigned long long)q.walk_len, (unsigned long long)q.walk_max);
+        }
     } else {
         fprintf(stderr, "backend cpu: %d CPU thread%s (one walker each%s)\n", p->threads,
                 p->threads == 1 ? "" : "s",

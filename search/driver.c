@@ -39,7 +39,8 @@ typedef struct worker_arg {
 
 struct cpu_backend {
     engine *e;
-    const search_params *p;
+    const search_params *p; /* the walk's settings: the run's, or those of walkers beside a GPU */
+    int id_base;            /* walker ids: id_base + thread */
     int cap;
     int nthreads;
     worker_stat *ws;
@@ -110,7 +111,7 @@ static void *worker(void *arg)
     while (base >= 0 && !engine_should_stop(e)) {
         atomic_store_explicit(&ws->rank, search_walker_rank(w), memory_order_relaxed);
         if (search_walker_rank(w) < base) {
-            if (!offer(e, w, &rng, a->id))
+            if (!offer(e, w, &rng, c->id_base + a->id))
                 break;
             base = search_walker_rank(w);
             since = 0; /* the walk goes on from the fresh scheme */
@@ -167,12 +168,12 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static bool cpu_setup(engine *e, void *ctx)
+/* The walkers of c: p->threads of them with p's walk settings, ids from id_base. */
+static bool cpu_init(cpu_backend *c, engine *e, const search_params *p, int id_base)
 {
-    cpu_backend *c = ctx;
-    const search_params *p = engine_params(e);
     c->e = e;
     c->p = p;
+    c->id_base = id_base;
     c->cap = engine_max_start_rank(e) + p->plus_max + 8;
     c->nthreads = p->threads;
     c->ws = calloc((size_t)p->threads, sizeof *c->ws);
@@ -192,6 +193,8 @@ static bool cpu_setup(engine *e, void *ctx)
     }
     return true;
 }
+
+static bool cpu_setup(engine *e, void *ctx) { return cpu_init(ctx, e, engine_params(e), 0); }
 
 static bool cpu_start(engine *e, void *ctx)
 {
@@ -242,6 +245,93 @@ static void cpu_join(void *ctx)
             pthread_join(c->args[i].th, NULL);
 }
 
+static void cpu_free(cpu_backend *c)
+{
+    free(c->ws);
+    free(c->args);
+}
+
+/* ---- CPU walkers beside another backend (--host-threads) ------------------ */
+
+/* The run's backend and CPU walkers beside it, as one backend to the engine:
+ * one pool, one best, one stop; the beside walkers walk with their own
+ * settings (search_gpu_options.beside) and ids from SEARCH_BESIDE_WALKER0. */
+typedef struct beside_backend {
+    const engine_backend *main;
+    cpu_backend cpu;
+    search_params q;
+} beside_backend;
+
+static bool beside_setup(engine *e, void *ctx)
+{
+    beside_backend *bb = ctx;
+    if (bb->main->setup && !bb->main->setup(e, bb->main->ctx))
+        return false;
+    return cpu_init(&bb->cpu, e, &bb->q, SEARCH_BESIDE_WALKER0);
+}
+
+static bool beside_start(engine *e, void *ctx)
+{
+    beside_backend *bb = ctx;
+    return bb->main->start(e, bb->main->ctx) && cpu_start(e, &bb->cpu);
+}
+
+static void beside_stats(void *ctx, engine_stats *st)
+{
+    beside_backend *bb = ctx;
+    cpu_stats(&bb->cpu, st);
+    bb->main->stats(bb->main->ctx, st); /* the main backend's plateau and devices are the row's */
+}
+
+static void beside_join(void *ctx)
+{
+    beside_backend *bb = ctx;
+    bb->main->join(bb->main->ctx);
+    cpu_join(&bb->cpu);
+}
+
+static void beside_walker_name(void *ctx, int walker, char *buf, size_t len)
+{
+    beside_backend *bb = ctx;
+    if (walker >= SEARCH_BESIDE_WALKER0)
+        snprintf(buf, len, "CPU walker %d beside the %s", walker - SEARCH_BESIDE_WALKER0,
+                 bb->main->name ? bb->main->name : "run's backend");
+    else if (bb->main->walker_name)
+        bb->main->walker_name(bb->main->ctx, walker, buf, len);
+    else
+        snprintf(buf, len, "walker %d", walker);
+}
+
+search_status engine_run_beside(const search_params *p, const search_params *beside, const scheme *const *starts,
+                                int nstarts, const search_callbacks *cb, const engine_backend *b,
+                                search_result *res)
+{
+    if (!beside || p->host_threads <= 0 || beside->threads <= 0)
+        return engine_run(p, starts, nstarts, cb, b, res);
+    beside_backend bb;
+    memset(&bb, 0, sizeof bb);
+    bb.main = b;
+    /* what is searched and when it stops: the run's; how a CPU walker walks: its own */
+    bb.q = *p;
+    bb.q.seed = p->seed ^ 0x686f73742d746872ull; /* streams apart from the main backend's */
+    bb.q.threads = beside->threads;
+    bb.q.max_flips = 0;
+    bb.q.plateau = beside->plateau;
+    bb.q.plateau_min = beside->plateau_min;
+    bb.q.plateau_max = beside->plateau_max;
+    bb.q.walk_len = beside->walk_len;
+    bb.q.walk_max = beside->walk_max;
+    bb.q.gen_max = beside->gen_max;
+    bb.q.plus_max = beside->plus_max;
+    bb.q.isolated_plus = beside->isolated_plus;
+    bb.q.batch = beside->batch;
+    const engine_backend eb = {b->name, &bb, beside_setup, beside_start, beside_stats, beside_join,
+                               beside_walker_name};
+    search_status st = engine_run(p, starts, nstarts, cb, &eb, res);
+    cpu_free(&bb.cpu);
+    return st;
+}
+
 search_status search_run_cpu(const search_params *p, const scheme *const *starts, int nstarts,
                              const search_callbacks *cb, search_result *res)
 {
@@ -249,7 +339,6 @@ search_status search_run_cpu(const search_params *p, const scheme *const *starts
     memset(&c, 0, sizeof c);
     const engine_backend b = {"cpu", &c, cpu_setup, cpu_start, cpu_stats, cpu_join, NULL};
     search_status st = engine_run(p, starts, nstarts, cb, &b, res);
-    free(c.ws);
-    free(c.args);
+    cpu_free(&c);
     return st;
 }

@@ -121,6 +121,18 @@ void engine_set_layer(const engine_layer *l);
 search_status engine_run(const search_params *p, const scheme *const *starts, int nstarts,
                          const search_callbacks *cb, const engine_backend *b, search_result *res);
 
+/* engine_run with CPU walkers beside backend b (search/driver.c;
+ * --host-threads, docs/search.md "CPU walkers beside the GPU"): when
+ * p->host_threads > 0 and beside is not NULL, beside->threads CPU walkers
+ * walk with beside's walk settings (plateau and its bounds, walk-len,
+ * walk-max, gen-max, plus-max, isolated-plus, batch) and everything else of
+ * p, ids from SEARCH_BESIDE_WALKER0, in the same engine (one pool, one best,
+ * the stop conditions over all walkers; the progress rows count both, the
+ * plateau and devices are b's).  Otherwise engine_run. */
+search_status engine_run_beside(const search_params *p, const search_params *beside, const scheme *const *starts,
+                                int nstarts, const search_callbacks *cb, const engine_backend *b,
+                                search_result *res);
+
 /* ---- for backends -------------------------------------------------------- */
 
 const search_params *engine_params(const engine *e);

@@ -550,6 +550,21 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
     return search_params_check(&c->p, err, errlen);
 }
 
+bool search_config_beside(const search_config *c, search_params *q, char *err, size_t errlen)
+{
+    search_config cc = *c;
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++)
+        if (!(g_info[i].use & SEARCH_USE_CPU))
+            cc.given[i] = false; /* the GPU's own rows: the CPU walkers do not read them */
+    if (!search_config_resolve(&cc, SEARCH_BACKEND_CPU, err, errlen))
+        return false;
+    cc.p.threads = c->p.host_threads;
+    cc.p.host_threads = 0;
+    cc.p.max_flips = 0; /* the run's budget counts every walker's flips (the engine stops it) */
+    *q = cc.p;
+    return true;
+}
+
 /* ---- the run record ---- */
 
 typedef struct strbuf {

@@ -161,6 +161,8 @@ typedef struct search_params {
     int threads;           /* CPU walkers, one per thread */
     uint64_t seed;         /* every walker's seed derives from it (splitmix64) */
     int device;            /* GPU backend: the device index */
+    int host_threads;      /* GPU backend: CPU walkers beside the GPU's in the same engine run
+                              (search_gpu_options.beside holds their walk settings); 0: none */
 
     /* the walk (docs/search.md says how each default was measured) */
     uint64_t plateau;      /* L: flips without a rank drop before a plus transition */
@@ -254,6 +256,13 @@ typedef struct search_gpu_options {
      * (search_gpu_params); false: search_params as given (a search_config the
      * session resolved, benchmarks sweeping them). */
     bool gpu_defaults;
+    /* CPU walkers beside the GPU's in the same engine run (one pool, one
+     * store): their walk settings, the CPU's reading of the run's options
+     * (search_config_beside); NULL: none (search_params.host_threads is
+     * then ignored).  Only the walk's own rows are taken from it (plateau,
+     * walk lengths, gen-max, plus-max, isolated-plus, batch): what is
+     * searched and when it stops is the run's (engine_run_beside). */
+    const struct search_params *beside;
 } search_gpu_options;
 
 /* ---- the parameter table (search/params.def) ------------------------------ */
@@ -323,6 +332,13 @@ double search_param_symmetric_default(int id, int n, bool *has);
  * --plateau outside them; then search_params_check.  c->backend = b and
  * c->gpu.gpu_defaults = false (the defaults are in place). */
 bool search_config_resolve(search_config *c, search_backend b, char *err, size_t errlen);
+
+/* The walk settings of the CPU walkers beside the GPU's (--host-threads):
+ * c resolved for the GPU; *q becomes c as --backend cpu would resolve it (a
+ * row not given takes the CPU's default; the GPU's own rows dropped), with
+ * threads = c->p.host_threads and no flip budget of its own (the run's
+ * applies to all walkers).  false with the reason in err. */
+bool search_config_beside(const search_config *c, search_params *q, char *err, size_t errlen);
 
 /* The run record: "key=value" lines, the backend first, then every row the
  * backend reads, then "given=" with the rows that were given (a resumed run
@@ -444,6 +460,10 @@ typedef enum search_status {
 } search_status;
 
 /* A verified improvement: a scheme of lower rank than any before in this run. */
+/* Walker ids from here on are CPU walkers beside a GPU's (--host-threads):
+ * SEARCH_BESIDE_WALKER0 + k is CPU thread k. */
+#define SEARCH_BESIDE_WALKER0 (1 << 30)
+
 typedef struct search_found {
     const scheme *s;       /* verified over GF(2) */
     int rank;

@@ -754,6 +754,17 @@ search_status session_search(search_session *s, const search_config *c, const ch
     /* What the engine runs: c->p, with progress reports often enough for the
      * store's heartbeat (the record and the printed rows keep c's interval). */
     search_params run_p = c->p;
+    /* --host-threads: CPU walkers beside the GPU's, with the CPU's walk
+     * settings (docs/search.md, "CPU walkers beside the GPU") */
+    search_gpu_options gpu_o = c->gpu;
+    search_params beside;
+    if (gpu && c->p.host_threads > 0) {
+        if (!search_config_beside(c, &beside, res->msg, sizeof res->msg)) {
+            res->status = SEARCH_BAD_PARAMS;
+            return res->status;
+        }
+        gpu_o.beside = &beside;
+    }
     /* a symmetric walk over Z, or one --via-f2, walks over GF(2) and lifts
      * (lift_improved) */
     x.lift_each = search_lifts_to_z(&c->p);
@@ -778,6 +789,11 @@ search_status session_search(search_session *s, const search_config *c, const ch
                 snprintf(dev, sizeof dev, "GPU %d", c->p.device);
         } else
             snprintf(dev, sizeof dev, "%d thread%s", c->p.threads, c->p.threads == 1 ? "" : "s");
+        if (gpu && c->p.host_threads > 0) {
+            const size_t used = strlen(dev);
+            snprintf(dev + used, sizeof dev - used, " + %d CPU thread%s beside", c->p.host_threads,
+                     c->p.host_threads == 1 ? "" : "s");
+        }
         db_run_info info = {c->p.fmt, text ? text : "", c->p.seed, gpu ? "gpu" : "cpu", dev, NULL};
         char err[512];
         db_status st = text ? db_run_begin(s->store, &info, &run->run_id, err, sizeof err) : DB_IO;
@@ -819,7 +835,7 @@ search_status session_search(search_session *s, const search_config *c, const ch
     }
     if (lifting || !x.lift_each) {
         if (gpu)
-            search_run_gpu_opts(&run_p, &c->gpu, starts, nstarts, &cb, res);
+            search_run_gpu_opts(&run_p, &gpu_o, starts, nstarts, &cb, res);
         else
             search_run_cpu(&run_p, starts, nstarts, &cb, res);
     }

@@ -513,7 +513,7 @@ search_status search_run_gpu_stats(const search_params *p, const search_gpu_opti
     }
 
     const engine_backend b = {"gpu", &g, gpu_setup, gpu_start, gpu_stats, gpu_join, gpu_walker_name};
-    engine_run(p, starts, nstarts, cb, &b, res);
+    engine_run_beside(p, o->beside, starts, nstarts, cb, &b, res);
 
     uint64_t returned = 0, pooled = 0, isolated = 0, rejected = 0, flips = 0;
     for (int k = 0; k < nsets; k++) {

@@ -177,7 +177,7 @@ search_status search_run_gpu_sym(const search_params *p, const search_gpu_option
     if (!gpu_one_init(&b.g, p, o, "the symmetric GPU walk", res))
         return res->status;
     const engine_backend eb = {"gpu", &b, sym_setup, sym_start, gpu_one_stats, gpu_one_join, sym_walker_name};
-    engine_run(p, starts, nstarts, cb, &eb, res);
+    engine_run_beside(p, o->beside, starts, nstarts, cb, &eb, res);
     cuda_sym_destroy(b.cs);
     free(b.st);
     free(b.reps);

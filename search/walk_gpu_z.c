@@ -290,7 +290,7 @@ search_status search_run_gpu_z(const search_params *p, const search_gpu_options 
         return res->status;
     scheme_rng_seed(&b.rng, p->seed ^ 0x243F6A8885A308D3ull);
     const engine_backend eb = {"gpu", &b, z_setup, z_start, gpu_one_stats, gpu_one_join, z_walker_name};
-    engine_run(p, starts, nstarts, cb, &eb, res);
+    engine_run_beside(p, o->beside, starts, nstarts, cb, &eb, res);
     cuda_wz_destroy(b.cz);
     free(b.st);
     free(b.terms);

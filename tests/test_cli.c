@@ -1042,8 +1042,17 @@ Test(cli, search_gpu_banner_names_the_gpu_defaults)
     }
     CHECK(strstr(out, " plateau=500 ") || strstr(out, " plateau=500\n"),
           "the grid shows the plateau that runs (and is recorded):\n%s", out);
-    CHECK(!strstr(out, "threads=") && !strstr(out, "batch="), "no CPU-only rows in a GPU banner:\n%s", out);
+    CHECK(!strstr(out, " threads=") && !strstr(out, "batch="), "no CPU-only rows in a GPU banner:\n%s", out);
+    CHECK(strstr(out, " host-threads=0") && !strstr(out, "beside"), "no walkers beside by default:\n%s", out);
     CHECK(strstr(out, "launch 100 ms (each walker's clock)"), "the banner names timed launches:\n%s", out);
+    rc = tc_run_cli("", out, sizeof out, "search --backend gpu --dims 2x2x2 --time 0.5s --seed 3 --host-threads 3");
+    CHECK(rc == 0 || rc == 2, "exit %d:\n%s", rc, out);
+    CHECK(strstr(out, "cpu: 3 walkers beside the GPU's, one per thread (plateau 20000 in 2000..200000, walk-len 1000, "
+                      "walk-max 100000000)"),
+          "the banner names the walkers beside and the CPU's settings they walk with:\n%s", out);
+    rc = tc_run_cli("", out, sizeof out, "search --dims 2x2x2 --time 0.5s --seed 3 --host-threads 3");
+    CHECK(rc == 2 && strstr(out, "--host-threads: the cpu backend does not use it (GPU only)"),
+          "--host-threads on the CPU backend is refused (exit %d):\n%s", rc, out);
     rc = tc_run_cli("", out, sizeof out, "search --backend gpu --dims 2x2x2 --time 0.5s --seed 3 --launch-ms 60001");
     CHECK(rc == 2 && strstr(out, "--launch-ms 60001: expected milliseconds in (0, 60000]"),
           "a launch over a minute is refused (exit %d):\n%s", rc, out);

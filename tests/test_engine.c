@@ -1208,3 +1208,218 @@ Test(engine, a_layer_offers_remote_schemes_adds_its_counters_and_sees_what_local
     search_result_free(&r);
     chain_free(&g_chain);
 }
+
+/* ---------------------------------------------------------------- CPU walkers beside (--host-threads) */
+
+/* The fake walkers only count flips and report rank 60: every improvement of
+ * these runs comes from the CPU walkers beside them. */
+static void script_count(fake *f, int id)
+{
+    atomic_store(&f->rank[id], 60);
+    walk_until_stop(f, id, 1000);
+}
+
+typedef struct beside_log {
+    cb_log imp;
+    int rows, max_walkers, bad;
+    char why[256];
+} beside_log;
+
+static bool beside_improved(void *ctx, const search_found *fd) { return log_improved(&((beside_log *)ctx)->imp, fd); }
+
+static void beside_progress(void *ctx, const search_progress *pr)
+{
+    beside_log *l = ctx;
+    l->rows++;
+    if (pr->walkers > l->max_walkers)
+        l->max_walkers = pr->walkers;
+    if ((pr->plateau != 777 || pr->devices != 1) && !l->bad++)
+        snprintf(l->why, sizeof l->why, "row %d: plateau %llu devices %d (the main backend's: 777, 1)", l->rows,
+                 (unsigned long long)pr->plateau, pr->devices);
+}
+
+/* A config for the GPU with the given options (name, value pairs), resolved,
+ * and the beside walkers' settings from it. */
+static void beside_config(search_config *c, search_params *q, const char *const *opts, int n)
+{
+    char err[256];
+    search_config_default(c);
+    for (int i = 0; i < n; i += 2)
+        cr_assert(search_config_set(c, search_param_find(opts[i]), opts[i + 1], err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
+    cr_assert(search_config_beside(c, q, err, sizeof err), "%s", err);
+}
+
+static search_status beside_run(fake *f, const search_params *p, const search_params *q, beside_log *l,
+                                search_result *r)
+{
+    memset(l, 0, sizeof *l);
+    search_callbacks cb = {l, beside_improved, beside_progress};
+    const engine_backend b = {"fake", f, fake_setup, fake_start, fake_stats, fake_join, fake_name};
+    return engine_run_beside(p, q, NULL, 0, &cb, &b, r);
+}
+
+/* f, reset: n walkers that count flips (script_count), plateau 777 on 1 device. */
+static void fake_counting(fake *f, int n)
+{
+    memset(f, 0, sizeof *f);
+    f->nwalkers = n;
+    f->script = script_count;
+    f->plateau = 777;
+    f->devices = 1;
+}
+
+static uint64_t fake_flips(fake *f)
+{
+    uint64_t s = 0;
+    for (int i = 0; i < f->nwalkers; i++)
+        s += atomic_load(&f->flips[i]);
+    return s;
+}
+
+Test(engine, cpu_walkers_beside_walk_in_the_same_run, .timeout = 60)
+{
+    static const char *const opts[] = {"dims", "3x3x3", "host-threads", "2", "seed", "7"};
+    search_config c;
+    search_params q;
+    beside_config(&c, &q, opts, 6);
+    cr_assert_eq(q.threads, 2);
+    search_params p = c.p;
+    p.time_limit = 1.0;
+    p.progress_every = 0.05;
+    static fake f;
+    fake_counting(&f, 2);
+    static beside_log l;
+    search_result r;
+    cr_assert_eq(beside_run(&f, &p, &q, &l, &r), SEARCH_REACHED, "%s", r.msg);
+    assert_decreasing(&l.imp);
+    cr_assert_gt(l.imp.n, 0, "no improvement in 1 s of two CPU walkers on <3,3,3> from 27");
+    cr_assert_lt(r.best_rank, 27);
+    for (int i = 0; i < l.imp.n && i < 1024; i++)
+        cr_assert(l.imp.walker[i] == SEARCH_BESIDE_WALKER0 || l.imp.walker[i] == SEARCH_BESIDE_WALKER0 + 1,
+                  "improvement %d from walker %d: the fake walkers offer nothing", i, l.imp.walker[i]);
+    const uint64_t ff = fake_flips(&f);
+    cr_assert_gt(ff, 0);
+    cr_assert_gt(r.flips, ff, "the run's flips %llu are the fake's %llu alone: the CPU walkers' are not counted",
+                 (unsigned long long)r.flips, (unsigned long long)ff);
+    cr_assert_eq(l.max_walkers, 4, "walkers in the rows: %d, want 2 fake + 2 CPU", l.max_walkers);
+    cr_assert_eq(l.bad, 0, "%s", l.why);
+    cr_assert_eq(atomic_load(&f.setups), 1);
+    cr_assert_eq(atomic_load(&f.joins), 1);
+    search_result_free(&r);
+
+    /* without --host-threads the same call is the backend alone */
+    search_params p0 = p;
+    p0.host_threads = 0;
+    static fake f0;
+    fake_counting(&f0, 2);
+    p0.time_limit = 0.3;
+    cr_assert_eq(beside_run(&f0, &p0, &q, &l, &r), SEARCH_REACHED, "%s", r.msg);
+    cr_assert_eq(l.imp.n, 0);
+    cr_assert_eq(r.best_rank, 27);
+    cr_assert_eq(r.flips, fake_flips(&f0));
+    cr_assert_eq(l.max_walkers, 2);
+    search_result_free(&r);
+}
+
+Test(engine, the_flip_budget_counts_the_walkers_beside, .timeout = 60)
+{
+    static const char *const opts[] = {"dims", "4x4x4", "host-threads", "2", "max-flips", "3000000"};
+    search_config c;
+    search_params q;
+    beside_config(&c, &q, opts, 6);
+    cr_assert_eq(q.max_flips, 0, "the walkers beside have no budget of their own");
+    search_params p = c.p;
+    p.progress_every = 0;
+    static fake f;
+    fake_counting(&f, 1);
+    static beside_log l;
+    search_result r;
+    cr_assert_eq(beside_run(&f, &p, &q, &l, &r), SEARCH_REACHED, "%s", r.msg);
+    const uint64_t ff = fake_flips(&f);
+    /* the fake adds 1000 a millisecond: 3e6 alone would take 3 s */
+    cr_assert_lt(ff, 1500000, "the fake made %llu of 3e6 flips: the CPU walkers' did not count toward the budget",
+                 (unsigned long long)ff);
+    cr_assert_geq(r.flips, 3000000);
+    search_result_free(&r);
+}
+
+Test(engine, a_failed_setup_starts_no_walker_beside, .timeout = 60)
+{
+    static const char *const opts[] = {"dims", "3x3x3", "host-threads", "2"};
+    search_config c;
+    search_params q;
+    beside_config(&c, &q, opts, 4);
+    search_params p = c.p;
+    p.time_limit = 0.5;
+    p.progress_every = 0;
+    static fake f;
+    fake_counting(&f, 2);
+    f.fail_setup = true;
+    static beside_log l;
+    search_result r;
+    cr_assert_eq(beside_run(&f, &p, &q, &l, &r), SEARCH_BAD_PARAMS);
+    cr_assert(strstr(r.msg, "no such device"), "%s", r.msg);
+    cr_assert_eq(l.imp.n, 0);
+    cr_assert_eq(r.flips, 0);
+    search_result_free(&r);
+}
+
+Test(engine, symmetric_walkers_beside_offer_verified_invariant_schemes, .timeout = 60)
+{
+    static const char *const opts[] = {"dims", "4x4x4", "host-threads", "2", "symmetry", "c3", "seed", "3"};
+    search_config c;
+    search_params q;
+    beside_config(&c, &q, opts, 8);
+    search_params p = c.p;
+    p.time_limit = 1.5;
+    p.progress_every = 0;
+    static fake f;
+    fake_counting(&f, 1);
+    static beside_log l;
+    search_result r;
+    /* the engine verifies every offer (a failure ends the run with SEARCH_FAILED) */
+    cr_assert_eq(beside_run(&f, &p, &q, &l, &r), SEARCH_REACHED, "%s", r.msg);
+    assert_decreasing(&l.imp);
+    cr_assert_gt(l.imp.n, 0);
+    cr_assert_lt(r.best_rank, 64);
+    int term, elem;
+    char err[256];
+    cr_assert(r.best, "no best");
+    cr_assert(scheme_symmetry_check(r.best, SCHEME_SYM_C3, &term, &elem, err, sizeof err),
+              "the best of a c3 walk beside: %s", err);
+    search_result_free(&r);
+}
+
+Test(engine, the_walkers_beside_take_the_cpus_walk_settings)
+{
+    search_config c;
+    search_params q;
+    static const char *const plain[] = {"dims", "4x4x5", "host-threads", "6"};
+    beside_config(&c, &q, plain, 4);
+    const search_param_info *pl = search_param(SEARCH_PARAM_PLATEAU), *wl = search_param(SEARCH_PARAM_WALK_LEN);
+    cr_assert_eq((double)c.p.plateau, pl->gpu_def, "the run: the GPU's plateau");
+    cr_assert_eq((double)q.plateau, pl->def, "beside: the CPU's plateau %llu", (unsigned long long)q.plateau);
+    cr_assert_eq((double)q.walk_len, wl->def);
+    cr_assert_neq(pl->def, pl->gpu_def, "the test needs a row whose defaults differ");
+    cr_assert_eq(q.threads, 6);
+    cr_assert_eq(q.host_threads, 0);
+    /* a row given holds for both; the CPU's bounds follow it (the CPU-only rows
+     * such as --plateau-min stay refused with --backend gpu: their defaults) */
+    static const char *const given[] = {"dims", "4x4x5", "host-threads", "1", "plateau", "777"};
+    beside_config(&c, &q, given, 6);
+    cr_assert_eq(c.p.plateau, 777);
+    cr_assert_eq(q.plateau, 777);
+    cr_assert_eq(q.plateau_min, 777);
+    /* a symmetric walk's own defaults hold for both */
+    static const char *const sym[] = {"dims", "6x6x6", "host-threads", "2", "symmetry", "c3xc2"};
+    beside_config(&c, &q, sym, 6);
+    cr_assert_eq(c.p.plateau, q.plateau);
+    cr_assert_eq(c.p.walk_len, q.walk_len);
+    cr_assert_eq(c.p.gen_max, 1);
+    cr_assert_eq(q.gen_max, 1);
+    /* the GPU's own rows given (--warps) do not stop the CPU's reading */
+    static const char *const gpu[] = {"dims", "4x4x4", "host-threads", "3", "warps", "64", "rounds", "2"};
+    beside_config(&c, &q, gpu, 8);
+    cr_assert_eq(q.threads, 3);
+}
