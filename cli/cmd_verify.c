@@ -43,12 +43,17 @@ static void usage(FILE *out)
             "scheme of an .npz SKIPPED (beyond flipgraph's limits: the line says which).\n");
 }
 
+/* Set when a structure could not be computed (out of memory): exit 3. */
+static bool structure_failed;
+
 /* The structure line of --stats, over the ring verified (docs/verify.md, "Structure"). */
-static void print_structure(const scheme *s, scheme_ring ring)
+static void print_structure(const char *label, const scheme *s, scheme_ring ring)
 {
     scheme *copy = ring == SCHEME_RING_Z ? search_z_copy(s) : scheme_to_f2(s);
     if (!copy) {
-        printf("  structure: out of memory\n");
+        fflush(stdout);
+        cli_error(CLI_INTERNAL, "verify", "%s: out of memory for its structure", label);
+        structure_failed = true;
         return;
     }
     search_stats st;
@@ -96,7 +101,7 @@ static bool verify_one(const char *label, const scheme *s, scheme_ring ring, sch
         any_invalid = true;
     }
     if (stats)
-        print_structure(s, ring);
+        print_structure(label, s, ring);
     fflush(stdout);
     return !any_invalid;
 }
@@ -189,5 +194,5 @@ int cmd_verify(int argc, char **argv)
         fflush(stdout);
         scheme_free(s);
     }
-    return any_unreadable ? CLI_USAGE : any_invalid ? CLI_NEGATIVE : CLI_OK;
+    return structure_failed ? CLI_INTERNAL : any_unreadable ? CLI_USAGE : any_invalid ? CLI_NEGATIVE : CLI_OK;
 }
