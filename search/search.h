@@ -459,11 +459,11 @@ typedef enum search_status {
     SEARCH_FAILED = 3       /* a scheme failed verification (a bug), out of memory, a callback failed */
 } search_status;
 
-/* A verified improvement: a scheme of lower rank than any before in this run. */
 /* Walker ids from here on are CPU walkers beside a GPU's (--host-threads):
  * SEARCH_BESIDE_WALKER0 + k is CPU thread k. */
 #define SEARCH_BESIDE_WALKER0 (1 << 30)
 
+/* A verified improvement: a scheme of lower rank than any before in this run. */
 typedef struct search_found {
     const scheme *s;       /* verified over GF(2) */
     int rank;
