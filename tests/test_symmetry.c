@@ -584,3 +584,35 @@ Test(symmetry_search, symmetric_defaults_apply_to_rows_not_given)
     search_cubes_text(&six, text, sizeof text);
     cr_assert_str_eq(text, "110000,001100,000011");
 }
+
+/* Our <6,6,6>:153 (data/found/666-153-c3xc2-gf2.txt: the GPU c3xc2 walk of
+ * seed 3 on an H200, bench/RESULTS.md "<6,6,6> c3xc2 for 23 minutes"): the
+ * record's rank, invariant under C3 x C2 with the n = 6 cubes among its fixed
+ * terms, and it lifts to Z (the Z record is 153 too). */
+Test(symmetry, our_666_153_is_c3xc2_invariant_and_lifts_to_z, .timeout = 120)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/data/found/666-153-c3xc2-gf2.txt", getenv("FLIPGRAPH_SOURCE"));
+    scheme *s = tc_read_or_die(path);
+    cr_assert_eq(s->rank, 153);
+    cr_assert(verifies(s));
+    char err[256];
+    int term, elem;
+    cr_assert(scheme_symmetry_check(s, SCHEME_SYM_C3XC2, &term, &elem, err, sizeof err), "%s", err);
+    int orbit[153];
+    const int norbits = scheme_symmetry_orbits(s, SCHEME_SYM_C3XC2, orbit);
+    /* 25 free orbits of 6 terms, the mirror pair 110000, 000011 and the cube 001100 */
+    cr_assert_eq(norbits, 27);
+    int cubes = 0;
+    for (int r = 0; r < s->rank; r++)
+        cubes += s->terms[r].f[0] == s->terms[r].f[1] && s->terms[r].f[1] == s->terms[r].f[2];
+    cr_assert_eq(cubes, 3);
+    verify_lift_result lr;
+    scheme *z = verify_lift(s, &lr);
+    cr_assert_not_null(z, "no lift");
+    verify_result vr;
+    cr_assert(verify_z(z, &vr), "the lift does not verify over Z: %s", vr.msg);
+    cr_assert_eq(z->rank, 153);
+    scheme_free(z);
+    scheme_free(s);
+}
