@@ -294,6 +294,61 @@ Test(symmetry_walker, long_walks_stay_valid, .timeout = 240)
         }
 }
 
+/* Under C3 x C2 the rank is the fixed terms (the cubes) plus six per free
+ * orbit, and the cubes change only two at a time (a new cube x*x*x comes with
+ * its reversal's), so a walk keeps the parity of its rank (docs/search.md,
+ * "Symmetric walks"): checked along walks from starts of odd and even cube
+ * counts.  (No walk here made a new cube: in 8e7 flips of such walks the
+ * cubes stayed the start's.) */
+static int count_cubes(const scheme *s)
+{
+    int c = 0;
+    for (int r = 0; r < s->rank; r++)
+        c += s->terms[r].f[0] == s->terms[r].f[1] && s->terms[r].f[1] == s->terms[r].f[2];
+    return c;
+}
+
+Test(symmetry_walker, a_c3xc2_walk_keeps_the_parity_of_its_rank, .timeout = 240)
+{
+    const uint64_t seed = test_seed();
+    static const char *const cubes[] = {"110000,001100,000011", "111000,000111", "11000,00100,00011", "1001,0110"};
+    char err[256];
+    for (int k = 0; k < 4; k++) {
+        search_cubes c;
+        cr_assert(search_cubes_parse(cubes[k], &c));
+        const int n = c.digits;
+        search_params p;
+        search_params_default(&p);
+        p.fmt = (scheme_format){n, n, n};
+        p.symmetry = SCHEME_SYM_C3XC2;
+        p.gen_max = 1;
+        p.plateau = p.plateau_min = p.plateau_max = 200;
+        p.plus_max = 12;
+        scheme *start = search_symmetric_start(p.fmt, SCHEME_SYM_C3XC2, &c, err, sizeof err);
+        cr_assert(start, "%s", err);
+        search_walker *w = search_walker_new(start, &p, seed ^ (uint64_t)(k + 1), 0);
+        cr_assert(w);
+        const int parity = search_walker_rank(w) % 2, cubes0 = count_cubes(start);
+        int moved = 0;
+        for (int i = 0; i < (sanitized() ? 40 : 400); i++) {
+            const int base = search_walker_rank(w);
+            search_walker_walk(w, 500, base, 0);
+            scheme *s = search_walker_snapshot(w);
+            const int nc = count_cubes(s);
+            cr_assert_eq(s->rank % 2, parity, "seed %llu cubes %s: rank %d after a start of parity %d",
+                         (unsigned long long)seed, cubes[k], s->rank, parity);
+            cr_assert_eq((s->rank - nc) % 6, 0, "seed %llu: rank %d with %d cubes is not cubes + 6 * orbits",
+                         (unsigned long long)seed, s->rank, nc);
+            cr_assert_eq((nc - cubes0) % 2, 0, "the cubes went from %d to %d", cubes0, nc);
+            moved += s->rank != base;
+            scheme_free(s);
+        }
+        cr_assert_gt(moved, 0, "cubes %s: the rank never moved", cubes[k]);
+        search_walker_free(w);
+        scheme_free(start);
+    }
+}
+
 /* ------------------------------------------------------------ the engine */
 
 typedef struct found_log {
