@@ -15,7 +15,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: flipgraph lift ID|FILE [-o OUT] [--db PATH] [--to native|exp]\n"
             "                  [--attempts N] [--coef-max K] [--seed N] [--walk T [--threads N]]\n"
-            "                  [--survey T]\n"
+            "                  [--survey T] [--symmetry c3|c3xc2|t2]\n"
             "\n"
             "Lifts a GF(2) scheme to one over the integers by Hensel lifting (solving the\n"
             "Brent equations modulo 2, 4, 8, ...), and checks the result over Z.\n"
@@ -46,6 +46,11 @@ static void usage(FILE *out)
             "                    rank for T as --walk does, lift every distinct scheme met (at\n"
             "                    most 65536) and print how many lift; writes and stores nothing\n"
             "                    (whether a GF(2) scheme lifts goes by the region it lies in)\n"
+            "  --symmetry G      an invariant lift: the scheme must be invariant under G (c3,\n"
+            "                    c3xc2 on <n,n,n>, t2 on <n,m,m>) and so is its lift (one unknown\n"
+            "                    per orbit of coefficient entries; docs/verify.md, \"Invariant\n"
+            "                    lifts\"); exit 1 when no invariant lift was found, which proves\n"
+            "                    nothing about other lifts.  Not with --walk or --survey\n"
             "  -h, --help        this text\n"
             "\n"
             "exit: 0 lifted (--survey: schemes met); 1 the scheme cannot be lifted (the\n"
@@ -75,12 +80,13 @@ int cmd_lift(int argc, char **argv)
         {"walk", required_argument, NULL, 'w'},
         {"threads", required_argument, NULL, 'T'},
         {"survey", required_argument, NULL, 'S'},
+        {"symmetry", required_argument, NULL, 'g'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *out = NULL, *db_opt = NULL;
     scheme_file_kind kind = SCHEME_FILE_NATIVE;
-    verify_lift_options lopt = {0, 0, 0, 0};
+    verify_lift_options lopt = {0, 0, 0, 0, 0};
     double walk = 0, survey = 0;
     int threads = 1;
     long v;
@@ -135,6 +141,13 @@ int cmd_lift(int argc, char **argv)
                 return cli_error(CLI_USAGE, "lift", "--survey '%s': expected a duration above 0, such as 30s or 5m",
                                  optarg);
             break;
+        case 'g': {
+            scheme_symmetry g;
+            if (!scheme_symmetry_parse(optarg, &g) || g == SCHEME_SYM_NONE)
+                return cli_error(CLI_USAGE, "lift", "--symmetry '%s': expected c3, c3xc2 or t2", optarg);
+            lopt.symmetry = (int)g;
+            break;
+        }
         case 'h':
             usage(stdout);
             return CLI_OK;
@@ -148,6 +161,8 @@ int cmd_lift(int argc, char **argv)
         usage(stderr);
         return cli_error(CLI_USAGE, "lift", "expected exactly one ID or FILE, got %d", argc - optind);
     }
+    if (lopt.symmetry && (walk > 0 || survey > 0))
+        return cli_error(CLI_USAGE, "lift", "--symmetry: the lift alone is invariant, not --%s", walk > 0 ? "walk" : "survey");
     if (survey > 0 && (out || walk > 0))
         return cli_error(CLI_USAGE, "lift", "--survey measures and writes nothing: not with %s",
                          out ? "-o" : "--walk");

@@ -316,6 +316,7 @@ typedef struct run_ctx {
     _Atomic uint64_t stored;
     double print_every, engine_every, next_print;
     const char *source; /* the schemes' provenance: "search", or "search:c3" for a symmetric walk */
+    scheme_symmetry symmetry; /* the walk's: its lifts are invariant where they can be (lift_one) */
     /* a symmetric walk over Z, or one --via-f2 (lift_each): the walk is over
      * GF(2) and every improvement is lifted by the lifter thread
      * (lifter_main); z_best the lowest lift (the run's result); unlifted the
@@ -491,9 +492,28 @@ static void lift_one(run_ctx *x, lift_item *it)
     /* a lift within {-1, 0, 1} if one of the attempts gives it: the walks
      * over Z (the GPU's) start only from those; Hensel lifting's first lift
      * of a CPU <5,5,5>:99 held a 3, its third attempt's none above 1 */
-    const verify_lift_options opt = {.max_coef = 1};
+    verify_lift_options opt = {.max_coef = 1};
     verify_lift_result lr;
-    scheme *z = verify_lift_ex(it->s, &opt, &lr);
+    /* an invariant lift first, so that the stored integer scheme keeps the
+     * walk's symmetry (docs/verify.md, "Invariant lifts"); the plain lift when
+     * there is none within {-1, 0, 1} */
+    scheme *z = NULL, *inv = NULL;
+    if (x->symmetry != SCHEME_SYM_NONE) {
+        opt.symmetry = x->symmetry;
+        inv = verify_lift_ex(it->s, &opt, &lr);
+        opt.symmetry = SCHEME_SYM_NONE;
+        if (inv && lr.max_coeff <= 1) {
+            z = inv;
+            inv = NULL;
+        }
+    }
+    if (!z)
+        z = verify_lift_ex(it->s, &opt, &lr);
+    if (!z) {
+        z = inv; /* coefficients beyond 1, but a lift */
+        inv = NULL;
+    }
+    scheme_free(inv);
     pthread_mutex_lock(&x->mu);
     x->run->lifts_tried++;
     if (z)
@@ -751,6 +771,7 @@ search_status session_search(search_session *s, const search_config *c, const ch
                : c->p.symmetry == SCHEME_SYM_C3XC2 ? "search:c3xc2"
                : c->p.symmetry == SCHEME_SYM_T2    ? "search:t2"
                                                    : "search";
+    x.symmetry = (scheme_symmetry)c->p.symmetry;
     /* What the engine runs: c->p, with progress reports often enough for the
      * store's heartbeat (the record and the printed rows keep c's interval). */
     search_params run_p = c->p;

@@ -592,6 +592,9 @@ Test(search_z_cli, symmetric_walk_lifts_every_improvement, .timeout = 120)
     cr_assert_eq(sscanf(n, "%d %d", &files, &zfiles), 2, "%s", n);
     cr_assert(files == z && zfiles == z, "--out: %d files, %d over Z, %d lifts stored", files, zfiles, z);
     free(n);
+    /* the lifts keep the walk's symmetry (an invariant lift first) */
+    snprintf(args, sizeof args, "verify --ring z --symmetry c3 '%s'/o/*", d);
+    run_says(d, args, 0, (const char *[]){"rank 23 over Z: valid, invariant under c3", NULL}, NULL);
     /* the meta search: <3,3,3>'s first leg is symmetric (from its cubes) and
      * lifts the same way */
     snprintf(path, sizeof path, "%s/m.db", d);

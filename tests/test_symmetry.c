@@ -671,3 +671,132 @@ Test(symmetry, our_666_153_is_c3xc2_invariant_and_lifts_to_z, .timeout = 120)
     scheme_free(z);
     scheme_free(s);
 }
+
+/* ------------------------------------------------------------ invariant lifts */
+
+/* An invariant GF(2) scheme: a symmetric walk of `flips` flips from the start. */
+static scheme *walked_invariant(scheme_format f, scheme_symmetry g, uint64_t seed, uint64_t flips)
+{
+    char err[256];
+    search_params p;
+    search_params_default(&p);
+    p.fmt = f;
+    p.symmetry = g;
+    p.gen_max = 1;
+    p.plateau = p.plateau_min = p.plateau_max = 2000;
+    p.plus_max = 6;
+    search_cubes c = {0};
+    scheme *start = search_symmetric_start(f, g, &c, err, sizeof err);
+    cr_assert(start, "%s", err);
+    search_walker *w = search_walker_new(start, &p, seed, 0);
+    cr_assert(w);
+    search_walker_walk(w, flips, search_walker_rank(w), 0);
+    scheme *s = search_walker_snapshot(w);
+    search_walker_free(w);
+    scheme_free(start);
+    return s;
+}
+
+/* verify_lift_options.symmetry against the plain lift on fresh invariant
+ * schemes: an invariant lift verifies over Z, is invariant, reduces term by
+ * term to its input and has fewer unknowns; where it exists a lift exists,
+ * so the plain lift is never refused as impossible (VERIFY_LIFT_NONE) then,
+ * and where the plain lift is impossible the invariant one fails too. */
+Test(symmetry, invariant_lifts_against_the_plain_lift, .timeout = 240)
+{
+    const uint64_t seed = test_seed();
+    static const struct { scheme_format f; scheme_symmetry g; } cases[] = {
+        {{3, 3, 3}, SCHEME_SYM_C3}, {{4, 4, 4}, SCHEME_SYM_C3}, {{5, 5, 5}, SCHEME_SYM_C3},
+        {{4, 4, 4}, SCHEME_SYM_C3XC2}, {{5, 5, 5}, SCHEME_SYM_C3XC2}, {{3, 4, 4}, SCHEME_SYM_T2},
+        {{2, 3, 3}, SCHEME_SYM_T2}};
+    int lifted = 0, tried = 0, by_group[4] = {0};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+        for (int i = 0; i < (sanitized() ? 2 : 6); i++) {
+            const uint64_t sd = seed ^ (k * 1000 + (uint64_t)i + 1);
+            scheme *s = walked_invariant(cases[k].f, cases[k].g, sd, 20000 + 7919 * (uint64_t)i);
+            char err[256], fb[32];
+            int term, elem;
+            cr_assert(scheme_symmetry_check(s, cases[k].g, &term, &elem, err, sizeof err), "%s", err);
+            verify_lift_options o = {0};
+            o.symmetry = cases[k].g;
+            verify_lift_result ls, lp;
+            scheme *zs = verify_lift_ex(s, &o, &ls);
+            scheme *zp = verify_lift_ex(s, NULL, &lp);
+            tried++;
+            const char *what = scheme_format_str(s->fmt, fb);
+            cr_assert_lt(ls.unknowns, lp.unknowns, "seed %llu %s %s: %d tied unknowns, %d plain",
+                         (unsigned long long)sd, what, scheme_symmetry_name(cases[k].g), ls.unknowns, lp.unknowns);
+            if (zs) {
+                lifted++;
+                by_group[cases[k].g]++;
+                verify_result vr;
+                cr_assert(verify_z(zs, &vr), "seed %llu %s: %s", (unsigned long long)sd, what, vr.msg);
+                cr_assert(scheme_symmetry_check(zs, cases[k].g, &term, &elem, err, sizeof err),
+                          "seed %llu %s: the invariant lift is not invariant over Z: %s", (unsigned long long)sd,
+                          what, err);
+                scheme *back = scheme_to_f2(zs);
+                cr_assert_eq(back->rank, s->rank);
+                for (int r = 0; r < s->rank; r++)
+                    cr_assert(!memcmp(&back->terms[r], &s->terms[r], sizeof s->terms[r]),
+                              "term %d of the lift does not reduce to term %d", r + 1, r + 1);
+                scheme_free(back);
+                cr_assert_neq(lp.status, VERIFY_LIFT_NONE,
+                              "seed %llu %s: an invariant lift exists, but the plain lift says none does: %s",
+                              (unsigned long long)sd, what, lp.msg);
+            }
+            if (lp.status == VERIFY_LIFT_NONE)
+                cr_assert_null(zs);
+            scheme_free(zs);
+            scheme_free(zp);
+            scheme_free(s);
+        }
+    cr_assert_gt(lifted, tried / 4, "seed %llu: %d of %d invariant schemes had an invariant lift",
+                 (unsigned long long)seed, lifted, tried);
+    for (int g = SCHEME_SYM_C3; g <= SCHEME_SYM_T2; g++)
+        cr_assert_gt(by_group[g], 0, "seed %llu: no invariant lift under %s", (unsigned long long)seed,
+                     scheme_symmetry_name((scheme_symmetry)g));
+}
+
+Test(symmetry, an_invariant_lift_needs_an_invariant_scheme)
+{
+    verify_lift_options o = {0};
+    o.symmetry = SCHEME_SYM_C3;
+    verify_lift_result lr;
+    /* the standard algorithm of <3,3,3> is invariant (its terms are permuted) */
+    scheme *std = scheme_standard((scheme_format){3, 3, 3});
+    scheme *z = verify_lift_ex(std, &o, &lr);
+    cr_assert_not_null(z, "%s", lr.msg);
+    scheme_free(z);
+    /* one term split in two: valid, not invariant */
+    int v = 0;
+    while (std->terms[v].f[0] & 1)
+        v++;
+    scheme_term t = std->terms[v];
+    std->terms[v].f[0] |= 1;
+    scheme_push(std, 1, t.f[1], t.f[2]);
+    cr_assert_null(verify_lift_ex(std, &o, &lr));
+    cr_assert_eq(lr.status, VERIFY_LIFT_BAD_INPUT);
+    cr_assert(strstr(lr.msg, "not invariant under c3"), "%s", lr.msg);
+    scheme_free(std);
+    scheme *rect = scheme_standard((scheme_format){2, 3, 4});
+    cr_assert_null(verify_lift_ex(rect, &o, &lr));
+    cr_assert_eq(lr.status, VERIFY_LIFT_BAD_INPUT);
+    cr_assert(strstr(lr.msg, "square"), "%s", lr.msg);
+    scheme_free(rect);
+}
+
+Test(symmetry_cli, lift_symmetry_gives_an_invariant_lift, .timeout = 120)
+{
+    char out[16384];
+    char in[4096];
+    snprintf(in, sizeof in, "%s/data/found/666-153-c3xc2-gf2.txt", getenv("FLIPGRAPH_SOURCE"));
+    const char *z = tc_path_in("z153.txt");
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "lift '%s' --symmetry c3xc2 -o '%s'", in, z), 0, "%s", out);
+    cr_assert(strstr(out, "2754 unknowns"), "one unknown per orbit of entries (16524 / 6): %s", out);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --ring z --symmetry c3xc2 '%s'", z), 0, "%s", out);
+    cr_assert(strstr(out, "rank 153 over Z: valid, invariant under c3xc2"), "%s", out);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "lift '%s' --symmetry c3 --walk 1s", in), 2, "%s", out);
+    cr_assert(strstr(out, "--symmetry"), "%s", out);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "lift '%s' --symmetry c4", in), 2, "%s", out);
+    cr_assert(strstr(out, "expected c3, c3xc2 or t2"), "%s", out);
+}

@@ -23,7 +23,16 @@
  * elimination, other free unknowns).  Solvability mod 4 does not depend on any
  * of these choices (changing x by 2 changes F/2 by a column of J0), so an
  * inconsistent first step proves there is no lift at all: that is how
- * <4,4,4> rank 47 of Kauers-Moosbauer is refused. */
+ * <4,4,4> rank 47 of Kauers-Moosbauer is refused.
+ *
+ * Invariant lifts (verify_lift_options.symmetry): a group G of symmetries
+ * (scheme.h) permutes the coefficient entries of an invariant scheme: entry
+ * e of factor q of term r goes to entry e' of factor q' of the term g(r).
+ * The lift ties the entries of each orbit of that action to one unknown, so
+ * every x it reaches is invariant; the Jacobian column of a tied unknown is
+ * the sum of its entries' columns (the chain rule), and the steps are the
+ * same.  With ties, the system mod 4 being inconsistent proves only that no
+ * *invariant* lift exists. */
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
@@ -47,42 +56,51 @@
 
 typedef struct lift_ctx {
     scheme_format f;
-    int R, na, nb, nc, L; /* L = na + nb + nc unknowns per term */
-    int N;                /* unknowns */
+    int R, na, nb, nc, L; /* L = na + nb + nc entries per term */
+    int S;                /* entries: R * L */
+    int N;                /* unknowns: each one or more entries (an orbit under the symmetry) */
+    int *mem, *mem_start; /* unknown u's entries: mem[mem_start[u] .. mem_start[u + 1]) */
+    scheme_symmetry sym;  /* the lift's symmetry (SCHEME_SYM_NONE: one entry per unknown) */
     int nfull;            /* na * nb * nc equations */
     int nrows;            /* equations whose Jacobian row is nonzero */
     int *rowmap;          /* nfull -> row of J, or -1 */
     const scheme *s0;     /* the GF(2) scheme */
     int *order;           /* column order offered to the elimination */
     bool *pivot;          /* per unknown: a pivot of the current elimination */
-    int64_t *x;           /* the current point, symmetric residues */
+    int64_t *x;           /* the current point per entry, symmetric residues */
     int64_t *F;           /* residuals, nfull */
     uint64_t *rhs, *d;
     gf2_basis basis;
     scheme_rng rng;
 } lift_ctx;
 
-/* Unknown u is entry unk_entry(u) of factor unk_pos(u) of term u / L. */
-static inline int unk_pos(const lift_ctx *c, int u)
+/* Entry x is entry ent_entry(x) of factor ent_pos(x) of term x / L. */
+static inline int ent_pos(const lift_ctx *c, int x)
 {
-    int o = u % c->L;
+    int o = x % c->L;
     return o < c->na ? 0 : o < c->na + c->nb ? 1 : 2;
 }
-static inline int unk_entry(const lift_ctx *c, int u)
+static inline int ent_entry(const lift_ctx *c, int x)
 {
-    int o = u % c->L;
+    int o = x % c->L;
     return o < c->na ? o : o < c->na + c->nb ? o - c->na : o - c->na - c->nb;
 }
+static inline int ent_index(const lift_ctx *c, int r, int pos, int e)
+{
+    return r * c->L + (pos == 0 ? 0 : pos == 1 ? c->na : c->na + c->nb) + e;
+}
+/* The GF(2) value of unknown u (its entries all have it: the scheme is invariant). */
 static inline int bit_of(const lift_ctx *c, int u)
 {
-    return (int)((c->s0->terms[u / c->L].f[unk_pos(c, u)] >> unk_entry(c, u)) & 1);
+    const int x = c->mem[c->mem_start[u]];
+    return (int)((c->s0->terms[x / c->L].f[ent_pos(c, x)] >> ent_entry(c, x)) & 1);
 }
 
-/* Calls fn(ctx, full_row) for every equation the Jacobian column of unknown u touches. */
-static void column_rows(const lift_ctx *c, int u, void (*fn)(void *, int), void *ctx)
+/* Calls fn(ctx, full_row) for every equation the Jacobian column of entry x touches. */
+static void entry_rows(const lift_ctx *c, int x, void (*fn)(void *, int), void *ctx)
 {
-    const scheme_term *t = &c->s0->terms[u / c->L];
-    int pos = unk_pos(c, u), e = unk_entry(c, u);
+    const scheme_term *t = &c->s0->terms[x / c->L];
+    int pos = ent_pos(c, x), e = ent_entry(c, x);
     uint64_t A = t->f[0], B = t->f[1], C = t->f[2];
     if (pos == 0) A = 1ull << e;
     if (pos == 1) B = 1ull << e;
@@ -95,6 +113,14 @@ static void column_rows(const lift_ctx *c, int u, void (*fn)(void *, int), void 
         }
 }
 
+/* The same for unknown u: its entries' rows, each once per entry (set_row
+ * adds them mod 2). */
+static void column_rows(const lift_ctx *c, int u, void (*fn)(void *, int), void *ctx)
+{
+    for (int i = c->mem_start[u]; i < c->mem_start[u + 1]; i++)
+        entry_rows(c, c->mem[i], fn, ctx);
+}
+
 static void mark_row(void *ctx, int row) { ((int *)ctx)[row] = 1; }
 
 typedef struct { const lift_ctx *c; uint64_t *v; } set_ctx;
@@ -102,7 +128,7 @@ static void set_row(void *ctx, int row)
 {
     set_ctx *s = ctx;
     int j = s->c->rowmap[row];
-    s->v[j / 64] |= 1ull << (j % 64);
+    s->v[j / 64] ^= 1ull << (j % 64); /* a sum mod 2: tied entries may meet in a row */
 }
 
 static void shuffle(scheme_rng *rng, int *v, int n)
@@ -204,12 +230,16 @@ static step_outcome run_steps(lift_ctx *c, int *k_out)
         int64_t M = (int64_t)1 << (k + 1), half = M / 2;
         for (int i = 0; i < c->N; i++) {
             int u = c->order[i];
-            if ((c->d[i / 64] >> (i % 64)) & 1)
-                c->x[u] += (int64_t)1 << k;
-            int64_t y = c->x[u] % M;
-            if (y < 0) y += M;
-            if (y > half) y -= M;
-            c->x[u] = y;
+            const bool add = (c->d[i / 64] >> (i % 64)) & 1;
+            for (int m = c->mem_start[u]; m < c->mem_start[u + 1]; m++) {
+                const int x = c->mem[m];
+                if (add)
+                    c->x[x] += (int64_t)1 << k;
+                int64_t y = c->x[x] % M;
+                if (y < 0) y += M;
+                if (y > half) y -= M;
+                c->x[x] = y;
+            }
         }
     }
     return STEP_UNSETTLED;
@@ -238,6 +268,8 @@ static void ctx_free(lift_ctx *c)
     free(c->F);
     free(c->rhs);
     free(c->d);
+    free(c->mem);
+    free(c->mem_start);
 }
 
 /* The integer scheme of the current x (NULL when a coefficient leaves int8_t). */
@@ -271,6 +303,86 @@ static scheme *build_scheme(lift_ctx *c, int *max_coeff)
     }
     *max_coeff = mx;
     return z;
+}
+
+static int uf_find(int *parent, int x)
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+
+/* The unknowns: one per entry, or with c->sym one per orbit of entries under
+ * the group (the scheme checked invariant, no term twice).  false with the
+ * reason in err (out of memory: err empty). */
+static bool tie_entries(lift_ctx *c, char *err, size_t errlen)
+{
+    err[0] = 0;
+    c->mem = malloc((size_t)(c->S ? c->S : 1) * sizeof *c->mem);
+    c->mem_start = malloc((size_t)(c->S + 1) * sizeof *c->mem_start);
+    int *parent = malloc((size_t)(c->S ? c->S : 1) * sizeof *parent);
+    if (!c->mem || !c->mem_start || !parent) {
+        free(parent);
+        return false;
+    }
+    for (int x = 0; x < c->S; x++)
+        parent[x] = x;
+    const int order = c->sym != SCHEME_SYM_NONE ? scheme_symmetry_order(c->sym) : 1;
+    const int size[3] = {c->na, c->nb, c->nc};
+    for (int r = 0; r < c->R; r++)
+        for (int k = 1; k < order; k++) {
+            const scheme_term img = scheme_symmetry_image_fmt(c->sym, c->f, c->s0->terms[r], k);
+            int to = -1, matches = 0;
+            for (int q = 0; q < c->R; q++)
+                if (!memcmp(&c->s0->terms[q], &img, sizeof img)) {
+                    to = q;
+                    matches++;
+                }
+            if (matches != 1) {
+                snprintf(err, errlen, "term %d's image under element %d of %s is %s", r + 1, k,
+                         scheme_symmetry_name(c->sym), matches ? "a term twice (a repeated term)" : "not a term");
+                free(parent);
+                return false;
+            }
+            for (int pos = 0; pos < 3; pos++)
+                for (int e = 0; e < size[pos]; e++) {
+                    /* the entry's image: the action permutes the entries of each factor */
+                    scheme_term probe = {{0, 0, 0}};
+                    probe.f[pos] = 1ull << e;
+                    const scheme_term pi = scheme_symmetry_image_fmt(c->sym, c->f, probe, k);
+                    int q = 0;
+                    while (q < 3 && !pi.f[q])
+                        q++;
+                    const int a = uf_find(parent, ent_index(c, r, pos, e));
+                    const int b = uf_find(parent, ent_index(c, to, q, __builtin_ctzll(pi.f[q])));
+                    parent[a < b ? b : a] = a < b ? a : b;
+                }
+        }
+    /* unknowns numbered by their first entry; entries listed in order */
+    int *id = malloc((size_t)(c->S ? c->S : 1) * sizeof *id), *count = calloc((size_t)c->S + 1, sizeof *count);
+    if (!id || !count) {
+        free(id);
+        free(count);
+        free(parent);
+        return false;
+    }
+    c->N = 0;
+    for (int x = 0; x < c->S; x++) {
+        const int root = uf_find(parent, x);
+        id[x] = root == x ? c->N++ : id[root];
+        count[id[x] + 1]++;
+    }
+    for (int u = 0; u < c->N; u++)
+        count[u + 1] += count[u];
+    memcpy(c->mem_start, count, (size_t)(c->N + 1) * sizeof *count);
+    for (int x = 0; x < c->S; x++)
+        c->mem[count[id[x]]++] = x;
+    free(id);
+    free(count);
+    free(parent);
+    return true;
 }
 
 static double now_s(void)
@@ -374,10 +486,32 @@ static scheme *lift_in_given_order(const scheme *in, const verify_lift_options *
     c.nb = c.f.m * c.f.p;
     c.nc = c.f.p * c.f.n;
     c.L = c.na + c.nb + c.nc;
-    c.N = c.R * c.L;
+    c.S = c.R * c.L;
     c.nfull = c.na * c.nb * c.nc;
-    res->unknowns = c.N;
+    c.sym = opt ? (scheme_symmetry)opt->symmetry : SCHEME_SYM_NONE;
     scheme *out = NULL;
+    if (c.sym != SCHEME_SYM_NONE) {
+        char why[300];
+        int term, elem;
+        if (!scheme_symmetry_fits(c.sym, c.f, why, sizeof why)) {
+            lift_fail(res, VERIFY_LIFT_BAD_INPUT, "no invariant lift under %s: %s", scheme_symmetry_name(c.sym), why);
+            goto done;
+        }
+        if (!scheme_symmetry_check(s0, c.sym, &term, &elem, why, sizeof why)) {
+            lift_fail(res, VERIFY_LIFT_BAD_INPUT, "no invariant lift: the scheme is not invariant under %s: %s",
+                      scheme_symmetry_name(c.sym), why);
+            goto done;
+        }
+    }
+    {
+        char why[300];
+        if (!tie_entries(&c, why, sizeof why)) {
+            lift_fail(res, why[0] ? VERIFY_LIFT_BAD_INPUT : VERIFY_LIFT_TOO_LARGE, "%s",
+                      why[0] ? why : "out of memory");
+            goto done;
+        }
+    }
+    res->unknowns = c.N;
     c.rowmap = calloc((size_t)c.nfull, sizeof *c.rowmap);
     if (!c.rowmap) {
         lift_fail(res, VERIFY_LIFT_TOO_LARGE, "out of memory");
@@ -396,7 +530,7 @@ static scheme *lift_in_given_order(const scheme *in, const verify_lift_options *
     }
     c.order = malloc((size_t)(c.N ? c.N : 1) * sizeof *c.order);
     c.pivot = calloc((size_t)(c.N ? c.N : 1), sizeof *c.pivot);
-    c.x = calloc((size_t)(c.N ? c.N : 1), sizeof *c.x);
+    c.x = calloc((size_t)(c.S ? c.S : 1), sizeof *c.x);
     c.F = calloc((size_t)c.nfull, sizeof *c.F);
     c.rhs = calloc((size_t)c.nrows / 64 + 2, 8);
     c.d = calloc((size_t)c.N / 64 + 2, 8);
@@ -452,7 +586,8 @@ static scheme *lift_run(lift_ctx *c, const verify_lift_options *opt, verify_lift
                 int v = bit_of(c, u);
                 if (sa > 0 && v && !c->pivot[u] && (scheme_rng_next(&c->rng) >> 63))
                     v = -1;
-                c->x[u] = v;
+                for (int m = c->mem_start[u]; m < c->mem_start[u + 1]; m++)
+                    c->x[c->mem[m]] = v;
             }
             int k = 0;
             step_outcome so = run_steps(c, &k);

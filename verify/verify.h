@@ -57,6 +57,9 @@ typedef struct verify_lift_options {
     int orders;        /* column orders (eliminations) tried (default 16) */
     int max_coef;      /* > 0: a lift with a larger |coefficient| does not end the attempts; the
                           one with the smallest is returned when none is within it (0: the first) */
+    int symmetry;      /* scheme_symmetry: > 0, the lift is invariant under it (the scheme must be;
+                          the coefficients of a term's image are tied to the term's: one unknown
+                          per orbit of entries; docs/verify.md, "Invariant lifts"); 0: none */
 } verify_lift_options;
 
 /* Lifts a valid GF(2) scheme (or an integer scheme's reduction mod 2) to Z;
