@@ -466,6 +466,18 @@ Test(symmetry_search, bad_symmetric_runs_are_refused)
 static void make_dir(void) { tc_suite_dir_make("fg-test-symmetry"); }
 TestSuite(symmetry_cli, .init = make_dir, .fini = tc_suite_dir_remove);
 
+/* A valid scheme that is not invariant: a term of std (the standard
+ * algorithm) split in two, a = a1 + a2 with a1 the first entry. */
+static void split_a_term(scheme *std)
+{
+    int v = 0;
+    while (std->terms[v].f[0] & 1)
+        v++;
+    scheme_term t = std->terms[v];
+    std->terms[v].f[0] |= 1;
+    scheme_push(std, 1, t.f[1], t.f[2]);
+}
+
 static void write_scheme(const scheme *s, const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -487,12 +499,7 @@ Test(symmetry_cli, verify_checks_invariance_and_names_the_term)
     /* a valid scheme that is not invariant: the standard algorithm with one
      * term split in two (a = a1 + a2) */
     scheme *std = scheme_standard((scheme_format){3, 3, 3});
-    int v = 0;
-    while (std->terms[v].f[0] & 1)
-        v++;
-    scheme_term t = std->terms[v];
-    std->terms[v].f[0] |= 1;
-    scheme_push(std, 1, t.f[1], t.f[2]);
+    split_a_term(std);
     const char *bad = tc_path_in("split.txt");
     write_scheme(std, bad);
     cr_assert_eq(tc_run_cli("", out, sizeof out, "verify '%s'", bad), 0, "%s", out);
@@ -768,12 +775,7 @@ Test(symmetry, an_invariant_lift_needs_an_invariant_scheme)
     cr_assert_not_null(z, "%s", lr.msg);
     scheme_free(z);
     /* one term split in two: valid, not invariant */
-    int v = 0;
-    while (std->terms[v].f[0] & 1)
-        v++;
-    scheme_term t = std->terms[v];
-    std->terms[v].f[0] |= 1;
-    scheme_push(std, 1, t.f[1], t.f[2]);
+    split_a_term(std);
     cr_assert_null(verify_lift_ex(std, &o, &lr));
     cr_assert_eq(lr.status, VERIFY_LIFT_BAD_INPUT);
     cr_assert(strstr(lr.msg, "not invariant under c3"), "%s", lr.msg);
