@@ -366,6 +366,54 @@ Test(export, txt_keeps_the_orbits_of_a_symmetric_scheme_together)
     scheme_free(r);
 }
 
+/* The same for an integer scheme invariant over Z (an invariant lift of the
+ * published 93 mod 2, docs/verify.md "Invariant lifts"): its orbits on three
+ * consecutive lines, whatever the order of its terms. */
+Test(export, txt_keeps_the_orbits_of_an_invariant_integer_scheme_together)
+{
+    uint64_t seed = fresh_seed();
+    scheme_rng g;
+    scheme_rng_seed(&g, seed);
+    scheme *z0 = tc_read_corpus("moosbauer-poole/555m93.txt");
+    scheme *f2 = scheme_to_f2(z0);
+    verify_lift_options o = {0};
+    o.symmetry = SCHEME_SYM_C3;
+    verify_lift_result lr;
+    scheme *z = verify_lift_ex(f2, &o, &lr);
+    cr_assert_not_null(z, "%s", lr.msg);
+    for (int r = z->rank - 1; r > 0; r--) { /* shuffled */
+        int j = (int)scheme_rng_below(&g, (uint32_t)r + 1);
+        scheme_zterm t = z->zterms[r];
+        z->zterms[r] = z->zterms[j];
+        z->zterms[j] = t;
+        scheme_term w = z->terms[r]; /* the reductions mod 2 with them */
+        z->terms[r] = z->terms[j];
+        z->terms[j] = w;
+    }
+    size_t len;
+    char *text = write_mem(z, EXPORT_TXT, NULL, &len);
+    scheme_diag d;
+    memset(&d, 0, sizeof d);
+    scheme *back = scheme_read_buffer(text, len, "written", NULL, &d);
+    cr_assert_not_null(back, "%d:%d: %s", d.line, d.col, d.msg);
+    cr_assert_eq(back->ring, SCHEME_RING_Z);
+    cr_assert_eq(back->rank, 93);
+    for (int k = 0; k < 30; k++)
+        for (int e = 1; e < 3; e++) {
+            scheme_zterm u;
+            scheme_symmetry_image_z(SCHEME_SYM_C3, 5, &back->zterms[3 * k], e, &u);
+            bool found = false;
+            for (int i = 1; i < 3; i++)
+                found |= !memcmp(&u, &back->zterms[3 * k + i], sizeof u);
+            cr_assert(found, "seed %" PRIu64 ": lines %d..%d are not one orbit over Z", seed, 3 * k + 1, 3 * k + 3);
+        }
+    free(text);
+    scheme_free(back);
+    scheme_free(z);
+    scheme_free(f2);
+    scheme_free(z0);
+}
+
 Test(export, wide_formats_are_refused_by_one_digit_formats)
 {
     scheme *s = scheme_standard((scheme_format){1, 12, 2});
