@@ -6,46 +6,15 @@
 #include "export.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* Longest factor string: 64 entries of "-127*a8,8" and separators. */
 #define FACTOR_MAX (SCHEME_MAX_ENTRIES * 16 + 8)
-
-static int term_cmp(const void *x, const void *y) { return memcmp(x, y, sizeof(scheme_term)); }
-
-/* The orbits of s under g (scheme_symmetry_orbits): an integer scheme's are
- * those of its reduction mod 2 when it is invariant over Z and the reduction
- * repeats no term (then term r's images reduce to the images of r's
- * reduction, one term each); -1 otherwise. */
-static int orbits_of(const scheme *s, scheme_symmetry g, int *orbit)
-{
-    if (s->ring == SCHEME_RING_F2)
-        return scheme_symmetry_orbits(s, g, orbit);
-    int term, elem;
-    if (!scheme_symmetry_fits(g, s->fmt, NULL, 0) || !scheme_symmetry_check(s, g, &term, &elem, NULL, 0))
-        return -1;
-    scheme *f2 = scheme_to_f2(s);
-    scheme_term *sorted = f2 ? malloc((size_t)f2->rank * sizeof *sorted) : NULL;
-    int n = -1;
-    if (sorted) {
-        memcpy(sorted, f2->terms, (size_t)f2->rank * sizeof *sorted);
-        qsort(sorted, (size_t)f2->rank, sizeof *sorted, term_cmp);
-        bool repeated = false;
-        for (int r = 1; r < f2->rank; r++)
-            repeated |= !term_cmp(&sorted[r - 1], &sorted[r]);
-        if (!repeated)
-            n = scheme_symmetry_orbits(f2, g, orbit);
-    }
-    free(sorted);
-    scheme_free(f2);
-    return n;
-}
 
 /* The order Moosbauer and Poole publish a symmetric scheme in: each orbit of
  * the largest group the scheme is invariant under (c3xc2, else c3) on
  * consecutive lines, first appearance first, and the terms some element fixes
  * (the cubes) last.  NULL: not a symmetric scheme (the order as given); an
- * integer scheme counts when it is invariant over Z (orbits_of). */
+ * integer scheme counts when it is invariant over Z (scheme_symmetry_orbits). */
 static int *symmetric_order(const scheme *s)
 {
     if (s->rank < 1) /* the ring and format are scheme_symmetry_orbits' to check */
@@ -55,9 +24,9 @@ static int *symmetric_order(const scheme *s)
     scheme_symmetry g = SCHEME_SYM_C3XC2;
     int norbits = -1;
     if (orbit && perm && size) {
-        norbits = orbits_of(s, g, orbit);
+        norbits = scheme_symmetry_orbits(s, g, orbit);
         if (norbits < 0)
-            norbits = orbits_of(s, g = SCHEME_SYM_C3, orbit);
+            norbits = scheme_symmetry_orbits(s, g = SCHEME_SYM_C3, orbit);
     }
     if (norbits < 0 || norbits == s->rank) { /* not invariant, or no orbit has two terms */
         free(orbit);

@@ -167,7 +167,9 @@ bool scheme_symmetry_check(const scheme *s, scheme_symmetry g, int *term, int *e
                            size_t errlen);
 /* The orbits of an invariant GF(2) scheme: orbit[r] = the index of the
  * first term of r's orbit (the representative) for every term r; returns the
- * number of orbits, -1 when s is not invariant or out of memory. */
+ * number of orbits, -1 when s is not invariant or out of memory.  An integer
+ * scheme invariant over Z has the orbits of its reduction mod 2 when that
+ * repeats no term (-1 otherwise). */
 int scheme_symmetry_orbits(const scheme *s, scheme_symmetry g, int *orbit);
 
 /* ---- files: every published format, and our own ---------------------- */

@@ -199,10 +199,39 @@ bool scheme_symmetry_check(const scheme *s, scheme_symmetry g, int *term, int *e
     return true;
 }
 
+static int term_cmp(const void *x, const void *y) { return memcmp(x, y, sizeof(scheme_term)); }
+
+/* An integer scheme's orbits: those of its reduction mod 2 when it is
+ * invariant over Z and the reduction repeats no term (then the images of
+ * term r reduce to the images of r's reduction, one term each). */
+static int orbits_z(const scheme *s, scheme_symmetry g, int *orbit)
+{
+    int term, elem;
+    if (!scheme_symmetry_check(s, g, &term, &elem, NULL, 0))
+        return -1;
+    scheme *f2 = scheme_to_f2(s);
+    scheme_term *sorted = f2 ? malloc((size_t)(f2->rank ? f2->rank : 1) * sizeof *sorted) : NULL;
+    int n = -1;
+    if (sorted) {
+        memcpy(sorted, f2->terms, (size_t)f2->rank * sizeof *sorted);
+        qsort(sorted, (size_t)f2->rank, sizeof *sorted, term_cmp);
+        bool repeated = false;
+        for (int r = 1; r < f2->rank; r++)
+            repeated |= !term_cmp(&sorted[r - 1], &sorted[r]);
+        if (!repeated)
+            n = scheme_symmetry_orbits(f2, g, orbit);
+    }
+    free(sorted);
+    scheme_free(f2);
+    return n;
+}
+
 int scheme_symmetry_orbits(const scheme *s, scheme_symmetry g, int *orbit)
 {
-    if (s->ring != SCHEME_RING_F2 || !scheme_symmetry_fits(g, s->fmt, NULL, 0))
+    if (!scheme_symmetry_fits(g, s->fmt, NULL, 0))
         return -1;
+    if (s->ring == SCHEME_RING_Z)
+        return orbits_z(s, g, orbit);
     sym_item *it = sorted_items(s);
     if (!it)
         return -1;

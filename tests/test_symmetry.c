@@ -747,6 +747,12 @@ Test(symmetry, invariant_lifts_against_the_plain_lift, .timeout = 240)
                     cr_assert(!memcmp(&back->terms[r], &s->terms[r], sizeof s->terms[r]),
                               "term %d of the lift does not reduce to term %d", r + 1, r + 1);
                 scheme_free(back);
+                /* its orbits are its input's (scheme_symmetry_orbits over Z) */
+                int *oz = malloc(sizeof(int) * (size_t)s->rank), *o2 = malloc(sizeof(int) * (size_t)s->rank);
+                cr_assert_eq(scheme_symmetry_orbits(zs, cases[k].g, oz), scheme_symmetry_orbits(s, cases[k].g, o2));
+                cr_assert(!memcmp(oz, o2, sizeof(int) * (size_t)s->rank));
+                free(oz);
+                free(o2);
                 cr_assert_neq(lp.status, VERIFY_LIFT_NONE,
                               "seed %llu %s: an invariant lift exists, but the plain lift says none does: %s",
                               (unsigned long long)sd, what, lp.msg);
@@ -796,7 +802,8 @@ Test(symmetry_cli, lift_symmetry_gives_an_invariant_lift, .timeout = 120)
     cr_assert_eq(tc_run_cli("", out, sizeof out, "lift '%s' --symmetry c3xc2 -o '%s'", in, z), 0, "%s", out);
     cr_assert(strstr(out, "2754 unknowns"), "one unknown per orbit of entries (16524 / 6): %s", out);
     cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --ring z --symmetry c3xc2 '%s'", z), 0, "%s", out);
-    cr_assert(strstr(out, "rank 153 over Z: valid, invariant under c3xc2"), "%s", out);
+    cr_assert(strstr(out, "rank 153 over Z: valid, invariant under c3xc2 (27 orbits)"),
+              "the orbits of an invariant integer scheme are counted too: %s", out);
     cr_assert_eq(tc_run_cli("", out, sizeof out, "lift '%s' --symmetry c3 --walk 1s", in), 2, "%s", out);
     cr_assert(strstr(out, "--symmetry"), "%s", out);
     cr_assert_eq(tc_run_cli("", out, sizeof out, "lift '%s' --symmetry c4", in), 2, "%s", out);
