@@ -199,8 +199,6 @@ bool scheme_symmetry_check(const scheme *s, scheme_symmetry g, int *term, int *e
     return true;
 }
 
-static int term_cmp(const void *x, const void *y) { return memcmp(x, y, sizeof(scheme_term)); }
-
 /* An integer scheme's orbits: those of its reduction mod 2 when it is
  * invariant over Z and the reduction repeats no term (then the images of
  * term r reduce to the images of r's reduction, one term each). */
@@ -210,18 +208,16 @@ static int orbits_z(const scheme *s, scheme_symmetry g, int *orbit)
     if (!scheme_symmetry_check(s, g, &term, &elem, NULL, 0))
         return -1;
     scheme *f2 = scheme_to_f2(s);
-    scheme_term *sorted = f2 ? malloc((size_t)(f2->rank ? f2->rank : 1) * sizeof *sorted) : NULL;
+    sym_item *it = f2 ? sorted_items(f2) : NULL;
     int n = -1;
-    if (sorted) {
-        memcpy(sorted, f2->terms, (size_t)f2->rank * sizeof *sorted);
-        qsort(sorted, (size_t)f2->rank, sizeof *sorted, term_cmp);
+    if (it) {
         bool repeated = false;
         for (int r = 1; r < f2->rank; r++)
-            repeated |= !term_cmp(&sorted[r - 1], &sorted[r]);
+            repeated |= !item_cmp(&it[r - 1], &it[r]);
         if (!repeated)
             n = scheme_symmetry_orbits(f2, g, orbit);
     }
-    free(sorted);
+    free(it);
     scheme_free(f2);
     return n;
 }
