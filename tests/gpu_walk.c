@@ -559,7 +559,15 @@ static void t_restarts(const scheme *start, const scheme *pooled)
     int32_t pr = pooled->rank;
     bool ok = cuda_walk_set_pool(w, pt, &pr, 1, err, sizeof err) == 0;
     cuda_walk_batch b;
-    ok = ok && !cuda_walk_launch(w, qs(5000), err, sizeof err) && !cuda_walk_collect(w, &b, err, sizeof err);
+    /* Not qs's scale alone: a walker restarts only after walk_len flips
+     * without a lower rank, and one whose last drop came late in 125 steps
+     * (the emulator's qs(5000), about 300 flips) had not yet (seed
+     * 9034622913279431163: a drop at flip 209 of 428).  Four walk_len of steps,
+     * a flip or more each, leave it that many chances. */
+    uint32_t steps = qs(5000);
+    if (steps < 4 * c.walk_len)
+        steps = 4 * c.walk_len;
+    ok = ok && !cuda_walk_launch(w, steps, err, sizeof err) && !cuda_walk_collect(w, &b, err, sizeof err);
     if (!ok)
         snprintf(why, sizeof why, "%s", err);
     int restarted = 0, low = 0;
