@@ -174,12 +174,13 @@ static void banner(const banner_info *b)
             start = b->starts[i]->rank;
     const char *from = b->from;
     char fromsym[128];
+    int sym_start = 0; /* the rank of the symmetric start built from the cubes */
     if (!b->nstarts && p->symmetry != SCHEME_SYM_NONE) {
         /* the walk starts from the symmetric start the engine builds (search.h) */
         char e[256], cubes[64];
         scheme *s = search_symmetric_start(p->fmt, (scheme_symmetry)p->symmetry, &p->cubes, e, sizeof e);
         if (s)
-            start = s->rank;
+            start = sym_start = s->rank;
         scheme_free(s);
         search_cubes c = p->cubes;
         if (!c.count)
@@ -283,6 +284,16 @@ static void banner(const banner_info *b)
         gpu_defaults_line(b->c);
     else if (p->symmetry != SCHEME_SYM_NONE)
         fprintf(stderr, "a symmetric walk runs its own defaults (docs/search.md, \"Symmetric walks\")\n");
+    if (sym_start > 0 && (p->symmetry == SCHEME_SYM_C3XC2 || p->symmetry == SCHEME_SYM_T2)) {
+        /* the fixed terms change two at a time, the orbits hold 6 (or 2) terms:
+         * an overnight run at an unreachable target should say so at once */
+        const char *par = sym_start % 2 ? "odd" : "even";
+        fprintf(stderr, "every rank of this walk is %s, like its start's %d (orbits of 6 or 2 terms, fixed terms that change two at a time if at all: "
+                        "docs/search.md, \"Symmetric walks\")", par, sym_start);
+        if (p->target_rank > 0 && p->target_rank % 2 != sym_start % 2)
+            fprintf(stderr, "; --target-rank %d is met at %d or below", p->target_rank, p->target_rank - 1);
+        fprintf(stderr, "\n");
+    }
     if (p->symmetry != SCHEME_SYM_NONE && p->ring == SCHEME_RING_Z)
         fprintf(stderr, "over Z: the symmetric walk is over GF(2); each of its improvements is lifted to Z "
                         "(Hensel lifting) and the lifts are the results (docs/search.md, \"Symmetric walks over "
