@@ -14,6 +14,7 @@ static void usage(FILE *out)
             "usage: flipgraph resize FILE --dims NxMxP [-o OUT] [--to native|exp|txt|m|json] [--ring f2|z]\n"
             "       flipgraph resize FILE --product FILE2 [--dims NxMxP] [-o OUT] [--to KIND]\n"
             "       flipgraph resize FILE --sum FILE2 [--along n|m|p] [--dims NxMxP] [-o OUT] [--to KIND]\n"
+            "       flipgraph resize FILE --merge-cubes X,Y [-o OUT] [--to KIND]\n"
             "\n"
             "Takes the scheme in FILE to the format NxMxP: an ordering of FILE's own format by\n"
             "rotating and transposing its factors (the rank kept); otherwise a dimension too\n"
@@ -37,6 +38,14 @@ static void usage(FILE *out)
             "                    its format that fits), then its reductions, then --dims\n"
             "                    (default: the sum's format)\n"
             "  --along n|m|p     the dimension of --sum (needed where the formats are equal)\n"
+            "  --merge-cubes X,Y the cube move on <n,n,n> over GF(2), the format kept: the\n"
+            "                    terms D*D*D of the diagonal matrices of the disjoint cubes X\n"
+            "                    and Y (n digits each, as search --cubes) become the one of\n"
+            "                    their union plus the six terms mixing them (rank + 5), or\n"
+            "                    that one is split back where FILE holds it (rank + 7), equal\n"
+            "                    terms cancelling; no reductions after it.  The line names\n"
+            "                    the symmetries the result keeps (a c3xc2 walk's fixed terms\n"
+            "                    change parity only by this move: docs/search.md)\n"
             "  -o, --output OUT  write the scheme to OUT (whole or not at all); default:\n"
             "                    standard output\n"
             "  --to KIND         native (default), exp, txt, m or json\n"
@@ -60,13 +69,14 @@ int cmd_resize(int argc, char **argv)
         {"product", required_argument, NULL, 'p'},
         {"sum", required_argument, NULL, 's'},
         {"along", required_argument, NULL, 'a'},
+        {"merge-cubes", required_argument, NULL, 'c'},
         {"output", required_argument, NULL, 'o'},
         {"to", required_argument, NULL, 't'},
         {"ring", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *out = "-", *product = NULL, *sum = NULL;
+    const char *out = "-", *product = NULL, *sum = NULL, *merge = NULL;
     int along = -1;
     scheme_format to;
     bool have_dims = false, over_z = false;
@@ -94,6 +104,9 @@ int cmd_resize(int argc, char **argv)
             break;
         case 's':
             sum = optarg;
+            break;
+        case 'c':
+            merge = optarg;
             break;
         case 'a':
             if (strlen(optarg) != 1 || !strchr("nmp", optarg[0]))
@@ -124,7 +137,13 @@ int cmd_resize(int argc, char **argv)
         return cli_error(CLI_USAGE, "resize", "--product and --sum: one at a time");
     if (along >= 0 && !sum)
         return cli_error(CLI_USAGE, "resize", "--along goes with --sum");
-    if (!have_dims && !product && !sum) {
+    if (merge && (product || sum || have_dims || over_z))
+        return cli_error(CLI_USAGE, "resize", "--merge-cubes goes alone (no --dims, --product, --sum, --ring z)");
+    search_cubes pair;
+    if (merge && !search_cubes_parse(merge, &pair))
+        return cli_error(CLI_USAGE, "resize", "--merge-cubes '%s': expected two cubes of 0/1 digits, such as "
+                         "110000,000011", merge);
+    if (!have_dims && !product && !sum && !merge) {
         usage(stderr);
         return cli_error(CLI_USAGE, "resize", "--dims NxMxP is required (or --product FILE2, --sum FILE2)");
     }
@@ -150,6 +169,36 @@ int cmd_resize(int argc, char **argv)
         rc = cli_error(CLI_USAGE, "resize", "%s: not a valid scheme of %s over %s (resize needs "
                        "one; flipgraph verify%s FILE says more): %s",
                        in, scheme_format_str(f2->fmt, fa), scheme_ring_name(ring), over_z ? " --ring z" : "", vr.msg);
+        goto done;
+    }
+    if (merge) {
+        r = search_cubes_merge(f2, &pair, err, sizeof err);
+        if (!r) {
+            rc = cli_error(strstr(err, "out of memory") ? CLI_INTERNAL : CLI_USAGE, "resize", "%s: %s", in, err);
+            goto done;
+        }
+        /* the sum added is zero: a result that does not verify is a bug */
+        if (!verify_scheme(r, ring, &vr)) {
+            rc = cli_error(CLI_INTERNAL, "resize", "%s: the cube move left an invalid scheme (a bug): %s", in,
+                           vr.msg);
+            goto done;
+        }
+        char keeps[64] = "";
+        const scheme_symmetry gs[2] = {SCHEME_SYM_C3XC2, SCHEME_SYM_C3};
+        int bad_term, bad_elem;
+        for (int i = 0; i < 2 && !keeps[0]; i++)
+            if (scheme_symmetry_check(r, gs[i], &bad_term, &bad_elem, NULL, 0))
+                snprintf(keeps, sizeof keeps, ", invariant under %s", scheme_symmetry_name(gs[i]));
+        if (!scheme_writable(r, kind, err, sizeof err)) {
+            rc = cli_error(CLI_USAGE, "resize", "cannot write %s as %s: %s", scheme_format_str(r->fmt, fb),
+                           scheme_file_kind_name(kind), err);
+            goto done;
+        }
+        fprintf(stderr, "resize: %s rank %d -> rank %d by the cube move %s (verified over %s%s)\n",
+                scheme_format_str(f2->fmt, fa), f2->rank, r->rank, merge, scheme_ring_name(ring), keeps);
+        scheme_write_ctx w = {r, kind};
+        if (!scheme_write_file_atomic(out, scheme_write_cb, &w, err, sizeof err))
+            rc = cli_error(CLI_USAGE, "resize", "%s", err);
         goto done;
     }
     if (product || sum) {

@@ -384,6 +384,18 @@ bool search_cubes_parse(const char *s, search_cubes *out);
 void search_cubes_text(const search_cubes *c, char *buf, size_t len);
 /* Checks the cubes against <n,n,n> and g (see search_symmetric_start). */
 bool search_cubes_check(const search_cubes *c, int n, scheme_symmetry g, char *err, size_t errlen);
+/* The cube move: the GF(2) sum D_x^3 + D_y^3 + D_(x+y)^3 + the six terms of
+ * D_x and D_y mixed ((D_x, D_x, D_y), its three rotations and the three of
+ * (D_x, D_y, D_y)) is zero, for disjoint cubes x, y (pair: two cubes of n
+ * digits) of <n,n,n>.  Adding it to s (equal terms cancel) merges the terms
+ * D_x^3 and D_y^3 of s into D_(x+y)^3 (rank + 5, less what cancels) or, where
+ * s holds D_(x+y)^3 and not both, splits it (rank + 7, less what cancels).
+ * The only move that changes the number of fixed terms of a c3xc2 scheme by
+ * one, so its parity (docs/search.md, "Symmetric walks"); for a mirror pair x,
+ * y (or any pair under c3) the result is invariant where s was.  NULL with a
+ * message when s is not a GF(2) <n,n,n>, the cubes do not fit (count, digits,
+ * overlap), s holds neither both cubes nor their union's, or out of memory. */
+scheme *search_cubes_merge(const scheme *s, const search_cubes *pair, char *err, size_t errlen);
 /* A g-invariant GF(2) scheme as the symmetric walk holds it (equal terms
  * cancelled, zero terms dropped): one representative (3 words) per free orbit
  * in reps (room for s->rank terms) and the terms some element fixes in fixed

@@ -1048,3 +1048,68 @@ scheme *search_symmetric_start(scheme_format f, scheme_symmetry g, const search_
 #undef E
     return s;
 }
+
+/* ---- the cube move ---- */
+
+/* Adds (x, y, z) to s over GF(2): removes an equal term, or appends it. */
+static bool cube_toggle(scheme *s, uint64_t x, uint64_t y, uint64_t z)
+{
+    for (int i = 0; i < s->rank; i++)
+        if (s->terms[i].f[0] == x && s->terms[i].f[1] == y && s->terms[i].f[2] == z) {
+            scheme_remove(s, i);
+            return true;
+        }
+    return scheme_push(s, x, y, z);
+}
+
+static bool has_term(const scheme *s, uint64_t x, uint64_t y, uint64_t z)
+{
+    for (int i = 0; i < s->rank; i++)
+        if (s->terms[i].f[0] == x && s->terms[i].f[1] == y && s->terms[i].f[2] == z)
+            return true;
+    return false;
+}
+
+scheme *search_cubes_merge(const scheme *s, const search_cubes *pair, char *err, size_t errlen)
+{
+    const int n = s->fmt.n;
+    char text[96];
+    search_cubes_text(pair, text, sizeof text);
+    if (s->ring != SCHEME_RING_F2 || s->fmt.m != n || s->fmt.p != n) {
+        char fb[32];
+        scheme_fail(err, errlen, "--merge-cubes: expected a GF(2) scheme of a square format, not %s over %s",
+                    scheme_format_str(s->fmt, fb), scheme_ring_name(s->ring));
+        return NULL;
+    }
+    if (pair->count != 2 || pair->digits != n || !pair->mask[0] || !pair->mask[1] ||
+        (pair->mask[0] & pair->mask[1])) {
+        scheme_fail(err, errlen, "--merge-cubes %s: expected two disjoint nonempty cubes of %d digits", text, n);
+        return NULL;
+    }
+    uint64_t D[3] = {0, 0, 0}; /* D_x, D_y, D_(x+y) */
+    for (int i = 0; i < n; i++) {
+        const uint64_t e = 1ull << (i * n + i);
+        D[0] |= (pair->mask[0] >> i & 1) ? e : 0;
+        D[1] |= (pair->mask[1] >> i & 1) ? e : 0;
+    }
+    D[2] = D[0] | D[1];
+    const bool both = has_term(s, D[0], D[0], D[0]) && has_term(s, D[1], D[1], D[1]);
+    if (!both && !has_term(s, D[2], D[2], D[2])) {
+        scheme_fail(err, errlen, "--merge-cubes %s: the scheme holds neither both cubes nor their union's "
+                                 "(terms D*D*D of the diagonal matrices D of the cubes)", text);
+        return NULL;
+    }
+    scheme *r = scheme_clone(s);
+    bool ok = r != NULL;
+    const uint64_t x = D[0], y = D[1];
+    const uint64_t nine[9][3] = {{x, x, x}, {y, y, y}, {D[2], D[2], D[2]}, {x, x, y}, {x, y, x},
+                                 {y, x, x}, {x, y, y}, {y, x, y}, {y, y, x}};
+    for (int t = 0; ok && t < 9; t++)
+        ok = cube_toggle(r, nine[t][0], nine[t][1], nine[t][2]);
+    if (!ok) {
+        scheme_free(r);
+        scheme_fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    return r;
+}

@@ -1351,6 +1351,37 @@ Test(resize_cli, sum_of_two_files, .timeout = 300)
     scheme_free(b);
 }
 
+/* resize --merge-cubes: the cube move on our <6,6,6>:153, there and back, the
+ * line naming the symmetry kept; refusals write nothing. */
+Test(resize_cli, merge_cubes_there_and_back, .timeout = 120)
+{
+    char out[8192], in[4096];
+    snprintf(in, sizeof in, "%s/data/found/666-153-c3xc2-gf2.txt", getenv("FLIPGRAPH_SOURCE"));
+    const char *m = tc_path_in("m158.txt"), *b = tc_path_in("b153.native"), *no = tc_path_in("no.native");
+    int rc = tc_run_cli("", out, sizeof out, "resize '%s' --merge-cubes 110000,000011 --to txt -o '%s'", in, m);
+    CHECK(rc == 0 && strstr(out, "resize: <6,6,6> rank 153 -> rank 158 by the cube move 110000,000011 (verified "
+                                 "over GF(2), invariant under c3xc2)"),
+          "exit %d: %s", rc, out);
+    rc = tc_run_cli("", out, sizeof out, "verify --symmetry c3xc2 '%s'", m);
+    CHECK(rc == 0 && strstr(out, "rank 158 over GF(2): valid, invariant under c3xc2"), "exit %d: %s", rc, out);
+    rc = tc_run_cli("", out, sizeof out, "resize '%s' --merge-cubes 110000,000011 -o '%s'", m, b);
+    CHECK(rc == 0 && strstr(out, "rank 158 -> rank 153"), "exit %d: %s", rc, out);
+    cli_verifies(b, (scheme_format){6, 6, 6});
+    rc = tc_run_cli("", out, sizeof out, "resize '%s' --merge-cubes 110000,001100 -o '%s'", in, no);
+    CHECK(rc == 0 && strstr(out, "invariant under c3)"), "not a mirror pair: c3 kept: exit %d: %s", rc, out);
+    const char *bad[][2] = {{"--merge-cubes 100000,000001", "holds neither both cubes nor their union's"},
+                            {"--merge-cubes 110000,011000", "two disjoint nonempty cubes of 6 digits"},
+                            {"--merge-cubes 1100,0011", "two disjoint nonempty cubes of 6 digits"},
+                            {"--merge-cubes 11x,00", "expected two cubes of 0/1 digits"},
+                            {"--merge-cubes 110000,000011 --dims 5x6x6", "--merge-cubes goes alone"}};
+    for (int i = 0; i < 5; i++) {
+        unlink(no);
+        rc = tc_run_cli("", out, sizeof out, "resize '%s' %s -o '%s'", in, bad[i][0], no);
+        CHECK(rc == 2 && strstr(out, bad[i][1]), "%s: exit %d: %s", bad[i][0], rc, out);
+        CHECK(!tc_exists(no), "%s: a refused move was written", bad[i][0]);
+    }
+}
+
 /* flipgraph sweep --symmetry c3: the square formats walk symmetrically (their
  * schemes stored as search:c3), the others plain (search). */
 Test(resize_cli, sweep_symmetry_for_square_formats, .timeout = 300)

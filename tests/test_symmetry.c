@@ -706,8 +706,10 @@ Test(symmetry, our_666_153_is_c3xc2_invariant_and_lifts_to_z, .timeout = 120)
 
 /* ------------------------------------------------------------ invariant lifts */
 
-/* An invariant GF(2) scheme: a symmetric walk of `flips` flips from the start. */
-static scheme *walked_invariant(scheme_format f, scheme_symmetry g, uint64_t seed, uint64_t flips)
+/* An invariant GF(2) scheme: a symmetric walk of `flips` flips from the start
+ * of the given cubes (NULL: the default ones). */
+static scheme *walked_invariant(scheme_format f, scheme_symmetry g, const search_cubes *cubes, uint64_t seed,
+                                uint64_t flips)
 {
     char err[256];
     search_params p;
@@ -718,6 +720,8 @@ static scheme *walked_invariant(scheme_format f, scheme_symmetry g, uint64_t see
     p.plateau = p.plateau_min = p.plateau_max = 2000;
     p.plus_max = 6;
     search_cubes c = {0};
+    if (cubes)
+        c = *cubes;
     scheme *start = search_symmetric_start(f, g, &c, err, sizeof err);
     cr_assert(start, "%s", err);
     search_walker *w = search_walker_new(start, &p, seed, 0);
@@ -745,7 +749,7 @@ Test(symmetry, invariant_lifts_against_the_plain_lift, .timeout = 240)
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
         for (int i = 0; i < (sanitized() ? 2 : 6); i++) {
             const uint64_t sd = seed ^ (k * 1000 + (uint64_t)i + 1);
-            scheme *s = walked_invariant(cases[k].f, cases[k].g, sd, 20000 + 7919 * (uint64_t)i);
+            scheme *s = walked_invariant(cases[k].f, cases[k].g, NULL, sd, 20000 + 7919 * (uint64_t)i);
             char err[256], fb[32];
             int term, elem;
             cr_assert(scheme_symmetry_check(s, cases[k].g, &term, &elem, err, sizeof err), "%s", err);
@@ -833,4 +837,160 @@ Test(symmetry_cli, lift_symmetry_gives_an_invariant_lift, .timeout = 120)
     cr_assert(strstr(out, "--symmetry"), "%s", out);
     cr_assert_eq(tc_run_cli("", out, sizeof out, "lift '%s' --symmetry c4", in), 2, "%s", out);
     cr_assert(strstr(out, "expected c3, c3xc2 or t2"), "%s", out);
+}
+
+/* ------------------------------------------------------------ the cube move */
+
+static int term_order(const void *pa, const void *pb)
+{
+    return memcmp(pa, pb, sizeof(scheme_term));
+}
+
+/* Whether a and b hold the same terms (as multisets). */
+static bool same_terms(const scheme *a, const scheme *b)
+{
+    if (a->rank != b->rank)
+        return false;
+    scheme_term *x = malloc(sizeof *x * (size_t)a->rank), *y = malloc(sizeof *y * (size_t)b->rank);
+    cr_assert(x && y);
+    memcpy(x, a->terms, sizeof *x * (size_t)a->rank);
+    memcpy(y, b->terms, sizeof *y * (size_t)b->rank);
+    qsort(x, (size_t)a->rank, sizeof *x, term_order);
+    qsort(y, (size_t)b->rank, sizeof *y, term_order);
+    const bool same = memcmp(x, y, sizeof *x * (size_t)a->rank) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* Our 153 (fixed terms: the mirror pair 110000, 000011 and 001100): merging
+ * the pair gives 158 (two fixed terms, so even ranks for a c3xc2 walk from it),
+ * invariant and valid, and the same move splits it back to the 153 itself. */
+Test(cube_move, merges_the_mirror_pair_of_our_153_and_splits_it_back, .timeout = 120)
+{
+    char path[4096], err[256];
+    snprintf(path, sizeof path, "%s/data/found/666-153-c3xc2-gf2.txt", getenv("FLIPGRAPH_SOURCE"));
+    scheme *s = tc_read_or_die(path);
+    search_cubes pair;
+    cr_assert(search_cubes_parse("110000,000011", &pair));
+    scheme *m = search_cubes_merge(s, &pair, err, sizeof err);
+    cr_assert(m, "%s", err);
+    cr_assert_eq(m->rank, 158);
+    cr_assert(verifies(m));
+    int term, elem;
+    cr_assert(scheme_symmetry_check(m, SCHEME_SYM_C3XC2, &term, &elem, err, sizeof err), "%s", err);
+    cr_assert_eq(count_cubes(m), 2, "110011 and 001100 are its fixed terms");
+    scheme *back = search_cubes_merge(m, &pair, err, sizeof err);
+    cr_assert(back, "%s", err);
+    cr_assert(same_terms(back, s), "the split gives back the 153 (rank %d)", back->rank);
+    /* a pair that is not a mirror pair keeps c3 only */
+    cr_assert(search_cubes_parse("110000,001100", &pair));
+    scheme *c3 = search_cubes_merge(s, &pair, err, sizeof err);
+    cr_assert(c3 && verifies(c3), "%s", err);
+    cr_assert(scheme_symmetry_check(c3, SCHEME_SYM_C3, &term, &elem, err, sizeof err), "%s", err);
+    cr_assert(!scheme_symmetry_check(c3, SCHEME_SYM_C3XC2, &term, &elem, NULL, 0));
+    scheme_free(c3);
+    scheme_free(back);
+    scheme_free(m);
+    scheme_free(s);
+}
+
+/* On fresh walked schemes of random cube partitions: the move leaves a valid
+ * scheme invariant under the walk's group, of the other parity, and applied
+ * twice it is the identity (the sum it adds is zero and equal terms cancel). */
+Test(cube_move, is_valid_invariant_and_its_own_inverse_on_walked_schemes, .timeout = 240)
+{
+    const uint64_t seed = test_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    for (int trial = 0; trial < (sanitized() ? 6 : 24); trial++) {
+        const int n = 3 + (int)scheme_rng_below(&rng, 4);
+        const scheme_symmetry g = groups[scheme_rng_below(&rng, 2)];
+        search_cubes c;
+        memset(&c, 0, sizeof c);
+        c.digits = n;
+        int x = -1, y = -1; /* the pair to merge: indices into c.mask */
+        if (g == SCHEME_SYM_C3XC2) {
+            /* each mirror pair of indices one cube or two; one pair (at
+             * least) two, which is the pair merged */
+            const int split = (int)scheme_rng_below(&rng, (uint32_t)(n / 2));
+            for (int i = 0; i < n - 1 - i; i++) {
+                const unsigned a = 1u << i, b = 1u << (n - 1 - i);
+                if (i == split || scheme_rng_below(&rng, 2)) {
+                    if (i == split)
+                        x = c.count, y = c.count + 1;
+                    c.mask[c.count++] = (uint8_t)a;
+                    c.mask[c.count++] = (uint8_t)b;
+                } else
+                    c.mask[c.count++] = (uint8_t)(a | b);
+            }
+            if (n % 2)
+                c.mask[c.count++] = (uint8_t)(1u << (n / 2));
+        } else {
+            /* indices dealt into three cubes (the empty ones dropped) */
+            uint8_t m[3] = {0, 0, 0};
+            for (int i = 0; i < n; i++)
+                m[i < 2 ? i : (int)scheme_rng_below(&rng, 3)] |= (uint8_t)(1u << i);
+            for (int k = 0; k < 3; k++)
+                if (m[k])
+                    c.mask[c.count++] = m[k];
+            x = 0;
+            y = 1;
+        }
+        const uint64_t sd = seed ^ (uint64_t)(trial + 1);
+        scheme *s = walked_invariant((scheme_format){n, n, n}, g, &c, sd, 5000 + 977 * (uint64_t)trial);
+        search_cubes pair;
+        memset(&pair, 0, sizeof pair);
+        pair.digits = n;
+        pair.count = 2;
+        pair.mask[0] = c.mask[x];
+        pair.mask[1] = c.mask[y];
+        char err[256], text[64];
+        search_cubes_text(&pair, text, sizeof text);
+        scheme *m = search_cubes_merge(s, &pair, err, sizeof err);
+        cr_assert(m, "seed %llu trial %d, %s on <%d,%d,%d>: %s", (unsigned long long)seed, trial, text, n, n, n, err);
+        cr_assert(verifies(m), "seed %llu trial %d: %s leaves an invalid scheme", (unsigned long long)seed, trial,
+                  text);
+        int term, elem;
+        cr_assert(scheme_symmetry_check(m, g, &term, &elem, err, sizeof err), "seed %llu trial %d %s %s: %s",
+                  (unsigned long long)seed, trial, scheme_symmetry_name(g), text, err);
+        cr_assert((m->rank - s->rank) % 2 != 0, "seed %llu trial %d: rank %d -> %d keeps its parity",
+                  (unsigned long long)seed, trial, s->rank, m->rank);
+        scheme *back = search_cubes_merge(m, &pair, err, sizeof err);
+        cr_assert(back, "seed %llu trial %d: %s", (unsigned long long)seed, trial, err);
+        cr_assert(same_terms(back, s), "seed %llu trial %d %s: twice is not the identity (rank %d, %d)",
+                  (unsigned long long)seed, trial, text, s->rank, back->rank);
+        scheme_free(back);
+        scheme_free(m);
+        scheme_free(s);
+    }
+}
+
+Test(cube_move, refuses_what_does_not_fit)
+{
+    char err[256];
+    scheme *s = scheme_standard((scheme_format){4, 4, 4});
+    search_cubes pair;
+    cr_assert(search_cubes_parse("1100,0011", &pair));
+    /* the standard algorithm holds no cube D*D*D of two indices */
+    cr_assert_null(search_cubes_merge(s, &pair, err, sizeof err));
+    cr_assert(strstr(err, "holds neither both cubes nor their union's"), "%s", err);
+    /* single indices: their cubes are the standard terms a_ii b_ii c_ii */
+    cr_assert(search_cubes_parse("1000,0100", &pair));
+    scheme *m = search_cubes_merge(s, &pair, err, sizeof err);
+    cr_assert(m && verifies(m) && m->rank == 64 + 5, "%s", err);
+    scheme_free(m);
+    cr_assert(search_cubes_parse("1100,0110", &pair));
+    cr_assert_null(search_cubes_merge(s, &pair, err, sizeof err));
+    cr_assert(strstr(err, "two disjoint nonempty cubes of 4 digits"), "%s", err);
+    cr_assert(search_cubes_parse("110,001", &pair));
+    cr_assert_null(search_cubes_merge(s, &pair, err, sizeof err));
+    cr_assert(search_cubes_parse("1100,0010,0001", &pair));
+    cr_assert_null(search_cubes_merge(s, &pair, err, sizeof err));
+    scheme_free(s);
+    scheme *r = scheme_standard((scheme_format){3, 3, 4});
+    cr_assert(search_cubes_parse("100,010", &pair));
+    cr_assert_null(search_cubes_merge(r, &pair, err, sizeof err));
+    cr_assert(strstr(err, "square format"), "%s", err);
+    scheme_free(r);
 }
