@@ -145,7 +145,7 @@ int cmd_resize(int argc, char **argv)
                          "110000,000011", merge);
     if (!have_dims && !product && !sum && !merge) {
         usage(stderr);
-        return cli_error(CLI_USAGE, "resize", "--dims NxMxP is required (or --product FILE2, --sum FILE2)");
+        return cli_error(CLI_USAGE, "resize", "--dims NxMxP is required (or --product FILE2, --sum FILE2, --merge-cubes X,Y)");
     }
     if (optind + 1 != argc) {
         usage(stderr);

@@ -288,8 +288,10 @@ static void banner(const banner_info *b)
         /* the fixed terms change two at a time, the orbits hold 6 (or 2) terms:
          * an overnight run at an unreachable target should say so at once */
         const char *par = sym_start % 2 ? "odd" : "even";
-        fprintf(stderr, "every rank of this walk is %s, like its start's %d (orbits of 6 or 2 terms, fixed terms that change two at a time if at all: "
-                        "docs/search.md, \"Symmetric walks\")", par, sym_start);
+        fprintf(stderr,
+                "every rank of this walk is %s, like its start's %d (orbits of 6 or 2 terms, fixed terms "
+                "that change two at a time if at all: docs/search.md, \"Symmetric walks\")",
+                par, sym_start);
         if (p->target_rank > 0 && p->target_rank % 2 != sym_start % 2)
             fprintf(stderr, "; --target-rank %d is met at %d or below", p->target_rank, p->target_rank - 1);
         fprintf(stderr, "\n");

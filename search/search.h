@@ -391,8 +391,9 @@ bool search_cubes_check(const search_cubes *c, int n, scheme_symmetry g, char *e
  * D_x^3 and D_y^3 of s into D_(x+y)^3 (rank + 5, less what cancels) or, where
  * s holds D_(x+y)^3 and not both, splits it (rank + 7, less what cancels).
  * The only move that changes the number of fixed terms of a c3xc2 scheme by
- * one, so its parity (docs/search.md, "Symmetric walks"); for a mirror pair x,
- * y (or any pair under c3) the result is invariant where s was.  NULL with a
+ * one, so its parity (docs/search.md, "Symmetric walks").  The result is
+ * invariant under c3 where s was, and under c3xc2 where s was and the
+ * reversal maps the pair to itself (y the mirror of x, or both palindromes).  NULL with a
  * message when s is not a GF(2) <n,n,n>, the cubes do not fit (count, digits,
  * overlap), s holds neither both cubes nor their union's, or out of memory. */
 scheme *search_cubes_merge(const scheme *s, const search_cubes *pair, char *err, size_t errlen);
