@@ -966,6 +966,41 @@ Test(cube_move, is_valid_invariant_and_its_own_inverse_on_walked_schemes, .timeo
     }
 }
 
+/* Two implementations of one start: the symmetric start of cubes of one or two
+ * indices (search_symmetric_start: the cube plus the diagonal terms it adds)
+ * is the standard algorithm with each two-index cube merged from its two
+ * single-index cubes (the standard terms a_ii b_ii c_ii) by the cube move.
+ * Cubes of three or more indices differ: merging them step by step leaves
+ * fewer mixed terms (bench/RESULTS.md, "The cube move"). */
+Test(cube_move, merging_singles_of_the_standard_algorithm_gives_the_symmetric_start)
+{
+    char err[256];
+    for (int n = 2; n <= 6; n++) {
+        scheme *s = scheme_standard((scheme_format){n, n, n});
+        search_cubes c;
+        search_cubes_default(n, &c); /* the mirror pairs (and the middle): one or two indices each */
+        for (int q = 0; q < c.count; q++) {
+            if (__builtin_popcount(c.mask[q]) != 2)
+                continue;
+            search_cubes pair = {0};
+            pair.digits = n;
+            pair.count = 2;
+            pair.mask[0] = (uint8_t)(c.mask[q] & -c.mask[q]);
+            pair.mask[1] = (uint8_t)(c.mask[q] & (c.mask[q] - 1));
+            scheme *m = search_cubes_merge(s, &pair, err, sizeof err);
+            cr_assert(m, "n %d: %s", n, err);
+            scheme_free(s);
+            s = m;
+        }
+        search_cubes none = {0};
+        scheme *start = search_symmetric_start((scheme_format){n, n, n}, SCHEME_SYM_C3XC2, &none, err, sizeof err);
+        cr_assert(start, "%s", err);
+        cr_assert(same_terms(s, start), "n %d: merged rank %d, the start's %d", n, s->rank, start->rank);
+        scheme_free(start);
+        scheme_free(s);
+    }
+}
+
 Test(cube_move, refuses_what_does_not_fit)
 {
     char err[256];
