@@ -330,7 +330,24 @@ static bool tie_entries(lift_ctx *c, char *err, size_t errlen)
     for (int x = 0; x < c->S; x++)
         parent[x] = x;
     const int order = c->sym != SCHEME_SYM_NONE ? scheme_symmetry_order(c->sym) : 1;
-    const int size[3] = {c->na, c->nb, c->nc};
+    /* the action permutes the entries of the factors alike in every term:
+     * image[k * L + o] is where element k takes a term's entry o (its offset
+     * within the term), found once from the image of that entry alone */
+    int *image = malloc((size_t)order * (size_t)c->L * sizeof *image);
+    if (!image) {
+        free(parent);
+        return false;
+    }
+    for (int k = 1; k < order; k++)
+        for (int o = 0; o < c->L; o++) {
+            scheme_term probe = {{0, 0, 0}};
+            probe.f[ent_pos(c, o)] = 1ull << ent_entry(c, o);
+            const scheme_term pi = scheme_symmetry_image_fmt(c->sym, c->f, probe, k);
+            int q = 0; /* the one factor where the entry went (a unit image has one) */
+            while (q < 2 && !pi.f[q])
+                q++;
+            image[k * c->L + o] = ent_index(c, 0, q, __builtin_ctzll(pi.f[q]));
+        }
     for (int r = 0; r < c->R; r++)
         for (int k = 1; k < order; k++) {
             const scheme_term img = scheme_symmetry_image_fmt(c->sym, c->f, c->s0->terms[r], k);
@@ -343,23 +360,17 @@ static bool tie_entries(lift_ctx *c, char *err, size_t errlen)
             if (matches != 1) {
                 snprintf(err, errlen, "term %d's image under element %d of %s is %s", r + 1, k,
                          scheme_symmetry_name(c->sym), matches ? "a term twice (a repeated term)" : "not a term");
+                free(image);
                 free(parent);
                 return false;
             }
-            for (int pos = 0; pos < 3; pos++)
-                for (int e = 0; e < size[pos]; e++) {
-                    /* the entry's image: the action permutes the entries of each factor */
-                    scheme_term probe = {{0, 0, 0}};
-                    probe.f[pos] = 1ull << e;
-                    const scheme_term pi = scheme_symmetry_image_fmt(c->sym, c->f, probe, k);
-                    int q = 0;
-                    while (q < 3 && !pi.f[q])
-                        q++;
-                    const int a = uf_find(parent, ent_index(c, r, pos, e));
-                    const int b = uf_find(parent, ent_index(c, to, q, __builtin_ctzll(pi.f[q])));
-                    parent[a < b ? b : a] = a < b ? a : b;
-                }
+            for (int o = 0; o < c->L; o++) {
+                const int a = uf_find(parent, r * c->L + o);
+                const int b = uf_find(parent, to * c->L + image[k * c->L + o]);
+                parent[a < b ? b : a] = a < b ? a : b;
+            }
         }
+    free(image);
     /* unknowns numbered by their first entry; entries listed in order */
     int *id = malloc((size_t)(c->S ? c->S : 1) * sizeof *id), *count = calloc((size_t)c->S + 1, sizeof *count);
     if (!id || !count) {
