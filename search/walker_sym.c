@@ -1051,23 +1051,23 @@ scheme *search_symmetric_start(scheme_format f, scheme_symmetry g, const search_
 
 /* ---- the cube move ---- */
 
-/* Adds (x, y, z) to s over GF(2): removes an equal term, or appends it. */
-static bool cube_toggle(scheme *s, uint64_t x, uint64_t y, uint64_t z)
-{
-    for (int i = 0; i < s->rank; i++)
-        if (s->terms[i].f[0] == x && s->terms[i].f[1] == y && s->terms[i].f[2] == z) {
-            scheme_remove(s, i);
-            return true;
-        }
-    return scheme_push(s, x, y, z);
-}
-
-static bool has_term(const scheme *s, uint64_t x, uint64_t y, uint64_t z)
+/* The index of a term (x, y, z) of s, -1 when there is none. */
+static int find_term(const scheme *s, uint64_t x, uint64_t y, uint64_t z)
 {
     for (int i = 0; i < s->rank; i++)
         if (s->terms[i].f[0] == x && s->terms[i].f[1] == y && s->terms[i].f[2] == z)
-            return true;
-    return false;
+            return i;
+    return -1;
+}
+
+/* Adds (x, y, z) to s over GF(2): removes an equal term, or appends it. */
+static bool cube_toggle(scheme *s, uint64_t x, uint64_t y, uint64_t z)
+{
+    const int i = find_term(s, x, y, z);
+    if (i < 0)
+        return scheme_push(s, x, y, z);
+    scheme_remove(s, i);
+    return true;
 }
 
 scheme *search_cubes_merge(const scheme *s, const search_cubes *pair, char *err, size_t errlen)
@@ -1093,8 +1093,8 @@ scheme *search_cubes_merge(const scheme *s, const search_cubes *pair, char *err,
         D[1] |= (pair->mask[1] >> i & 1) ? e : 0;
     }
     D[2] = D[0] | D[1];
-    const bool both = has_term(s, D[0], D[0], D[0]) && has_term(s, D[1], D[1], D[1]);
-    if (!both && !has_term(s, D[2], D[2], D[2])) {
+    const bool both = find_term(s, D[0], D[0], D[0]) >= 0 && find_term(s, D[1], D[1], D[1]) >= 0;
+    if (!both && find_term(s, D[2], D[2], D[2]) < 0) {
         scheme_fail(err, errlen, "--merge-cubes %s: the scheme holds neither both cubes nor their union's "
                                  "(terms D*D*D of the diagonal matrices D of the cubes)", text);
         return NULL;
