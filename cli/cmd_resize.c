@@ -158,7 +158,7 @@ int cmd_resize(int argc, char **argv)
     /* f2: the scheme in the ring the moves work in (named for the default) */
     scheme *f2 = over_z ? search_z_copy(s) : scheme_to_f2(s), *r = NULL;
     const scheme_ring ring = over_z ? SCHEME_RING_Z : SCHEME_RING_F2;
-    char err[600], fa[32], fb[32];
+    char err[600], fa[32], fb[32], line[400]; /* line: what was done, printed once r is writable */
     int rc = CLI_OK;
     if (!f2) {
         rc = cli_error(CLI_INTERNAL, "resize", "out of memory");
@@ -189,17 +189,9 @@ int cmd_resize(int argc, char **argv)
         for (int i = 0; i < 2 && !keeps[0]; i++)
             if (scheme_symmetry_check(r, gs[i], &bad_term, &bad_elem, NULL, 0))
                 snprintf(keeps, sizeof keeps, ", invariant under %s", scheme_symmetry_name(gs[i]));
-        if (!scheme_writable(r, kind, err, sizeof err)) {
-            rc = cli_error(CLI_USAGE, "resize", "cannot write %s as %s: %s", scheme_format_str(r->fmt, fb),
-                           scheme_file_kind_name(kind), err);
-            goto done;
-        }
-        fprintf(stderr, "resize: %s rank %d -> rank %d by the cube move %s (verified over %s%s)\n",
-                scheme_format_str(f2->fmt, fa), f2->rank, r->rank, merge, scheme_ring_name(ring), keeps);
-        scheme_write_ctx w = {r, kind};
-        if (!scheme_write_file_atomic(out, scheme_write_cb, &w, err, sizeof err))
-            rc = cli_error(CLI_USAGE, "resize", "%s", err);
-        goto done;
+        snprintf(line, sizeof line, "resize: %s rank %d -> rank %d by the cube move %s (verified over %s%s)",
+                 scheme_format_str(f2->fmt, fa), f2->rank, r->rank, merge, scheme_ring_name(ring), keeps);
+        goto write;
     }
     if (product || sum) {
         /* FILE x FILE2 or FILE + FILE2 first: its format must be one (64
@@ -279,13 +271,15 @@ int cmd_resize(int argc, char **argv)
         rc = cli_error(CLI_INTERNAL, "resize", "%s: %s", in, err);
         goto done;
     }
+    snprintf(line, sizeof line, "resize: %s rank %d -> %s rank %d (verified over %s)", scheme_format_str(f2->fmt, fa),
+             f2->rank, scheme_format_str(r->fmt, fb), r->rank, scheme_ring_name(ring));
+write:
     if (!scheme_writable(r, kind, err, sizeof err)) {
         rc = cli_error(CLI_USAGE, "resize", "cannot write %s as %s: %s", scheme_format_str(r->fmt, fb),
                        scheme_file_kind_name(kind), err);
         goto done;
     }
-    fprintf(stderr, "resize: %s rank %d -> %s rank %d (verified over %s)\n", scheme_format_str(f2->fmt, fa),
-            f2->rank, scheme_format_str(r->fmt, fb), r->rank, scheme_ring_name(ring));
+    fprintf(stderr, "%s\n", line);
     scheme_write_ctx w = {r, kind};
     if (!scheme_write_file_atomic(out, scheme_write_cb, &w, err, sizeof err))
         rc = cli_error(CLI_USAGE, "resize", "%s", err);
