@@ -308,6 +308,35 @@ Test(export, random_flipped_schemes_round_trip)
     }
 }
 
+/* The terms of s in a random order (the integer terms with their reductions). */
+static void shuffle_terms(scheme *s, scheme_rng *g)
+{
+    for (int r = s->rank - 1; r > 0; r--) {
+        int j = (int)scheme_rng_below(g, (uint32_t)r + 1);
+        scheme_term t = s->terms[r];
+        s->terms[r] = s->terms[j];
+        s->terms[j] = t;
+        if (s->ring == SCHEME_RING_Z) {
+            scheme_zterm z = s->zterms[r];
+            s->zterms[r] = s->zterms[j];
+            s->zterms[j] = z;
+        }
+    }
+}
+
+/* s written as .txt and read back. */
+static scheme *txt_round_trip(const scheme *s)
+{
+    size_t len;
+    char *text = write_mem(s, EXPORT_TXT, NULL, &len);
+    scheme_diag d;
+    memset(&d, 0, sizeof d);
+    scheme *back = scheme_read_buffer(text, len, "written", NULL, &d);
+    cr_assert_not_null(back, "%d:%d: %s", d.line, d.col, d.msg);
+    free(text);
+    return back;
+}
+
 /* A symmetric scheme goes out in Moosbauer and Poole's order (issue: exports
  * keep the orbits visible): whatever the order of its terms, the .txt has
  * each orbit of the shift on three consecutive lines and the cubes last; a
@@ -319,18 +348,8 @@ Test(export, txt_keeps_the_orbits_of_a_symmetric_scheme_together)
     scheme_rng_seed(&g, seed);
     scheme *z = tc_read_corpus("moosbauer-poole/555m93.txt");
     scheme *s = scheme_to_f2(z);
-    for (int r = s->rank - 1; r > 0; r--) { /* shuffled */
-        int j = (int)scheme_rng_below(&g, (uint32_t)r + 1);
-        scheme_term t = s->terms[r];
-        s->terms[r] = s->terms[j];
-        s->terms[j] = t;
-    }
-    size_t len;
-    char *text = write_mem(s, EXPORT_TXT, NULL, &len);
-    scheme_diag d;
-    memset(&d, 0, sizeof d);
-    scheme *back = scheme_read_buffer(text, len, "written", NULL, &d);
-    cr_assert_not_null(back, "%d:%d: %s", d.line, d.col, d.msg);
+    shuffle_terms(s, &g);
+    scheme *back = txt_round_trip(s);
     cr_assert_eq(back->rank, 93);
     for (int k = 0; k < 30; k++) {
         scheme_term t = back->terms[3 * k];
@@ -345,15 +364,12 @@ Test(export, txt_keeps_the_orbits_of_a_symmetric_scheme_together)
     for (int r = 90; r < 93; r++)
         cr_assert(back->terms[r].f[0] == back->terms[r].f[1] && back->terms[r].f[1] == back->terms[r].f[2],
                   "seed %" PRIu64 ": line %d is not a cube", seed, r + 1);
-    free(text);
     scheme_free(back);
     scheme_free(s);
     scheme_free(z);
     /* no symmetry: the order as given */
     scheme *r = random_scheme(&g, SCHEME_RING_F2, 4, 200);
-    text = write_mem(r, EXPORT_TXT, NULL, &len);
-    back = scheme_read_buffer(text, len, "written", NULL, &d);
-    cr_assert_not_null(back);
+    back = txt_round_trip(r);
     int term, elem;
     char err[256];
     if (r->fmt.n != r->fmt.m || r->fmt.m != r->fmt.p ||
@@ -361,7 +377,6 @@ Test(export, txt_keeps_the_orbits_of_a_symmetric_scheme_together)
         for (int i = 0; i < r->rank; i++)
             cr_assert(!memcmp(&back->terms[i], &r->terms[i], sizeof r->terms[i]), "seed %" PRIu64 ": term %d moved",
                       seed, i);
-    free(text);
     scheme_free(back);
     scheme_free(r);
 }
@@ -381,21 +396,8 @@ Test(export, txt_keeps_the_orbits_of_an_invariant_integer_scheme_together)
     verify_lift_result lr;
     scheme *z = verify_lift_ex(f2, &o, &lr);
     cr_assert_not_null(z, "%s", lr.msg);
-    for (int r = z->rank - 1; r > 0; r--) { /* shuffled */
-        int j = (int)scheme_rng_below(&g, (uint32_t)r + 1);
-        scheme_zterm t = z->zterms[r];
-        z->zterms[r] = z->zterms[j];
-        z->zterms[j] = t;
-        scheme_term w = z->terms[r]; /* the reductions mod 2 with them */
-        z->terms[r] = z->terms[j];
-        z->terms[j] = w;
-    }
-    size_t len;
-    char *text = write_mem(z, EXPORT_TXT, NULL, &len);
-    scheme_diag d;
-    memset(&d, 0, sizeof d);
-    scheme *back = scheme_read_buffer(text, len, "written", NULL, &d);
-    cr_assert_not_null(back, "%d:%d: %s", d.line, d.col, d.msg);
+    shuffle_terms(z, &g);
+    scheme *back = txt_round_trip(z);
     cr_assert_eq(back->ring, SCHEME_RING_Z);
     cr_assert_eq(back->rank, 93);
     for (int k = 0; k < 30; k++)
@@ -407,7 +409,6 @@ Test(export, txt_keeps_the_orbits_of_an_invariant_integer_scheme_together)
                 found |= !memcmp(&u, &back->zterms[3 * k + i], sizeof u);
             cr_assert(found, "seed %" PRIu64 ": lines %d..%d are not one orbit over Z", seed, 3 * k + 1, 3 * k + 3);
         }
-    free(text);
     scheme_free(back);
     scheme_free(z);
     scheme_free(f2);
