@@ -25,6 +25,7 @@
 #include "search/search.h"
 #include "search/session.h"
 #include "test_common.h"
+#include "test_walk.h"
 #include "verify/verify.h"
 
 static unsigned long long g_seed;
@@ -224,12 +225,7 @@ static scheme *walked(scheme_format f, uint64_t seed, uint64_t flips)
     p.fmt = f;
     scheme *st = scheme_standard(f);
     cr_assert_not_null(st);
-    search_walker *w = search_walker_new(st, &p, seed, 0);
-    cr_assert_not_null(w);
-    search_walker_walk(w, flips, search_walker_rank(w), 0);
-    scheme *s = search_walker_snapshot(w);
-    cr_assert_not_null(s);
-    search_walker_free(w);
+    scheme *s = tc_walked_from(st, &p, seed, flips);
     scheme_free(st);
     verify_result vr;
     char fb[32];

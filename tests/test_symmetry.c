@@ -18,6 +18,7 @@
 #include "search/search.h"
 #include "verify/verify.h"
 #include "test_common.h"
+#include "test_walk.h"
 #include "sym_reference.h"
 
 static uint64_t test_seed(void)
@@ -103,10 +104,7 @@ Test(symmetry, images_of_a_valid_scheme_are_valid)
     search_params_default(&p);
     p.fmt = (scheme_format){3, 3, 3};
     scheme *std = scheme_standard(p.fmt);
-    search_walker *w = search_walker_new(std, &p, test_seed(), 0);
-    cr_assert(w);
-    search_walker_walk(w, 5000, search_walker_rank(w), 0);
-    scheme *s = search_walker_snapshot(w);
+    scheme *s = tc_walked_from(std, &p, test_seed(), 5000);
     cr_assert(verifies(s));
     for (int k = 1; k < 6; k++) {
         scheme *img = scheme_new(s->fmt, SCHEME_RING_F2, s->rank);
@@ -119,7 +117,6 @@ Test(symmetry, images_of_a_valid_scheme_are_valid)
     }
     scheme_free(s);
     scheme_free(std);
-    search_walker_free(w);
 }
 
 Test(symmetry, the_check_names_a_term_whose_image_is_missing)
@@ -442,10 +439,7 @@ Test(symmetry_search, bad_symmetric_runs_are_refused)
     search_params q;
     search_params_default(&q);
     q.fmt = p.fmt;
-    search_walker *w = search_walker_new(s, &q, 7, 0);
-    search_walker_walk(w, 2000, search_walker_rank(w), 0);
-    scheme *walked = search_walker_snapshot(w);
-    search_walker_free(w);
+    scheme *walked = tc_walked_from(s, &q, 7, 2000);
     int term, elem;
     if (scheme_symmetry_check(walked, SCHEME_SYM_C3, &term, &elem, err, sizeof err))
         cr_skip_test("the plain walk happened to stay invariant"); /* essentially never */
@@ -724,11 +718,7 @@ static scheme *walked_invariant(scheme_format f, scheme_symmetry g, const search
         c = *cubes;
     scheme *start = search_symmetric_start(f, g, &c, err, sizeof err);
     cr_assert(start, "%s", err);
-    search_walker *w = search_walker_new(start, &p, seed, 0);
-    cr_assert(w);
-    search_walker_walk(w, flips, search_walker_rank(w), 0);
-    scheme *s = search_walker_snapshot(w);
-    search_walker_free(w);
+    scheme *s = tc_walked_from(start, &p, seed, flips);
     scheme_free(start);
     return s;
 }
