@@ -684,10 +684,7 @@ Test(symmetry, our_666_153_is_c3xc2_invariant_and_lifts_to_z, .timeout = 120)
     const int norbits = scheme_symmetry_orbits(s, SCHEME_SYM_C3XC2, orbit);
     /* 25 free orbits of 6 terms, the mirror pair 110000, 000011 and the cube 001100 */
     cr_assert_eq(norbits, 27);
-    int cubes = 0;
-    for (int r = 0; r < s->rank; r++)
-        cubes += s->terms[r].f[0] == s->terms[r].f[1] && s->terms[r].f[1] == s->terms[r].f[2];
-    cr_assert_eq(cubes, 3);
+    cr_assert_eq(count_cubes(s), 3);
     verify_lift_result lr;
     scheme *z = verify_lift(s, &lr);
     cr_assert_not_null(z, "no lift");
@@ -831,28 +828,6 @@ Test(symmetry_cli, lift_symmetry_gives_an_invariant_lift, .timeout = 120)
 
 /* ------------------------------------------------------------ the cube move */
 
-static int term_order(const void *pa, const void *pb)
-{
-    return memcmp(pa, pb, sizeof(scheme_term));
-}
-
-/* Whether a and b hold the same terms (as multisets). */
-static bool same_terms(const scheme *a, const scheme *b)
-{
-    if (a->rank != b->rank)
-        return false;
-    scheme_term *x = malloc(sizeof *x * (size_t)a->rank), *y = malloc(sizeof *y * (size_t)b->rank);
-    cr_assert(x && y);
-    memcpy(x, a->terms, sizeof *x * (size_t)a->rank);
-    memcpy(y, b->terms, sizeof *y * (size_t)b->rank);
-    qsort(x, (size_t)a->rank, sizeof *x, term_order);
-    qsort(y, (size_t)b->rank, sizeof *y, term_order);
-    const bool same = memcmp(x, y, sizeof *x * (size_t)a->rank) == 0;
-    free(x);
-    free(y);
-    return same;
-}
-
 /* Our 153 (fixed terms: the mirror pair 110000, 000011 and 001100): merging
  * the pair gives 158 (two fixed terms, so even ranks for a c3xc2 walk from it),
  * invariant and valid, and the same move splits it back to the 153 itself. */
@@ -872,7 +847,7 @@ Test(cube_move, merges_the_mirror_pair_of_our_153_and_splits_it_back, .timeout =
     cr_assert_eq(count_cubes(m), 2, "110011 and 001100 are its fixed terms");
     scheme *back = search_cubes_merge(m, &pair, err, sizeof err);
     cr_assert(back, "%s", err);
-    cr_assert(same_terms(back, s), "the split gives back the 153 (rank %d)", back->rank);
+    cr_assert(scheme_equal(back, s), "the split gives back the 153 (rank %d)", back->rank);
     /* a pair that is not a mirror pair keeps c3 only */
     cr_assert(search_cubes_parse("110000,001100", &pair));
     scheme *c3 = search_cubes_merge(s, &pair, err, sizeof err);
@@ -948,7 +923,7 @@ Test(cube_move, is_valid_invariant_and_its_own_inverse_on_walked_schemes, .timeo
                   (unsigned long long)seed, trial, s->rank, m->rank);
         scheme *back = search_cubes_merge(m, &pair, err, sizeof err);
         cr_assert(back, "seed %llu trial %d: %s", (unsigned long long)seed, trial, err);
-        cr_assert(same_terms(back, s), "seed %llu trial %d %s: twice is not the identity (rank %d, %d)",
+        cr_assert(scheme_equal(back, s), "seed %llu trial %d %s: twice is not the identity (rank %d, %d)",
                   (unsigned long long)seed, trial, text, s->rank, back->rank);
         scheme_free(back);
         scheme_free(m);
@@ -985,7 +960,7 @@ Test(cube_move, merging_singles_of_the_standard_algorithm_gives_the_symmetric_st
         search_cubes none = {0};
         scheme *start = search_symmetric_start((scheme_format){n, n, n}, SCHEME_SYM_C3XC2, &none, err, sizeof err);
         cr_assert(start, "%s", err);
-        cr_assert(same_terms(s, start), "n %d: merged rank %d, the start's %d", n, s->rank, start->rank);
+        cr_assert(scheme_equal(s, start), "n %d: merged rank %d, the start's %d", n, s->rank, start->rank);
         scheme_free(start);
         scheme_free(s);
     }
