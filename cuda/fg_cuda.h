@@ -286,6 +286,9 @@ typedef struct cuda_walk_config {
     float degree_bias;    /* B > 0: a flip from D flippable pairs to D' > D that reduces nothing is
                              undone unless a draw falls below (D/D')^B (search_params.degree_bias,
                              Metropolis et al. 1953); 0: the plain walk */
+    float weight_bias;    /* B_w > 0: a flip that adds d > 0 nonzero coefficients and reduces nothing
+                             is undone unless a draw falls below exp(-B_w d), with the degree bias's
+                             factor where both are on (search_params.weight_bias); 0: off */
 } cuda_walk_config;
 
 /* The state of one walker at the end of a launch. */
@@ -302,7 +305,7 @@ typedef struct cuda_walk_warp {
     uint64_t plus, plus_skipped;
     uint64_t restarts;      /* from the device pool */
     uint64_t rng_lane, rng_warp; /* random stream positions */
-    uint64_t rejected;      /* flips undone by the degree bias */
+    uint64_t rejected;      /* flips undone by the degree or weight bias */
     uint32_t degree;        /* with the degree bias: D of the current scheme, 0 when not known */
 } cuda_walk_warp;
 

@@ -44,11 +44,13 @@
 #if defined(__CUDACC__)
 #define WK_FN __device__ __forceinline__
 #define WK_POPC(x) __popc(x)
+#define WK_POPC64(x) __popcll(x)
 #define WK_FFS(x) __ffs(x)
 #define WK_UNROLL _Pragma("unroll")
 #else
 #define WK_FN inline
 #define WK_POPC(x) __builtin_popcount(x)
+#define WK_POPC64(x) __builtin_popcountll(x)
 #define WK_FFS(x) __builtin_ffs((int)(x))
 #define WK_UNROLL _Pragma("GCC unroll 32")
 #endif
@@ -77,6 +79,7 @@ struct Params {
     int flips_per_step;     /* set by the launch (walk_kernel.cu, walk_emu.cpp): kFlipsPerStep */
     uint64_t budget_ns;     /* a warp's walking time per launch (cuda_walk_config.launch_us); 0: steps only */
     float degree_bias;      /* B of search_params.degree_bias; 0: off (cuda_walk_config.degree_bias) */
+    float weight_bias;      /* B_w of search_params.weight_bias; 0: off (cuda_walk_config.weight_bias) */
 };
 
 static const uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
@@ -411,6 +414,9 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
      * bias"): D of the current scheme while dknown, kept across launches in the
      * walker's state and followed through flips by their difference. */
     const bool biased = p.degree_bias > 0.0f;
+    /* The weight bias (search_params.weight_bias; docs/search.md, "The weight
+     * bias"): the flip's change of nonzero coefficients, from its two factors. */
+    const bool wbiased = p.weight_bias > 0.0f;
     uint32_t dcur = wsp->degree;
     bool dknown = biased && dcur != 0;
     uint32_t n_rej = 0;
@@ -628,7 +634,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                 la = member_lane(Mr, a, rot2);
                 lb = member_lane(Mr, b, rot2);
                 const F yb = wp.shfl(myy, lb), za = wp.shfl(myz, la);
-                if (biased) {
+                if (biased || wbiased) {
                     ya0 = wp.shfl(myy, la);
                     zb0 = wp.shfl(myz, lb);
                     fyb = yb;
@@ -733,18 +739,35 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
             }
             if (R != R0) {
                 dknown = false;
-            } else if (biased && !(dy | dz)) {
+            } else if ((biased || wbiased) && !(dy | dz)) {
                 /* Metropolis's test as search_walker_flip's: a flip to D' > D that
                  * reduced nothing is undone unless a draw falls below (D/D')^B;
                  * D' follows from D by the two changed factors (a's at y, b's at
-                 * z: degree_change). */
-                const int dd = degree_change(st, wp, R, y, ya0, ya0 ^ fyb, z, zb0, zb0 ^ fza, lane);
-                const uint32_t d1 = dknown ? (uint32_t)((int)dcur + dd) : degree_count(st, wp, R, lane);
-                const uint32_t d0 = (uint32_t)((int)d1 - dd);
-                dcur = d1;
-                dknown = true;
-                if (d1 > d0) {
-                    const float keep = powf((float)d0 / (float)d1, p.degree_bias);
+                 * z: degree_change); times exp(-B_w d) where it adds d > 0
+                 * nonzero coefficients.  A draw only where a test can undo. */
+                float keep = 1.0f;
+                bool test = false;
+                uint32_t d0 = 0;
+                if (biased) {
+                    const int dd = degree_change(st, wp, R, y, ya0, ya0 ^ fyb, z, zb0, zb0 ^ fza, lane);
+                    const uint32_t d1 = dknown ? (uint32_t)((int)dcur + dd) : degree_count(st, wp, R, lane);
+                    d0 = (uint32_t)((int)d1 - dd);
+                    dcur = d1;
+                    dknown = true;
+                    if (d1 > d0) {
+                        keep = powf((float)d0 / (float)d1, p.degree_bias);
+                        test = true;
+                    }
+                }
+                if (wbiased) {
+                    const int dw = WK_POPC64((uint64_t)(ya0 ^ fyb)) - WK_POPC64((uint64_t)ya0) +
+                                   WK_POPC64((uint64_t)(zb0 ^ fza)) - WK_POPC64((uint64_t)zb0);
+                    if (dw > 0) {
+                        keep *= expf(-p.weight_bias * (float)dw);
+                        test = true;
+                    }
+                }
+                if (test) {
                     const float draw = (float)(uint32_t)(wr.next() >> 40) * (1.0f / 16777216.0f);
                     if (draw >= keep) {
                         /* the flip is its own inverse: yb and za did not change */

@@ -329,6 +329,7 @@ search_walker *search_walker_new(const scheme *start, const search_params *p, ui
     w->plus_max = p->plus_max;
     w->isolated_plus = p->isolated_plus != 0;
     w->degree_bias = p->degree_bias;
+    w->weight_bias = p->weight_bias;
     w->lookahead = p->lookahead;
     w->L = p->plateau ? p->plateau : 1;
     w->Lmin = p->plateau_min ? p->plateau_min : w->L;
@@ -534,22 +535,41 @@ bool search_walker_flip(search_walker *w)
     int y = pos_y(x), z = pos_z(x);
     w->st.flips++;
     /* (x, y_s, z_s), (x, y_u, z_u) -> (x, y_s + y_u, z_s), (x, y_u, z_u + z_s) */
-    uint64_t zs = w->f[s << 2 | z];
+    const uint64_t zs = w->f[s << 2 | z], ys0 = w->f[s << 2 | y], zu0 = w->f[u << 2 | z];
     factor_xor(w, s, y, w->f[u << 2 | y]);
     factor_xor(w, u, z, zs);
     process_work(w);
-    if (w->degree_bias > 0 && w->rank == before) {
+    if ((w->degree_bias > 0 || w->weight_bias > 0) && w->rank == before) {
         /* The draw is uniform over the D ordered pairs, so the plain walk stays
          * at a scheme in proportion to its D (a random walk on a graph); the
          * <4,5,5>:73 of Arai, Ichikawa, Hukushima 2024 has 4 flippable pairs
          * where our 74-76 have 10 or more.  The acceptance test of Metropolis,
          * Rosenbluth, Rosenbluth, Teller, Teller 1953 with the proposal's ratio
-         * D/D' makes every scheme of a rank equally likely (B = 1).  The flip is
+         * D/D' makes every scheme of a rank equally likely (B = 1).  The weight
+         * bias weighs a scheme by exp(-B_w W), W its nonzero coefficients: a
+         * reduction needs two terms to share two factors, which dense factors
+         * almost never do (docs/search.md, "The weight bias").  The flip is
          * its own inverse (y_u and z_s did not change), and no reduction
-         * happened (docs/search.md, "The degree bias"). */
-        const uint64_t d1 = walker_degree(w);
-        if (d1 > d0) {
-            const double keep = pow((double)d0 / (double)d1, w->degree_bias);
+         * happened.  A draw is taken only where a test can undo the flip, so
+         * that a seed replays as before where the weight bias is off. */
+        double keep = 1;
+        bool test = false;
+        if (w->degree_bias > 0) {
+            const uint64_t d1 = walker_degree(w);
+            if (d1 > d0) {
+                keep = pow((double)d0 / (double)d1, w->degree_bias);
+                test = true;
+            }
+        }
+        if (w->weight_bias > 0) {
+            const int dw = __builtin_popcountll(w->f[s << 2 | y]) - __builtin_popcountll(ys0) +
+                           __builtin_popcountll(w->f[u << 2 | z]) - __builtin_popcountll(zu0);
+            if (dw > 0) {
+                keep *= exp(-w->weight_bias * dw);
+                test = true;
+            }
+        }
+        if (test) {
             const double draw = (double)(scheme_rng_next(&w->rng) >> 11) * 0x1.0p-53;
             if (draw >= keep) {
                 factor_xor(w, s, y, w->f[u << 2 | y]);

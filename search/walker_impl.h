@@ -100,6 +100,7 @@ struct search_walker {
     int gen_max, plus_max;
     bool isolated_plus; /* search_params.isolated_plus */
     double degree_bias; /* search_params.degree_bias */
+    double weight_bias; /* search_params.weight_bias */
     uint64_t lookahead, lookahead_count; /* search_params.lookahead; flips since the last look */
     uint64_t L, Lmin, Lmax;  /* adaptive plateau length and its bounds */
     uint64_t plateau_count;  /* flips since the rank last dropped or a plus */

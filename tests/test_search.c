@@ -603,18 +603,30 @@ static bool walk_to_a_state_without_reducing_flips(search_walker *w, const searc
     return found;
 }
 
-/* One flip of a walker with the given degree bias from a fixed scheme, many
- * times, against the reference: each ordered flippable pair (i, j, x) is drawn
- * with probability 1/D (D = search_count_flips of the scheme), its outcome u
- * (search_flip) kept with probability min(1, (D/D(u))^bias), else the scheme
- * stays (bias 0: always kept).  A chi-square test with a generous bound
- * catches a biased sampler or a wrong acceptance, not noise. */
-static void one_flip_matches_the_reference(double bias)
+/* The nonzero coefficients of a scheme's terms (the weight bias's W). */
+static int terms_weight(const scheme_term *t, int rank)
+{
+    int wt = 0;
+    for (int i = 0; i < rank; i++)
+        for (int q = 0; q < 3; q++)
+            wt += __builtin_popcountll(t[i].f[q]);
+    return wt;
+}
+
+/* One flip of a walker with the given degree and weight biases from a fixed
+ * scheme, many times, against the reference: each ordered flippable pair (i,
+ * j, x) is drawn with probability 1/D (D = search_count_flips of the scheme),
+ * its outcome u (search_flip) kept with probability min(1, (D/D(u))^bias) *
+ * min(1, exp(-wbias (W(u) - W))), W the nonzero coefficients of all terms,
+ * else the scheme stays (both 0: always kept).  A chi-square test with a
+ * generous bound catches a biased sampler or a wrong acceptance, not noise. */
+static void one_flip_matches_the_reference(double bias, double wbias)
 {
     uint64_t seed = test_seed();
     scheme_format f = {4, 4, 4};
     search_params p = params_for(f);
     p.degree_bias = bias;
+    p.weight_bias = wbias;
     scheme *s = scheme_standard(f);
     search_walker *w = search_walker_new(s, &p, seed, 0);
     scheme_free(s);
@@ -628,9 +640,10 @@ static void one_flip_matches_the_reference(double bias)
     static double expect[MAXO], got[MAXO];
     scheme *start = terms_scheme(f, t, rank);
     const double d0 = (double)search_count_flips(t, rank);
+    const int w0 = terms_weight(t, rank);
     oh[0] = scheme_hash(start);
     expect[0] = got[0] = 0;
-    int no = 1, pairs = 0, moved_up = 0;
+    int no = 1, pairs = 0, moved_up = 0, heavier = 0;
     for (int x = 0; x < 3; x++)
         for (int i = 0; i < rank; i++)
             for (int j = 0; j < rank; j++) {
@@ -641,8 +654,12 @@ static void one_flip_matches_the_reference(double bias)
                 int ru = rank;
                 search_flip(u, &ru, i, j, x);
                 const double d1 = (double)search_count_flips(u, ru);
-                const double keep = bias > 0 && d1 > d0 ? pow(d0 / d1, bias) : 1;
+                const int dw = terms_weight(u, ru) - w0;
+                double keep = bias > 0 && d1 > d0 ? pow(d0 / d1, bias) : 1;
+                if (wbias > 0 && ru == rank && dw > 0)
+                    keep *= exp(-wbias * dw);
                 moved_up += d1 > d0;
+                heavier += ru == rank && dw > 0;
                 scheme *o = terms_scheme(f, u, ru);
                 uint64_t h = scheme_hash(o);
                 scheme_free(o);
@@ -662,6 +679,9 @@ static void one_flip_matches_the_reference(double bias)
     cr_assert_eq(pairs, (int)d0, "the reference's pairs %d, search_count_flips %.0f", pairs, d0);
     if (bias > 0)
         cr_assert_gt(moved_up, 0, "no flip raises the count: the test would not test the bias (seed %llu)",
+                     (unsigned long long)seed);
+    if (wbias > 0)
+        cr_assert_gt(heavier, 0, "no flip adds coefficients: the test would not test the weight bias (seed %llu)",
                      (unsigned long long)seed);
     int samples = tc_sanitized() ? 40 * pairs : 400 * pairs;
     for (int n = 0; n < samples; n++) {
@@ -689,24 +709,34 @@ static void one_flip_matches_the_reference(double bias)
         df++;
     }
     /* mean df, sd sqrt(2 df): 8 sd above is not noise */
-    cr_assert_lt(chi, df + 8 * sqrt(2.0 * df) + 10, "bias %.2f: chi-square %.1f with %d outcomes (seed %llu)",
-                 bias, chi, df + 1, (unsigned long long)seed);
+    cr_assert_lt(chi, df + 8 * sqrt(2.0 * df) + 10,
+                 "bias %.2f, weight bias %.2f: chi-square %.1f with %d outcomes (seed %llu)", bias, wbias, chi, df + 1,
+                 (unsigned long long)seed);
     search_walker_stats st;
     search_walker_stats_get(w, &st);
-    if (bias > 0)
-        cr_assert_gt(st.rejected, 0, "bias %.2f: no flip was undone", bias);
+    if (bias > 0 || wbias > 0)
+        cr_assert_gt(st.rejected, 0, "bias %.2f, weight bias %.2f: no flip was undone", bias, wbias);
     else
         cr_assert_eq(st.rejected, 0);
     scheme_free(start);
     search_walker_free(w);
 }
 
-Test(search_walker, flips_are_uniform_over_ordered_pairs, .timeout = 120) { one_flip_matches_the_reference(0); }
+Test(search_walker, flips_are_uniform_over_ordered_pairs, .timeout = 120) { one_flip_matches_the_reference(0, 0); }
 
 /* The degree bias (Metropolis's test on the flip counts) against the same reference. */
 Test(search_walker, the_degree_bias_keeps_a_flip_with_metropolis_probability, .timeout = 120)
 {
-    one_flip_matches_the_reference(4);
+    one_flip_matches_the_reference(4, 0);
+}
+
+/* The weight bias (docs/search.md, "The weight bias"): a flip that adds d
+ * nonzero coefficients is kept with probability exp(-B_w d); alone, and with
+ * the degree bias's factor beside it (one draw for both). */
+Test(search_walker, the_weight_bias_keeps_a_flip_with_probability_exp_minus_b_times_the_added_weight, .timeout = 120)
+{
+    one_flip_matches_the_reference(0, 0.7);
+    one_flip_matches_the_reference(2, 0.3);
 }
 
 /* Strassen's algorithm over GF(2): no two terms share a factor (flip-isolated). */
