@@ -101,6 +101,17 @@ static scheme *from_terms(scheme_format f, const uint64_t *t, int rank)
     return s;
 }
 
+/* The nonzero coefficients of a scheme (the weight bias's W), by the
+ * library's structure count, not the kernel's difference of two factors. */
+static long scheme_weight(scheme_format f, const scheme_term *t, int rank)
+{
+    scheme *s = from_terms(f, (const uint64_t *)t, rank);
+    search_stats st;
+    search_scheme_stats(s, &st);
+    scheme_free(s);
+    return (long)(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2]);
+}
+
 static bool verifies(scheme_format f, const uint64_t *t, int rank, char *why, size_t len)
 {
     scheme *s = from_terms(f, t, rank);
@@ -174,13 +185,19 @@ static cuda_walk *open_walk(const cuda_walk_config *c, const char *tn, cuda_walk
  * the walker's D (cuda_walk_move.degree) must be the CPU's count, and the
  * undone flips must be as many as Metropolis's test makes them: each flip that
  * reduced nothing and raised D from D to D' is undone with probability
- * 1 - (D/D')^bias, so their count is within 5 standard deviations of the sum. */
-static void t_trace(const char *name, const scheme *start, int store, int launches, double bias)
+ * 1 - (D/D')^bias, so their count is within 5 standard deviations of the sum.
+ * wbias > 0: the weight bias (cuda_walk_config.weight_bias) too: a flip that
+ * reduced nothing and added d > 0 nonzero coefficients (counted on the CPU over
+ * the whole scheme) is kept with probability exp(-wbias d), times the degree
+ * bias's factor where both are on; an undone flip must be one that either test
+ * could undo. */
+static void t_trace_biased(const char *name, const scheme *start, int store, int launches, double bias, double wbias)
 {
     char tn[160], err[256];
-    if (bias > 0)
-        snprintf(tn, sizeof tn, "trace %s (%s, degree bias %g)", name, store == CUDA_WALK_STORE_SMEM ? "smem" : "regs",
-                 bias);
+    const bool biased = bias > 0 || wbias > 0;
+    if (biased)
+        snprintf(tn, sizeof tn, "trace %s (%s, degree bias %g, weight bias %g)", name,
+                 store == CUDA_WALK_STORE_SMEM ? "smem" : "regs", bias, wbias);
     else
         snprintf(tn, sizeof tn, "trace %s (%s)", name, store == CUDA_WALK_STORE_SMEM ? "smem" : "regs");
     if (!wanted(tn))
@@ -198,7 +215,8 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
     c.store = store;
     c.sample = c.warps;
     c.degree_bias = (float)bias;
-    if (bias > 0)
+    c.weight_bias = (float)wbias;
+    if (biased)
         c.plateau = 40; /* mostly flips: the test counts them */
     cuda_walk_info in;
     cuda_walk *w = open_walk(&c, tn, &in);
@@ -244,6 +262,7 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
                 break;
             case CUDA_WALK_MOVE_FLIP: {
                 const uint64_t d0 = bias > 0 ? search_count_flips(t, r) : 0;
+                const long w0 = wbias > 0 ? scheme_weight(start->fmt, t, r) : 0;
                 /* the set had no dependent subset, else a reduction was due */
                 uint64_t ys[5], zs[5];
                 int z = 3 - mv->x - mv->y;
@@ -263,23 +282,28 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
                 for (int k = 0; applied && k < mv->npairs && k < 8; k++)
                     applied = search_reduce_pair(tmp, &rf, mv->pair[k][0], mv->pair[k][1]);
                 npairs += mv->npairs;
-                if (applied && bias > 0 && rf == r) {
-                    const uint64_t d1 = search_count_flips(tmp, rf);
-                    if (d1 > d0) {
-                        const double q = 1 - pow((double)d0 / (double)d1, bias);
+                if (applied && biased && rf == r) {
+                    const uint64_t d1 = bias > 0 ? search_count_flips(tmp, rf) : 0;
+                    const long dw = wbias > 0 ? scheme_weight(start->fmt, tmp, rf) - w0 : 0;
+                    double keep = 1;
+                    if (bias > 0 && d1 > d0)
+                        keep = pow((double)d0 / (double)d1, bias);
+                    if (wbias > 0 && dw > 0)
+                        keep *= exp(-wbias * (double)dw);
+                    if ((bias > 0 && d1 > d0) || (wbias > 0 && dw > 0)) {
+                        const double q = 1 - keep;
                         trials++;
                         expect += q;
                         var += q * (1 - q);
-                    }
-                    if (mv->undone && d1 <= d0) {
-                        snprintf(why, sizeof why, "walker %d launch %d: a flip from D = %llu to %llu undone", i, l,
-                                 (unsigned long long)d0, (unsigned long long)d1);
+                    } else if (mv->undone) {
+                        snprintf(why, sizeof why, "walker %d launch %d: a flip from D = %llu to %llu adding %ld "
+                                 "coefficients undone", i, l, (unsigned long long)d0, (unsigned long long)d1, dw);
                         ok = false;
                     }
                 }
-                if (mv->undone && (bias <= 0 || rf != r)) {
+                if (mv->undone && (!biased || rf != r)) {
                     snprintf(why, sizeof why, "walker %d launch %d: an undone flip %s", i, l,
-                             bias <= 0 ? "without the degree bias" : "that reduced");
+                             !biased ? "without a bias" : "that reduced");
                     ok = false;
                 }
                 if (mv->undone)
@@ -354,16 +378,16 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
         ok = false;
         snprintf(why, sizeof why, "too few kinds of moves: %ld flips, %ld plus", kinds[1], kinds[3]);
     }
-    if (ok && bias > 0) {
+    if (ok && biased) {
         const double dev = fabs((double)undone - expect), bound = 5 * sqrt(var) + 1;
-        if (trials < 100 || !degrees || dev > bound) {
+        if (trials < 100 || (bias > 0 && !degrees) || dev > bound) {
             ok = false;
-            snprintf(why, sizeof why, "%ld flips raised D: %ld undone, %.1f expected (bound %.1f); D checked %ld times",
-                     trials, undone, expect, bound, degrees);
+            snprintf(why, sizeof why, "%ld flips a test could undo: %ld undone, %.1f expected (bound %.1f); D checked "
+                     "%ld times", trials, undone, expect, bound, degrees);
         }
     }
-    if (ok && bias > 0)
-        report(true, tn, "%ld moves, %ld flips that raised D: %ld undone, %.1f expected (+-%.1f); the walker's D "
+    if (ok && biased)
+        report(true, tn, "%ld moves, %ld flips a test could undo: %ld undone, %.1f expected (+-%.1f); the walker's D "
                "equal to the CPU's %ld times",
                moves, trials, undone, expect, 5 * sqrt(var) + 1, degrees);
     else if (ok)
@@ -376,6 +400,11 @@ static void t_trace(const char *name, const scheme *start, int store, int launch
     free(prank);
     free(pst);
     cuda_walk_destroy(w);
+}
+
+static void t_trace(const char *name, const scheme *start, int store, int launches, double bias)
+{
+    t_trace_biased(name, start, store, launches, bias, 0);
 }
 
 /* ---- walks: validity over many steps ------------------------------------ */
@@ -1006,6 +1035,10 @@ int main(void)
          * (the corpus's low schemes have too few flips for the count) */
         if (i == 2 || i == 4)
             t_trace(name, s, i == 2 ? CUDA_WALK_STORE_REGS : CUDA_WALK_STORE_SMEM, ntrace * (i == 2 ? 20 : 5), i == 2 ? 4 : 2);
+        /* the weight bias, alone on <3,3,3> and beside the degree bias on <4,4,4> */
+        if (i == 2 || i == 4)
+            t_trace_biased(name, s, i == 2 ? CUDA_WALK_STORE_SMEM : CUDA_WALK_STORE_REGS, ntrace * (i == 2 ? 20 : 5),
+                           i == 2 ? 0 : 2, i == 2 ? 0.5 : 0.3);
         /* reductions must be taken: the rank falls (quick mode walks too little
          * for the larger formats, whose first reduction takes ~1e4 flips) */
         t_walks(name, s, 0, 256, 20000, 3, g_quick && s->rank > 27 ? 0 : s->rank, 0);

@@ -603,14 +603,15 @@ static bool walk_to_a_state_without_reducing_flips(search_walker *w, const searc
     return found;
 }
 
-/* The nonzero coefficients of a scheme's terms (the weight bias's W). */
-static int terms_weight(const scheme_term *t, int rank)
+/* The nonzero coefficients of a scheme's terms (the weight bias's W), by the
+ * library's structure count, not the walker's difference of two factors. */
+static int terms_weight(scheme_format f, const scheme_term *t, int rank)
 {
-    int wt = 0;
-    for (int i = 0; i < rank; i++)
-        for (int q = 0; q < 3; q++)
-            wt += __builtin_popcountll(t[i].f[q]);
-    return wt;
+    scheme *s = terms_scheme(f, t, rank);
+    search_stats st;
+    search_scheme_stats(s, &st);
+    scheme_free(s);
+    return (int)(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2]);
 }
 
 /* One flip of a walker with the given degree and weight biases from a fixed
@@ -640,7 +641,7 @@ static void one_flip_matches_the_reference(double bias, double wbias)
     static double expect[MAXO], got[MAXO];
     scheme *start = terms_scheme(f, t, rank);
     const double d0 = (double)search_count_flips(t, rank);
-    const int w0 = terms_weight(t, rank);
+    const int w0 = terms_weight(f, t, rank);
     oh[0] = scheme_hash(start);
     expect[0] = got[0] = 0;
     int no = 1, pairs = 0, moved_up = 0, heavier = 0;
@@ -654,7 +655,7 @@ static void one_flip_matches_the_reference(double bias, double wbias)
                 int ru = rank;
                 search_flip(u, &ru, i, j, x);
                 const double d1 = (double)search_count_flips(u, ru);
-                const int dw = terms_weight(u, ru) - w0;
+                const int dw = terms_weight(f, u, ru) - w0;
                 double keep = bias > 0 && d1 > d0 ? pow(d0 / d1, bias) : 1;
                 if (wbias > 0 && ru == rank && dw > 0)
                     keep *= exp(-wbias * dw);
