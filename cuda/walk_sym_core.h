@@ -26,6 +26,7 @@
 #ifndef FLIPGRAPH_WALK_SYM_CORE_H
 #define FLIPGRAPH_WALK_SYM_CORE_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,12 +62,15 @@ typedef struct wsym_params {
     int plus_max;        /* plus transitions only while rank < the walk's minimum + plus_max */
     int target;          /* a walker stops walking at this rank or below (0: never) */
     int report_below;    /* a walker copies its scheme (best arrays) at a new lowest rank below this */
+    double weight_bias;  /* search_params.weight_bias: a flip adding d > 0 coefficients to the two
+                            representatives is undone unless a draw below exp(-B d); 0: off */
 } wsym_params;
 
 /* A walker's scalars. */
 typedef struct wsym_state {
     uint64_t rng;           /* splitmix64 counter */
     uint64_t flips, plus, reductions, restarts;
+    uint64_t rejected;      /* flips undone by the weight bias */
     uint64_t since;         /* flips since the walk's last new minimum */
     uint64_t plateau_count; /* flips since the last reduction or plus */
     int32_t nalive, nofree, nbfree, nM, nfixed, rank;
@@ -155,6 +159,15 @@ WSYM_FN void wsym_bind(wsym_walker *w, const wsym_layout *L, wsym_state *st, uin
 }
 
 /* ---- random numbers: splitmix64 on a counter ---- */
+
+WSYM_FN int wsym_popc(uint64_t x)
+{
+#if defined(__CUDA_ARCH__)
+    return __popcll(x);
+#else
+    return __builtin_popcountll(x);
+#endif
+}
 
 WSYM_FN uint64_t wsym_next(wsym_state *st)
 {
@@ -484,8 +497,9 @@ WSYM_FN int wsym_isolated(const wsym_walker *w)
     return 1;
 }
 
-/* One flip; 0 when none is left.  A flip that zeroes a factor is a reduction. */
-WSYM_FN int wsym_flip(wsym_walker *w)
+/* One flip; 0 when none is left.  A flip that zeroes a factor is a reduction.
+ * wbias > 0: the weight bias, as search/walker_sym.c's sym_flip. */
+WSYM_FN int wsym_flip(wsym_walker *w, double wbias)
 {
     const wsym_layout *L = w->L;
     wsym_state *st = w->st;
@@ -510,10 +524,26 @@ WSYM_FN int wsym_flip(wsym_walker *w)
     }
     const int32_t before = st->rank;
     st->flips++;
-    wsym_orbit_xor(w, o1, (e1 + 1) % 3, y2);
-    wsym_orbit_xor(w, o2, (e2 + 2) % 3, z1);
+    const int q1 = (e1 + 1) % 3, q2 = (e2 + 2) % 3;
+    const uint64_t r1 = w->rep[o1 * 3 + q1], r2 = w->rep[o2 * 3 + q2];
+    wsym_orbit_xor(w, o1, q1, y2);
+    wsym_orbit_xor(w, o2, q2, z1);
     if (st->rank < before)
         st->reductions++;
+    /* the weight bias on the two representatives (both orbits free, the rank
+     * and both representatives as the flip left them: undone by the same two
+     * additions) */
+    if (wbias > 0 && st->rank == before && w->rep[o1 * 3 + q1] == (r1 ^ y2) && w->rep[o2 * 3 + q2] == (r2 ^ z1)) {
+        const int dw = wsym_popc(r1 ^ y2) - wsym_popc(r1) + wsym_popc(r2 ^ z1) - wsym_popc(r2);
+        if (dw > 0) {
+            const double draw = (double)(wsym_next(st) >> 11) * (1.0 / 9007199254740992.0);
+            if (draw >= exp(-wbias * dw)) {
+                wsym_orbit_xor(w, o1, q1, y2);
+                wsym_orbit_xor(w, o2, q2, z1);
+                st->rejected++;
+            }
+        }
+    }
     return 1;
 }
 
@@ -581,7 +611,7 @@ WSYM_FN uint64_t wsym_walk(wsym_walker *w, const wsym_start *s, const wsym_param
         if (P->target && st->rank <= P->target)
             break;
         const int32_t before = st->rank;
-        if (!wsym_flip(w)) {
+        if (!wsym_flip(w, P->weight_bias)) {
             /* no flip is left: only a plus transition moves on */
             if (!wsym_plus(w)) {
                 st->restarts++;

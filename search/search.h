@@ -187,8 +187,9 @@ typedef struct search_params {
                               (search_result.pool); 0: none */
     double degree_bias;    /* B: a flip from D flips to D' is kept with probability min(1, (D/D')^B)
                               (a Metropolis correction; 0: every flip is kept) */
-    double weight_bias;    /* B_w: a flip that adds d > 0 nonzero coefficients to the scheme is kept
-                              with probability exp(-B_w d) (0: every flip is kept) */
+    double weight_bias;    /* B_w: a flip that adds d > 0 nonzero coefficients to the scheme (to the
+                              two orbit representatives in a c3 or c3xc2 walk) is kept with
+                              probability exp(-B_w d) (0: every flip is kept) */
     uint64_t lookahead;    /* every N-th flip of the plain GF(2) walk on the CPU is one after which
                               a pair reduction is possible, where the scheme has one; 0: off */
     int symmetry;          /* scheme_symmetry: walk among invariant schemes (docs/search.md,

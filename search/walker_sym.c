@@ -39,6 +39,7 @@
  * under C3 x C2). */
 #include "walker_impl.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef struct sym_walk {
@@ -722,10 +723,31 @@ bool sym_flip(search_walker *w)
     }
     const int before = w->rank;
     w->st.flips++;
-    orbit_xor_factor(w, o1, (e1 + 1) % 3, y2);
-    orbit_xor_factor(w, o2, (e2 + 2) % 3, z1);
+    const int q1 = (e1 + 1) % 3, q2 = (e2 + 2) % 3;
+    const uint64_t r1 = s->rep[o1 * 3 + q1], r2 = s->rep[o2 * 3 + q2];
+    orbit_xor_factor(w, o1, q1, y2);
+    orbit_xor_factor(w, o2, q2, z1);
     w->st.reductions += w->rank < before; /* the flip zeroed a factor */
     process_work(w);
+    /* The weight bias (docs/search.md, "The weight bias"), on the two
+     * representatives: both orbits are free, of |G| terms each, so d is the
+     * scheme's change over |G|.  The rank unchanged, both orbits kept their
+     * representatives (no reduction, no orbit became fixed), so the flip is
+     * undone by the same two additions (y2 and z1 did not change). */
+    if (w->weight_bias > 0 && w->rank == before && s->rep[o1 * 3 + q1] == (r1 ^ y2) &&
+        s->rep[o2 * 3 + q2] == (r2 ^ z1)) {
+        const int dw = __builtin_popcountll(r1 ^ y2) - __builtin_popcountll(r1) + __builtin_popcountll(r2 ^ z1) -
+                       __builtin_popcountll(r2);
+        if (dw > 0) {
+            const double draw = (double)(scheme_rng_next(&w->rng) >> 11) * 0x1.0p-53;
+            if (draw >= exp(-w->weight_bias * dw)) {
+                orbit_xor_factor(w, o1, q1, y2);
+                orbit_xor_factor(w, o2, q2, z1);
+                process_work(w);
+                w->st.rejected++;
+            }
+        }
+    }
     return true;
 }
 

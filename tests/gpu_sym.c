@@ -13,6 +13,7 @@
  *   4. the engine backend reaches <3,3,3>:23 (c3) and <2,2,2>:7 (c3xc2).
  * Prints "N passed, N failed".  FLIPGRAPH_SEED replays the random parts. */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,7 +142,7 @@ static void core_moves(scheme_format f, scheme_symmetry g, uint64_t seed, int st
         scheme *before = core_scheme(&c.w, f, g);
         const int32_t nalive = c.st.nalive, nfixed = c.st.nfixed;
         const bool do_plus = step % 53 == 52 && c.st.nalive < c.L.ocap - 2;
-        const int moved = do_plus ? wsym_plus(&c.w) : wsym_flip(&c.w);
+        const int moved = do_plus ? wsym_plus(&c.w) : wsym_flip(&c.w, 0);
         scheme *after = core_scheme(&c.w, f, g);
         ok = core_index_ok(&c.w, why, sizeof why);
         CHECK(ok, "seed %llu <%d,%d,%d> %s step %d: %s", (unsigned long long)seed, f.n, f.n, f.n,
@@ -169,6 +170,78 @@ static void core_moves(scheme_format f, scheme_symmetry g, uint64_t seed, int st
     core_close(&c);
 }
 
+/* 1b. The weight bias (wsym_flip's wbias; docs/search.md, "The weight bias")
+ * against the walk without it: a copy of the walker (its block and state)
+ * flips with wbias 0, giving the proposal O; the walker flips with wbias B and
+ * must end at O or, undone, where it began, S, undone only where O has S's
+ * rank and d = (W(O) - W(S)) / |G| > 0 coefficients more (W by the library's
+ * structure count); the undone flips must number the sum of 1 - exp(-B d)
+ * over those flips within 5 standard deviations. */
+static long weight_of(const scheme *s)
+{
+    search_stats st;
+    search_scheme_stats(s, &st);
+    return (long)(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2]);
+}
+
+static void core_weight_bias(scheme_format f, scheme_symmetry g, uint64_t seed, int steps, double bias)
+{
+    core_run c, d;
+    CHECK(core_open(&c, f, g, 24, seed, 0) && core_open(&d, f, g, 24, seed, 0), "core_open");
+    const int order = scheme_symmetry_order(g);
+    long trials = 0, undone = 0, kept_heavier = 0;
+    double expect = 0, var = 0;
+    bool ok = true;
+    for (int step = 0; step < steps && ok; step++) {
+        memcpy(d.block, c.block, c.L.words * sizeof(uint64_t));
+        d.st = c.st;
+        scheme *S = core_scheme(&c.w, f, g);
+        const uint64_t rej = c.st.rejected;
+        const int m0 = wsym_flip(&d.w, 0);
+        scheme *O = core_scheme(&d.w, f, g);
+        const int m1 = wsym_flip(&c.w, bias);
+        scheme *A = core_scheme(&c.w, f, g);
+        const long dw = weight_of(O) - weight_of(S);
+        ok = m0 == m1;
+        CHECK(ok, "seed %llu step %d: one copy flipped, the other not", (unsigned long long)seed, step);
+        if (ok && m0 && O->rank == S->rank) {
+            ok = dw % order == 0;
+            CHECK(ok, "seed %llu step %d: the weight changed by %ld, not a multiple of |G|", (unsigned long long)seed,
+                  step, dw);
+            if (dw > 0) {
+                const double q = 1 - exp(-bias * (double)(dw / order));
+                trials++;
+                expect += q;
+                var += q * (1 - q);
+            }
+        }
+        if (ok && c.st.rejected != rej) {
+            ok = scheme_equal(A, S) && O->rank == S->rank && dw > 0;
+            CHECK(ok, "seed %llu step %d: an undone flip (rank %d, %ld coefficients added) or another scheme",
+                  (unsigned long long)seed, step, O->rank, dw);
+            undone++;
+        } else if (ok) {
+            ok = scheme_equal(A, O);
+            CHECK(ok, "seed %llu step %d: the biased walker made another flip", (unsigned long long)seed, step);
+            kept_heavier += O->rank == S->rank && dw > 0;
+            if (step % 29 == 28 && c.st.nalive < c.L.ocap - 2)
+                wsym_plus(&c.w);
+        }
+        scheme_free(S);
+        scheme_free(O);
+        scheme_free(A);
+        if (!m0)
+            break;
+    }
+    const double bound = 5 * sqrt(var) + 1;
+    CHECK(!ok || (trials >= 100 && kept_heavier > 0 && fabs((double)undone - expect) <= bound),
+          "seed %llu <%d,%d,%d> %s: %ld of %ld heavier flips undone, %.1f expected (bound %.1f), %ld heavier kept",
+          (unsigned long long)seed, f.n, f.n, f.n, scheme_symmetry_name(g), undone, trials, expect, bound,
+          kept_heavier);
+    core_close(&c);
+    core_close(&d);
+}
+
 /* 2. and 3. */
 static void device_against_core(scheme_format f, scheme_symmetry g, int walkers, uint64_t flips)
 {
@@ -187,7 +260,7 @@ static void device_against_core(scheme_format f, scheme_symmetry g, int walkers,
         return;
     }
     /* short walks so that restarts, plus transitions and reductions all happen */
-    wsym_params P = {20000, 300, 12, 0, INT_MAX};
+    wsym_params P = {20000, 300, 12, 0, INT_MAX, 0};
     double ms = 0;
     rc = cuda_sym_run(s, &P, flips, &ms, err, sizeof err) || cuda_sym_run(s, &P, flips, &ms, err, sizeof err);
     CHECK(rc == 0, "cuda_sym_run: %s", err);
@@ -285,6 +358,8 @@ int main(void)
         core_moves((scheme_format){n, n, n}, SCHEME_SYM_C3, g_seed + (uint64_t)n, 400);
         core_moves((scheme_format){n, n, n}, SCHEME_SYM_C3XC2, g_seed + 10 + (uint64_t)n, 400);
     }
+    core_weight_bias((scheme_format){4, 4, 4}, SCHEME_SYM_C3, g_seed + 20, 800, 0.4);
+    core_weight_bias((scheme_format){4, 4, 4}, SCHEME_SYM_C3XC2, g_seed + 21, 800, 0.2);
 #ifdef FLIPGRAPH_SYM_EMU
     const int walkers = 24;
 #else

@@ -8,6 +8,7 @@
  * print the seed in every failure message. */
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +304,99 @@ static int count_cubes(const scheme *s)
     for (int r = 0; r < s->rank; r++)
         c += s->terms[r].f[0] == s->terms[r].f[1] && s->terms[r].f[1] == s->terms[r].f[2];
     return c;
+}
+
+/* The scheme's nonzero coefficients (the weight bias's W), by the library's
+ * structure count. */
+static long scheme_weight(const scheme *s)
+{
+    search_stats st;
+    search_scheme_stats(s, &st);
+    return (long)(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2]);
+}
+
+/* The weight bias on a symmetric walk (docs/search.md, "The weight bias"),
+ * against the walk without it: two walkers from the same scheme with the same
+ * seed draw the same flip (the acceptance draw comes after it), so the biased
+ * one must end at the unbiased one's outcome O or, undone, where it began, S;
+ * undone only where O has S's rank and more coefficients, d = (W(O) - W(S)) /
+ * |G| > 0 on the two representatives; and the undone flips must number the sum
+ * of 1 - exp(-B d) over those flips within 5 standard deviations. */
+static void weight_bias_against_the_unbiased_walk(scheme_format f, scheme_symmetry g, uint64_t seed, int steps,
+                                                  double bias)
+{
+    search_params p0, p1;
+    search_params_default(&p0);
+    p0.fmt = f;
+    p0.symmetry = g;
+    p0.gen_max = 1;
+    p1 = p0;
+    p1.weight_bias = bias;
+    char err[256];
+    search_cubes c = {0};
+    scheme *cur = search_symmetric_start(f, g, &c, err, sizeof err);
+    cr_assert(cur, "%s", err);
+    const int order = g == SCHEME_SYM_C3XC2 ? 6 : 3, cap = cur->rank + 64;
+    long trials = 0, undone = 0, kept_heavier = 0;
+    double expect = 0, var = 0;
+    for (int step = 0; step < steps; step++) {
+        const uint64_t k = seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(step + 1));
+        search_walker *w0 = search_walker_new(cur, &p0, k, cap), *w1 = search_walker_new(cur, &p1, k, cap);
+        cr_assert(w0 && w1);
+        const bool m0 = search_walker_flip(w0), m1 = search_walker_flip(w1);
+        cr_assert_eq(m0, m1, "seed %llu step %d: one walker flipped, the other not", (unsigned long long)seed, step);
+        scheme *o = search_walker_snapshot(w0), *a = search_walker_snapshot(w1);
+        search_walker_stats st;
+        search_walker_stats_get(w1, &st);
+        const long dw = scheme_weight(o) - scheme_weight(cur);
+        if (m0 && o->rank == cur->rank) {
+            cr_assert_eq(dw % order, 0, "seed %llu step %d: the weight changed by %ld, not a multiple of |G| %d",
+                         (unsigned long long)seed, step, dw, order);
+            if (dw > 0) {
+                const double q = 1 - exp(-bias * (double)(dw / order));
+                trials++;
+                expect += q;
+                var += q * (1 - q);
+            }
+        }
+        if (st.rejected) {
+            cr_assert(scheme_equal(a, cur), "seed %llu step %d: an undone flip left another scheme",
+                      (unsigned long long)seed, step);
+            cr_assert(o->rank == cur->rank && dw > 0, "seed %llu step %d: a flip to rank %d adding %ld undone",
+                      (unsigned long long)seed, step, o->rank, dw);
+            undone++;
+        } else {
+            cr_assert(scheme_equal(a, o), "seed %llu step %d: the biased walker made another flip",
+                      (unsigned long long)seed, step);
+            kept_heavier += o->rank == cur->rank && dw > 0;
+            /* the walk goes on from the outcome, with a plus transition now and then */
+            if (step % 29 == 28 && a->rank < cur->rank + 12)
+                search_walker_plus(w1);
+            scheme_free(cur);
+            cur = search_walker_snapshot(w1);
+        }
+        scheme_free(o);
+        scheme_free(a);
+        search_walker_free(w0);
+        search_walker_free(w1);
+        if (!m0)
+            break;
+    }
+    cr_assert_geq(trials, 100, "seed %llu: %ld flips added coefficients", (unsigned long long)seed, trials);
+    cr_assert_gt(kept_heavier, 0, "seed %llu: no heavier flip was kept", (unsigned long long)seed);
+    const double bound = 5 * sqrt(var) + 1;
+    cr_assert_leq(fabs((double)undone - expect), bound,
+                  "seed %llu %s: %ld of %ld heavier flips undone, %.1f expected (bound %.1f)",
+                  (unsigned long long)seed, scheme_symmetry_name(g), undone, trials, expect, bound);
+    scheme_free(cur);
+}
+
+Test(symmetry_walker, the_weight_bias_undoes_heavier_flips_with_probability_one_minus_exp, .timeout = 240)
+{
+    const uint64_t seed = test_seed();
+    const int steps = tc_sanitized() ? 250 : 800;
+    weight_bias_against_the_unbiased_walk((scheme_format){4, 4, 4}, SCHEME_SYM_C3, seed, steps, 0.4);
+    weight_bias_against_the_unbiased_walk((scheme_format){4, 4, 4}, SCHEME_SYM_C3XC2, seed + 1, steps, 0.2);
 }
 
 Test(symmetry_walker, a_c3xc2_walk_keeps_the_parity_of_its_rank, .timeout = 240)
