@@ -6,10 +6,13 @@
 # many runs reached it, per format and bias.  Runs anywhere flipgraph is built
 # (FG, default build/flipgraph); on the GPU machine after a device build.
 #
-# FROM=FILE starts every run from FILE (one format) instead.
+# FROM=FILE starts every run from FILE (one format) instead.  BIAS=--weight-bias
+# measures the weight bias instead (docs/search.md, "The weight bias"); EXTRA
+# adds options to every run (such as "--walk-len 100000000 --pool-min 1").
 #
 # Usage: [FG=build/flipgraph] [FORMATS="3x4x4:38 3x3x5:36"] [BIASES="0 1 2"]
-#        [SEEDS="1 2 3 4"] [CAP=60] [JOBS=$(nproc)] [FROM=FILE] [OUT=out] bash scripts/bias_grid.sh
+#        [SEEDS="1 2 3 4"] [CAP=60] [JOBS=$(nproc)] [FROM=FILE] [BIAS=--degree-bias]
+#        [EXTRA=...] [OUT=out] bash scripts/bias_grid.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 FG=${FG:-build/flipgraph}
@@ -27,12 +30,14 @@ one() { # FMT RANK BIAS SEED -> "FMT BIAS SEED BEST SECONDS"
   local from=()
   [ -n "$FROM" ] && from=(--from "$FROM")
   line=$(timeout $((CAP + 30)) "$FG" search --dims "$1" "${from[@]}" --threads 1 --time "${CAP}s" \
-    --target-rank "$2" --seed "$4" --degree-bias "$3" --progress 0 2>&1 | grep '^best rank')
+    --target-rank "$2" --seed "$4" "$BIAS" "$3" $EXTRA --progress 0 2>&1 | grep '^best rank')
   echo "$1 $3 $4 $(echo "$line" | sed -n 's/^best rank \([0-9]*\) .* after \([0-9.]*\) s.*/\1 \2/p')"
 }
 export -f one
 FROM=${FROM:-}
-export FG CAP FROM
+BIAS=${BIAS:---degree-bias}
+EXTRA=${EXTRA:-}
+export FG CAP FROM BIAS EXTRA
 for f in $FORMATS; do
   for b in $BIASES; do
     for s in $SEEDS; do echo "${f%%:*} ${f##*:} $b $s"; done
