@@ -341,6 +341,8 @@ static inline uint32_t scheme_rng_below(scheme_rng *r, uint32_t bound)
 {
     return (uint32_t)(((scheme_rng_next(r) >> 32) * (uint64_t)bound) >> 32);
 }
+/* Uniform in [0, 1), the top 53 bits (the Metropolis draws, the pool's restarts). */
+static inline double scheme_rng_uniform(scheme_rng *r) { return (double)(scheme_rng_next(r) >> 11) * 0x1p-53; }
 /* splitmix64: derives independent seeds (per thread, per warp). */
 uint64_t scheme_splitmix64(uint64_t *state);
 

@@ -138,17 +138,15 @@ static int above_locked(const search_pool *p, int k)
     return -1;
 }
 
-static double uniform01(scheme_rng *rng) { return (double)(scheme_rng_next(rng) >> 11) * 0x1p-53; }
-
 /* Steps 1-3: the rank a restart draws from; -1 when the pool is empty. */
 static int pick_rank_locked(search_pool *p, scheme_rng *rng)
 {
     int k = level_locked(p, NULL);
     /* sometimes the start schemes: a fresh descent may find a better basin */
-    if (k >= 0 && p->fresh > 0 && uniform01(rng) < p->fresh)
+    if (k >= 0 && p->fresh > 0 && scheme_rng_uniform(rng) < p->fresh)
         k = highest_locked(p);
     /* sometimes a rank above the level: fresh descents keep the pools diverse */
-    while (k >= 0 && p->up > 0 && uniform01(rng) < p->up) {
+    while (k >= 0 && p->up > 0 && scheme_rng_uniform(rng) < p->up) {
         int j = above_locked(p, k);
         if (j < 0)
             break;

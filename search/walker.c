@@ -570,7 +570,7 @@ bool search_walker_flip(search_walker *w)
             }
         }
         if (test) {
-            const double draw = (double)(scheme_rng_next(&w->rng) >> 11) * 0x1.0p-53;
+            const double draw = scheme_rng_uniform(&w->rng);
             if (draw >= keep) {
                 factor_xor(w, s, y, w->f[u << 2 | y]);
                 factor_xor(w, u, z, zs);

@@ -739,7 +739,7 @@ bool sym_flip(search_walker *w)
         const int dw = __builtin_popcountll(r1 ^ y2) - __builtin_popcountll(r1) + __builtin_popcountll(r2 ^ z1) -
                        __builtin_popcountll(r2);
         if (dw > 0) {
-            const double draw = (double)(scheme_rng_next(&w->rng) >> 11) * 0x1.0p-53;
+            const double draw = scheme_rng_uniform(&w->rng);
             if (draw >= exp(-w->weight_bias * dw)) {
                 orbit_xor_factor(w, o1, q1, y2);
                 orbit_xor_factor(w, o2, q2, z1);

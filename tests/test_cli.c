@@ -812,8 +812,7 @@ static void check_aligned(const char *header, const char *row, const char *what)
 
 static double pick(scheme_rng *r, double lo, double hi) /* log-uniform */
 {
-    double u = (double)(scheme_rng_next(r) >> 11) / 9007199254740992.0;
-    return lo * pow(hi / lo, u);
+    return lo * pow(hi / lo, scheme_rng_uniform(r));
 }
 
 Test(cli, progress_row_and_header_align)
