@@ -54,6 +54,7 @@
 #ifndef FLIPGRAPH_WALK_Z_CORE_H
 #define FLIPGRAPH_WALK_Z_CORE_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,9 +66,11 @@
 
 #if defined(__CUDA_ARCH__)
 #define WZ_POPC(x) __popc(x)
+#define WZ_POPC64(x) __popcll(x)
 #define WZ_FFS(x) __ffs((int)(x))
 #else
 #define WZ_POPC(x) __builtin_popcount(x)
+#define WZ_POPC64(x) __builtin_popcountll(x)
 #define WZ_FFS(x) __builtin_ffs((int)(x))
 #endif
 
@@ -82,7 +85,8 @@ typedef struct wz_params {
     int plus_max;        /* plus transitions only while rank < the walk's minimum + plus_max */
     int target;          /* a walker stops walking at this rank or below (0: never) */
     int report_below;    /* a walker copies its scheme (best terms) at a new lowest rank below this */
-    int pad;
+    float weight_bias;   /* B: a flip that adds d > 0 nonzero coefficients and reduces nothing is undone
+                            unless a draw falls below exp(-B d) (0: off; docs/search.md, "The weight bias") */
 } wz_params;
 
 /* A walker's scalars. */
@@ -120,6 +124,7 @@ typedef struct wz_walker {
     uint64_t *best;
     int lane, lanes;
     int sampled;     /* a warp's sampled flips (wz_flip_match) in place of the uniform draw */
+    double wbias;    /* the weight bias of the flips (wz_params.weight_bias; wz_walk sets it, 0 when bound) */
 } wz_walker;
 
 /* terms and best: the two halves of the walker's block, or the terms copied
@@ -132,6 +137,7 @@ WZ_FN void wz_bind(wz_walker *w, wz_state *st, uint64_t *terms, uint64_t *best)
     w->lane = 0;
     w->lanes = 1;
     w->sampled = 0;
+    w->wbias = 0;
 }
 
 /* The same walker walked by a warp (lanes 32; lane: this thread's, 0 on the CPU). */
@@ -547,31 +553,11 @@ WZ_FN void wz_reset(wz_walker *w, const wz_start *S)
     st->idle = 0;
 }
 
-/* One flip: 1 taken, 2 every draw passed the bound, 0 no two terms sharing a
- * factor were drawn. */
-/* The flip of term s with its partner u at x (equal up to sign there):
- * mu = +1 or -1 at random, y_s += mu y_u, z_u -= mu sg z_s; a term with a
- * zero factor goes, then the changed terms' reductions.  0 (nothing changed)
- * when the bound refuses it. */
-WZ_FN int wz_flip_at(wz_walker *w, int s, int u, int x)
+/* After a flip changed y of term s and z of term u (yv, zv their new
+ * supports): a term with a zero factor goes, then the changed terms'
+ * reductions. */
+WZ_FN void wz_flip_reduce(wz_walker *w, int s, int u, uint64_t yv, uint64_t zv)
 {
-    wz_state *st = w->st;
-    const int y = x == 2 ? 0 : x + 1, z = x == 0 ? 2 : x - 1;
-    const int sg = wz_relp(w, s, u, x);
-    const int mu = (wz_next(st) >> 63) ? 1 : -1;
-    uint64_t *tsm = wz_term(w, s), *tum = wz_term(w, u);
-    uint64_t yv, ys, zv, zs;
-    /* x_s (x) mu y_u (x) z_s = mu sg x_u (x) y_u (x) z_s, which term u gives back */
-    if (!wz_add(tsm[2 * y], tsm[2 * y + 1], tum[2 * y], tum[2 * y + 1], mu, &yv, &ys) ||
-        !wz_add(tum[2 * z], tum[2 * z + 1], tsm[2 * z], tsm[2 * z + 1], -mu * sg, &zv, &zs))
-        return 0;
-    wz_sync(w); /* every lane has read s and u before any writes */
-    tsm[2 * y] = yv;
-    tsm[2 * y + 1] = ys;
-    tum[2 * z] = zv;
-    tum[2 * z + 1] = zs;
-    wz_sync(w);
-    st->flips++;
     int a = s, b = u;
     if (!yv)
         wz_remove(w, a, &b, 0), a = -1;
@@ -585,12 +571,61 @@ WZ_FN int wz_flip_at(wz_walker *w, int s, int u, int x)
         if (wz_first_pair2(w, a, b, &ub) < 0) {
             if (ub >= 0)
                 wz_reduce_with(w, b, &a, 0);
-            return 1;
+            return;
         }
     }
     a = a >= 0 ? wz_reduce_with(w, a, &b, 0) : -1;
     if (b >= 0)
         wz_reduce_with(w, b, &a, 0);
+}
+
+/* The flip of term s with its partner u at x (equal up to sign there):
+ * mu = +1 or -1 at random, y_s += mu y_u, z_u -= mu sg z_s; a term with a
+ * zero factor goes, then the changed terms' reductions (wz_flip_reduce), then the
+ * weight bias's test.  0 (nothing changed) when the bound refuses it. */
+WZ_FN int wz_flip_at(wz_walker *w, int s, int u, int x)
+{
+    wz_state *st = w->st;
+    const int y = x == 2 ? 0 : x + 1, z = x == 0 ? 2 : x - 1;
+    const int sg = wz_relp(w, s, u, x);
+    const int mu = (wz_next(st) >> 63) ? 1 : -1;
+    uint64_t *tsm = wz_term(w, s), *tum = wz_term(w, u);
+    uint64_t yv, ys, zv, zs;
+    /* x_s (x) mu y_u (x) z_s = mu sg x_u (x) y_u (x) z_s, which term u gives back */
+    if (!wz_add(tsm[2 * y], tsm[2 * y + 1], tum[2 * y], tum[2 * y + 1], mu, &yv, &ys) ||
+        !wz_add(tum[2 * z], tum[2 * z + 1], tsm[2 * z], tsm[2 * z + 1], -mu * sg, &zv, &zs))
+        return 0;
+    /* the weight bias: d, the nonzero coefficients the flip adds (the
+     * supports of the two factors it changes), and what to put back */
+    const int dw = w->wbias > 0 ? (int)WZ_POPC64(yv) - (int)WZ_POPC64(tsm[2 * y]) + (int)WZ_POPC64(zv) -
+                                      (int)WZ_POPC64(tum[2 * z])
+                                : 0;
+    const uint64_t oyv = tsm[2 * y], oys = tsm[2 * y + 1], ozv = tum[2 * z], ozs = tum[2 * z + 1];
+    const int32_t before = st->rank;
+    wz_sync(w); /* every lane has read s and u before any writes */
+    tsm[2 * y] = yv;
+    tsm[2 * y + 1] = ys;
+    tum[2 * z] = zv;
+    tum[2 * z + 1] = zs;
+    wz_sync(w);
+    st->flips++;
+    wz_flip_reduce(w, s, u, yv, zv);
+    /* No reduction (the rank is kept: no term went, s and u are where they
+     * were): Metropolis's test as in search/walker_z.c, the old factors put
+     * back when it fails.  A draw only where d > 0, so that a seed walks as
+     * before where the bias is off. */
+    if (dw > 0 && st->rank == before) {
+        const double draw = (double)(wz_next(st) >> 11) * (1.0 / 9007199254740992.0);
+        if (draw >= exp(-w->wbias * dw)) {
+            wz_sync(w);
+            tsm[2 * y] = oyv;
+            tsm[2 * y + 1] = oys;
+            tum[2 * z] = ozv;
+            tum[2 * z + 1] = ozs;
+            wz_sync(w);
+            st->rejected++;
+        }
+    }
     return 1;
 }
 
@@ -837,6 +872,7 @@ WZ_FN uint64_t wz_walk(wz_walker *w, const wz_start *S, const wz_params *P, uint
 {
     wz_state *st = w->st;
     uint64_t done = 0;
+    w->wbias = P->weight_bias;
     while (done < n && !st->failed) {
         if (P->target && st->rank <= P->target)
             break;

@@ -22,6 +22,7 @@
  * {-1, 0, 1} (our coef-max 1) the same way (docs/references.md). */
 #include "walker_impl.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef struct z_walk {
@@ -82,6 +83,15 @@ static int z_rel(const int8_t *a, const int8_t *b, int n)
             sum |= (uint8_t)(a[c + k] + b[c + k]);
         }
     return !diff ? 1 : !sum ? -1 : 0;
+}
+
+/* The nonzero entries of a factor (n a multiple of 16, zeros past its own). */
+static int z_nonzeros(const int8_t *v, int n)
+{
+    int c = 0;
+    for (int k = 0; k < n; k++)
+        c += v[k] != 0;
+    return c;
 }
 
 /* out = a + mul * b (mul = +1 or -1) within the bound; false when an entry passes it. */
@@ -257,9 +267,30 @@ bool z_flip(search_walker *w)
             continue;
         }
         w->st.flips++;
+        /* the weight bias (docs/search.md, "The weight bias"): d, the nonzero
+         * coefficients the flip adds, from the two factors it changes */
+        const int before = w->rank;
+        const int dw = w->weight_bias > 0 ? z_nonzeros(ny, z->size[y]) - z_nonzeros(zv(w, s, y), z->size[y]) +
+                                                z_nonzeros(nz, z->size[q]) - z_nonzeros(zv(w, u, q), z->size[q])
+                                          : 0;
+        int8_t oy[SCHEME_MAX_ENTRIES], oz[SCHEME_MAX_ENTRIES];
+        if (dw > 0) {
+            memcpy(oy, zv(w, s, y), (size_t)z->size[y]);
+            memcpy(oz, zv(w, u, q), (size_t)z->size[q]);
+        }
         z_set(w, s, y, ny); /* s goes when ny is zero; nz was computed first */
         z_set(w, u, q, nz);
         z_process(w);
+        /* No reduction (the rank is kept, so no term went and s, u are where
+         * they were): the Metropolis test as in search_walker_flip, the old
+         * factors put back when it fails.  A draw only where d > 0, so that
+         * a seed replays as before where the bias is off. */
+        if (dw > 0 && w->rank == before && scheme_rng_uniform(&w->rng) >= exp(-w->weight_bias * dw)) {
+            z_set(w, s, y, oy);
+            z_set(w, u, q, oz);
+            z_process(w);
+            w->st.rejected++;
+        }
         return true;
     }
     return true; /* every draw passed the bound: the step passes */

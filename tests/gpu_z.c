@@ -26,6 +26,7 @@
  *      coefficient 2 does not pack).
  * Prints "N passed, N failed".  FLIPGRAPH_SEED replays the random parts. */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,11 +291,96 @@ static void core_walks(const char *name, const scheme *start, uint64_t seed)
     core_close(&cm);
 }
 
+/* 2b. The weight bias (wz_params.weight_bias; docs/search.md, "The weight
+ * bias") against the walk without it: a copy of the walker (its block and
+ * scalars) flips with no bias, giving the proposal O; the walker flips with
+ * bias B from the same scalars (the same draws up to the test's, which comes
+ * last) and must end at O or, undone, where it began, S, undone only where O
+ * has S's rank and d = W(O) - W(S) > 0 (W: the nonzero coefficients, counted
+ * on the unpacked integer schemes); the undone flips must number the sum of
+ * 1 - exp(-B d) over those flips within 5 standard deviations. */
+static long weight_z(const scheme *s)
+{
+    long w = 0;
+    const int size[3] = {s->fmt.n * s->fmt.m, s->fmt.m * s->fmt.p, s->fmt.p * s->fmt.n};
+    for (int r = 0; r < s->rank; r++)
+        for (int pos = 0; pos < 3; pos++)
+            for (int e = 0; e < size[pos]; e++)
+                w += s->zterms[r].z[pos][e] != 0;
+    return w;
+}
+
+static void core_weight_bias(const scheme *start, const char *name, uint64_t seed, bool warp, int steps,
+                             double bias)
+{
+    core_run c, d;
+    if (!core_open(&c, start, 24, seed, 0) || !core_open(&d, start, 24, seed, 0)) {
+        CHECK(false, "%s: core_open", name);
+        return;
+    }
+    if (warp) {
+        core_as_warp(&c);
+        core_as_warp(&d);
+    }
+    const size_t words = wz_block_words(c.cap);
+    long trials = 0, undone = 0, kept_heavier = 0;
+    double expect = 0, var = 0;
+    bool ok = true;
+    for (int step = 0; step < steps && ok; step++) {
+        memcpy(d.block, c.block, words * sizeof(uint64_t));
+        d.st = c.st;
+        scheme *S = search_gpu_z_unpack(c.f, c.w.t, c.st.rank);
+        d.w.wbias = 0;
+        const int m0 = wz_flip(&d.w);
+        scheme *O = search_gpu_z_unpack(d.f, d.w.t, d.st.rank);
+        c.w.wbias = bias;
+        const int m1 = wz_flip(&c.w);
+        scheme *A = search_gpu_z_unpack(c.f, c.w.t, c.st.rank);
+        ok = S && O && A && m0 == m1;
+        CHECK(ok, "seed %llu %s step %d: one copy flipped, the other not", (unsigned long long)seed, name, step);
+        const long dw = ok ? weight_z(O) - weight_z(S) : 0;
+        const bool heavier = ok && m0 == 1 && O->rank == S->rank && dw > 0;
+        if (heavier) {
+            const double q = 1 - exp(-bias * (double)dw);
+            trials++;
+            expect += q;
+            var += q * (1 - q);
+        }
+        if (ok && c.st.rejected != d.st.rejected) {
+            ok = c.st.rejected == d.st.rejected + 1 && scheme_equal(A, S) && heavier;
+            CHECK(ok, "seed %llu %s step %d: an undone flip (rank %d, %ld coefficients added) or another scheme",
+                  (unsigned long long)seed, name, step, O->rank, dw);
+            undone++;
+        } else if (ok) {
+            ok = scheme_equal(A, O);
+            CHECK(ok, "seed %llu %s step %d: the biased walker made another flip", (unsigned long long)seed, name,
+                  step);
+            kept_heavier += heavier;
+            if (step % 29 == 28 && c.st.rank < c.cap - 2)
+                wz_plus(&c.w);
+        }
+        scheme_free(S);
+        scheme_free(O);
+        scheme_free(A);
+        if (!m0)
+            break;
+    }
+    const double bound = 5 * sqrt(var) + 1;
+    CHECK(!ok || (trials >= 100 && kept_heavier > 0 && fabs((double)undone - expect) <= bound),
+          "seed %llu %s, weight bias %.2f: %ld of %ld heavier flips undone, %.1f expected (bound %.1f), %ld heavier "
+          "kept",
+          (unsigned long long)seed, name, bias, undone, trials, expect, bound, kept_heavier);
+    printf("%s, weight bias %.2f: %ld of %ld heavier flips undone, %.1f expected, %ld heavier kept\n", name, bias,
+           undone, trials, expect, kept_heavier);
+    core_close(&c);
+    core_close(&d);
+}
+
 #define MATCH_CHECKED 256 /* walkers of the match kernel run on the CPU as well */
 
 /* 3. and 4.: each kernel of kernels[] against the core run once here */
 static void device_against_core(const char *name, const scheme *start, const int *kernels, int nk, int walkers,
-                                uint64_t steps)
+                                uint64_t steps, float wbias)
 {
     char err[256];
     core_run c;
@@ -302,7 +388,7 @@ static void device_against_core(const char *name, const scheme *start, const int
         CHECK(false, "%s: core_open", name);
         return;
     }
-    const wz_params P = {4000, 80, 4, 0, INT_MAX, 0};
+    const wz_params P = {4000, 80, 4, 0, INT_MAX, wbias};
     const size_t tw = (size_t)c.cap * WZ_TERM_WORDS;
     cuda_wz *s[4] = {NULL, NULL, NULL, NULL};
     wz_state *dev[4] = {NULL, NULL, NULL, NULL};
@@ -544,10 +630,13 @@ int main(void)
     const int kernels[] = {CUDA_WZ_WARP, CUDA_WZ_THREAD, CUDA_WZ_GLOBAL, CUDA_WZ_MATCH};
 #endif
     const int nk = (int)(sizeof kernels / sizeof kernels[0]);
-    device_against_core("standard <3,3,3>", s3, kernels, nk, walkers, 3000);
-    device_against_core("standard <4,4,4>", s4, kernels, nk, walkers, 3000);
+    device_against_core("standard <3,3,3>", s3, kernels, nk, walkers, 3000, 0);
+    device_against_core("standard <4,4,4>", s4, kernels, nk, walkers, 3000, 0);
     if (lifted)
-        device_against_core(lname, lifted, kernels, nk, walkers, 3000);
+        device_against_core(lname, lifted, kernels, nk, walkers, 3000, 0);
+    device_against_core("standard <4,4,4>, weight bias 0.3", s4, kernels, nk, walkers, 3000, 0.3f);
+    core_weight_bias(s4, "standard <4,4,4>, one thread", g_seed + 200, false, 800, 0.4);
+    core_weight_bias(s4, "standard <4,4,4>, a warp", g_seed + 201, true, 800, 0.2);
     /* the default: the warp kernel, here and on the device (the terms fit) */
     {
         core_run c;

@@ -9,6 +9,7 @@
  * loops shrink. */
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +242,83 @@ Test(search_z_walker, agrees_with_the_reference_after_every_move, .timeout = 150
             cr_assert_gt(st.flips, 0, "no flip was taken on format %d (seed %llu)", fi, (unsigned long long)seed);
             search_walker_free(w);
         }
+}
+
+/* The nonzero coefficients of an integer scheme (the weight bias's W). */
+static long zweight(const scheme *s)
+{
+    long w = 0;
+    const int size[3] = {s->fmt.n * s->fmt.m, s->fmt.m * s->fmt.p, s->fmt.p * s->fmt.n};
+    for (int r = 0; r < s->rank; r++)
+        for (int pos = 0; pos < 3; pos++)
+            for (int e = 0; e < size[pos]; e++)
+                w += s->zterms[r].z[pos][e] != 0;
+    return w;
+}
+
+/* The weight bias over Z (walker_z.c; docs/search.md, "The weight bias"):
+ * from one scheme S, a walker without the bias and one with it, each new
+ * with the same seed, make one flip; they draw the same flip (the test's draw
+ * comes after it), so the biased walker must end at the other's outcome O
+ * or, undone, at S, undone only where O has S's rank and d = W(O) - W(S) > 0
+ * (W counted here on the snapshots); the undone flips number the sum of
+ * 1 - exp(-B d) within 5 standard deviations. */
+Test(search_z_walker, the_weight_bias_undoes_a_flip_with_probability_one_minus_exp_minus_b_d, .timeout = 150)
+{
+    const uint64_t seed = tc_seed("FLIPGRAPH_SEED");
+    const double bias = 0.3;
+    search_params p0 = zparams((scheme_format){4, 4, 4}, 1), p1 = p0;
+    p1.weight_bias = bias;
+    /* S: the standard algorithm walked a little, so that flips add and remove coefficients */
+    scheme *st = scheme_standard(p0.fmt);
+    search_walker *w = search_walker_new(st, &p0, seed, st->rank + 16);
+    scheme_free(st);
+    for (int k = 0; k < 300; k++)
+        search_walker_flip(w);
+    scheme *S = search_walker_snapshot(w);
+    search_walker_free(w);
+    const long w0 = zweight(S);
+    long trials = 0, undone = 0, kept = 0, lighter = 0;
+    double expect = 0, var = 0;
+    for (int t = 0; t < tc_scaled(3000); t++) {
+        search_walker *a = search_walker_new(S, &p0, seed + 1 + (uint64_t)t, S->rank + 16);
+        search_walker *b = search_walker_new(S, &p1, seed + 1 + (uint64_t)t, S->rank + 16);
+        cr_assert(a && b);
+        search_walker_flip(a);
+        search_walker_flip(b);
+        scheme *O = search_walker_snapshot(a), *A = search_walker_snapshot(b);
+        search_walker_stats sa, sb;
+        search_walker_stats_get(a, &sa);
+        search_walker_stats_get(b, &sb);
+        const long dw = zweight(O) - w0;
+        const bool heavier = O->rank == S->rank && dw > 0;
+        lighter += O->rank == S->rank && dw < 0;
+        if (heavier) {
+            const double q = 1 - exp(-bias * (double)dw);
+            trials++;
+            expect += q;
+            var += q * (1 - q);
+        }
+        if (sb.rejected != sa.rejected) {
+            cr_assert(sb.rejected == sa.rejected + 1 && heavier && scheme_equal(A, S),
+                      "trial %d: an undone flip (rank %d, %ld coefficients added) or another scheme (seed %llu)", t,
+                      O->rank, dw, (unsigned long long)seed);
+            undone++;
+        } else {
+            cr_assert(scheme_equal(A, O), "trial %d: the biased walker made another flip (seed %llu)", t,
+                      (unsigned long long)seed);
+            kept += heavier;
+        }
+        scheme_free(O);
+        scheme_free(A);
+        search_walker_free(a);
+        search_walker_free(b);
+    }
+    const double bound = 5 * sqrt(var) + 1;
+    cr_assert(trials >= 100 && kept > 0 && lighter > 0 && fabs((double)undone - expect) <= bound,
+              "%ld of %ld heavier flips undone, %.1f expected (bound %.1f); %ld heavier kept, %ld lighter (seed %llu)",
+              undone, trials, expect, bound, kept, lighter, (unsigned long long)seed);
+    scheme_free(S);
 }
 
 Test(search_z_walker, resets_from_integer_schemes_and_reduces_them)
