@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "walk_bias.h"
 #include "walk_sym_core.h"
 #include "walk_z_core.h"
 
@@ -289,6 +290,8 @@ typedef struct cuda_walk_config {
     float weight_bias;    /* B_w > 0: a flip that adds d > 0 nonzero coefficients and reduces nothing
                              is undone unless a draw falls below exp(-B_w d), with the degree bias's
                              factor where both are on (search_params.weight_bias); 0: off */
+    float weight_bias_max; /* > weight_bias: warp k of n walks with cuda_walk_bias_at(weight_bias, this,
+                              k, n) (search_params.weight_bias_max); 0: every warp weight_bias */
 } cuda_walk_config;
 
 /* The state of one walker at the end of a launch. */

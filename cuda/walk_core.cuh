@@ -80,6 +80,7 @@ struct Params {
     uint64_t budget_ns;     /* a warp's walking time per launch (cuda_walk_config.launch_us); 0: steps only */
     float degree_bias;      /* B of search_params.degree_bias; 0: off (cuda_walk_config.degree_bias) */
     float weight_bias;      /* B_w of search_params.weight_bias; 0: off (cuda_walk_config.weight_bias) */
+    float weight_bias_max;  /* > weight_bias: warp w of warps walks with cuda_walk_bias_at (walk_bias.h) */
 };
 
 static const uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
@@ -415,8 +416,10 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
      * walker's state and followed through flips by their difference. */
     const bool biased = p.degree_bias > 0.0f;
     /* The weight bias (search_params.weight_bias; docs/search.md, "The weight
-     * bias"): the flip's change of nonzero coefficients, from its two factors. */
-    const bool wbiased = p.weight_bias > 0.0f;
+     * bias"): the flip's change of nonzero coefficients, from its two factors;
+     * this warp's own B_w where a window is spread over the warps. */
+    const float wbias = (float)cuda_walk_bias_at(p.weight_bias, p.weight_bias_max, w, p.warps);
+    const bool wbiased = wbias > 0.0f;
     uint32_t dcur = wsp->degree;
     bool dknown = biased && dcur != 0;
     uint32_t n_rej = 0;
@@ -763,7 +766,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                     const int dw = WK_POPC64((uint64_t)(ya0 ^ fyb)) - WK_POPC64((uint64_t)ya0) +
                                    WK_POPC64((uint64_t)(zb0 ^ fza)) - WK_POPC64((uint64_t)zb0);
                     if (dw > 0) {
-                        keep *= expf(-p.weight_bias * (float)dw);
+                        keep *= expf(-wbias * (float)dw);
                         test = true;
                     }
                 }

@@ -46,7 +46,8 @@ __global__ void sym_walk(wsym_layout L, wsym_state *st, uint64_t *blocks, const 
     wsym_walker w;
     wsym_bind(&w, &L, &s, blocks + (size_t)i * L.words);
     const wsym_start start = {reps, norbits, fixed, nfixed};
-    wsym_walk(&w, &start, &P, flips);
+    const wsym_params Pi = wsym_params_of(&P, i, walkers);
+    wsym_walk(&w, &start, &Pi, flips);
     st[i] = s;
 }
 
@@ -73,7 +74,8 @@ __global__ void sym_walk_smem(wsym_layout L, wsym_state *st, uint64_t *blocks, c
         wsym_walker w;
         wsym_bind(&w, &L, &s, mine);
         const wsym_start start = {reps, norbits, fixed, nfixed};
-        wsym_walk(&w, &start, &P, flips);
+        const wsym_params Pi = wsym_params_of(&P, i, walkers);
+        wsym_walk(&w, &start, &Pi, flips);
         st[i] = s;
     }
     __syncwarp();

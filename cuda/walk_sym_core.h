@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "walk_bias.h"
+
 #if defined(__CUDACC__)
 #define WSYM_FN static __host__ __device__ __forceinline__
 #else
@@ -64,7 +66,17 @@ typedef struct wsym_params {
     int report_below;    /* a walker copies its scheme (best arrays) at a new lowest rank below this */
     double weight_bias;  /* search_params.weight_bias: a flip adding d > 0 coefficients to the two
                             representatives is undone unless a draw below exp(-B d); 0: off */
+    double weight_bias_max; /* > weight_bias: walker i of n walks with cuda_walk_bias_at (wsym_params_of) */
 } wsym_params;
+
+/* P as walker i of n walks it: its own weight bias where a window is spread
+ * over the walkers (walk_bias.h); the kernels and the emulator call it. */
+WSYM_FN wsym_params wsym_params_of(const wsym_params *P, int i, int n)
+{
+    wsym_params q = *P;
+    q.weight_bias = cuda_walk_bias_at(P->weight_bias, P->weight_bias_max, i, n);
+    return q;
+}
 
 /* A walker's scalars. */
 typedef struct wsym_state {

@@ -47,7 +47,8 @@ __global__ void wz_walk_kernel(wz_state *st, uint64_t *blocks, int cap, const ui
     wz_walker w;
     wz_bind_block(&w, &s, blocks + (size_t)i * wz_block_words(cap));
     const wz_start start = {starts, ranks, nstarts};
-    wz_walk(&w, &start, &P, steps);
+    const wz_params Pi = wz_params_of(&P, i, walkers);
+    wz_walk(&w, &start, &Pi, steps);
     st[i] = s;
 }
 
@@ -84,7 +85,8 @@ __global__ void wz_walk_smem(wz_state *st, uint64_t *blocks, int cap, const uint
         else
             wz_bind(&w, &s, mine, g + tw);
         const wz_start start = {starts, ranks, nstarts};
-        wz_walk(&w, &start, &P, steps);
+        const wz_params Pi = wz_params_of(&P, i, walkers);
+        wz_walk(&w, &start, &Pi, steps);
         __syncwarp(kMode ? 0xffffffffu : 1u);
         if (lane == 0)
             st[i] = s;  // every lane's copy is the same

@@ -58,6 +58,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "walk_bias.h"
+
 #if defined(__CUDACC__)
 #define WZ_FN static __host__ __device__ __forceinline__
 #else
@@ -87,7 +89,17 @@ typedef struct wz_params {
     int report_below;    /* a walker copies its scheme (best terms) at a new lowest rank below this */
     float weight_bias;   /* B: a flip that adds d > 0 nonzero coefficients and reduces nothing is undone
                             unless a draw falls below exp(-B d) (0: off; docs/search.md, "The weight bias") */
+    float weight_bias_max; /* > weight_bias: walker i of n walks with cuda_walk_bias_at (wz_params_of) */
 } wz_params;
+
+/* P as walker i of n walks it: its own weight bias where a window is spread
+ * over the walkers (walk_bias.h); the kernels and the emulator call it. */
+WZ_FN wz_params wz_params_of(const wz_params *P, int i, int n)
+{
+    wz_params q = *P;
+    q.weight_bias = (float)cuda_walk_bias_at(P->weight_bias, P->weight_bias_max, i, n);
+    return q;
+}
 
 /* A walker's scalars. */
 typedef struct wz_state {

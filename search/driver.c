@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cuda/walk_bias.h"
 #include "engine.h"
 #include "walker_impl.h"
 
@@ -101,6 +102,8 @@ static void *worker(void *arg)
         engine_thread_end(e);
         return NULL;
     }
+    /* this thread's weight bias where a window is spread over the threads */
+    w->weight_bias = cuda_walk_bias_at(p->weight_bias, p->weight_bias_max, a->id, c->nthreads);
     int base = engine_restart(e, &rng, w);
     uint64_t since = 0, done_total = 0;
     uint64_t k = 1; /* walks so far: the k-th walk is walk_len * luby(k) long */

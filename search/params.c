@@ -212,7 +212,10 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
     if (p->degree_bias > 0 && (p->ring != SCHEME_RING_F2 || p->symmetry != SCHEME_SYM_NONE))
         return scheme_fail(err, errlen, "--degree-bias: only the plain walk over GF(2) has it (drop --ring z "
                                         "and --symmetry)");
-    if (p->weight_bias > 0 && p->symmetry == SCHEME_SYM_T2)
+    if (p->weight_bias_max > 0 && !(p->weight_bias_max > p->weight_bias))
+        return scheme_fail(err, errlen, "--weight-bias-max %g: expected above --weight-bias %g (or 0: off)",
+                           p->weight_bias_max, p->weight_bias);
+    if ((p->weight_bias > 0 || p->weight_bias_max > 0) && p->symmetry == SCHEME_SYM_T2)
         return scheme_fail(err, errlen, "--weight-bias: the walk with --symmetry t2 does not have it (the plain "
                                         "walk and c3, c3xc2 do, over GF(2) and over Z)");
     if (p->lookahead > 0 && (p->ring != SCHEME_RING_F2 || p->symmetry != SCHEME_SYM_NONE))

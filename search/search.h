@@ -190,6 +190,9 @@ typedef struct search_params {
     double weight_bias;    /* B_w: a flip that adds d > 0 nonzero coefficients to the scheme (to the
                               two orbit representatives in a c3 or c3xc2 walk) is kept with
                               probability exp(-B_w d) (0: every flip is kept) */
+    double weight_bias_max; /* > weight_bias: walker k of n walks with cuda_walk_bias_at(weight_bias,
+                              weight_bias_max, k, n), the window spread over the walkers (a CPU
+                              backend's threads, a GPU's walkers); 0: every walker weight_bias */
     uint64_t lookahead;    /* every N-th flip of the plain GF(2) walk on the CPU is one after which
                               a pair reduction is possible, where the scheme has one; 0: off */
     int symmetry;          /* scheme_symmetry: walk among invariant schemes (docs/search.md,

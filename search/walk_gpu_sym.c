@@ -88,7 +88,8 @@ static void *sym_thread(void *arg)
     const search_params *p = b->g.p;
     scheme_rng rng;
     scheme_rng_seed(&rng, p->seed ^ 0x243F6A8885A308D3ull);
-    wsym_params P = {p->walk_len, p->plateau, p->plus_max, p->target_rank, INT_MAX, p->weight_bias};
+    wsym_params P = {p->walk_len, p->plateau, p->plus_max, p->target_rank, INT_MAX, p->weight_bias,
+                     p->weight_bias_max};
     uint64_t n = 4096; /* flips per walker per launch: sized to take about launch_ms */
     char err[256];
     while (!engine_should_stop(e)) {

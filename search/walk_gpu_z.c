@@ -175,7 +175,8 @@ static void *z_thread(void *arg)
     z_backend *b = arg;
     engine *e = b->g.e;
     const search_params *p = b->g.p;
-    wz_params P = {p->walk_len, p->plateau, p->plus_max, p->target_rank, INT_MAX, (float)p->weight_bias};
+    wz_params P = {p->walk_len, p->plateau, p->plus_max, p->target_rank, INT_MAX, (float)p->weight_bias,
+                   (float)p->weight_bias_max};
     uint64_t n = 1024; /* steps per walker per launch: sized to take about launch_ms */
     char err[256];
     while (!engine_should_stop(e)) {

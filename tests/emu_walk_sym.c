@@ -75,7 +75,8 @@ int cuda_sym_run(cuda_sym *s, const wsym_params *P, uint64_t flips, double *ms, 
     for (int i = 0; i < s->walkers; i++) {
         wsym_walker w;
         wsym_bind(&w, &s->L, &s->st[i], s->blocks + (size_t)i * s->L.words);
-        wsym_walk(&w, &start, P, flips);
+        const wsym_params Pi = wsym_params_of(P, i, s->walkers);
+        wsym_walk(&w, &start, &Pi, flips);
     }
     if (ms)
         *ms = 0;

@@ -108,7 +108,8 @@ int cuda_wz_run(cuda_wz *s, const wz_params *P, uint64_t steps, double *ms, char
     for (int i = 0; i < s->walkers; i++) {
         wz_walker w;
         emu_bind(s, &w, i);
-        wz_walk(&w, &start, P, steps);
+        const wz_params Pi = wz_params_of(P, i, s->walkers);
+        wz_walk(&w, &start, &Pi, steps);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (ms) /* the host's time, so that the backend sizes its launches as on a GPU */

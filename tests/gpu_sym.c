@@ -243,7 +243,8 @@ static void core_weight_bias(scheme_format f, scheme_symmetry g, uint64_t seed, 
 }
 
 /* 2. and 3. */
-static void device_against_core(scheme_format f, scheme_symmetry g, int walkers, uint64_t flips)
+static void device_against_core(scheme_format f, scheme_symmetry g, int walkers, uint64_t flips, double wlo,
+                                double whi)
 {
     char err[256];
     core_run c;
@@ -260,7 +261,7 @@ static void device_against_core(scheme_format f, scheme_symmetry g, int walkers,
         return;
     }
     /* short walks so that restarts, plus transitions and reductions all happen */
-    wsym_params P = {20000, 300, 12, 0, INT_MAX, 0};
+    wsym_params P = {20000, 300, 12, 0, INT_MAX, wlo, whi};
     double ms = 0;
     rc = cuda_sym_run(s, &P, flips, &ms, err, sizeof err) || cuda_sym_run(s, &P, flips, &ms, err, sizeof err);
     CHECK(rc == 0, "cuda_sym_run: %s", err);
@@ -274,8 +275,10 @@ static void device_against_core(scheme_format f, scheme_symmetry g, int walkers,
         /* the same walker on the CPU */
         wsym_init_state(&c.st, g_seed, i);
         wsym_reset(&c.w, &c.start);
-        wsym_walk(&c.w, &c.start, &P, flips);
-        wsym_walk(&c.w, &c.start, &P, flips);
+        /* walker i's own weight bias where a window is spread over the walkers */
+        const wsym_params Pi = wsym_params_of(&P, i, walkers);
+        wsym_walk(&c.w, &c.start, &Pi, flips);
+        wsym_walk(&c.w, &c.start, &Pi, flips);
         if (memcmp(&c.st, &dev[i], sizeof c.st) != 0) {
             if (!mismatched++)
                 printf("walker %d: device rank %d flips %llu rng %llx, CPU rank %d flips %llu rng %llx\n", i,
@@ -365,13 +368,15 @@ int main(void)
 #else
     const int walkers = 2048;
 #endif
-    device_against_core((scheme_format){3, 3, 3}, SCHEME_SYM_C3, walkers, 30000);
-    device_against_core((scheme_format){5, 5, 5}, SCHEME_SYM_C3, walkers, 30000);
-    device_against_core((scheme_format){4, 4, 4}, SCHEME_SYM_C3XC2, walkers, 30000);
+    device_against_core((scheme_format){3, 3, 3}, SCHEME_SYM_C3, walkers, 30000, 0, 0);
+    device_against_core((scheme_format){5, 5, 5}, SCHEME_SYM_C3, walkers, 30000, 0, 0);
+    device_against_core((scheme_format){4, 4, 4}, SCHEME_SYM_C3XC2, walkers, 30000, 0, 0);
+    /* the weight bias spread over the walkers (0.05 to 0.4): each walker against the core with its own */
+    device_against_core((scheme_format){4, 4, 4}, SCHEME_SYM_C3, walkers, 30000, 0.05, 0.4);
 #ifndef FLIPGRAPH_SYM_EMU
     /* the global-memory kernel too (taken where a state does not fit in shared memory) */
     setenv("FLIPGRAPH_SYM_GLOBAL", "1", 1);
-    device_against_core((scheme_format){5, 5, 5}, SCHEME_SYM_C3, walkers, 30000);
+    device_against_core((scheme_format){5, 5, 5}, SCHEME_SYM_C3, walkers, 30000, 0, 0);
     unsetenv("FLIPGRAPH_SYM_GLOBAL");
 #endif
     backend_reaches(3, SCHEME_SYM_C3, 23, 2);

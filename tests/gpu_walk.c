@@ -190,12 +190,17 @@ static cuda_walk *open_walk(const cuda_walk_config *c, const char *tn, cuda_walk
  * reduced nothing and added d > 0 nonzero coefficients (counted on the CPU over
  * the whole scheme) is kept with probability exp(-wbias d), times the degree
  * bias's factor where both are on; an undone flip must be one that either test
- * could undo. */
-static void t_trace_biased(const char *name, const scheme *start, int store, int launches, double bias, double wbias)
+ * could undo.  wbias_max > wbias: the weight bias spread over the walkers
+ * (cuda_walk_config.weight_bias_max), walker i's own by cuda_walk_bias_at. */
+static void t_trace_biased(const char *name, const scheme *start, int store, int launches, double bias, double wbias,
+                           double wbias_max)
 {
     char tn[160], err[256];
-    const bool biased = bias > 0 || wbias > 0;
-    if (biased)
+    const bool biased = bias > 0 || wbias > 0 || wbias_max > 0;
+    if (wbias_max > 0)
+        snprintf(tn, sizeof tn, "trace %s (%s, degree bias %g, weight bias %g to %g over the walkers)", name,
+                 store == CUDA_WALK_STORE_SMEM ? "smem" : "regs", bias, wbias, wbias_max);
+    else if (biased)
         snprintf(tn, sizeof tn, "trace %s (%s, degree bias %g, weight bias %g)", name,
                  store == CUDA_WALK_STORE_SMEM ? "smem" : "regs", bias, wbias);
     else
@@ -216,6 +221,7 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
     c.sample = c.warps;
     c.degree_bias = (float)bias;
     c.weight_bias = (float)wbias;
+    c.weight_bias_max = (float)wbias_max;
     if (biased)
         c.plateau = 40; /* mostly flips: the test counts them */
     cuda_walk_info in;
@@ -248,6 +254,8 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
             const cuda_walk_move *mv = &b.moves[i];
             const cuda_walk_warp *st = &b.warp[i];
             const uint64_t *cur = b.sample_terms + (size_t)i * cap * 3;
+            /* this walker's weight bias (one for all unless spread), as the kernel computes it */
+            const double wb = (float)cuda_walk_bias_at((float)wbias, (float)wbias_max, i, W);
             scheme_term *t = prev + (size_t)i * cap;
             int r = prank[i];
             bool applied = true;
@@ -262,7 +270,7 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
                 break;
             case CUDA_WALK_MOVE_FLIP: {
                 const uint64_t d0 = bias > 0 ? search_count_flips(t, r) : 0;
-                const long w0 = wbias > 0 ? scheme_weight(start->fmt, t, r) : 0;
+                const long w0 = wb > 0 ? scheme_weight(start->fmt, t, r) : 0;
                 /* the set had no dependent subset, else a reduction was due */
                 uint64_t ys[5], zs[5];
                 int z = 3 - mv->x - mv->y;
@@ -284,13 +292,13 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
                 npairs += mv->npairs;
                 if (applied && biased && rf == r) {
                     const uint64_t d1 = bias > 0 ? search_count_flips(tmp, rf) : 0;
-                    const long dw = wbias > 0 ? scheme_weight(start->fmt, tmp, rf) - w0 : 0;
+                    const long dw = wb > 0 ? scheme_weight(start->fmt, tmp, rf) - w0 : 0;
                     double keep = 1;
                     if (bias > 0 && d1 > d0)
                         keep = pow((double)d0 / (double)d1, bias);
-                    if (wbias > 0 && dw > 0)
-                        keep *= exp(-wbias * (double)dw);
-                    if ((bias > 0 && d1 > d0) || (wbias > 0 && dw > 0)) {
+                    if (wb > 0 && dw > 0)
+                        keep *= exp(-wb * (double)dw);
+                    if ((bias > 0 && d1 > d0) || (wb > 0 && dw > 0)) {
                         const double q = 1 - keep;
                         trials++;
                         expect += q;
@@ -404,7 +412,7 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
 
 static void t_trace(const char *name, const scheme *start, int store, int launches, double bias)
 {
-    t_trace_biased(name, start, store, launches, bias, 0);
+    t_trace_biased(name, start, store, launches, bias, 0, 0);
 }
 
 /* ---- walks: validity over many steps ------------------------------------ */
@@ -1038,7 +1046,10 @@ int main(void)
         /* the weight bias, alone on <3,3,3> and beside the degree bias on <4,4,4> */
         if (i == 2 || i == 4)
             t_trace_biased(name, s, i == 2 ? CUDA_WALK_STORE_SMEM : CUDA_WALK_STORE_REGS, ntrace * (i == 2 ? 20 : 5),
-                           i == 2 ? 0 : 2, i == 2 ? 0.5 : 0.3);
+                           i == 2 ? 0 : 2, i == 2 ? 0.5 : 0.3, 0);
+        /* the weight bias spread over the walkers, 0.1 to 0.9 (walker i's own in the reference) */
+        if (i == 2)
+            t_trace_biased(name, s, CUDA_WALK_STORE_REGS, ntrace * 20, 0, 0.1, 0.9);
         /* reductions must be taken: the rank falls (quick mode walks too little
          * for the larger formats, whose first reduction takes ~1e4 flips) */
         t_walks(name, s, 0, 256, 20000, 3, g_quick && s->rank > 27 ? 0 : s->rank, 0);

@@ -231,7 +231,7 @@ static void core_walks(const char *name, const scheme *start, uint64_t seed)
     core_as_warp(&cw);
     core_as_match(&cm);
     /* short walks and plateaus, so that plus transitions and restarts happen */
-    const wz_params P = {3000, 60, 4, 0, INT_MAX, 0};
+    const wz_params P = {3000, 60, 4, 0, INT_MAX, 0, 0};
     char why[256];
     int low = c.st.rank;
     bool ok = !core_wrong(&c, why, sizeof why)[0];
@@ -380,7 +380,7 @@ static void core_weight_bias(const scheme *start, const char *name, uint64_t see
 
 /* 3. and 4.: each kernel of kernels[] against the core run once here */
 static void device_against_core(const char *name, const scheme *start, const int *kernels, int nk, int walkers,
-                                uint64_t steps, float wbias)
+                                uint64_t steps, float wlo, float whi)
 {
     char err[256];
     core_run c;
@@ -388,7 +388,7 @@ static void device_against_core(const char *name, const scheme *start, const int
         CHECK(false, "%s: core_open", name);
         return;
     }
-    const wz_params P = {4000, 80, 4, 0, INT_MAX, wbias};
+    const wz_params P = {4000, 80, 4, 0, INT_MAX, wlo, whi};
     const size_t tw = (size_t)c.cap * WZ_TERM_WORDS;
     cuda_wz *s[4] = {NULL, NULL, NULL, NULL};
     wz_state *dev[4] = {NULL, NULL, NULL, NULL};
@@ -430,8 +430,10 @@ static void device_against_core(const char *name, const scheme *start, const int
         wz_reset(&c.w, &c.start);
         if (mode == 1)
             core_as_match(&c);
-        wz_walk(&c.w, &c.start, &P, steps);
-        wz_walk(&c.w, &c.start, &P, steps);
+        /* walker i's own weight bias where a window is spread over the walkers */
+        const wz_params Pi = wz_params_of(&P, i, walkers);
+        wz_walk(&c.w, &c.start, &Pi, steps);
+        wz_walk(&c.w, &c.start, &Pi, steps);
         for (int k = 0; k < nk && k < 4; k++) {
             if (!up[k] || (kernels[k] == CUDA_WZ_MATCH) != (mode == 1))
                 continue;
@@ -630,11 +632,13 @@ int main(void)
     const int kernels[] = {CUDA_WZ_WARP, CUDA_WZ_THREAD, CUDA_WZ_GLOBAL, CUDA_WZ_MATCH};
 #endif
     const int nk = (int)(sizeof kernels / sizeof kernels[0]);
-    device_against_core("standard <3,3,3>", s3, kernels, nk, walkers, 3000, 0);
-    device_against_core("standard <4,4,4>", s4, kernels, nk, walkers, 3000, 0);
+    device_against_core("standard <3,3,3>", s3, kernels, nk, walkers, 3000, 0, 0);
+    device_against_core("standard <4,4,4>", s4, kernels, nk, walkers, 3000, 0, 0);
     if (lifted)
-        device_against_core(lname, lifted, kernels, nk, walkers, 3000, 0);
-    device_against_core("standard <4,4,4>, weight bias 0.3", s4, kernels, nk, walkers, 3000, 0.3f);
+        device_against_core(lname, lifted, kernels, nk, walkers, 3000, 0, 0);
+    device_against_core("standard <4,4,4>, weight bias 0.3", s4, kernels, nk, walkers, 3000, 0.3f, 0);
+    device_against_core("standard <4,4,4>, weight bias 0.05 to 0.5 over the walkers", s4, kernels, nk, walkers, 3000,
+                        0.05f, 0.5f);
     core_weight_bias(s4, "standard <4,4,4>, one thread", g_seed + 200, false, 800, 0.4);
     core_weight_bias(s4, "standard <4,4,4>, a warp", g_seed + 201, true, 800, 0.2);
     /* the default: the warp kernel, here and on the device (the terms fit) */

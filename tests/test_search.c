@@ -19,6 +19,7 @@
 
 #include "db/db.h"
 #include "schemes/scheme.h"
+#include "cuda/walk_bias.h"
 #include "search/search.h"
 #include "search/walk_gpu.h"
 #include "verify/verify.h"
@@ -1106,6 +1107,32 @@ Test(search_misc, params_round_trip_and_errors)
     p.symmetry = SCHEME_SYM_T2;
     cr_assert_not(search_params_check(&p, err, sizeof err));
     cr_assert(strstr(err, "--weight-bias: the walk with --symmetry t2"), "%s", err);
+    p.weight_bias = 0;
+    p.weight_bias_max = 0.3; /* a window from 0: refused with t2 too */
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "--weight-bias: the walk with --symmetry t2"), "%s", err);
+    /* the window: its top above its bottom */
+    p.symmetry = SCHEME_SYM_NONE;
+    p.fmt = (scheme_format){3, 3, 3};
+    cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
+    p.weight_bias = 0.3;
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "--weight-bias-max 0.3: expected above --weight-bias 0.3"), "%s", err);
+    p.weight_bias_max = 0.5;
+    cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
+}
+
+/* The weight bias of walker k of n (cuda/walk_bias.h): one for all, or the
+ * window from its bottom (walker 0) to its top (walker n - 1) in equal steps. */
+Test(search_misc, the_weight_bias_window_is_spread_evenly_over_the_walkers)
+{
+    cr_assert_float_eq(cuda_walk_bias_at(0.25, 0, 3, 8), 0.25, 1e-12);   /* no window */
+    cr_assert_float_eq(cuda_walk_bias_at(0.25, 0.1, 3, 8), 0.25, 1e-12); /* top below bottom: none */
+    cr_assert_float_eq(cuda_walk_bias_at(0.1, 0.5, 0, 1), 0.1, 1e-12);   /* one walker */
+    const double want[5] = {0.1, 0.2, 0.3, 0.4, 0.5};
+    for (int k = 0; k < 5; k++)
+        cr_assert_float_eq(cuda_walk_bias_at(0.1, 0.5, k, 5), want[k], 1e-12, "walker %d of 5", k);
+    cr_assert_float_eq(cuda_walk_bias_at(0, 0.3, 1, 2), 0.3, 1e-12);
 }
 
 /* Every row of search/params.def: its default passes its own range, the
