@@ -296,18 +296,14 @@ static void core_walks(const char *name, const scheme *start, uint64_t seed)
  * scalars) flips with no bias, giving the proposal O; the walker flips with
  * bias B from the same scalars (the same draws up to the test's, which comes
  * last) and must end at O or, undone, where it began, S, undone only where O
- * has S's rank and d = W(O) - W(S) > 0 (W: the nonzero coefficients, counted
- * on the unpacked integer schemes); the undone flips must number the sum of
+ * has S's rank and d = W(O) - W(S) > 0 (W: the nonzero coefficients of the
+ * unpacked integer schemes, by the library's structure count); the undone flips must number the sum of
  * 1 - exp(-B d) over those flips within 5 standard deviations. */
 static long weight_z(const scheme *s)
 {
-    long w = 0;
-    const int size[3] = {s->fmt.n * s->fmt.m, s->fmt.m * s->fmt.p, s->fmt.p * s->fmt.n};
-    for (int r = 0; r < s->rank; r++)
-        for (int pos = 0; pos < 3; pos++)
-            for (int e = 0; e < size[pos]; e++)
-                w += s->zterms[r].z[pos][e] != 0;
-    return w;
+    search_stats st;
+    search_scheme_stats(s, &st);
+    return (long)(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2]);
 }
 
 static void core_weight_bias(const scheme *start, const char *name, uint64_t seed, bool warp, int steps,

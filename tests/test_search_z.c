@@ -244,16 +244,13 @@ Test(search_z_walker, agrees_with_the_reference_after_every_move, .timeout = 150
         }
 }
 
-/* The nonzero coefficients of an integer scheme (the weight bias's W). */
+/* The nonzero coefficients of an integer scheme (the weight bias's W), by the
+ * library's structure count. */
 static long zweight(const scheme *s)
 {
-    long w = 0;
-    const int size[3] = {s->fmt.n * s->fmt.m, s->fmt.m * s->fmt.p, s->fmt.p * s->fmt.n};
-    for (int r = 0; r < s->rank; r++)
-        for (int pos = 0; pos < 3; pos++)
-            for (int e = 0; e < size[pos]; e++)
-                w += s->zterms[r].z[pos][e] != 0;
-    return w;
+    search_stats st;
+    search_scheme_stats(s, &st);
+    return (long)(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2]);
 }
 
 /* The weight bias over Z (walker_z.c; docs/search.md, "The weight bias"):
