@@ -435,7 +435,7 @@ typedef struct search_walker search_walker;
 typedef struct search_walker_stats {
     uint64_t flips, plus, reductions, gen_reductions, no_flip;
     uint64_t rejected;     /* over Z: flips drawn and not taken (over the coefficient bound);
-                              with degree_bias: flips undone by the Metropolis test */
+                              with degree_bias or weight_bias: flips undone by the Metropolis test */
     uint64_t lookahead;    /* flips the lookahead chose (search_params.lookahead) */
 } search_walker_stats;
 
