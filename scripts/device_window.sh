@@ -10,7 +10,7 @@
 #          algorithm with seed SEED: `flipgraph search --dims DIMS --backend
 #          gpu --time TIME --seed SEED --target-rank 0 --progress 10s OPTIONS`;
 #          one line each: the best rank every 10 s, then the summary line.
-# The default RUNS put B = 0, B = 0.2 and two windows side by side on <6,6,6>
+# The default RUNS put B = 0, B = 0.2 and two windows (0.05-0.4, 0.15-0.3) side by side on <6,6,6>
 # and windows beside B = 0 on <5,5,5>, <4,4,5> and <4,4,5> over Z (about 8
 # minutes with the build).  Everything goes to $OUT (window.log, build.log,
 # one log per run).  Carry deps/.
@@ -22,7 +22,7 @@ OUT=${OUT:-out}
 STEPS=${STEPS:-check race}
 SEED=${SEED:-1}
 RUNS=${RUNS:-"6x6x6:60s:;6x6x6:60s:--weight-bias 0.2;6x6x6:60s:--weight-bias 0.05 --weight-bias-max 0.4;\
-6x6x6:60s:--weight-bias 0 --weight-bias-max 0.3;5x5x5:40s:;5x5x5:40s:--weight-bias 0 --weight-bias-max 0.3;\
+6x6x6:60s:--weight-bias 0.15 --weight-bias-max 0.3;5x5x5:40s:;5x5x5:40s:--weight-bias 0 --weight-bias-max 0.3;\
 4x4x5:40s:;4x4x5:40s:--weight-bias 0 --weight-bias-max 0.2;4x4x5:60s:--ring z;\
 4x4x5:60s:--ring z --weight-bias 0 --weight-bias-max 0.2"}
 . scripts/device_env.sh
