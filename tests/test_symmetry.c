@@ -318,7 +318,8 @@ static long scheme_weight(const scheme *s)
 /* The weight bias on a symmetric walk (docs/search.md, "The weight bias"),
  * against the walk without it: two walkers from the same scheme with the same
  * seed draw the same flip (the acceptance draw comes after it), so the biased
- * one must end at the unbiased one's outcome O or, undone, where it began, S;
+ * one must end at the unbiased one's outcome O or, undone, where it began, S
+ * (the walkers' start, which takes any reduction the scheme left);
  * undone only where O has S's rank and more coefficients, d = (W(O) - W(S)) /
  * |G| > 0 on the two representatives; and the undone flips must number the sum
  * of 1 - exp(-B d) over those flips within 5 standard deviations. */
@@ -343,13 +344,17 @@ static void weight_bias_against_the_unbiased_walk(scheme_format f, scheme_symmet
         const uint64_t k = seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(step + 1));
         search_walker *w0 = search_walker_new(cur, &p0, k, cap), *w1 = search_walker_new(cur, &p1, k, cap);
         cr_assert(w0 && w1);
+        /* the walkers' common start: cur with the reductions a new walker
+         * takes (the lazy walk leaves pair reductions that a start takes) */
+        scheme *S = search_walker_snapshot(w1);
+        cr_assert(S);
         const bool m0 = search_walker_flip(w0), m1 = search_walker_flip(w1);
         cr_assert_eq(m0, m1, "seed %llu step %d: one walker flipped, the other not", (unsigned long long)seed, step);
         scheme *o = search_walker_snapshot(w0), *a = search_walker_snapshot(w1);
         search_walker_stats st;
         search_walker_stats_get(w1, &st);
-        const long dw = scheme_weight(o) - scheme_weight(cur);
-        if (m0 && o->rank == cur->rank) {
+        const long dw = scheme_weight(o) - scheme_weight(S);
+        if (m0 && o->rank == S->rank) {
             cr_assert_eq(dw % order, 0, "seed %llu step %d: the weight changed by %ld, not a multiple of |G| %d",
                          (unsigned long long)seed, step, dw, order);
             if (dw > 0) {
@@ -360,15 +365,15 @@ static void weight_bias_against_the_unbiased_walk(scheme_format f, scheme_symmet
             }
         }
         if (st.rejected) {
-            cr_assert(scheme_equal(a, cur), "seed %llu step %d: an undone flip left another scheme",
+            cr_assert(scheme_equal(a, S), "seed %llu step %d: an undone flip left another scheme",
                       (unsigned long long)seed, step);
-            cr_assert(o->rank == cur->rank && dw > 0, "seed %llu step %d: a flip to rank %d adding %ld undone",
+            cr_assert(o->rank == S->rank && dw > 0, "seed %llu step %d: a flip to rank %d adding %ld undone",
                       (unsigned long long)seed, step, o->rank, dw);
             undone++;
         } else {
             cr_assert(scheme_equal(a, o), "seed %llu step %d: the biased walker made another flip",
                       (unsigned long long)seed, step);
-            kept_heavier += o->rank == cur->rank && dw > 0;
+            kept_heavier += o->rank == S->rank && dw > 0;
             /* the walk goes on from the outcome, with a plus transition now and then */
             if (step % 29 == 28 && a->rank < cur->rank + 12)
                 search_walker_plus(w1);
@@ -377,6 +382,7 @@ static void weight_bias_against_the_unbiased_walk(scheme_format f, scheme_symmet
         }
         scheme_free(o);
         scheme_free(a);
+        scheme_free(S);
         search_walker_free(w0);
         search_walker_free(w1);
         if (!m0)
