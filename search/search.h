@@ -100,6 +100,9 @@ typedef struct search_stats {
     int invariant[4];
 } search_stats;
 void search_scheme_stats(const scheme *s, search_stats *out);
+/* The scheme's nonzero coefficients, all positions (search_stats.nonzeros
+ * summed, without the pair counts): the W of the weight bias (docs/search.md). */
+long search_scheme_nonzeros(const scheme *s);
 /* The figures as one line of text, as `flipgraph verify --stats` prints them:
  * "flip pairs 2 (a 0, b 1, c 1), reducible pairs 0, ..., invariant under c3
  * n/a, c3xc2 n/a, t2 n/a" (docs/verify.md, "Structure"). */

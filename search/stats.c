@@ -32,6 +32,15 @@ static uint64_t nonzeros(const scheme *s, int r, int pos)
     return n;
 }
 
+long search_scheme_nonzeros(const scheme *s)
+{
+    uint64_t n = 0;
+    for (int r = 0; r < s->rank; r++)
+        for (int pos = 0; pos < 3; pos++)
+            n += nonzeros(s, r, pos);
+    return (long)n;
+}
+
 void search_scheme_stats(const scheme *s, search_stats *out)
 {
     *out = (search_stats){.rank = s->rank};

@@ -174,16 +174,9 @@ static void core_moves(scheme_format f, scheme_symmetry g, uint64_t seed, int st
  * against the walk without it: a copy of the walker (its block and state)
  * flips with wbias 0, giving the proposal O; the walker flips with wbias B and
  * must end at O or, undone, where it began, S, undone only where O has S's
- * rank and d = (W(O) - W(S)) / |G| > 0 coefficients more (W by the library's
- * structure count); the undone flips must number the sum of 1 - exp(-B d)
- * over those flips within 5 standard deviations. */
-static long weight_of(const scheme *s)
-{
-    search_stats st;
-    search_scheme_stats(s, &st);
-    return (long)(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2]);
-}
-
+ * rank and d = (W(O) - W(S)) / |G| > 0 coefficients more (W by
+ * search_scheme_nonzeros); the undone flips must number the sum of
+ * 1 - exp(-B d) over those flips within 5 standard deviations. */
 static void core_weight_bias(scheme_format f, scheme_symmetry g, uint64_t seed, int steps, double bias)
 {
     core_run c, d;
@@ -201,7 +194,7 @@ static void core_weight_bias(scheme_format f, scheme_symmetry g, uint64_t seed, 
         scheme *O = core_scheme(&d.w, f, g);
         const int m1 = wsym_flip(&c.w, bias);
         scheme *A = core_scheme(&c.w, f, g);
-        const long dw = weight_of(O) - weight_of(S);
+        const long dw = search_scheme_nonzeros(O) - search_scheme_nonzeros(S);
         ok = m0 == m1;
         CHECK(ok, "seed %llu step %d: one copy flipped, the other not", (unsigned long long)seed, step);
         if (ok && m0 && O->rank == S->rank) {

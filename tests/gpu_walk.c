@@ -102,14 +102,13 @@ static scheme *from_terms(scheme_format f, const uint64_t *t, int rank)
 }
 
 /* The nonzero coefficients of a scheme (the weight bias's W), by the
- * library's structure count, not the kernel's difference of two factors. */
+ * library's count (search_scheme_nonzeros), not the kernel's difference of two factors. */
 static long scheme_weight(scheme_format f, const scheme_term *t, int rank)
 {
     scheme *s = from_terms(f, (const uint64_t *)t, rank);
-    search_stats st;
-    search_scheme_stats(s, &st);
+    const long w = search_scheme_nonzeros(s);
     scheme_free(s);
-    return (long)(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2]);
+    return w;
 }
 
 static bool verifies(scheme_format f, const uint64_t *t, int rank, char *why, size_t len)

@@ -297,15 +297,9 @@ static void core_walks(const char *name, const scheme *start, uint64_t seed)
  * bias B from the same scalars (the same draws up to the test's, which comes
  * last) and must end at O or, undone, where it began, S, undone only where O
  * has S's rank and d = W(O) - W(S) > 0 (W: the nonzero coefficients of the
- * unpacked integer schemes, by the library's structure count); the undone flips must number the sum of
- * 1 - exp(-B d) over those flips within 5 standard deviations. */
-static long weight_z(const scheme *s)
-{
-    search_stats st;
-    search_scheme_stats(s, &st);
-    return (long)(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2]);
-}
-
+ * unpacked integer schemes, by search_scheme_nonzeros); the undone flips must
+ * number the sum of 1 - exp(-B d) over those flips within 5 standard
+ * deviations. */
 static void core_weight_bias(const scheme *start, const char *name, uint64_t seed, bool warp, int steps,
                              double bias)
 {
@@ -334,7 +328,7 @@ static void core_weight_bias(const scheme *start, const char *name, uint64_t see
         scheme *A = search_gpu_z_unpack(c.f, c.w.t, c.st.rank);
         ok = S && O && A && m0 == m1;
         CHECK(ok, "seed %llu %s step %d: one copy flipped, the other not", (unsigned long long)seed, name, step);
-        const long dw = ok ? weight_z(O) - weight_z(S) : 0;
+        const long dw = ok ? search_scheme_nonzeros(O) - search_scheme_nonzeros(S) : 0;
         const bool heavier = ok && m0 == 1 && O->rank == S->rank && dw > 0;
         if (heavier) {
             const double q = 1 - exp(-bias * (double)dw);

@@ -605,14 +605,13 @@ static bool walk_to_a_state_without_reducing_flips(search_walker *w, const searc
 }
 
 /* The nonzero coefficients of a scheme's terms (the weight bias's W), by the
- * library's structure count, not the walker's difference of two factors. */
+ * library's count (search_scheme_nonzeros), not the walker's difference of two factors. */
 static int terms_weight(scheme_format f, const scheme_term *t, int rank)
 {
     scheme *s = terms_scheme(f, t, rank);
-    search_stats st;
-    search_scheme_stats(s, &st);
+    const int w = (int)search_scheme_nonzeros(s);
     scheme_free(s);
-    return (int)(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2]);
+    return w;
 }
 
 /* One flip of a walker with the given degree and weight biases from a fixed

@@ -244,15 +244,6 @@ Test(search_z_walker, agrees_with_the_reference_after_every_move, .timeout = 150
         }
 }
 
-/* The nonzero coefficients of an integer scheme (the weight bias's W), by the
- * library's structure count. */
-static long zweight(const scheme *s)
-{
-    search_stats st;
-    search_scheme_stats(s, &st);
-    return (long)(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2]);
-}
-
 /* The weight bias over Z (walker_z.c; docs/search.md, "The weight bias"):
  * from one scheme S, a walker without the bias and one with it, each new
  * with the same seed, make one flip; they draw the same flip (the test's draw
@@ -274,7 +265,7 @@ Test(search_z_walker, the_weight_bias_undoes_a_flip_with_probability_one_minus_e
         search_walker_flip(w);
     scheme *S = search_walker_snapshot(w);
     search_walker_free(w);
-    const long w0 = zweight(S);
+    const long w0 = search_scheme_nonzeros(S);
     long trials = 0, undone = 0, kept = 0, lighter = 0;
     double expect = 0, var = 0;
     for (int t = 0; t < tc_scaled(3000); t++) {
@@ -287,7 +278,7 @@ Test(search_z_walker, the_weight_bias_undoes_a_flip_with_probability_one_minus_e
         search_walker_stats sa, sb;
         search_walker_stats_get(a, &sa);
         search_walker_stats_get(b, &sb);
-        const long dw = zweight(O) - w0;
+        const long dw = search_scheme_nonzeros(O) - w0;
         const bool heavier = O->rank == S->rank && dw > 0;
         lighter += O->rank == S->rank && dw < 0;
         if (heavier) {

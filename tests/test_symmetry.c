@@ -306,15 +306,6 @@ static int count_cubes(const scheme *s)
     return c;
 }
 
-/* The scheme's nonzero coefficients (the weight bias's W), by the library's
- * structure count. */
-static long scheme_weight(const scheme *s)
-{
-    search_stats st;
-    search_scheme_stats(s, &st);
-    return (long)(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2]);
-}
-
 /* The weight bias on a symmetric walk (docs/search.md, "The weight bias"),
  * against the walk without it: two walkers from the same scheme with the same
  * seed draw the same flip (the acceptance draw comes after it), so the biased
@@ -353,7 +344,7 @@ static void weight_bias_against_the_unbiased_walk(scheme_format f, scheme_symmet
         scheme *o = search_walker_snapshot(w0), *a = search_walker_snapshot(w1);
         search_walker_stats st;
         search_walker_stats_get(w1, &st);
-        const long dw = scheme_weight(o) - scheme_weight(S);
+        const long dw = search_scheme_nonzeros(o) - search_scheme_nonzeros(S);
         if (m0 && o->rank == S->rank) {
             cr_assert_eq(dw % order, 0, "seed %llu step %d: the weight changed by %ld, not a multiple of |G| %d",
                          (unsigned long long)seed, step, dw, order);
