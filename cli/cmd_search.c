@@ -124,10 +124,14 @@ static void on_progress(void *p, const search_progress *pr, uint64_t stored)
         fprintf(stderr, "%s\n", cli_progress_header(line, sizeof line));
     c->rows++;
     fprintf(stderr, "%s\n", cli_progress_row(line, sizeof line, pr, stored));
-    if (c->verbose)
+    if (c->verbose) {
+        char undone[64] = "";
+        if (pr->undone)
+            snprintf(undone, sizeof undone, ", undone by the bias %" PRIu64, pr->undone);
         fprintf(stderr, "%*s  plus %" PRIu64 ", restarts %" PRIu64 ", reductions %" PRIu64
-                        ", walker 0's plateau length L %" PRIu64 "\n",
-                9, "", pr->plus, pr->restarts, pr->reductions, pr->plateau);
+                        ", walker 0's plateau length L %" PRIu64 "%s\n",
+                9, "", pr->plus, pr->restarts, pr->reductions, pr->plateau, undone);
+    }
 }
 
 /* ---- the banner: what runs, with what, from where (docs/search.md) ---- */
@@ -1087,6 +1091,10 @@ static int search_body(int argc, char **argv)
                 "flipgraph search: %" PRIu64 " improvements, %" PRIu64 " plus transitions, %" PRIu64
                 " restarts, %" PRIu64 " reductions\n",
                 res.improvements, res.plus, res.restarts, res.reductions);
+    /* how hard the bias pushed: the share of flips its test undid (docs/search.md) */
+    if (!quiet && (cfg.p.weight_bias > 0 || cfg.p.degree_bias > 0))
+        fprintf(stderr, "flipgraph search: the bias undid %" PRIu64 " of %" PRIu64 " flips (%.1f%%)\n", res.undone,
+                res.flips, res.flips ? 100.0 * (double)res.undone / (double)res.flips : 0.0);
     if ((run.lifts_tried || run.lifts_skipped) && !quiet)
         fprintf(stderr, "flipgraph search: %d of %d GF(2) improvements lifted to Z%s\n", run.lifts_ok,
                 run.lifts_tried,

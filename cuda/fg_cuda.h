@@ -308,7 +308,7 @@ typedef struct cuda_walk_warp {
     uint64_t plus, plus_skipped;
     uint64_t restarts;      /* from the device pool */
     uint64_t rng_lane, rng_warp; /* random stream positions */
-    uint64_t rejected;      /* flips undone by the degree or weight bias */
+    uint64_t undone;        /* flips undone by the degree or weight bias */
     uint32_t degree;        /* with the degree bias: D of the current scheme, 0 when not known */
 } cuda_walk_warp;
 

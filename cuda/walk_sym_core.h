@@ -82,7 +82,7 @@ WSYM_FN wsym_params wsym_params_of(const wsym_params *P, int i, int n)
 typedef struct wsym_state {
     uint64_t rng;           /* splitmix64 counter */
     uint64_t flips, plus, reductions, restarts;
-    uint64_t rejected;      /* flips undone by the weight bias */
+    uint64_t undone;        /* flips undone by the weight bias */
     uint64_t since;         /* flips since the walk's last new minimum */
     uint64_t plateau_count; /* flips since the last reduction or plus */
     int32_t nalive, nofree, nbfree, nM, nfixed, rank;
@@ -552,7 +552,7 @@ WSYM_FN int wsym_flip(wsym_walker *w, double wbias)
             if (draw >= exp(-wbias * dw)) {
                 wsym_orbit_xor(w, o1, q1, y2);
                 wsym_orbit_xor(w, o2, q2, z1);
-                st->rejected++;
+                st->undone++;
             }
         }
     }

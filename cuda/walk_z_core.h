@@ -104,7 +104,9 @@ WZ_FN wz_params wz_params_of(const wz_params *P, int i, int n)
 /* A walker's scalars. */
 typedef struct wz_state {
     uint64_t rng;           /* splitmix64 counter */
-    uint64_t flips, plus, reductions, restarts, rejected;
+    uint64_t flips, plus, reductions, restarts;
+    uint64_t rejected;      /* flips the coefficient bound refused */
+    uint64_t undone;        /* flips undone by the weight bias */
     uint64_t since;         /* steps since the walk's last new minimum */
     uint64_t plateau_count; /* steps since the last reduction or plus */
     int32_t rank, cap;
@@ -635,7 +637,7 @@ WZ_FN int wz_flip_at(wz_walker *w, int s, int u, int x)
             tum[2 * z] = ozv;
             tum[2 * z + 1] = ozs;
             wz_sync(w);
-            st->rejected++;
+            st->undone++;
         }
     }
     return 1;

@@ -21,9 +21,10 @@
 
 typedef struct worker_stat {
     _Atomic uint64_t flips, plus, restarts, reductions;
+    _Atomic uint64_t undone; /* flips the bias undid */
     _Atomic uint64_t plateau;
     atomic_int rank;        /* the walker's current rank, for the progress spread; 0: not started */
-    char pad[20];           /* one cache line per walker: no false sharing of the counters */
+    char pad[12];           /* one cache line per walker: no false sharing of the counters */
 } worker_stat;
 _Static_assert(sizeof(worker_stat) == 64, "worker_stat fills one cache line");
 
@@ -83,6 +84,7 @@ static void publish(worker_stat *ws, const search_walker_stats *st, const search
     atomic_store(&ws->flips, st->flips - st0->flips);
     atomic_store(&ws->plus, st->plus - st0->plus);
     atomic_store(&ws->reductions, st->reductions - st0->reductions);
+    atomic_store(&ws->undone, st->undone - st0->undone);
 }
 
 static void *worker(void *arg)
@@ -228,6 +230,7 @@ static void cpu_stats(void *ctx, engine_stats *st)
         st->plus += atomic_load(&ws->plus);
         st->restarts += atomic_load(&ws->restarts);
         st->reductions += atomic_load(&ws->reductions);
+        st->undone += atomic_load(&ws->undone);
         if (st->rank_count) {
             const int r = atomic_load_explicit(&ws->rank, memory_order_relaxed);
             if (r > 0) { /* 0: not started yet */

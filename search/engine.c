@@ -461,6 +461,7 @@ static void fill_progress(engine *e, double t, double last_t, uint64_t last_flip
     pr->plateau = st.plateau;
     pr->plus = st.plus;
     pr->restarts = st.restarts;
+    pr->undone = st.undone;
     pr->reductions = st.reductions;
     rank_spread(e->rank_count, st.walkers, pr);
     pr->best_age = t - atomic_load(&e->best_t);
@@ -585,6 +586,7 @@ search_status engine_run(const search_params *p, const scheme *const *starts, in
         res->flips = st.flips;
         res->plus = st.plus;
         res->restarts = st.restarts;
+        res->undone = st.undone;
         res->reductions = st.reductions;
     }
     res->best_rank = atomic_load(&e->best_rank);

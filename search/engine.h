@@ -74,6 +74,7 @@ typedef struct engine engine;
 /* What stats() reports; the engine zeroes it (and rank_count) before the call. */
 typedef struct engine_stats {
     uint64_t flips, plus, reductions, restarts; /* totals over all walkers since the start */
+    uint64_t undone;    /* flips the degree or weight bias undid (counted in flips too) */
     uint64_t plateau;   /* the progress row's plateau L: walker 0's (CPU), the fixed one (GPU) */
     int devices;        /* GPUs walking; 0: CPU threads */
     int walkers;        /* walkers counted in rank_count */

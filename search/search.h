@@ -437,8 +437,8 @@ typedef struct search_walker search_walker;
 
 typedef struct search_walker_stats {
     uint64_t flips, plus, reductions, gen_reductions, no_flip;
-    uint64_t rejected;     /* over Z: flips drawn and not taken (over the coefficient bound);
-                              with degree_bias or weight_bias: flips undone by the Metropolis test */
+    uint64_t rejected;     /* over Z: flips drawn and not taken (over the coefficient bound) */
+    uint64_t undone;       /* with degree_bias or weight_bias: flips undone by the Metropolis test */
     uint64_t lookahead;    /* flips the lookahead chose (search_params.lookahead) */
 } search_walker_stats;
 
@@ -504,6 +504,7 @@ typedef struct search_progress {
     int level_count;       /* schemes in the pool at that rank */
     uint64_t plateau;      /* walker 0's adaptive L */
     uint64_t plus, restarts, reductions;
+    uint64_t undone;       /* flips the degree or weight bias undid (counted in flips) */
     /* the spread of the walkers' current ranks (progress line): how many walkers
      * reported, and the lowest, median and highest of their ranks; 0 when
      * the backend does not know */
@@ -528,6 +529,7 @@ typedef struct search_result {
     scheme *best;            /* the lowest-rank scheme seen (verified); free with search_result_free */
     double seconds;
     uint64_t flips, plus, restarts, reductions, improvements;
+    uint64_t undone;         /* flips the degree or weight bias undid (counted in flips) */
     bool interrupted;        /* search_request_stop was called */
     char msg[512];           /* why, when status is not SEARCH_REACHED/NOT_REACHED */
     scheme **pool;           /* with search_params.pool_keep N > 0: up to N distinct schemes the

@@ -152,7 +152,7 @@ static void process(gpu_set *s, const cuda_walk_batch *b)
     gpu_backend *g = s->g;
     uint64_t flips = 0, plus = 0, red = 0, restarts = 0, rejected = 0;
     for (int i = 0; i < b->warps; i++) {
-        rejected += b->warp[i].rejected;
+        rejected += b->warp[i].undone;
         flips += b->warp[i].flips;
         plus += b->warp[i].plus;
         red += b->warp[i].reductions;
@@ -163,7 +163,7 @@ static void process(gpu_set *s, const cuda_walk_batch *b)
     s->st.plus = plus;
     s->st.reductions = red;
     s->st.restarts = restarts;
-    s->st.rejected = rejected;
+    s->st.undone = rejected;
     memset(s->rank_count, 0, ((size_t)s->info.cap + 1) * sizeof *s->rank_count);
     for (int i = 0; i < b->warps; i++) {
         const int r = b->warp[i].rank;
@@ -285,6 +285,7 @@ static void gpu_stats(void *ctx, engine_stats *st)
         st->plus += s->st.plus;
         st->reductions += s->st.reductions;
         st->restarts += s->st.restarts;
+        st->undone += s->st.undone;
         if (st->rank_count && s->has_ranks) {
             /* the walkers' ranks after every set's last launch */
             for (int r = 0; r <= s->info.cap && r <= SCHEME_MAX_RANK; r++)
@@ -517,10 +518,8 @@ search_status search_run_gpu_stats(const search_params *p, const search_gpu_opti
     const engine_backend b = {"gpu", &g, gpu_setup, gpu_start, gpu_stats, gpu_join, gpu_walker_name};
     engine_run_beside(p, o->beside, starts, nstarts, cb, &b, res);
 
-    uint64_t returned = 0, pooled = 0, isolated = 0, rejected = 0, flips = 0;
+    uint64_t returned = 0, pooled = 0, isolated = 0;
     for (int k = 0; k < nsets; k++) {
-        rejected += g.sets[k].st.rejected;
-        flips += g.sets[k].st.flips;
         returned += g.sets[k].st.returned;
         pooled += g.sets[k].st.pooled;
         isolated += g.sets[k].isolated;
@@ -529,9 +528,6 @@ search_status search_run_gpu_stats(const search_params *p, const search_gpu_opti
         fprintf(stderr, "gpu walk: %llu returned schemes (%llu new to the pool, %llu flip-isolated not pooled) from %d set%s\n",
                 (unsigned long long)returned, (unsigned long long)pooled, (unsigned long long)isolated, nsets,
                 nsets > 1 ? "s" : "");
-    if (o->verbose && g.sets[0].w && p->degree_bias > 0)
-        fprintf(stderr, "gpu walk: the degree bias %g undid %llu of %llu flips\n", p->degree_bias,
-                (unsigned long long)rejected, (unsigned long long)flips);
     if (stats && res->status != SEARCH_BAD_PARAMS) {
         stats->sets = nsets;
         for (int k = 0; k < nsets; k++)

@@ -37,13 +37,13 @@ bool gpu_one_start(engine *e, gpu_one *g, void *(*fn)(void *), void *arg)
     return true;
 }
 
-void gpu_one_publish(gpu_one *g, uint64_t flips, uint64_t plus, uint64_t reductions, uint64_t restarts,
-                     const int32_t *rank0, size_t stride)
+void gpu_one_publish(gpu_one *g, const engine_stats *totals, const int32_t *rank0, size_t stride)
 {
-    atomic_store(&g->flips, flips);
-    atomic_store(&g->plus, plus);
-    atomic_store(&g->reductions, reductions);
-    atomic_store(&g->restarts, restarts);
+    atomic_store(&g->flips, totals->flips);
+    atomic_store(&g->plus, totals->plus);
+    atomic_store(&g->reductions, totals->reductions);
+    atomic_store(&g->restarts, totals->restarts);
+    atomic_store(&g->undone, totals->undone);
     pthread_mutex_lock(&g->mu);
     for (int i = 0; i < g->walkers; i++)
         g->ranks[i] = *(const int32_t *)((const char *)rank0 + (size_t)i * stride);
@@ -66,6 +66,7 @@ void gpu_one_stats(void *ctx, engine_stats *st)
     st->plus += atomic_load(&g->plus);
     st->reductions += atomic_load(&g->reductions);
     st->restarts += atomic_load(&g->restarts);
+    st->undone += atomic_load(&g->undone);
     st->plateau = g->p->plateau;
     st->devices = 1;
     if (st->rank_count && g->ranks) {

@@ -25,7 +25,7 @@ typedef struct gpu_one {
     pthread_mutex_t mu;       /* guards ranks */
     pthread_t th;
     bool started;
-    _Atomic uint64_t flips, plus, reductions, restarts;
+    _Atomic uint64_t flips, plus, reductions, restarts, undone;
 } gpu_one;
 
 /* Checks o for a walk on one GPU and fills g (the device: o's one device, else
@@ -36,10 +36,10 @@ bool gpu_one_init(gpu_one *g, const search_params *p, const search_gpu_options *
 /* Starts fn(arg) as the backend's thread (engine_thread_begin/end around it:
  * fn calls engine_thread_end when it returns). */
 bool gpu_one_start(engine *e, gpu_one *g, void *(*fn)(void *), void *arg);
-/* After a launch: the totals over the walkers, and their ranks read from
- * nwalkers states of `stride` bytes whose rank field is at rank0. */
-void gpu_one_publish(gpu_one *g, uint64_t flips, uint64_t plus, uint64_t reductions, uint64_t restarts,
-                     const int32_t *rank0, size_t stride);
+/* After a launch: the totals over the walkers (the counters of engine_stats;
+ * its other fields unused), and their ranks read from nwalkers states of
+ * `stride` bytes whose rank field is at rank0. */
+void gpu_one_publish(gpu_one *g, const engine_stats *totals, const int32_t *rank0, size_t stride);
 /* The steps per walker of the next launch, from this one's n steps in ms. */
 uint64_t gpu_one_next_steps(const gpu_one *g, uint64_t n, double ms);
 /* engine_backend's stats and join; ctx: the backend, its first member a gpu_one. */

@@ -100,14 +100,15 @@ static void *sym_thread(void *arg)
             engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->g.device, err);
             break;
         }
-        uint64_t f = 0, pl = 0, r = 0, rs = 0;
+        engine_stats tot = {0};
         int low = -1;
         for (int i = 0; i < b->g.walkers; i++) {
             const wsym_state *s = &b->st[i];
-            f += s->flips;
-            pl += s->plus;
-            r += s->reductions;
-            rs += s->restarts;
+            tot.flips += s->flips;
+            tot.plus += s->plus;
+            tot.reductions += s->reductions;
+            tot.restarts += s->restarts;
+            tot.undone += s->undone;
             if (s->failed) {
                 engine_fail(e, SEARCH_FAILED, "BUG: symmetric GPU walker %d ran out of slots", i);
                 break;
@@ -115,7 +116,7 @@ static void *sym_thread(void *arg)
             if (s->best_rank < P.report_below && (low < 0 || s->best_rank < b->st[low].best_rank))
                 low = i;
         }
-        gpu_one_publish(&b->g, f, pl, r, rs, &b->st[0].rank, sizeof *b->st);
+        gpu_one_publish(&b->g, &tot, &b->st[0].rank, sizeof *b->st);
         if (low >= 0 && best > 0 && b->st[low].best_rank < engine_best_rank(e)) {
             if (cuda_sym_best(b->cs, low, &b->st[low], b->reps, b->fixed, err, sizeof err)) {
                 engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->g.device, err);

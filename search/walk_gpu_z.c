@@ -196,15 +196,16 @@ static void *z_thread(void *arg)
             engine_fail(e, SEARCH_FAILED, "GPU %d: %s", b->g.device, err);
             break;
         }
-        uint64_t f = 0, pl = 0, r = 0, rs = 0;
+        engine_stats tot = {0};
         int ncand = 0;
         bool bad = false;
         for (int i = 0; i < b->g.walkers; i++) {
             const wz_state *s = &b->st[i];
-            f += s->flips;
-            pl += s->plus;
-            r += s->reductions;
-            rs += s->restarts;
+            tot.flips += s->flips;
+            tot.plus += s->plus;
+            tot.reductions += s->reductions;
+            tot.restarts += s->restarts;
+            tot.undone += s->undone;
             if (s->failed) {
                 engine_fail(e, SEARCH_FAILED, "BUG: GPU walker %d over Z ran out of term slots", i);
                 bad = true;
@@ -216,7 +217,7 @@ static void *z_thread(void *arg)
         }
         if (bad)
             break;
-        gpu_one_publish(&b->g, f, pl, r, rs, &b->st[0].rank, sizeof *b->st);
+        gpu_one_publish(&b->g, &tot, &b->st[0].rank, sizeof *b->st);
         const int npick = z_pick(b->st, b->cand, ncand, ZB_OFFERS);
         for (int k = 0; k < npick && !engine_should_stop(e); k++) {
             const int i = b->cand[k];

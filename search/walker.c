@@ -575,7 +575,7 @@ bool search_walker_flip(search_walker *w)
                 factor_xor(w, s, y, w->f[u << 2 | y]);
                 factor_xor(w, u, z, zs);
                 process_work(w);
-                w->st.rejected++;
+                w->st.undone++;
             }
         }
     }

@@ -744,7 +744,7 @@ bool sym_flip(search_walker *w)
                 orbit_xor_factor(w, o1, q1, y2);
                 orbit_xor_factor(w, o2, q2, z1);
                 process_work(w);
-                w->st.rejected++;
+                w->st.undone++;
             }
         }
     }

@@ -289,7 +289,7 @@ bool z_flip(search_walker *w)
             z_set(w, s, y, oy);
             z_set(w, u, q, oz);
             z_process(w);
-            w->st.rejected++;
+            w->st.undone++;
         }
         return true;
     }

@@ -189,7 +189,7 @@ static void core_weight_bias(scheme_format f, scheme_symmetry g, uint64_t seed, 
         memcpy(d.block, c.block, c.L.words * sizeof(uint64_t));
         d.st = c.st;
         scheme *S = core_scheme(&c.w, f, g);
-        const uint64_t rej = c.st.rejected;
+        const uint64_t rej = c.st.undone;
         const int m0 = wsym_flip(&d.w, 0);
         scheme *O = core_scheme(&d.w, f, g);
         const int m1 = wsym_flip(&c.w, bias);
@@ -208,7 +208,7 @@ static void core_weight_bias(scheme_format f, scheme_symmetry g, uint64_t seed, 
                 var += q * (1 - q);
             }
         }
-        if (ok && c.st.rejected != rej) {
+        if (ok && c.st.undone != rej) {
             ok = scheme_equal(A, S) && O->rank == S->rank && dw > 0;
             CHECK(ok, "seed %llu step %d: an undone flip (rank %d, %ld coefficients added) or another scheme",
                   (unsigned long long)seed, step, O->rank, dw);
@@ -223,8 +223,11 @@ static void core_weight_bias(scheme_format f, scheme_symmetry g, uint64_t seed, 
         scheme_free(S);
         scheme_free(O);
         scheme_free(A);
-        if (!m0)
-            break;
+        if (!m0 && ok) { /* no flip in reach: a plus transition, else the walk ends */
+            if (c.st.nalive >= c.L.ocap - 2)
+                break;
+            wsym_plus(&c.w);
+        }
     }
     const double bound = 5 * sqrt(var) + 1;
     CHECK(!ok || (trials >= 100 && kept_heavier > 0 && fabs((double)undone - expect) <= bound),

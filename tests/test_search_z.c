@@ -287,8 +287,8 @@ Test(search_z_walker, the_weight_bias_undoes_a_flip_with_probability_one_minus_e
             expect += q;
             var += q * (1 - q);
         }
-        if (sb.rejected != sa.rejected) {
-            cr_assert(sb.rejected == sa.rejected + 1 && heavier && scheme_equal(A, S),
+        if (sb.undone != sa.undone) {
+            cr_assert(sb.undone == sa.undone + 1 && heavier && scheme_equal(A, S),
                       "trial %d: an undone flip (rank %d, %ld coefficients added) or another scheme (seed %llu)", t,
                       O->rank, dw, (unsigned long long)seed);
             undone++;

@@ -174,6 +174,27 @@ Test(session, resume_restores_the_backend_and_its_parameters)
               "a resumed run takes a fresh seed, not the stored one:\n%s", g_out);
 }
 
+/* The summary says how many flips the bias undid, where a bias is set: some
+ * of all the flips with --weight-bias 0.3; no such line without one. */
+Test(session, the_summary_says_how_many_flips_the_bias_undid)
+{
+    const char *dbp = tc_path_in("undone.db");
+    for (int biased = 0; biased < 2; biased++) {
+        int rc = tc_run_cli("", OUT, "search --dims 3x3x3 --time 0.3s --backend cpu --threads 1 --target-rank 1 %s "
+                            "--db '%s'", biased ? "--weight-bias 0.3" : "", dbp);
+        cr_assert(rc == 0 || rc == 1, "exit %d:\n%s", rc, g_out);
+        const char *line = strstr(g_out, "flipgraph search: the bias undid ");
+        if (!biased) {
+            cr_assert_null(line, "no bias, yet:\n%s", g_out);
+            continue;
+        }
+        unsigned long long undone = 0, flips = 0;
+        cr_assert(line && sscanf(line, "flipgraph search: the bias undid %llu of %llu flips", &undone, &flips) == 2,
+                  "%s", g_out);
+        cr_assert(undone > 0 && undone < flips, "%llu of %llu:\n%s", undone, flips, g_out);
+    }
+}
+
 /* An option the backend that runs does not read is refused, exit 2, naming
  * it; nothing is stored. */
 Test(session, an_option_the_backend_does_not_read_is_refused)

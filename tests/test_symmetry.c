@@ -355,7 +355,7 @@ static void weight_bias_against_the_unbiased_walk(scheme_format f, scheme_symmet
                 var += q * (1 - q);
             }
         }
-        if (st.rejected) {
+        if (st.undone) {
             cr_assert(scheme_equal(a, S), "seed %llu step %d: an undone flip left another scheme",
                       (unsigned long long)seed, step);
             cr_assert(o->rank == S->rank && dw > 0, "seed %llu step %d: a flip to rank %d adding %ld undone",
