@@ -27,6 +27,7 @@
 #include "verify/verify.h"
 
 #include "gpu_check.h"
+#include "test_tally.h"
 
 static uint64_t g_seed;
 
@@ -182,8 +183,8 @@ static void core_weight_bias(scheme_format f, scheme_symmetry g, uint64_t seed, 
     core_run c, d;
     CHECK(core_open(&c, f, g, 24, seed, 0) && core_open(&d, f, g, 24, seed, 0), "core_open");
     const int order = scheme_symmetry_order(g);
-    long trials = 0, undone = 0, kept_heavier = 0;
-    double expect = 0, var = 0;
+    tc_tally tl = {0};
+    long kept_heavier = 0;
     bool ok = true;
     for (int step = 0; step < steps && ok; step++) {
         memcpy(d.block, c.block, c.L.words * sizeof(uint64_t));
@@ -203,16 +204,14 @@ static void core_weight_bias(scheme_format f, scheme_symmetry g, uint64_t seed, 
                   step, dw);
             if (dw > 0) {
                 const double q = 1 - exp(-bias * (double)(dw / order));
-                trials++;
-                expect += q;
-                var += q * (1 - q);
+                tc_tally_chance(&tl, q);
             }
         }
         if (ok && c.st.undone != rej) {
             ok = scheme_equal(A, S) && O->rank == S->rank && dw > 0;
             CHECK(ok, "seed %llu step %d: an undone flip (rank %d, %ld coefficients added) or another scheme",
                   (unsigned long long)seed, step, O->rank, dw);
-            undone++;
+            tl.undone++;
         } else if (ok) {
             ok = scheme_equal(A, O);
             CHECK(ok, "seed %llu step %d: the biased walker made another flip", (unsigned long long)seed, step);
@@ -229,10 +228,10 @@ static void core_weight_bias(scheme_format f, scheme_symmetry g, uint64_t seed, 
             wsym_plus(&c.w);
         }
     }
-    const double bound = 5 * sqrt(var) + 1;
-    CHECK(!ok || (trials >= 100 && kept_heavier > 0 && fabs((double)undone - expect) <= bound),
+    const double bound = tc_tally_bound(&tl);
+    CHECK(!ok || (tl.trials >= 100 && kept_heavier > 0 && tc_tally_fits(&tl)),
           "seed %llu <%d,%d,%d> %s: %ld of %ld heavier flips undone, %.1f expected (bound %.1f), %ld heavier kept",
-          (unsigned long long)seed, f.n, f.n, f.n, scheme_symmetry_name(g), undone, trials, expect, bound,
+          (unsigned long long)seed, f.n, f.n, f.n, scheme_symmetry_name(g), tl.undone, tl.trials, tl.expect, bound,
           kept_heavier);
     core_close(&c);
     core_close(&d);

@@ -32,6 +32,7 @@
 #include "../search/search.h"
 #include "../search/walk_gpu.h"
 #include "../verify/verify.h"
+#include "test_tally.h"
 
 static int n_pass, n_fail;
 static uint64_t g_seed;
@@ -237,8 +238,8 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
         prank[i] = start->rank;
     }
     long kinds[6] = {0}, exact = 0, moves = 0, npairs = 0;
-    long trials = 0, undone = 0, degrees = 0;
-    double expect = 0, var = 0;
+    tc_tally tl = {0};
+    long degrees = 0;
     scheme_term *tmp = malloc((size_t)cap * sizeof *tmp);
     bool ok = true;
     char why[600] = "";
@@ -299,9 +300,7 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
                         keep *= exp(-wb * (double)dw);
                     if ((bias > 0 && d1 > d0) || (wb > 0 && dw > 0)) {
                         const double q = 1 - keep;
-                        trials++;
-                        expect += q;
-                        var += q * (1 - q);
+                        tc_tally_chance(&tl, q);
                     } else if (mv->undone) {
                         snprintf(why, sizeof why, "walker %d launch %d: a flip from D = %llu to %llu adding %ld "
                                  "coefficients undone", i, l, (unsigned long long)d0, (unsigned long long)d1, dw);
@@ -314,7 +313,7 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
                     ok = false;
                 }
                 if (mv->undone)
-                    undone++; /* the scheme stays as it was */
+                    tl.undone++; /* the scheme stays as it was */
                 else {
                     memcpy(t, tmp, (size_t)rf * sizeof *tmp);
                     r = rf;
@@ -386,17 +385,17 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
         snprintf(why, sizeof why, "too few kinds of moves: %ld flips, %ld plus", kinds[1], kinds[3]);
     }
     if (ok && biased) {
-        const double dev = fabs((double)undone - expect), bound = 5 * sqrt(var) + 1;
-        if (trials < 100 || (bias > 0 && !degrees) || dev > bound) {
+        const double dev = fabs((double)tl.undone - tl.expect), bound = tc_tally_bound(&tl);
+        if (tl.trials < 100 || (bias > 0 && !degrees) || dev > bound) {
             ok = false;
             snprintf(why, sizeof why, "%ld flips a test could undo: %ld undone, %.1f expected (bound %.1f); D checked "
-                     "%ld times", trials, undone, expect, bound, degrees);
+                     "%ld times", tl.trials, tl.undone, tl.expect, bound, degrees);
         }
     }
     if (ok && biased)
         report(true, tn, "%ld moves, %ld flips a test could undo: %ld undone, %.1f expected (+-%.1f); the walker's D "
                "equal to the CPU's %ld times",
-               moves, trials, undone, expect, 5 * sqrt(var) + 1, degrees);
+               moves, tl.trials, tl.undone, tl.expect, tc_tally_bound(&tl), degrees);
     else if (ok)
         report(true, tn, "%ld moves: %ld flips (then %ld pair reductions), %ld reductions, %ld plus, %ld none; %ld in the CPU's exact order",
                moves, kinds[1], npairs, kinds[2], kinds[3], kinds[0], exact);

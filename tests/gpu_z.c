@@ -39,6 +39,7 @@
 #include "verify/verify.h"
 
 #include "gpu_check.h"
+#include "test_tally.h"
 
 static uint64_t g_seed;
 
@@ -313,12 +314,12 @@ static void core_weight_bias(const scheme *start, const char *name, uint64_t see
         core_as_warp(&d);
     }
     const size_t words = wz_block_words(c.cap);
-    long trials = 0, undone = 0, kept_heavier = 0;
-    double expect = 0, var = 0;
+    tc_tally tl = {0};
+    long kept_heavier = 0;
     bool ok = true;
     /* steps flips, or more until 150 of them could be undone (a warp walk of
      * 800 steps met only 70 on one seed: many of its flips reduce) */
-    for (int step = 0; ok && step < 10 * steps && (step < steps || trials < 150); step++) {
+    for (int step = 0; ok && step < 10 * steps && (step < steps || tl.trials < 150); step++) {
         memcpy(d.block, c.block, words * sizeof(uint64_t));
         d.st = c.st;
         scheme *S = search_gpu_z_unpack(c.f, c.w.t, c.st.rank);
@@ -334,15 +335,13 @@ static void core_weight_bias(const scheme *start, const char *name, uint64_t see
         const bool heavier = ok && m0 == 1 && O->rank == S->rank && dw > 0;
         if (heavier) {
             const double q = 1 - exp(-bias * (double)dw);
-            trials++;
-            expect += q;
-            var += q * (1 - q);
+            tc_tally_chance(&tl, q);
         }
         if (ok && c.st.undone != d.st.undone) {
             ok = c.st.undone == d.st.undone + 1 && scheme_equal(A, S) && heavier;
             CHECK(ok, "seed %llu %s step %d: an undone flip (rank %d, %ld coefficients added) or another scheme",
                   (unsigned long long)seed, name, step, O->rank, dw);
-            undone++;
+            tl.undone++;
         } else if (ok) {
             ok = scheme_equal(A, O);
             CHECK(ok, "seed %llu %s step %d: the biased walker made another flip", (unsigned long long)seed, name,
@@ -360,13 +359,13 @@ static void core_weight_bias(const scheme *start, const char *name, uint64_t see
             wz_plus(&c.w);
         }
     }
-    const double bound = 5 * sqrt(var) + 1;
-    CHECK(!ok || (trials >= 100 && kept_heavier > 0 && fabs((double)undone - expect) <= bound),
+    const double bound = tc_tally_bound(&tl);
+    CHECK(!ok || (tl.trials >= 100 && kept_heavier > 0 && tc_tally_fits(&tl)),
           "seed %llu %s, weight bias %.2f: %ld of %ld heavier flips undone, %.1f expected (bound %.1f), %ld heavier "
           "kept",
-          (unsigned long long)seed, name, bias, undone, trials, expect, bound, kept_heavier);
+          (unsigned long long)seed, name, bias, tl.undone, tl.trials, tl.expect, bound, kept_heavier);
     printf("%s, weight bias %.2f: %ld of %ld heavier flips undone, %.1f expected, %ld heavier kept\n", name, bias,
-           undone, trials, expect, kept_heavier);
+           tl.undone, tl.trials, tl.expect, kept_heavier);
     core_close(&c);
     core_close(&d);
 }

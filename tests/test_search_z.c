@@ -22,6 +22,7 @@
 #include "search/session.h"
 #include "verify/verify.h"
 #include "test_common.h"
+#include "test_tally.h"
 
 static const scheme_format g_formats[] = {{2, 2, 2}, {2, 3, 4}, {3, 3, 3}, {3, 2, 5}, {4, 4, 4}, {3, 4, 5}};
 #define NFORMATS (int)(sizeof g_formats / sizeof g_formats[0])
@@ -266,8 +267,8 @@ Test(search_z_walker, the_weight_bias_undoes_a_flip_with_probability_one_minus_e
     scheme *S = search_walker_snapshot(w);
     search_walker_free(w);
     const long w0 = search_scheme_nonzeros(S);
-    long trials = 0, undone = 0, kept = 0, lighter = 0;
-    double expect = 0, var = 0;
+    tc_tally tl = {0};
+    long kept = 0, lighter = 0;
     for (int t = 0; t < tc_scaled(3000); t++) {
         search_walker *a = search_walker_new(S, &p0, seed + 1 + (uint64_t)t, S->rank + 16);
         search_walker *b = search_walker_new(S, &p1, seed + 1 + (uint64_t)t, S->rank + 16);
@@ -283,15 +284,13 @@ Test(search_z_walker, the_weight_bias_undoes_a_flip_with_probability_one_minus_e
         lighter += O->rank == S->rank && dw < 0;
         if (heavier) {
             const double q = 1 - exp(-bias * (double)dw);
-            trials++;
-            expect += q;
-            var += q * (1 - q);
+            tc_tally_chance(&tl, q);
         }
         if (sb.undone != sa.undone) {
             cr_assert(sb.undone == sa.undone + 1 && heavier && scheme_equal(A, S),
                       "trial %d: an undone flip (rank %d, %ld coefficients added) or another scheme (seed %llu)", t,
                       O->rank, dw, (unsigned long long)seed);
-            undone++;
+            tl.undone++;
         } else {
             cr_assert(scheme_equal(A, O), "trial %d: the biased walker made another flip (seed %llu)", t,
                       (unsigned long long)seed);
@@ -302,10 +301,10 @@ Test(search_z_walker, the_weight_bias_undoes_a_flip_with_probability_one_minus_e
         search_walker_free(a);
         search_walker_free(b);
     }
-    const double bound = 5 * sqrt(var) + 1;
-    cr_assert(trials >= 100 && kept > 0 && lighter > 0 && fabs((double)undone - expect) <= bound,
+    const double bound = tc_tally_bound(&tl);
+    cr_assert(tl.trials >= 100 && kept > 0 && lighter > 0 && tc_tally_fits(&tl),
               "%ld of %ld heavier flips undone, %.1f expected (bound %.1f); %ld heavier kept, %ld lighter (seed %llu)",
-              undone, trials, expect, bound, kept, lighter, (unsigned long long)seed);
+              tl.undone, tl.trials, tl.expect, bound, kept, lighter, (unsigned long long)seed);
     scheme_free(S);
 }
 

@@ -21,6 +21,7 @@
 #include "test_common.h"
 #include "test_walk.h"
 #include "sym_reference.h"
+#include "test_tally.h"
 
 static uint64_t test_seed(void)
 {
@@ -329,8 +330,8 @@ static void weight_bias_against_the_unbiased_walk(scheme_format f, scheme_symmet
     scheme *cur = search_symmetric_start(f, g, &c, err, sizeof err);
     cr_assert(cur, "%s", err);
     const int order = g == SCHEME_SYM_C3XC2 ? 6 : 3, cap = cur->rank + 64;
-    long trials = 0, undone = 0, kept_heavier = 0;
-    double expect = 0, var = 0;
+    tc_tally tl = {0};
+    long kept_heavier = 0;
     for (int step = 0; step < steps; step++) {
         const uint64_t k = seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(step + 1));
         search_walker *w0 = search_walker_new(cur, &p0, k, cap), *w1 = search_walker_new(cur, &p1, k, cap);
@@ -350,9 +351,7 @@ static void weight_bias_against_the_unbiased_walk(scheme_format f, scheme_symmet
                          (unsigned long long)seed, step, dw, order);
             if (dw > 0) {
                 const double q = 1 - exp(-bias * (double)(dw / order));
-                trials++;
-                expect += q;
-                var += q * (1 - q);
+                tc_tally_chance(&tl, q);
             }
         }
         if (st.undone) {
@@ -360,7 +359,7 @@ static void weight_bias_against_the_unbiased_walk(scheme_format f, scheme_symmet
                       (unsigned long long)seed, step);
             cr_assert(o->rank == S->rank && dw > 0, "seed %llu step %d: a flip to rank %d adding %ld undone",
                       (unsigned long long)seed, step, o->rank, dw);
-            undone++;
+            tl.undone++;
         } else {
             cr_assert(scheme_equal(a, o), "seed %llu step %d: the biased walker made another flip",
                       (unsigned long long)seed, step);
@@ -379,12 +378,12 @@ static void weight_bias_against_the_unbiased_walk(scheme_format f, scheme_symmet
         if (!m0)
             break;
     }
-    cr_assert_geq(trials, 100, "seed %llu: %ld flips added coefficients", (unsigned long long)seed, trials);
+    cr_assert_geq(tl.trials, 100, "seed %llu: %ld flips added coefficients", (unsigned long long)seed, tl.trials);
     cr_assert_gt(kept_heavier, 0, "seed %llu: no heavier flip was kept", (unsigned long long)seed);
-    const double bound = 5 * sqrt(var) + 1;
-    cr_assert_leq(fabs((double)undone - expect), bound,
+    const double bound = tc_tally_bound(&tl);
+    cr_assert_leq(fabs((double)tl.undone - tl.expect), bound,
                   "seed %llu %s: %ld of %ld heavier flips undone, %.1f expected (bound %.1f)",
-                  (unsigned long long)seed, scheme_symmetry_name(g), undone, trials, expect, bound);
+                  (unsigned long long)seed, scheme_symmetry_name(g), tl.undone, tl.trials, tl.expect, bound);
     scheme_free(cur);
 }
 
