@@ -31,14 +31,13 @@ QUIET=(-q)
 fg_begin bias.log
 fg_build flipgraph gpu_walk || exit 2
 F=$B/flipgraph
-step() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
-fg_say "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u '+%F %TZ'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), steps: $STEPS"
-if step check; then
+fg_banner "steps: $STEPS"
+if fg_wants check; then
   fg_step "tests/gpu_walk, the traces (FLIPGRAPH_SEED=1)" 300 env FLIPGRAPH_SEED=1 FLIPGRAPH_GPU_ONLY=trace \
     FLIPGRAPH_CORPUS=data/corpus $B/gpu_walk
   grep -E '^(ok|FAIL)|passed' "$LOG" | tail -20
 fi
-if step speed; then
+if fg_wants speed; then
   for b in $BIASES; do
     # shellcheck disable=SC2086 # EXTRA is a list of options
     fg_step "speed: $SPEED from the standard algorithm, 20 s, degree bias $b" 120 $F search --dims $SPEED \
@@ -46,7 +45,7 @@ if step speed; then
     grep -E '^best rank|degree bias .* undid' "$LOG" | tail -2
   done
 fi
-if step race; then
+if fg_wants race; then
   for r in $RACES; do
     IFS=: read -r dims target start <<< "$r"
     from=(--from "$start")

@@ -37,15 +37,14 @@ QUIET=(-q)
 fg_begin descend.log
 fg_build flipgraph gpu_z || exit 2
 F=$B/flipgraph
-step() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
-fg_say "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u '+%F %TZ'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), steps: $STEPS"
-if step check; then
+fg_banner "steps: $STEPS"
+if fg_wants check; then
   fg_step "tests/gpu_z (FLIPGRAPH_SEED=1)" 300 env FLIPGRAPH_SEED=1 $B/gpu_z
   tail -3 "$LOG"
 fi
 DB=$OUT/descend.db
 rm -f "$DB"
-if step descend; then
+if fg_wants descend; then
   IFS=';' read -r -a variants <<< "${VARIANTS:-}"
   [ ${#variants[@]} -gt 0 ] || variants=("")
   for f in $STARTS; do
@@ -62,7 +61,7 @@ if step descend; then
   done
   $F db --db "$DB" list --dims $DIMS --ring f2 --limit 12 | tee -a "$LOG"
 fi
-if step lift; then
+if fg_wants lift; then
   fg_step "sweep --ring z --lift 64 --lift-walk $LW" 600 $F sweep --dims-list $DIMS --ring z --lift 64 \
     --lift-walk $LW --db "$DB" --until-record --time-per 20s --backend gpu --seed 1
   grep -E 'lifted|lifting walk|best|record' "$LOG" | tail -8

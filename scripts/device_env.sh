@@ -18,6 +18,10 @@
 #   fg_build TARGET...               fg_device_deps, then B=build-device configured and
 #                                    the TARGETs built, output in $OUT/build.log (its
 #                                    tail on failure: returns 2)
+#   fg_banner TEXT                   fg_say the GPU's name, the date, the commit and TEXT:
+#                                    the first line of a run's log
+#   fg_wants STEP                    true where STEP is a word of $STEPS (the steps a
+#                                    script was asked to run)
 FG_DEPS=${FG_DEPS:-/tmp/fgdeps}
 
 fg_device_deps() {
@@ -61,3 +65,9 @@ fg_build() {
     cmake --build $B -j"$(nproc)" --target "$@" >> "$OUT/build.log" 2>&1 || {
     tail -30 "$OUT/build.log"; return 2; }
 }
+
+fg_banner() {
+  fg_say "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $(date -u '+%F %TZ'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $*"
+}
+
+fg_wants() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }

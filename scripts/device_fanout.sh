@@ -36,7 +36,7 @@ fg_begin fanout.log
 fg_build flipgraph || exit 2
 F=$B/flipgraph
 W=$(mktemp -d)
-fg_say "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u '+%F %TZ'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $SRC -> $DST"
+fg_banner "$SRC -> $DST"
 from=()
 [ -n "${SRCFROM:-}" ] && from=(--from "$SRCFROM")
 fg_step "source: $SRC ${SRCFROM:-from the standard algorithm}, $TSRC, --pool-out (keep $KEEP)" 600 \

@@ -29,9 +29,8 @@ RUNS=${RUNS:-"6x6x6:60s:;6x6x6:60s:--weight-bias 0.2;6x6x6:60s:--weight-bias 0.0
 fg_begin window.log
 fg_build flipgraph gpu_walk gpu_sym gpu_z || exit 2
 F=$B/flipgraph
-step() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
-fg_say "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u '+%F %TZ'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), steps: $STEPS"
-if step check; then
+fg_banner "steps: $STEPS"
+if fg_wants check; then
   fg_step "tests/gpu_walk, the traces (FLIPGRAPH_SEED=1)" 300 env FLIPGRAPH_SEED=1 FLIPGRAPH_GPU_ONLY=trace \
     FLIPGRAPH_CORPUS=data/corpus $B/gpu_walk
   grep -E '^FAIL|weight bias|passed' "$LOG" | tail -8
@@ -40,7 +39,7 @@ if step check; then
   fg_step "tests/gpu_z (FLIPGRAPH_SEED=1)" 300 env FLIPGRAPH_SEED=1 FLIPGRAPH_CORPUS=data/corpus $B/gpu_z
   grep -E '^FAIL|over the walkers|passed' "$LOG" | tail -6
 fi
-if step race; then
+if fg_wants race; then
   IFS=';' read -r -a runs <<< "$RUNS"
   k=0
   for r in "${runs[@]}"; do

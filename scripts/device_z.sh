@@ -47,11 +47,10 @@ ZL=$B/device_z_logs # the flips step's logs, for a later call's table
 mkdir -p "$ZL"
 export FLIPGRAPH_CORPUS=$PWD/data/corpus FLIPGRAPH_SOURCE=$PWD
 say() { echo "$@" | tee -a "$LOG"; }
-step() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 T0=$(date +%s)
 say "== $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u '+%F %TZ'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), steps: $STEPS; kernels: $KERNELS"
 
-if step check; then
+if fg_wants check; then
   say "== tests/gpu_z (FLIPGRAPH_SEED=1)"
   FLIPGRAPH_SEED=1 $B/gpu_z > "$OUT/gpu_z.log" 2>&1
   rc=$?
@@ -62,7 +61,7 @@ fi
 
 # flips/s: the bench's rows are "FORMAT RING ... WHOLE-SEARCH BEST"; $(NF-1) is the rate
 rate() { [ -f "$3" ] && awk -v f="$1" -v r="$2" '$1 == f && $2 == r { print $(NF-1) }' "$3" | tail -1; }
-if step flips; then
+if fg_wants flips; then
   ring=both # GF(2) once, beside the first kernel
   for kern in $KERNELS; do
     say "== flips/s on the GPU, FLIPGRAPH_WZ_KERNEL=$kern (bench search --backend gpu --ring $ring --flips-only)"
@@ -80,7 +79,7 @@ for kern in $KERNELS; do
   reached[$kern]=-
   times[$kern]=""
 done
-if step z49; then
+if fg_wants z49; then
   for kern in $KERNELS; do
     say "== FLIPGRAPH_WZ_KERNEL=$kern search --ring z --backend gpu --dims 4x4x4 --target-rank 49 --time $T49, from the standard algorithm"
     reached[$kern]=0
@@ -116,7 +115,7 @@ fi
 } > "$OUT/table.txt"
 tee -a "$LOG" < "$OUT/table.txt"
 
-if step sweep; then
+if fg_wants sweep; then
   left=$(( BUDGET - ($(date +%s) - T0) ))
   per=$(( left / 20 ))
   [ "$per" -lt 5 ] && per=5
