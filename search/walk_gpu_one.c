@@ -5,6 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "walk_gpu.h"
+
+const search_gpu_options *gpu_one_begin(const search_params *p, const search_gpu_options *o, search_gpu_options *od,
+                                        search_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->status = SEARCH_BAD_PARAMS;
+    if (!o) {
+        search_gpu_options_default(od);
+        o = od;
+    }
+    return search_params_check(p, res->msg, sizeof res->msg) ? o : NULL;
+}
+
 bool gpu_one_init(gpu_one *g, const search_params *p, const search_gpu_options *o, const char *walk,
                   search_result *res)
 {

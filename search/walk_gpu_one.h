@@ -28,6 +28,12 @@ typedef struct gpu_one {
     _Atomic uint64_t flips, plus, reductions, restarts, undone;
 } gpu_one;
 
+/* The start of a one-GPU backend's search_run_gpu_*: res cleared with status
+ * BAD_PARAMS (what it keeps until the run starts), o or else the defaults
+ * written to *od, and p checked (search_params_check).  Returns the options to
+ * use; NULL where p is refused, res->msg saying why. */
+const search_gpu_options *gpu_one_begin(const search_params *p, const search_gpu_options *o, search_gpu_options *od,
+                                        search_result *res);
 /* Checks o for a walk on one GPU and fills g (the device: o's one device, else
  * p->device); false with the reason in res->msg (status BAD_PARAMS) naming
  * `walk` ("the symmetric GPU walk"). */

@@ -154,14 +154,8 @@ static void sym_walker_name(void *ctx, int walker, char *buf, size_t len)
 search_status search_run_gpu_sym(const search_params *p, const search_gpu_options *o, const scheme *const *starts,
                                  int nstarts, const search_callbacks *cb, search_result *res)
 {
-    memset(res, 0, sizeof *res);
-    res->status = SEARCH_BAD_PARAMS;
     search_gpu_options od;
-    if (!o) {
-        search_gpu_options_default(&od);
-        o = &od;
-    }
-    if (!search_params_check(p, res->msg, sizeof res->msg))
+    if (!(o = gpu_one_begin(p, o, &od, res)))
         return res->status;
     if (p->symmetry == SCHEME_SYM_T2) {
         snprintf(res->msg, sizeof res->msg,

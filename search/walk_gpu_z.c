@@ -266,14 +266,8 @@ static void z_walker_name(void *ctx, int walker, char *buf, size_t len)
 search_status search_run_gpu_z(const search_params *p, const search_gpu_options *o, const scheme *const *starts,
                                int nstarts, const search_callbacks *cb, search_result *res)
 {
-    memset(res, 0, sizeof *res);
-    res->status = SEARCH_BAD_PARAMS;
     search_gpu_options od;
-    if (!o) {
-        search_gpu_options_default(&od);
-        o = &od;
-    }
-    if (!search_params_check(p, res->msg, sizeof res->msg))
+    if (!(o = gpu_one_begin(p, o, &od, res)))
         return res->status;
     if (p->ring != SCHEME_RING_Z) {
         snprintf(res->msg, sizeof res->msg, "the GPU walk over Z walks over Z only (give --ring z)");

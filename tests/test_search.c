@@ -1157,6 +1157,39 @@ Test(search_misc, params_round_trip_and_errors)
     cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
 }
 
+/* The one-GPU walks (the symmetric and the Z backends) refuse, before any
+ * device is touched, what they do not walk: the result cleared, status
+ * BAD_PARAMS, the reason named.  Runs without a GPU (and without CUDA). */
+Test(search_misc, the_one_gpu_walks_refuse_what_they_do_not_walk)
+{
+    search_params p;
+    search_result r;
+    search_params_default(&p);
+    p.fmt = (scheme_format){3, 4, 4};
+    p.symmetry = SCHEME_SYM_T2;
+    cr_assert_eq(search_run_gpu_sym(&p, NULL, NULL, 0, NULL, &r), SEARCH_BAD_PARAMS);
+    cr_assert(strstr(r.msg, "c3 and c3xc2 only"), "%s", r.msg);
+    cr_assert(!r.best && !r.flips && !r.undone);
+    p.fmt = (scheme_format){4, 4, 4};
+    p.symmetry = SCHEME_SYM_C3; /* the plain walk's gen-max 5 */
+    cr_assert_eq(search_run_gpu_sym(&p, NULL, NULL, 0, NULL, &r), SEARCH_BAD_PARAMS);
+    cr_assert(strstr(r.msg, "gen-max 1, pool-fresh 1, isolated-plus 1"), "%s", r.msg);
+    p.walk_len = p.walk_max + 1; /* the parameters' own check comes first */
+    cr_assert_eq(search_run_gpu_sym(&p, NULL, NULL, 0, NULL, &r), SEARCH_BAD_PARAMS);
+    cr_assert(strstr(r.msg, "walk lengths: expected walk-len <= walk-max"), "%s", r.msg);
+    cr_assert_eq(search_run_gpu_z(&p, NULL, NULL, 0, NULL, &r), SEARCH_BAD_PARAMS);
+    cr_assert(strstr(r.msg, "walk lengths: expected walk-len <= walk-max"), "%s", r.msg);
+    search_params_default(&p);
+    p.fmt = (scheme_format){4, 4, 5};
+    cr_assert_eq(search_run_gpu_z(&p, NULL, NULL, 0, NULL, &r), SEARCH_BAD_PARAMS);
+    cr_assert(strstr(r.msg, "walks over Z only (give --ring z)"), "%s", r.msg);
+    p.ring = SCHEME_RING_Z;
+    p.coef_max = 2;
+    cr_assert_eq(search_run_gpu_z(&p, NULL, NULL, 0, NULL, &r), SEARCH_BAD_PARAMS);
+    cr_assert(strstr(r.msg, "--coef-max 2: the GPU walk over Z holds coefficients in {-1, 0, 1}"), "%s", r.msg);
+    cr_assert(!r.best && !r.flips && !r.undone);
+}
+
 /* The weight bias of walker k of n (cuda/walk_bias.h): one for all, or the
  * window from its bottom (walker 0) to its top (walker n - 1) in equal steps. */
 Test(search_misc, the_weight_bias_window_is_spread_evenly_over_the_walkers)
