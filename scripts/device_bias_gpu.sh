@@ -42,7 +42,7 @@ if fg_wants speed; then
     # shellcheck disable=SC2086 # EXTRA is a list of options
     fg_step "speed: $SPEED from the standard algorithm, 20 s, degree bias $b" 120 $F search --dims $SPEED \
       --backend gpu --time 20s --seed 1 --target-rank 0 --degree-bias "$b" --progress 0 -v $EXTRA
-    grep -E '^best rank|degree bias .* undid' "$LOG" | tail -2
+    grep -E '^best rank|the bias undid' "$LOG" | tail -2
   done
 fi
 if fg_wants race; then

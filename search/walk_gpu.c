@@ -150,9 +150,9 @@ static bool upload_pool(gpu_set *s)
 static void process(gpu_set *s, const cuda_walk_batch *b)
 {
     gpu_backend *g = s->g;
-    uint64_t flips = 0, plus = 0, red = 0, restarts = 0, rejected = 0;
+    uint64_t flips = 0, plus = 0, red = 0, restarts = 0, undone = 0;
     for (int i = 0; i < b->warps; i++) {
-        rejected += b->warp[i].undone;
+        undone += b->warp[i].undone;
         flips += b->warp[i].flips;
         plus += b->warp[i].plus;
         red += b->warp[i].reductions;
@@ -163,7 +163,7 @@ static void process(gpu_set *s, const cuda_walk_batch *b)
     s->st.plus = plus;
     s->st.reductions = red;
     s->st.restarts = restarts;
-    s->st.undone = rejected;
+    s->st.undone = undone;
     memset(s->rank_count, 0, ((size_t)s->info.cap + 1) * sizeof *s->rank_count);
     for (int i = 0; i < b->warps; i++) {
         const int r = b->warp[i].rank;
