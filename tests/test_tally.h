@@ -3,7 +3,7 @@
  * one step by step; each flip the bias could undo adds its chance q of being
  * undone, and in the end the undone count must lie within 5 standard
  * deviations of the sum of the q (+1, for small sums), which a correct walker
- * misses about once in 3.5 million runs.  Plain C, header-only: the Criterion
+ * misses about once in 1.7 million runs (both tails of the normal).  Plain C, header-only: the Criterion
  * tests and the GPU check programs (which do not link Criterion) share it. */
 #ifndef FLIPGRAPH_TEST_TALLY_H
 #define FLIPGRAPH_TEST_TALLY_H
