@@ -1091,8 +1091,9 @@ static int search_body(int argc, char **argv)
                 "flipgraph search: %" PRIu64 " improvements, %" PRIu64 " plus transitions, %" PRIu64
                 " restarts, %" PRIu64 " reductions\n",
                 res.improvements, res.plus, res.restarts, res.reductions);
-    /* how hard the bias pushed: the share of flips its test undid (docs/search.md) */
-    if (!quiet && (cfg.p.weight_bias > 0 || cfg.p.degree_bias > 0))
+    /* how hard the bias pushed: the share of flips its test undid (docs/search.md);
+     * a window from 0 (--weight-bias 0 --weight-bias-max M) biases all its walkers but one */
+    if (!quiet && (cfg.p.weight_bias > 0 || cfg.p.weight_bias_max > 0 || cfg.p.degree_bias > 0))
         fprintf(stderr, "flipgraph search: the bias undid %" PRIu64 " of %" PRIu64 " flips (%.1f%%)\n", res.undone,
                 res.flips, res.flips ? 100.0 * (double)res.undone / (double)res.flips : 0.0);
     if ((run.lifts_tried || run.lifts_skipped) && !quiet)

@@ -175,13 +175,15 @@ Test(session, resume_restores_the_backend_and_its_parameters)
 }
 
 /* The summary says how many flips the bias undid, where a bias is set: some
- * of all the flips with --weight-bias 0.3; no such line without one. */
+ * of all the flips with --weight-bias 0.3 and with a window from 0 (its top
+ * walker biased); no such line without one. */
 Test(session, the_summary_says_how_many_flips_the_bias_undid)
 {
     const char *dbp = tc_path_in("undone.db");
-    for (int biased = 0; biased < 2; biased++) {
+    static const char *bias[] = {"", "--weight-bias 0.3", "--threads 2 --weight-bias 0 --weight-bias-max 0.3"};
+    for (int biased = 0; biased < 3; biased++) {
         int rc = tc_run_cli("", OUT, "search --dims 3x3x3 --time 0.3s --backend cpu --threads 1 --target-rank 1 %s "
-                            "--db '%s'", biased ? "--weight-bias 0.3" : "", dbp);
+                            "--db '%s'", bias[biased], dbp);
         cr_assert(rc == 0 || rc == 1, "exit %d:\n%s", rc, g_out);
         const char *line = strstr(g_out, "flipgraph search: the bias undid ");
         if (!biased) {
