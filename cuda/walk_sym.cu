@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "fg_cuda.h"
+#include "smem_shape.cuh"
 
 namespace {
 
@@ -117,20 +118,17 @@ int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_
     s->device = cfg->device;
     snprintf(s->name, sizeof s->name, "%s", prop.name);
     wsym_layout_init(&s->L, cfg->g, cfg->n, cfg->ocap, cfg->start_nfixed);
-    // shared memory when a walker's state fits four times over in an SM's
-    const size_t bytes = s->L.words * sizeof(uint64_t);
-    const size_t smem_max = prop.sharedMemPerBlockOptin;
-    const int per_sm = (int)(prop.sharedMemPerMultiprocessor / (bytes + 1024 / 4));
-    if (per_sm >= 4 && bytes * 4 <= smem_max && !getenv("FLIPGRAPH_SYM_GLOBAL")) {
-        s->per_block = (int)(smem_max / bytes) < per_sm ? (int)(smem_max / bytes) : per_sm;
-        if (s->per_block > 32)
-            s->per_block = 32;
-        cudaFuncSetAttribute(sym_walk_smem, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)(bytes * (size_t)s->per_block));
+    smem_shape shape;
+    if ((e = smem_shape_for(sym_walk_smem, s->L.words * sizeof(uint64_t), prop, !getenv("FLIPGRAPH_SYM_GLOBAL"),
+                            &shape)) != cudaSuccess) {
+        fail(err, errlen, "the symmetric walk's shared memory", e);
+        delete s;
+        return 3;
     }
+    s->per_block = shape.per_block;
     s->walkers = cfg->walkers                  ? cfg->walkers
                  : cfg->warps                  ? cfg->warps * (s->per_block ? 1 : 32)
-                 : s->per_block ? prop.multiProcessorCount * (per_sm / s->per_block) * s->per_block
+                 : s->per_block ? prop.multiProcessorCount * shape.resident * s->per_block
                                 : prop.multiProcessorCount * 1024;
     s->norbits = cfg->start_norbits;
     s->nfixed = cfg->start_nfixed;

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "fg_cuda.h"
+#include "smem_shape.cuh"
 
 namespace {
 
@@ -148,39 +149,21 @@ int cuda_wz_create(const cuda_wz_config *cfg, cuda_wz **out, char *err, size_t e
         return 2;
     }
     const size_t bytes = (size_t)cfg->cap * WZ_TERM_WORDS * sizeof(uint64_t);
-    const size_t smem_max = prop.sharedMemPerBlockOptin;
-    const int per_sm = (int)(prop.sharedMemPerMultiprocessor / (bytes + 1024 / 4));
-    const bool fits = per_sm >= 4 && bytes * 4 <= smem_max;
+    const bool fits = smem_state_fits(bytes, prop);
     if (kernel == CUDA_WZ_AUTO || !fits)
         kernel = fits && kernel != CUDA_WZ_GLOBAL ? CUDA_WZ_WARP : CUDA_WZ_GLOBAL;
     s->kernel = kernel;
     const wz_kernel_fn kfn = kernel == CUDA_WZ_WARP    ? wz_walk_smem<1>
                              : kernel == CUDA_WZ_MATCH ? wz_walk_smem<2>
                                                        : wz_walk_smem<0>;
-    if (kernel != CUDA_WZ_GLOBAL) {
-        s->per_block = (int)(smem_max / bytes) < per_sm ? (int)(smem_max / bytes) : per_sm;
-        // a block of 32 warps needs more registers than an SM has at these
-        // kernels' counts (72 on sm_90 for the thread kernel): the launch would fail
-        cudaFuncAttributes fa;
-        const int max_warps = cudaFuncGetAttributes(&fa, kfn) == cudaSuccess ? fa.maxThreadsPerBlock / 32 : 8;
-        if (s->per_block > max_warps)
-            s->per_block = max_warps;
-        if (s->per_block > 32)
-            s->per_block = 32;
-        if ((e = cudaFuncSetAttribute(kfn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      (int)(bytes * (size_t)s->per_block))) != cudaSuccess) {
-            fail(err, errlen, "the walk over Z's shared memory", e);
-            delete s;
-            return 3;
-        }
+    smem_shape shape;
+    if ((e = smem_shape_for(kfn, bytes, prop, kernel != CUDA_WZ_GLOBAL, &shape)) != cudaSuccess) {
+        fail(err, errlen, "the walk over Z's shared memory", e);
+        delete s;
+        return 3;
     }
-    // as many walkers as are resident at once (registers and shared memory both bound it)
-    int resident = s->per_block ? per_sm / s->per_block : 0;
-    if (s->per_block && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kfn, 32 * s->per_block,
-                                                                      bytes * (size_t)s->per_block) != cudaSuccess)
-        resident = per_sm / s->per_block;
-    if (s->per_block && resident < 1)
-        resident = 1;
+    s->per_block = shape.per_block;
+    const int resident = shape.resident;
     s->walkers = cfg->walkers                  ? cfg->walkers
                  : cfg->warps                  ? cfg->warps * (s->per_block ? 1 : 32)
                  : s->per_block ? prop.multiProcessorCount * resident * s->per_block
