@@ -5,7 +5,7 @@
 #            backend's launch shape on <2,2,2> c3xc2
 #   plateau  a run to the plateau (B = 0.2 from the standard algorithm for
 #            FIRST, its pool of up to 200 schemes kept), then every variant
-#            of VARIANTS (options separated by ';') from that pool for TIME:
+#            of VARIANTS (options separated by ';') from that pool's 64 lowest for TIME:
 #            does a setting leave the plateau the fixed bias stops at?
 # Everything goes to $OUT (plateau.log, build.log, one log per run). Carry deps/.
 # Usage: OUT=out [STEPS="check plateau"] [DIMS=6x6x6] [FIRST=90s] [TIME=60s] [SEED=1]
@@ -38,8 +38,9 @@ if fg_wants plateau; then
   echo "== first: <$DIMS> $FIRST --weight-bias 0.2: $(rows "$OUT/first.txt")" | tee -a "$LOG"
   grep -E '^best rank' "$OUT/first.txt" | tee -a "$LOG"
   froms=()
-  for f in "$pool"/*; do [ -f "$f" ] && froms+=(--from "$f"); done
-  echo "   the pool kept: ${#froms[@]} / 2 schemes; ranks $(ls "$pool" | sed -E 's/^[^-]*-([0-9]+)-.*/\1/' | sort -n | uniq -c | tr -s ' \n' ' ')" | tee -a "$LOG"
+  # the 64 lowest (flipgraph search takes at most 64 --from files; names sort by rank)
+  for f in $(ls "$pool" | head -64); do froms+=(--from "$pool/$f"); done
+  echo "   the pool kept $(ls "$pool" | wc -l) schemes, the variants start from the lowest $((${#froms[@]} / 2)); ranks $(ls "$pool" | sed -E 's/^[^-]*-([0-9]+)-.*/\1/' | sort -n | uniq -c | tr -s ' \n' ' ')" | tee -a "$LOG"
   IFS=';' read -r -a vs <<< "$VARIANTS"
   k=0
   for v in "${vs[@]}"; do
