@@ -249,7 +249,8 @@ static void banner(const banner_info *b)
             fprintf(stderr, "gpu: symmetric walk, warps %d%s, launch %g ms (adaptive flips)\n", g->warps,
                     g->warps ? "" : " (as many as the device holds)", g->launch_ms);
         else if (p->ring == SCHEME_RING_Z && !(p->via_f2 > 0))
-            fprintf(stderr, "gpu: walk over Z (one walker per thread), warps %d%s, launch %g ms (adaptive steps)\n",
+            fprintf(stderr, "gpu: walk over Z (a warp per walker unless FLIPGRAPH_WZ_KERNEL says otherwise), warps %d%s, "
+                    "launch %g ms (adaptive steps)\n",
                     g->warps, g->warps ? "" : " (as many as the device holds)", g->launch_ms);
         else
             fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms (%s)\n", g->warps,

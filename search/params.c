@@ -539,7 +539,7 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
                            "larger bounds walk on the CPU (--backend cpu)",
                            c->p.coef_max);
     if (b == SEARCH_BACKEND_GPU && c->p.ring == SCHEME_RING_Z && !(c->p.via_f2 > 0) && c->given[SEARCH_PARAM_ROUNDS])
-        return scheme_fail(err, errlen, "--rounds: the GPU walk over Z does not use it (one walker per thread)");
+        return scheme_fail(err, errlen, "--rounds: the GPU walk over Z does not use it (its kernels take no rounds)");
     if (b == SEARCH_BACKEND_GPU && c->p.symmetry != SCHEME_SYM_NONE && c->given[SEARCH_PARAM_ROUNDS])
         return scheme_fail(err, errlen, "--rounds: the symmetric GPU walk does not use it (one walker per warp or per thread)");
     if (!c->given[SEARCH_PARAM_DEVICES])
