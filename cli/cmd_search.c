@@ -855,7 +855,8 @@ static int search_body(int argc, char **argv)
         case O_UNTIL_RECORD: until_record = true; break;
         case O_FROM:
             if (nfrom == MAX_FROM)
-                return cli_error(CLI_USAGE, CMD, "at most %d --from files", MAX_FROM);
+                return cli_error(CLI_USAGE, CMD, "at most %d --from arguments (a folder gives all its files)",
+                                 MAX_FROM);
             from[nfrom++] = optarg;
             break;
         case O_OUT: out_dir = optarg; break;
