@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "cuda/fg_cuda.h"
+#include "cuda/smem_shape.h"
 #include "schemes/scheme.h"
 #include "search/search.h"
 #include "search/walk_gpu.h"
@@ -341,6 +342,31 @@ static void backend_reaches(int n, scheme_symmetry g, int target, int warps)
     search_result_free(&r);
 }
 
+/* 5. The launch shape of the shared-memory kernels (cuda/smem_shape.h, which the
+ * symmetric walk and the walk over Z both size their blocks by), with an H100's
+ * and H200's shared memory (228 KB an SM, 227 KB a block): a block never asks
+ * for more warps than the kernel's registers allow (maxThreadsPerBlock), nor
+ * more shared memory than a block or an SM has. */
+static void launch_shape(void)
+{
+    const size_t per_sm = 233472, optin = 232448;
+    /* the H200's failure: a <2,2,2> c3xc2 walker of a few hundred bytes, a
+     * kernel of 72 registers (28 warps a block at most) */
+    int got = smem_walkers_per_block(256, per_sm, optin, 896);
+    CHECK(got == 28, "a 256-byte walker, 896 threads a block at most: %d walkers a block, expected 28", got);
+    const int max_threads[] = {1024, 896, 768, 640, 512, 256, 64};
+    for (size_t bytes = 8; bytes <= 128 * 1024; bytes = bytes * 5 / 4 + 8)
+        for (size_t k = 0; k < sizeof max_threads / sizeof *max_threads; k++) {
+            const int w = smem_walkers_per_block(bytes, per_sm, optin, max_threads[k]);
+            const int fits = per_sm / (bytes + 256) >= 4 && bytes * 4 <= optin;
+            CHECK(fits ? w >= 1 && w <= 32 && 32 * w <= max_threads[k] && (size_t)w * bytes <= optin &&
+                             (size_t)w * (bytes + 256) <= per_sm
+                       : w == 0,
+                  "%zu bytes a walker, %d threads a block at most: %d walkers a block (fits: %d)", bytes,
+                  max_threads[k], w, fits);
+        }
+}
+
 int main(void)
 {
     const char *env = getenv("FLIPGRAPH_SEED");
@@ -352,6 +378,7 @@ int main(void)
         return 77;
     }
 #endif
+    launch_shape();
     for (int n = 3; n <= 5; n++) {
         core_moves((scheme_format){n, n, n}, SCHEME_SYM_C3, g_seed + (uint64_t)n, 400);
         core_moves((scheme_format){n, n, n}, SCHEME_SYM_C3XC2, g_seed + 10 + (uint64_t)n, 400);
