@@ -636,7 +636,7 @@ Test(cli, search_pool_out_and_from_a_folder)
                     tc_fmt("%s/%s", dir, "no-such-sub/deeper"));
     CHECK(rc == 2 && strstr(out, "--pool-out"), "rc %d:\n%s", rc, out);
     /* more --from arguments than the search takes: the message says a folder takes them all */
-    char many[8192] = "search --time 10m";
+    static char many[65536] = "search --time 10m";
     for (int i = 0; i < 65; i++)
         snprintf(many + strlen(many), sizeof many - strlen(many), " --from '%s'", dir);
     rc = tc_run_cli("", out, sizeof out, "%s", many);
