@@ -22,6 +22,8 @@
 #                                    the first line of a run's log
 #   fg_wants STEP                    true where STEP is a word of $STEPS (the steps a
 #                                    script was asked to run)
+#   fg_best_ranks FILE               the best rank of each progress row of a search's
+#                                    log FILE, on one line
 FG_DEPS=${FG_DEPS:-/tmp/fgdeps}
 
 fg_device_deps() {
@@ -71,3 +73,5 @@ fg_banner() {
 }
 
 fg_wants() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+fg_best_ranks() { grep -E '^ +[0-9]+:' "$1" | awk '{printf "%s ", $4}'; }

@@ -29,13 +29,12 @@ if fg_wants check; then
   fg_step "tests/gpu_sym (FLIPGRAPH_SEED=1)" 300 env FLIPGRAPH_SEED=1 $B/gpu_sym
   grep -E '^FAIL|passed' "$LOG" | tail -4
 fi
-rows() { grep -E '^ +[0-9]+:' "$1" | awk '{printf "%s ", $4}'; }
 if fg_wants plateau; then
   pool=$OUT/pool
   mkdir -p "$pool"
   timeout 600 $F search --dims "$DIMS" --backend gpu --time "$FIRST" --seed "$SEED" --target-rank 0 --progress 10s \
     --weight-bias 0.2 --pool-keep 200 --pool-out "$pool" > "$OUT/first.txt" 2>&1
-  echo "== first: <$DIMS> $FIRST --weight-bias 0.2: $(rows "$OUT/first.txt")" | tee -a "$LOG"
+  echo "== first: <$DIMS> $FIRST --weight-bias 0.2: $(fg_best_ranks "$OUT/first.txt")" | tee -a "$LOG"
   grep -E '^best rank' "$OUT/first.txt" | tee -a "$LOG"
   froms=()
   # the 64 lowest (flipgraph search takes at most 64 --from files; names sort by rank)
@@ -49,7 +48,7 @@ if fg_wants plateau; then
     # shellcheck disable=SC2086 # v is a list of options
     timeout 600 $F search --backend gpu --time "$TIME" --seed "$SEED" --target-rank 0 --progress 10s \
       "${froms[@]}" $v > "$log" 2>&1
-    echo "== variant $k: from the pool, $TIME $v: $(rows "$log")" | tee -a "$LOG"
+    echo "== variant $k: from the pool, $TIME $v: $(fg_best_ranks "$log")" | tee -a "$LOG"
     grep -E '^best rank|the bias undid' "$log" | tee -a "$LOG"
   done
 fi

@@ -56,7 +56,7 @@ if fg_wants race; then
       # shellcheck disable=SC2086 # opts is a list of options
       timeout 600 $F search --dims "$dims" --backend gpu --time "$t" --seed "$seed" --target-rank 0 --progress 10s \
         $opts > "$log" 2>&1
-      echo "== run $k seed $seed: <$dims> $t ${opts:-(defaults)}: $(grep -E '^ +[0-9]+:' "$log" | awk '{printf "%s ", $4}')" |
+      echo "== run $k seed $seed: <$dims> $t ${opts:-(defaults)}: $(fg_best_ranks "$log")" |
         tee -a "$LOG"
       grep -E '^best rank|the bias undid' "$log" | tee -a "$LOG"
     done
