@@ -14,11 +14,13 @@
 #          innermost (a GPU search does not replay: each walker walks its own
 #          clock per launch, so one seed's few ranks are noise; bench/RESULTS.md,
 #          "The bias and its window on the GPU").
-# The default RUNS put the GPU walk over Z on <4,4,5> with its defaults
-# beside long walks (the CPU's 65 in 120 s came with --walk-len 100000000
-# --pool-min 1; the GPU defaults stay at 68), then the windows beside B = 0
-# on <5,5,5> and <4,4,5> that the thirtieth session's call did not reach (about 9
-# minutes with the build).  Everything goes to $OUT (window.log, build.log,
+# The default RUNS are the thirty-first session's next ones: the plain
+# <6,6,6> with B = 0.2 and the GF(2) warp walk's plateau (500 steps) beside
+# rarer plus transitions (over Z, 200000 in place of 2000 took <4,4,4> from
+# 54 to 49 and <4,4,5> from 68 to 64; docs/gpu-walk.md, "Walks over Z"), then
+# the walk over Z on <4,4,5> with its new defaults beside a plateau of 1e6
+# and longer walks (with STEPS=race about 7 minutes with the build; the
+# checks take about 5 more, another call).  Everything goes to $OUT (window.log, build.log,
 # one log per run).  Carry deps/.
 # Usage: OUT=out [STEPS="check race"] [SEED=1] [SEEDS="1 2 3"] [RUNS="6x6x6:60s:--weight-bias 0.2;..."]
 #        bash scripts/device_window.sh
@@ -28,9 +30,9 @@ OUT=${OUT:-out}
 STEPS=${STEPS:-check race}
 SEED=${SEED:-1}
 SEEDS=${SEEDS:-$SEED}
-RUNS=${RUNS:-"4x4x5:60s:--ring z;4x4x5:60s:--ring z --walk-len 100000000 --pool-min 1;\
-4x4x5:60s:--ring z --walk-len 10000000 --pool-min 1 --plateau 20000;5x5x5:40s:;\
-5x5x5:40s:--weight-bias 0 --weight-bias-max 0.3;4x4x5:40s:;4x4x5:40s:--weight-bias 0 --weight-bias-max 0.2"}
+RUNS=${RUNS:-"6x6x6:60s:--weight-bias 0.2;6x6x6:60s:--weight-bias 0.2 --plateau 20000;\
+6x6x6:60s:--weight-bias 0.2 --plateau 200000;4x4x5:60s:--ring z;4x4x5:60s:--ring z --plateau 1000000;\
+4x4x5:60s:--ring z --walk-len 10000000"}
 . scripts/device_env.sh
 fg_begin window.log
 fg_build flipgraph gpu_walk gpu_sym gpu_z || exit 2

@@ -73,7 +73,7 @@ if fg_wants flips; then
   done
 fi
 
-# <4,4,4>:49 over Z with the GPU walk over Z's defaults (plateau 2000, walk-len 50000), each kernel
+# <4,4,4>:49 over Z with the GPU walk over Z's defaults (search/params.c, g_gpu_z_defaults), each kernel
 declare -A reached times
 for kern in $KERNELS; do
   reached[$kern]=-

@@ -487,17 +487,21 @@ double search_param_symmetric_default(int id, int n, bool *has)
     return 0;
 }
 
-/* The GPU walk over Z's own defaults: a walker is one thread (not a warp of
- * the GF(2) walk) and restarts from the pool far more often with these: on
- * one H100 <4,4,4> from the standard algorithm reached 54 in 30 s on each of
- * 3 seeds, against 60-61 with the GF(2) walk's plateau 500 and walk 1e6
- * (bench/RESULTS.md, "The walk over Z on one H100").  Rows given win. */
+/* The GPU walk over Z's own defaults: plus transitions far rarer than the
+ * GF(2) warp walk's (a plateau of 200000 steps, not 500), walks of 1e6 steps.
+ * Over Z a walker that takes a plus transition every few thousand steps
+ * wanders around its start and hardly descends (one walker of this source on
+ * the CPU from the standard <4,4,5>: 79 after 2.3e7 flips with 2000, 71 after
+ * 3.0e7 with 200000); on one H200, <4,4,4> from the standard algorithm reached the Z
+ * record 49 within 20 s (2 seeds) with these, 54 with the earlier 2000 and
+ * 50000, and <4,4,5> 64-65 where those stopped at 68 (bench/RESULTS.md, "The
+ * GPU walk over Z with rare plus transitions").  Rows given win. */
 static const struct {
     int id;
     double value;
 } g_gpu_z_defaults[] = {
-    {SEARCH_PARAM_PLATEAU, 2000},
-    {SEARCH_PARAM_WALK_LEN, 50000},
+    {SEARCH_PARAM_PLATEAU, 200000},
+    {SEARCH_PARAM_WALK_LEN, 1000000},
 };
 
 static bool gpu_z_default(int id, double *v)

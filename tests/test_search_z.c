@@ -801,7 +801,8 @@ Test(search_z_cli, sweep_over_z_reaches_the_z_records_and_stores_them, .timeout 
 }
 
 /* The GPU walk over Z has defaults of its own (search/params.c): a plateau of
- * 2000 and walks of 50000 where the rows are not given; the GF(2) GPU walk and
+ * 200000 steps (the GF(2) warp walk's is 500) and walks of 1e6 where the rows
+ * are not given; the GF(2) GPU walk and
  * the CPU walk over Z keep theirs, and a given row wins. */
 Test(search_z_params, the_gpu_walk_over_z_has_its_own_defaults)
 {
@@ -810,8 +811,8 @@ Test(search_z_params, the_gpu_walk_over_z_has_its_own_defaults)
     search_config_default(&c);
     c.p.ring = SCHEME_RING_Z;
     cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
-    cr_assert_eq(c.p.plateau, 2000u);
-    cr_assert_eq(c.p.walk_len, 50000u);
+    cr_assert_eq(c.p.plateau, 200000u);
+    cr_assert_eq(c.p.walk_len, 1000000u);
     search_config_default(&c);
     cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
     cr_assert_eq(c.p.plateau, 500u, "GF(2) on the GPU: the warp walk's plateau");
@@ -825,7 +826,7 @@ Test(search_z_params, the_gpu_walk_over_z_has_its_own_defaults)
     cr_assert(search_config_set(&c, SEARCH_PARAM_PLATEAU, "777", err, sizeof err), "%s", err);
     cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
     cr_assert_eq(c.p.plateau, 777u, "a given row wins");
-    cr_assert_eq(c.p.walk_len, 50000u);
+    cr_assert_eq(c.p.walk_len, 1000000u);
 }
 
 /* sweep --ring z --lift K: the GF(2) results in the store are lifted to Z
