@@ -18,8 +18,9 @@
 # <6,6,6> with B = 0.2 and the GF(2) warp walk's plateau (500 steps) beside
 # rarer plus transitions (over Z, 200000 in place of 2000 took <4,4,4> from
 # 54 to 49 and <4,4,5> from 68 to 64; docs/gpu-walk.md, "Walks over Z"), then
-# the walk over Z on <4,4,5> with its new defaults beside a plateau of 1e6
-# and longer walks (with STEPS=race about 7 minutes with the build; the
+# the walk over Z on <4,4,5> with its new defaults beside plus transitions up
+# to 6 above the walk's low (the CPU's walk over Z reached 63 so) and a
+# plateau of 1e6 (with STEPS=race about 7 minutes with the build; the
 # checks take about 5 more, another call).  Everything goes to $OUT (window.log, build.log,
 # one log per run).  Carry deps/.
 # Usage: OUT=out [STEPS="check race"] [SEED=1] [SEEDS="1 2 3"] [RUNS="6x6x6:60s:--weight-bias 0.2;..."]
@@ -31,8 +32,8 @@ STEPS=${STEPS:-check race}
 SEED=${SEED:-1}
 SEEDS=${SEEDS:-$SEED}
 RUNS=${RUNS:-"6x6x6:60s:--weight-bias 0.2;6x6x6:60s:--weight-bias 0.2 --plateau 20000;\
-6x6x6:60s:--weight-bias 0.2 --plateau 200000;4x4x5:60s:--ring z;4x4x5:60s:--ring z --plateau 1000000;\
-4x4x5:60s:--ring z --walk-len 10000000"}
+6x6x6:60s:--weight-bias 0.2 --plateau 200000;4x4x5:60s:--ring z;4x4x5:60s:--ring z --plus-max 6;\
+4x4x5:60s:--ring z --plateau 1000000"}
 . scripts/device_env.sh
 fg_begin window.log
 fg_build flipgraph gpu_walk gpu_sym gpu_z || exit 2
