@@ -218,6 +218,9 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
     if ((p->weight_bias > 0 || p->weight_bias_max > 0) && p->symmetry == SCHEME_SYM_T2)
         return scheme_fail(err, errlen, "--weight-bias: the walk with --symmetry t2 does not have it (the plain "
                                         "walk and c3, c3xc2 do, over GF(2) and over Z)");
+    if (p->plus_tabu && p->symmetry != SCHEME_SYM_NONE)
+        return scheme_fail(err, errlen, "--plus-tabu: only the plain walk has it, over GF(2) and over Z (drop "
+                                        "--symmetry)");
     if (p->lookahead > 0 && (p->ring != SCHEME_RING_F2 || p->symmetry != SCHEME_SYM_NONE))
         return scheme_fail(err, errlen, "--lookahead: only the plain walk over GF(2) has it (drop --ring z "
                                         "and --symmetry)");

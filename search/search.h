@@ -198,6 +198,9 @@ typedef struct search_params {
                               backend's threads, a GPU's walkers); 0: every walker weight_bias */
     uint64_t lookahead;    /* every N-th flip of the plain GF(2) walk on the CPU is one after which
                               a pair reduction is possible, where the scheme has one; 0: off */
+    int plus_tabu;         /* 1: after a plus transition the plain CPU walk takes no flip of its two
+                              roads back until the rank changes (docs/search.md, "Why plus
+                              transitions come back"); 0: off */
     int symmetry;          /* scheme_symmetry: walk among invariant schemes (docs/search.md,
                               "Symmetric walks"); SCHEME_SYM_NONE: the plain walk */
     search_cubes cubes;    /* the symmetric start's diagonal cubes */
@@ -440,6 +443,7 @@ typedef struct search_walker_stats {
     uint64_t rejected;     /* over Z: flips drawn and not taken (over the coefficient bound) */
     uint64_t undone;       /* with degree_bias or weight_bias: flips undone by the Metropolis test */
     uint64_t lookahead;    /* flips the lookahead chose (search_params.lookahead) */
+    uint64_t tabu;         /* draws the plus tabu refused (search_params.plus_tabu) */
 } search_walker_stats;
 
 /* A walker on a copy of start (GF(2) words; zero-factor terms dropped, then

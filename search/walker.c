@@ -331,6 +331,8 @@ search_walker *search_walker_new(const scheme *start, const search_params *p, ui
     w->degree_bias = p->degree_bias;
     w->weight_bias = p->weight_bias;
     w->lookahead = p->lookahead;
+    w->plus_tabu = p->plus_tabu != 0;
+    w->tabu_rank = -1;
     w->L = p->plateau ? p->plateau : 1;
     w->Lmin = p->plateau_min ? p->plateau_min : w->L;
     w->Lmax = p->plateau_max ? p->plateau_max : w->L;
@@ -440,6 +442,7 @@ void walker_clear(search_walker *w)
     w->kmax = 3;
     w->nM[0] = w->nM[1] = 0;
     w->rank = 0;
+    w->tabu_rank = -1;
     w->nwork = 0;
     w->nsfree = 0;
     for (int32_t k = w->cap - 1; k >= 0; k--) {
@@ -528,10 +531,10 @@ bool search_walker_flip(search_walker *w)
         w->lookahead_count = 0;
         if (find_reducing_flip(w, &s, &u, &x))
             w->st.lookahead++;
-        else
-            walker_draw_pair(w, &s, &u, &x);
-    } else
-        walker_draw_pair(w, &s, &u, &x);
+        else if (!walker_draw_pair_tabu(w, &s, &u, &x))
+            return true; /* only the roads back were drawn: the step passes */
+    } else if (!walker_draw_pair_tabu(w, &s, &u, &x))
+        return true;
     int y = pos_y(x), z = pos_z(x);
     w->st.flips++;
     /* (x, y_s, z_s), (x, y_u, z_u) -> (x, y_s + y_u, z_s), (x, y_u, z_u + z_s) */
@@ -624,6 +627,48 @@ void walker_draw_pair(search_walker *w, int32_t *ps, int32_t *pu, int *px)
     *px = x;
 }
 
+/* After the plus transition (x_i, y_i, z_i) + (X, Y, Z) = (x_i + X, y_i, z_i)
+ * + (X, y_i + Y, z_i) + (X, Y, Z + z_i) (signs over Z as in search_z_plus):
+ * the flip of the new term n with j at x (y_n loses Y, z_j gets z_i back) and
+ * the flip of i with n at z (x_i loses X, y_n loses y_i) each make a pair
+ * equal at two positions whose reduction restores the scheme before the plus
+ * exactly.  Both pairs are refused, in either order and with either sign,
+ * while the rank stays where the plus left it: a reduction (a move on) or
+ * another plus ends the tabu.  A plus whose new term reduced at once (the
+ * rank is not before + 1) leaves none. */
+void walker_tabu_set(search_walker *w, int32_t i, int32_t j, int32_t n, int x, int before)
+{
+    if (!w->plus_tabu || n < 0 || w->rank != before + 1) {
+        w->tabu_rank = -1;
+        return;
+    }
+    w->tabu_rank = w->rank;
+    w->tabu_s[0] = n, w->tabu_u[0] = j, w->tabu_x[0] = x;
+    w->tabu_s[1] = i, w->tabu_u[1] = n, w->tabu_x[1] = pos_z(x);
+}
+
+static bool tabu_refuses(const search_walker *w, int32_t s, int32_t u, int x)
+{
+    if (w->tabu_rank != w->rank)
+        return false;
+    for (int k = 0; k < 2; k++)
+        if (x == w->tabu_x[k] &&
+            ((s == w->tabu_s[k] && u == w->tabu_u[k]) || (s == w->tabu_u[k] && u == w->tabu_s[k])))
+            return true;
+    return false;
+}
+
+bool walker_draw_pair_tabu(search_walker *w, int32_t *s, int32_t *u, int *x)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        walker_draw_pair(w, s, u, x);
+        if (!tabu_refuses(w, *s, *u, *x))
+            return true;
+        w->st.tabu++;
+    }
+    return false;
+}
+
 bool search_walker_plus(search_walker *w)
 {
     if (w->sym)
@@ -648,11 +693,13 @@ bool search_walker_plus(search_walker *w)
         nt[y] = fi[y] ^ fj[y];
         nt[z] = fi[z];
         uint64_t xj = fj[x], zi = fi[z];
+        const int before = w->rank;
         factor_xor(w, i, x, xj);
         factor_xor(w, j, z, zi);
-        walker_term_add(w, nt[0], nt[1], nt[2]);
+        const int32_t n = walker_term_add(w, nt[0], nt[1], nt[2]);
         w->st.plus++;
         process_work(w);
+        walker_tabu_set(w, i, j, n, x, before);
         return true;
     }
     return false;

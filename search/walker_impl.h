@@ -102,6 +102,11 @@ struct search_walker {
     double degree_bias; /* search_params.degree_bias */
     double weight_bias; /* search_params.weight_bias */
     uint64_t lookahead, lookahead_count; /* search_params.lookahead; flips since the last look */
+    bool plus_tabu;     /* search_params.plus_tabu */
+    int tabu_rank;      /* the rank the last plus transition left; its tabu holds while the rank is
+                           this (-1: none) */
+    int32_t tabu_s[2], tabu_u[2]; /* the unordered pairs of slots the tabu refuses to flip ... */
+    int tabu_x[2];                /* ... at these positions */
     uint64_t L, Lmin, Lmax;  /* adaptive plateau length and its bounds */
     uint64_t plateau_count;  /* flips since the rank last dropped or a plus */
 
@@ -175,6 +180,13 @@ static inline void walker_work_push(search_walker *w, int32_t s, int pos)
 /* A uniformly random ordered pair (s, u) of terms in one bucket at position x
  * (docs/search.md, "A uniform flip"); at least one bucket of two must exist. */
 void walker_draw_pair(search_walker *w, int32_t *s, int32_t *u, int *x);
+/* The plus tabu (search_params.plus_tabu; docs/search.md, "Why plus
+ * transitions come back"): walker_tabu_set after a plus transition that made
+ * term n from terms i and j at position x, the rank before it given;
+ * walker_draw_pair_tabu draws as walker_draw_pair, again (up to 8 draws) while
+ * the pair is one the tabu refuses, and returns false when every draw was. */
+void walker_tabu_set(search_walker *w, int32_t i, int32_t j, int32_t n, int x, int before);
+bool walker_draw_pair_tabu(search_walker *w, int32_t *s, int32_t *u, int *x);
 /* The index against a recomputation (buckets, M2/M3, histogram); the ordered
  * pairs it offers. */
 bool walker_check_index(const search_walker *w, char *err, size_t errlen);

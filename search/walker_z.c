@@ -210,18 +210,20 @@ void z_free(z_walk *z)
     free(z);
 }
 
-/* A term from three vectors: its keys, a slot, the coefficients there. */
-static void z_term_add(search_walker *w, const int8_t *a, const int8_t *b, const int8_t *c)
+/* A term from three vectors: its keys, a slot, the coefficients there; the
+ * slot, or -1 for a zero factor (no term). */
+static int32_t z_term_add(search_walker *w, const int8_t *a, const int8_t *b, const int8_t *c)
 {
     const z_walk *z = w->zw;
     const int8_t *f[3] = {a, b, c};
     uint64_t k[3];
     for (int pos = 0; pos < 3; pos++)
         if (!(k[pos] = z_key(f[pos], z->size[pos])))
-            return; /* a zero factor: no term */
+            return -1; /* a zero factor: no term */
     const int32_t s = walker_term_add(w, k[0], k[1], k[2]);
     for (int pos = 0; pos < 3; pos++)
         memcpy(zv(w, s, pos), f[pos], (size_t)z->size[pos]);
+    return s;
 }
 
 bool z_reset(search_walker *w, const scheme *s, bool reduced)
@@ -256,7 +258,8 @@ bool z_flip(search_walker *w)
     for (int tries = 0; tries < ZW_TRIES; tries++) {
         int32_t s, u;
         int x;
-        walker_draw_pair(w, &s, &u, &x);
+        if (!walker_draw_pair_tabu(w, &s, &u, &x))
+            continue; /* only the plus's roads back were drawn */
         const int y = pos_y(x), q = pos_z(x);
         const int sg = z_rel(zv(w, s, x), zv(w, u, x), z->size[x]);
         const int mu = scheme_rng_next(&w->rng) >> 63 ? 1 : -1;
@@ -325,6 +328,7 @@ bool z_plus(search_walker *w)
             !z_add(zj, zv(w, j, q), zi, -1, z->size[q], z->coef_max))
             continue;
         /* j's sign moves between two of its factors: the keys stay */
+        const int before = w->rank;
         memcpy(zv(w, j, x), X, (size_t)z->size[x]);
         memcpy(zv(w, j, y), Y, (size_t)z->size[y]);
         z_set(w, i, x, xi);
@@ -333,9 +337,10 @@ bool z_plus(search_walker *w)
         memcpy(t[x], X, (size_t)z->size[x]);
         memcpy(t[y], yn, (size_t)z->size[y]);
         memcpy(t[q], zi, (size_t)z->size[q]);
-        z_term_add(w, t[0], t[1], t[2]);
+        const int32_t n = z_term_add(w, t[0], t[1], t[2]);
         w->st.plus++;
         z_process(w);
+        walker_tabu_set(w, i, j, n, x, before);
         return true;
     }
     return false;

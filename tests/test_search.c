@@ -517,6 +517,81 @@ Test(search_walker, the_lookahead_looks_every_nth_flip)
     scheme_free(s);
 }
 
+/* A scheme some way down from the standard algorithm (fewer flips than the
+ * standard's, so that a plus transition's roads back are likely draws). */
+static scheme *descended(scheme_format f, scheme_ring ring, uint64_t seed, uint64_t flips)
+{
+    search_params p = params_for(f);
+    p.ring = ring;
+    p.plus_max = 0;
+    scheme *std = scheme_standard(f);
+    scheme *start = ring == SCHEME_RING_Z ? search_z_copy(std) : scheme_clone(std);
+    scheme_free(std);
+    search_walker *w = search_walker_new(start, &p, seed, 0);
+    cr_assert_not_null(w);
+    search_walker_walk(w, flips, start->rank, 0);
+    scheme *s = search_walker_snapshot(w);
+    search_walker_free(w);
+    scheme_free(start);
+    return s;
+}
+
+/* Plus transitions from start, each followed by one flip: how many of those
+ * flips restored the scheme before the plus (compared mod 2, which over Z a
+ * sign moved between factors does not change). */
+static int back_after_plus(const scheme *start, int tabu, int trials, uint64_t seed, uint64_t *refused)
+{
+    search_params p = params_for(start->fmt);
+    p.ring = start->ring;
+    p.gen_max = 2;
+    p.plus_tabu = tabu;
+    search_walker *w = search_walker_new(start, &p, seed, 0);
+    cr_assert_not_null(w);
+    scheme *before = scheme_to_f2(start);
+    int back = 0;
+    for (int t = 0; t < trials; t++) {
+        cr_assert(search_walker_reset(w, start));
+        const int r0 = search_walker_rank(w);
+        if (!search_walker_plus(w) || search_walker_rank(w) != r0 + 1)
+            continue;
+        search_walker_flip(w);
+        if (search_walker_rank(w) != r0)
+            continue;
+        scheme *s = search_walker_snapshot(w), *s2 = scheme_to_f2(s);
+        back += scheme_equal(s2, before);
+        scheme_free(s2);
+        scheme_free(s);
+    }
+    search_walker_stats st;
+    search_walker_stats_get(w, &st);
+    *refused = st.tabu;
+    scheme_free(before);
+    search_walker_free(w);
+    return back;
+}
+
+/* After a plus transition two single flips lead straight back (docs/search.md,
+ * "Why plus transitions come back"): without the tabu the next flip takes
+ * one of them now and then, with it never, over GF(2) and over Z. */
+Test(search_walker, the_plus_tabu_refuses_the_two_roads_back, .timeout = 120)
+{
+    const uint64_t seed = test_seed();
+    const int trials = tc_scaled(3000);
+    for (int ring = SCHEME_RING_F2; ring <= SCHEME_RING_Z; ring++) {
+        scheme *start = descended((scheme_format){3, 3, 3}, (scheme_ring)ring, seed, 200000);
+        uint64_t refused_off = 0, refused_on = 0;
+        const int off = back_after_plus(start, 0, trials, seed + 1, &refused_off);
+        const int on = back_after_plus(start, 1, trials, seed + 1, &refused_on);
+        cr_assert_gt(off, 0, "%s, rank %d: no flip after %d plus transitions went back without the tabu (seed %llu)",
+                     scheme_ring_name((scheme_ring)ring), start->rank, trials, (unsigned long long)seed);
+        cr_assert_eq(on, 0, "%s, rank %d: %d flips went back with the tabu (seed %llu)",
+                     scheme_ring_name((scheme_ring)ring), start->rank, on, (unsigned long long)seed);
+        cr_assert_eq(refused_off, 0u);
+        cr_assert_gt(refused_on, 0u, "the tabu refused no draw (seed %llu)", (unsigned long long)seed);
+        scheme_free(start);
+    }
+}
+
 Test(search_walker, long_walks_stay_valid, .timeout = 120)
 {
     uint64_t seed = test_seed();
@@ -1126,6 +1201,17 @@ Test(search_misc, params_round_trip_and_errors)
     p.symmetry = SCHEME_SYM_C3;
     cr_assert_not(search_params_check(&p, err, sizeof err));
     cr_assert(strstr(err, "--lookahead: only the plain walk over GF(2)"), "%s", err);
+    /* the plus tabu: the plain walk over GF(2) or Z, no symmetry */
+    search_params_default(&p);
+    p.fmt = (scheme_format){3, 3, 3};
+    p.plus_tabu = 1;
+    cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
+    p.ring = SCHEME_RING_Z;
+    cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
+    p.ring = SCHEME_RING_F2;
+    p.symmetry = SCHEME_SYM_T2;
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "--plus-tabu: only the plain walk"), "%s", err);
     /* the weight bias: the plain walk, c3 or c3xc2, over GF(2) or Z; not t2 */
     search_params_default(&p);
     p.fmt = (scheme_format){3, 3, 3};
