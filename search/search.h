@@ -443,7 +443,8 @@ typedef struct search_walker_stats {
     uint64_t rejected;     /* over Z: flips drawn and not taken (over the coefficient bound) */
     uint64_t undone;       /* with degree_bias or weight_bias: flips undone by the Metropolis test */
     uint64_t lookahead;    /* flips the lookahead chose (search_params.lookahead) */
-    uint64_t tabu;         /* draws the plus tabu refused (search_params.plus_tabu) */
+    uint64_t tabu;         /* draws (and the lookahead's candidates) the plus tabu refused
+                              (search_params.plus_tabu) */
 } search_walker_stats;
 
 /* A walker on a copy of start (GF(2) words; zero-factor terms dropped, then

@@ -489,8 +489,21 @@ static bool reduces_after(const search_walker *w, int32_t s, int32_t u, int x)
     return false;
 }
 
+/* Whether the plus tabu refuses the flip (s, u, x) (walker_tabu_set). */
+static bool tabu_refuses(const search_walker *w, int32_t s, int32_t u, int x)
+{
+    if (w->tabu_rank != w->rank)
+        return false;
+    for (int k = 0; k < 2; k++)
+        if (x == w->tabu_x[k] &&
+            ((s == w->tabu_s[k] && u == w->tabu_u[k]) || (s == w->tabu_u[k] && u == w->tabu_s[k])))
+            return true;
+    return false;
+}
+
 /* A flip after which a pair reduction is possible, scanning every ordered
- * pair from a random member of the M lists on: O(D) table lookups. */
+ * pair from a random member of the M lists on: O(D) table lookups.  The
+ * plus tabu's pairs are skipped: its roads back are such flips. */
 static bool find_reducing_flip(search_walker *w, int32_t *ps, int32_t *pu, int *px)
 {
     const uint32_t n2 = (uint32_t)w->nM[0], total = n2 + (uint32_t)w->nM[1];
@@ -500,11 +513,18 @@ static bool find_reducing_flip(search_walker *w, int32_t *ps, int32_t *pu, int *
         const int32_t code = i < n2 ? w->M[0][i] : w->M[1][i - n2];
         const int32_t s = code >> 2;
         const int x = code & 3;
-        for (int32_t u = w->bk[w->node[code].bid].head; u >= 0; u = w->node[u << 2 | x].nxt)
-            if (u != s && reduces_after(w, s, u, x)) {
+        for (int32_t u = w->bk[w->node[code].bid].head; u >= 0; u = w->node[u << 2 | x].nxt) {
+            if (u == s)
+                continue;
+            if (tabu_refuses(w, s, u, x)) {
+                w->st.tabu++;
+                continue;
+            }
+            if (reduces_after(w, s, u, x)) {
                 *ps = s, *pu = u, *px = x;
                 return true;
             }
+        }
     }
     return false;
 }
@@ -645,17 +665,6 @@ void walker_tabu_set(search_walker *w, int32_t i, int32_t j, int32_t n, int x, i
     w->tabu_rank = w->rank;
     w->tabu_s[0] = n, w->tabu_u[0] = j, w->tabu_x[0] = x;
     w->tabu_s[1] = i, w->tabu_u[1] = n, w->tabu_x[1] = pos_z(x);
-}
-
-static bool tabu_refuses(const search_walker *w, int32_t s, int32_t u, int x)
-{
-    if (w->tabu_rank != w->rank)
-        return false;
-    for (int k = 0; k < 2; k++)
-        if (x == w->tabu_x[k] &&
-            ((s == w->tabu_s[k] && u == w->tabu_u[k]) || (s == w->tabu_u[k] && u == w->tabu_s[k])))
-            return true;
-    return false;
 }
 
 bool walker_draw_pair_tabu(search_walker *w, int32_t *s, int32_t *u, int *x)
