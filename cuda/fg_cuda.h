@@ -262,7 +262,12 @@ typedef struct cuda_walk_config {
     int isolated_restart; /* a walker with no flip in reach (idle_plus empty steps) restarts
                              from the pool instead of taking a plus transition (the GPU's
                              search_params.isolated_plus = 0) */
-    uint32_t plateau;     /* steps without a rank drop before a plus transition; 0: never */
+    uint32_t plateau;     /* steps without a rank drop before a plus transition; 0: never.  Each
+                             walker starts with it and adapts it within plateau_min..plateau_max */
+    uint32_t plateau_min; /* the adaptive plateau (as the CPU walker's, search/driver.c): a walker's
+                             plateau doubles at each new lowest rank of its walk, up to plateau_max, */
+    uint32_t plateau_max; /* and halves at each failed walk (a restart from the pool), down to
+                             plateau_min; 0 (either): that bound is plateau, so both 0 fix it */
     int plus_max;         /* plus transitions only while rank < best rank since (re)seed + plus_max */
     int target_rank;      /* a walker stops at this rank or below; 0: never */
     uint32_t walk_len;    /* flips without a lower rank before a walker restarts from a random
@@ -310,6 +315,7 @@ typedef struct cuda_walk_warp {
     uint64_t rng_lane, rng_warp; /* random stream positions */
     uint64_t undone;        /* flips undone by the degree or weight bias */
     uint32_t degree;        /* with the degree bias: D of the current scheme, 0 when not known */
+    uint32_t plateau;       /* this walker's plateau (cuda_walk_config.plateau_min..max); 0: not yet set */
 } cuda_walk_warp;
 
 /* trace: a walker's last move, term indices as before the move. */

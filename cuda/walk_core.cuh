@@ -11,6 +11,7 @@
  * Lane t holds terms t, t+32, t+64, ... (slot k = term k*32+t).  A step:
  *   1. after a plateau of `plateau` steps without a rank drop: a plus
  *      transition (Arai, Ichikawa, Hukushima 2024) on two random terms sharing no factor;
+ *      each walker's plateau adapts within plateau_min..plateau_max (plateau_up/down);
  *   2. every `mix_every` steps one full slot rotates across lanes, because two
  *      terms of one lane are never compared by __match_any_sync;
  *   3. up to `rounds` times: the warp agrees on a position x, every lane picks
@@ -73,6 +74,7 @@ struct Params {
     int collect_rank;       /* a walk that ends at this rank returns its scheme (pool diversity) */
     int warps, cap, qcap;
     uint32_t steps, plateau;
+    uint32_t plateau_min, plateau_max; /* a walker's plateau adapts within these (cuda_walk_config) */
     uint64_t seed;
     int rounds, plus_max, target, mix_every, gen_max, check_pairs;
     int isolated_restart;   /* idle_plus empty steps end the walk instead of a plus */
@@ -132,6 +134,28 @@ WK_FN uint32_t luby(uint32_t i)
         i -= (1u << (k - 1)) - 1;
     }
 }
+/* The adaptive plateau (search/driver.c's rule): doubled at a new lowest rank of
+ * the walk, while flips alone make progress; halved at a failed walk, where the
+ * level is hard and plus transitions are what moves on.  Bounds of 0 are the
+ * configured plateau. */
+WK_FN uint32_t plateau_lo(const Params &p) { return p.plateau_min ? p.plateau_min : p.plateau; }
+WK_FN uint32_t plateau_hi(const Params &p) { return p.plateau_max ? p.plateau_max : p.plateau; }
+WK_FN uint32_t plateau_start(const Params &p, uint32_t cur)
+{
+    uint32_t l = cur ? cur : p.plateau;
+    if (l < plateau_lo(p)) l = plateau_lo(p);
+    if (l > plateau_hi(p)) l = plateau_hi(p);
+    return l;
+}
+WK_FN uint32_t plateau_up(const Params &p, uint32_t l)
+{
+    return l > plateau_hi(p) / 2 ? plateau_hi(p) : 2 * l;
+}
+WK_FN uint32_t plateau_down(const Params &p, uint32_t l)
+{
+    return l / 2 < plateau_lo(p) ? plateau_lo(p) : l / 2;
+}
+
 /* Flips without a lower rank that the k-th walk of a walker may take. */
 WK_FN uint32_t walk_limit(const Params &p, uint32_t k)
 {
@@ -391,6 +415,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
     uint32_t since = wsp->since_drop, since_best = wsp->since_best;
     if (R < 2)
         return;
+    uint32_t plateau = plateau_start(p, wsp->plateau);
     uint32_t n_steps = 0, n_flips = 0, n_red = 0, n_removed = 0, n_plus = 0, n_skip = 0, n_restart = 0;
 
     const bool wide = wp.ballot(store_load(st, p.terms + base, R, lane)) != 0;
@@ -473,6 +498,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                 since = since_best = 0;
                 dknown = false;
                 ++n_restart;
+                plateau = plateau_down(p, plateau);
                 wlim = walk_limit(p, ++nwalk); /* Luby restarts, as driver.c */
                 if (trace) mv.kind = CUDA_WALK_MOVE_RESTART;
                 if (handed)
@@ -493,7 +519,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
             idle = 0;
             continue;
         }
-        if (((p.plateau && since >= p.plateau) || stuck) && R >= 2 && R < cap && R < best + p.plus_max) {
+        if (((p.plateau && since >= plateau) || stuck) && R >= 2 && R < cap && R < best + p.plus_max) {
             const int i = (int)below(ulo, (uint32_t)R);
             int j = (int)below(uhi, (uint32_t)(R - 1));
             j += j >= i;
@@ -805,6 +831,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
         if (R < best) {
             best = R;
             since_best = 0;
+            plateau = plateau_up(p, plateau);
             store_save(st, p.best + base, R, lane);
         }
     }
@@ -833,6 +860,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
         o->plus_skipped += n_skip;
         o->undone += n_rej;
         o->degree = dknown ? dcur : 0;
+        o->plateau = plateau;
         o->rng_lane = lr.s - lane_key(p.seed, w, lane);
         o->rng_warp = wr.s - warp_key(p.seed, w);
     }

@@ -254,6 +254,8 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     p.cap = cap;
     p.qcap = w->cfg.queue_cap;
     p.plateau = cfg->plateau;
+    p.plateau_min = cfg->plateau_min;
+    p.plateau_max = cfg->plateau_max;
     p.seed = cfg->seed;
     p.rounds = cfg->rounds;
     p.plus_max = cfg->plus_max;

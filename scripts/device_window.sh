@@ -2,7 +2,8 @@
 # The weight bias and its window over the walkers on the GPU (docs/search.md,
 # "The weight bias"; issues 19, 23), one call on the GPU machine:
 #   check  the kernels against their CPU definitions with the bias and the
-#          window: tests/gpu_walk's traces (FLIPGRAPH_GPU_ONLY=trace),
+#          window: tests/gpu_walk's traces (FLIPGRAPH_GPU_ONLY=trace) and its
+#          adaptive plateau (FLIPGRAPH_TEST_SEED=1, the name gpu_walk reads),
 #          tests/gpu_sym and tests/gpu_z (FLIPGRAPH_SEED=1);
 #   race   every run of RUNS ("DIMS:TIME:OPTIONS" separated by ';', OPTIONS
 #          any search options such as "--weight-bias 0.05 --weight-bias-max
@@ -14,14 +15,17 @@
 #          innermost (a GPU search does not replay: each walker walks its own
 #          clock per launch, so one seed's few ranks are noise; bench/RESULTS.md,
 #          "The bias and its window on the GPU").
-# The default RUNS are the thirty-first session's next ones: the plain
+# The default RUNS are the thirty-second session's next ones: the plain
 # <6,6,6> with B = 0.2 and the GF(2) warp walk's plateau (500 steps) beside
-# rarer plus transitions (over Z, 200000 in place of 2000 took <4,4,4> from
-# 54 to 49 and <4,4,5> from 68 to 64; docs/gpu-walk.md, "Walks over Z"), then
-# the walk over Z on <4,4,5> with its new defaults beside plus transitions up
-# to 6 above the walk's low (the CPU's walk over Z reached 63 so) and a
-# plateau of 1e6 (with STEPS=race about 7 minutes with the build; the
-# checks take about 5 more, another call).  Everything goes to $OUT (window.log, build.log,
+# rarer plus transitions: fixed 20000 and 200000 steps, 200000 with walks of
+# 1e8, and adaptive (each walker from 500 up to 200000: --plateau-max;
+# docs/gpu-walk.md, "The adaptive plateau"; one CPU thread in 150 s: a fixed
+# 2000 flips 208-212, 200000 180-182 with walks of 1e8 and 196 with walks of
+# 1e6, the adaptive rule with walks of 1e6 209-210, pinned at its floor by
+# the failed walks), then the walk over Z on <4,4,5> with its defaults
+# beside plus transitions up to 6 above the walk's low (the CPU's walk over
+# Z reached 63 so); with STEPS=race about 8.5 minutes with the build; the
+# checks take about 5 more, another call.  Everything goes to $OUT (window.log, build.log,
 # one log per run).  Carry deps/.
 # Usage: OUT=out [STEPS="check race"] [SEED=1] [SEEDS="1 2 3"] [RUNS="6x6x6:60s:--weight-bias 0.2;..."]
 #        bash scripts/device_window.sh
@@ -32,17 +36,20 @@ STEPS=${STEPS:-check race}
 SEED=${SEED:-1}
 SEEDS=${SEEDS:-$SEED}
 RUNS=${RUNS:-"6x6x6:60s:--weight-bias 0.2;6x6x6:60s:--weight-bias 0.2 --plateau 20000;\
-6x6x6:60s:--weight-bias 0.2 --plateau 200000;4x4x5:60s:--ring z;4x4x5:60s:--ring z --plus-max 6;\
-4x4x5:60s:--ring z --plateau 1000000"}
+6x6x6:60s:--weight-bias 0.2 --plateau 200000;6x6x6:60s:--weight-bias 0.2 --plateau 200000 --walk-len 100000000;\
+6x6x6:60s:--weight-bias 0.2 --plateau-max 200000;4x4x5:60s:--ring z;4x4x5:60s:--ring z --plus-max 6"}
 . scripts/device_env.sh
 fg_begin window.log
 fg_build flipgraph gpu_walk gpu_sym gpu_z || exit 2
 F=$B/flipgraph
 fg_banner "steps: $STEPS"
 if fg_wants check; then
-  fg_step "tests/gpu_walk, the traces (FLIPGRAPH_SEED=1)" 300 env FLIPGRAPH_SEED=1 FLIPGRAPH_GPU_ONLY=trace \
+  fg_step "tests/gpu_walk, the traces (FLIPGRAPH_TEST_SEED=1)" 300 env FLIPGRAPH_TEST_SEED=1 FLIPGRAPH_GPU_ONLY=trace \
     FLIPGRAPH_CORPUS=data/corpus $B/gpu_walk
   grep -E '^FAIL|weight bias|passed' "$LOG" | tail -8
+  fg_step "tests/gpu_walk, the adaptive plateau (FLIPGRAPH_TEST_SEED=1)" 120 env FLIPGRAPH_TEST_SEED=1 \
+    FLIPGRAPH_GPU_ONLY="adaptive plateau" FLIPGRAPH_CORPUS=data/corpus $B/gpu_walk
+  grep -E '^FAIL|^ok|passed' "$LOG" | tail -3
   fg_step "tests/gpu_sym (FLIPGRAPH_SEED=1)" 300 env FLIPGRAPH_SEED=1 $B/gpu_sym
   tail -1 "$LOG"
   fg_step "tests/gpu_z (FLIPGRAPH_SEED=1)" 300 env FLIPGRAPH_SEED=1 FLIPGRAPH_CORPUS=data/corpus $B/gpu_z

@@ -146,6 +146,18 @@ void search_config_default(search_config *c)
 
 /* The plateau bounds follow a plateau outside them (a --plateau alone means that
  * plateau); pool-min stays within the pool. */
+/* The GPU's plateau bounds: --plateau unless given, so that the plateau stays
+ * fixed (the measured 500 steps of docs/gpu-walk.md, "Defaults") until a bound
+ * asks each walker to adapt it (the CPU's rule, search/driver.c; the warp walk
+ * over GF(2) only). */
+static void gpu_plateau_bounds(search_params *q, bool min_given, bool max_given)
+{
+    if (!min_given)
+        q->plateau_min = q->plateau;
+    if (!max_given)
+        q->plateau_max = q->plateau;
+}
+
 static void settle_orders(search_params *q, bool min_given, bool max_given, bool pool_min_given)
 {
     if (!min_given && q->plateau_min > q->plateau)
@@ -171,6 +183,9 @@ void search_gpu_params(const search_params *p, const search_gpu_options *o, sear
         if (get_number(field_of(&c, i), r->type) == r->def)
             put_number(field_of(&c, i), r->type, r->gpu_def);
     }
+    /* bounds at the CPU's defaults count as not given, as the other rows do */
+    gpu_plateau_bounds(&c.p, p->plateau_min != (uint64_t)g_info[SEARCH_PARAM_PLATEAU_MIN].def,
+                       p->plateau_max != (uint64_t)g_info[SEARCH_PARAM_PLATEAU_MAX].def);
     settle_orders(&c.p, false, false, false);
     *q = c.p;
 }
@@ -549,6 +564,18 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
         return scheme_fail(err, errlen, "--rounds: the GPU walk over Z does not use it (its kernels take no rounds)");
     if (b == SEARCH_BACKEND_GPU && c->p.symmetry != SCHEME_SYM_NONE && c->given[SEARCH_PARAM_ROUNDS])
         return scheme_fail(err, errlen, "--rounds: the symmetric GPU walk does not use it (one walker per warp or per thread)");
+    static const int bounds[2] = {SEARCH_PARAM_PLATEAU_MIN, SEARCH_PARAM_PLATEAU_MAX};
+    for (int k = 0; k < 2; k++) {
+        const int id = bounds[k];
+        if (b == SEARCH_BACKEND_GPU && c->given[id] &&
+            (c->p.symmetry != SCHEME_SYM_NONE || (c->p.ring == SCHEME_RING_Z && !(c->p.via_f2 > 0))))
+            return scheme_fail(err, errlen,
+                               "--%s: the %s GPU walk keeps its plateau fixed (--plateau); the plain walk "
+                               "over GF(2) adapts it on the GPU, every walk on the CPU",
+                               g_info[id].name, c->p.symmetry != SCHEME_SYM_NONE ? "symmetric" : "Z");
+    }
+    if (b == SEARCH_BACKEND_GPU)
+        gpu_plateau_bounds(&c->p, c->given[SEARCH_PARAM_PLATEAU_MIN], c->given[SEARCH_PARAM_PLATEAU_MAX]);
     if (!c->given[SEARCH_PARAM_DEVICES])
         c->gpu.ndevices = 0;
     if (c->given[SEARCH_PARAM_DEVICES] && c->given[SEARCH_PARAM_DEVICE] &&

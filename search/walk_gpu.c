@@ -55,6 +55,7 @@ typedef struct gpu_set {
     uint64_t isolated;    /* returned schemes not pooled (flip-isolated) */
     int *rank_count;      /* [cap+1]: the set's walkers per current rank after its last launch */
     bool has_ranks;
+    uint64_t plateau0;    /* walker 0's plateau after the set's last launch (it adapts) */
 } gpu_set;
 
 struct gpu_backend {
@@ -170,6 +171,8 @@ static void process(gpu_set *s, const cuda_walk_batch *b)
         s->rank_count[r < 0 ? 0 : r > s->info.cap ? s->info.cap : r]++;
     }
     s->has_ranks = true;
+    if (b->warps > 0 && b->warp[0].plateau)
+        s->plateau0 = b->warp[0].plateau;
     pthread_mutex_unlock(&g->mu);
     for (int q = 0; q < b->improved; q++)
         if (!keep(s, b->improved_terms + (size_t)q * (size_t)b->cap * 3, b->improved_rank[q], b->improved_warp[q]))
@@ -293,8 +296,9 @@ static void gpu_stats(void *ctx, engine_stats *st)
             st->walkers += s->info.warps;
         }
     }
+    /* walker 0's plateau, as the CPU engine reports its walker 0's */
+    st->plateau = g->nsets > 0 && g->sets[0].plateau0 ? g->sets[0].plateau0 : g->p->plateau;
     pthread_mutex_unlock(&g->mu);
-    st->plateau = g->p->plateau;
     st->devices = distinct_devices(g);
 }
 
@@ -337,6 +341,8 @@ static bool set_create(gpu_backend *g, gpu_set *s, int first_walker)
     cfg.rounds = o->rounds;
     cfg.gen_max = p->gen_max < 5 ? p->gen_max : 5;
     cfg.plateau = p->plateau > 0xffffffffu ? 0xffffffffu : (uint32_t)p->plateau;
+    cfg.plateau_min = p->plateau_min > 0xffffffffu ? 0xffffffffu : (uint32_t)p->plateau_min;
+    cfg.plateau_max = p->plateau_max > 0xffffffffu ? 0xffffffffu : (uint32_t)p->plateau_max;
     cfg.plus_max = p->plus_max;
     cfg.target_rank = p->target_rank;
     cfg.mix_every = o->mix_every;
@@ -371,10 +377,10 @@ static bool set_create(gpu_backend *g, gpu_set *s, int first_walker)
         return false;
     }
     if (o->verbose)
-        fprintf(stderr, "gpu walk%s: %s; %d walkers, cap %d, %s store, walk_len %u, plateau %u, plus_max %d, "
+        fprintf(stderr, "gpu walk%s: %s; %d walkers, cap %d, %s store, walk_len %u, plateau %u (%u..%u), plus_max %d, "
                 "idle_plus %u, pool_min %d, seed %llu\n", where, s->info.device,
                 s->info.warps, s->info.cap, s->info.store == CUDA_WALK_STORE_REGS ? "register" : "shared-memory",
-                cfg.walk_len, cfg.plateau, cfg.plus_max, cfg.idle_plus, p->pool_min,
+                cfg.walk_len, cfg.plateau, cfg.plateau_min, cfg.plateau_max, cfg.plus_max, cfg.idle_plus, p->pool_min,
                 (unsigned long long)cfg.seed);
     const int nstarts = engine_nstarts(e);
     for (int i = 0; i < s->info.warps; i++) {

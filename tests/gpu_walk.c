@@ -638,6 +638,116 @@ static void t_restarts(const scheme *start, const scheme *pooled)
     cuda_walk_destroy(w);
 }
 
+/* ---- the adaptive plateau ----------------------------------------------- */
+
+/* Each walker's plateau (cuda_walk_warp.plateau) follows the CPU walker's rule
+ * (search/driver.c): doubled at a new lowest rank of its walk, up to
+ * plateau_max; halved at a restart from the pool (a failed walk), down to
+ * plateau_min; otherwise kept.  A plus transition comes only once the walker's
+ * own plateau is reached, and then it comes (or is drawn and skipped,
+ * plus_skipped), unless the step restarts.  One step per launch, each walker
+ * against its state before the step. */
+static void t_plateau_adapts(const scheme *start, const scheme *pooled)
+{
+    char tn[64] = "adaptive plateau", err[256], why[600] = "";
+    if (!wanted(tn))
+        return;
+    const int cap = round32(start->rank + 3);
+    cuda_walk_config c = base_config(cap, g_seed ^ 0xada97ull);
+    c.plateau = 8;
+    c.plateau_min = 2;
+    c.plateau_max = 16;
+    c.plus_max = 3;
+    c.walk_len = 24;  /* failed walks often */
+    c.idle_plus = 0;  /* plus transitions by the plateau only */
+    c.mix_every = 0;
+    c.trace = 1;
+    c.sample = c.warps;
+    cuda_walk_info in;
+    cuda_walk *w = open_walk(&c, tn, &in);
+    if (!w)
+        return;
+    load_all(w, &in, start);
+    uint64_t *pt = calloc((size_t)cap * 3, sizeof *pt);
+    for (int i = 0; i < pooled->rank; i++)
+        memcpy(pt + 3 * i, pooled->terms[i].f, 3 * sizeof *pt);
+    int32_t pr = pooled->rank;
+    bool ok = cuda_walk_set_pool(w, pt, &pr, 1, err, sizeof err) == 0;
+    if (!ok)
+        snprintf(why, sizeof why, "pool: %s", err);
+    const int W = in.warps;
+    cuda_walk_warp *ps = calloc((size_t)W, sizeof *ps);
+    for (int i = 0; i < W; i++)
+        ps[i].rank = ps[i].best_rank = start->rank;
+    long doubled = 0, halved = 0, kept = 0, plus = 0, due = 0, at_max = 0, at_min = 0;
+    const int launches = g_quick ? 600 : 3000;
+    for (int l = 0; l < launches && ok; l++) {
+        cuda_walk_batch b;
+        if (cuda_walk_launch(w, 1, err, sizeof err) || cuda_walk_collect(w, &b, err, sizeof err)) {
+            ok = false;
+            snprintf(why, sizeof why, "launch %d: %s", l, err);
+            break;
+        }
+        for (int i = 0; i < W && ok; i++) {
+            const cuda_walk_move *mv = &b.moves[i];
+            const cuda_walk_warp *st = &b.warp[i], *pv = &ps[i];
+            const uint32_t l0 = pv->plateau ? pv->plateau : c.plateau, l1 = st->plateau;
+            uint32_t want = l0;
+            if (mv->kind == CUDA_WALK_MOVE_RESTART) {
+                want = l0 / 2 < c.plateau_min ? c.plateau_min : l0 / 2;
+                halved++;
+            } else if (st->best_rank < pv->best_rank) {
+                want = 2 * l0 > c.plateau_max ? c.plateau_max : 2 * l0;
+                doubled++;
+            } else
+                kept++;
+            if (l1 != want) {
+                snprintf(why, sizeof why, "walker %d launch %d: plateau %u after a %s from %u (best %d -> %d), "
+                         "expected %u", i, l, l1, mv->kind == CUDA_WALK_MOVE_RESTART ? "restart" : "step", l0,
+                         pv->best_rank, st->best_rank, want);
+                ok = false;
+                break;
+            }
+            at_max += l1 == c.plateau_max;
+            at_min += l1 == c.plateau_min;
+            const bool reached = pv->since_drop >= l0;
+            const bool may = pv->rank >= 2 && pv->rank < cap && pv->rank < pv->best_rank + c.plus_max;
+            if (mv->kind == CUDA_WALK_MOVE_PLUS) {
+                plus++;
+                if (!reached) {
+                    snprintf(why, sizeof why, "walker %d launch %d: a plus transition %u steps after the last drop, "
+                             "its plateau %u", i, l, pv->since_drop, l0);
+                    ok = false;
+                    break;
+                }
+            } else if (reached && may && mv->kind != CUDA_WALK_MOVE_RESTART) {
+                due++;
+                if (st->plus_skipped == pv->plus_skipped) {
+                    snprintf(why, sizeof why, "walker %d launch %d: %u steps since the last drop, its plateau %u, "
+                             "and move %d in place of a plus transition", i, l, pv->since_drop, l0, mv->kind);
+                    ok = false;
+                    break;
+                }
+            }
+            ps[i] = *st;
+        }
+    }
+    if (ok && (!doubled || !halved || !plus || !at_max || !at_min)) {
+        ok = false;
+        snprintf(why, sizeof why, "too little adapting: %ld doubled, %ld halved, %ld plus, %ld at the top, %ld at "
+                 "the floor", doubled, halved, plus, at_max, at_min);
+    }
+    if (ok)
+        report(true, tn, "%ld steps: the plateau doubled %ld times, halved %ld, kept %ld (%ld at %u, %ld at %u); "
+               "%ld plus transitions, each at its walker's plateau; %ld skipped draws",
+               doubled + halved + kept, doubled, halved, kept, at_max, c.plateau_max, at_min, c.plateau_min, plus, due);
+    else
+        report(false, tn, "%s", why);
+    free(ps);
+    free(pt);
+    cuda_walk_destroy(w);
+}
+
 /* ---- a flip-isolated scheme: restart or plus ----------------------------- */
 
 /* Strassen's algorithm over GF(2): no two terms share a factor (tests/test_search.c). */
@@ -1086,6 +1196,20 @@ int main(void)
         if (k)
             t_restarts(s, k);
         scheme_free(k);
+        scheme_free(s);
+    }
+    {
+        /* from the standard <3,3,3> with its first term twice more (over GF(2)
+         * the same tensor), whose pair reduces at once (a new lowest rank: up
+         * to the top), restarting from the standard algorithm, whose short
+         * walks mostly fail (down to the floor) */
+        scheme *s = scheme_standard((scheme_format){3, 3, 3}), *d = scheme_standard((scheme_format){3, 3, 3});
+        const scheme_term t0 = d->terms[0];
+        if (scheme_push(d, t0.f[0], t0.f[1], t0.f[2]) && scheme_push(d, t0.f[0], t0.f[1], t0.f[2]))
+            t_plateau_adapts(d, s);
+        else
+            report(false, "adaptive plateau", "out of memory");
+        scheme_free(d);
         scheme_free(s);
     }
     t_isolated(1);

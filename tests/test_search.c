@@ -1388,6 +1388,65 @@ Test(search_misc, backends_refuse_rows_they_do_not_read_and_take_their_defaults)
     cr_assert(search_params_check(&q, err, sizeof err), "%s", err);
 }
 
+/* The plateau's bounds on the GPU: --plateau unless given, so that the GPU's
+ * plateau stays fixed by default (500 steps, or the given --plateau) and adapts
+ * only where a bound is given; the symmetric and Z GPU walks, which keep it
+ * fixed, refuse a bound; the CPU's follow its own rule. */
+Test(search_misc, the_gpu_plateau_adapts_only_where_a_bound_is_given)
+{
+    char err[256];
+    search_config c;
+    search_config_default(&c);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
+    cr_assert(c.p.plateau == 500 && c.p.plateau_min == 500 && c.p.plateau_max == 500, "%llu %llu..%llu",
+              (unsigned long long)c.p.plateau, (unsigned long long)c.p.plateau_min,
+              (unsigned long long)c.p.plateau_max);
+    search_config_default(&c);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_PLATEAU, "20000", err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
+    cr_assert(c.p.plateau_min == 20000 && c.p.plateau_max == 20000, "a given plateau stays fixed on the GPU");
+    search_config_default(&c);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_PLATEAU_MAX, "200000", err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
+    cr_assert(c.p.plateau == 500 && c.p.plateau_min == 500 && c.p.plateau_max == 200000);
+    search_config_default(&c);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_PLATEAU_MIN, "100", err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
+    cr_assert(c.p.plateau == 20000 && c.p.plateau_min == 100 && c.p.plateau_max == 200000, "the CPU's rule");
+    /* the walks that keep it fixed refuse a bound, naming it */
+    static const char *const walks[][2] = {{"symmetry", "c3"}, {"ring", "z"}};
+    for (int k = 0; k < 2; k++) {
+        search_config_default(&c);
+        cr_assert(search_config_set(&c, search_param_find(walks[k][0]), walks[k][1], err, sizeof err), "%s", err);
+        cr_assert(search_config_set(&c, SEARCH_PARAM_PLATEAU_MAX, "200000", err, sizeof err), "%s", err);
+        cr_assert_not(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "--%s %s took a bound",
+                      walks[k][0], walks[k][1]);
+        cr_assert(strstr(err, "--plateau-max: the") && strstr(err, "keeps its plateau fixed"), "%s", err);
+        search_config_default(&c);
+        cr_assert(search_config_set(&c, search_param_find(walks[k][0]), walks[k][1], err, sizeof err), "%s", err);
+        cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
+        cr_assert_eq(c.p.plateau_min, c.p.plateau);
+        cr_assert_eq(c.p.plateau_max, c.p.plateau);
+    }
+    /* over Z through GF(2) walks (--via-f2) the warp walk adapts it */
+    search_config_default(&c);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_RING, "z", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_VIA_F2, "30s", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_PLATEAU_MAX, "200000", err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
+    cr_assert_eq(c.p.plateau_max, 200000u);
+    /* the library path: bounds at the CPU's defaults count as not given */
+    search_params p, q;
+    search_params_default(&p);
+    search_gpu_options o;
+    search_gpu_options_default(&o);
+    search_gpu_params(&p, &o, &q);
+    cr_assert(q.plateau == 500 && q.plateau_min == 500 && q.plateau_max == 500);
+    p.plateau_max = 100000;
+    search_gpu_params(&p, &o, &q);
+    cr_assert(q.plateau == 500 && q.plateau_min == 500 && q.plateau_max == 100000);
+}
+
 /* The record of a run from before the table (no backend, no given line, every
  * field written out): values equal to the CPU default count as not given, so a
  * GPU run resumed from it takes the GPU's defaults. */

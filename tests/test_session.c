@@ -202,8 +202,8 @@ Test(session, the_summary_says_how_many_flips_the_bias_undid)
 Test(session, an_option_the_backend_does_not_read_is_refused)
 {
     const char *dbp = tc_path_in("refused.db");
-    static const char *cpu_only[] = {"--threads 2", "--batch 100", "--plateau-min 10", "--plateau-max 90000",
-                                     "--isolated-plus 1"};
+    static const char *cpu_only[] = {"--threads 2", "--batch 100", "--isolated-plus 1", "--lookahead 10",
+                                     "--plus-tabu 1"};
     static const char *gpu_only[] = {"--warps 32", "--rounds 2", "--launch-ms 50", "--devices 0,0", "--device 0"};
     for (size_t i = 0; i < sizeof gpu_only / sizeof *gpu_only; i++) {
         int rc = tc_run_cli("", OUT, "search --dims 2x2x2 --time 0.2s --backend cpu %s --db '%s'", gpu_only[i], dbp);
