@@ -572,6 +572,22 @@ static void t_planted(const char *name, const scheme *s0)
     scheme_free(s);
 }
 
+/* Stages a device pool of the one scheme pooled; false with err on failure. */
+static bool set_pool_of_one(cuda_walk *w, const scheme *pooled, int cap, char *err, size_t errlen)
+{
+    uint64_t *pt = calloc((size_t)cap * 3, sizeof *pt);
+    if (!pt) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    for (int i = 0; i < pooled->rank; i++)
+        memcpy(pt + 3 * i, pooled->terms[i].f, 3 * sizeof *pt);
+    int32_t pr = pooled->rank;
+    const bool ok = cuda_walk_set_pool(w, pt, &pr, 1, err, errlen) == 0;
+    free(pt);
+    return ok;
+}
+
 /* ---- restarts: stalled walkers restart from the device pool --------------- */
 
 static void t_restarts(const scheme *start, const scheme *pooled)
@@ -588,11 +604,7 @@ static void t_restarts(const scheme *start, const scheme *pooled)
     if (!w)
         return;
     load_all(w, &in, start);
-    uint64_t *pt = calloc((size_t)cap * 3, sizeof *pt);
-    for (int i = 0; i < pooled->rank; i++)
-        memcpy(pt + 3 * i, pooled->terms[i].f, 3 * sizeof *pt);
-    int32_t pr = pooled->rank;
-    bool ok = cuda_walk_set_pool(w, pt, &pr, 1, err, sizeof err) == 0;
+    bool ok = set_pool_of_one(w, pooled, cap, err, sizeof err);
     cuda_walk_batch b;
     /* Not qs's scale alone: a walker restarts only after walk_len flips
      * without a lower rank, and one whose last drop came late in 125 steps
@@ -634,7 +646,6 @@ static void t_restarts(const scheme *start, const scheme *pooled)
         report(true, tn, "all %d walkers restarted from the pooled rank-%d scheme and verify", b.warps, pooled->rank);
     else
         report(false, tn, "%s", why);
-    free(pt);
     cuda_walk_destroy(w);
 }
 
@@ -668,11 +679,7 @@ static void t_plateau_adapts(const scheme *start, const scheme *pooled)
     if (!w)
         return;
     load_all(w, &in, start);
-    uint64_t *pt = calloc((size_t)cap * 3, sizeof *pt);
-    for (int i = 0; i < pooled->rank; i++)
-        memcpy(pt + 3 * i, pooled->terms[i].f, 3 * sizeof *pt);
-    int32_t pr = pooled->rank;
-    bool ok = cuda_walk_set_pool(w, pt, &pr, 1, err, sizeof err) == 0;
+    bool ok = set_pool_of_one(w, pooled, cap, err, sizeof err);
     if (!ok)
         snprintf(why, sizeof why, "pool: %s", err);
     const int W = in.warps;
@@ -744,7 +751,6 @@ static void t_plateau_adapts(const scheme *start, const scheme *pooled)
     else
         report(false, tn, "%s", why);
     free(ps);
-    free(pt);
     cuda_walk_destroy(w);
 }
 
