@@ -81,6 +81,11 @@ static void set_params(const opts *o, search_params *p, scheme_format f)
         if (p->plateau_min > p->plateau) p->plateau_min = p->plateau;
         if (p->plateau_max < p->plateau) p->plateau_max = p->plateau;
     }
+    /* as given (no GPU defaults): the GPU's plateau fixed, as `flipgraph search`
+     * runs it unless --plateau-min/max is given (docs/gpu-walk.md, "The
+     * adaptive plateau") */
+    if (!o->g.gpu_defaults)
+        p->plateau_min = p->plateau_max = p->plateau;
     if (o->walk_len) p->walk_len = o->walk_len;
     if (o->pool_up >= 0) p->pool_up = o->pool_up;
     if (o->plus_max >= 0) p->plus_max = o->plus_max;

@@ -144,8 +144,6 @@ void search_config_default(search_config *c)
             put_number(field_of(c, i), g_info[i].type, g_info[i].def);
 }
 
-/* The plateau bounds follow a plateau outside them (a --plateau alone means that
- * plateau); pool-min stays within the pool. */
 /* The GPU's plateau bounds: --plateau unless given, so that the plateau stays
  * fixed (the measured 500 steps of docs/gpu-walk.md, "Defaults") until a bound
  * asks each walker to adapt it (the CPU's rule, search/driver.c; the warp walk
@@ -158,6 +156,8 @@ static void gpu_plateau_bounds(search_params *q, bool min_given, bool max_given)
         q->plateau_max = q->plateau;
 }
 
+/* The plateau bounds follow a plateau outside them (a --plateau alone means that
+ * plateau); pool-min stays within the pool. */
 static void settle_orders(search_params *q, bool min_given, bool max_given, bool pool_min_given)
 {
     if (!min_given && q->plateau_min > q->plateau)
