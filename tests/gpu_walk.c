@@ -163,6 +163,12 @@ static cuda_walk_config base_config(int cap, uint64_t seed)
     return c;
 }
 
+/* One launch of `steps` steps and its batch; false with err where either failed. */
+static bool launch_collect(cuda_walk *w, uint32_t steps, cuda_walk_batch *b, char *err, size_t len)
+{
+    return !cuda_walk_launch(w, steps, err, len) && !cuda_walk_collect(w, b, err, len);
+}
+
 static int round32(int r) { return (r + 31) / 32 * 32; }
 
 /* A walk object for c with its info in *in; NULL once test tn is reported failed. */
@@ -245,7 +251,7 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
     char why[600] = "";
     for (int l = 0; l < launches && ok; l++) {
         cuda_walk_batch b;
-        if (cuda_walk_launch(w, 1, err, sizeof err) || cuda_walk_collect(w, &b, err, sizeof err)) {
+        if (!launch_collect(w, 1, &b, err, sizeof err)) {
             ok = false;
             snprintf(why, sizeof why, "launch %d: %s", l, err);
             break;
@@ -460,7 +466,7 @@ static void t_walks(const char *name, const scheme *start, int store, int warps,
     uint64_t flips = 0;
     for (int l = 0; l < launches && ok; l++) {
         cuda_walk_batch b;
-        if (cuda_walk_launch(w, steps, err, sizeof err) || cuda_walk_collect(w, &b, err, sizeof err)) {
+        if (!launch_collect(w, steps, &b, err, sizeof err)) {
             ok = false;
             snprintf(why, sizeof why, "launch %d: %s", l, err);
             break;
@@ -553,7 +559,7 @@ static void t_planted(const char *name, const scheme *s0)
     load_all(w, &in, s);
     cuda_walk_batch b;
     int fell = 0;
-    bool ran = !cuda_walk_launch(w, 400, err, sizeof err) && !cuda_walk_collect(w, &b, err, sizeof err);
+    bool ran = launch_collect(w, 400, &b, err, sizeof err);
     if (ran)
         for (int k = 0; k < b.warps; k++)
             fell += b.warp[k].rank <= s0->rank;
@@ -614,7 +620,7 @@ static void t_restarts(const scheme *start, const scheme *pooled)
     uint32_t steps = qs(5000);
     if (steps < 4 * c.walk_len)
         steps = 4 * c.walk_len;
-    ok = ok && !cuda_walk_launch(w, steps, err, sizeof err) && !cuda_walk_collect(w, &b, err, sizeof err);
+    ok = ok && launch_collect(w, steps, &b, err, sizeof err);
     if (!ok)
         snprintf(why, sizeof why, "%s", err);
     int restarted = 0, low = 0;
@@ -690,7 +696,7 @@ static void t_plateau_adapts(const scheme *start, const scheme *pooled)
     const int launches = g_quick ? 600 : 3000;
     for (int l = 0; l < launches && ok; l++) {
         cuda_walk_batch b;
-        if (cuda_walk_launch(w, 1, err, sizeof err) || cuda_walk_collect(w, &b, err, sizeof err)) {
+        if (!launch_collect(w, 1, &b, err, sizeof err)) {
             ok = false;
             snprintf(why, sizeof why, "launch %d: %s", l, err);
             break;
@@ -786,7 +792,7 @@ static void t_isolated(int isolated_restart)
         ok = cuda_walk_load(w, i, pt, 7, err, sizeof err) == 0;
     ok = ok && cuda_walk_set_pool(w, pt, &pr, 1, err, sizeof err) == 0;
     cuda_walk_batch b;
-    ok = ok && !cuda_walk_launch(w, qs(400), err, sizeof err) && !cuda_walk_collect(w, &b, err, sizeof err);
+    ok = ok && launch_collect(w, qs(400), &b, err, sizeof err);
     if (!ok)
         snprintf(why, sizeof why, "%s", err);
     int with_plus = 0, restarted = 0;
@@ -828,7 +834,7 @@ static bool run_states(const scheme *start, uint64_t seed, cuda_walk_warp *out, 
     cuda_walk_batch b;
     bool ok = true;
     for (int l = 0; l < 3 && ok; l++)
-        ok = !cuda_walk_launch(w, qs(3000), err, len) && !cuda_walk_collect(w, &b, err, len);
+        ok = launch_collect(w, qs(3000), &b, err, len);
     if (ok)
         memcpy(out, b.warp, (size_t)warps * sizeof *out);
     uint64_t *t = malloc((size_t)cap * 3 * sizeof *t);
