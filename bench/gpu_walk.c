@@ -17,7 +17,7 @@
  *        [--ttr-seeds N] [--ttr-cap S] [--best-seconds S] [--best-formats F,F,..]
  *        [--warps N] [--rounds K] [--mix N] [--store auto|regs|smem] [--plateau L]
  *        [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1] [--idle-plus N]
- *        [--gpu-defaults 0|1] [--ttr-first SEED] [--ttr-progress S] [--pool-up X] [--collect 0|1]
+ *        [--gpu-defaults 0|1] [--ttr-first SEED] [--ttr-progress S] [--pool-up X] [--collect 0|1|2]
  *        [--devices LIST] [--ttr-rank R] [--best-seeds N] [--isolated-restart 0|1] [--timed 0|1]
  *        [--flips-mode both|steps|timed]
  * --timed 0: the searches' launches adapt their step count (the baseline) instead of timing
@@ -49,6 +49,7 @@ typedef struct opts {
     uint64_t plateau, walk_len;
     int plus_max, pool_min;
     double pool_up; /* < 0: the default */
+    int siblings;   /* --collect K: search_params.siblings; < 0: the GPU's default (1) */
 } opts;
 
 static char table[64][320];
@@ -87,6 +88,8 @@ static void set_params(const opts *o, search_params *p, scheme_format f)
     if (!o->g.gpu_defaults)
         p->plateau_min = p->plateau_max = p->plateau;
     if (o->walk_len) p->walk_len = o->walk_len;
+    /* --collect K: the failed walks' siblings (search_params.siblings); as given, the GPU's 1 */
+    p->siblings = o->siblings >= 0 ? o->siblings : 1;
     if (o->pool_up >= 0) p->pool_up = o->pool_up;
     if (o->plus_max >= 0) p->plus_max = o->plus_max;
     if (o->pool_min > 0) {
@@ -386,7 +389,7 @@ static void usage(FILE *out)
                  "       [--ttr-seeds N] [--ttr-cap S] [--best-seconds S] [--best-formats F,F,..]\n"
                  "       [--warps N] [--rounds K] [--mix N] [--store auto|regs|smem] [--plateau L]\n"
                  "       [--plus-max P] [--walk-len N] [--pool-min N] [--steps N] [--pairs 0|1] [--idle-plus N]\n"
-                 "       [--gpu-defaults 0|1] [--ttr-first SEED] [--ttr-progress S] [--pool-up X] [--collect 0|1]\n"
+                 "       [--gpu-defaults 0|1] [--ttr-first SEED] [--ttr-progress S] [--pool-up X] [--collect 0|1|2]\n"
                  "       [--devices LIST] [--ttr-rank R] [--best-seeds N]\n"
                  "       [--isolated-restart 0|1] [--timed 0|1] [--flips-mode both|steps|timed]\n");
 }
@@ -406,6 +409,7 @@ int main(int argc, char **argv)
     o.best_s = 120;
     o.plus_max = -1;
     o.pool_up = -1;
+    o.siblings = -1;
     snprintf(o.best_formats, sizeof o.best_formats, "5x5x5,4x4x5,4x5x5");
     search_gpu_options_default(&o.g);
     static const struct option lo[] = {
@@ -464,7 +468,7 @@ int main(int argc, char **argv)
         case 'N': o.ttr_first = atoi(optarg); break;
         case 'R': o.ttr_progress = atof(optarg); break;
         case 'U': o.pool_up = atof(optarg); break;
-        case 'C': o.g.collect = atoi(optarg) != 0; break;
+        case 'C': o.siblings = atoi(optarg); break;
         case 'D': {
             o.g.ndevices = 0;
             snprintf(o.devs, sizeof o.devs, "%s", optarg);
@@ -488,7 +492,7 @@ int main(int argc, char **argv)
      * (a value equal to the CPU default is not replaced by the GPU's) */
     if (gpu_defaults >= 0)
         o.g.gpu_defaults = gpu_defaults;
-    else if (o.plateau || o.walk_len || o.plus_max >= 0 || o.pool_min > 0 || o.pool_up >= 0)
+    else if (o.plateau || o.walk_len || o.plus_max >= 0 || o.pool_min > 0 || o.pool_up >= 0 || o.siblings >= 0)
         o.g.gpu_defaults = false;
     char dev[256];
     if (cuda_device_describe(dev, sizeof dev) <= 0) {

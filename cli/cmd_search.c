@@ -163,6 +163,27 @@ static void gpu_defaults_line(const search_config *c)
         fprintf(stderr, "the GPU runs its own defaults in place of the CPU's:%s\n", line);
 }
 
+/* The rows where the CPU's plain walk on a large format runs its own default
+ * (search_param_large_default), with the values that run. */
+static void large_defaults_line(const search_config *c)
+{
+    char line[512] = "", v[64];
+    int k = 0;
+    double d;
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
+        if (c->given[i] || !search_param_large_default(i, &d) || !search_config_differs(c, i, SEARCH_BACKEND_CPU))
+            continue;
+        if (search_param(i)->type == SEARCH_PT_DBL)
+            snprintf(v, sizeof v, "%g", d); /* as the table writes it, not to the last digit */
+        else
+            search_config_value(c, i, v, sizeof v);
+        k += snprintf(line + k, sizeof line - (size_t)k, " %s=%s", search_param(i)->name, v);
+    }
+    if (k)
+        fprintf(stderr, "a large format (n*m*p >= %d) runs its own defaults on the CPU:%s (docs/search.md, "
+                "\"Large formats\")\n", SEARCH_LARGE_FORMAT, line);
+}
+
 static void banner(const banner_info *b)
 {
     const search_params *p = &b->c->p;
@@ -289,6 +310,8 @@ static void banner(const banner_info *b)
         gpu_defaults_line(b->c);
     else if (p->symmetry != SCHEME_SYM_NONE)
         fprintf(stderr, "a symmetric walk runs its own defaults (docs/search.md, \"Symmetric walks\")\n");
+    else if (search_config_large(b->c, b->c->backend))
+        large_defaults_line(b->c);
     if (sym_start > 0 && (p->symmetry == SCHEME_SYM_C3XC2 || p->symmetry == SCHEME_SYM_T2)) {
         /* the fixed terms change two at a time, the orbits hold 6 (or 2) terms:
          * an overnight run at an unreachable target should say so at once */
@@ -1093,6 +1116,14 @@ static int search_body(int argc, char **argv)
                 "flipgraph search: %" PRIu64 " improvements, %" PRIu64 " plus transitions, %" PRIu64
                 " restarts, %" PRIu64 " reductions\n",
                 res.improvements, res.plus, res.restarts, res.reductions);
+    /* the pool's intake; the failed walks' share where --siblings is read (docs/search.md, "Siblings") */
+    const bool reads_siblings = cfg.backend != SEARCH_BACKEND_GPU ||
+                                (cfg.p.symmetry == SCHEME_SYM_NONE && (cfg.p.ring == SCHEME_RING_F2 || cfg.p.via_f2 > 0));
+    if (!quiet && reads_siblings && cfg.p.siblings > 0)
+        fprintf(stderr, "flipgraph search: the pool took %" PRIu64 " schemes, %" PRIu64 " of them siblings (--siblings %d)\n",
+                res.pooled, res.siblings, cfg.p.siblings);
+    else if (!quiet)
+        fprintf(stderr, "flipgraph search: the pool took %" PRIu64 " schemes\n", res.pooled);
     /* how hard the bias pushed: the share of flips its test undid (docs/search.md);
      * a window from 0 (--weight-bias 0 --weight-bias-max M) biases all its walkers but one */
     if (!quiet && (cfg.p.weight_bias > 0 || cfg.p.weight_bias_max > 0 || cfg.p.degree_bias > 0))

@@ -352,6 +352,8 @@ typedef struct cuda_walk_batch {
     int improved_dropped;             /* more than queue_cap: they return next launch */
     const int32_t *improved_warp;     /* [improved] */
     const int32_t *improved_rank;
+    const int32_t *improved_sibling;  /* [improved]: 1 a failed walk's scheme at the collect rank
+                                         (cuda_walk_set_collect), 0 a walker's new best */
     const uint64_t *improved_terms;   /* [improved][cap][3]: the scheme at the walker's best rank */
     int sample_first, sample_count;   /* checking mode: walkers sample_first.. (mod warps) */
     const uint64_t *sample_terms;     /* [sample_count][cap][3], ranks in warp[] */

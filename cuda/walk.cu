@@ -16,7 +16,7 @@ const int kSlots = 2;  // launches in flight
 // One launch's results, in pinned host memory.
 struct Slot {
     cuda_walk_warp *warp = nullptr;
-    int32_t *qcount = nullptr, *qwarp = nullptr, *qrank = nullptr;
+    int32_t *qcount = nullptr, *qwarp = nullptr, *qrank = nullptr, *qsibling = nullptr;
     uint64_t *qterms = nullptr, *sample = nullptr;
     cuda_walk_move *moves = nullptr;
     cudaEvent_t start = nullptr, stop = nullptr, done = nullptr;
@@ -85,6 +85,7 @@ static void walk_free(cuda_walk *w)
         cudaStreamSynchronize(w->stream);
     cudaFree(w->p.terms); cudaFree(w->p.best); cudaFree(w->p.state);
     cudaFree(w->p.qterms); cudaFree(w->p.qwarp); cudaFree(w->p.qrank); cudaFree(w->p.qcount);
+    cudaFree(w->p.qsibling);
     cudaFree(w->p.moves);
     cudaFree(w->d_ids); cudaFree(w->d_ranks); cudaFree(w->d_stage);
     cudaFree(w->d_pool); cudaFree(w->d_pool_rank);
@@ -92,6 +93,7 @@ static void walk_free(cuda_walk *w)
     if (w->pool_uploaded) cudaEventDestroy(w->pool_uploaded);
     for (Slot &s : w->slot) {
         cudaFreeHost(s.warp); cudaFreeHost(s.qcount); cudaFreeHost(s.qwarp); cudaFreeHost(s.qrank);
+        cudaFreeHost(s.qsibling);
         cudaFreeHost(s.qterms); cudaFreeHost(s.sample); cudaFreeHost(s.moves);
         if (s.start) cudaEventDestroy(s.start);
         if (s.stop) cudaEventDestroy(s.stop);
@@ -225,6 +227,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     WALK_ALLOC(cudaMalloc(&p.qterms, qwords * 8), "cudaMalloc queue");
     WALK_ALLOC(cudaMalloc(&p.qwarp, (size_t)p.qcap * 4), "cudaMalloc queue");
     WALK_ALLOC(cudaMalloc(&p.qrank, (size_t)p.qcap * 4), "cudaMalloc queue");
+    WALK_ALLOC(cudaMalloc(&p.qsibling, (size_t)p.qcap * 4), "cudaMalloc queue");
     WALK_ALLOC(cudaMalloc(&p.qcount, 4), "cudaMalloc queue");
     if (trace)
         WALK_ALLOC(cudaMalloc(&p.moves, (size_t)warps * sizeof(cuda_walk_move)), "cudaMalloc moves");
@@ -241,6 +244,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
         WALK_ALLOC(cudaMallocHost(&s.qcount, 4), "cudaMallocHost");
         WALK_ALLOC(cudaMallocHost(&s.qwarp, (size_t)p.qcap * 4), "cudaMallocHost");
         WALK_ALLOC(cudaMallocHost(&s.qrank, (size_t)p.qcap * 4), "cudaMallocHost");
+        WALK_ALLOC(cudaMallocHost(&s.qsibling, (size_t)p.qcap * 4), "cudaMallocHost");
         WALK_ALLOC(cudaMallocHost(&s.qterms, qwords * 8), "cudaMallocHost");
         if (swords)
             WALK_ALLOC(cudaMallocHost(&s.sample, swords * 8), "cudaMallocHost");
@@ -387,6 +391,7 @@ extern "C" int cuda_walk_launch(cuda_walk *w, uint32_t steps, char *err, size_t 
     WALK_CHECK(cudaMemcpyAsync(s.qcount, p.qcount, 4, cudaMemcpyDeviceToHost, st), "download");
     WALK_CHECK(cudaMemcpyAsync(s.qwarp, p.qwarp, (size_t)p.qcap * 4, cudaMemcpyDeviceToHost, st), "download");
     WALK_CHECK(cudaMemcpyAsync(s.qrank, p.qrank, (size_t)p.qcap * 4, cudaMemcpyDeviceToHost, st), "download");
+    WALK_CHECK(cudaMemcpyAsync(s.qsibling, p.qsibling, (size_t)p.qcap * 4, cudaMemcpyDeviceToHost, st), "download");
     WALK_CHECK(cudaMemcpyAsync(s.qterms, p.qterms, (size_t)p.qcap * cw * 8, cudaMemcpyDeviceToHost, st),
                "download");
     s.sample_count = w->cfg.sample;
@@ -434,6 +439,7 @@ extern "C" int cuda_walk_collect(cuda_walk *w, cuda_walk_batch *out, char *err, 
     out->improved_dropped = q - out->improved;
     out->improved_warp = s.qwarp;
     out->improved_rank = s.qrank;
+    out->improved_sibling = s.qsibling;
     out->improved_terms = s.qterms;
     out->sample_first = s.sample_first;
     out->sample_count = s.sample_count;

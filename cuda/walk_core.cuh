@@ -65,6 +65,7 @@ struct Params {
     cuda_walk_warp *state;  /* [warps] */
     uint64_t *qterms;       /* [qcap][cap][3]: improved schemes of this launch */
     int32_t *qwarp, *qrank, *qcount;
+    int32_t *qsibling;      /* [qcap]: 1 where the entry is a failed walk's scheme (collect), else 0 */
     cuda_walk_move *moves;  /* [warps], or NULL without trace */
     const uint64_t *pool;   /* [pool_n][cap][3]: schemes walkers restart from */
     const int32_t *pool_rank;
@@ -373,7 +374,7 @@ WK_FN bool report_best(const Params &p, W &wp, int w, int best, int lane)
     uint64_t *dst = p.qterms + (size_t)q * words;
     for (int i = lane; i < best * 3; i += 32)
         dst[i] = src[i];
-    if (lane == 0) { p.qwarp[q] = w; p.qrank[q] = best; }
+    if (lane == 0) { p.qwarp[q] = w; p.qrank[q] = best; p.qsibling[q] = 0; }
     return true;
 }
 
@@ -389,7 +390,7 @@ WK_FN void report_current(const Params &p, const S &st, W &wp, int w, int R, int
     if (q >= p.qcap)
         return;
     store_save(st, p.qterms + (size_t)q * (size_t)p.cap * 3, R, lane);
-    if (lane == 0) { p.qwarp[q] = w; p.qrank[q] = R; }
+    if (lane == 0) { p.qwarp[q] = w; p.qrank[q] = R; p.qsibling[q] = 1; }
 }
 
 /* Walks warp w for p.steps steps (or until its rank reaches p.target).

@@ -162,7 +162,7 @@ void run_warp(Lanes &L, const walk::Params &p, int store, int w)
 
 struct Result {
     std::vector<cuda_walk_warp> warp;
-    std::vector<int32_t> qwarp, qrank;
+    std::vector<int32_t> qwarp, qrank, qsibling;
     std::vector<uint64_t> qterms, sample;
     std::vector<cuda_walk_move> moves;
     int qcount = 0;
@@ -180,7 +180,7 @@ struct cuda_walk {
     walk::Params p{};
     std::vector<uint64_t> terms, best, qterms;
     std::vector<cuda_walk_warp> state;
-    std::vector<int32_t> qwarp, qrank;
+    std::vector<int32_t> qwarp, qrank, qsibling;
     std::vector<cuda_walk_move> moves;
     int32_t qcount = 0;
     std::vector<std::pair<int, std::vector<uint64_t>>> pending;
@@ -240,6 +240,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     w->qterms.assign((size_t)w->cfg.queue_cap * cap * 3, 0);
     w->qwarp.assign(w->cfg.queue_cap, 0);
     w->qrank.assign(w->cfg.queue_cap, 0);
+    w->qsibling.assign(w->cfg.queue_cap, 0);
     if (cfg->trace) w->moves.assign(warps, cuda_walk_move{});
     walk::Params &p = w->p;
     p.terms = w->terms.data();
@@ -248,6 +249,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     p.qterms = w->qterms.data();
     p.qwarp = w->qwarp.data();
     p.qrank = w->qrank.data();
+    p.qsibling = w->qsibling.data();
     p.qcount = &w->qcount;
     p.moves = cfg->trace ? w->moves.data() : nullptr;
     p.warps = warps;
@@ -352,6 +354,7 @@ extern "C" int cuda_walk_launch(cuda_walk *w, uint32_t steps, char *err, size_t 
     r.qcount = w->qcount;
     r.qwarp = w->qwarp;
     r.qrank = w->qrank;
+    r.qsibling = w->qsibling;
     r.qterms = w->qterms;
     r.moves = w->moves;
     r.sample_count = w->cfg.sample;
@@ -388,6 +391,7 @@ extern "C" int cuda_walk_collect(cuda_walk *w, cuda_walk_batch *out, char *err, 
     out->improved_dropped = r.qcount - out->improved;
     out->improved_warp = r.qwarp.data();
     out->improved_rank = r.qrank.data();
+    out->improved_sibling = r.qsibling.data();
     out->improved_terms = r.qterms.data();
     out->sample_first = r.sample_first;
     out->sample_count = r.sample_count;

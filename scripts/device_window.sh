@@ -3,7 +3,8 @@
 # "The weight bias"; issues 19, 23), one call on the GPU machine:
 #   check  the kernels against their CPU definitions with the bias and the
 #          window: tests/gpu_walk's traces (FLIPGRAPH_GPU_ONLY=trace) and its
-#          adaptive plateau (FLIPGRAPH_TEST_SEED=1, the name gpu_walk reads),
+#          adaptive plateau and its siblings (FLIPGRAPH_TEST_SEED=1, the name
+#          gpu_walk reads),
 #          tests/gpu_sym and tests/gpu_z (FLIPGRAPH_SEED=1);
 #   race   every run of RUNS ("DIMS:TIME:OPTIONS" separated by ';', OPTIONS
 #          any search options such as "--weight-bias 0.05 --weight-bias-max
@@ -15,17 +16,15 @@
 #          innermost (a GPU search does not replay: each walker walks its own
 #          clock per launch, so one seed's few ranks are noise; bench/RESULTS.md,
 #          "The bias and its window on the GPU").
-# The default RUNS are the thirty-second session's next ones: the plain
-# <6,6,6> with B = 0.2 and the GF(2) warp walk's plateau (500 steps) beside
-# rarer plus transitions: fixed 20000 and 200000 steps, 200000 with walks of
-# 1e8, and adaptive (each walker from 500 up to 200000: --plateau-max;
-# docs/gpu-walk.md, "The adaptive plateau"; one CPU thread in 150 s: a fixed
-# 2000 flips 208-212, 200000 180-182 with walks of 1e8 and 196 with walks of
-# 1e6, the adaptive rule with walks of 1e6 209-210, pinned at its floor by
-# the failed walks), then the walk over Z on <4,4,5> with its defaults
-# beside plus transitions up to 6 above the walk's low (the CPU's walk over
-# Z reached 63 so); with STEPS=race about 8.5 minutes with the build; the
-# checks take about 5 more, another call.  Everything goes to $OUT (window.log, build.log,
+# The default RUNS are the thirty-third session's next ones: the plain
+# <6,6,6> with B = 0.2 and a plateau of 200000 steps, where the GPU's
+# walkers stalled at 178 from the fourth minute on (bench/RESULTS.md, "The
+# plateau on <6,6,6> on one H200": the level's pool full, no failed walk
+# joining it), now with every failed walk at the level joining the pool
+# (--siblings 2; docs/search.md, "Siblings"), with the pool's 1000 and with
+# 100 per rank (fewer, longer chains); 4 minutes each (the stall showed at
+# 4), about 9 minutes with the build; the checks take about 5 more,
+# another call.  Everything goes to $OUT (window.log, build.log,
 # one log per run).  Carry deps/.
 # Usage: OUT=out [STEPS="check race"] [SEED=1] [SEEDS="1 2 3"] [RUNS="6x6x6:60s:--weight-bias 0.2;..."]
 #        bash scripts/device_window.sh
@@ -35,9 +34,8 @@ OUT=${OUT:-out}
 STEPS=${STEPS:-check race}
 SEED=${SEED:-1}
 SEEDS=${SEEDS:-$SEED}
-RUNS=${RUNS:-"6x6x6:60s:--weight-bias 0.2;6x6x6:60s:--weight-bias 0.2 --plateau 20000;\
-6x6x6:60s:--weight-bias 0.2 --plateau 200000;6x6x6:60s:--weight-bias 0.2 --plateau 200000 --walk-len 100000000;\
-6x6x6:60s:--weight-bias 0.2 --plateau-max 200000;4x4x5:60s:--ring z;4x4x5:60s:--ring z --plus-max 6"}
+RUNS=${RUNS:-"6x6x6:240s:--weight-bias 0.2 --plateau 200000 --siblings 2;\
+6x6x6:240s:--weight-bias 0.2 --plateau 200000 --siblings 2 --pool-size 100"}
 . scripts/device_env.sh
 fg_begin window.log
 fg_build flipgraph gpu_walk gpu_sym gpu_z || exit 2
@@ -50,6 +48,9 @@ if fg_wants check; then
   fg_step "tests/gpu_walk, the adaptive plateau (FLIPGRAPH_TEST_SEED=1)" 120 env FLIPGRAPH_TEST_SEED=1 \
     FLIPGRAPH_GPU_ONLY="adaptive plateau" FLIPGRAPH_CORPUS=data/corpus $B/gpu_walk
   grep -E '^FAIL|^ok|passed' "$LOG" | tail -3
+  fg_step "tests/gpu_walk, siblings (FLIPGRAPH_TEST_SEED=1)" 120 env FLIPGRAPH_TEST_SEED=1 \
+    FLIPGRAPH_GPU_ONLY=siblings FLIPGRAPH_CORPUS=data/corpus $B/gpu_walk
+  grep -E '^FAIL|^ok|passed' "$LOG" | tail -4
   fg_step "tests/gpu_sym (FLIPGRAPH_SEED=1)" 300 env FLIPGRAPH_SEED=1 $B/gpu_sym
   tail -1 "$LOG"
   fg_step "tests/gpu_z (FLIPGRAPH_SEED=1)" 300 env FLIPGRAPH_SEED=1 FLIPGRAPH_CORPUS=data/corpus $B/gpu_z
@@ -68,7 +69,7 @@ if fg_wants race; then
         $opts > "$log" 2>&1
       echo "== run $k seed $seed: <$dims> $t ${opts:-(defaults)}: $(fg_best_ranks "$log")" |
         tee -a "$LOG"
-      grep -E '^best rank|the bias undid' "$log" | tee -a "$LOG"
+      grep -E '^best rank|the bias undid|the pool took' "$log" | tee -a "$LOG"
     done
   done
 fi

@@ -23,8 +23,9 @@ typedef struct worker_stat {
     _Atomic uint64_t flips, plus, restarts, reductions;
     _Atomic uint64_t undone; /* flips the bias undid */
     _Atomic uint64_t plateau;
+    _Atomic uint64_t siblings; /* failed walks' schemes the pool took (search_params.siblings) */
     atomic_int rank;        /* the walker's current rank, for the progress spread; 0: not started */
-    char pad[12];           /* one cache line per walker: no false sharing of the counters */
+    char pad[4];            /* one cache line per walker: no false sharing of the counters */
 } worker_stat;
 _Static_assert(sizeof(worker_stat) == 64, "worker_stat fills one cache line");
 
@@ -66,17 +67,30 @@ uint64_t search_luby(uint64_t i)
 }
 
 /* Offers the walker's scheme to the engine (verified, pooled, reported there).
- * false: the run failed. */
-static bool offer(engine *e, search_walker *w, scheme_rng *rng, int id)
+ * Returns engine_offer's ENGINE_* bits; -1: the run failed. */
+static int offer(engine *e, search_walker *w, scheme_rng *rng, int id)
 {
     scheme *s = search_walker_snapshot(w);
     if (!s) {
         engine_fail(e, SEARCH_FAILED, "out of memory");
-        return false;
+        return -1;
     }
     const int r = engine_offer(e, id, s, rng);
     scheme_free(s);
-    return r >= 0;
+    return r;
+}
+
+/* Whether a walk that failed at this rank pools its scheme (a sibling;
+ * search_params.siblings, docs/search.md, "Siblings"): at the pool's level
+ * only, while the level has room (1) or always (2: a full level replaces a
+ * random member, so the walks' chains go on where they ended). */
+static bool sibling_wanted(engine *e, const search_params *p, int rank)
+{
+    if (!p->siblings)
+        return false;
+    int count = 0;
+    const int level = engine_pool_level(e, &count);
+    return rank == level && (p->siblings == 2 || count < p->pool_size);
 }
 
 static void publish(worker_stat *ws, const search_walker_stats *st, const search_walker_stats *st0)
@@ -116,7 +130,7 @@ static void *worker(void *arg)
     while (base >= 0 && !engine_should_stop(e)) {
         atomic_store_explicit(&ws->rank, search_walker_rank(w), memory_order_relaxed);
         if (search_walker_rank(w) < base) {
-            if (!offer(e, w, &rng, c->id_base + a->id))
+            if (offer(e, w, &rng, c->id_base + a->id) < 0)
                 break;
             base = search_walker_rank(w);
             since = 0; /* the walk goes on from the fresh scheme */
@@ -128,6 +142,13 @@ static void *worker(void *arg)
         }
         if (since >= wlen) {
             /* a failed walk: restart from the pool; more plus transitions while the level is hard */
+            if (sibling_wanted(e, p, search_walker_rank(w))) {
+                const int r = offer(e, w, &rng, c->id_base + a->id);
+                if (r < 0)
+                    break;
+                if (r & ENGINE_POOLED)
+                    atomic_fetch_add(&ws->siblings, 1);
+            }
             w->L = w->L / 2 > w->Lmin ? w->L / 2 : w->Lmin;
             base = engine_restart(e, &rng, w);
             since = 0;
@@ -231,6 +252,7 @@ static void cpu_stats(void *ctx, engine_stats *st)
         st->restarts += atomic_load(&ws->restarts);
         st->reductions += atomic_load(&ws->reductions);
         st->undone += atomic_load(&ws->undone);
+        st->siblings += atomic_load(&ws->siblings);
         if (st->rank_count) {
             const int r = atomic_load_explicit(&ws->rank, memory_order_relaxed);
             if (r > 0) { /* 0: not started yet */
@@ -331,6 +353,7 @@ search_status engine_run_beside(const search_params *p, const search_params *bes
     bb.q.plus_max = beside->plus_max;
     bb.q.isolated_plus = beside->isolated_plus;
     bb.q.batch = beside->batch;
+    bb.q.siblings = beside->siblings;
     const engine_backend eb = {b->name, &bb, beside_setup, beside_start, beside_stats, beside_join,
                                beside_walker_name};
     search_status st = engine_run(p, starts, nstarts, cb, &eb, res);

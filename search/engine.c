@@ -587,6 +587,8 @@ search_status engine_run(const search_params *p, const scheme *const *starts, in
         res->plus = st.plus;
         res->restarts = st.restarts;
         res->undone = st.undone;
+        res->siblings = st.siblings;
+        res->pooled = engine_pool_version(e);
         res->reductions = st.reductions;
     }
     res->best_rank = atomic_load(&e->best_rank);

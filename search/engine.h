@@ -27,8 +27,8 @@
  *                   as its very last engine call; each walks until
  *                   engine_should_stop(e) (or its own budget runs out), calls
  *                   engine_offer for every scheme below its walk's base rank
- *                   (the GPU also the schemes its failed walks end with,
- *                   search_gpu_options.collect), restarts with engine_restart
+ *                   (and, by search_params.siblings, the schemes its failed
+ *                   walks end with at the level), restarts with engine_restart
  *                   (CPU walkers) or stages its device pool with engine_stage
  *                   (GPU).  false: engine_fail was called; threads already
  *                   started are waited for and joined all the same.
@@ -75,6 +75,7 @@ typedef struct engine engine;
 typedef struct engine_stats {
     uint64_t flips, plus, reductions, restarts; /* totals over all walkers since the start */
     uint64_t undone;    /* flips the degree or weight bias undid (counted in flips too) */
+    uint64_t siblings;  /* failed walks' schemes the pool took (search_params.siblings) */
     uint64_t plateau;   /* the progress row's plateau L: walker 0's (CPU), the fixed one (GPU) */
     int devices;        /* GPUs walking; 0: CPU threads */
     int walkers;        /* walkers counted in rank_count */

@@ -60,7 +60,7 @@ enum { ST_OK = 0, ST_INTERRUPTED = 1, ST_FAILED = 2 };
 
 /* A rank's counters as sent (plain words: every rank runs the same build). */
 typedef struct wire_stats {
-    uint64_t flips, plus, reductions, restarts, undone, plateau;
+    uint64_t flips, plus, reductions, restarts, undone, plateau, siblings;
     int32_t devices, walkers, npairs, status;
     int32_t pairs[2 * MAX_PAIRS]; /* (rank, walkers at it) */
     char msg[400];                /* DONE with ST_FAILED: why */
@@ -264,6 +264,7 @@ static void local_stats(wire_stats *w)
     w->reductions = st.reductions;
     w->restarts = st.restarts;
     w->undone = st.undone;
+    w->siblings = st.siblings;
     w->plateau = st.plateau;
     w->devices = st.devices;
     for (int r = 0; M.rank_count && r <= SCHEME_MAX_RANK && w->npairs < MAX_PAIRS; r++)
@@ -290,6 +291,7 @@ static void layer_stats(void *ctx, engine_stats *st)
         st->reductions += p->st.reductions;
         st->restarts += p->st.restarts;
         st->undone += p->st.undone;
+        st->siblings += p->st.siblings;
         st->devices += p->st.devices;
         if (st->rank_count) {
             for (int i = 0; i < p->st.npairs && i < MAX_PAIRS; i++) {

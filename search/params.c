@@ -122,7 +122,6 @@ void search_gpu_options_default(search_gpu_options *o)
     o->check_pairs = true;
     o->idle_plus = SEARCH_GPU_DEFAULT_IDLE_PLUS;
     o->gpu_defaults = true;
-    o->collect = true;
     search_config c;
     memset(&c, 0, sizeof c);
     for (int i = 0; i < SEARCH_PARAM_COUNT; i++)
@@ -532,6 +531,40 @@ static bool gpu_z_default(int id, double *v)
     return false;
 }
 
+/* The CPU's plain walk over GF(2) on a large format (n m p >= 125): the
+ * weight bias and long walks from the pool's lowest scheme.  One thread, 120 s,
+ * seeds 1 and 2 (bench/RESULTS.md, "The walk unit per format"): <6,6,6> 184
+ * (seed 1) where the other defaults stay at 214, <5,5,5> 103 and 102 against
+ * 106 and 108; the bias alone or long walks alone do not do it (213; 115-116).
+ * Below 125 neither was measured better (<4,4,5>: the bias is worse than none;
+ * docs/search.md, "The weight bias"). */
+static const struct {
+    int id;
+    double value;
+} g_cpu_large_defaults[] = {
+    {SEARCH_PARAM_WEIGHT_BIAS, 0.2},
+    {SEARCH_PARAM_WALK_LEN, 100000000},
+    {SEARCH_PARAM_POOL_MIN, 1},
+};
+
+bool search_large_format(scheme_format f) { return f.n * f.m * f.p >= SEARCH_LARGE_FORMAT; }
+
+bool search_param_large_default(int id, double *v)
+{
+    for (size_t i = 0; i < sizeof g_cpu_large_defaults / sizeof g_cpu_large_defaults[0]; i++)
+        if (g_cpu_large_defaults[i].id == id) {
+            *v = g_cpu_large_defaults[i].value;
+            return true;
+        }
+    return false;
+}
+
+bool search_config_large(const search_config *c, search_backend b)
+{
+    return b == SEARCH_BACKEND_CPU && c->p.symmetry == SCHEME_SYM_NONE && c->p.ring == SCHEME_RING_F2 &&
+           search_large_format(c->p.fmt);
+}
+
 bool search_config_resolve(search_config *c, search_backend b, char *err, size_t errlen)
 {
     unsigned use = b == SEARCH_BACKEND_GPU ? SEARCH_USE_GPU : SEARCH_USE_CPU;
@@ -543,14 +576,18 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
         if (!c->given[i] && numeric(r->type)) {
             bool sym;
             double sd = search_param_symmetric_default(i, c->p.fmt.n, &sym);
-            double zd;
+            double zd, ld;
             /* a symmetric walk's own defaults first, on either backend; then
-             * the GPU walk over Z's */
+             * the GPU walk over Z's; then the CPU's on a large format (the
+             * bias only where no window is asked for) */
             if (sym && c->p.symmetry != SCHEME_SYM_NONE)
                 put_number(field_of(c, i), r->type, sd);
             else if (b == SEARCH_BACKEND_GPU && c->p.ring == SCHEME_RING_Z && !(c->p.via_f2 > 0) &&
                      gpu_z_default(i, &zd))
                 put_number(field_of(c, i), r->type, zd);
+            else if (search_config_large(c, b) && search_param_large_default(i, &ld) &&
+                     !(i == SEARCH_PARAM_WEIGHT_BIAS && c->given[SEARCH_PARAM_WEIGHT_BIAS_MAX]))
+                put_number(field_of(c, i), r->type, ld);
             else
                 put_number(field_of(c, i), r->type, b == SEARCH_BACKEND_GPU ? r->gpu_def : r->def);
         }
@@ -574,6 +611,12 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
                                "over GF(2) adapts it on the GPU, every walk on the CPU",
                                g_info[id].name, c->p.symmetry != SCHEME_SYM_NONE ? "symmetric" : "Z");
     }
+    if (b == SEARCH_BACKEND_GPU && c->given[SEARCH_PARAM_SIBLINGS] &&
+        (c->p.symmetry != SCHEME_SYM_NONE || (c->p.ring == SCHEME_RING_Z && !(c->p.via_f2 > 0))))
+        return scheme_fail(err, errlen,
+                           "--siblings: the %s GPU walk brings its own schemes home (the plain walk over GF(2) "
+                           "takes --siblings on the GPU, every walk on the CPU)",
+                           c->p.symmetry != SCHEME_SYM_NONE ? "symmetric" : "Z");
     if (b == SEARCH_BACKEND_GPU)
         gpu_plateau_bounds(&c->p, c->given[SEARCH_PARAM_PLATEAU_MIN], c->given[SEARCH_PARAM_PLATEAU_MAX]);
     if (!c->given[SEARCH_PARAM_DEVICES])

@@ -186,6 +186,8 @@ typedef struct search_params {
     double pool_up;        /* a restart climbs one nonempty rank above that level with this
                               probability, repeatedly (fresh descents keep the pools diverse) */
     double pool_fresh;     /* a restart starts over from the start schemes with this probability */
+    int siblings;          /* failed walks at the level pool their scheme: 0 never, 1 while the level
+                              has room, 2 always (params.def) */
     int pool_keep;         /* the run returns up to this many distinct schemes of its pool
                               (search_result.pool); 0: none */
     double degree_bias;    /* B: a flip from D flips to D' is kept with probability min(1, (D/D')^B)
@@ -256,7 +258,6 @@ typedef struct search_gpu_options {
     uint32_t idle_plus; /* empty steps in a row before a plus transition (or a restart); 0: never */
     bool isolated_restart; /* idle_plus empty steps end the walk (restart) rather than a plus */
     bool verbose;       /* a line per launch on stderr */
-    bool collect;       /* walks ending at the level without improving pool their scheme (siblings) */
     /* --devices: one walker set per listed GPU, one pool and one
      * store for all; ndevices 0: search_params.device alone.  A GPU may be
      * listed twice (two walker sets on one device: the multi-GPU path tested
@@ -336,6 +337,14 @@ void search_config_copy(search_config *dst, const search_config *src, int id);
  * has none, the backend's default holds); search_config_resolve takes it for
  * a row not given when c->p.symmetry is not none. */
 double search_param_symmetric_default(int id, int n, bool *has);
+/* The CPU's plain walk over GF(2) on a large format (n m p >= SEARCH_LARGE_FORMAT)
+ * takes its own defaults for a few rows (docs/search.md, "Large formats"):
+ * search_param_large_default gives the value (false: the row has none);
+ * search_config_large says whether a config resolved for backend b takes them. */
+#define SEARCH_LARGE_FORMAT 125
+bool search_large_format(scheme_format f);
+bool search_param_large_default(int id, double *v);
+bool search_config_large(const search_config *c, search_backend b);
 
 /* Makes c ready to run on backend b (cpu or gpu; auto was decided before):
  * a row the backend does not read that was given is refused (false, "--threads:
@@ -535,6 +544,9 @@ typedef struct search_result {
     double seconds;
     uint64_t flips, plus, restarts, reductions, improvements;
     uint64_t undone;         /* flips the degree or weight bias undid (counted in flips) */
+    uint64_t siblings;       /* failed walks' schemes the pool took (search_params.siblings; the plain
+                                walks: CPU walkers and the GPU's warp walk over GF(2)) */
+    uint64_t pooled;         /* schemes the run's pool took in all (starts, improvements, siblings) */
     bool interrupted;        /* search_request_stop was called */
     char msg[512];           /* why, when status is not SEARCH_REACHED/NOT_REACHED */
     scheme **pool;           /* with search_params.pool_keep N > 0: up to N distinct schemes the

@@ -84,7 +84,7 @@ static scheme *from_terms(scheme_format f, const uint64_t *t, int rank)
 
 /* A scheme from the GPU, offered to the engine (verified there first; a
  * failure is a bug, never kept).  false: the run failed. */
-static bool keep(gpu_set *s, const uint64_t *t, int rank, int warp)
+static bool keep(gpu_set *s, const uint64_t *t, int rank, int warp, bool sibling)
 {
     gpu_backend *g = s->g;
     scheme *sc = from_terms(g->p->fmt, t, rank);
@@ -103,6 +103,7 @@ static bool keep(gpu_set *s, const uint64_t *t, int rank, int warp)
     pthread_mutex_lock(&g->mu);
     s->st.returned++;
     s->st.pooled += (r & ENGINE_POOLED) != 0;
+    s->st.siblings += sibling && (r & ENGINE_POOLED);
     s->st.improvements += (r & ENGINE_IMPROVED) != 0;
     s->isolated += (r & ENGINE_ISOLATED) != 0;
     pthread_mutex_unlock(&g->mu);
@@ -134,8 +135,12 @@ static bool upload_pool(gpu_set *s)
         return false;
     }
     /* walks that end at the level without a lower rank bring their scheme
-     * home while the level has room: the pool's diversity */
-    cuda_walk_set_collect(s->w, g->o->collect && level >= 0 && level_count < g->p->pool_size ? level : 0);
+     * home (siblings): while the level has room (1: the pool's diversity) or
+     * always (2: a full level replaces a random member, so that the walks'
+     * chains go on from where they ended; docs/search.md, "Siblings") */
+    const int sib = g->p->siblings;
+    const bool collect = level >= 0 && (sib == 2 || (sib == 1 && level_count < g->p->pool_size));
+    cuda_walk_set_collect(s->w, collect ? level : 0);
     char err[256];
     if (cuda_walk_set_pool(s->w, s->pool_terms, s->pool_ranks, n, err, sizeof err) != 0) {
         engine_fail(g->e, SEARCH_FAILED, "%s", err);
@@ -175,7 +180,8 @@ static void process(gpu_set *s, const cuda_walk_batch *b)
         s->plateau0 = b->warp[0].plateau;
     pthread_mutex_unlock(&g->mu);
     for (int q = 0; q < b->improved; q++)
-        if (!keep(s, b->improved_terms + (size_t)q * (size_t)b->cap * 3, b->improved_rank[q], b->improved_warp[q]))
+        if (!keep(s, b->improved_terms + (size_t)q * (size_t)b->cap * 3, b->improved_rank[q], b->improved_warp[q],
+                  b->improved_sibling[q] != 0))
             return;
     /* checking mode: the current schemes of a moving window of walkers */
     for (int k = 0; k < b->sample_count; k++) {
@@ -289,6 +295,7 @@ static void gpu_stats(void *ctx, engine_stats *st)
         st->reductions += s->st.reductions;
         st->restarts += s->st.restarts;
         st->undone += s->st.undone;
+        st->siblings += s->st.siblings;
         if (st->rank_count && s->has_ranks) {
             /* the walkers' ranks after every set's last launch */
             for (int r = 0; r <= s->info.cap && r <= SCHEME_MAX_RANK; r++)

@@ -59,6 +59,7 @@ typedef struct search_gpu_set_stats {
     uint64_t flips, plus, reductions, restarts;
     uint64_t returned;      /* schemes the set returned (each verified before anything else) */
     uint64_t pooled;        /* of those, new to the shared pool */
+    uint64_t siblings;      /* of those pooled, failed walks' schemes (search_params.siblings) */
     uint64_t improvements;  /* of those, a rank below the run's best so far */
     uint64_t refreshes;     /* uploads of the shared pool to the set's device pool */
     uint64_t undone;        /* flips undone by the degree or weight bias (search_params.degree_bias, weight_bias) */

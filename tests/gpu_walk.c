@@ -13,6 +13,7 @@
  *            rank = start + plus - removed, ranks fall.
  *   planted: a scheme with a planted redundant pair loses it.
  *   replay:  the same seed gives the same walk; another seed another.
+ *   siblings: failed walks' schemes pooled by --siblings 0, 1, 2 (the level's room).
  *   driver:  search_run_gpu reaches <2,2,2>:7 and <3,3,3>:23 in checking mode.
  *   multi:   several walker sets: GPU 0 listed twice (and 0,1 where
  *            two GPUs are): every scheme verifies, every set pools into the
@@ -925,6 +926,65 @@ static void t_driver(scheme_format f, int target, double seconds)
     search_result_free(&res);
 }
 
+/* Siblings (search_params.siblings; docs/search.md, "Siblings"): walks that end
+ * at the pool's level come home while the level has room (1) or always (2: a
+ * full level replaces a member), never with 0.  With 1 the pool takes at most
+ * pool_size of them for each rank the level passed through, and up to one
+ * queue more (the host decides per launch, with two launches in flight, and a
+ * launch returns at most half its queue of them: queue_cap = min(256, walkers));
+ * with 2, short walks at a level of 4 bring many more.  From a <3,3,4>:29 (the
+ * record: the level stays at 29, one rank). */
+static void t_siblings(void)
+{
+    if (!wanted("siblings"))
+        return;
+    scheme *start = load_corpus("kauers-moosbauer/334-29-mod0.exp");
+    if (!start) {
+        report(false, "siblings", "corpus file not readable (FLIPGRAPH_CORPUS)");
+        return;
+    }
+    const scheme *starts[1] = {start};
+    for (int k = 0; k <= 2; k++) {
+        char tn[32];
+        snprintf(tn, sizeof tn, "siblings %d", k);
+        search_params p;
+        search_params_default(&p);
+        p.fmt = start->fmt;
+        p.target_rank = 1; /* never reached: the flip budget ends the run */
+        p.max_flips = g_emu ? 30000 : 20000000;
+        p.time_limit = 300;
+        p.seed = g_seed + (uint64_t)k;
+        p.progress_every = 0;
+        p.walk_len = p.walk_max = 20; /* short walks: most fail at the level */
+        p.pool_size = 4;
+        p.pool_min = 1;
+        p.siblings = k;
+        search_gpu_options o;
+        search_gpu_options_default(&o);
+        o.gpu_defaults = false; /* the parameters as given */
+        o.warps = qw(64);
+        o.steps = g_emu ? 64 : 0;
+        search_result res;
+        search_gpu_stats st;
+        memset(&st, 0, sizeof st);
+        search_status stt = search_run_gpu_stats(&p, &o, starts, 1, NULL, &res, &st);
+        const int qcap = st.sets && st.set[0].walkers < 256 ? st.set[0].walkers : 256;
+        const uint64_t bound = (uint64_t)(p.pool_size + qcap) * (uint64_t)(res.start_rank - res.best_rank + 1);
+        const uint64_t sib = st.sets ? st.set[0].siblings : 0;
+        bool ok = (stt == SEARCH_REACHED || stt == SEARCH_NOT_REACHED) && st.sets == 1 && res.siblings == sib &&
+                  sib <= st.set[0].pooled && res.restarts > 4 * bound;
+        ok = ok && (k == 0 ? sib == 0 : k == 1 ? sib > 0 && sib <= bound : sib > bound);
+        report(ok, tn,
+               "status %d, ranks %d..%d, %.3g flips, %llu restarts, %llu siblings pooled (the run: %llu; bound %llu "
+               "with 1), %llu pooled%s%s",
+               (int)stt, res.start_rank, res.best_rank, (double)res.flips, (unsigned long long)res.restarts,
+               (unsigned long long)sib, (unsigned long long)res.siblings, (unsigned long long)bound,
+               (unsigned long long)(st.sets ? st.set[0].pooled : 0), res.msg[0] ? ": " : "", res.msg);
+        search_result_free(&res);
+    }
+    scheme_free(start);
+}
+
 static void t_bad_device(void)
 {
     if (!wanted("bad device"))
@@ -1236,6 +1296,7 @@ int main(void)
      * to over 2e5 flips, so there the driver must get below the start (27) to
      * 25; under ASan, with another test beside it on 2 cores, it made 3.7e4
      * flips in 30 s and stopped at 26 (a CI failure), hence 300 s. */
+    t_siblings();
     t_driver((scheme_format){2, 2, 2}, 7, 120);
     t_driver((scheme_format){3, 3, 3}, g_emu ? 25 : 23, 300);
     t_bad_device();

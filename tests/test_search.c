@@ -1023,6 +1023,48 @@ Test(search_driver, the_run_counts_the_flips_the_bias_undid, .timeout = 120)
         }
 }
 
+/* Siblings (search_params.siblings; docs/search.md, "Siblings"): a walk that
+ * fails at the pool's level offers the scheme it ended with.  0: never; 1: while
+ * the level holds fewer than pool_size schemes, so at most pool_size for each rank
+ * the run's level passed through; 2: always (a full level replaces a member), so
+ * far more than that.  The pool's intake counts the start and every sibling. */
+Test(search_driver, failed_walks_pool_their_scheme_by_the_siblings_rule, .timeout = 120)
+{
+    const uint64_t seed = test_seed();
+    for (int k = 0; k <= 2; k++) {
+        search_params p = params_for((scheme_format){4, 4, 4});
+        p.seed = seed;
+        p.threads = 1;
+        p.max_flips = tc_sanitized() ? 300000 : 2000000;
+        p.target_rank = 1; /* never reached: the budget ends the run */
+        p.progress_every = 0;
+        p.walk_len = p.walk_max = 200; /* short walks: thousands fail */
+        p.pool_size = 8;
+        p.pool_min = 1;
+        p.siblings = k;
+        search_result r;
+        search_run_cpu(&p, NULL, 0, NULL, &r);
+        cr_assert(r.status == SEARCH_REACHED || r.status == SEARCH_NOT_REACHED, "%s", r.msg);
+        const uint64_t bound = (uint64_t)p.pool_size * (uint64_t)(r.start_rank - r.best_rank + 1);
+        cr_assert_gt(r.restarts, 4 * bound, "siblings %d: %llu restarts (seed %llu)", k,
+                     (unsigned long long)r.restarts, (unsigned long long)seed);
+        cr_assert_geq(r.pooled, r.siblings + 1, "siblings %d: the pool took %llu, %llu siblings", k,
+                      (unsigned long long)r.pooled, (unsigned long long)r.siblings);
+        if (k == 0)
+            cr_assert_eq(r.siblings, 0, "siblings 0: %llu pooled (seed %llu)", (unsigned long long)r.siblings,
+                         (unsigned long long)seed);
+        else if (k == 1)
+            cr_assert(r.siblings > 0 && r.siblings <= bound,
+                      "siblings 1: %llu pooled, expected 1..%llu (ranks %d..%d, pool-size %d; seed %llu)",
+                      (unsigned long long)r.siblings, (unsigned long long)bound, r.start_rank, r.best_rank,
+                      p.pool_size, (unsigned long long)seed);
+        else
+            cr_assert_gt(r.siblings, bound, "siblings 2: %llu pooled, expected more than %llu (seed %llu)",
+                         (unsigned long long)r.siblings, (unsigned long long)bound, (unsigned long long)seed);
+        search_result_free(&r);
+    }
+}
+
 Test(search_driver, a_seed_replays_exactly, .timeout = 120)
 {
     uint64_t seed = test_seed();
@@ -1445,6 +1487,107 @@ Test(search_misc, the_gpu_plateau_adapts_only_where_a_bound_is_given)
     p.plateau_max = 100000;
     search_gpu_params(&p, &o, &q);
     cr_assert(q.plateau == 500 && q.plateau_min == 500 && q.plateau_max == 100000);
+}
+
+/* A large format (n m p >= 125) on the CPU's plain walk over GF(2) takes the
+ * weight bias 0.2, walks of 1e8 and pool-min 1 for rows not given; smaller
+ * formats, the GPU, the symmetric walks and the walk over Z keep theirs; a
+ * given row wins, and a given window keeps the bias at the table's 0. */
+static search_config resolved(const char *const *kv, int n, search_backend b)
+{
+    char err[256];
+    search_config c;
+    search_config_default(&c);
+    for (int i = 0; i < n; i += 2)
+        cr_assert(search_config_set(&c, search_param_find(kv[i]), kv[i + 1], err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, b, err, sizeof err), "%s", err);
+    return c;
+}
+
+Test(search_misc, large_formats_take_their_own_defaults_on_the_cpu_plain_walk)
+{
+    const char *big[] = {"dims", "5x5x5"};
+    search_config c = resolved(big, 2, SEARCH_BACKEND_CPU);
+    cr_assert(c.p.weight_bias == 0.2 && c.p.walk_len == 100000000u && c.p.pool_min == 1, "%g %llu %d",
+              c.p.weight_bias, (unsigned long long)c.p.walk_len, c.p.pool_min);
+    cr_assert(search_config_large(&c, SEARCH_BACKEND_CPU));
+    const char *six[] = {"dims", "6x6x6"};
+    c = resolved(six, 2, SEARCH_BACKEND_CPU);
+    cr_assert(c.p.weight_bias == 0.2 && c.p.walk_len == 100000000u && c.p.pool_min == 1);
+    const char *below[] = {"dims", "4x5x5"}; /* 100 */
+    c = resolved(below, 2, SEARCH_BACKEND_CPU);
+    cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 1000u && c.p.pool_min == 16);
+    cr_assert_not(search_config_large(&c, SEARCH_BACKEND_CPU));
+    c = resolved(big, 2, SEARCH_BACKEND_GPU);
+    cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 1000000u && c.p.pool_min == 4, "the GPU's own");
+    const char *sym[] = {"dims", "5x5x5", "symmetry", "c3"};
+    c = resolved(sym, 4, SEARCH_BACKEND_CPU);
+    cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 33000000u && c.p.pool_min == 16, "the symmetric walk's");
+    const char *z[] = {"dims", "5x5x5", "ring", "z"};
+    c = resolved(z, 4, SEARCH_BACKEND_CPU);
+    cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 1000u && c.p.pool_min == 16, "over Z");
+    const char *given[] = {"dims", "5x5x5", "walk-len", "1000", "weight-bias", "0.1"};
+    c = resolved(given, 6, SEARCH_BACKEND_CPU);
+    cr_assert(c.p.weight_bias == 0.1 && c.p.walk_len == 1000u && c.p.pool_min == 1, "given rows win");
+    const char *window[] = {"dims", "6x6x6", "weight-bias-max", "0.4"};
+    c = resolved(window, 4, SEARCH_BACKEND_CPU);
+    cr_assert(c.p.weight_bias == 0 && c.p.weight_bias_max == 0.4 && c.p.walk_len == 100000000u);
+    /* CPU walkers beside a GPU take the CPU's reading, large format included */
+    char err[256];
+    const char *beside[] = {"dims", "6x6x6", "host-threads", "2"};
+    c = resolved(beside, 4, SEARCH_BACKEND_GPU);
+    search_params q;
+    cr_assert(search_config_beside(&c, &q, err, sizeof err), "%s", err);
+    cr_assert(q.walk_len == 100000000u && q.threads == 2, "%llu", (unsigned long long)q.walk_len);
+}
+
+/* --siblings: the CPU's 0 and the GPU's 1 (the warp walk's collect while the
+ * level has room, as before the row); the symmetric and Z GPU walks, which
+ * bring their own schemes home, refuse it, naming it; --via-f2 takes it. */
+Test(search_misc, siblings_default_per_backend_and_the_walks_that_refuse_them)
+{
+    char err[256];
+    search_config c;
+    search_config_default(&c);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
+    cr_assert_eq(c.p.siblings, 0);
+    search_config_default(&c);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
+    cr_assert_eq(c.p.siblings, 1);
+    search_config_default(&c);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_SIBLINGS, "2", err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
+    cr_assert_eq(c.p.siblings, 2);
+    cr_assert_not(search_config_set(&c, SEARCH_PARAM_SIBLINGS, "3", err, sizeof err), "--siblings 3 taken");
+    static const char *const walks[][2] = {{"symmetry", "c3"}, {"ring", "z"}};
+    for (int k = 0; k < 2; k++) {
+        search_config_default(&c);
+        cr_assert(search_config_set(&c, search_param_find(walks[k][0]), walks[k][1], err, sizeof err), "%s", err);
+        cr_assert(search_config_set(&c, SEARCH_PARAM_SIBLINGS, "2", err, sizeof err), "%s", err);
+        cr_assert_not(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "--%s %s took --siblings",
+                      walks[k][0], walks[k][1]);
+        cr_assert(strstr(err, "--siblings: the") && strstr(err, "brings its own schemes home"), "%s", err);
+        /* the CPU's walks all read it */
+        search_config_default(&c);
+        cr_assert(search_config_set(&c, search_param_find(walks[k][0]), walks[k][1], err, sizeof err), "%s", err);
+        cr_assert(search_config_set(&c, SEARCH_PARAM_SIBLINGS, "2", err, sizeof err), "%s", err);
+        cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
+    }
+    search_config_default(&c);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_RING, "z", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_VIA_F2, "30s", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_SIBLINGS, "2", err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
+    /* the library path: the CPU's 0 counts as not given */
+    search_params p, q;
+    search_params_default(&p);
+    search_gpu_options o;
+    search_gpu_options_default(&o);
+    search_gpu_params(&p, &o, &q);
+    cr_assert_eq(q.siblings, 1);
+    p.siblings = 2;
+    search_gpu_params(&p, &o, &q);
+    cr_assert_eq(q.siblings, 2);
 }
 
 /* The record of a run from before the table (no backend, no given line, every
