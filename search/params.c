@@ -536,8 +536,8 @@ static bool gpu_z_default(int id, double *v)
  * seeds 1 and 2 (bench/RESULTS.md, "The walk unit per format"): <6,6,6> 184
  * (seed 1) where the other defaults stay at 214, <5,5,5> 103 and 102 against
  * 106 and 108; the bias alone or long walks alone do not do it (213; 115-116).
- * Below 125 neither was measured better (<4,4,5>: the bias is worse than none;
- * docs/search.md, "The weight bias"). */
+ * Below 125 they were not better: <4,5,5> (100) 82, 82 against 77, 78; on
+ * <4,4,5> the bias is worse than none (docs/search.md, "The weight bias"). */
 static const struct {
     int id;
     double value;
