@@ -531,13 +531,13 @@ static bool gpu_z_default(int id, double *v)
     return false;
 }
 
-/* The CPU's plain walk over GF(2) on a large format (n m p >= 125): the
- * weight bias and long walks from the pool's lowest scheme.  One thread, 120 s,
- * seeds 1 and 2 (bench/RESULTS.md, "The walk unit per format"): <6,6,6> 184
- * (seed 1) where the other defaults stay at 214, <5,5,5> 103 and 102 against
- * 106 and 108; the bias alone or long walks alone do not do it (213; 115-116).
- * Below 125 they were not better: <4,5,5> (100) 82, 82 against 77, 78; on
- * <4,4,5> the bias is worse than none (docs/search.md, "The weight bias"). */
+/* The CPU's plain walk over GF(2) on a large format (n m p >= 150): the
+ * weight bias and long walks from the pool's lowest scheme.  One thread, 120 s
+ * (bench/RESULTS.md, "The walk unit per format"): <6,6,6> 184 where the other
+ * defaults stay at 214; the bias alone or long walks alone do not do it (213;
+ * 215-216).  Not on <5,5,5> (125): 103, 102 against 106, 108 in 120 s, but over
+ * 20 minutes 102 against 100; <4,5,5> (100) 82, 82 against 77, 78; on <4,4,5>
+ * the bias is worse than none (docs/search.md, "The weight bias"). */
 static const struct {
     int id;
     double value;

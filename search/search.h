@@ -341,7 +341,7 @@ double search_param_symmetric_default(int id, int n, bool *has);
  * takes its own defaults for a few rows (docs/search.md, "Large formats"):
  * search_param_large_default gives the value (false: the row has none);
  * search_config_large says whether a config resolved for backend b takes them. */
-#define SEARCH_LARGE_FORMAT 125
+#define SEARCH_LARGE_FORMAT 150
 bool search_large_format(scheme_format f);
 bool search_param_large_default(int id, double *v);
 bool search_config_large(const search_config *c, search_backend b);

@@ -1489,7 +1489,7 @@ Test(search_misc, the_gpu_plateau_adapts_only_where_a_bound_is_given)
     cr_assert(q.plateau == 500 && q.plateau_min == 500 && q.plateau_max == 100000);
 }
 
-/* A large format (n m p >= 125) on the CPU's plain walk over GF(2) takes the
+/* A large format (n m p >= 150) on the CPU's plain walk over GF(2) takes the
  * weight bias 0.2, walks of 1e8 and pool-min 1 for rows not given; smaller
  * formats, the GPU, the symmetric walks and the walk over Z keep theirs; a
  * given row wins, and a given window keeps the bias at the table's 0. */
@@ -1506,7 +1506,7 @@ static search_config resolved(const char *const *kv, int n, search_backend b)
 
 Test(search_misc, large_formats_take_their_own_defaults_on_the_cpu_plain_walk)
 {
-    const char *big[] = {"dims", "5x5x5"};
+    const char *big[] = {"dims", "5x5x6"};
     search_config c = resolved(big, 2, SEARCH_BACKEND_CPU);
     cr_assert(c.p.weight_bias == 0.2 && c.p.walk_len == 100000000u && c.p.pool_min == 1, "%g %llu %d",
               c.p.weight_bias, (unsigned long long)c.p.walk_len, c.p.pool_min);
@@ -1514,19 +1514,19 @@ Test(search_misc, large_formats_take_their_own_defaults_on_the_cpu_plain_walk)
     const char *six[] = {"dims", "6x6x6"};
     c = resolved(six, 2, SEARCH_BACKEND_CPU);
     cr_assert(c.p.weight_bias == 0.2 && c.p.walk_len == 100000000u && c.p.pool_min == 1);
-    const char *below[] = {"dims", "4x5x5"}; /* 100 */
+    const char *below[] = {"dims", "5x5x5"}; /* 125 */
     c = resolved(below, 2, SEARCH_BACKEND_CPU);
     cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 1000u && c.p.pool_min == 16);
     cr_assert_not(search_config_large(&c, SEARCH_BACKEND_CPU));
     c = resolved(big, 2, SEARCH_BACKEND_GPU);
     cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 1000000u && c.p.pool_min == 4, "the GPU's own");
-    const char *sym[] = {"dims", "5x5x5", "symmetry", "c3"};
+    const char *sym[] = {"dims", "6x6x6", "symmetry", "c3"};
     c = resolved(sym, 4, SEARCH_BACKEND_CPU);
-    cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 33000000u && c.p.pool_min == 16, "the symmetric walk's");
-    const char *z[] = {"dims", "5x5x5", "ring", "z"};
+    cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 166666667u && c.p.pool_min == 16, "the symmetric walk's");
+    const char *z[] = {"dims", "6x6x6", "ring", "z"};
     c = resolved(z, 4, SEARCH_BACKEND_CPU);
     cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 1000u && c.p.pool_min == 16, "over Z");
-    const char *given[] = {"dims", "5x5x5", "walk-len", "1000", "weight-bias", "0.1"};
+    const char *given[] = {"dims", "5x5x6", "walk-len", "1000", "weight-bias", "0.1"};
     c = resolved(given, 6, SEARCH_BACKEND_CPU);
     cr_assert(c.p.weight_bias == 0.1 && c.p.walk_len == 1000u && c.p.pool_min == 1, "given rows win");
     const char *window[] = {"dims", "6x6x6", "weight-bias-max", "0.4"};
