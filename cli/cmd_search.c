@@ -1117,8 +1117,7 @@ static int search_body(int argc, char **argv)
                 " restarts, %" PRIu64 " reductions\n",
                 res.improvements, res.plus, res.restarts, res.reductions);
     /* the pool's intake; the failed walks' share where --siblings is read (docs/search.md, "Siblings") */
-    const bool reads_siblings = cfg.backend != SEARCH_BACKEND_GPU ||
-                                (cfg.p.symmetry == SCHEME_SYM_NONE && (cfg.p.ring == SCHEME_RING_F2 || cfg.p.via_f2 > 0));
+    const bool reads_siblings = cfg.backend != SEARCH_BACKEND_GPU || search_gpu_walks_warp(&cfg.p);
     if (!quiet && reads_siblings && cfg.p.siblings > 0)
         fprintf(stderr, "flipgraph search: the pool took %" PRIu64 " schemes, %" PRIu64 " of them siblings (--siblings %d)\n",
                 res.pooled, res.siblings, cfg.p.siblings);

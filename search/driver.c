@@ -80,17 +80,15 @@ static int offer(engine *e, search_walker *w, scheme_rng *rng, int id)
     return r;
 }
 
-/* Whether a walk that failed at this rank pools its scheme (a sibling;
- * search_params.siblings, docs/search.md, "Siblings"): at the pool's level
- * only, while the level has room (1) or always (2: a full level replaces a
- * random member, so the walks' chains go on where they ended). */
+/* Whether a walk that failed at this rank pools its scheme: at the pool's
+ * level only, by the siblings rule (engine_siblings_open). */
 static bool sibling_wanted(engine *e, const search_params *p, int rank)
 {
     if (!p->siblings)
         return false;
     int count = 0;
     const int level = engine_pool_level(e, &count);
-    return rank == level && (p->siblings == 2 || count < p->pool_size);
+    return rank == level && engine_siblings_open(p, count);
 }
 
 static void publish(worker_stat *ws, const search_walker_stats *st, const search_walker_stats *st0)

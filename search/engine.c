@@ -310,6 +310,11 @@ uint64_t engine_pool_version(engine *e)
 
 int engine_pool_level(engine *e, int *count) { return search_pool_level(&e->pool, count); }
 
+bool engine_siblings_open(const search_params *p, int level_count)
+{
+    return p->siblings == 2 || (p->siblings == 1 && level_count < p->pool_size);
+}
+
 int engine_pool_count(engine *e, int r)
 {
     if (r < 0 || r > e->pool.max_rank)

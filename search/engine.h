@@ -195,6 +195,12 @@ int engine_stage(engine *e, scheme_rng *rng, int n, void (*visit)(void *ctx, int
 /* Changes whenever a scheme joins the pool (a device copy is stale when it differs). */
 uint64_t engine_pool_version(engine *e);
 int engine_pool_level(engine *e, int *count);
+/* Whether a walk that failed at the pool's level, which holds level_count
+ * schemes, offers its scheme (a sibling; search_params.siblings, docs/search.md,
+ * "Siblings"): while the level has room (1) or always (2: a full level
+ * replaces a random member, so the walks' chains go on where they ended).
+ * The CPU walkers (driver.c) and the GPU's launches (walk_gpu.c) both ask here. */
+bool engine_siblings_open(const search_params *p, int level_count);
 /* Schemes the pool holds at rank r (tests). */
 int engine_pool_count(engine *e, int r);
 

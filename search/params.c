@@ -547,7 +547,7 @@ static const struct {
     {SEARCH_PARAM_POOL_MIN, 1},
 };
 
-bool search_large_format(scheme_format f) { return f.n * f.m * f.p >= SEARCH_LARGE_FORMAT; }
+static bool search_large_format(scheme_format f) { return f.n * f.m * f.p >= SEARCH_LARGE_FORMAT; }
 
 bool search_param_large_default(int id, double *v)
 {
@@ -604,15 +604,13 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
     static const int bounds[2] = {SEARCH_PARAM_PLATEAU_MIN, SEARCH_PARAM_PLATEAU_MAX};
     for (int k = 0; k < 2; k++) {
         const int id = bounds[k];
-        if (b == SEARCH_BACKEND_GPU && c->given[id] &&
-            (c->p.symmetry != SCHEME_SYM_NONE || (c->p.ring == SCHEME_RING_Z && !(c->p.via_f2 > 0))))
+        if (b == SEARCH_BACKEND_GPU && c->given[id] && !search_gpu_walks_warp(&c->p))
             return scheme_fail(err, errlen,
                                "--%s: the %s GPU walk keeps its plateau fixed (--plateau); the plain walk "
                                "over GF(2) adapts it on the GPU, every walk on the CPU",
                                g_info[id].name, c->p.symmetry != SCHEME_SYM_NONE ? "symmetric" : "Z");
     }
-    if (b == SEARCH_BACKEND_GPU && c->given[SEARCH_PARAM_SIBLINGS] &&
-        (c->p.symmetry != SCHEME_SYM_NONE || (c->p.ring == SCHEME_RING_Z && !(c->p.via_f2 > 0))))
+    if (b == SEARCH_BACKEND_GPU && c->given[SEARCH_PARAM_SIBLINGS] && !search_gpu_walks_warp(&c->p))
         return scheme_fail(err, errlen,
                            "--siblings: the %s GPU walk brings its own schemes home (the plain walk over GF(2) "
                            "takes --siblings on the GPU, every walk on the CPU)",

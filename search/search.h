@@ -223,6 +223,14 @@ static inline bool search_lifts_to_z(const search_params *p)
     return p->ring == SCHEME_RING_Z && (p->symmetry != SCHEME_SYM_NONE || p->via_f2 > 0);
 }
 
+/* Whether the GPU walks this run with the plain warp walk over GF(2) (a walk
+ * over GF(2) without symmetry, --via-f2 included): the GPU walk that adapts
+ * its plateau and takes --siblings; the symmetric and Z GPU walks do neither. */
+static inline bool search_gpu_walks_warp(const search_params *p)
+{
+    return p->symmetry == SCHEME_SYM_NONE && (p->ring == SCHEME_RING_F2 || p->via_f2 > 0);
+}
+
 /* The coefficient bound of a --from-db start (session_best_start's coef_max,
  * 0: any): a run --via-f2 walks its start mod 2, so the lowest stored scheme
  * of any coefficients; else the run's own --coef-max. */
@@ -342,7 +350,6 @@ double search_param_symmetric_default(int id, int n, bool *has);
  * search_param_large_default gives the value (false: the row has none);
  * search_config_large says whether a config resolved for backend b takes them. */
 #define SEARCH_LARGE_FORMAT 150
-bool search_large_format(scheme_format f);
 bool search_param_large_default(int id, double *v);
 bool search_config_large(const search_config *c, search_backend b);
 

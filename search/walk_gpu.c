@@ -135,11 +135,8 @@ static bool upload_pool(gpu_set *s)
         return false;
     }
     /* walks that end at the level without a lower rank bring their scheme
-     * home (siblings): while the level has room (1: the pool's diversity) or
-     * always (2: a full level replaces a random member, so that the walks'
-     * chains go on from where they ended; docs/search.md, "Siblings") */
-    const int sib = g->p->siblings;
-    const bool collect = level >= 0 && (sib == 2 || (sib == 1 && level_count < g->p->pool_size));
+     * home by the siblings rule, decided per launch from the staged level */
+    const bool collect = level >= 0 && engine_siblings_open(g->p, level_count);
     cuda_walk_set_collect(s->w, collect ? level : 0);
     char err[256];
     if (cuda_walk_set_pool(s->w, s->pool_terms, s->pool_ranks, n, err, sizeof err) != 0) {
