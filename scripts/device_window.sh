@@ -3,9 +3,8 @@
 # "The weight bias"; issues 19, 23), one call on the GPU machine:
 #   check  the kernels against their CPU definitions with the bias and the
 #          window: tests/gpu_walk's traces (FLIPGRAPH_GPU_ONLY=trace) and its
-#          adaptive plateau and its siblings (FLIPGRAPH_TEST_SEED=1, the name
-#          gpu_walk reads),
-#          tests/gpu_sym and tests/gpu_z (FLIPGRAPH_SEED=1);
+#          adaptive plateau and its siblings, tests/gpu_sym and tests/gpu_z
+#          (FLIPGRAPH_SEED=1, the name every test reads: tests/test_seed.h);
 #   race   every run of RUNS ("DIMS:TIME:OPTIONS" separated by ';', OPTIONS
 #          any search options such as "--weight-bias 0.05 --weight-bias-max
 #          0.4" or "--ring z"), one after the other from the standard
@@ -42,13 +41,13 @@ fg_build flipgraph gpu_walk gpu_sym gpu_z || exit 2
 F=$B/flipgraph
 fg_banner "steps: $STEPS"
 if fg_wants check; then
-  fg_step "tests/gpu_walk, the traces (FLIPGRAPH_TEST_SEED=1)" 300 env FLIPGRAPH_TEST_SEED=1 FLIPGRAPH_GPU_ONLY=trace \
+  fg_step "tests/gpu_walk, the traces (FLIPGRAPH_SEED=1)" 300 env FLIPGRAPH_SEED=1 FLIPGRAPH_GPU_ONLY=trace \
     FLIPGRAPH_CORPUS=data/corpus $B/gpu_walk
   grep -E '^FAIL|weight bias|passed' "$LOG" | tail -8
-  fg_step "tests/gpu_walk, the adaptive plateau (FLIPGRAPH_TEST_SEED=1)" 120 env FLIPGRAPH_TEST_SEED=1 \
+  fg_step "tests/gpu_walk, the adaptive plateau (FLIPGRAPH_SEED=1)" 120 env FLIPGRAPH_SEED=1 \
     FLIPGRAPH_GPU_ONLY="adaptive plateau" FLIPGRAPH_CORPUS=data/corpus $B/gpu_walk
   grep -E '^FAIL|^ok|passed' "$LOG" | tail -3
-  fg_step "tests/gpu_walk, siblings (FLIPGRAPH_TEST_SEED=1)" 120 env FLIPGRAPH_TEST_SEED=1 \
+  fg_step "tests/gpu_walk, siblings (FLIPGRAPH_SEED=1)" 120 env FLIPGRAPH_SEED=1 \
     FLIPGRAPH_GPU_ONLY=siblings FLIPGRAPH_CORPUS=data/corpus $B/gpu_walk
   grep -E '^FAIL|^ok|passed' "$LOG" | tail -4
   fg_step "tests/gpu_sym (FLIPGRAPH_SEED=1)" 300 env FLIPGRAPH_SEED=1 $B/gpu_sym

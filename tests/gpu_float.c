@@ -6,7 +6,7 @@
  * A plain executable (the GPU machine has no Criterion): prints one line per
  * failure with the seed that replays it, then "N passed, N failed"; exit 1 on a
  * failure.  Where no GPU is visible it says "skipped: no GPU visible" and exits
- * 77 (ctest counts it as skipped).  Replay: FLIPGRAPH_TEST_SEED=<seed> gpu_float.
+ * 77 (ctest counts it as skipped).  Replay: FLIPGRAPH_SEED=<seed> gpu_float.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -20,6 +20,7 @@
 #include "schemes/scheme.h"
 #include "search/search.h"
 #include "verify/verify.h"
+#include "test_seed.h"
 
 static int g_pass, g_fail;
 static uint64_t g_seed;
@@ -235,16 +236,7 @@ int main(void)
     }
     char dev[256];
     cuda_device_describe(dev, sizeof dev);
-    const char *env = getenv("FLIPGRAPH_TEST_SEED");
-    if (env) {
-        g_seed = strtoull(env, NULL, 10);
-    } else {
-        FILE *f = fopen("/dev/urandom", "rb");
-        if (!f || fread(&g_seed, 8, 1, f) != 1)
-            g_seed = (uint64_t)time(NULL);
-        if (f)
-            fclose(f);
-    }
+    g_seed = tc_seed();
     /* Under compute-sanitizer (FLIPGRAPH_SANITIZED=1, scripts/device_float.sh) the
      * kernels run many times slower: small sizes only. */
     const bool small = getenv("FLIPGRAPH_SANITIZED") != NULL;

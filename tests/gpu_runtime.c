@@ -5,7 +5,7 @@
  * failure with the seed that replays it, then "N passed, N failed"; exit 1 on a
  * failure.  Where no GPU is visible it says "skipped: no GPU visible" and exits 77
  * (ctest counts it as skipped).
- * Replay: FLIPGRAPH_TEST_SEED=<seed> gpu_runtime.
+ * Replay: FLIPGRAPH_SEED=<seed> gpu_runtime.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,6 +17,7 @@
 #include "export/export.h"
 #include "runtime/runtime.h"
 #include "schemes/scheme.h"
+#include "test_seed.h"
 
 static int g_pass, g_fail;
 static const char *kname(int k) { return k == CUDA_BMM_TC ? "tc" : k == CUDA_BMM_SIMT ? "simt" : k == CUDA_BMM_WGMMA ? "wgmma" : "auto"; }
@@ -424,14 +425,7 @@ int main(void)
     }
     char dev[256];
     cuda_device_describe(dev, sizeof dev);
-    const char *env = getenv("FLIPGRAPH_TEST_SEED");
-    if (env) {
-        g_seed = strtoull(env, NULL, 10);
-    } else {
-        FILE *f = fopen("/dev/urandom", "rb");
-        if (!f || fread(&g_seed, 8, 1, f) != 1) g_seed = (uint64_t)time(NULL);
-        if (f) fclose(f);
-    }
+    g_seed = tc_seed();
     rng_state = g_seed;
     const int small = getenv("FLIPGRAPH_SANITIZED") != NULL;
     printf("gpu_runtime: %s, seed %" PRIu64 "%s\n", dev, g_seed, small ? " (small sizes)" : "");

@@ -29,6 +29,7 @@
 
 #include "gpu_check.h"
 #include "test_tally.h"
+#include "test_seed.h"
 
 static uint64_t g_seed;
 
@@ -369,8 +370,7 @@ static void launch_shape(void)
 
 int main(void)
 {
-    const char *env = getenv("FLIPGRAPH_SEED");
-    g_seed = env && *env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
+    g_seed = tc_seed();
     printf("seed %llu (FLIPGRAPH_SEED replays)\n", (unsigned long long)g_seed);
 #ifndef FLIPGRAPH_SYM_EMU
     if (cuda_device_count() <= 0) {

@@ -1,6 +1,6 @@
 /* GPU walk checks (docs/gpu-walk.md), a plain program for the GPU machine (no Criterion
  * there): prints "N passed, N failed"; "skipped: no GPU visible" and exit 77
- * where no GPU is.  Seeded from /dev/urandom (or FLIPGRAPH_TEST_SEED); the
+ * where no GPU is.  Seeded from /dev/urandom (or FLIPGRAPH_SEED); the
  * seed is printed so that a failure can be replayed.
  *
  *   trace:   one step per launch with every walker's move recorded; the move
@@ -33,6 +33,7 @@
 #include "../search/search.h"
 #include "../search/walk_gpu.h"
 #include "../verify/verify.h"
+#include "test_seed.h"
 #include "test_tally.h"
 
 static int n_pass, n_fail;
@@ -68,7 +69,7 @@ static void report(bool ok, const char *name, const char *fmt, ...)
     printf("%s %s: ", ok ? "ok  " : "FAIL", name);
     vprintf(fmt, ap);
     if (!ok)
-        printf(" (replay: FLIPGRAPH_TEST_SEED=%llu)", (unsigned long long)g_seed);
+        printf(" (replay: FLIPGRAPH_SEED=%llu)", (unsigned long long)g_seed);
     printf("\n");
     va_end(ap);
     if (ok)
@@ -1179,21 +1180,6 @@ static void t_multi_bad_device(int ndev)
     search_result_free(&res);
 }
 
-static uint64_t seed_from_env(void)
-{
-    const char *e = getenv("FLIPGRAPH_TEST_SEED");
-    if (e && *e)
-        return strtoull(e, NULL, 0);
-    uint64_t s = (uint64_t)time(NULL);
-    FILE *f = fopen("/dev/urandom", "rb");
-    if (f) {
-        if (fread(&s, sizeof s, 1, f) != 1)
-            s = (uint64_t)time(NULL);
-        fclose(f);
-    }
-    return s;
-}
-
 int main(void)
 {
     char dev[256];
@@ -1201,7 +1187,7 @@ int main(void)
         printf("skipped: no GPU visible (%s)\n", dev);
         return 77; /* ctest's SKIP_RETURN_CODE: counted as skipped, not passed */
     }
-    g_seed = seed_from_env();
+    g_seed = tc_seed();
     g_emu = strstr(dev, "emulator") != NULL;
     g_quick = g_emu || getenv("FLIPGRAPH_SANITIZED") != NULL || getenv("FLIPGRAPH_GPU_QUICK") != NULL;
     g_only = getenv("FLIPGRAPH_GPU_ONLY");

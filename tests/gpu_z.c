@@ -40,6 +40,7 @@
 
 #include "gpu_check.h"
 #include "test_tally.h"
+#include "test_seed.h"
 
 static uint64_t g_seed;
 
@@ -571,8 +572,7 @@ static scheme *lifted_corpus(const char *rel)
 
 int main(void)
 {
-    const char *env = getenv("FLIPGRAPH_SEED");
-    g_seed = env && *env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
+    g_seed = tc_seed();
     printf("seed %llu (FLIPGRAPH_SEED replays)\n", (unsigned long long)g_seed);
 #ifndef FLIPGRAPH_WZ_EMU
     if (cuda_device_count() <= 0) {

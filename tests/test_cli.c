@@ -9,7 +9,7 @@
  * (search_run_cpu) whose verified improvements go into the store, and a run
  * with a hand-written improvement log.  The expected report is computed from
  * the store through the API, never written in.  Seeds come from /dev/urandom
- * (FLIPGRAPH_TEST_SEED replays) and every assertion that depends on one
+ * (FLIPGRAPH_SEED replays) and every assertion that depends on one
  * prints it.  The PNG assertions alone are skipped, saying so, where gnuplot
  * is not installed (scripts/setup.sh installs it). */
 #include <criterion/criterion.h>
@@ -46,11 +46,11 @@
 static unsigned long long g_seed;
 
 #define CHECK(cond, ...) \
-    cr_assert(cond, "%s [seed %llu: FLIPGRAPH_TEST_SEED=%llu replays]", tc_fmt(__VA_ARGS__), g_seed, g_seed)
+    cr_assert(cond, "%s [seed %llu: FLIPGRAPH_SEED=%llu replays]", tc_fmt(__VA_ARGS__), g_seed, g_seed)
 
 static void make_dir(void)
 {
-    g_seed = tc_seed("FLIPGRAPH_TEST_SEED");
+    g_seed = tc_seed();
     tc_suite_dir_make("fg-test-cli");
 }
 

@@ -28,25 +28,9 @@
 #include "schemes/scheme.h"
 #include "search/search.h"
 #include "verify/verify.h"
+#include "test_seed.h"
 
-/* ---- seeds and scale ---- */
-
-/* A fresh seed from /dev/urandom (else the clock and the process id), or the
- * one in the environment variable replay (each file names its own) to replay
- * a failure.  Assertions that depend on it print it. */
-static inline uint64_t tc_seed(const char *replay)
-{
-    const char *env = getenv(replay);
-    if (env && *env)
-        return strtoull(env, NULL, 0);
-    uint64_t s = 0;
-    int fd = open("/dev/urandom", O_RDONLY);
-    if (fd < 0 || read(fd, &s, sizeof s) != (ssize_t)sizeof s)
-        s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-    if (fd >= 0)
-        close(fd);
-    return s;
-}
+/* ---- seeds (tc_seed, test_seed.h) and scale ---- */
 
 /* True under the sanitizers (FLIPGRAPH_SANITIZED set and not "0"): heavy loops
  * scale down then. */

@@ -3,7 +3,7 @@
  * Schemes are made fresh for every run: random flips from the standard
  * algorithm (docs/search.md, "Moves") over GF(2), and the signed flip over
  * Z, so every stored scheme is valid and distinct ones are plentiful.  The
- * seed comes from /dev/urandom (or FLIPGRAPH_TEST_SEED to replay) and every
+ * seed comes from /dev/urandom (or FLIPGRAPH_SEED to replay) and every
  * assertion that depends on it prints it.  The faults of docs/db.md each have a
  * test: two writers at once, SIGKILL mid-insert, read-only, full, not ours,
  * corrupt.  Under FLIPGRAPH_SANITIZED=1 the loops are scaled down. */
@@ -33,13 +33,13 @@
 static unsigned long long g_seed;
 
 #define CHECK(cond, ...) \
-    cr_assert(cond, "%s [seed %llu: FLIPGRAPH_TEST_SEED=%llu replays]", tc_fmt(__VA_ARGS__), g_seed, g_seed)
+    cr_assert(cond, "%s [seed %llu: FLIPGRAPH_SEED=%llu replays]", tc_fmt(__VA_ARGS__), g_seed, g_seed)
 
 static int scaled(int n) { return tc_sanitized() ? (n / 4 > 4 ? n / 4 : 4) : n; }
 
 static void make_dir(void)
 {
-    g_seed = tc_seed("FLIPGRAPH_TEST_SEED");
+    g_seed = tc_seed();
     tc_suite_dir_make("fg-test-db");
 }
 

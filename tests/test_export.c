@@ -4,7 +4,7 @@
  * emitted code, and the command line (exit codes, the store).
  *
  * Randomized tests draw a fresh seed from /dev/urandom and print it on failure;
- * FLIPGRAPH_EXPORT_SEED=N replays one.  Corpus: $FLIPGRAPH_CORPUS
+ * FLIPGRAPH_SEED=N replays one.  Corpus: $FLIPGRAPH_CORPUS
  * (data/corpus, see data/README.md). */
 #include <criterion/criterion.h>
 
@@ -30,7 +30,7 @@
 /* helpers                                                                */
 /* ===================================================================== */
 
-static uint64_t fresh_seed(void) { return tc_seed("FLIPGRAPH_EXPORT_SEED"); }
+static uint64_t fresh_seed(void) { return tc_seed(); }
 
 /* Every scheme file of the corpus, sorted (caller frees). */
 static int corpus_files(char ***out)

@@ -3,7 +3,7 @@
  * against exact integer products; the scheme chains against the reference on
  * fresh random shapes (within the first-order bound of docs/float.md), exactly
  * on small integer inputs, and against the BLAS on larger sizes; the binary end
- * to end.  A failure prints the seed; FLIPGRAPH_TEST_SEED=... replays it. */
+ * to end.  A failure prints the seed; FLIPGRAPH_SEED=... replays it. */
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -15,7 +15,7 @@
 #include "search/search.h"
 #include "verify/verify.h"
 
-static uint64_t test_seed(void) { return tc_seed("FLIPGRAPH_TEST_SEED"); }
+static uint64_t test_seed(void) { return tc_seed(); }
 
 static bool same_bits(const rt_fmatrix *x, const rt_fmatrix *y)
 {

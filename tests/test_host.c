@@ -3,7 +3,7 @@
  * standing in for GPUs, against the in-core product (rt_execute) and the plain
  * reference (rt_mul_naive), bit for bit; the generated operands and the checks
  * of bench multiply --generate (runtime/check.c); the CLI options.  Inputs are
- * fresh each run: the seed is printed on failure and FLIPGRAPH_TEST_SEED=...
+ * fresh each run: the seed is printed on failure and FLIPGRAPH_SEED=...
  * replays it. */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -18,7 +18,7 @@
 #include "verify/verify.h"
 #include "test_common.h"
 
-static uint64_t test_seed(void) { return tc_seed("FLIPGRAPH_TEST_SEED"); }
+static uint64_t test_seed(void) { return tc_seed(); }
 
 static rt_matrix *random_matrix(scheme_rng *rng, uint64_t rows, uint64_t cols, double density)
 {

@@ -19,7 +19,7 @@
 #include "test_common.h"
 #include "verify/verify.h"
 
-static uint64_t test_seed(void) { return tc_seed("FLIPGRAPH_SEED"); }
+static uint64_t test_seed(void) { return tc_seed(); }
 
 static void setup(void) { tc_suite_dir_make("fg_npz"); }
 

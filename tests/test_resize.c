@@ -79,7 +79,7 @@ static void default_env(void)
 static void seed_only(void)
 {
     default_env();
-    g_seed = tc_seed("FLIPGRAPH_SEED");
+    g_seed = tc_seed();
 }
 
 static void seed_and_dir(void)

@@ -23,7 +23,7 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static uint64_t test_seed(void) { return tc_seed("FLIPGRAPH_SEED"); }
+static uint64_t test_seed(void) { return tc_seed(); }
 
 static scheme *read_text(const char *text, const scheme_format *dims, scheme_diag *d)
 {

@@ -27,19 +27,7 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static uint64_t test_seed(void)
-{
-    const char *env = getenv("FLIPGRAPH_SEED");
-    if (env && *env)
-        return strtoull(env, NULL, 0);
-    uint64_t s = 0;
-    FILE *f = fopen("/dev/urandom", "rb");
-    if (!f || fread(&s, sizeof s, 1, f) != 1)
-        s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-    if (f)
-        fclose(f);
-    return s;
-}
+static uint64_t test_seed(void) { return tc_seed(); }
 
 /* Valid over GF(2), checked by the bit-parallel verifier and, for small
  * schemes, by the triple-loop reference as well. */

@@ -99,7 +99,7 @@ static int rnd_sign(scheme_rng *r) { return scheme_rng_next(r) >> 63 ? 1 : -1; }
 
 Test(search_z_moves, every_move_keeps_the_expanded_tensor, .timeout = 120)
 {
-    const uint64_t seed = tc_seed("FLIPGRAPH_SEED");
+    const uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     long flips = 0, opposite = 0, pluses = 0, reductions = 0, refused = 0;
@@ -148,7 +148,7 @@ Test(search_z_moves, every_move_keeps_the_expanded_tensor, .timeout = 120)
 
 Test(search_z_moves, reductions_of_pairs_equal_up_to_sign)
 {
-    const uint64_t seed = tc_seed("FLIPGRAPH_SEED");
+    const uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     for (int k = 0; k < tc_scaled(200); k++) {
@@ -202,7 +202,7 @@ static search_params zparams(scheme_format f, int cmax)
 
 Test(search_z_walker, agrees_with_the_reference_after_every_move, .timeout = 150)
 {
-    const uint64_t seed = tc_seed("FLIPGRAPH_SEED");
+    const uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     for (int fi = 0; fi < NFORMATS; fi++)
@@ -254,7 +254,7 @@ Test(search_z_walker, agrees_with_the_reference_after_every_move, .timeout = 150
  * 1 - exp(-B d) within 5 standard deviations. */
 Test(search_z_walker, the_weight_bias_undoes_a_flip_with_probability_one_minus_exp_minus_b_d, .timeout = 150)
 {
-    const uint64_t seed = tc_seed("FLIPGRAPH_SEED");
+    const uint64_t seed = tc_seed();
     const double bias = 0.3;
     search_params p0 = zparams((scheme_format){4, 4, 4}, 1), p1 = p0;
     p1.weight_bias = bias;
@@ -351,7 +351,7 @@ static bool on_found(void *ctx, const search_found *f)
 
 static void must_reach_z(scheme_format f, int target)
 {
-    const uint64_t seed = tc_seed("FLIPGRAPH_SEED");
+    const uint64_t seed = tc_seed();
     search_params p = zparams(f, 1);
     p.target_rank = target;
     p.time_limit = 120;
@@ -698,7 +698,7 @@ Test(search_z_cli, symmetric_walk_lifts_every_improvement, .timeout = 120)
  * never ended: its format stayed short of its record). */
 Test(search_z_cli, via_f2_walks_over_gf2_and_lifts, .timeout = 150)
 {
-    const unsigned long long g_seed = (unsigned long long)tc_seed("FLIPGRAPH_SEED");
+    const unsigned long long g_seed = (unsigned long long)tc_seed();
     char d[64], args[4400], path[128];
     tmpdir(d, sizeof d);
     snprintf(path, sizeof path, "%s/v.db", d);
@@ -1039,7 +1039,7 @@ Test(search_z_cli, lifting_walk_reaches_the_z_record_from_a_scheme_that_does_not
     snprintf(args, sizeof args,
              "sweep --dims-list 3x4x5 --ring z --lift 1 --lift-walk 300s --db '%s' --until-record --time-per 5s "
              "--threads 1 --seed %llu",
-             path, (unsigned long long)tc_seed("FLIPGRAPH_SEED"));
+             path, (unsigned long long)tc_seed());
     cr_assert_eq(run(d, args), 0);
     char *out = slurp(d, "out");
     cr_assert(strstr(out, "0 of the store's 1 lowest GF(2) scheme lifted") &&
@@ -1152,7 +1152,7 @@ Test(search_z_cli, survey_counts_the_lifts_among_the_neighbours, .timeout = 300)
     for (int k = 0; k < 2; k++) {
         snprintf(file, sizeof file, "%s/data/found/%s", src, names[k]);
         snprintf(args, sizeof args, "lift '%s' --survey 5s --seed %llu", file,
-                 (unsigned long long)tc_seed("FLIPGRAPH_SEED"));
+                 (unsigned long long)tc_seed());
         cr_assert_eq(run(d, args), 0, "%s: no scheme met in 5 s", names[k]);
         char *out = slurp(d, "out");
         const char *at = strstr(out, "distinct GF(2) schemes");

@@ -64,7 +64,7 @@ Test(session, every_improvement_reaches_the_store_and_the_folder_exactly_once)
     cr_assert(search_config_set(&c, SEARCH_PARAM_TARGET_RANK, "23", err, sizeof err), "%s", err);
     cr_assert(search_config_set(&c, SEARCH_PARAM_TIME, "60", err, sizeof err), "%s", err);
     char seed[32];
-    snprintf(seed, sizeof seed, "%" PRIu64, tc_seed("session") % 1000000007u);
+    snprintf(seed, sizeof seed, "%" PRIu64, tc_seed() % 1000000007u);
     cr_assert(search_config_set(&c, SEARCH_PARAM_SEED, seed, err, sizeof err), "%s", err);
     cr_assert(search_config_set(&c, SEARCH_PARAM_THREADS, "2", err, sizeof err), "%s", err);
     cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);

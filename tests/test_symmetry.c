@@ -23,19 +23,7 @@
 #include "sym_reference.h"
 #include "test_tally.h"
 
-static uint64_t test_seed(void)
-{
-    const char *env = getenv("FLIPGRAPH_SEED");
-    if (env && *env)
-        return strtoull(env, NULL, 0);
-    uint64_t s = 0;
-    FILE *f = fopen("/dev/urandom", "rb");
-    if (!f || fread(&s, sizeof s, 1, f) != 1)
-        s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-    if (f)
-        fclose(f);
-    return s;
-}
+static uint64_t test_seed(void) { return tc_seed(); }
 
 static bool sanitized(void)
 {

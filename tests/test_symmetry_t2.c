@@ -18,7 +18,7 @@
 #include "test_common.h"
 #include "verify/verify.h"
 
-static uint64_t t2_seed(void) { return tc_seed("FLIPGRAPH_SEED"); }
+static uint64_t t2_seed(void) { return tc_seed(); }
 
 static bool verifies(const scheme *s)
 {

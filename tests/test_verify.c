@@ -22,7 +22,7 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static uint64_t test_seed(void) { return tc_seed("FLIPGRAPH_SEED"); }
+static uint64_t test_seed(void) { return tc_seed(); }
 
 /* n, or a tenth of it (at least 1) under the sanitizers. */
 static int scaled(int n)
