@@ -153,8 +153,10 @@ static void gpu_defaults_line(const search_config *c)
     int k = 0;
     for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
         const search_param_info *r = search_param(i);
-        if (c->given[i] || r->def == r->gpu_def || !(r->use & SEARCH_USE_GPU))
-            continue;
+        double d;
+        if (c->given[i] || r->def == r->gpu_def || !(r->use & SEARCH_USE_GPU) ||
+            (search_config_large(c, SEARCH_BACKEND_GPU) && search_param_large_default(i, SEARCH_BACKEND_GPU, &d)))
+            continue; /* a large format's own rows: large_defaults_line */
         search_config_value(c, i, v, sizeof v);
         k += snprintf(line + k, sizeof line - (size_t)k, " %s=%s%s", r->name, v,
                       i == SEARCH_PARAM_PLATEAU ? " (steps)" : "");
@@ -163,15 +165,15 @@ static void gpu_defaults_line(const search_config *c)
         fprintf(stderr, "the GPU runs its own defaults in place of the CPU's:%s\n", line);
 }
 
-/* The rows where the CPU's plain walk on a large format runs its own default
- * (search_param_large_default), with the values that run. */
-static void large_defaults_line(const search_config *c)
+/* The rows where the plain walk on a large format runs backend b's own
+ * default (search_param_large_default), with the values that run. */
+static void large_defaults_line(const search_config *c, search_backend b)
 {
     char line[512] = "", v[64];
     int k = 0;
     double d;
     for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
-        if (c->given[i] || !search_param_large_default(i, &d) || !search_config_differs(c, i, SEARCH_BACKEND_CPU))
+        if (c->given[i] || !search_param_large_default(i, b, &d) || !search_config_differs(c, i, b))
             continue;
         if (search_param(i)->type == SEARCH_PT_DBL)
             snprintf(v, sizeof v, "%g", d); /* as the table writes it, not to the last digit */
@@ -180,8 +182,8 @@ static void large_defaults_line(const search_config *c)
         k += snprintf(line + k, sizeof line - (size_t)k, " %s=%s", search_param(i)->name, v);
     }
     if (k)
-        fprintf(stderr, "a large format (n*m*p >= %d) runs its own defaults on the CPU:%s (docs/search.md, "
-                "\"Large formats\")\n", SEARCH_LARGE_FORMAT, line);
+        fprintf(stderr, "a large format (n*m*p >= %d) runs its own defaults on the %s:%s (docs/search.md, "
+                "\"Large formats\")\n", SEARCH_LARGE_FORMAT, b == SEARCH_BACKEND_GPU ? "GPU" : "CPU", line);
 }
 
 static void banner(const banner_info *b)
@@ -310,8 +312,8 @@ static void banner(const banner_info *b)
         gpu_defaults_line(b->c);
     else if (p->symmetry != SCHEME_SYM_NONE)
         fprintf(stderr, "a symmetric walk runs its own defaults (docs/search.md, \"Symmetric walks\")\n");
-    else if (search_config_large(b->c, b->c->backend))
-        large_defaults_line(b->c);
+    if (search_config_large(b->c, b->c->backend))
+        large_defaults_line(b->c, b->c->backend);
     if (sym_start > 0 && (p->symmetry == SCHEME_SYM_C3XC2 || p->symmetry == SCHEME_SYM_T2)) {
         /* the fixed terms change two at a time, the orbits hold 6 (or 2) terms:
          * an overnight run at an unreachable target should say so at once */

@@ -531,38 +531,46 @@ static bool gpu_z_default(int id, double *v)
     return false;
 }
 
-/* The CPU's plain walk over GF(2) on a large format (n m p >= 150): the
- * weight bias and long walks from the pool's lowest scheme.  One thread, 120 s
- * (bench/RESULTS.md, "The walk unit per format"): <6,6,6> 184 where the other
- * defaults stay at 214; the bias alone or long walks alone do not do it (213;
- * 215-216).  Not on <5,5,5> (125): 103, 102 against 106, 108 in 120 s, but over
- * 20 minutes 102 against 100; <4,5,5> (100) 82, 82 against 77, 78; on <4,4,5>
- * the bias is worse than none (docs/search.md, "The weight bias"). */
+/* The plain walk over GF(2) on a large format (n m p >= 150), per backend
+ * (a negative value: the row keeps the backend's default).
+ * The CPU: the weight bias and long walks from the pool's lowest scheme.  One
+ * thread, 120 s (bench/RESULTS.md, "The walk unit per format"): <6,6,6> 184
+ * where the other defaults stay at 214; the bias alone or long walks alone do
+ * not do it (213; 215-216).  Not on <5,5,5> (125): 103, 102 against 106, 108 in
+ * 120 s, but over 20 minutes 102 against 100; <4,5,5> (100) 82, 82 against 77,
+ * 78; on <4,4,5> the bias is worse than none (docs/search.md, "The weight bias").
+ * The GPU: the bias and a plateau of 200000 steps (its walks of 1e6 stay; walks
+ * of 1e7 and 1e8 were slower).  One H200, <6,6,6>: B = 0.2 183 at 60 s against
+ * 202 without (B = 0.25 one and two ranks worse on <5,5,5> and <4,5,5>); the
+ * plateau of 200000 181 against 184 at 60 s, 178 in 16.7 minutes against 181
+ * in 18 (bench/RESULTS.md, "The weight bias side by side on one H200" and "The
+ * plateau on <6,6,6> on one H200"). */
 static const struct {
     int id;
-    double value;
-} g_cpu_large_defaults[] = {
-    {SEARCH_PARAM_WEIGHT_BIAS, 0.2},
-    {SEARCH_PARAM_WALK_LEN, 100000000},
-    {SEARCH_PARAM_POOL_MIN, 1},
+    double cpu, gpu;
+} g_large_defaults[] = {
+    {SEARCH_PARAM_WEIGHT_BIAS, 0.2, 0.2},
+    {SEARCH_PARAM_WALK_LEN, 100000000, -1},
+    {SEARCH_PARAM_POOL_MIN, 1, -1},
+    {SEARCH_PARAM_PLATEAU, -1, 200000},
 };
 
 static bool search_large_format(scheme_format f) { return f.n * f.m * f.p >= SEARCH_LARGE_FORMAT; }
 
-bool search_param_large_default(int id, double *v)
+bool search_param_large_default(int id, search_backend b, double *v)
 {
-    for (size_t i = 0; i < sizeof g_cpu_large_defaults / sizeof g_cpu_large_defaults[0]; i++)
-        if (g_cpu_large_defaults[i].id == id) {
-            *v = g_cpu_large_defaults[i].value;
-            return true;
+    for (size_t i = 0; i < sizeof g_large_defaults / sizeof g_large_defaults[0]; i++)
+        if (g_large_defaults[i].id == id) {
+            *v = b == SEARCH_BACKEND_GPU ? g_large_defaults[i].gpu : g_large_defaults[i].cpu;
+            return *v >= 0;
         }
     return false;
 }
 
 bool search_config_large(const search_config *c, search_backend b)
 {
-    return b == SEARCH_BACKEND_CPU && c->p.symmetry == SCHEME_SYM_NONE && c->p.ring == SCHEME_RING_F2 &&
-           search_large_format(c->p.fmt);
+    return (b == SEARCH_BACKEND_CPU || b == SEARCH_BACKEND_GPU) && c->p.symmetry == SCHEME_SYM_NONE &&
+           c->p.ring == SCHEME_RING_F2 && search_large_format(c->p.fmt);
 }
 
 bool search_config_resolve(search_config *c, search_backend b, char *err, size_t errlen)
@@ -585,7 +593,7 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
             else if (b == SEARCH_BACKEND_GPU && c->p.ring == SCHEME_RING_Z && !(c->p.via_f2 > 0) &&
                      gpu_z_default(i, &zd))
                 put_number(field_of(c, i), r->type, zd);
-            else if (search_config_large(c, b) && search_param_large_default(i, &ld) &&
+            else if (search_config_large(c, b) && search_param_large_default(i, b, &ld) &&
                      !(i == SEARCH_PARAM_WEIGHT_BIAS && c->given[SEARCH_PARAM_WEIGHT_BIAS_MAX]))
                 put_number(field_of(c, i), r->type, ld);
             else

@@ -345,12 +345,13 @@ void search_config_copy(search_config *dst, const search_config *src, int id);
  * has none, the backend's default holds); search_config_resolve takes it for
  * a row not given when c->p.symmetry is not none. */
 double search_param_symmetric_default(int id, int n, bool *has);
-/* The CPU's plain walk over GF(2) on a large format (n m p >= SEARCH_LARGE_FORMAT)
- * takes its own defaults for a few rows (docs/search.md, "Large formats"):
- * search_param_large_default gives the value (false: the row has none);
- * search_config_large says whether a config resolved for backend b takes them. */
+/* The plain walk over GF(2) on a large format (n m p >= SEARCH_LARGE_FORMAT)
+ * takes its own defaults for a few rows, per backend (docs/search.md, "Large
+ * formats"): search_param_large_default gives backend b's value (false: the
+ * row has none there); search_config_large says whether a config resolved
+ * for backend b takes them. */
 #define SEARCH_LARGE_FORMAT 150
-bool search_param_large_default(int id, double *v);
+bool search_param_large_default(int id, search_backend b, double *v);
 bool search_config_large(const search_config *c, search_backend b);
 
 /* Makes c ready to run on backend b (cpu or gpu; auto was decided before):

@@ -1492,7 +1492,7 @@ static search_config resolved(const char *const *kv, int n, search_backend b)
     return c;
 }
 
-Test(search_misc, large_formats_take_their_own_defaults_on_the_cpu_plain_walk)
+Test(search_misc, large_formats_take_their_own_defaults_on_the_plain_walk)
 {
     const char *big[] = {"dims", "5x5x6"};
     search_config c = resolved(big, 2, SEARCH_BACKEND_CPU);
@@ -1506,8 +1506,24 @@ Test(search_misc, large_formats_take_their_own_defaults_on_the_cpu_plain_walk)
     c = resolved(below, 2, SEARCH_BACKEND_CPU);
     cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 1000u && c.p.pool_min == 16);
     cr_assert_not(search_config_large(&c, SEARCH_BACKEND_CPU));
+    /* the GPU's: the bias and a fixed plateau of 200000, its own walks and pool-min */
     c = resolved(big, 2, SEARCH_BACKEND_GPU);
-    cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 1000000u && c.p.pool_min == 4, "the GPU's own");
+    cr_assert(c.p.weight_bias == 0.2 && c.p.plateau == 200000u && c.p.plateau_min == 200000u &&
+                  c.p.plateau_max == 200000u && c.p.walk_len == 1000000u && c.p.pool_min == 4,
+              "the GPU's large: %g %llu %llu..%llu %llu %d", c.p.weight_bias, (unsigned long long)c.p.plateau,
+              (unsigned long long)c.p.plateau_min, (unsigned long long)c.p.plateau_max,
+              (unsigned long long)c.p.walk_len, c.p.pool_min);
+    cr_assert(search_config_large(&c, SEARCH_BACKEND_GPU));
+    c = resolved(below, 2, SEARCH_BACKEND_GPU);
+    cr_assert(c.p.weight_bias == 0 && c.p.plateau == 500u && c.p.walk_len == 1000000u && c.p.pool_min == 4,
+              "the GPU's own below 150");
+    const char *gplateau[] = {"dims", "6x6x6", "plateau", "20000"};
+    c = resolved(gplateau, 4, SEARCH_BACKEND_GPU);
+    cr_assert(c.p.weight_bias == 0.2 && c.p.plateau == 20000u && c.p.plateau_min == 20000u && c.p.plateau_max == 20000u,
+              "a given plateau wins on the GPU, its bounds follow it");
+    const char *gz[] = {"dims", "6x6x6", "ring", "z"};
+    c = resolved(gz, 4, SEARCH_BACKEND_GPU);
+    cr_assert(c.p.weight_bias == 0 && !search_config_large(&c, SEARCH_BACKEND_GPU), "the GPU walk over Z's own");
     const char *sym[] = {"dims", "6x6x6", "symmetry", "c3"};
     c = resolved(sym, 4, SEARCH_BACKEND_CPU);
     cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 166666667u && c.p.pool_min == 16, "the symmetric walk's");
