@@ -15,16 +15,16 @@
 #          innermost (a GPU search does not replay: each walker walks its own
 #          clock per launch, so one seed's few ranks are noise; bench/RESULTS.md,
 #          "The bias and its window on the GPU").
-# The default RUNS are the thirty-third session's next ones: the plain
-# <6,6,6> with B = 0.2 and a plateau of 200000 steps, where the GPU's
-# walkers stalled at 178 from the fourth minute on (bench/RESULTS.md, "The
-# plateau on <6,6,6> on one H200": the level's pool full, no failed walk
-# joining it), now with every failed walk at the level joining the pool
-# (--siblings 2; docs/search.md, "Siblings"), with the pool's 1000 and with
-# 100 per rank (fewer, longer chains); 4 minutes each (the stall showed at
-# 4), about 9 minutes with the build; the checks take about 5 more,
-# another call.  Everything goes to $OUT (window.log, build.log,
-# one log per run).  Carry deps/.
+# The default RUNS are the thirty-fourth session's next ones, the plain
+# <6,6,6> for 4 minutes each: the GPU's large-format defaults (B = 0.2, a
+# plateau of 200000 steps; docs/search.md, "Large formats"), then the same
+# with the host's 14 threads beside, walking as the 14 threads that reached
+# 172 alone did (pool-min 1, the plateau fixed at 200000; beside the GPU
+# with the run's pool-min 4 and an adaptive plateau they reached 177 in 17
+# minutes: bench/RESULTS.md, "Siblings and the host's threads on <6,6,6>").
+# About 9 minutes with the build; the checks take about 5 more, another
+# call.  Everything goes to $OUT (window.log, build.log, one log per run).
+# Carry deps/.
 # Usage: OUT=out [STEPS="check race"] [SEED=1] [SEEDS="1 2 3"] [RUNS="6x6x6:60s:--weight-bias 0.2;..."]
 #        bash scripts/device_window.sh
 set -uo pipefail
@@ -33,8 +33,8 @@ OUT=${OUT:-out}
 STEPS=${STEPS:-check race}
 SEED=${SEED:-1}
 SEEDS=${SEEDS:-$SEED}
-RUNS=${RUNS:-"6x6x6:240s:--weight-bias 0.2 --plateau 200000 --siblings 2;\
-6x6x6:240s:--weight-bias 0.2 --plateau 200000 --siblings 2 --pool-size 100"}
+RUNS=${RUNS:-"6x6x6:240s:;\
+6x6x6:240s:--host-threads 14 --pool-min 1 --plateau-min 200000 --plateau-max 200000"}
 . scripts/device_env.sh
 fg_begin window.log
 fg_build flipgraph gpu_walk gpu_sym gpu_z || exit 2
