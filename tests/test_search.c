@@ -1477,10 +1477,11 @@ Test(search_misc, the_gpu_plateau_adapts_only_where_a_bound_is_given)
     cr_assert(q.plateau == 500 && q.plateau_min == 500 && q.plateau_max == 100000);
 }
 
-/* A large format (n m p >= 150) on the CPU's plain walk over GF(2) takes the
- * weight bias 0.2, walks of 1e8 and pool-min 1 for rows not given; smaller
- * formats, the GPU, the symmetric walks and the walk over Z keep theirs; a
- * given row wins, and a given window keeps the bias at the table's 0. */
+/* A large format (n m p >= 150) on the plain walk over GF(2) takes, for rows
+ * not given, the weight bias 0.2, walks of 1e8 and pool-min 1 on the CPU, the
+ * bias 0.2 and a plateau of 200000 on the GPU; smaller formats, the symmetric
+ * walks and the walks over Z keep theirs; a given row wins, and a given window
+ * keeps the bias at the table's 0. */
 static search_config resolved(const char *const *kv, int n, search_backend b)
 {
     char err[256];
