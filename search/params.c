@@ -156,9 +156,17 @@ static void gpu_plateau_bounds(search_params *q, bool min_given, bool max_given)
 }
 
 /* The plateau bounds follow a plateau outside them (a --plateau alone means that
- * plateau); pool-min stays within the pool. */
-static void settle_orders(search_params *q, bool min_given, bool max_given, bool pool_min_given)
+ * plateau); a plateau not given follows given bounds into their range (a bound
+ * alone means that bound: --plateau-min 200000 --plateau-max 200000 fixes the
+ * plateau there, whatever the backend's or the format's default); pool-min
+ * stays within the pool. */
+static void settle_orders(search_params *q, bool plateau_given, bool min_given, bool max_given,
+                          bool pool_min_given)
 {
+    if (!plateau_given && min_given && q->plateau < q->plateau_min)
+        q->plateau = q->plateau_min;
+    if (!plateau_given && max_given && q->plateau > q->plateau_max)
+        q->plateau = q->plateau_max;
     if (!min_given && q->plateau_min > q->plateau)
         q->plateau_min = q->plateau;
     if (!max_given && q->plateau_max < q->plateau)
@@ -185,7 +193,7 @@ void search_gpu_params(const search_params *p, const search_gpu_options *o, sear
     /* bounds at the CPU's defaults count as not given, as the other rows do */
     gpu_plateau_bounds(&c.p, p->plateau_min != (uint64_t)g_info[SEARCH_PARAM_PLATEAU_MIN].def,
                        p->plateau_max != (uint64_t)g_info[SEARCH_PARAM_PLATEAU_MAX].def);
-    settle_orders(&c.p, false, false, false);
+    settle_orders(&c.p, true, false, false, false);
     *q = c.p;
 }
 
@@ -632,8 +640,8 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
         return scheme_fail(err, errlen, "--device %d and --devices: give one of them", c->p.device);
     if (c->given[SEARCH_PARAM_DEVICES])
         c->p.device = c->gpu.devices[0];
-    settle_orders(&c->p, c->given[SEARCH_PARAM_PLATEAU_MIN], c->given[SEARCH_PARAM_PLATEAU_MAX],
-                  c->given[SEARCH_PARAM_POOL_MIN]);
+    settle_orders(&c->p, c->given[SEARCH_PARAM_PLATEAU], c->given[SEARCH_PARAM_PLATEAU_MIN],
+                  c->given[SEARCH_PARAM_PLATEAU_MAX], c->given[SEARCH_PARAM_POOL_MIN]);
     c->backend = b;
     c->gpu.gpu_defaults = false;
     return search_params_check(&c->p, err, errlen);

@@ -1546,6 +1546,47 @@ Test(search_misc, large_formats_take_their_own_defaults_on_the_plain_walk)
     cr_assert(q.walk_len == 100000000u && q.threads == 2, "%llu", (unsigned long long)q.walk_len);
 }
 
+/* A plateau not given follows given bounds into their range, on both backends
+ * and for the CPU walkers beside a GPU (whose plateau the run never gives): the
+ * bounds alone fix it (the thirty-fifth session's device run refused
+ * "--host-threads 14 --plateau-min 200000 --plateau-max 200000" on <6,6,6>,
+ * the CPU's plateau of 20000 lying below the bounds); a given plateau outside
+ * given bounds stays an error. */
+Test(search_misc, a_plateau_not_given_follows_given_bounds)
+{
+    static const search_backend backends[2] = {SEARCH_BACKEND_CPU, SEARCH_BACKEND_GPU};
+    for (int b = 0; b < 2; b++) {
+        const char *fixed[] = {"dims", "6x6x6", "plateau-min", "200000", "plateau-max", "200000"};
+        search_config c = resolved(fixed, 6, backends[b]);
+        cr_assert(c.p.plateau == 200000u && c.p.plateau_min == 200000u && c.p.plateau_max == 200000u,
+                  "%s: %llu %llu..%llu", search_backend_name(backends[b]), (unsigned long long)c.p.plateau,
+                  (unsigned long long)c.p.plateau_min, (unsigned long long)c.p.plateau_max);
+        const char *low[] = {"dims", "6x6x6", "plateau-max", "1000"};
+        c = resolved(low, 4, backends[b]);
+        cr_assert(c.p.plateau == 1000u && c.p.plateau_min <= 1000u && c.p.plateau_max == 1000u,
+                  "%s: %llu %llu..%llu", search_backend_name(backends[b]), (unsigned long long)c.p.plateau,
+                  (unsigned long long)c.p.plateau_min, (unsigned long long)c.p.plateau_max);
+        const char *high[] = {"dims", "3x3x3", "plateau-min", "30000"};
+        c = resolved(high, 4, backends[b]);
+        cr_assert(c.p.plateau == 30000u && c.p.plateau_min == 30000u && c.p.plateau_max >= 30000u);
+    }
+    char err[256];
+    const char *beside[] = {"dims",        "6x6x6",  "host-threads", "14",
+                            "plateau-min", "200000", "plateau-max",  "200000"};
+    search_config c = resolved(beside, 8, SEARCH_BACKEND_GPU);
+    search_params q;
+    cr_assert(search_config_beside(&c, &q, err, sizeof err), "%s", err);
+    cr_assert(q.plateau == 200000u && q.plateau_min == 200000u && q.plateau_max == 200000u && q.threads == 14,
+              "beside: %llu %llu..%llu", (unsigned long long)q.plateau, (unsigned long long)q.plateau_min,
+              (unsigned long long)q.plateau_max);
+    /* given on both sides and out of order: an error, naming the rule */
+    search_config_default(&c);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_PLATEAU, "5000", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_PLATEAU_MIN, "10000", err, sizeof err), "%s", err);
+    cr_assert_not(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "a given plateau moved");
+    cr_assert(strstr(err, "plateau-min <= plateau <= plateau-max"), "%s", err);
+}
+
 /* --siblings: the CPU's 0 and the GPU's 1 (the warp walk's collect while the
  * level has room, as before the row); the symmetric and Z GPU walks, which
  * bring their own schemes home, refuse it, naming it; --via-f2 takes it. */
