@@ -151,11 +151,12 @@ static void gpu_defaults_line(const search_config *c)
 {
     char line[512] = "", v[64];
     int k = 0;
+    const bool large = search_config_large(c, SEARCH_BACKEND_GPU);
     for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
         const search_param_info *r = search_param(i);
         double d;
         if (c->given[i] || r->def == r->gpu_def || !(r->use & SEARCH_USE_GPU) ||
-            (search_config_large(c, SEARCH_BACKEND_GPU) && search_param_large_default(i, SEARCH_BACKEND_GPU, &d)))
+            (large && search_param_large_default(i, SEARCH_BACKEND_GPU, &d)))
             continue; /* a large format's own rows: large_defaults_line */
         search_config_value(c, i, v, sizeof v);
         k += snprintf(line + k, sizeof line - (size_t)k, " %s=%s%s", r->name, v,
@@ -271,7 +272,7 @@ static void banner(const banner_info *b)
         if (p->symmetry != SCHEME_SYM_NONE)
             fprintf(stderr, "gpu: symmetric walk, warps %d%s, launch %g ms (adaptive flips)\n", g->warps,
                     g->warps ? "" : " (as many as the device holds)", g->launch_ms);
-        else if (p->ring == SCHEME_RING_Z && !(p->via_f2 > 0))
+        else if (search_z_not_via_f2(p))
             fprintf(stderr, "gpu: walk over Z (a warp per walker unless FLIPGRAPH_WZ_KERNEL says otherwise), warps %d%s, "
                     "launch %g ms (adaptive steps)\n",
                     g->warps, g->warps ? "" : " (as many as the device holds)", g->launch_ms);
@@ -292,7 +293,7 @@ static void banner(const banner_info *b)
     } else {
         fprintf(stderr, "backend cpu: %d CPU thread%s (one walker each%s)\n", p->threads,
                 p->threads == 1 ? "" : "s",
-                p->ring == SCHEME_RING_Z && p->symmetry == SCHEME_SYM_NONE && !(p->via_f2 > 0)
+                search_z_not_via_f2(p) && p->symmetry == SCHEME_SYM_NONE
                     ? (snprintf(t, sizeof t, ", over Z, |coefficients| <= %d", p->coef_max), t)
                     : "");
     }
@@ -989,7 +990,7 @@ static int search_body(int argc, char **argv)
     }
     /* GF(2) starts become integer ones (or are refused); a walk --via-f2 is
      * over GF(2) and takes them as they are */
-    if (cfg.p.ring == SCHEME_RING_Z && !(cfg.p.via_f2 > 0))
+    if (search_z_not_via_f2(&cfg.p))
         for (int i = 0; i < nstarts; i++)
             if ((rc = z_start(&starts[i], fromv[i], quiet)) != CLI_OK)
                 goto out;

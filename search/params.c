@@ -598,7 +598,7 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
              * bias only where no window is asked for) */
             if (sym && c->p.symmetry != SCHEME_SYM_NONE)
                 put_number(field_of(c, i), r->type, sd);
-            else if (b == SEARCH_BACKEND_GPU && c->p.ring == SCHEME_RING_Z && !(c->p.via_f2 > 0) &&
+            else if (b == SEARCH_BACKEND_GPU && search_z_not_via_f2(&c->p) &&
                      gpu_z_default(i, &zd))
                 put_number(field_of(c, i), r->type, zd);
             else if (search_config_large(c, b) && search_param_large_default(i, b, &ld) &&
@@ -613,7 +613,7 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
                            "--coef-max %d: the GPU walk over Z holds coefficients in {-1, 0, 1} (--coef-max 1); "
                            "larger bounds walk on the CPU (--backend cpu)",
                            c->p.coef_max);
-    if (b == SEARCH_BACKEND_GPU && c->p.ring == SCHEME_RING_Z && !(c->p.via_f2 > 0) && c->given[SEARCH_PARAM_ROUNDS])
+    if (b == SEARCH_BACKEND_GPU && search_z_not_via_f2(&c->p) && c->given[SEARCH_PARAM_ROUNDS])
         return scheme_fail(err, errlen, "--rounds: the GPU walk over Z does not use it (its kernels take no rounds)");
     if (b == SEARCH_BACKEND_GPU && c->p.symmetry != SCHEME_SYM_NONE && c->given[SEARCH_PARAM_ROUNDS])
         return scheme_fail(err, errlen, "--rounds: the symmetric GPU walk does not use it (one walker per warp or per thread)");

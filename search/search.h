@@ -223,6 +223,14 @@ static inline bool search_lifts_to_z(const search_params *p)
     return p->ring == SCHEME_RING_Z && (p->symmetry != SCHEME_SYM_NONE || p->via_f2 > 0);
 }
 
+/* A run over Z that does not go by GF(2) with --via-f2: on the GPU the walk
+ * over Z's kernels and defaults serve it (the symmetric one asks first), and
+ * its GF(2) starts become integer ones. */
+static inline bool search_z_not_via_f2(const search_params *p)
+{
+    return p->ring == SCHEME_RING_Z && !(p->via_f2 > 0);
+}
+
 /* Whether the GPU walks this run with the plain warp walk over GF(2) (a walk
  * over GF(2) without symmetry, --via-f2 included): the GPU walk that adapts
  * its plateau and takes --siblings; the symmetric and Z GPU walks do neither. */

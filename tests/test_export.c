@@ -30,8 +30,6 @@
 /* helpers                                                                */
 /* ===================================================================== */
 
-static uint64_t fresh_seed(void) { return tc_seed(); }
-
 /* Every scheme file of the corpus, sorted (caller frees). */
 static int corpus_files(char ***out)
 {
@@ -293,7 +291,7 @@ Test(export, corpus_round_trip_exp_txt_m_native)
 
 Test(export, random_flipped_schemes_round_trip)
 {
-    uint64_t seed = fresh_seed();
+    uint64_t seed = tc_seed();
     scheme_rng g;
     scheme_rng_seed(&g, seed);
     int count = tc_sanitized() ? 12 : 60;
@@ -343,7 +341,7 @@ static scheme *txt_round_trip(const scheme *s)
  * scheme without symmetry keeps its order. */
 Test(export, txt_keeps_the_orbits_of_a_symmetric_scheme_together)
 {
-    uint64_t seed = fresh_seed();
+    uint64_t seed = tc_seed();
     scheme_rng g;
     scheme_rng_seed(&g, seed);
     scheme *z = tc_read_corpus("moosbauer-poole/555m93.txt");
@@ -386,7 +384,7 @@ Test(export, txt_keeps_the_orbits_of_a_symmetric_scheme_together)
  * consecutive lines, whatever the order of its terms. */
 Test(export, txt_keeps_the_orbits_of_an_invariant_integer_scheme_together)
 {
-    uint64_t seed = fresh_seed();
+    uint64_t seed = tc_seed();
     scheme_rng g;
     scheme_rng_seed(&g, seed);
     scheme *z0 = tc_read_corpus("moosbauer-poole/555m93.txt");
@@ -900,7 +898,7 @@ Test(export, tex_and_md_tables_hold_every_term)
 
 Test(export, slp_computes_its_forms_with_fewer_additions)
 {
-    uint64_t seed = fresh_seed();
+    uint64_t seed = tc_seed();
     scheme_rng g;
     scheme_rng_seed(&g, seed);
     for (int t = 0; t < 200; t++) {
@@ -1250,7 +1248,7 @@ static void c_corpus(scheme_ring ring)
         scheme_free(s);
     }
     cr_assert_gt(count, 0);
-    compile_and_run(list, labels, count, fresh_seed());
+    compile_and_run(list, labels, count, tc_seed());
     for (int i = 0; i < count; i++)
         scheme_free(list[i]);
     free(list);
@@ -1270,7 +1268,7 @@ Test(export, c_code_over_double_for_every_integer_corpus_scheme, .timeout = 600)
 
 Test(export, c_code_for_strassen_and_random_flipped_schemes, .timeout = 600)
 {
-    uint64_t seed = fresh_seed();
+    uint64_t seed = tc_seed();
     scheme_rng g;
     scheme_rng_seed(&g, seed);
     enum { COUNT = 14 };

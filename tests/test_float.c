@@ -15,8 +15,6 @@
 #include "search/search.h"
 #include "verify/verify.h"
 
-static uint64_t test_seed(void) { return tc_seed(); }
-
 static bool same_bits(const rt_fmatrix *x, const rt_fmatrix *y)
 {
     return x->rows == y->rows && x->cols == y->cols && x->type == y->type &&
@@ -127,7 +125,7 @@ Test(float_npy, bad_headers_are_refused)
 
 Test(float_npy, files_round_trip_in_both_orders)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     char dir[256];
@@ -190,7 +188,7 @@ static void fill_ints(rt_fmatrix *m, scheme_rng *rng, int range)
 
 Test(float_reference, exact_on_integers)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     for (int round = 0; round < 6; round++) {
@@ -375,7 +373,7 @@ static void check_chain(const scheme *const *chain, const char *const *names, in
 
 static void random_chains(bool ints, int rounds)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     pool_t pool;
@@ -417,7 +415,7 @@ Test(float_mul, exact_on_small_integers, .timeout = 600)
 
 Test(float_mul, named_chains_on_awkward_shapes, .timeout = 600)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     scheme *st = builtin("strassen");
@@ -455,7 +453,7 @@ Test(float_mul, named_chains_on_awkward_shapes, .timeout = 600)
  * and exactly on small integers. */
 Test(float_mul, winograd_chains_and_row_panels, .timeout = 600)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     scheme *st = builtin("strassen"), *w = builtin("winograd");
@@ -518,7 +516,7 @@ static void *pool_job_main(void *arg)
 
 Test(float_mul, workspace_kept_between_calls, .timeout = 600)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     scheme *w = builtin("winograd"), *st = builtin("strassen");
@@ -589,7 +587,7 @@ Test(float_plan, winograd_is_recognised)
  * and outputs with an all-zero row left as they were. */
 Test(float_fsum, matches_the_plain_sum)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     for (int round = 0; round < 200; round++) {
@@ -695,7 +693,7 @@ Test(float_plan, fused_schedule_tables)
  * there): |fast - BLAS| <= the two bounds together. */
 Test(float_mul, against_the_blas_on_larger_sizes, .timeout = 900)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     scheme *st = builtin("strassen");
@@ -770,7 +768,7 @@ Test(float_mul, refuses_mismatched_operands)
 
 Test(float_cli, end_to_end)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     char dir[256];
     tc_temp_dir(dir, sizeof dir, "fg_float");
     const char *b = tc_bin();
@@ -914,7 +912,7 @@ Test(float_export, c_routine_over_cblas_compiles_and_multiplies, .timeout = 600)
 #if !defined(FG_TEST_CBLAS_INC) || !defined(FG_TEST_CBLAS_LIB)
     cr_skip_test("built with -DFLIPGRAPH_BLAS=OFF: no CBLAS to compile the generated routine against");
 #else
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     char dir[256];
     tc_temp_dir(dir, sizeof dir, "fg_cblas");
     const char *b = tc_bin();

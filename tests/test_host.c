@@ -18,8 +18,6 @@
 #include "verify/verify.h"
 #include "test_common.h"
 
-static uint64_t test_seed(void) { return tc_seed(); }
-
 static rt_matrix *random_matrix(scheme_rng *rng, uint64_t rows, uint64_t cols, double density)
 {
     rt_matrix *m = rt_matrix_new(rows, cols);
@@ -146,7 +144,7 @@ static void check_split(scheme_rng *rng, uint64_t seed, const scheme *const *cha
 
 static void random_splits(bool boolean, int rounds)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     pool_t pool;
@@ -186,7 +184,7 @@ Test(host, boolean_tiles_equal_in_core_and_naive)
  * tiles, against the in-core product. */
 Test(host, pipeline_depths_executors_threads_same_bits)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     char err[1024];
@@ -239,7 +237,7 @@ Test(host, pipeline_depths_executors_threads_same_bits)
  * within the limit; a limit nothing fits is refused. */
 Test(host, limits_choose_the_split)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     char err[1024];
@@ -312,7 +310,7 @@ Test(host, gpu_executor_without_gpu_is_refused)
 
 Test(host, generate_is_a_function_of_the_seed)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     rt_matrix *x = rt_matrix_new(300, 777), *y = rt_matrix_new(300, 777), *z = rt_matrix_new(300, 777);
     rt_matrix_generate(x, seed, 1);
     rt_matrix_generate(y, seed, 3);
@@ -332,7 +330,7 @@ Test(host, generate_is_a_function_of_the_seed)
 
 Test(host, freivalds_and_samples_find_wrong_products)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     for (int it = 0; it < 6; it++) {
@@ -366,7 +364,7 @@ Test(host, freivalds_and_samples_find_wrong_products)
 
 Test(host, cli_limits_devices_and_generate)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     char dir[256], cmd[4096];
     tc_temp_dir(dir, sizeof dir, "fg_host");
     const char *b = tc_bin();

@@ -19,8 +19,6 @@
 #include "test_common.h"
 #include "verify/verify.h"
 
-static uint64_t test_seed(void) { return tc_seed(); }
-
 static void setup(void) { tc_suite_dir_make("fg_npz"); }
 
 TestSuite(npz, .init = setup, .fini = tc_suite_dir_remove);
@@ -158,7 +156,7 @@ static void expect_refused(const char *name, const void *buf, size_t len, const 
 
 Test(npz, random_schemes_round_trip_through_writer_and_reader)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     for (int round = 0; round < 40; round++) {
@@ -580,7 +578,7 @@ Test(npz, db_import_stores_every_scheme_of_an_npz)
  * sanitized pass runs this too). */
 Test(npz, damaged_pickles_are_refused_or_read_never_crash)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     scheme *s = scheme_standard((scheme_format){2, 3, 4});

@@ -20,8 +20,6 @@
 #include "verify/verify.h"
 #include "test_common.h"
 
-static uint64_t test_seed(void) { return tc_seed(); }
-
 static rt_matrix *random_matrix(scheme_rng *rng, uint64_t rows, uint64_t cols, double density)
 {
     rt_matrix *m = rt_matrix_new(rows, cols);
@@ -100,7 +98,7 @@ static void pool_fill(pool_t *p, scheme_rng *rng, bool z_only)
 
 Test(runtime, naive_equals_triple_loop)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     for (int it = 0; it < 30; it++) {
@@ -129,7 +127,7 @@ Test(runtime, mul_refuses_mismatched_dims)
 Test(runtime, compare_finds_first_difference)
 {
     scheme_rng rng;
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng_seed(&rng, seed);
     rt_matrix *x = random_matrix(&rng, 70, 130, 0.5);
     rt_matrix *y = rt_matrix_new(70, 130);
@@ -168,7 +166,7 @@ static rt_matrix *roundtrip(const rt_matrix *m, rt_file_kind kind)
 
 Test(runtime, files_round_trip)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     for (int it = 0; it < 20; it++) {
@@ -233,7 +231,7 @@ Test(runtime, bad_files_are_refused)
 
 Test(runtime, kernel_equals_naive)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     void *scratch = aligned_alloc(64, RT_KERNEL_SCRATCH_BYTES);
@@ -272,7 +270,7 @@ Test(runtime, kernel_equals_naive)
 
 Test(runtime, programs_compute_their_matrices)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     for (int it = 0; it < 60; it++) {
@@ -415,7 +413,7 @@ static void check_product(scheme_rng *rng, uint64_t seed, const scheme *const *c
 
 static void random_chains(bool boolean, int rounds)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     pool_t pool;
@@ -453,7 +451,7 @@ Test(runtime, boolean_products_with_z_chains)
 Test(runtime, mixed_chain_444_then_222)
 {
     /* A mixed chain: <4,4,4>:47 then Strassen, on sizes that are not multiples. */
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     scheme *s444 = corpus_scheme("444-47-mod2.exp");
@@ -496,7 +494,7 @@ static const char *bin(void)
 
 Test(runtime, end_to_end_binary)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     char dir[] = "/tmp/fg_runtime_XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     char cmd[4096];

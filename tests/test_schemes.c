@@ -23,8 +23,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static uint64_t test_seed(void) { return tc_seed(); }
-
 static scheme *read_text(const char *text, const scheme_format *dims, scheme_diag *d)
 {
     return scheme_read_buffer(text, strlen(text), "t", dims, d);
@@ -172,7 +170,7 @@ Test(schemes, standard_algorithm_entries_in_the_file_convention)
 
 Test(schemes, hash_independent_of_term_order)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     static const char *files[] = {"kauers-moosbauer/444-47-mod2.exp", "kauers-moosbauer/555-97-mod0.exp",
@@ -849,7 +847,7 @@ Test(malformed, random_corruptions_never_crash)
 {
     /* Random byte edits of corpus files: each is read or refused with a
      * position inside the buffer; never a crash (the fuzz target goes deeper). */
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     int rounds = tc_sanitized() ? 100 : 600;
@@ -939,7 +937,7 @@ static scheme *random_scheme(scheme_rng *rng, scheme_format f, bool z, int rank)
 
 Test(write, random_schemes_round_trip_in_every_format)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     int rounds = tc_sanitized() ? 60 : 300;

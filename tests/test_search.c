@@ -27,8 +27,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static uint64_t test_seed(void) { return tc_seed(); }
-
 /* Valid over GF(2), checked by the bit-parallel verifier and, for small
  * schemes, by the triple-loop reference as well. */
 static bool valid_terms(scheme_format f, const scheme_term *t, int rank, char *msg, size_t len)
@@ -116,7 +114,7 @@ Test(search_moves, flip_matches_its_definition)
 
 Test(search_moves, every_move_keeps_the_tensor)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     int steps = tc_scaled(300);
@@ -177,7 +175,7 @@ Test(search_moves, every_move_keeps_the_tensor)
 
 Test(search_moves, the_flip_is_the_generalized_flip_with_an_elementary_matrix)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     scheme_format f = {3, 3, 3};
@@ -206,7 +204,7 @@ Test(search_moves, the_flip_is_the_generalized_flip_with_an_elementary_matrix)
 
 Test(search_moves, reductions_lower_the_rank)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     for (size_t fi = 0; fi < NFORMATS; fi++) {
@@ -294,7 +292,7 @@ Test(search_moves, general_reduction_by_a_dependent_set)
 
 Test(search_moves, find_dependent_agrees_with_brute_force)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     for (int k = 0; k < tc_scaled(20000); k++) {
@@ -325,7 +323,7 @@ Test(search_moves, find_dependent_agrees_with_brute_force)
 
 Test(search_moves, gf2_inverse)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     for (int k = 0; k < tc_scaled(2000); k++) {
@@ -357,7 +355,7 @@ static search_params params_for(scheme_format f)
 
 Test(search_walker, index_agrees_with_the_reference_after_every_move)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     int steps = tc_scaled(400);
     for (size_t fi = 0; fi < NFORMATS; fi++) {
         scheme_format f = formats[fi];
@@ -419,7 +417,7 @@ static bool some_flip_reduces(const scheme_term *t, int rank)
 
 Test(search_walker, the_lookahead_takes_a_reduction_when_a_flip_makes_one)
 {
-    const uint64_t seed = test_seed();
+    const uint64_t seed = tc_seed();
     const int steps = tc_scaled(300);
     uint64_t took = 0, none = 0;
     for (size_t fi = 0; fi < NFORMATS; fi++) {
@@ -470,7 +468,7 @@ Test(search_walker, the_lookahead_takes_a_reduction_when_a_flip_makes_one)
 /* Every N-th flip looks: with N = 3 the lookahead chooses on at most a third. */
 Test(search_walker, the_lookahead_looks_every_nth_flip)
 {
-    const uint64_t seed = test_seed();
+    const uint64_t seed = tc_seed();
     search_params p = params_for((scheme_format){3, 3, 3});
     p.gen_max = 2;
     p.lookahead = 3;
@@ -566,7 +564,7 @@ static int back_after_plus(const scheme *start, int tabu, uint64_t lookahead, in
  * GF(2) with the lookahead too (the roads back are flips that reduce). */
 Test(search_walker, the_plus_tabu_refuses_the_two_roads_back, .timeout = 120)
 {
-    const uint64_t seed = test_seed();
+    const uint64_t seed = tc_seed();
     const int trials = tc_scaled(3000);
     for (int pass = 0; pass < 3; pass++) {
         const scheme_ring ring = pass == 1 ? SCHEME_RING_Z : SCHEME_RING_F2;
@@ -589,7 +587,7 @@ Test(search_walker, the_plus_tabu_refuses_the_two_roads_back, .timeout = 120)
 
 Test(search_walker, long_walks_stay_valid, .timeout = 120)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     static const scheme_format fs[] = {{3, 3, 3}, {4, 4, 4}, {2, 4, 5}, {5, 5, 5}};
     for (size_t fi = 0; fi < sizeof fs / sizeof *fs; fi++) {
         search_params p = params_for(fs[fi]);
@@ -693,7 +691,7 @@ static int terms_weight(scheme_format f, const scheme_term *t, int rank)
  * generous bound catches a biased sampler or a wrong acceptance, not noise. */
 static void one_flip_matches_the_reference(double bias, double wbias)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_format f = {4, 4, 4};
     search_params p = params_for(f);
     p.degree_bias = bias;
@@ -832,7 +830,7 @@ Test(search_walker, an_isolated_scheme_ends_the_walk_or_takes_a_plus)
     verify_result vr;
     cr_assert(verify_f2(st, &vr), "Strassen over GF(2): %s", vr.msg);
     cr_assert_eq(search_count_flips(st->terms, st->rank), 0, "Strassen's terms share no factor");
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     for (int iso = 0; iso <= 1; iso++) {
         search_params p = params_for(st->fmt);
         p.isolated_plus = iso;
@@ -946,16 +944,16 @@ static void must_reach(scheme_format f, int target, uint64_t seed)
     search_result_free(&r);
 }
 
-Test(search_driver, strassen_rank_7, .timeout = 150) { must_reach((scheme_format){2, 2, 2}, 7, test_seed()); }
-Test(search_driver, rank_11_for_2x2x3, .timeout = 150) { must_reach((scheme_format){2, 2, 3}, 11, test_seed()); }
-Test(search_driver, laderman_rank_23, .timeout = 150) { must_reach((scheme_format){3, 3, 3}, 23, test_seed()); }
+Test(search_driver, strassen_rank_7, .timeout = 150) { must_reach((scheme_format){2, 2, 2}, 7, tc_seed()); }
+Test(search_driver, rank_11_for_2x2x3, .timeout = 150) { must_reach((scheme_format){2, 2, 3}, 11, tc_seed()); }
+Test(search_driver, laderman_rank_23, .timeout = 150) { must_reach((scheme_format){3, 3, 3}, 23, tc_seed()); }
 Test(search_driver, two_threads_rank_23, .timeout = 150)
 {
     search_params p = params_for((scheme_format){3, 3, 3});
     p.target_rank = 23;
     p.time_limit = 120;
     p.threads = 2;
-    p.seed = test_seed();
+    p.seed = tc_seed();
     p.progress_every = 0;
     search_result r;
     cr_assert_eq(search_run_cpu(&p, NULL, 0, NULL, &r), SEARCH_REACHED, "seed %llu",
@@ -980,7 +978,7 @@ static scheme *run_budget(scheme_format f, uint64_t seed, uint64_t flips, search
  * without; over Z the flips the coefficient bound refuses are not in it. */
 Test(search_driver, the_run_counts_the_flips_the_bias_undid, .timeout = 120)
 {
-    const uint64_t seed = test_seed();
+    const uint64_t seed = tc_seed();
     static const struct {
         scheme_ring ring;
         scheme_symmetry sym;
@@ -1018,7 +1016,7 @@ Test(search_driver, the_run_counts_the_flips_the_bias_undid, .timeout = 120)
  * far more than that.  The pool's intake counts the start and every sibling. */
 Test(search_driver, failed_walks_pool_their_scheme_by_the_siblings_rule, .timeout = 120)
 {
-    const uint64_t seed = test_seed();
+    const uint64_t seed = tc_seed();
     for (int k = 0; k <= 2; k++) {
         search_params p = params_for((scheme_format){4, 4, 4});
         p.seed = seed;
@@ -1055,7 +1053,7 @@ Test(search_driver, failed_walks_pool_their_scheme_by_the_siblings_rule, .timeou
 
 Test(search_driver, a_seed_replays_exactly, .timeout = 120)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     uint64_t flips = tc_sanitized() ? 200000 : 2000000;
     search_result r1, r2, r3;
     scheme *a = run_budget((scheme_format){4, 4, 4}, seed, flips, &r1);
@@ -1832,7 +1830,7 @@ static scheme *stats_random(scheme_format f, scheme_ring ring, int rank, scheme_
 
 Test(search_stats, agree_with_a_count_by_sorting)
 {
-    const uint64_t seed = test_seed();
+    const uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     const int rounds = getenv("FLIPGRAPH_SANITIZED") ? 40 : 300;

@@ -23,8 +23,6 @@
 #include "sym_reference.h"
 #include "test_tally.h"
 
-static uint64_t test_seed(void) { return tc_seed(); }
-
 static bool sanitized(void)
 {
     const char *e = getenv("FLIPGRAPH_SANITIZED");
@@ -45,7 +43,7 @@ static const scheme_symmetry groups[] = {SCHEME_SYM_C3, SCHEME_SYM_C3XC2};
 Test(symmetry, the_group_has_its_order_and_keeps_the_tensor)
 {
     scheme_rng rng;
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng_seed(&rng, seed);
     for (int n = 2; n <= 8; n++) {
         const uint64_t mask = n * n == 64 ? ~0ull : (1ull << (n * n)) - 1;
@@ -94,7 +92,7 @@ Test(symmetry, images_of_a_valid_scheme_are_valid)
     search_params_default(&p);
     p.fmt = (scheme_format){3, 3, 3};
     scheme *std = scheme_standard(p.fmt);
-    scheme *s = tc_walked_from(std, &p, test_seed(), 5000);
+    scheme *s = tc_walked_from(std, &p, tc_seed(), 5000);
     cr_assert(verifies(s));
     for (int k = 1; k < 6; k++) {
         scheme *img = scheme_new(s->fmt, SCHEME_RING_F2, s->rank);
@@ -234,7 +232,7 @@ static void walk_and_check(scheme_format f, scheme_symmetry g, uint64_t seed, in
 
 Test(symmetry_walker, every_move_is_the_plain_moves_on_the_images, .timeout = 240)
 {
-    const uint64_t seed = test_seed();
+    const uint64_t seed = tc_seed();
     const int steps = sanitized() ? 150 : 600;
     for (int n = 3; n <= 5; n++)
         for (int gi = 0; gi < 2; gi++) {
@@ -247,7 +245,7 @@ Test(symmetry_walker, every_move_is_the_plain_moves_on_the_images, .timeout = 24
 /* Long walks with plus transitions stay valid and invariant (checked at the end). */
 Test(symmetry_walker, long_walks_stay_valid, .timeout = 240)
 {
-    const uint64_t seed = test_seed();
+    const uint64_t seed = tc_seed();
     char err[256];
     int term, elem;
     for (int n = 4; n <= 6; n++)
@@ -376,7 +374,7 @@ static void weight_bias_against_the_unbiased_walk(scheme_format f, scheme_symmet
 
 Test(symmetry_walker, the_weight_bias_undoes_heavier_flips_with_probability_one_minus_exp, .timeout = 240)
 {
-    const uint64_t seed = test_seed();
+    const uint64_t seed = tc_seed();
     const int steps = tc_sanitized() ? 250 : 800;
     weight_bias_against_the_unbiased_walk((scheme_format){4, 4, 4}, SCHEME_SYM_C3, seed, steps, 0.4);
     weight_bias_against_the_unbiased_walk((scheme_format){4, 4, 4}, SCHEME_SYM_C3XC2, seed + 1, steps, 0.2);
@@ -384,7 +382,7 @@ Test(symmetry_walker, the_weight_bias_undoes_heavier_flips_with_probability_one_
 
 Test(symmetry_walker, a_c3xc2_walk_keeps_the_parity_of_its_rank, .timeout = 240)
 {
-    const uint64_t seed = test_seed();
+    const uint64_t seed = tc_seed();
     static const char *const cubes[] = {"110000,001100,000011", "111000,000111", "11000,00100,00011", "1001,0110"};
     char err[256];
     for (int k = 0; k < 4; k++) {
@@ -470,7 +468,7 @@ static void must_reach(int n, scheme_symmetry g, int target, uint64_t seed, int 
 
 Test(symmetry_search, reaches_the_records_of_small_squares, .timeout = 240)
 {
-    const uint64_t seed = test_seed();
+    const uint64_t seed = tc_seed();
     must_reach(2, SCHEME_SYM_C3, 7, seed, 5);
     must_reach(3, SCHEME_SYM_C3, 23, seed, 5);
     must_reach(3, SCHEME_SYM_C3, 23, seed, 1); /* the lazy walk */
@@ -684,7 +682,7 @@ Test(symmetry, the_published_93_is_c3_invariant_with_the_default_cubes)
     search_params_default(&p);
     p.fmt = s->fmt;
     p.symmetry = SCHEME_SYM_C3;
-    search_walker *w = search_walker_new(s, &p, test_seed(), 0);
+    search_walker *w = search_walker_new(s, &p, tc_seed(), 0);
     cr_assert(w);
     cr_assert_eq(search_walker_rank(w), 93);
     search_walker_walk(w, 20000, 93, 0);
@@ -804,7 +802,7 @@ static scheme *walked_invariant(scheme_format f, scheme_symmetry g, const search
  * and where the plain lift is impossible the invariant one fails too. */
 Test(symmetry, invariant_lifts_against_the_plain_lift, .timeout = 240)
 {
-    const uint64_t seed = test_seed();
+    const uint64_t seed = tc_seed();
     static const struct { scheme_format f; scheme_symmetry g; } cases[] = {
         {{3, 3, 3}, SCHEME_SYM_C3}, {{4, 4, 4}, SCHEME_SYM_C3}, {{5, 5, 5}, SCHEME_SYM_C3},
         {{4, 4, 4}, SCHEME_SYM_C3XC2}, {{5, 5, 5}, SCHEME_SYM_C3XC2}, {{3, 4, 4}, SCHEME_SYM_T2},
@@ -942,7 +940,7 @@ Test(cube_move, merges_the_mirror_pair_of_our_153_and_splits_it_back, .timeout =
  * twice it is the identity (the sum it adds is zero and equal terms cancel). */
 Test(cube_move, is_valid_invariant_and_its_own_inverse_on_walked_schemes, .timeout = 240)
 {
-    const uint64_t seed = test_seed();
+    const uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     for (int trial = 0; trial < (sanitized() ? 6 : 24); trial++) {

@@ -18,8 +18,6 @@
 #include "test_common.h"
 #include "verify/verify.h"
 
-static uint64_t t2_seed(void) { return tc_seed(); }
-
 static bool verifies(const scheme *s)
 {
     verify_result vr;
@@ -48,7 +46,7 @@ static uint64_t rnd_factor(scheme_rng *rng, int entries)
 
 Test(t2, the_image_is_the_entrywise_transposition_and_an_involution)
 {
-    const uint64_t seed = t2_seed();
+    const uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     for (size_t fi = 0; fi < NT2; fi++) {
@@ -261,7 +259,7 @@ static void t2_walk_and_check(scheme_format f, uint64_t base, uint64_t offset, i
 
 Test(t2_walker, every_move_is_a_flip_and_its_image, .timeout = 240)
 {
-    const uint64_t seed = t2_seed();
+    const uint64_t seed = tc_seed();
     const int steps = tc_sanitized() ? 120 : 500;
     for (size_t fi = 0; fi < NT2; fi++) {
         t2_walk_and_check(t2_formats[fi], seed, fi, steps, 1, NULL);
@@ -277,7 +275,7 @@ Test(t2_walker, every_move_is_a_flip_and_its_image, .timeout = 240)
  * their start (the moves do something). */
 Test(t2_walker, long_walks_stay_valid_and_descend, .timeout = 240)
 {
-    const uint64_t seed = t2_seed();
+    const uint64_t seed = tc_seed();
     char err[256];
     int term, elem;
     for (size_t fi = 0; fi < NT2; fi++)

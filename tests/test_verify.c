@@ -22,8 +22,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static uint64_t test_seed(void) { return tc_seed(); }
-
 /* n, or a tenth of it (at least 1) under the sanitizers. */
 static int scaled(int n)
 {
@@ -496,7 +494,7 @@ Test(verify, every_integer_corpus_file_verifies_over_z)
  * by a nonzero rank-one term, so each must be refused, by both verifiers. */
 Test(verify, corrupted_corpus_schemes_are_refused)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     corpus_list *L = malloc(sizeof *L);
@@ -553,7 +551,7 @@ Test(verify, corrupted_corpus_schemes_are_refused)
 /* An even change to a coefficient is invisible mod 2 and must be caught over Z. */
 Test(verify, z_catches_errors_invisible_mod_2)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     corpus_list *L = malloc(sizeof *L);
@@ -589,7 +587,7 @@ Test(verify, z_catches_errors_invisible_mod_2)
 
 Test(verify, flipped_standard_algorithms_verify)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     static const scheme_format fs[] = {{2, 2, 2}, {2, 2, 3}, {2, 3, 4}, {3, 3, 3}, {3, 4, 5}, {4, 4, 4}, {5, 5, 5}};
@@ -624,7 +622,7 @@ Test(verify, flipped_standard_algorithms_verify)
 
 Test(verify, changes_of_basis_keep_corpus_schemes_valid)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     corpus_list *L = malloc(sizeof *L);
@@ -662,7 +660,7 @@ Test(verify, changes_of_basis_keep_corpus_schemes_valid)
  * extra X on the right) must break schemes: the test above can fail. */
 Test(verify, a_wrong_change_of_basis_is_caught)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     scheme *s = tc_read_corpus("kauers-moosbauer/344-38-mod0.exp");
@@ -756,7 +754,7 @@ static bool z_reference(const scheme *s)
 
 Test(verify, fast_and_reference_agree_on_random_schemes)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     int valid = 0, invalid = 0, n = scaled(3000);
@@ -838,7 +836,7 @@ Test(verify, lift_reductions_of_integer_corpus_schemes)
  * nearly all walks lift (at least 28 of 30 a format). */
 Test(verify, lift_flipped_small_formats)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     static const scheme_format fs[] = {{2, 2, 3}, {2, 3, 3}, {3, 3, 3}};
@@ -883,7 +881,7 @@ Test(verify, lift_flipped_small_formats)
  * scheme whose first lift holds more than 1 gets one within 1. */
 Test(verify, lift_with_a_coefficient_bound_prefers_small_coefficients)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     scheme_rng rng;
     scheme_rng_seed(&rng, seed);
     static const scheme_format fs[] = {{2, 2, 3}, {2, 3, 3}, {3, 3, 3}};
@@ -929,7 +927,7 @@ Test(verify, lift_with_a_coefficient_bound_prefers_small_coefficients)
  * be proved not liftable; "not found" is a failure; and most must lift. */
 Test(verify, lift_schemes_the_cpu_search_finds)
 {
-    uint64_t seed = test_seed();
+    uint64_t seed = tc_seed();
     static const scheme_format fs[] = {{2, 2, 3}, {2, 3, 3}, {3, 3, 3}};
     static const int target[] = {11, 15, 23};
     int runs = getenv("FLIPGRAPH_SANITIZED") ? 2 : 6;
