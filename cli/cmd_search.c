@@ -156,7 +156,7 @@ static void gpu_defaults_line(const search_config *c)
         const search_param_info *r = search_param(i);
         double d;
         if (c->given[i] || r->def == r->gpu_def || !(r->use & SEARCH_USE_GPU) ||
-            (large && search_param_large_default(i, SEARCH_BACKEND_GPU, &d)))
+            (large && search_param_large_default(i, SEARCH_BACKEND_GPU, c->p.fmt, &d)))
             continue; /* a large format's own rows: large_defaults_line */
         search_config_value(c, i, v, sizeof v);
         k += snprintf(line + k, sizeof line - (size_t)k, " %s=%s%s", r->name, v,
@@ -174,7 +174,7 @@ static void large_defaults_line(const search_config *c, search_backend b)
     int k = 0;
     double d;
     for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
-        if (c->given[i] || !search_param_large_default(i, b, &d) || !search_config_differs(c, i, b))
+        if (c->given[i] || !search_param_large_default(i, b, c->p.fmt, &d) || !search_config_differs(c, i, b))
             continue;
         if (search_param(i)->type == SEARCH_PT_DBL)
             snprintf(v, sizeof v, "%g", d); /* as the table writes it, not to the last digit */
@@ -291,11 +291,15 @@ static void banner(const banner_info *b)
                         (unsigned long long)q.walk_len, (unsigned long long)q.walk_max);
         }
     } else {
-        fprintf(stderr, "backend cpu: %d CPU thread%s (one walker each%s)\n", p->threads,
+        char isl[64] = "";
+        if (p->islands > 1)
+            snprintf(isl, sizeof isl, "; %d islands, a pool each", p->islands);
+        fprintf(stderr, "backend cpu: %d CPU thread%s (one walker each%s%s)\n", p->threads,
                 p->threads == 1 ? "" : "s",
                 search_z_not_via_f2(p) && p->symmetry == SCHEME_SYM_NONE
                     ? (snprintf(t, sizeof t, ", over Z, |coefficients| <= %d", p->coef_max), t)
-                    : "");
+                    : "",
+                isl);
     }
 
     /* every parameter the backend reads, as the run record stores them (--resume

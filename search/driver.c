@@ -82,12 +82,12 @@ static int offer(engine *e, search_walker *w, scheme_rng *rng, int id)
 
 /* Whether a walk that failed at this rank pools its scheme: at the pool's
  * level only, by the siblings rule (engine_siblings_open). */
-static bool sibling_wanted(engine *e, const search_params *p, int rank)
+static bool sibling_wanted(engine *e, const search_params *p, int walker, int rank)
 {
     if (!p->siblings)
         return false;
     int count = 0;
-    const int level = engine_pool_level(e, &count);
+    const int level = engine_pool_level(e, walker, &count);
     return rank == level && engine_siblings_open(p, count);
 }
 
@@ -118,7 +118,8 @@ static void *worker(void *arg)
     }
     /* this thread's weight bias where a window is spread over the threads */
     w->weight_bias = cuda_walk_bias_at(p->weight_bias, p->weight_bias_max, a->id, c->nthreads);
-    int base = engine_restart(e, &rng, w);
+    const int id = c->id_base + a->id; /* the engine's walker id: its island, its reports */
+    int base = engine_restart(e, id, &rng, w);
     uint64_t since = 0, done_total = 0;
     uint64_t k = 1; /* walks so far: the k-th walk is walk_len * luby(k) long */
     uint64_t wlen = p->walk_len;
@@ -128,7 +129,7 @@ static void *worker(void *arg)
     while (base >= 0 && !engine_should_stop(e)) {
         atomic_store_explicit(&ws->rank, search_walker_rank(w), memory_order_relaxed);
         if (search_walker_rank(w) < base) {
-            if (offer(e, w, &rng, c->id_base + a->id) < 0)
+            if (offer(e, w, &rng, id) < 0)
                 break;
             base = search_walker_rank(w);
             since = 0; /* the walk goes on from the fresh scheme */
@@ -140,15 +141,15 @@ static void *worker(void *arg)
         }
         if (since >= wlen) {
             /* a failed walk: restart from the pool; more plus transitions while the level is hard */
-            if (sibling_wanted(e, p, search_walker_rank(w))) {
-                const int r = offer(e, w, &rng, c->id_base + a->id);
+            if (sibling_wanted(e, p, id, search_walker_rank(w))) {
+                const int r = offer(e, w, &rng, id);
                 if (r < 0)
                     break;
                 if (r & ENGINE_POOLED)
                     atomic_fetch_add(&ws->siblings, 1);
             }
             w->L = w->L / 2 > w->Lmin ? w->L / 2 : w->Lmin;
-            base = engine_restart(e, &rng, w);
+            base = engine_restart(e, id, &rng, w);
             since = 0;
             k++;
             wlen = p->walk_len * search_luby(k);

@@ -39,27 +39,47 @@ void search_result_free(search_result *r)
     r->npool = 0;
 }
 
-/* Up to keep distinct schemes of the pool, lowest ranks first, into res->pool
+/* Whether the first n kept schemes hold one with this canonical hash at rank r
+ * (islands may pool the same scheme: a start, or a remote offer). */
+static bool kept_already(const search_result *res, const uint64_t *hashes, int n, int r, uint64_t h)
+{
+    for (int i = 0; i < n; i++)
+        if (hashes[i] == h && res->pool[i]->rank == r)
+            return true;
+    return false;
+}
+
+/* Up to keep distinct schemes of the pools, lowest ranks first, into res->pool
  * (search_params.pool_keep): a run's variety at its best ranks, for the
  * researcher (search --pool-out) and for moves that take many schemes on.
- * false: out of memory. */
-static bool keep_pool(search_pool *pool, int keep, search_result *res)
+ * Run after the walkers ended (the pools no longer change).  false: out of memory. */
+static bool keep_pool(search_pool *pools, int npools, int keep, search_result *res)
 {
-    bool ok = true;
-    pthread_mutex_lock(&pool->mu);
-    int n = 0;
-    for (int r = 0; r <= pool->max_rank && n < keep; r++)
-        n += pool->r[r].count < keep - n ? pool->r[r].count : keep - n;
-    res->pool = n ? calloc((size_t)n, sizeof *res->pool) : NULL;
-    ok = !n || res->pool;
-    for (int r = 0; r <= pool->max_rank && ok && res->npool < n; r++)
-        for (int i = 0; i < pool->r[r].count && ok && res->npool < n; i++) {
-            scheme *c = scheme_clone(pool->r[r].s[i]);
-            ok = c != NULL;
-            if (ok)
-                res->pool[res->npool++] = c;
+    const int max_rank = pools[0].max_rank;
+    res->pool = keep ? calloc((size_t)keep, sizeof *res->pool) : NULL;
+    uint64_t *hashes = keep ? calloc((size_t)keep, sizeof *hashes) : NULL;
+    bool ok = !keep || (res->pool && hashes);
+    for (int r = 0; r <= max_rank && ok && res->npool < keep; r++)
+        for (int k = 0; k < npools && ok && res->npool < keep; k++) {
+            search_pool *pool = &pools[k];
+            pthread_mutex_lock(&pool->mu);
+            for (int i = 0; i < pool->r[r].count && ok && res->npool < keep; i++) {
+                if (kept_already(res, hashes, res->npool, r, pool->r[r].hash[i]))
+                    continue;
+                scheme *c = scheme_clone(pool->r[r].s[i]);
+                ok = c != NULL;
+                if (ok) {
+                    hashes[res->npool] = pool->r[r].hash[i];
+                    res->pool[res->npool++] = c;
+                }
+            }
+            pthread_mutex_unlock(&pool->mu);
         }
-    pthread_mutex_unlock(&pool->mu);
+    free(hashes);
+    if (!res->npool) {
+        free(res->pool);
+        res->pool = NULL;
+    }
     return ok;
 }
 
@@ -68,8 +88,8 @@ struct engine {
     const search_callbacks *cb;
     const engine_backend *b;
     const engine_layer *layer; /* g_layer when the run began (NULL: none) */
-    search_pool pool;
-    bool pool_ok;
+    search_pool *pools;       /* search_params.islands of them (1: every walker's) */
+    int npools;               /* initialized so far (freed at the end) */
     scheme **starts;          /* verified, reduced */
     int nstarts, max_rank;
     double t0;
@@ -203,6 +223,15 @@ static bool flip_isolated(const scheme *s)
 
 static int improve(engine *e, int node, int walker, const scheme *s, int out);
 
+/* The pool walker `walker` offers to and restarts from: i mod islands (docs/search.md,
+ * "Islands"); the one pool without islands. */
+static search_pool *walker_pool(engine *e, int walker)
+{
+    if (e->npools <= 1 || walker < 0)
+        return &e->pools[0];
+    return &e->pools[(unsigned)walker % (unsigned)e->npools];
+}
+
 /* engine_offer and engine_offer_remote: node < 0 is this process's own walker. */
 static int offer(engine *e, int node, int walker, const scheme *s, scheme_rng *rng)
 {
@@ -235,7 +264,7 @@ static int offer(engine *e, int node, int walker, const scheme *s, scheme_rng *r
         out |= ENGINE_ISOLATED;
     } else {
         bool oom = false;
-        if (search_pool_add(&e->pool, s, rng, &oom))
+        if (search_pool_add(walker_pool(e, walker), s, rng, &oom))
             out |= ENGINE_POOLED;
         if (oom) {
             engine_fail(e, SEARCH_FAILED, "out of memory");
@@ -292,36 +321,67 @@ static int improve(engine *e, int node, int walker, const scheme *s, int out)
     return out;
 }
 
-int engine_restart(engine *e, scheme_rng *rng, search_walker *w) { return search_pool_restart(&e->pool, rng, w); }
+int engine_restart(engine *e, int walker, scheme_rng *rng, search_walker *w)
+{
+    return search_pool_restart(walker_pool(e, walker), rng, w);
+}
 
 int engine_stage(engine *e, scheme_rng *rng, int n, void (*visit)(void *ctx, int i, const scheme *s), void *ctx,
                  int *level, int *level_count)
 {
-    return search_pool_stage(&e->pool, rng, n, visit, ctx, level, level_count);
+    return search_pool_stage(&e->pools[0], rng, n, visit, ctx, level, level_count);
 }
 
 uint64_t engine_pool_version(engine *e)
 {
-    pthread_mutex_lock(&e->pool.mu);
-    const uint64_t v = e->pool.added;
-    pthread_mutex_unlock(&e->pool.mu);
+    uint64_t v = 0;
+    for (int k = 0; k < e->npools; k++) {
+        pthread_mutex_lock(&e->pools[k].mu);
+        v += e->pools[k].added;
+        pthread_mutex_unlock(&e->pools[k].mu);
+    }
     return v;
 }
 
-int engine_pool_level(engine *e, int *count) { return search_pool_level(&e->pool, count); }
+int engine_pool_level(engine *e, int walker, int *count) { return search_pool_level(walker_pool(e, walker), count); }
+
+/* The lowest level of any island and that island's schemes there (the progress row's). */
+static int lowest_level(engine *e, int *count)
+{
+    int level = -1;
+    for (int k = 0; k < e->npools; k++) {
+        int c = 0;
+        const int l = search_pool_level(&e->pools[k], &c);
+        if (l >= 0 && (level < 0 || l < level)) {
+            level = l;
+            if (count)
+                *count = c;
+        }
+    }
+    return level;
+}
 
 bool engine_siblings_open(const search_params *p, int level_count)
 {
     return p->siblings == 2 || (p->siblings == 1 && level_count < p->pool_size);
 }
 
+int engine_island_count(engine *e, int island, int r)
+{
+    if (island < 0 || island >= e->npools || r < 0 || r > e->pools[island].max_rank)
+        return 0;
+    search_pool *pool = &e->pools[island];
+    pthread_mutex_lock(&pool->mu);
+    const int c = pool->r[r].count;
+    pthread_mutex_unlock(&pool->mu);
+    return c;
+}
+
 int engine_pool_count(engine *e, int r)
 {
-    if (r < 0 || r > e->pool.max_rank)
-        return 0;
-    pthread_mutex_lock(&e->pool.mu);
-    const int c = e->pool.r[r].count;
-    pthread_mutex_unlock(&e->pool.mu);
+    int c = 0;
+    for (int k = 0; k < e->npools; k++)
+        c += engine_island_count(e, k, r);
     return c;
 }
 
@@ -344,14 +404,20 @@ static bool prepare_starts(engine *e, const scheme *const *starts, int nstarts, 
     }
     e->max_rank = max_rank;
     e->starts = calloc((size_t)nstarts, sizeof *e->starts);
-    if (!e->starts || !(e->pool_ok = search_pool_init(&e->pool, max_rank, p->pool_size, p->pool_min))) {
+    const int islands = p->islands > 1 ? p->islands : 1;
+    e->pools = calloc((size_t)islands, sizeof *e->pools);
+    while (e->pools && e->npools < islands &&
+           search_pool_init(&e->pools[e->npools], max_rank, p->pool_size, p->pool_min)) {
+        e->pools[e->npools].up = p->pool_up;
+        e->pools[e->npools].fresh = p->pool_fresh;
+        e->npools++;
+    }
+    if (!e->starts || e->npools < islands) {
         snprintf(res->msg, sizeof res->msg, "out of memory");
         res->status = SEARCH_FAILED;
         scheme_free(std);
         return false;
     }
-    e->pool.up = p->pool_up;
-    e->pool.fresh = p->pool_fresh;
     scheme_rng rng0;
     scheme_rng_seed(&rng0, p->seed);
     int best = SCHEME_MAX_RANK + 1;
@@ -405,7 +471,8 @@ static bool prepare_starts(engine *e, const scheme *const *starts, int nstarts, 
             ok = false;
             break;
         }
-        search_pool_add(&e->pool, red, &rng0, NULL);
+        for (int k = 0; k < e->npools; k++) /* every island starts from every start */
+            search_pool_add(&e->pools[k], red, &rng0, NULL);
         if (red->rank < best) {
             best = red->rank;
             scheme_free(e->best);
@@ -422,7 +489,8 @@ static bool prepare_starts(engine *e, const scheme *const *starts, int nstarts, 
         return false;
     }
     atomic_store(&e->best_rank, best);
-    e->pool.reduced = true;
+    for (int k = 0; k < e->npools; k++)
+        e->pools[k].reduced = true;
     return true;
 }
 
@@ -462,7 +530,7 @@ static void fill_progress(engine *e, double t, double last_t, uint64_t last_flip
     pr->flips_per_s = t > last_t ? (double)(st.flips - last_flips) / (t - last_t) : 0;
     pr->best_rank = atomic_load(&e->best_rank);
     pr->record = e->p->ring == SCHEME_RING_Z ? search_record_rank_z(e->p->fmt) : search_record_rank(e->p->fmt);
-    pr->level = search_pool_level(&e->pool, &pr->level_count);
+    pr->level = lowest_level(e, &pr->level_count);
     pr->plateau = st.plateau;
     pr->plus = st.plus;
     pr->restarts = st.restarts;
@@ -600,7 +668,7 @@ search_status engine_run(const search_params *p, const scheme *const *starts, in
     res->best = e->best;
     e->best = NULL;
     res->improvements = e->improvements;
-    if (p->pool_keep > 0 && e->pool_ok && !keep_pool(&e->pool, p->pool_keep, res))
+    if (p->pool_keep > 0 && e->npools && !keep_pool(e->pools, e->npools, p->pool_keep, res))
         engine_fail(e, SEARCH_FAILED, "out of memory (the pool's schemes that --pool-keep returns)");
     if (atomic_load(&e->failed)) {
         res->status = e->fail_status;
@@ -615,8 +683,9 @@ out:
         scheme_free(e->starts[i]);
     free(e->starts);
     scheme_free(e->best);
-    if (e->pool_ok)
-        search_pool_free(&e->pool);
+    for (int k = 0; k < e->npools; k++)
+        search_pool_free(&e->pools[k]);
+    free(e->pools);
     free(e->rank_count);
     pthread_cond_destroy(&e->changed);
     pthread_mutex_destroy(&e->mu);

@@ -184,9 +184,11 @@ void engine_local_stats(engine *e, engine_stats *st);
 const char *engine_failure(engine *e);
 
 /* The restart policy (pool.c, docs/search.md "Restarts"): resets w to a scheme
- * drawn from the pool; returns its rank, -1 when the pool is empty. */
-int engine_restart(engine *e, scheme_rng *rng, search_walker *w);
-/* The same policy for a pool that lives elsewhere (the GPU's device pool):
+ * drawn from walker `walker`'s pool (its island's, search_params.islands;
+ * engine_offer pools there too); returns its rank, -1 when the pool is empty. */
+int engine_restart(engine *e, int walker, scheme_rng *rng, search_walker *w);
+/* The same policy for a pool that lives elsewhere (the GPU's device pool; the
+ * first island's, and the GPU backend has one):
  * up to n entries, each visit(ctx, i, s) under the pool's lock (copy s there),
  * such that a uniform draw among the entries follows the restart policy.
  * Returns the entries staged; *level, *level_count: the level and its schemes. */
@@ -194,14 +196,17 @@ int engine_stage(engine *e, scheme_rng *rng, int n, void (*visit)(void *ctx, int
                  void *ctx, int *level, int *level_count);
 /* Changes whenever a scheme joins the pool (a device copy is stale when it differs). */
 uint64_t engine_pool_version(engine *e);
-int engine_pool_level(engine *e, int *count);
+/* The level of walker `walker`'s pool (its island's) and its schemes there. */
+int engine_pool_level(engine *e, int walker, int *count);
 /* Whether a walk that failed at the pool's level, which holds level_count
  * schemes, offers its scheme (a sibling; search_params.siblings, docs/search.md,
  * "Siblings"): while the level has room (1) or always (2: a full level
  * replaces a random member, so the walks' chains go on where they ended).
  * The CPU walkers (driver.c) and the GPU's launches (walk_gpu.c) both ask here. */
 bool engine_siblings_open(const search_params *p, int level_count);
-/* Schemes the pool holds at rank r (tests). */
+/* Schemes the pools hold at rank r, all islands together (tests). */
 int engine_pool_count(engine *e, int r);
+/* Schemes island `island` holds at rank r (tests; 0 outside 0..islands-1). */
+int engine_island_count(engine *e, int island, int r);
 
 #endif

@@ -218,6 +218,9 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
         return scheme_fail(err, errlen, "walk lengths: expected walk-len <= walk-max");
     if (p->pool_min > p->pool_size)
         return scheme_fail(err, errlen, "pool-min %d: expected 1..pool-size (%d)", p->pool_min, p->pool_size);
+    if (p->islands > p->threads)
+        return scheme_fail(err, errlen, "--islands %d: expected at most --threads (%d): every island needs a walker",
+                           p->islands, p->threads);
     if (p->ring != SCHEME_RING_F2 && p->ring != SCHEME_RING_Z)
         return scheme_fail(err, errlen, "ring %d: expected f2 or z", p->ring);
     if (p->ring == SCHEME_RING_F2 && p->coef_max != 1)
@@ -541,7 +544,7 @@ static bool gpu_z_default(int id, double *v)
 
 /* The plain walk over GF(2) on a large format (n m p >= 150), per backend
  * (a negative value: the row keeps the backend's default).
- * The CPU: the weight bias and long walks from the pool's lowest scheme.  One
+ * The CPU: the weight bias and long walks (pool-min by band, below).  One
  * thread, 120 s (bench/RESULTS.md, "The walk unit per format"): <6,6,6> 184
  * where the other defaults stay at 214; the bias alone or long walks alone do
  * not do it (213; 215-216).  Not on <5,5,5> (125): 103, 102 against 106, 108 in
@@ -556,19 +559,29 @@ static bool gpu_z_default(int id, double *v)
 static const struct {
     int id;
     double cpu, gpu;
+    int lo, hi; /* the row holds for lo <= n m p < hi (hi 0: no bound) */
 } g_large_defaults[] = {
-    {SEARCH_PARAM_WEIGHT_BIAS, 0.2, 0.2},
-    {SEARCH_PARAM_WALK_LEN, 100000000, -1},
-    {SEARCH_PARAM_POOL_MIN, 1, -1},
-    {SEARCH_PARAM_PLATEAU, -1, 200000},
+    {SEARCH_PARAM_WEIGHT_BIAS, 0.2, 0.2, SEARCH_LARGE_FORMAT, 0},
+    {SEARCH_PARAM_WALK_LEN, 100000000, -1, SEARCH_LARGE_FORMAT, 0},
+    /* pool-min by band (thirty-fifth and thirty-sixth sessions, one thread each,
+     * bench/RESULTS.md): 4 ahead of 1 on <5,5,6> (150) on three seeds of three
+     * (120, 123, 120 against 124, 125, 123 at 15-18 minutes) and on <5,6,6> (180)
+     * on two of two (147 against 151 at 12 minutes, 148 against 154 at 20); 1
+     * ahead on <6,6,6> (216) on two seeds of three (179, 177, 183 against 182,
+     * 180, 181 at 20 minutes). */
+    {SEARCH_PARAM_POOL_MIN, 4, -1, SEARCH_LARGE_FORMAT, 216},
+    {SEARCH_PARAM_POOL_MIN, 1, -1, 216, 0},
+    {SEARCH_PARAM_PLATEAU, -1, 200000, SEARCH_LARGE_FORMAT, 0},
 };
 
 static bool search_large_format(scheme_format f) { return f.n * f.m * f.p >= SEARCH_LARGE_FORMAT; }
 
-bool search_param_large_default(int id, search_backend b, double *v)
+bool search_param_large_default(int id, search_backend b, scheme_format f, double *v)
 {
+    const int nmp = f.n * f.m * f.p;
     for (size_t i = 0; i < sizeof g_large_defaults / sizeof g_large_defaults[0]; i++)
-        if (g_large_defaults[i].id == id) {
+        if (g_large_defaults[i].id == id && nmp >= g_large_defaults[i].lo &&
+            (!g_large_defaults[i].hi || nmp < g_large_defaults[i].hi)) {
             *v = b == SEARCH_BACKEND_GPU ? g_large_defaults[i].gpu : g_large_defaults[i].cpu;
             return *v >= 0;
         }
@@ -601,7 +614,7 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
             else if (b == SEARCH_BACKEND_GPU && search_z_not_via_f2(&c->p) &&
                      gpu_z_default(i, &zd))
                 put_number(field_of(c, i), r->type, zd);
-            else if (search_config_large(c, b) && search_param_large_default(i, b, &ld) &&
+            else if (search_config_large(c, b) && search_param_large_default(i, b, c->p.fmt, &ld) &&
                      !(i == SEARCH_PARAM_WEIGHT_BIAS && c->given[SEARCH_PARAM_WEIGHT_BIAS_MAX]))
                 put_number(field_of(c, i), r->type, ld);
             else

@@ -188,6 +188,8 @@ typedef struct search_params {
     double pool_fresh;     /* a restart starts over from the start schemes with this probability */
     int siblings;          /* failed walks at the level pool their scheme: 0 never, 1 while the level
                               has room, 2 always (params.def) */
+    int islands;           /* CPU walkers in this many groups with a pool each: walker i offers to
+                              and restarts from pool i mod islands (1: one pool; <= threads) */
     int pool_keep;         /* the run returns up to this many distinct schemes of its pool
                               (search_result.pool); 0: none */
     double degree_bias;    /* B: a flip from D flips to D' is kept with probability min(1, (D/D')^B)
@@ -355,11 +357,12 @@ void search_config_copy(search_config *dst, const search_config *src, int id);
 double search_param_symmetric_default(int id, int n, bool *has);
 /* The plain walk over GF(2) on a large format (n m p >= SEARCH_LARGE_FORMAT)
  * takes its own defaults for a few rows, per backend (docs/search.md, "Large
- * formats"): search_param_large_default gives backend b's value (false: the
- * row has none there); search_config_large says whether a config resolved
+ * formats"): search_param_large_default gives backend b's value for format f
+ * (false: the row has none there; a row may hold for a band of n m p only,
+ * as the CPU's pool-min does); search_config_large says whether a config resolved
  * for backend b takes them. */
 #define SEARCH_LARGE_FORMAT 150
-bool search_param_large_default(int id, search_backend b, double *v);
+bool search_param_large_default(int id, search_backend b, scheme_format f, double *v);
 bool search_config_large(const search_config *c, search_backend b);
 
 /* Makes c ready to run on backend b (cpu or gpu; auto was decided before):

@@ -885,6 +885,17 @@ Test(engine, the_restart_policy_and_the_device_pool_follow_one_rule, .timeout = 
     chain_free(&g_chain);
 }
 
+/* One scripted walker (id 0) on p until the run stops; the run must end as
+ * reached (no target: the time limit). */
+static void run_one_walker(const search_params *p, fake_script script, search_result *r)
+{
+    static fake f;
+    memset(&f, 0, sizeof f);
+    f.nwalkers = 1;
+    f.script = script;
+    cr_assert_eq(fake_run(&f, p, NULL, 0, NULL, r), SEARCH_REACHED, "%s", r->msg);
+}
+
 /* Through the engine: the level follows what walkers offer, and
  * engine_restart / engine_stage draw by the same rule. */
 static atomic_int g_level[4];
@@ -893,18 +904,18 @@ static void script_fill_level(fake *f, int id)
 {
     scheme_rng rng;
     scheme_rng_seed(&rng, 5);
-    atomic_store(&g_level[0], engine_pool_level(f->e, NULL));
+    atomic_store(&g_level[0], engine_pool_level(f->e, id, NULL));
     offer(f, id, g_chain.s[1], &rng);
     for (int k = 1; k < 100 && engine_pool_count(f->e, g_chain.s[1]->rank) < 4; k++) {
         scheme *v = variant(g_chain.s[1], (uint64_t)k);
         offer(f, id, v, &rng);
         scheme_free(v);
     }
-    atomic_store(&g_level[1], engine_pool_level(f->e, NULL));
+    atomic_store(&g_level[1], engine_pool_level(f->e, id, NULL));
     search_walker *w = search_walker_new(g_chain.s[0], engine_params(f->e), 1, 0);
     int ok = 1;
     for (int d = 0; d < 100; d++)
-        ok &= engine_restart(f->e, &rng, w) == g_chain.s[1]->rank;
+        ok &= engine_restart(f->e, id, &rng, w) == g_chain.s[1]->rank;
     search_walker_free(w);
     atomic_store(&g_level[2], ok);
     static stage_log sl;
@@ -921,15 +932,116 @@ Test(engine, restarts_through_the_engine_draw_from_the_level, .timeout = 60)
     p.pool_min = 4;
     p.pool_up = 0;
     p.time_limit = 0.2;
-    static fake f;
-    f.nwalkers = 1;
-    f.script = script_fill_level;
     search_result r;
-    cr_assert_eq(fake_run(&f, &p, NULL, 0, NULL, &r), SEARCH_REACHED, "%s", r.msg);
+    run_one_walker(&p, script_fill_level, &r);
     cr_assert_eq(atomic_load(&g_level[0]), 64, "before: level %d (the start)", atomic_load(&g_level[0]));
     cr_assert_eq(atomic_load(&g_level[1]), g_chain.s[1]->rank);
     cr_assert(atomic_load(&g_level[2]), "a restart drew from elsewhere than the level");
     cr_assert(atomic_load(&g_level[3]), "the staging did not give the level's 4 schemes");
+    search_result_free(&r);
+    chain_free(&g_chain);
+}
+
+/* Islands (search_params.islands, docs/search.md "Islands"): walker i offers to
+ * and restarts from pool i mod K alone; every island starts from the starts;
+ * the run's best is shared and --pool-keep returns each scheme once. */
+static atomic_int g_isl[12];
+
+static void script_islands(fake *f, int id)
+{
+    scheme_rng rng;
+    scheme_rng_seed(&rng, 7);
+    engine *e = f->e;
+    const int r0 = 64, r1 = g_chain.s[0]->rank, r2 = g_chain.s[1]->rank; /* r0: the standard start */
+    atomic_store(&g_isl[0], engine_island_count(e, 0, r0) == 1 && engine_island_count(e, 1, r0) == 1 &&
+                                engine_island_count(e, 2, r0) == 0);
+    offer(f, id, g_chain.s[0], &rng); /* walker 0: island 0 */
+    atomic_store(&g_isl[1], engine_island_count(e, 0, r1));
+    atomic_store(&g_isl[2], engine_island_count(e, 1, r1));
+    atomic_store(&g_isl[3], engine_pool_level(e, 0, NULL) == r1 && engine_pool_level(e, 2, NULL) == r1 &&
+                                engine_pool_level(e, 1, NULL) == r0 && engine_pool_level(e, 3, NULL) == r0);
+    search_walker *w = search_walker_new(g_chain.s[0], engine_params(e), 1, 0);
+    int ok0 = 1, ok1 = 1;
+    for (int d = 0; d < 50; d++) {
+        ok0 &= engine_restart(e, 0, &rng, w) == r1;
+        ok1 &= engine_restart(e, 1, &rng, w) == r0; /* island 1 never saw r1 */
+    }
+    atomic_store(&g_isl[4], ok0);
+    atomic_store(&g_isl[5], ok1);
+    /* walker 3 is island 1's: its lower scheme goes there, not to island 0 */
+    offer(f, 3, g_chain.s[1], &rng);
+    atomic_store(&g_isl[6], engine_island_count(e, 1, r2) == 1 && engine_island_count(e, 0, r2) == 0);
+    int ok3 = 1;
+    for (int d = 0; d < 50; d++)
+        ok3 &= engine_restart(e, 3, &rng, w) == r2 && engine_restart(e, 2, &rng, w) == r1;
+    atomic_store(&g_isl[7], ok3);
+    atomic_store(&g_isl[8], engine_pool_count(e, r0) == 2 && engine_pool_count(e, r1) == 1);
+    search_walker_free(w);
+    walk_until_stop(f, id, 100);
+}
+
+Test(engine, islands_keep_a_pool_each, .timeout = 60)
+{
+    chain_build(&g_chain, (scheme_format){4, 4, 4}, 4, 20000000);
+    search_params p = params_for(g_chain.f);
+    p.threads = 2;
+    p.islands = 2;
+    p.pool_min = 1;
+    p.pool_up = 0;
+    p.pool_keep = 10;
+    p.time_limit = 0.2;
+    search_result r;
+    run_one_walker(&p, script_islands, &r);
+    cr_assert(atomic_load(&g_isl[0]), "every island holds the start once (and there is no third)");
+    cr_assert_eq(atomic_load(&g_isl[1]), 1, "walker 0's scheme is not in island 0");
+    cr_assert_eq(atomic_load(&g_isl[2]), 0, "walker 0's scheme reached island 1");
+    cr_assert(atomic_load(&g_isl[3]), "an island's level follows what another island's walkers offered");
+    cr_assert(atomic_load(&g_isl[4]), "walker 0 restarted from elsewhere than its island's level");
+    cr_assert(atomic_load(&g_isl[5]), "walker 1 restarted from a scheme only island 0 holds");
+    cr_assert(atomic_load(&g_isl[6]), "walker 3's scheme did not go to island 1 alone");
+    cr_assert(atomic_load(&g_isl[7]), "walkers 2 and 3 did not restart from their islands' levels");
+    cr_assert(atomic_load(&g_isl[8]), "the pools together: the start twice, walker 0's scheme once");
+    /* the run's best is shared: the lowest of either island */
+    cr_assert_eq(r.best_rank, g_chain.s[1]->rank);
+    /* --pool-keep: the three distinct schemes, lowest first, the start once */
+    cr_assert_eq(r.npool, 3, "kept %d", r.npool);
+    cr_assert_eq(r.pool[0]->rank, g_chain.s[1]->rank);
+    cr_assert_eq(r.pool[1]->rank, g_chain.s[0]->rank);
+    cr_assert_eq(r.pool[2]->rank, 64);
+    search_result_free(&r);
+    chain_free(&g_chain);
+}
+
+/* One pool for every walker without islands: the same offers reach every walker. */
+static atomic_int g_one[2];
+
+static void script_one_pool(fake *f, int id)
+{
+    scheme_rng rng;
+    scheme_rng_seed(&rng, 7);
+    offer(f, id, g_chain.s[0], &rng);
+    search_walker *w = search_walker_new(g_chain.s[0], engine_params(f->e), 1, 0);
+    int ok = 1;
+    for (int d = 0; d < 50; d++)
+        ok &= engine_restart(f->e, 1, &rng, w) == g_chain.s[0]->rank;
+    search_walker_free(w);
+    atomic_store(&g_one[0], ok);
+    atomic_store(&g_one[1], engine_island_count(f->e, 1, 64));
+    walk_until_stop(f, id, 100);
+}
+
+Test(engine, without_islands_every_walker_shares_one_pool, .timeout = 60)
+{
+    chain_build(&g_chain, (scheme_format){4, 4, 4}, 4, 20000000);
+    search_params p = params_for(g_chain.f);
+    p.threads = 2;
+    p.pool_min = 1;
+    p.pool_up = 0;
+    p.time_limit = 0.2;
+    search_result r;
+    run_one_walker(&p, script_one_pool, &r);
+    cr_assert(atomic_load(&g_one[0]), "walker 1 did not restart from walker 0's scheme");
+    cr_assert_eq(atomic_load(&g_one[1]), 0, "a second pool exists without --islands");
     search_result_free(&r);
     chain_free(&g_chain);
 }

@@ -1476,7 +1476,8 @@ Test(search_misc, the_gpu_plateau_adapts_only_where_a_bound_is_given)
 }
 
 /* A large format (n m p >= 150) on the plain walk over GF(2) takes, for rows
- * not given, the weight bias 0.2, walks of 1e8 and pool-min 1 on the CPU, the
+ * not given, the weight bias 0.2, walks of 1e8 and pool-min 4 below n m p = 216
+ * and 1 from there on the CPU, the
  * bias 0.2 and a plateau of 200000 on the GPU; smaller formats, the symmetric
  * walks and the walks over Z keep theirs; a given row wins, and a given window
  * keeps the bias at the table's 0. */
@@ -1495,12 +1496,20 @@ Test(search_misc, large_formats_take_their_own_defaults_on_the_plain_walk)
 {
     const char *big[] = {"dims", "5x5x6"};
     search_config c = resolved(big, 2, SEARCH_BACKEND_CPU);
-    cr_assert(c.p.weight_bias == 0.2 && c.p.walk_len == 100000000u && c.p.pool_min == 1, "%g %llu %d",
+    cr_assert(c.p.weight_bias == 0.2 && c.p.walk_len == 100000000u && c.p.pool_min == 4, "%g %llu %d",
               c.p.weight_bias, (unsigned long long)c.p.walk_len, c.p.pool_min);
     cr_assert(search_config_large(&c, SEARCH_BACKEND_CPU));
-    const char *six[] = {"dims", "6x6x6"};
-    c = resolved(six, 2, SEARCH_BACKEND_CPU);
-    cr_assert(c.p.weight_bias == 0.2 && c.p.walk_len == 100000000u && c.p.pool_min == 1);
+    /* pool-min by band: 4 for 150 <= n m p < 216, 1 from 216 on */
+    static const struct {
+        const char *dims;
+        int pool_min;
+    } band[] = {{"5x6x6", 4}, {"4x6x8", 4}, {"6x6x6", 1}, {"6x6x7", 1}, {"7x7x7", 1}};
+    for (size_t k = 0; k < sizeof band / sizeof band[0]; k++) {
+        const char *kv[] = {"dims", band[k].dims};
+        c = resolved(kv, 2, SEARCH_BACKEND_CPU);
+        cr_assert(c.p.weight_bias == 0.2 && c.p.walk_len == 100000000u && c.p.pool_min == band[k].pool_min,
+                  "%s: pool-min %d, expected %d", band[k].dims, c.p.pool_min, band[k].pool_min);
+    }
     const char *below[] = {"dims", "5x5x5"}; /* 125 */
     c = resolved(below, 2, SEARCH_BACKEND_CPU);
     cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 1000u && c.p.pool_min == 16);
@@ -1531,7 +1540,10 @@ Test(search_misc, large_formats_take_their_own_defaults_on_the_plain_walk)
     cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 1000u && c.p.pool_min == 16, "over Z");
     const char *given[] = {"dims", "5x5x6", "walk-len", "1000", "weight-bias", "0.1"};
     c = resolved(given, 6, SEARCH_BACKEND_CPU);
-    cr_assert(c.p.weight_bias == 0.1 && c.p.walk_len == 1000u && c.p.pool_min == 1, "given rows win");
+    cr_assert(c.p.weight_bias == 0.1 && c.p.walk_len == 1000u && c.p.pool_min == 4, "given rows win");
+    const char *given_pool[] = {"dims", "5x5x6", "pool-min", "1"};
+    c = resolved(given_pool, 4, SEARCH_BACKEND_CPU);
+    cr_assert_eq(c.p.pool_min, 1, "a given pool-min wins in the band");
     const char *window[] = {"dims", "6x6x6", "weight-bias-max", "0.4"};
     c = resolved(window, 4, SEARCH_BACKEND_CPU);
     cr_assert(c.p.weight_bias == 0 && c.p.weight_bias_max == 0.4 && c.p.walk_len == 100000000u);
@@ -1992,6 +2004,44 @@ Test(search_cli, help_and_bad_usage)
     cr_assert_eq(run(d, NULL, "search --dims 3x3x3 --from /nonexistent/file.exp"), 2);
     char *err = slurp(d, "err");
     cr_assert(strstr(err, "/nonexistent/file.exp"), "%s", err);
+    free(err);
+    rmtree(d);
+}
+
+/* --islands (docs/search.md, "Islands"): a CPU run with a pool per island finds,
+ * verifies and stores like any other, its banner says so; more islands than
+ * threads, or islands on the GPU backend, are refused (exit 2, naming the row). */
+Test(search_cli, islands_walk_and_are_checked, .timeout = 150)
+{
+    char d[64], args[512];
+    tmpdir(d, sizeof d);
+    snprintf(args, sizeof args,
+             "search --dims 3x3x3 --threads 2 --islands 2 --target-rank 23 --time 120s --seed %llu --progress 0 "
+             "--out '%s/o' --db '%s/s.db'",
+             (unsigned long long)tc_seed(), d, d);
+    cr_assert_eq(run(d, NULL, args), 0);
+    char *out = slurp(d, "out"), *err = slurp(d, "err");
+    cr_assert(strstr(out, "best rank 23 for <3,3,3> after"), "%s", out);
+    cr_assert(strstr(err, "2 islands, a pool each") && strstr(err, "islands=2"), "%s", err);
+    free(out);
+    free(err);
+    snprintf(args, sizeof args, "verify '%s'/o/*", d);
+    cr_assert_eq(run(d, NULL, args), 0);
+    snprintf(args, sizeof args, "db --db '%s/s.db' check", d);
+    cr_assert_eq(run(d, NULL, args), 0);
+    /* the run record keeps the row: a resumed run walks with it again */
+    snprintf(args, sizeof args, "search --db '%s/s.db' --resume 1 --target-rank 0 --time 1s --progress 0", d);
+    cr_assert_eq(run(d, NULL, args), 0);
+    err = slurp(d, "err");
+    cr_assert(strstr(err, "2 islands, a pool each") && strstr(err, "islands=2"), "%s", err);
+    free(err);
+    cr_assert_eq(run(d, NULL, "search --dims 3x3x3 --threads 2 --islands 3 --time 5s"), 2);
+    err = slurp(d, "err");
+    cr_assert(strstr(err, "--islands 3: expected at most --threads (2)"), "%s", err);
+    free(err);
+    cr_assert_eq(run(d, NULL, "search --dims 3x3x3 --backend gpu --islands 2 --time 5s"), 2);
+    err = slurp(d, "err");
+    cr_assert(strstr(err, "--islands") && strstr(err, "CPU only"), "%s", err);
     free(err);
     rmtree(d);
 }
