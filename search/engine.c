@@ -39,12 +39,12 @@ void search_result_free(search_result *r)
     r->npool = 0;
 }
 
-/* Whether the first n kept schemes hold one with this canonical hash at rank r
- * (islands may pool the same scheme: a start, or a remote offer). */
-static bool kept_already(const search_result *res, const uint64_t *hashes, int n, int r, uint64_t h)
+/* Whether kept schemes from..n-1 (those of the rank being kept) hold this
+ * canonical hash: islands may pool the same scheme (a start, a remote offer). */
+static bool kept_already(const uint64_t *hashes, int from, int n, uint64_t h)
 {
-    for (int i = 0; i < n; i++)
-        if (hashes[i] == h && res->pool[i]->rank == r)
+    for (int i = from; i < n; i++)
+        if (hashes[i] == h)
             return true;
     return false;
 }
@@ -59,12 +59,13 @@ static bool keep_pool(search_pool *pools, int npools, int keep, search_result *r
     res->pool = keep ? calloc((size_t)keep, sizeof *res->pool) : NULL;
     uint64_t *hashes = keep ? calloc((size_t)keep, sizeof *hashes) : NULL;
     bool ok = !keep || (res->pool && hashes);
-    for (int r = 0; r <= max_rank && ok && res->npool < keep; r++)
+    for (int r = 0; r <= max_rank && ok && res->npool < keep; r++) {
+        const int rank_from = res->npool; /* one pool's members are distinct already */
         for (int k = 0; k < npools && ok && res->npool < keep; k++) {
             search_pool *pool = &pools[k];
             pthread_mutex_lock(&pool->mu);
             for (int i = 0; i < pool->r[r].count && ok && res->npool < keep; i++) {
-                if (kept_already(res, hashes, res->npool, r, pool->r[r].hash[i]))
+                if (npools > 1 && kept_already(hashes, rank_from, res->npool, pool->r[r].hash[i]))
                     continue;
                 scheme *c = scheme_clone(pool->r[r].s[i]);
                 ok = c != NULL;
@@ -75,6 +76,7 @@ static bool keep_pool(search_pool *pools, int npools, int keep, search_result *r
             }
             pthread_mutex_unlock(&pool->mu);
         }
+    }
     free(hashes);
     if (!res->npool) {
         free(res->pool);
