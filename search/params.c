@@ -567,7 +567,7 @@ static const struct {
      * bench/RESULTS.md): 4 ahead of 1 on <5,5,6> (150) on three seeds of three
      * (120, 123, 120 against 124, 125, 123 at 15-18 minutes) and on <5,6,6> (180)
      * on two of two (147 against 151 at 12 minutes, 148 against 154 at 20), and
- * after the change <5,5,7> (175) 145 against 154 (seed 1, 20 minutes); 1
+     * after the change <5,5,7> (175) 145 against 154 (seed 1, 20 minutes); 1
      * ahead on <6,6,6> (216) on two seeds of three (179, 177, 183 against 182,
      * 180, 181 at 20 minutes). */
     {SEARCH_PARAM_POOL_MIN, 4, -1, SEARCH_LARGE_FORMAT, 216},

@@ -945,7 +945,7 @@ Test(engine, restarts_through_the_engine_draw_from_the_level, .timeout = 60)
 /* Islands (search_params.islands, docs/search.md "Islands"): walker i offers to
  * and restarts from pool i mod K alone; every island starts from the starts;
  * the run's best is shared and --pool-keep returns each scheme once. */
-static atomic_int g_isl[12];
+static atomic_int g_isl[9];
 
 static void script_islands(fake *f, int id)
 {
