@@ -40,6 +40,11 @@ bool search_reduce_pair(scheme_term *t, int *rank, int i, int j);
 /* The first non-empty subset (bit k: v[k]) of s <= 32 vectors that sums to
  * zero, found by elimination; 0 when the vectors are linearly independent. */
 uint32_t search_find_dependent(const uint64_t *v, int s);
+/* The same by Gaussian elimination, for every s: the reference of the fast
+ * path search_find_dependent takes for s <= SEARCH_DEPENDENT_SPAN_MAX (the
+ * sums of the vectors before each one listed), and its road beyond. */
+#define SEARCH_DEPENDENT_SPAN_MAX 6
+uint32_t search_find_dependent_ref(const uint64_t *v, int s);
 
 /* General reduction (the Flip-graph post's generalized flip that finds a zero):
  * terms idx[0..s) share their factor at x; the factors at y of the subset

@@ -588,7 +588,7 @@ bool search_walker_flip(search_walker *w)
             const int dw = __builtin_popcountll(w->f[s << 2 | y]) - __builtin_popcountll(ys0) +
                            __builtin_popcountll(w->f[u << 2 | z]) - __builtin_popcountll(zu0);
             if (dw > 0) {
-                keep *= exp(-w->weight_bias * dw);
+                keep *= walker_weight_keep(w, dw);
                 test = true;
             }
         }

@@ -3,6 +3,7 @@
 #ifndef FLIPGRAPH_WALKER_IMPL_H
 #define FLIPGRAPH_WALKER_IMPL_H
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "search.h"
@@ -80,6 +81,10 @@ static inline bool tab_init(wk_table *t, int n)
     return t->e != NULL;
 }
 
+/* The weight bias's acceptance exp(-B_w d) for d below this is a table
+ * (walker_weight_keep): exp was a few per cent of the plain walk's time. */
+#define WK_WEIGHT_KEEP_MAX 130
+
 /* Terms sharing one value at one position: a list through wk_node. */
 typedef struct wk_bucket {
     int32_t count;
@@ -101,6 +106,8 @@ struct search_walker {
     bool isolated_plus; /* search_params.isolated_plus */
     double degree_bias; /* search_params.degree_bias */
     double weight_bias; /* search_params.weight_bias */
+    double weight_keep_for;                 /* the weight_bias weight_keep holds (0: none yet) */
+    double weight_keep[WK_WEIGHT_KEEP_MAX]; /* weight_keep[d] = exp(-weight_bias d) */
     uint64_t lookahead, lookahead_count; /* search_params.lookahead; flips since the last look */
     bool plus_tabu;     /* search_params.plus_tabu */
     int tabu_rank;      /* the rank the last plus transition left; its tabu holds while the rank is
@@ -194,6 +201,20 @@ uint64_t walker_index_pairs(const search_walker *w);
 /* The same count from the member lists and the histogram (what a flip reads
  * for the degree bias): O(largest bucket). */
 uint64_t walker_degree(const search_walker *w);
+
+/* exp(-w->weight_bias * d), the same double, from a table for small d (the
+ * driver may set weight_bias after the walker is built: the table follows). */
+static inline double walker_weight_keep(search_walker *w, int d)
+{
+    if (d < 0 || d >= WK_WEIGHT_KEEP_MAX)
+        return exp(-w->weight_bias * d);
+    if (w->weight_keep_for != w->weight_bias) {
+        for (int k = 0; k < WK_WEIGHT_KEEP_MAX; k++)
+            w->weight_keep[k] = exp(-w->weight_bias * k);
+        w->weight_keep_for = w->weight_bias;
+    }
+    return w->weight_keep[d];
+}
 
 /* No flip is possible: the walk ends there (the driver restarts). */
 bool walker_flip_isolated(const search_walker *w);

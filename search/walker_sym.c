@@ -740,7 +740,7 @@ bool sym_flip(search_walker *w)
                        __builtin_popcountll(r2);
         if (dw > 0) {
             const double draw = scheme_rng_uniform(&w->rng);
-            if (draw >= exp(-w->weight_bias * dw)) {
+            if (draw >= walker_weight_keep(w, dw)) {
                 orbit_xor_factor(w, o1, q1, y2);
                 orbit_xor_factor(w, o2, q2, z1);
                 process_work(w);

@@ -288,7 +288,7 @@ bool z_flip(search_walker *w)
          * they were): the Metropolis test as in search_walker_flip, the old
          * factors put back when it fails.  A draw only where d > 0, so that
          * a seed replays as before where the bias is off. */
-        if (dw > 0 && w->rank == before && scheme_rng_uniform(&w->rng) >= exp(-w->weight_bias * dw)) {
+        if (dw > 0 && w->rank == before && scheme_rng_uniform(&w->rng) >= walker_weight_keep(w, dw)) {
             z_set(w, s, y, oy);
             z_set(w, u, q, oz);
             z_process(w);

@@ -321,6 +321,42 @@ Test(search_moves, find_dependent_agrees_with_brute_force)
     }
 }
 
+Test(search_moves, find_dependent_is_the_elimination)
+{
+    /* the listed sums (s <= SEARCH_DEPENDENT_SPAN_MAX) against the elimination:
+     * the same subset on fresh random sets, dependent ones made on purpose (a
+     * vector set to the sum of a random subset of the ones before it), sizes
+     * past the fast path's bound included */
+    uint64_t seed = tc_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    int dependent = 0, fast = 0;
+    for (int k = 0; k < tc_scaled(50000); k++) {
+        int s = 1 + (int)scheme_rng_below(&rng, SEARCH_DEPENDENT_SPAN_MAX + 3);
+        int bits = 1 + (int)scheme_rng_below(&rng, 40);
+        uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1, v[SEARCH_DEPENDENT_SPAN_MAX + 3];
+        for (int i = 0; i < s; i++)
+            v[i] = scheme_rng_next(&rng) & mask;
+        if (s > 1 && scheme_rng_below(&rng, 2)) {
+            int at = 1 + (int)scheme_rng_below(&rng, (uint32_t)(s - 1));
+            uint32_t m = scheme_rng_below(&rng, 1u << at);
+            v[at] = 0;
+            for (int i = 0; i < at; i++)
+                if (m >> i & 1)
+                    v[at] ^= v[i];
+        }
+        uint32_t want = search_find_dependent_ref(v, s), got = search_find_dependent(v, s);
+        cr_assert_eq(got, want, "%d vectors of %d bits: 0x%x, the elimination 0x%x (seed %llu)", s, bits,
+                     got, want, (unsigned long long)seed);
+        dependent += want != 0;
+        fast += s <= SEARCH_DEPENDENT_SPAN_MAX;
+    }
+    /* both answers and both roads were exercised */
+    cr_assert_gt(dependent, tc_scaled(50000) / 4);
+    cr_assert_lt(dependent, tc_scaled(50000));
+    cr_assert_gt(fast, tc_scaled(50000) / 2);
+}
+
 Test(search_moves, gf2_inverse)
 {
     uint64_t seed = tc_seed();
