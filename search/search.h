@@ -38,7 +38,9 @@ bool search_flip(scheme_term *t, int *rank, int i, int j, int x);
 bool search_reduce_pair(scheme_term *t, int *rank, int i, int j);
 
 /* The first non-empty subset (bit k: v[k]) of s <= 32 vectors that sums to
- * zero, found by elimination; 0 when the vectors are linearly independent. */
+ * zero, the one elimination finds (it contains the first v[k] that lies in the
+ * span of v[0..k), and that sum is unique); 0 when the vectors are linearly
+ * independent. */
 uint32_t search_find_dependent(const uint64_t *v, int s);
 /* The same by Gaussian elimination, for every s: the reference of the fast
  * path search_find_dependent takes for s <= SEARCH_DEPENDENT_SPAN_MAX (the

@@ -330,6 +330,7 @@ search_walker *search_walker_new(const scheme *start, const search_params *p, ui
     w->isolated_plus = p->isolated_plus != 0;
     w->degree_bias = p->degree_bias;
     w->weight_bias = p->weight_bias;
+    w->weight_keep_for = -1; /* no bias is negative: the table is filled at its first use */
     w->lookahead = p->lookahead;
     w->plus_tabu = p->plus_tabu != 0;
     w->tabu_rank = -1;

@@ -106,7 +106,7 @@ struct search_walker {
     bool isolated_plus; /* search_params.isolated_plus */
     double degree_bias; /* search_params.degree_bias */
     double weight_bias; /* search_params.weight_bias */
-    double weight_keep_for;                 /* the weight_bias weight_keep holds (0: none yet) */
+    double weight_keep_for;                 /* the weight_bias weight_keep holds (-1: none yet) */
     double weight_keep[WK_WEIGHT_KEEP_MAX]; /* weight_keep[d] = exp(-weight_bias d) */
     uint64_t lookahead, lookahead_count; /* search_params.lookahead; flips since the last look */
     bool plus_tabu;     /* search_params.plus_tabu */

@@ -334,7 +334,7 @@ Test(search_moves, find_dependent_is_the_elimination)
     for (int k = 0; k < tc_scaled(50000); k++) {
         int s = 1 + (int)scheme_rng_below(&rng, SEARCH_DEPENDENT_SPAN_MAX + 3);
         int bits = 1 + (int)scheme_rng_below(&rng, 40);
-        uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1, v[SEARCH_DEPENDENT_SPAN_MAX + 3];
+        uint64_t mask = (1ull << bits) - 1, v[SEARCH_DEPENDENT_SPAN_MAX + 3];
         for (int i = 0; i < s; i++)
             v[i] = scheme_rng_next(&rng) & mask;
         if (s > 1 && scheme_rng_below(&rng, 2)) {
