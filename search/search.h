@@ -480,6 +480,10 @@ typedef struct search_walker_stats {
     uint64_t lookahead;    /* flips the lookahead chose (search_params.lookahead) */
     uint64_t tabu;         /* draws (and the lookahead's candidates) the plus tabu refused
                               (search_params.plus_tabu) */
+    uint64_t skipped;      /* dependence checks a flip's span makes needless, skipped (the
+                              plain walker over GF(2); docs/search.md, "The walker") */
+    uint64_t skipped_found; /* with search_walker_check_skipped: those that found a reduction
+                               (a bug: must stay 0) */
 } search_walker_stats;
 
 /* A walker on a copy of start (GF(2) words; zero-factor terms dropped, then
@@ -511,6 +515,10 @@ uint64_t search_walker_plateau(const search_walker *w); /* the current adaptive 
 /* Checks the index against a recomputation and that no reduction is left
  * (tests); false with a message. */
 bool search_walker_check(const search_walker *w, char *err, size_t errlen);
+/* Tests: the dependence checks a flip makes needless (stats.skipped) run
+ * anyway, and one that finds a reduction takes it and counts in
+ * stats.skipped_found. */
+void search_walker_check_skipped(search_walker *w, bool on);
 
 /* ==== 3. the driver ======================================================= */
 

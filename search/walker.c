@@ -257,7 +257,17 @@ static bool check_dependent(search_walker *w, int32_t b, int x, int y)
     return true;
 }
 
-static bool check_general(search_walker *w, int32_t s, int q)
+/* A flip keeps its bucket's span.  The flip (x, y_s, z_s), (x, y_u, z_u) ->
+ * (x, y_s + y_u, z_s), (x, y_u, z_u + z_s) changes, in the bucket B both terms
+ * share at x, one y factor by another member's and one z factor by another
+ * member's: B's y factors and its z factors span what they spanned, with as
+ * many vectors, so they stay independent; and they were, since reductions are
+ * exhaustive after every move.  The check of B by the flip's two work items
+ * can only fail, and is skipped (at a bucket of three to five a third of all
+ * checks; bench/RESULTS.md, "A flip keeps its bucket's span").  A change made
+ * by a reduction in between comes with work items of its own, which check B
+ * in full; a term leaving B keeps the rest independent. */
+static bool check_general(search_walker *w, int32_t s, int q, int skip_r)
 {
     int gm = w->gen_max;
     /* the bucket s joined at q: its factors at both other positions */
@@ -272,7 +282,17 @@ static bool check_general(search_walker *w, int32_t s, int q)
         int r = (q + d) % 3;
         b = w->node[s << 2 | r].bid;
         c = w->bk[b].count;
-        if (c >= 3 && c <= gm && check_dependent(w, b, r, q))
+        if (c < 3 || c > gm)
+            continue;
+        if (r == skip_r) {
+            w->st.skipped++;
+            if (w->check_skipped && check_dependent(w, b, r, q)) {
+                w->st.skipped_found++;
+                return true;
+            }
+            continue;
+        }
+        if (check_dependent(w, b, r, q))
             return true;
     }
     return false;
@@ -284,11 +304,16 @@ static void process_work(search_walker *w)
         int32_t code = w->work[--w->nwork];
         int32_t s = code >> 2;
         int q = code & 3;
+        int skip_r = -1;
+        if (w->nwork < w->flip_items) { /* one of the flip's own items */
+            w->flip_items = w->nwork;
+            skip_r = w->flip_x;
+        }
         if (w->apos[s] < 0)
             continue; /* removed since it was queued */
         if (check_pair(w, s, q))
             continue;
-        if (w->gen_max >= 3 && check_general(w, s, q)) {
+        if (w->gen_max >= 3 && check_general(w, s, q, skip_r)) {
             if (w->apos[s] >= 0)
                 walker_work_push(w, s, q); /* s may take part in further reductions */
         }
@@ -530,6 +555,43 @@ static bool find_reducing_flip(search_walker *w, int32_t *ps, int32_t *pu, int *
     return false;
 }
 
+/* The flip of s and u at x, its reductions after it.  The two items it
+ * queues are marked as the flip's (check_general's skip_r) when the work list
+ * was empty, as it is between moves. */
+static void flip_apply(search_walker *w, int32_t s, int32_t u, int x)
+{
+    const int y = pos_y(x), z = pos_z(x);
+    const bool empty = w->nwork == 0;
+    const uint64_t zs = w->f[s << 2 | z];
+    factor_xor(w, s, y, w->f[u << 2 | y]);
+    factor_xor(w, u, z, zs);
+    w->flip_items = empty ? w->nwork : 0;
+    w->flip_x = x;
+    process_work(w);
+    w->flip_items = 0;
+}
+
+/* The flip of s and u at x again, which undoes it (its own inverse) when it
+ * made no reduction: the scheme is the one before it, whose reductions were
+ * all taken, so the checks of the work it queues can find none and are
+ * skipped; with check_skipped (tests) they run, and a reduction they take
+ * counts in st.skipped_found. */
+static void flip_undo(search_walker *w, int32_t s, int32_t u, int x)
+{
+    const int y = pos_y(x), z = pos_z(x);
+    const uint64_t zs = w->f[s << 2 | z];
+    factor_xor(w, s, y, w->f[u << 2 | y]);
+    factor_xor(w, u, z, zs);
+    w->st.skipped += (uint64_t)w->nwork;
+    if (!w->check_skipped) {
+        w->nwork = 0;
+        return;
+    }
+    const uint64_t r0 = w->st.reductions;
+    process_work(w);
+    w->st.skipped_found += w->st.reductions - r0;
+}
+
 bool search_walker_flip(search_walker *w)
 {
     if (w->sym)
@@ -559,10 +621,8 @@ bool search_walker_flip(search_walker *w)
     int y = pos_y(x), z = pos_z(x);
     w->st.flips++;
     /* (x, y_s, z_s), (x, y_u, z_u) -> (x, y_s + y_u, z_s), (x, y_u, z_u + z_s) */
-    const uint64_t zs = w->f[s << 2 | z], ys0 = w->f[s << 2 | y], zu0 = w->f[u << 2 | z];
-    factor_xor(w, s, y, w->f[u << 2 | y]);
-    factor_xor(w, u, z, zs);
-    process_work(w);
+    const uint64_t ys0 = w->f[s << 2 | y], zu0 = w->f[u << 2 | z];
+    flip_apply(w, s, u, x);
     if ((w->degree_bias > 0 || w->weight_bias > 0) && w->rank == before) {
         /* The draw is uniform over the D ordered pairs, so the plain walk stays
          * at a scheme in proportion to its D (a random walk on a graph); the
@@ -596,9 +656,7 @@ bool search_walker_flip(search_walker *w)
         if (test) {
             const double draw = scheme_rng_uniform(&w->rng);
             if (draw >= keep) {
-                factor_xor(w, s, y, w->f[u << 2 | y]);
-                factor_xor(w, u, z, zs);
-                process_work(w);
+                flip_undo(w, s, u, x);
                 w->st.undone++;
             }
         }
@@ -776,6 +834,8 @@ scheme *search_walker_snapshot(const search_walker *w)
     s->rank = search_walker_terms(w, s->terms);
     return s;
 }
+
+void search_walker_check_skipped(search_walker *w, bool on) { w->check_skipped = on; }
 
 bool search_walker_check(const search_walker *w, char *err, size_t errlen)
 {

@@ -650,6 +650,48 @@ Test(search_walker, long_walks_stay_valid, .timeout = 120)
     }
 }
 
+Test(search_walker, the_checks_a_flip_makes_needless_never_find_a_reduction, .timeout = 120)
+{
+    /* walker.c skips the dependence check of the bucket a flip's two terms
+     * share (its span is kept); here every skipped check runs anyway, on fresh
+     * random walks through formats whose standard algorithm has buckets of
+     * three to five, and none may find a reduction; the reference check of the
+     * whole index (exhaustive reductions included) runs along */
+    uint64_t seed = tc_seed();
+    static const scheme_format fs[] = {{3, 3, 3}, {2, 3, 4}, {3, 4, 4}, {4, 4, 4}, {3, 4, 5}, {5, 5, 5}};
+    uint64_t skipped = 0;
+    for (size_t fi = 0; fi < sizeof fs / sizeof *fs; fi++) {
+        search_params p = params_for(fs[fi]);
+        p.plus_max = 3;
+        p.plateau = p.plateau_min = p.plateau_max = 300;
+        p.weight_bias = fi % 2 ? 0.3 : 0; /* the bias's undo is the same flip again */
+        scheme *s = scheme_standard(fs[fi]);
+        search_walker *w = search_walker_new(s, &p, seed * 31 + fi, 0);
+        cr_assert_not_null(w);
+        search_walker_check_skipped(w, true);
+        char fb[32], err[512];
+        for (int round = 0; round < tc_scaled(400); round++) {
+            search_walker_walk(w, 5000, search_walker_rank(w), 0);
+            cr_assert(search_walker_check(w, err, sizeof err), "%s round %d: %s (seed %llu)",
+                      scheme_format_str(fs[fi], fb), round, err, (unsigned long long)seed);
+        }
+        search_walker_stats st;
+        search_walker_stats_get(w, &st);
+        cr_assert_eq(st.skipped_found, 0, "%s: %llu of %llu skipped checks found a reduction (seed %llu)",
+                     scheme_format_str(fs[fi], fb), (unsigned long long)st.skipped_found,
+                     (unsigned long long)st.skipped, (unsigned long long)seed);
+        cr_assert_gt(st.gen_reductions, 0, "%s: no dependent set was reduced (seed %llu)",
+                     scheme_format_str(fs[fi], fb), (unsigned long long)seed);
+        if (p.weight_bias > 0)
+            cr_assert_gt(st.undone, 0, "%s: the weight bias undid no flip (seed %llu)",
+                         scheme_format_str(fs[fi], fb), (unsigned long long)seed);
+        skipped += st.skipped;
+        search_walker_free(w);
+        scheme_free(s);
+    }
+    cr_assert_gt(skipped, (uint64_t)tc_scaled(10000), "only %llu checks were skipped", (unsigned long long)skipped);
+}
+
 Test(search_walker, start_reductions_and_zero_terms)
 {
     /* a start with a zero-factor term and a splittable pair: both go at once */
