@@ -480,8 +480,9 @@ typedef struct search_walker_stats {
     uint64_t lookahead;    /* flips the lookahead chose (search_params.lookahead) */
     uint64_t tabu;         /* draws (and the lookahead's candidates) the plus tabu refused
                               (search_params.plus_tabu) */
-    uint64_t skipped;      /* dependence checks a flip's span makes needless, skipped (the
-                              plain walker over GF(2); docs/search.md, "The walker") */
+    uint64_t skipped;      /* checks a flip makes needless, skipped: the dependence check of the
+                              bucket it flips in, every work item of an undone flip (the plain
+                              walker over GF(2); docs/search.md, "The walker") */
     uint64_t skipped_found; /* with search_walker_check_skipped: those that found a reduction
                                (a bug: must stay 0) */
 } search_walker_stats;

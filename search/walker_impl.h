@@ -135,7 +135,7 @@ struct search_walker {
 
     int32_t *work;      /* (slot << 2 | pos) changed, to check for reductions */
     int nwork;
-    /* The flip's own two work items (walker.c, "A flip keeps its bucket's
+    /* The flip's own work items (walker.c, "A flip keeps its bucket's
      * span"): entries below flip_items were pushed by the flip, whose shared
      * position is flip_x; their check of the shared bucket is skipped
      * (st.skipped), or run anyway with check_skipped set (tests:
