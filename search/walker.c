@@ -559,16 +559,24 @@ static bool find_reducing_flip(search_walker *w, int32_t *ps, int32_t *pu, int *
     return false;
 }
 
+/* The flip's two factor changes, (x, y_s, z_s), (x, y_u, z_u) ->
+ * (x, y_s + y_u, z_s), (x, y_u, z_u + z_s), queued for checks; its own
+ * inverse. */
+static void flip_factors(search_walker *w, int32_t s, int32_t u, int x)
+{
+    const int y = pos_y(x), z = pos_z(x);
+    const uint64_t zs = w->f[s << 2 | z];
+    factor_xor(w, s, y, w->f[u << 2 | y]);
+    factor_xor(w, u, z, zs);
+}
+
 /* The flip of s and u at x, its reductions after it.  The items it queues
  * are marked as the flip's (check_general's skip_r) when the work list was
  * empty, as it is between moves. */
 static void flip_apply(search_walker *w, int32_t s, int32_t u, int x)
 {
-    const int y = pos_y(x), z = pos_z(x);
     const bool empty = w->nwork == 0;
-    const uint64_t zs = w->f[s << 2 | z];
-    factor_xor(w, s, y, w->f[u << 2 | y]);
-    factor_xor(w, u, z, zs);
+    flip_factors(w, s, u, x);
     w->flip_items = empty ? w->nwork : 0;
     w->flip_x = x;
     process_work(w);
@@ -582,10 +590,7 @@ static void flip_apply(search_walker *w, int32_t s, int32_t u, int x)
  * counts in st.skipped_found. */
 static void flip_undo(search_walker *w, int32_t s, int32_t u, int x)
 {
-    const int y = pos_y(x), z = pos_z(x);
-    const uint64_t zs = w->f[s << 2 | z];
-    factor_xor(w, s, y, w->f[u << 2 | y]);
-    factor_xor(w, u, z, zs);
+    flip_factors(w, s, u, x);
     w->st.skipped += (uint64_t)w->nwork;
     if (!w->check_skipped) {
         w->nwork = 0;
