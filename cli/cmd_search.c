@@ -277,9 +277,10 @@ static void banner(const banner_info *b)
                     "launch %g ms (adaptive steps)\n",
                     g->warps, g->warps ? "" : " (as many as the device holds)", g->launch_ms);
         else
-            fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms (%s)\n", g->warps,
+            fprintf(stderr, "gpu: warps %d%s, rounds %d, launch %g ms (%s)%s\n", g->warps,
                     g->warps ? "" : " (as many as run at once)", g->rounds, g->launch_ms,
-                    g->steps ? "fixed steps" : g->timed ? "each walker's clock" : "adaptive steps");
+                    g->steps ? "fixed steps" : g->timed ? "each walker's clock" : "adaptive steps",
+                    g->eager_gen ? ", eager generalized reductions" : "");
         if (p->host_threads > 0) {
             search_params q;
             char err[256];

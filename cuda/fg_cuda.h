@@ -259,6 +259,10 @@ typedef struct cuda_walk_config {
     int gen_max;          /* most terms sharing a factor tested for a dependent subset (2..5; 0: 5) */
     int check_pairs;      /* after a flip, test the two changed terms against all for a pair
                              sharing two factors, and reduce it at once */
+    int eager_gen;        /* after a flip that reduced nothing, test the buckets of the two
+                             changed terms (3..gen_max terms sharing a factor) for a dependent
+                             subset and reduce it at once, as the CPU walker does
+                             (search_gpu_options.eager_gen); 0: only where a match samples them */
     int isolated_restart; /* a walker with no flip in reach (idle_plus empty steps) restarts
                              from the pool instead of taking a plus transition (the GPU's
                              search_params.isolated_plus = 0) */
@@ -331,6 +335,10 @@ typedef struct cuda_walk_move {
     uint32_t subset;    /* reduction: bit k = idx[k] */
     int32_t npairs;     /* flip: pair reductions that followed, search_reduce_pair(pair[k][0], */
     int32_t pair[8][2]; /* pair[k][1]) in order, indices as before each (at most 8) */
+    int32_t ngen;       /* flip, with eager_gen: 1 where a reduction of a dependent subset followed,
+                           search_reduce_dependent(gen_idx, gen_s, gen_x, gen_y, gen_subset) */
+    int32_t gen_x, gen_y, gen_s, gen_idx[5];
+    uint32_t gen_subset;
     int32_t rank_before;
     int32_t undone;     /* flip: undone by the degree bias (the scheme is as before) */
     uint32_t degree;    /* with the degree bias: the walker's D after the step, 0 when not known */

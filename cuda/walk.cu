@@ -151,7 +151,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     }
     const size_t smem = walk::walk_smem_bytes(store, cap);
     const bool trace = cfg->trace != 0;
-    const void *fn = walk::walk_kernel_fn(store, cap, trace);
+    const void *fn = walk::walk_kernel_fn(store, cap, trace, cfg->eager_gen != 0);
     if (smem > 48 * 1024) {
         e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess) {
@@ -199,6 +199,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     p.walk_len = cfg->walk_len;
     p.walk_max = cfg->walk_max;
     p.check_pairs = cfg->check_pairs;
+    p.eager_gen = cfg->eager_gen;
     p.isolated_restart = cfg->isolated_restart;
     p.idle_plus = cfg->idle_plus;
     p.degree_bias = cfg->degree_bias;

@@ -26,7 +26,10 @@
  *   5. terms left with a zero factor are dropped (the last term takes the
  *      place, highest index first, as scheme_remove does);
  *   6. after a flip, a pair the two changed terms form with any term is
- *      reduced at once (check_pairs).
+ *      reduced at once (check_pairs);
+ *   7. with eager_gen, after a flip that reduced nothing, a dependent set of
+ *      3..gen_max terms in the buckets of the two changed terms is reduced at
+ *      once (eager_gen_term), where otherwise only a match samples it.
  * A walker that finds no flip for idle_plus steps takes a plus transition, or
  * with isolated_restart ends its walk and restarts from the pool.
  */
@@ -79,6 +82,7 @@ struct Params {
     uint64_t seed;
     int rounds, plus_max, target, mix_every, gen_max, check_pairs;
     int isolated_restart;   /* idle_plus empty steps end the walk instead of a plus */
+    int eager_gen;          /* after a flip that reduced nothing: eager_gen_term for its two terms */
     int flips_per_step;     /* set by the launch (walk_kernel.cu, walk_emu.cpp): kFlipsPerStep */
     uint64_t budget_ns;     /* a warp's walking time per launch (cuda_walk_config.launch_us); 0: steps only */
     float degree_bias;      /* B of search_params.degree_bias; 0: off (cuda_walk_config.degree_bias) */
@@ -356,6 +360,121 @@ WK_FN int degree_change(const S &st, W &wp, int R, int y, typename S::Word ya0, 
     return 2 * ((int)wp.sum((uint32_t)c) - 2);
 }
 
+/* Eager generalized reductions (Params::eager_gen; docs/gpu-walk.md, "Eager
+ * generalized reductions").  A flip at x that reduced nothing changed term ic's
+ * factor at cp (y for the flip's first term, z for its second).  The bucket it
+ * joined at cp (the members' factors at the two other positions) and the one
+ * it stays in at o, the third position (their factors at cp), are tested for
+ * a dependent subset when they hold 3..gen_max terms, as check_general does on
+ * the CPU; the bucket at x keeps its span (search/walker.c, "A flip keeps its
+ * bucket's span").  The lowest dependent subset D (bit k: the k-th member by
+ * lane, then slot) is reduced as search_reduce_dependent does: its first
+ * member goes, the others of D take its factor at the third position; terms
+ * left with a zero factor go, highest index first.  Returns whether it
+ * reduced (at most one reduction: the rank changed, the step ends). */
+template <bool kTrace, class S, class W>
+WK_FN bool eager_gen_term(const Params &p, S &st, W &wp, int &R, int ic, int cp, int o, int lane,
+                          cuda_walk_move &mv)
+{
+    typedef typename S::Word F;
+    F T[3];
+    st.get(ic >> 5, T);
+    for (int f = 0; f < 3; ++f)
+        T[f] = wp.shfl(T[f], ic & 31);
+    for (int b = 0; b < 2; ++b) {
+        const int bp = b == 0 ? cp : o; /* the bucket's position */
+        const F v = sel3(bp, T);
+        uint32_t mine = 0; /* this lane's slots in the bucket */
+        for (int k = 0; k < st.slots(); ++k) {
+            const int i = k * 32 + lane;
+            F u[3];
+            st.get(k, u);
+            if (i < R && sel3(bp, u) == v)
+                mine |= 1u << k;
+        }
+        const int cnt = (int)wp.sum((uint32_t)WK_POPC(mine));
+        if (cnt < 3 || cnt > p.gen_max || cnt > 5)
+            continue;
+        F mf[5][3];
+        int midx[5];
+        uint32_t rest = mine;
+        WK_UNROLL
+        for (int k = 0; k < 5; ++k) {
+            midx[k] = -1;
+            mf[k][0] = mf[k][1] = mf[k][2] = 0;
+            if (k < cnt) {
+                const int L = WK_FFS(wp.ballot(rest != 0)) - 1;
+                const int sl = (int)wp.shfl32(rest ? (uint32_t)(WK_FFS(rest) - 1) : 0u, L);
+                F u[3];
+                st.get(sl, u);
+                for (int f = 0; f < 3; ++f)
+                    mf[k][f] = wp.shfl(u[f], L);
+                midx[k] = sl * 32 + L;
+                if (lane == L)
+                    rest &= rest - 1;
+            }
+        }
+        /* lane s tests the subset s, at q1 and (in the joined bucket) q2 */
+        const int q1 = b == 0 ? pos_y(cp) : cp, q2 = pos_z(cp);
+        const uint32_t sub = (uint32_t)lane;
+        const bool ok = sub != 0 && sub < (1u << cnt);
+        F s1 = 0, s2 = 0;
+        WK_UNROLL
+        for (int k = 0; k < 5; ++k)
+            if (k < cnt && ((sub >> k) & 1)) {
+                s1 ^= sel3(q1, mf[k]);
+                s2 ^= sel3(q2, mf[k]);
+            }
+        const uint32_t d1 = wp.ballot(ok && s1 == 0);
+        const uint32_t d2 = b == 0 ? wp.ballot(ok && s2 == 0) : 0u;
+        if (!(d1 | d2))
+            continue;
+        const uint32_t D = (uint32_t)(WK_FFS(d1 | d2) - 1);
+        const int q = ((d1 >> D) & 1) ? q1 : q2; /* D's factors at q sum to zero */
+        const int w3 = 3 - bp - q;
+        const int r = WK_FFS(D) - 1;
+        F vr = 0;
+        WK_UNROLL
+        for (int k = 0; k < 5; ++k)
+            if (k == r)
+                vr = sel3(w3, mf[k]);
+        uint32_t dead = 1u << r;
+        WK_UNROLL
+        for (int k = 0; k < 5; ++k) {
+            if (k < cnt && k != r && ((D >> k) & 1)) {
+                F nf[3] = {mf[k][0], mf[k][1], mf[k][2]};
+                put3(nf, w3, sel3(w3, nf) ^ vr);
+                if (lane == (midx[k] & 31))
+                    st.set(midx[k] >> 5, nf);
+                if (sel3(w3, nf) == 0)
+                    dead |= 1u << k;
+            }
+        }
+        if (kTrace) {
+            mv.ngen = 1;
+            mv.gen_x = bp;
+            mv.gen_y = q;
+            mv.gen_s = cnt;
+            mv.gen_subset = D;
+            for (int k = 0; k < 5; ++k)
+                mv.gen_idx[k] = midx[k];
+        }
+        while (dead) { /* the highest index first: the last term takes its place */
+            int hk = -1, hi = -1;
+            WK_UNROLL
+            for (int k = 0; k < 5; ++k)
+                if (((dead >> k) & 1) && midx[k] > hi) {
+                    hi = midx[k];
+                    hk = k;
+                }
+            remove_term(st, wp, R, hi, lane);
+            dead &= ~(1u << hk);
+        }
+        return true;
+    }
+    return false;
+}
+
 /* Returns the walker's best scheme in the launch's queue; false when the queue
  * is full (the walker keeps it and tries again later). */
 template <class W>
@@ -402,8 +521,12 @@ WK_FN void report_current(const Params &p, const S &st, W &wp, int w, int R, int
  * of a format has the same width (each bit of a factor is a matrix entry the
  * tensor needs), so a walker's restarts keep its width; where a pool scheme is
  * wider all the same, the narrow walk writes it home and leaves the rest of the
- * launch to the wide kernel. */
-template <bool kTrace, class S, class W>
+ * launch to the wide kernel.
+ *
+ * kEager: whether the code of step 7 (eager_gen_term) is compiled in at all;
+ * p.eager_gen then switches it on.  The kernels without it are the ones built
+ * before it, register for register (the extra code spills in every variant). */
+template <bool kTrace, bool kEager, class S, class W>
 WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = false)
 {
     typedef typename S::Word F;
@@ -433,6 +556,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
     mv.rank_before = R;
     for (int k = 0; k < 5; ++k) mv.idx[k] = -1;
     mv.npairs = 0;
+    mv.ngen = 0;
     mv.undone = 0;
     mv.degree = 0;
     int mixc = p.mix_every;
@@ -467,7 +591,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
         ++n_steps;
         const uint64_t u = wr.next();
         const uint32_t ulo = (uint32_t)u, uhi = (uint32_t)(u >> 32);
-        if (trace) { mv.kind = CUDA_WALK_MOVE_NONE; mv.rank_before = R; mv.npairs = 0; mv.undone = 0; }
+        if (trace) { mv.kind = CUDA_WALK_MOVE_NONE; mv.rank_before = R; mv.npairs = 0; mv.ngen = 0; mv.undone = 0; }
 
         /* 0. a walk that went walk_len flips without a lower rank restarts from
          * a random scheme of the pool (Kauers-Moosbauer's level strategy; the
@@ -766,6 +890,13 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                     }
                 }
                 if (trace) mv.npairs = np;
+            }
+            /* 7. with eager_gen, a flip that reduced nothing: the buckets of its two
+             * terms, tested for dependent sets at once (eager_gen_term) */
+            if (kEager && p.eager_gen && !(dy | dz) && R == R0 && p.gen_max >= 3) {
+                const int ia = (int)wp.shfl32((uint32_t)myidx, la), ib = (int)wp.shfl32((uint32_t)myidx, lb);
+                if (!eager_gen_term<kTrace>(p, st, wp, R, ia, y, z, lane, mv))
+                    eager_gen_term<kTrace>(p, st, wp, R, ib, z, y, lane, mv);
             }
             if (R != R0) {
                 dknown = false;

@@ -102,10 +102,10 @@ void run_regs(Lanes &L, EmuWarp &wp)
 {
     {
         walk::RegStore<K, uint32_t> st;
-        walk::walk_warp<kTrace>(*L.p, st, wp, L.w);
+        walk::walk_warp<kTrace, true>(*L.p, st, wp, L.w);
     }
     walk::RegStore<K, uint64_t> st;
-    walk::walk_warp<kTrace>(*L.p, st, wp, L.w, true);
+    walk::walk_warp<kTrace, true>(*L.p, st, wp, L.w, true);
 }
 
 template <bool kTrace>
@@ -125,7 +125,7 @@ void run_lane_t(int ln)
         }
     } else {
         walk::SmemStore st = {L.smem.data(), K, ln};
-        walk::walk_warp<kTrace>(*L.p, st, wp, L.w);
+        walk::walk_warp<kTrace, true>(*L.p, st, wp, L.w);
     }
 }
 
@@ -267,6 +267,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     p.walk_len = cfg->walk_len;
     p.walk_max = cfg->walk_max;
     p.check_pairs = cfg->check_pairs;
+    p.eager_gen = cfg->eager_gen;
     p.isolated_restart = cfg->isolated_restart;
     p.idle_plus = cfg->idle_plus;
     p.degree_bias = cfg->degree_bias;

@@ -52,7 +52,7 @@ struct DevWarp {
 // idle), so the register budget is capped where ptxas does not spill (K <= 3:
 // 5 blocks of 4 warps; K = 4 would spill).  This is the wide (64-bit) kernel;
 // the narrow one below walks the 32-bit formats.
-template <int K, bool kTrace>
+template <int K, bool kTrace, bool kEager>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, K <= 3 ? 5 : 4) walk_regs_kernel(Params p)
 {
     const int w = (int)(blockIdx.x * kWarpsPerBlock + (threadIdx.x >> 5));
@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, K <= 3 ? 5 : 4) walk_regs
         return;
     RegStore<K, uint64_t> st;
     DevWarp wp;
-    walk_warp<kTrace>(p, st, wp, w, true);
+    walk_warp<kTrace, kEager>(p, st, wp, w, true);
 }
 // The narrow kernel (32-bit factor words) at NB blocks of 4 warps per SM: ptxas
 // caps the registers at 65536 / (NB * 128) (72 at 7, 64 at 8; the few spills
@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, K <= 3 ? 5 : 4) walk_regs
 // scheduler and cycle, 1.7 eligible), not latency-bound.  Measured with equal
 // step counts per launch; timed launches (walk_core.cuh) removed the tail
 // since, and 8 blocks were not measured again.
-template <int K, bool kTrace, int NB>
+template <int K, bool kTrace, bool kEager, int NB>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, NB) walk_narrow_kernel(Params p)
 {
     const int w = (int)(blockIdx.x * kWarpsPerBlock + (threadIdx.x >> 5));
@@ -78,10 +78,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NB) walk_narrow_kernel(Pa
         return;
     RegStore<K, uint32_t> st;
     DevWarp wp;
-    walk_warp<kTrace>(p, st, wp, w);
+    walk_warp<kTrace, kEager>(p, st, wp, w);
 }
 
-template <bool kTrace>
+template <bool kTrace, bool kEager>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, 6) walk_smem_kernel(Params p)
 {
     extern __shared__ uint64_t smem[];
@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 6) walk_smem_kernel(Param
         return;
     SmemStore st = {smem + (size_t)wib * (size_t)p.cap * 3, p.cap >> 5, (int)(threadIdx.x & 31)};
     DevWarp wp;
-    walk_warp<kTrace>(p, st, wp, w);
+    walk_warp<kTrace, kEager>(p, st, wp, w);
 }
 
 // One block per staged scheme: copy it in, reset the walker's ranks and plateau.
@@ -144,24 +144,24 @@ int flips_per_step()
     }
     return v;
 }
-template <int K, bool kTrace>
+template <int K, bool kTrace, bool kEager>
 const void *nfn()
 {
     switch (narrow_blocks(K)) {
-    case 5: return (const void *)walk_narrow_kernel<K, kTrace, 5>;
-    case 6: return (const void *)walk_narrow_kernel<K, kTrace, 6>;
-    case 7: return (const void *)walk_narrow_kernel<K, kTrace, 7>;
-    default: return (const void *)walk_narrow_kernel<K, kTrace, 8>;
+    case 5: return (const void *)walk_narrow_kernel<K, kTrace, kEager, 5>;
+    case 6: return (const void *)walk_narrow_kernel<K, kTrace, kEager, 6>;
+    case 7: return (const void *)walk_narrow_kernel<K, kTrace, kEager, 7>;
+    default: return (const void *)walk_narrow_kernel<K, kTrace, kEager, 8>;
     }
 }
-template <int K, bool kTrace>
+template <int K, bool kTrace, bool kEager>
 void nlaunch(const Params &p, int blocks, int threads, cudaStream_t stream)
 {
     switch (narrow_blocks(K)) {
-    case 5: walk_narrow_kernel<K, kTrace, 5><<<blocks, threads, 0, stream>>>(p); break;
-    case 6: walk_narrow_kernel<K, kTrace, 6><<<blocks, threads, 0, stream>>>(p); break;
-    case 7: walk_narrow_kernel<K, kTrace, 7><<<blocks, threads, 0, stream>>>(p); break;
-    default: walk_narrow_kernel<K, kTrace, 8><<<blocks, threads, 0, stream>>>(p); break;
+    case 5: walk_narrow_kernel<K, kTrace, kEager, 5><<<blocks, threads, 0, stream>>>(p); break;
+    case 6: walk_narrow_kernel<K, kTrace, kEager, 6><<<blocks, threads, 0, stream>>>(p); break;
+    case 7: walk_narrow_kernel<K, kTrace, kEager, 7><<<blocks, threads, 0, stream>>>(p); break;
+    default: walk_narrow_kernel<K, kTrace, kEager, 8><<<blocks, threads, 0, stream>>>(p); break;
     }
 }
 
@@ -172,24 +172,26 @@ bool regs_fit(int cap) { return cap <= 32 * kMaxRegSlots; }
 // The register store's kernel for the occupancy query (the walkers per SM) is
 // the narrow one: 32-bit formats are those the speed is measured on; a wide
 // format runs the same walkers in more waves where its kernel fits fewer.
-template <bool kTrace>
+template <bool kTrace, bool kEager>
 const void *kernel_fn(int store, int cap)
 {
     if (store == CUDA_WALK_STORE_REGS) {
         switch (cap >> 5) {
-        case 1: return nfn<1, kTrace>();
-        case 2: return nfn<2, kTrace>();
-        case 3: return nfn<3, kTrace>();
-        case 4: return nfn<4, kTrace>();
+        case 1: return nfn<1, kTrace, kEager>();
+        case 2: return nfn<2, kTrace, kEager>();
+        case 3: return nfn<3, kTrace, kEager>();
+        case 4: return nfn<4, kTrace, kEager>();
         default: return nullptr;
         }
     }
-    return (const void *)walk_smem_kernel<kTrace>;
+    return (const void *)walk_smem_kernel<kTrace, kEager>;
 }
 
-const void *walk_kernel_fn(int store, int cap, bool trace)
+const void *walk_kernel_fn(int store, int cap, bool trace, bool eager)
 {
-    return trace ? kernel_fn<true>(store, cap) : kernel_fn<false>(store, cap);
+    if (eager)
+        return trace ? kernel_fn<true, true>(store, cap) : kernel_fn<false, true>(store, cap);
+    return trace ? kernel_fn<true, false>(store, cap) : kernel_fn<false, false>(store, cap);
 }
 
 size_t walk_smem_bytes(int store, int cap)
@@ -197,7 +199,7 @@ size_t walk_smem_bytes(int store, int cap)
     return store == CUDA_WALK_STORE_SMEM ? (size_t)kWarpsPerBlock * (size_t)cap * 3 * sizeof(uint64_t) : 0;
 }
 
-template <bool kTrace>
+template <bool kTrace, bool kEager>
 void launch(const Params &p, int store, int blocks, size_t smem, cudaStream_t stream)
 {
     const int threads = kWarpsPerBlock * 32;
@@ -205,32 +207,37 @@ void launch(const Params &p, int store, int blocks, size_t smem, cudaStream_t st
         // each warp walks in one of the two (walk_warp's width check): the
         // wide kernel of a narrow format costs a load of every scheme
         switch (p.cap >> 5) {
-        case 1: nlaunch<1, kTrace>(p, blocks, threads, stream);
-                walk_regs_kernel<1, kTrace><<<blocks, threads, 0, stream>>>(p); break;
-        case 2: nlaunch<2, kTrace>(p, blocks, threads, stream);
-                walk_regs_kernel<2, kTrace><<<blocks, threads, 0, stream>>>(p); break;
-        case 3: nlaunch<3, kTrace>(p, blocks, threads, stream);
-                walk_regs_kernel<3, kTrace><<<blocks, threads, 0, stream>>>(p); break;
-        case 4: nlaunch<4, kTrace>(p, blocks, threads, stream);
-                walk_regs_kernel<4, kTrace><<<blocks, threads, 0, stream>>>(p); break;
+        case 1: nlaunch<1, kTrace, kEager>(p, blocks, threads, stream);
+                walk_regs_kernel<1, kTrace, kEager><<<blocks, threads, 0, stream>>>(p); break;
+        case 2: nlaunch<2, kTrace, kEager>(p, blocks, threads, stream);
+                walk_regs_kernel<2, kTrace, kEager><<<blocks, threads, 0, stream>>>(p); break;
+        case 3: nlaunch<3, kTrace, kEager>(p, blocks, threads, stream);
+                walk_regs_kernel<3, kTrace, kEager><<<blocks, threads, 0, stream>>>(p); break;
+        case 4: nlaunch<4, kTrace, kEager>(p, blocks, threads, stream);
+                walk_regs_kernel<4, kTrace, kEager><<<blocks, threads, 0, stream>>>(p); break;
         }
     } else {
-        walk_smem_kernel<kTrace><<<blocks, threads, smem, stream>>>(p);
+        walk_smem_kernel<kTrace, kEager><<<blocks, threads, smem, stream>>>(p);
     }
 }
 
 cudaError_t walk_launch_kernel(const Params &p, int store, int blocks, cudaStream_t stream)
 {
-    const bool trace = p.moves != nullptr;
-    if (!walk_kernel_fn(store, p.cap, trace))
+    const bool trace = p.moves != nullptr, eager = p.eager_gen != 0;
+    if (!walk_kernel_fn(store, p.cap, trace, eager))
         return cudaErrorInvalidValue;
     const size_t smem = walk_smem_bytes(store, p.cap);
     Params q = p; // the launch's own settings: the host launcher does not set them
     q.flips_per_step = flips_per_step();
-    if (trace)
-        launch<true>(q, store, blocks, smem, stream);
+    if (eager) {
+        if (trace)
+            launch<true, true>(q, store, blocks, smem, stream);
+        else
+            launch<false, true>(q, store, blocks, smem, stream);
+    } else if (trace)
+        launch<true, false>(q, store, blocks, smem, stream);
     else
-        launch<false>(q, store, blocks, smem, stream);
+        launch<false, false>(q, store, blocks, smem, stream);
     return cudaGetLastError();
 }
 

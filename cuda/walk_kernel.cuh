@@ -15,7 +15,7 @@ const int kMaxRegSlots = 4;
 
 bool regs_fit(int cap);
 // The kernel for a store and cap (for occupancy queries); NULL when none.
-const void *walk_kernel_fn(int store, int cap, bool trace);
+const void *walk_kernel_fn(int store, int cap, bool trace, bool eager);
 size_t walk_smem_bytes(int store, int cap);
 cudaError_t walk_launch_kernel(const Params &p, int store, int blocks, cudaStream_t stream);
 cudaError_t walk_launch_load(const Params &p, const int32_t *ids, const int32_t *ranks,

@@ -129,6 +129,7 @@ void search_gpu_options_default(search_gpu_options *o)
             put_number(field_of(&c, i), g_info[i].type, g_info[i].gpu_def);
     o->warps = c.gpu.warps;
     o->rounds = c.gpu.rounds;
+    o->eager_gen = c.gpu.eager_gen;
     o->launch_ms = c.gpu.launch_ms;
 }
 
@@ -631,6 +632,11 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
         return scheme_fail(err, errlen, "--rounds: the GPU walk over Z does not use it (its kernels take no rounds)");
     if (b == SEARCH_BACKEND_GPU && c->p.symmetry != SCHEME_SYM_NONE && c->given[SEARCH_PARAM_ROUNDS])
         return scheme_fail(err, errlen, "--rounds: the symmetric GPU walk does not use it (one walker per warp or per thread)");
+    if (b == SEARCH_BACKEND_GPU && c->given[SEARCH_PARAM_EAGER_GEN] && !search_gpu_walks_warp(&c->p))
+        return scheme_fail(err, errlen,
+                           "--eager-gen: the %s GPU walk does not use it (the plain walk over GF(2) does; "
+                           "every CPU walker reduces at once)",
+                           c->p.symmetry != SCHEME_SYM_NONE ? "symmetric" : "Z");
     static const int bounds[2] = {SEARCH_PARAM_PLATEAU_MIN, SEARCH_PARAM_PLATEAU_MAX};
     for (int k = 0; k < 2; k++) {
         const int id = bounds[k];

@@ -280,6 +280,8 @@ typedef struct search_gpu_options {
                            walker's time: the others wait at the end) */
     int check;          /* checking mode: walkers whose current scheme is verified after every launch */
     bool check_pairs;   /* after each flip, reduce any pair the two changed terms form at once */
+    int eager_gen;      /* --eager-gen: 1, after each flip that reduced nothing, reduce a dependent
+                           set of 3..gen_max terms in the buckets of the two changed terms at once */
     uint32_t idle_plus; /* empty steps in a row before a plus transition (or a restart); 0: never */
     bool isolated_restart; /* idle_plus empty steps end the walk (restart) rather than a plus */
     bool verbose;       /* a line per launch on stderr */

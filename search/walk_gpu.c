@@ -355,6 +355,7 @@ static bool set_create(gpu_backend *g, gpu_set *s, int first_walker)
     cfg.pool_cap = p->pool_size < 256 ? p->pool_size : 256;
     cfg.sample = o->check;
     cfg.check_pairs = o->check_pairs;
+    cfg.eager_gen = o->eager_gen;
     cfg.idle_plus = o->idle_plus;
     cfg.isolated_restart = o->isolated_restart;
     cfg.store = o->store;

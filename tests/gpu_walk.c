@@ -188,6 +188,36 @@ static cuda_walk *open_walk(const cuda_walk_config *c, const char *tn, cuda_walk
 
 /* ---- trace: every move against the CPU definition ---------------------- */
 
+/* The buckets of 3 to 5 terms sharing the factor of term i at bp: does one
+ * of their factors at q1, or at q2 (q2 >= 0), form a dependent subset? */
+static bool bucket_dependent(const scheme_term *t, int r, int i, int bp, int q1, int q2)
+{
+    int idx[6], n = 0;
+    for (int k = 0; k < r && n < 6; k++)
+        if (t[k].f[bp] == t[i].f[bp])
+            idx[n++] = k;
+    if (n < 3 || n > 5)
+        return false;
+    uint64_t v1[5], v2[5];
+    for (int k = 0; k < n; k++) {
+        v1[k] = t[idx[k]].f[q1];
+        v2[k] = q2 >= 0 ? t[idx[k]].f[q2] : 0;
+    }
+    return search_find_dependent(v1, n) || (q2 >= 0 && search_find_dependent(v2, n));
+}
+
+/* What eager_gen_term (cuda/walk_core.cuh) tests for term i after a flip at x
+ * changed its factor at cp: the bucket it joined at cp (both other positions)
+ * and the one it stays in at o = 3 - x - cp (position cp).  Returns the
+ * position of a bucket holding a dependent subset, else -1. */
+static int changed_bucket_dependent(const scheme_term *t, int r, int i, int x, int cp)
+{
+    const int o = 3 - x - cp;
+    if (bucket_dependent(t, r, i, cp, x, o))
+        return cp;
+    return bucket_dependent(t, r, i, o, cp, -1) ? o : -1;
+}
+
 /* bias > 0: the degree bias (cuda_walk_config.degree_bias) as well: an undone
  * flip must have raised D (search_count_flips) and leave the scheme as it was,
  * the walker's D (cuda_walk_move.degree) must be the CPU's count, and the
@@ -199,13 +229,20 @@ static cuda_walk *open_walk(const cuda_walk_config *c, const char *tn, cuda_walk
  * the whole scheme) is kept with probability exp(-wbias d), times the degree
  * bias's factor where both are on; an undone flip must be one that either test
  * could undo.  wbias_max > wbias: the weight bias spread over the walkers
- * (cuda_walk_config.weight_bias_max), walker i's own by cuda_walk_bias_at. */
+ * (cuda_walk_config.weight_bias_max), walker i's own by cuda_walk_bias_at.
+ * eager: cuda_walk_config.eager_gen on: the dependent set a flip's terms were
+ * found in is reduced after it, and a kept flip that reduced nothing must
+ * leave no dependent set of 3 to 5 terms in the buckets eager_gen_term tests
+ * (changed_bucket_dependent); some such reductions must occur. */
 static void t_trace_biased(const char *name, const scheme *start, int store, int launches, double bias, double wbias,
-                           double wbias_max)
+                           double wbias_max, int eager)
 {
     char tn[160], err[256];
     const bool biased = bias > 0 || wbias > 0 || wbias_max > 0;
-    if (wbias_max > 0)
+    if (eager)
+        snprintf(tn, sizeof tn, "trace %s (%s, eager generalized reductions%s)", name,
+                 store == CUDA_WALK_STORE_SMEM ? "smem" : "regs", wbias > 0 ? ", weight bias" : "");
+    else if (wbias_max > 0)
         snprintf(tn, sizeof tn, "trace %s (%s, degree bias %g, weight bias %g to %g over the walkers)", name,
                  store == CUDA_WALK_STORE_SMEM ? "smem" : "regs", bias, wbias, wbias_max);
     else if (biased)
@@ -230,6 +267,8 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
     c.degree_bias = (float)bias;
     c.weight_bias = (float)wbias;
     c.weight_bias_max = (float)wbias_max;
+    c.eager_gen = eager;
+    c.gen_max = 5;
     if (biased)
         c.plateau = 40; /* mostly flips: the test counts them */
     cuda_walk_info in;
@@ -245,7 +284,7 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
         memcpy(prev + (size_t)i * cap, start->terms, (size_t)start->rank * sizeof *prev);
         prank[i] = start->rank;
     }
-    long kinds[6] = {0}, exact = 0, moves = 0, npairs = 0;
+    long kinds[6] = {0}, exact = 0, moves = 0, npairs = 0, ngens = 0, eager_checked = 0;
     tc_tally tl = {0};
     long degrees = 0;
     scheme_term *tmp = malloc((size_t)cap * sizeof *tmp);
@@ -298,6 +337,27 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
                 for (int k = 0; applied && k < mv->npairs && k < 8; k++)
                     applied = search_reduce_pair(tmp, &rf, mv->pair[k][0], mv->pair[k][1]);
                 npairs += mv->npairs;
+                if (mv->ngen && (!eager || mv->npairs || rf != r)) {
+                    snprintf(why, sizeof why, "walker %d launch %d: an eager reduction %s", i, l,
+                             !eager ? "without eager_gen" : "after another reduction");
+                    ok = false;
+                }
+                if (applied && mv->ngen) {
+                    applied = search_reduce_dependent(tmp, &rf, mv->gen_idx, mv->gen_s, mv->gen_x, mv->gen_y,
+                                                      mv->gen_subset);
+                    ngens++;
+                }
+                /* a flip that reduced nothing left nothing for eager_gen_term to reduce */
+                if (applied && eager && rf == r) {
+                    eager_checked++;
+                    int bad;
+                    if ((bad = changed_bucket_dependent(tmp, rf, mv->idx[mv->a], mv->x, mv->y)) >= 0 ||
+                        (bad = changed_bucket_dependent(tmp, rf, mv->idx[mv->b], mv->x, 3 - mv->x - mv->y)) >= 0) {
+                        snprintf(why, sizeof why, "walker %d launch %d: a dependent set left in the bucket at %d "
+                                 "of a term the flip changed", i, l, bad);
+                        ok = false;
+                    }
+                }
                 if (applied && biased && rf == r) {
                     const uint64_t d1 = bias > 0 ? search_count_flips(tmp, rf) : 0;
                     const long dw = wb > 0 ? scheme_weight(start->fmt, tmp, rf) - w0 : 0;
@@ -392,6 +452,10 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
         ok = false;
         snprintf(why, sizeof why, "too few kinds of moves: %ld flips, %ld plus", kinds[1], kinds[3]);
     }
+    if (ok && eager && (!ngens || !eager_checked)) {
+        ok = false;
+        snprintf(why, sizeof why, "%ld eager reductions, %ld flips checked: the test saw none", ngens, eager_checked);
+    }
     if (ok && biased) {
         const double bound = tc_tally_bound(&tl);
         if (tl.trials < 100 || (bias > 0 && !degrees) || !tc_tally_fits(&tl)) {
@@ -400,15 +464,19 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
                      "%ld times", tl.trials, tl.undone, tl.expect, bound, degrees);
         }
     }
-    if (ok && biased)
+    if (!ok)
+        report(false, tn, "%s", why);
+    else if (eager)
+        report(true, tn, "%ld moves: %ld flips (then %ld pair and %ld eager reductions; %ld flips that reduced "
+               "nothing left no dependent set in their terms' buckets), %ld reductions, %ld plus",
+               moves, kinds[1], npairs, ngens, eager_checked, kinds[2], kinds[3]);
+    else if (biased)
         report(true, tn, "%ld moves, %ld flips a test could undo: %ld undone, %.1f expected (+-%.1f); the walker's D "
                "equal to the CPU's %ld times",
                moves, tl.trials, tl.undone, tl.expect, tc_tally_bound(&tl), degrees);
-    else if (ok)
+    else
         report(true, tn, "%ld moves: %ld flips (then %ld pair reductions), %ld reductions, %ld plus, %ld none; %ld in the CPU's exact order",
                moves, kinds[1], npairs, kinds[2], kinds[3], kinds[0], exact);
-    else
-        report(false, tn, "%s", why);
     free(tmp);
     free(prev);
     free(prank);
@@ -418,7 +486,7 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
 
 static void t_trace(const char *name, const scheme *start, int store, int launches, double bias)
 {
-    t_trace_biased(name, start, store, launches, bias, 0, 0);
+    t_trace_biased(name, start, store, launches, bias, 0, 0, 0);
 }
 
 /* ---- walks: validity over many steps ------------------------------------ */
@@ -1214,10 +1282,14 @@ int main(void)
         /* the weight bias, alone on <3,3,3> and beside the degree bias on <4,4,4> */
         if (i == 2 || i == 4)
             t_trace_biased(name, s, i == 2 ? CUDA_WALK_STORE_SMEM : CUDA_WALK_STORE_REGS, ntrace * (i == 2 ? 20 : 5),
-                           i == 2 ? 0 : 2, i == 2 ? 0.5 : 0.3, 0);
+                           i == 2 ? 0 : 2, i == 2 ? 0.5 : 0.3, 0, 0);
         /* the weight bias spread over the walkers, 0.1 to 0.9 (walker i's own in the reference) */
         if (i == 2)
-            t_trace_biased(name, s, CUDA_WALK_STORE_REGS, ntrace * 20, 0, 0.1, 0.9);
+            t_trace_biased(name, s, CUDA_WALK_STORE_REGS, ntrace * 20, 0, 0.1, 0.9, 0);
+        /* eager generalized reductions (--eager-gen), with and without the weight bias */
+        if (i == 2 || i == 4)
+            t_trace_biased(name, s, i == 2 ? CUDA_WALK_STORE_REGS : CUDA_WALK_STORE_SMEM, ntrace * (i == 2 ? 10 : 40), 0,
+                           i == 2 ? 0 : 0.3, 0, 1);
         /* reductions must be taken: the rank falls (quick mode walks too little
          * for the larger formats, whose first reduction takes ~1e4 flips) */
         t_walks(name, s, 0, 256, 20000, 3, g_quick && s->rank > 27 ? 0 : s->rank, 0);

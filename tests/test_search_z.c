@@ -450,6 +450,7 @@ Test(search_z_cli, bad_usage_exits_2)
         {"search --dims 3x3x3 --ring q", "--ring q"},
         {"search --dims 3x3x3 --ring z --backend gpu --coef-max 2", "{-1, 0, 1}"},
         {"search --dims 3x3x3 --ring z --backend gpu --rounds 2", "--rounds"},
+        {"search --dims 3x3x3 --ring z --backend gpu --eager-gen 1", "--eager-gen: the Z GPU walk"},
         {"search --dims 3x3x3 --ring z --coef-max 4", "--coef-max 4"},
         {"search --dims 3x3x3 --ring z --coef-max 0", "--coef-max 0"},
         {"search --dims 3x3x3 --coef-max 2", "--ring z"},

@@ -617,6 +617,11 @@ Test(symmetry_cli, search_finds_stores_and_refuses, .timeout = 240)
                             "search --dims 4x4x4 --symmetry c3 --backend gpu --rounds 3 --time 1s --db '%s'", db),
                  2, "%s", out);
     cr_assert(strstr(out, "--rounds") && strstr(out, "symmetric GPU walk"), "%s", out);
+    /* nor eager generalized reductions (the plain walk's kernel option) */
+    cr_assert_eq(tc_run_cli("", out, sizeof out,
+                            "search --dims 4x4x4 --symmetry c3 --backend gpu --eager-gen 1 --time 1s --db '%s'", db),
+                 2, "%s", out);
+    cr_assert(strstr(out, "--eager-gen: the symmetric GPU walk"), "%s", out);
 }
 
 /* A c3xc2 walk keeps its start's parity (a_c3xc2_walk_keeps_the_parity_of_its_rank):
