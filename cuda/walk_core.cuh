@@ -361,38 +361,45 @@ WK_FN int degree_change(const S &st, W &wp, int R, int y, typename S::Word ya0, 
 }
 
 /* Eager generalized reductions (Params::eager_gen; docs/gpu-walk.md, "Eager
- * generalized reductions").  A flip at x that reduced nothing changed term ic's
- * factor at cp (y for the flip's first term, z for its second).  The bucket it
- * joined at cp (the members' factors at the two other positions) and the one
- * it stays in at o, the third position (their factors at cp), are tested for
- * a dependent subset when they hold 3..gen_max terms, as check_general does on
- * the CPU; the bucket at x keeps its span (search/walker.c, "A flip keeps its
- * bucket's span").  The lowest dependent subset D (bit k: the k-th member by
- * lane, then slot) is reduced as search_reduce_dependent does: its first
- * member goes, the others of D take its factor at the third position; terms
- * left with a zero factor go, highest index first.  Returns whether it
- * reduced (at most one reduction: the rank changed, the step ends). */
+ * generalized reductions").  A flip at x that reduced nothing changed the
+ * factor of its first term at y and of its second at z.  For each, the bucket
+ * it joined at its changed position cp (the members' factors at the two other
+ * positions) and the one it stays in at o, the third position (their factors
+ * at cp), are tested for a dependent subset when they hold 3..gen_max terms,
+ * as check_general does on the CPU; the bucket at x keeps its span
+ * (search/walker.c, "A flip keeps its bucket's span").
+ *
+ * The members are found in the pair check's pass over the slots (step 6),
+ * which compares every term with both changed terms already: eager_mask_add
+ * sets bit k of em[b] where this lane's slot k is in bucket b (0: the first
+ * term's at y, 1: its at z, 2: the second's at z, 3: its at y). */
+template <class F>
+WK_FN void eager_mask_add(uint32_t em[4], int k, bool live, const F u[3], const F Ta[3], const F Tb[3], int y, int z)
+{
+    const F uy = sel3(y, u), uz = sel3(z, u);
+    em[0] |= (uint32_t)(live && uy == sel3(y, Ta)) << k;
+    em[1] |= (uint32_t)(live && uz == sel3(z, Ta)) << k;
+    em[2] |= (uint32_t)(live && uz == sel3(z, Tb)) << k;
+    em[3] |= (uint32_t)(live && uy == sel3(y, Tb)) << k;
+}
+
+/* One term's two buckets (masks mj, joined at cp, and ms, stayed in at o):
+ * the lowest dependent subset D (bit k: the k-th member by lane, then slot) is
+ * reduced as search_reduce_dependent does: its first member goes, the others
+ * of D take its factor at the third position; terms left with a zero factor
+ * go, highest index first.  Returns whether it reduced (at most one reduction:
+ * the rank changed, the step ends). */
 template <bool kTrace, class S, class W>
-WK_FN bool eager_gen_term(const Params &p, S &st, W &wp, int &R, int ic, int cp, int o, int lane,
-                          cuda_walk_move &mv)
+WK_FN bool eager_gen_term(const Params &p, S &st, W &wp, int &R, int cp, int o, uint32_t mj, uint32_t ms,
+                          int lane, cuda_walk_move &mv)
 {
     typedef typename S::Word F;
-    F T[3];
-    st.get(ic >> 5, T);
-    for (int f = 0; f < 3; ++f)
-        T[f] = wp.shfl(T[f], ic & 31);
+    /* both counts in one warp sum (at most 1024 each) */
+    const uint32_t both = wp.sum((uint32_t)WK_POPC(mj) | (uint32_t)WK_POPC(ms) << 16);
     for (int b = 0; b < 2; ++b) {
         const int bp = b == 0 ? cp : o; /* the bucket's position */
-        const F v = sel3(bp, T);
-        uint32_t mine = 0; /* this lane's slots in the bucket */
-        for (int k = 0; k < st.slots(); ++k) {
-            const int i = k * 32 + lane;
-            F u[3];
-            st.get(k, u);
-            if (i < R && sel3(bp, u) == v)
-                mine |= 1u << k;
-        }
-        const int cnt = (int)wp.sum((uint32_t)WK_POPC(mine));
+        const uint32_t mine = b == 0 ? mj : ms;
+        const int cnt = (int)(b == 0 ? both & 0xffffu : both >> 16);
         if (cnt < 3 || cnt > p.gen_max || cnt > 5)
             continue;
         F mf[5][3];
@@ -831,6 +838,9 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
              * sharing two factors is reduced at once (as search_reduce_pair), so
              * that no pair reduction waits to be sampled.  Before the flip no pair
              * shared two factors (inductively), so only these two can. */
+            const bool eager = kEager && p.eager_gen && !(dy | dz) && p.gen_max >= 3;
+            uint32_t em[4] = {0u, 0u, 0u, 0u}; /* step 7's buckets (eager_mask_add) */
+            bool masked = false;
             if (p.check_pairs && !(dy | dz)) {
                 /* the two changed terms, from their lanes (written back above) */
                 int im[2];
@@ -850,7 +860,10 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                     const int ca = (u[0] == T[0][0]) + (u[1] == T[0][1]) + (u[2] == T[0][2]);
                     const int cb = (u[0] == T[1][0]) + (u[1] == T[1][1]) + (u[2] == T[1][2]);
                     hit = hit || (i < R && ((ca >= 2 && i != im[0]) || (cb >= 2 && i != im[1])));
+                    if (eager)
+                        eager_mask_add(em, k, i < R, u, T[0], T[1], y, z);
                 }
+                masked = true;
                 int np = 0;
                 if (wp.ballot(hit)) {
                     WK_UNROLL
@@ -893,10 +906,21 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
             }
             /* 7. with eager_gen, a flip that reduced nothing: the buckets of its two
              * terms, tested for dependent sets at once (eager_gen_term) */
-            if (kEager && p.eager_gen && !(dy | dz) && R == R0 && p.gen_max >= 3) {
-                const int ia = (int)wp.shfl32((uint32_t)myidx, la), ib = (int)wp.shfl32((uint32_t)myidx, lb);
-                if (!eager_gen_term<kTrace>(p, st, wp, R, ia, y, z, lane, mv))
-                    eager_gen_term<kTrace>(p, st, wp, R, ib, z, y, lane, mv);
+            if (eager && R == R0) {
+                if (!masked) { /* no pair check: a pass of its own */
+                    F T[2][3];
+                    for (int f = 0; f < 3; ++f) {
+                        T[0][f] = wp.shfl(t[f], la);
+                        T[1][f] = wp.shfl(t[f], lb);
+                    }
+                    for (int k = 0; k < st.slots(); ++k) {
+                        F u[3];
+                        st.get(k, u);
+                        eager_mask_add(em, k, k * 32 + lane < R, u, T[0], T[1], y, z);
+                    }
+                }
+                if (!eager_gen_term<kTrace>(p, st, wp, R, y, z, em[0], em[1], lane, mv))
+                    eager_gen_term<kTrace>(p, st, wp, R, z, y, em[2], em[3], lane, mv);
             }
             if (R != R0) {
                 dknown = false;

@@ -233,15 +233,18 @@ static int changed_bucket_dependent(const scheme_term *t, int r, int i, int x, i
  * eager: cuda_walk_config.eager_gen on: the dependent set a flip's terms were
  * found in is reduced after it, and a kept flip that reduced nothing must
  * leave no dependent set of 3 to 5 terms in the buckets eager_gen_term tests
- * (changed_bucket_dependent); some such reductions must occur. */
+ * (changed_bucket_dependent); some such reductions must occur.  eager 2: the
+ * same without the pair check (check_pairs 0: the kernel's own pass over the
+ * slots finds the buckets). */
 static void t_trace_biased(const char *name, const scheme *start, int store, int launches, double bias, double wbias,
                            double wbias_max, int eager)
 {
     char tn[160], err[256];
     const bool biased = bias > 0 || wbias > 0 || wbias_max > 0;
     if (eager)
-        snprintf(tn, sizeof tn, "trace %s (%s, eager generalized reductions%s)", name,
-                 store == CUDA_WALK_STORE_SMEM ? "smem" : "regs", wbias > 0 ? ", weight bias" : "");
+        snprintf(tn, sizeof tn, "trace %s (%s, eager generalized reductions%s%s)", name,
+                 store == CUDA_WALK_STORE_SMEM ? "smem" : "regs", wbias > 0 ? ", weight bias" : "",
+                 eager == 2 ? ", no pair check" : "");
     else if (wbias_max > 0)
         snprintf(tn, sizeof tn, "trace %s (%s, degree bias %g, weight bias %g to %g over the walkers)", name,
                  store == CUDA_WALK_STORE_SMEM ? "smem" : "regs", bias, wbias, wbias_max);
@@ -267,7 +270,8 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
     c.degree_bias = (float)bias;
     c.weight_bias = (float)wbias;
     c.weight_bias_max = (float)wbias_max;
-    c.eager_gen = eager;
+    c.eager_gen = eager != 0;
+    c.check_pairs = eager != 2;
     c.gen_max = 5;
     if (biased)
         c.plateau = 40; /* mostly flips: the test counts them */
@@ -1290,6 +1294,8 @@ int main(void)
         if (i == 2 || i == 4)
             t_trace_biased(name, s, i == 2 ? CUDA_WALK_STORE_REGS : CUDA_WALK_STORE_SMEM, ntrace * (i == 2 ? 10 : 40), 0,
                            i == 2 ? 0 : 0.3, 0, 1);
+        if (i == 2)
+            t_trace_biased(name, s, CUDA_WALK_STORE_SMEM, ntrace * 10, 0, 0, 0, 2);
         /* reductions must be taken: the rank falls (quick mode walks too little
          * for the larger formats, whose first reduction takes ~1e4 flips) */
         t_walks(name, s, 0, 256, 20000, 3, g_quick && s->rank > 27 ? 0 : s->rank, 0);
