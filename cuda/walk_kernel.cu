@@ -144,24 +144,34 @@ int flips_per_step()
     }
     return v;
 }
+// The eager kernels (--eager-gen, an experiment) come at the default block
+// count only: every count of both would double walk_kernel.cu's compile time.
 template <int K, bool kTrace, bool kEager>
 const void *nfn()
 {
-    switch (narrow_blocks(K)) {
-    case 5: return (const void *)walk_narrow_kernel<K, kTrace, kEager, 5>;
-    case 6: return (const void *)walk_narrow_kernel<K, kTrace, kEager, 6>;
-    case 7: return (const void *)walk_narrow_kernel<K, kTrace, kEager, 7>;
-    default: return (const void *)walk_narrow_kernel<K, kTrace, kEager, 8>;
+    if constexpr (kEager) {
+        return (const void *)walk_narrow_kernel<K, kTrace, kEager, K <= 2 ? 7 : 8>;
+    } else {
+        switch (narrow_blocks(K)) {
+        case 5: return (const void *)walk_narrow_kernel<K, kTrace, kEager, 5>;
+        case 6: return (const void *)walk_narrow_kernel<K, kTrace, kEager, 6>;
+        case 7: return (const void *)walk_narrow_kernel<K, kTrace, kEager, 7>;
+        default: return (const void *)walk_narrow_kernel<K, kTrace, kEager, 8>;
+        }
     }
 }
 template <int K, bool kTrace, bool kEager>
 void nlaunch(const Params &p, int blocks, int threads, cudaStream_t stream)
 {
-    switch (narrow_blocks(K)) {
-    case 5: walk_narrow_kernel<K, kTrace, kEager, 5><<<blocks, threads, 0, stream>>>(p); break;
-    case 6: walk_narrow_kernel<K, kTrace, kEager, 6><<<blocks, threads, 0, stream>>>(p); break;
-    case 7: walk_narrow_kernel<K, kTrace, kEager, 7><<<blocks, threads, 0, stream>>>(p); break;
-    default: walk_narrow_kernel<K, kTrace, kEager, 8><<<blocks, threads, 0, stream>>>(p); break;
+    if constexpr (kEager) {
+        walk_narrow_kernel<K, kTrace, kEager, K <= 2 ? 7 : 8><<<blocks, threads, 0, stream>>>(p);
+    } else {
+        switch (narrow_blocks(K)) {
+        case 5: walk_narrow_kernel<K, kTrace, kEager, 5><<<blocks, threads, 0, stream>>>(p); break;
+        case 6: walk_narrow_kernel<K, kTrace, kEager, 6><<<blocks, threads, 0, stream>>>(p); break;
+        case 7: walk_narrow_kernel<K, kTrace, kEager, 7><<<blocks, threads, 0, stream>>>(p); break;
+        default: walk_narrow_kernel<K, kTrace, kEager, 8><<<blocks, threads, 0, stream>>>(p); break;
+        }
     }
 }
 
