@@ -231,8 +231,9 @@ static int changed_bucket_dependent(const scheme_term *t, int r, int i, int x, i
  * could undo.  wbias_max > wbias: the weight bias spread over the walkers
  * (cuda_walk_config.weight_bias_max), walker i's own by cuda_walk_bias_at.
  * eager: cuda_walk_config.eager_gen on: the dependent set a flip's terms were
- * found in is reduced after it, and a kept flip that reduced nothing must
- * leave no dependent set of 3 to 5 terms in the buckets eager_gen_term tests
+ * found in is reduced after it, and a flip that reduced nothing (whether the
+ * bias undoes it after) must leave no dependent set of 3 to 5 terms in the
+ * buckets eager_gen_term tests
  * (changed_bucket_dependent); some such reductions must occur.  eager 2: the
  * same without the pair check (check_pairs 0: the kernel's own pass over the
  * slots finds the buckets). */
