@@ -121,6 +121,7 @@ __global__ void walk_load_kernel(Params p, const int32_t *ids, const int32_t *ra
 // Blocks per SM of the narrow kernel: 7 up to 2 slots (72 registers, 60 bytes
 // of spills), 8 beyond (measured equal to 7); FLIPGRAPH_WALK_BLOCKS (5..8)
 // overrides it for measurement (scripts/device_walk.sh knobs).  Read once.
+constexpr int narrow_default_blocks(int K) { return K <= 2 ? 7 : 8; }
 int narrow_blocks(int K)
 {
     static int v = -1;
@@ -129,7 +130,7 @@ int narrow_blocks(int K)
         const int n = e ? atoi(e) : 0;
         v = n >= 5 && n <= 8 ? n : 0;
     }
-    return v ? v : (K <= 2 ? 7 : 8);
+    return v ? v : narrow_default_blocks(K);
 }
 // Flips a step may take (walk_core.cuh kFlipsPerStep: 4; measured 1/4/8 at 7
 // blocks: <4,4,4> 1.61/1.91/1.75e9 flips/s), or FLIPGRAPH_WALK_FLIPS (1..32)
@@ -150,7 +151,7 @@ template <int K, bool kTrace, bool kEager>
 const void *nfn()
 {
     if constexpr (kEager) {
-        return (const void *)walk_narrow_kernel<K, kTrace, kEager, K <= 2 ? 7 : 8>;
+        return (const void *)walk_narrow_kernel<K, kTrace, kEager, narrow_default_blocks(K)>;
     } else {
         switch (narrow_blocks(K)) {
         case 5: return (const void *)walk_narrow_kernel<K, kTrace, kEager, 5>;
@@ -164,7 +165,7 @@ template <int K, bool kTrace, bool kEager>
 void nlaunch(const Params &p, int blocks, int threads, cudaStream_t stream)
 {
     if constexpr (kEager) {
-        walk_narrow_kernel<K, kTrace, kEager, K <= 2 ? 7 : 8><<<blocks, threads, 0, stream>>>(p);
+        walk_narrow_kernel<K, kTrace, kEager, narrow_default_blocks(K)><<<blocks, threads, 0, stream>>>(p);
     } else {
         switch (narrow_blocks(K)) {
         case 5: walk_narrow_kernel<K, kTrace, kEager, 5><<<blocks, threads, 0, stream>>>(p); break;
