@@ -840,7 +840,6 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
              * shared two factors (inductively), so only these two can. */
             const bool eager = kEager && p.eager_gen && !(dy | dz) && p.gen_max >= 3;
             uint32_t em[4] = {0u, 0u, 0u, 0u}; /* step 7's buckets (eager_mask_add) */
-            bool masked = false;
             if (p.check_pairs && !(dy | dz)) {
                 /* the two changed terms, from their lanes (written back above) */
                 int im[2];
@@ -863,7 +862,6 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                     if (eager)
                         eager_mask_add(em, k, i < R, u, T[0], T[1], y, z);
                 }
-                masked = true;
                 int np = 0;
                 if (wp.ballot(hit)) {
                     WK_UNROLL
@@ -907,7 +905,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
             /* 7. with eager_gen, a flip that reduced nothing: the buckets of its two
              * terms, tested for dependent sets at once (eager_gen_term) */
             if (eager && R == R0) {
-                if (!masked) { /* no pair check: a pass of its own */
+                if (!p.check_pairs) { /* no pair check's pass: one of its own */
                     F T[2][3];
                     for (int f = 0; f < 3; ++f) {
                         T[0][f] = wp.shfl(t[f], la);
