@@ -479,6 +479,9 @@ typedef struct search_walker_stats {
     uint64_t flips, plus, reductions, gen_reductions, no_flip;
     uint64_t rejected;     /* over Z: flips drawn and not taken (over the coefficient bound) */
     uint64_t undone;       /* with degree_bias or weight_bias: flips undone by the Metropolis test */
+    uint64_t unmade;       /* of those, with weight_bias alone: refused before they were made, the
+                              checks of a flip run on the scheme it would leave (walker.c,
+                              flip_reduces) having found that it makes no reduction */
     uint64_t lookahead;    /* flips the lookahead chose (search_params.lookahead) */
     uint64_t tabu;         /* draws (and the lookahead's candidates) the plus tabu refused
                               (search_params.plus_tabu) */

@@ -37,7 +37,8 @@ static bool equal(const rt_matrix *x, const rt_matrix *y)
 
 /* ---- schemes for the chains ---- */
 
-/* A corpus file (NULL when the corpus or the readers are missing: the caller skips). */
+/* A corpus file (NULL, the reason logged, when it does not read: every caller asserts it, since
+ * the corpus is part of the repository). */
 static scheme *corpus_scheme(const char *name)
 {
     char path[1024];

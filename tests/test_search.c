@@ -653,7 +653,10 @@ Test(search_walker, long_walks_stay_valid, .timeout = 120)
 Test(search_walker, the_checks_a_flip_makes_needless_never_find_a_reduction, .timeout = 120)
 {
     /* walker.c skips the dependence check of the bucket a flip's two terms
-     * share (its span is kept); here every skipped check runs anyway, on fresh
+     * share (its span is kept), and refuses a flip the weight bias would undo
+     * when its checks on the scheme it would leave find no reduction
+     * (flip_reduces); here every skipped check runs anyway, and every refused
+     * flip is made, on fresh
      * random walks through formats whose standard algorithm has buckets of
      * three to five, and none may find a reduction; the reference check of the
      * whole index (exhaustive reductions included) runs along */
@@ -682,9 +685,14 @@ Test(search_walker, the_checks_a_flip_makes_needless_never_find_a_reduction, .ti
                      (unsigned long long)st.skipped, (unsigned long long)seed);
         cr_assert_gt(st.gen_reductions, 0, "%s: no dependent set was reduced (seed %llu)",
                      scheme_format_str(fs[fi], fb), (unsigned long long)seed);
-        if (p.weight_bias > 0)
+        if (p.weight_bias > 0) {
             cr_assert_gt(st.undone, 0, "%s: the weight bias undid no flip (seed %llu)",
                          scheme_format_str(fs[fi], fb), (unsigned long long)seed);
+            /* the refusals before the flip (walker.c, weight_bias_refuses): each one
+             * made anyway here, and none may have reduced (skipped_found above) */
+            cr_assert_gt(st.unmade, 0, "%s: no flip was refused before it was made (seed %llu)",
+                         scheme_format_str(fs[fi], fb), (unsigned long long)seed);
+        }
         skipped += st.skipped;
         search_walker_free(w);
         scheme_free(s);
