@@ -488,8 +488,9 @@ typedef struct search_walker_stats {
     uint64_t skipped;      /* checks a flip makes needless, skipped: the dependence check of the
                               bucket it flips in, every work item of an undone flip (the plain
                               walker over GF(2); docs/search.md, "The walker") */
-    uint64_t skipped_found; /* with search_walker_check_skipped: those that found a reduction
-                               (a bug: must stay 0) */
+    uint64_t skipped_found; /* with search_walker_check_skipped: those that found a reduction,
+                               and the flips refused or kept on a wrong answer of walker.c's
+                               flip_reduces (a bug: must stay 0) */
 } search_walker_stats;
 
 /* A walker on a copy of start (GF(2) words; zero-factor terms dropped, then
@@ -523,7 +524,9 @@ uint64_t search_walker_plateau(const search_walker *w); /* the current adaptive 
 bool search_walker_check(const search_walker *w, char *err, size_t errlen);
 /* Tests: the dependence checks a flip makes needless (stats.skipped) run
  * anyway, and one that finds a reduction takes it and counts in
- * stats.skipped_found. */
+ * stats.skipped_found; so does a flip the weight bias refused before making it
+ * (stats.unmade), made anyway, that reduces, and a flip kept for a reduction
+ * that it did not make. */
 void search_walker_check_skipped(search_walker *w, bool on);
 
 /* ==== 3. the driver ======================================================= */

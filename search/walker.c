@@ -682,31 +682,37 @@ static bool flip_reduces(const search_walker *w, int32_t s, int32_t u, int x)
  * (about 40% of the <6,6,6> walk's flips were made and undone: the index
  * changed four times and the checks run once for nothing).  The walk is the
  * same Markov chain: a flip that reduces is kept, another is kept with
- * probability exp(-B dw).  Returns true when the flip was refused.  With
- * check_skipped (tests) the refused flip is made anyway and must reduce
- * nothing: one that does is kept and counts in st.skipped_found. */
-static bool weight_bias_refuses(search_walker *w, int32_t s, int32_t u, int x)
+ * probability exp(-B dw).  With check_skipped (tests) both answers of
+ * flip_reduces are checked against the flip made: a refused flip is made
+ * anyway and must reduce nothing (one that does is kept), a flip kept for
+ * its reduction must make one; a wrong answer counts in st.skipped_found. */
+static void flip_weight_biased(search_walker *w, int32_t s, int32_t u, int x)
 {
     const int y = pos_y(x), z = pos_z(x);
     const uint64_t ys = w->f[s << 2 | y], zu = w->f[u << 2 | z];
     const int dw = __builtin_popcountll(ys ^ w->f[u << 2 | y]) - __builtin_popcountll(ys) +
                    __builtin_popcountll(zu ^ w->f[s << 2 | z]) - __builtin_popcountll(zu);
-    if (dw <= 0 || scheme_rng_uniform(&w->rng) < walker_weight_keep(w, dw))
-        return false; /* made and kept */
-    if (flip_reduces(w, s, u, x))
-        return false; /* made, and kept for its reduction */
+    const int before = w->rank;
     w->st.flips++;
+    if (dw <= 0 || scheme_rng_uniform(&w->rng) < walker_weight_keep(w, dw)) {
+        flip_apply(w, s, u, x); /* kept, whatever it reduces */
+        return;
+    }
+    if (flip_reduces(w, s, u, x)) {
+        flip_apply(w, s, u, x); /* kept for its reduction */
+        if (w->check_skipped && w->rank == before)
+            w->st.skipped_found++;
+        return;
+    }
     w->st.undone++;
     w->st.unmade++;
     if (w->check_skipped) {
-        const int before = w->rank;
         flip_apply(w, s, u, x);
         if (w->rank != before)
             w->st.skipped_found++;
         else
             flip_undo(w, s, u, x);
     }
-    return true;
 }
 
 bool search_walker_flip(search_walker *w)
@@ -736,10 +742,7 @@ bool search_walker_flip(search_walker *w)
     } else if (!walker_draw_pair_tabu(w, &s, &u, &x))
         return true;
     if (w->weight_bias > 0 && w->degree_bias <= 0) {
-        if (weight_bias_refuses(w, s, u, x))
-            return true;
-        w->st.flips++;
-        flip_apply(w, s, u, x);
+        flip_weight_biased(w, s, u, x);
         return true;
     }
     int y = pos_y(x), z = pos_z(x);

@@ -655,11 +655,11 @@ Test(search_walker, the_checks_a_flip_makes_needless_never_find_a_reduction, .ti
     /* walker.c skips the dependence check of the bucket a flip's two terms
      * share (its span is kept), and refuses a flip the weight bias would undo
      * when its checks on the scheme it would leave find no reduction
-     * (flip_reduces); here every skipped check runs anyway, and every refused
-     * flip is made, on fresh
-     * random walks through formats whose standard algorithm has buckets of
-     * three to five, and none may find a reduction; the reference check of the
-     * whole index (exhaustive reductions included) runs along */
+     * (flip_reduces); here every skipped check runs anyway and every refused
+     * flip is made, on fresh random walks through formats whose standard
+     * algorithm has buckets of three to five, and none may find a reduction;
+     * the reference check of the whole index (exhaustive reductions included)
+     * runs along */
     uint64_t seed = tc_seed();
     static const scheme_format fs[] = {{3, 3, 3}, {2, 3, 4}, {3, 4, 4}, {4, 4, 4}, {3, 4, 5}, {5, 5, 5}};
     uint64_t skipped = 0;
@@ -680,7 +680,9 @@ Test(search_walker, the_checks_a_flip_makes_needless_never_find_a_reduction, .ti
         }
         search_walker_stats st;
         search_walker_stats_get(w, &st);
-        cr_assert_eq(st.skipped_found, 0, "%s: %llu of %llu skipped checks found a reduction (seed %llu)",
+        cr_assert_eq(st.skipped_found, 0,
+                     "%s: %llu wrong (skipped checks that found a reduction, flips refused or kept on a wrong "
+                     "answer of flip_reduces), %llu checks skipped (seed %llu)",
                      scheme_format_str(fs[fi], fb), (unsigned long long)st.skipped_found,
                      (unsigned long long)st.skipped, (unsigned long long)seed);
         cr_assert_gt(st.gen_reductions, 0, "%s: no dependent set was reduced (seed %llu)",
@@ -688,8 +690,9 @@ Test(search_walker, the_checks_a_flip_makes_needless_never_find_a_reduction, .ti
         if (p.weight_bias > 0) {
             cr_assert_gt(st.undone, 0, "%s: the weight bias undid no flip (seed %llu)",
                          scheme_format_str(fs[fi], fb), (unsigned long long)seed);
-            /* the refusals before the flip (walker.c, weight_bias_refuses): each one
-             * made anyway here, and none may have reduced (skipped_found above) */
+            /* the refusals before the flip (walker.c, flip_weight_biased): each one
+             * made anyway here, and none may have reduced; each flip kept for the
+             * reduction it was said to make must have made one (skipped_found above) */
             cr_assert_gt(st.unmade, 0, "%s: no flip was refused before it was made (seed %llu)",
                          scheme_format_str(fs[fi], fb), (unsigned long long)seed);
         }
