@@ -675,6 +675,17 @@ static bool flip_reduces(const search_walker *w, int32_t s, int32_t u, int x)
     return change_reduces(w, s, y, ys, x) || change_reduces(w, u, z, zu, x);
 }
 
+/* The nonzero coefficients the flip of s and u at x adds, where it reduces
+ * nothing: (x, y_s, z_s), (x, y_u, z_u) -> (x, y_s + y_u, z_s), (x, y_u, z_u + z_s)
+ * changes y_s and z_u only. */
+static int flip_weight_added(const search_walker *w, int32_t s, int32_t u, int x)
+{
+    const int y = pos_y(x), z = pos_z(x);
+    const uint64_t ys = w->f[s << 2 | y], zu = w->f[u << 2 | z];
+    return __builtin_popcountll(ys ^ w->f[u << 2 | y]) - __builtin_popcountll(ys) +
+           __builtin_popcountll(zu ^ w->f[s << 2 | z]) - __builtin_popcountll(zu);
+}
+
 /* The weight bias alone (no degree bias): the flip adds dw > 0 nonzero
  * coefficients unless it reduces, and is undone unless a draw falls below
  * exp(-B dw).  The draw is made first; a flip it would undo is checked with
@@ -688,10 +699,7 @@ static bool flip_reduces(const search_walker *w, int32_t s, int32_t u, int x)
  * its reduction must make one; a wrong answer counts in st.skipped_found. */
 static void flip_weight_biased(search_walker *w, int32_t s, int32_t u, int x)
 {
-    const int y = pos_y(x), z = pos_z(x);
-    const uint64_t ys = w->f[s << 2 | y], zu = w->f[u << 2 | z];
-    const int dw = __builtin_popcountll(ys ^ w->f[u << 2 | y]) - __builtin_popcountll(ys) +
-                   __builtin_popcountll(zu ^ w->f[s << 2 | z]) - __builtin_popcountll(zu);
+    const int dw = flip_weight_added(w, s, u, x);
     const int before = w->rank;
     w->st.flips++;
     if (dw <= 0 || scheme_rng_uniform(&w->rng) < walker_weight_keep(w, dw)) {
@@ -745,10 +753,8 @@ bool search_walker_flip(search_walker *w)
         flip_weight_biased(w, s, u, x);
         return true;
     }
-    int y = pos_y(x), z = pos_z(x);
     w->st.flips++;
-    /* (x, y_s, z_s), (x, y_u, z_u) -> (x, y_s + y_u, z_s), (x, y_u, z_u + z_s) */
-    const uint64_t ys0 = w->f[s << 2 | y], zu0 = w->f[u << 2 | z];
+    const int dw = w->weight_bias > 0 ? flip_weight_added(w, s, u, x) : 0; /* used where no reduction */
     flip_apply(w, s, u, x);
     if ((w->degree_bias > 0 || w->weight_bias > 0) && w->rank == before) {
         /* The draw is uniform over the D ordered pairs, so the plain walk stays
@@ -772,13 +778,9 @@ bool search_walker_flip(search_walker *w)
                 test = true;
             }
         }
-        if (w->weight_bias > 0) {
-            const int dw = __builtin_popcountll(w->f[s << 2 | y]) - __builtin_popcountll(ys0) +
-                           __builtin_popcountll(w->f[u << 2 | z]) - __builtin_popcountll(zu0);
-            if (dw > 0) {
-                keep *= walker_weight_keep(w, dw);
-                test = true;
-            }
+        if (dw > 0) {
+            keep *= walker_weight_keep(w, dw);
+            test = true;
         }
         if (test) {
             const double draw = scheme_rng_uniform(&w->rng);
