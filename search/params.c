@@ -235,9 +235,9 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
     if (p->via_f2 > 0 && p->coef_max != 1)
         return scheme_fail(err, errlen, "--coef-max %d: with --via-f2 the walk is over GF(2) and lifts, its "
                            "coefficients are what the lift gives (drop --coef-max)", p->coef_max);
-    if (p->degree_bias > 0 && (p->ring != SCHEME_RING_F2 || p->symmetry != SCHEME_SYM_NONE))
-        return scheme_fail(err, errlen, "--degree-bias: only the plain walk over GF(2) has it (drop --ring z "
-                                        "and --symmetry)");
+    if (p->degree_bias > 0 && p->symmetry != SCHEME_SYM_NONE)
+        return scheme_fail(err, errlen, "--degree-bias: only the plain walk has it, over GF(2) and over Z (drop "
+                                        "--symmetry)");
     if (p->weight_bias_max > 0 && !(p->weight_bias_max > p->weight_bias))
         return scheme_fail(err, errlen, "--weight-bias-max %g: expected above --weight-bias %g (or 0: off)",
                            p->weight_bias_max, p->weight_bias);
@@ -630,6 +630,9 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
                            c->p.coef_max);
     if (b == SEARCH_BACKEND_GPU && search_z_not_via_f2(&c->p) && c->given[SEARCH_PARAM_ROUNDS])
         return scheme_fail(err, errlen, "--rounds: the GPU walk over Z does not use it (its kernels take no rounds)");
+    if (b == SEARCH_BACKEND_GPU && search_z_not_via_f2(&c->p) && c->p.degree_bias > 0)
+        return scheme_fail(err, errlen, "--degree-bias: the GPU walk over Z does not have it (the CPU walk over Z "
+                                        "does: --backend cpu; the GPU walk over GF(2) does)");
     if (b == SEARCH_BACKEND_GPU && c->p.symmetry != SCHEME_SYM_NONE && c->given[SEARCH_PARAM_ROUNDS])
         return scheme_fail(err, errlen, "--rounds: the symmetric GPU walk does not use it (one walker per warp or per thread)");
     if (b == SEARCH_BACKEND_GPU && c->given[SEARCH_PARAM_EAGER_GEN] && !search_gpu_walks_warp(&c->p))

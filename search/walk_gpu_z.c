@@ -280,6 +280,12 @@ search_status search_run_gpu_z(const search_params *p, const search_gpu_options 
                  p->coef_max);
         return res->status;
     }
+    if (p->degree_bias > 0) {
+        snprintf(res->msg, sizeof res->msg,
+                 "--degree-bias: the GPU walk over Z does not have it (the CPU walk over Z does: --backend cpu; "
+                 "the GPU walk over GF(2) does)");
+        return res->status;
+    }
     z_backend b;
     memset(&b, 0, sizeof b);
     if (!gpu_one_init(&b.g, p, o, "the GPU walk over Z", res))

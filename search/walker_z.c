@@ -271,13 +271,16 @@ bool z_flip(search_walker *w)
         }
         w->st.flips++;
         /* the weight bias (docs/search.md, "The weight bias"): d, the nonzero
-         * coefficients the flip adds, from the two factors it changes */
+         * coefficients the flip adds, from the two factors it changes; the
+         * degree bias ("The degree bias"): D, the flips the index offers,
+         * before and after */
         const int before = w->rank;
+        const uint64_t d0 = w->degree_bias > 0 ? walker_degree(w) : 0;
         const int dw = w->weight_bias > 0 ? z_nonzeros(ny, z->size[y]) - z_nonzeros(zv(w, s, y), z->size[y]) +
                                                 z_nonzeros(nz, z->size[q]) - z_nonzeros(zv(w, u, q), z->size[q])
                                           : 0;
         int8_t oy[SCHEME_MAX_ENTRIES], oz[SCHEME_MAX_ENTRIES];
-        if (dw > 0) {
+        if (dw > 0 || w->degree_bias > 0) {
             memcpy(oy, zv(w, s, y), (size_t)z->size[y]);
             memcpy(oz, zv(w, u, q), (size_t)z->size[q]);
         }
@@ -286,13 +289,32 @@ bool z_flip(search_walker *w)
         z_process(w);
         /* No reduction (the rank is kept, so no term went and s, u are where
          * they were): the Metropolis test as in search_walker_flip, the old
-         * factors put back when it fails.  A draw only where d > 0, so that
-         * a seed replays as before where the bias is off. */
-        if (dw > 0 && w->rank == before && scheme_rng_uniform(&w->rng) >= walker_weight_keep(w, dw)) {
-            z_set(w, s, y, oy);
-            z_set(w, u, q, oz);
-            z_process(w);
-            w->st.undone++;
+         * factors put back when it fails.  The flip with -mu is its inverse
+         * (x_s = sg x_u still), drawn from the new scheme with probability
+         * 1/(2 D') as this one was with 1/(2 D): the ratio D/D' as over GF(2)
+         * (up to draws the bound refuses).  A draw only where a test can undo
+         * the flip (d > 0, or D' > D with the degree bias), so that a seed
+         * replays as before where the biases are off. */
+        if (w->rank == before && (dw > 0 || w->degree_bias > 0)) {
+            double keep = 1;
+            bool test = false;
+            if (w->degree_bias > 0) {
+                const uint64_t d1 = walker_degree(w);
+                if (d1 > d0) {
+                    keep = pow((double)d0 / (double)d1, w->degree_bias);
+                    test = true;
+                }
+            }
+            if (dw > 0) {
+                keep *= walker_weight_keep(w, dw);
+                test = true;
+            }
+            if (test && scheme_rng_uniform(&w->rng) >= keep) {
+                z_set(w, s, y, oy);
+                z_set(w, u, q, oz);
+                z_process(w);
+                w->st.undone++;
+            }
         }
         return true;
     }

@@ -897,6 +897,167 @@ Test(search_walker, the_weight_bias_keeps_a_flip_with_probability_exp_minus_b_ti
     one_flip_matches_the_reference(2, 0.3);
 }
 
+/* A state over Z for one_z_flip_matches_the_reference: a walk with
+ * coefficients in {-1, 0, 1} until its scheme has a bucket of three or more
+ * (so that flips change the count D) and no flip within the bound 2 reduces
+ * (search_z_find_reduction after each of them, and no factor made zero), nor
+ * does the scheme itself.  NULL when 400 tries found none. */
+static scheme *z_state_without_reducing_flips(scheme_format f, uint64_t seed)
+{
+    search_params p = params_for(f);
+    p.ring = SCHEME_RING_Z;
+    p.plus_max = 0;
+    scheme *std = scheme_standard(f), *zs = search_z_copy(std);
+    search_walker *w = search_walker_new(zs, &p, seed, 0);
+    scheme_free(std);
+    scheme_free(zs);
+    cr_assert_not_null(w);
+    scheme *found = NULL;
+    for (int attempt = 0; attempt < 400 && !found; attempt++) {
+        search_walker_walk(w, 50, 1000, 0);
+        scheme *s = search_walker_snapshot(w);
+        int i, j;
+        bool big = false, reducible = search_z_find_reduction(s, 2, &i, &j);
+        for (int x = 0; x < 3 && !big; x++)
+            for (i = 0; i < s->rank && !big; i++) {
+                int c = 0;
+                for (j = 0; j < s->rank; j++)
+                    c += search_z_relation(s, i, j, x) != 0;
+                big = c >= 3;
+            }
+        for (int x = 0; x < 3 && big && !reducible; x++)
+            for (int a = 0; a < s->rank && !reducible; a++)
+                for (int b = 0; b < s->rank && !reducible; b++)
+                    for (int mu = -1; mu <= 1 && !reducible; mu += 2) {
+                        if (a == b || !search_z_relation(s, a, b, x))
+                            continue;
+                        scheme *u = scheme_clone(s);
+                        cr_assert(search_z_flip(u, a, b, x, mu, 2), "a ternary flip passed the bound 2");
+                        reducible = u->rank < s->rank || search_z_find_reduction(u, 2, &i, &j);
+                        scheme_free(u);
+                    }
+        if (big && !reducible)
+            found = s;
+        else
+            scheme_free(s);
+    }
+    search_walker_free(w);
+    return found;
+}
+
+/* one_flip_matches_the_reference over Z: each ordered pair (i, j, x) equal up
+ * to sign at x and each mu = +1, -1 is drawn with probability 1/(2 D), D =
+ * search_z_count_flips, its outcome (search_z_flip) kept with probability
+ * min(1, (D/D(u))^bias) * min(1, exp(-wbias (W(u) - W))).  The walker's bound
+ * is 2 and the state ternary, so that the bound refuses no draw. */
+static void one_z_flip_matches_the_reference(double bias, double wbias)
+{
+    const uint64_t seed = tc_seed();
+    const scheme_format f = {3, 3, 3};
+    scheme *start = z_state_without_reducing_flips(f, seed);
+    cr_assert_not_null(start, "no suitable state over Z found (seed %llu)", (unsigned long long)seed);
+    search_params p = params_for(f);
+    p.ring = SCHEME_RING_Z;
+    p.coef_max = 2;
+    p.degree_bias = bias;
+    p.weight_bias = wbias;
+    search_walker *w = search_walker_new(start, &p, seed + 1, 0);
+    cr_assert_not_null(w);
+    enum { MAXO = 4096 };
+    static uint64_t oh[MAXO];
+    static double expect[MAXO], got[MAXO];
+    scheme *s0 = scheme_clone(start);
+    oh[0] = scheme_hash(s0);
+    scheme_free(s0);
+    expect[0] = got[0] = 0;
+    const double d0 = (double)search_z_count_flips(start);
+    const long w0 = search_scheme_nonzeros(start);
+    int no = 1, draws = 0, moved_up = 0, heavier = 0;
+    for (int x = 0; x < 3; x++)
+        for (int i = 0; i < start->rank; i++)
+            for (int j = 0; j < start->rank; j++)
+                for (int mu = -1; mu <= 1; mu += 2) {
+                    if (i == j || !search_z_relation(start, i, j, x))
+                        continue;
+                    scheme *u = scheme_clone(start);
+                    cr_assert(search_z_flip(u, i, j, x, mu, 2));
+                    const double d1 = (double)search_z_count_flips(u);
+                    const long dw = search_scheme_nonzeros(u) - w0;
+                    double keep = bias > 0 && d1 > d0 ? pow(d0 / d1, bias) : 1;
+                    if (wbias > 0 && dw > 0)
+                        keep *= exp(-wbias * (double)dw);
+                    moved_up += d1 > d0;
+                    heavier += dw > 0;
+                    const uint64_t h = scheme_hash(u);
+                    scheme_free(u);
+                    int k = 0;
+                    while (k < no && oh[k] != h)
+                        k++;
+                    if (k == no) {
+                        cr_assert_lt(no, MAXO);
+                        oh[no] = h;
+                        expect[no] = got[no] = 0;
+                        no++;
+                    }
+                    expect[k] += keep / (2 * d0);
+                    expect[0] += (1 - keep) / (2 * d0);
+                    draws++;
+                }
+    cr_assert_eq(draws, 2 * (int)d0, "the reference's draws %d, twice search_z_count_flips %.0f", draws, d0);
+    if (bias > 0)
+        cr_assert_gt(moved_up, 0, "no flip raises the count: the test would not test the bias (seed %llu)",
+                     (unsigned long long)seed);
+    if (wbias > 0)
+        cr_assert_gt(heavier, 0, "no flip adds coefficients (seed %llu)", (unsigned long long)seed);
+    const int samples = tc_sanitized() ? 40 * draws : 400 * draws;
+    for (int n = 0; n < samples; n++) {
+        cr_assert(search_walker_reset(w, start));
+        cr_assert(search_walker_flip(w));
+        scheme *o = search_walker_snapshot(w);
+        const uint64_t h = scheme_hash(o);
+        scheme_free(o);
+        int k = 0;
+        while (k < no && oh[k] != h)
+            k++;
+        cr_assert_lt(k, no, "the Z walker made a flip the reference does not know (seed %llu)",
+                     (unsigned long long)seed);
+        got[k] += 1;
+    }
+    double chi = 0;
+    int df = -1;
+    for (int k = 0; k < no; k++) {
+        const double e = expect[k] * samples;
+        if (e <= 0) {
+            cr_assert_eq(got[k], 0, "an outcome of probability 0 happened (seed %llu)", (unsigned long long)seed);
+            continue;
+        }
+        chi += (got[k] - e) * (got[k] - e) / e;
+        df++;
+    }
+    cr_assert_lt(chi, df + 8 * sqrt(2.0 * df) + 10,
+                 "over Z, bias %.2f, weight bias %.2f: chi-square %.1f with %d outcomes (seed %llu)", bias, wbias,
+                 chi, df + 1, (unsigned long long)seed);
+    search_walker_stats st;
+    search_walker_stats_get(w, &st);
+    if (bias > 0 || wbias > 0)
+        cr_assert_gt(st.undone, 0, "over Z, bias %.2f, weight bias %.2f: no flip was undone", bias, wbias);
+    else
+        cr_assert_eq(st.undone, 0);
+    cr_assert_eq(st.rejected, 0, "the bound refused a draw: the reference would not be exact");
+    scheme_free(start);
+    search_walker_free(w);
+}
+
+/* The walk over Z draws its flips as the reference does, and its degree bias
+ * and weight bias (alone and together) keep them with the reference's probabilities. */
+Test(search_walker, z_flips_and_their_biases_match_the_reference, .timeout = 240)
+{
+    one_z_flip_matches_the_reference(0, 0);
+    one_z_flip_matches_the_reference(4, 0);
+    one_z_flip_matches_the_reference(0, 0.7);
+    one_z_flip_matches_the_reference(2, 0.3);
+}
+
 /* Strassen's algorithm over GF(2): no two terms share a factor (flip-isolated). */
 static scheme *strassen_f2(void)
 {
@@ -1325,6 +1486,16 @@ Test(search_misc, params_round_trip_and_errors)
     p.symmetry = SCHEME_SYM_C3;
     cr_assert_not(search_params_check(&p, err, sizeof err));
     cr_assert(strstr(err, "--lookahead: only the plain walk over GF(2)"), "%s", err);
+    /* the degree bias: the plain walk over GF(2) or Z, no symmetry */
+    search_params_default(&p);
+    p.fmt = (scheme_format){3, 3, 3};
+    p.degree_bias = 2;
+    cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
+    p.ring = SCHEME_RING_Z;
+    cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
+    p.symmetry = SCHEME_SYM_C3;
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "--degree-bias: only the plain walk has it, over GF(2) and over Z"), "%s", err);
     /* the plus tabu: the plain walk over GF(2) or Z, no symmetry */
     search_params_default(&p);
     p.fmt = (scheme_format){3, 3, 3};
@@ -1397,6 +1568,10 @@ Test(search_misc, the_one_gpu_walks_refuse_what_they_do_not_walk)
     p.coef_max = 2;
     cr_assert_eq(search_run_gpu_z(&p, NULL, NULL, 0, NULL, &r), SEARCH_BAD_PARAMS);
     cr_assert(strstr(r.msg, "--coef-max 2: the GPU walk over Z holds coefficients in {-1, 0, 1}"), "%s", r.msg);
+    p.coef_max = 1;
+    p.degree_bias = 2; /* the CPU walk over Z has it, the GPU's not */
+    cr_assert_eq(search_run_gpu_z(&p, NULL, NULL, 0, NULL, &r), SEARCH_BAD_PARAMS);
+    cr_assert(strstr(r.msg, "--degree-bias: the GPU walk over Z does not have it"), "%s", r.msg);
     cr_assert(!r.best && !r.flips && !r.undone);
 }
 
