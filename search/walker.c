@@ -767,27 +767,10 @@ bool search_walker_flip(search_walker *w)
          * reduction needs two terms to share two factors, which dense factors
          * almost never do (docs/search.md, "The weight bias").  The flip is
          * its own inverse (y_u and z_s did not change), and no reduction
-         * happened.  A draw is taken only where a test can undo the flip, so
-         * that a seed replays as before where the weight bias is off. */
-        double keep = 1;
-        bool test = false;
-        if (w->degree_bias > 0) {
-            const uint64_t d1 = walker_degree(w);
-            if (d1 > d0) {
-                keep = pow((double)d0 / (double)d1, w->degree_bias);
-                test = true;
-            }
-        }
-        if (dw > 0) {
-            keep *= walker_weight_keep(w, dw);
-            test = true;
-        }
-        if (test) {
-            const double draw = scheme_rng_uniform(&w->rng);
-            if (draw >= keep) {
-                flip_undo(w, s, u, x);
-                w->st.undone++;
-            }
+         * happened (walker_bias_rejects). */
+        if (walker_bias_rejects(w, d0, dw)) {
+            flip_undo(w, s, u, x);
+            w->st.undone++;
         }
     }
     return true;
@@ -1070,6 +1053,24 @@ bool walker_check_index(const search_walker *w, char *err, size_t errlen)
     if (kmax != w->kmax)
         return scheme_fail(err, errlen, "kmax %d, expected %d", w->kmax, kmax);
     return true;
+}
+
+bool walker_bias_rejects(search_walker *w, uint64_t d0, int dw)
+{
+    double keep = 1;
+    bool test = false;
+    if (w->degree_bias > 0) {
+        const uint64_t d1 = walker_degree(w);
+        if (d1 > d0) {
+            keep = pow((double)d0 / (double)d1, w->degree_bias);
+            test = true;
+        }
+    }
+    if (dw > 0) {
+        keep *= walker_weight_keep(w, dw);
+        test = true;
+    }
+    return test && scheme_rng_uniform(&w->rng) >= keep;
 }
 
 uint64_t walker_degree(const search_walker *w)

@@ -292,29 +292,12 @@ bool z_flip(search_walker *w)
          * factors put back when it fails.  The flip with -mu is its inverse
          * (x_s = sg x_u still), drawn from the new scheme with probability
          * 1/(2 D') as this one was with 1/(2 D): the ratio D/D' as over GF(2)
-         * (up to draws the bound refuses).  A draw only where a test can undo
-         * the flip (d > 0, or D' > D with the degree bias), so that a seed
-         * replays as before where the biases are off. */
-        if (w->rank == before && (dw > 0 || w->degree_bias > 0)) {
-            double keep = 1;
-            bool test = false;
-            if (w->degree_bias > 0) {
-                const uint64_t d1 = walker_degree(w);
-                if (d1 > d0) {
-                    keep = pow((double)d0 / (double)d1, w->degree_bias);
-                    test = true;
-                }
-            }
-            if (dw > 0) {
-                keep *= walker_weight_keep(w, dw);
-                test = true;
-            }
-            if (test && scheme_rng_uniform(&w->rng) >= keep) {
-                z_set(w, s, y, oy);
-                z_set(w, u, q, oz);
-                z_process(w);
-                w->st.undone++;
-            }
+         * (up to draws the bound refuses); walker_bias_rejects. */
+        if (w->rank == before && walker_bias_rejects(w, d0, dw)) {
+            z_set(w, s, y, oy);
+            z_set(w, u, q, oz);
+            z_process(w);
+            w->st.undone++;
         }
         return true;
     }

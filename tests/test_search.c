@@ -771,6 +771,76 @@ static int terms_weight(scheme_format f, const scheme_term *t, int rank)
     return w;
 }
 
+/* The reference half of one_flip_matches_the_reference and its Z twin: a
+ * draw of probability p from D = d0 flips leads to an outcome with D' = d1
+ * flips and dw more nonzero coefficients, kept with probability
+ * min(1, (d0/d1)^bias) min(1, exp(-wbias dw)); its hash h is added to the
+ * outcomes (oh, MAXO at most) with that share of p, the start (oh[0]) with the rest. */
+static void expect_outcome(uint64_t *oh, double *expect, double *got, int *no, int maxo, uint64_t h, double p,
+                           double bias, double wbias, double d0, double d1, long dw)
+{
+    double keep = bias > 0 && d1 > d0 ? pow(d0 / d1, bias) : 1;
+    if (wbias > 0 && dw > 0)
+        keep *= exp(-wbias * (double)dw);
+    int k = 0;
+    while (k < *no && oh[k] != h)
+        k++;
+    if (k == *no) {
+        cr_assert_lt(*no, maxo);
+        oh[k] = h;
+        expect[k] = got[k] = 0;
+        (*no)++;
+    }
+    expect[k] += keep * p;
+    expect[0] += (1 - keep) * p;
+}
+
+/* The sampling half of one_flip_matches_the_reference and its Z twin: one
+ * flip of w from start, samples times, each outcome looked up among the
+ * reference's (hashes oh[0..no), oh[0] the start itself) and counted in got[];
+ * then a chi-square test against the probabilities expect[] (an outcome of
+ * probability 0 must not happen; mean df, sd sqrt(2 df): 8 sd above is not
+ * noise), and the walker's undone flips (some with a bias, none without). */
+static void assert_one_flip_matches(search_walker *w, scheme *start, const uint64_t *oh, const double *expect,
+                                    double *got, int no, int samples, double bias, double wbias, const char *ring,
+                                    uint64_t seed)
+{
+    for (int n = 0; n < samples; n++) {
+        cr_assert(search_walker_reset(w, start));
+        cr_assert(search_walker_flip(w));
+        scheme *o = search_walker_snapshot(w);
+        const uint64_t h = scheme_hash(o);
+        scheme_free(o);
+        int k = 0;
+        while (k < no && oh[k] != h)
+            k++;
+        cr_assert_lt(k, no, "%s: the walker made a flip the reference does not know (seed %llu)", ring,
+                     (unsigned long long)seed);
+        got[k] += 1;
+    }
+    double chi = 0;
+    int df = -1;
+    for (int k = 0; k < no; k++) {
+        const double e = expect[k] * samples;
+        if (e <= 0) {
+            cr_assert_eq(got[k], 0, "%s: an outcome of probability 0 happened (seed %llu)", ring,
+                         (unsigned long long)seed);
+            continue;
+        }
+        chi += (got[k] - e) * (got[k] - e) / e;
+        df++;
+    }
+    cr_assert_lt(chi, df + 8 * sqrt(2.0 * df) + 10,
+                 "%s, bias %.2f, weight bias %.2f: chi-square %.1f with %d outcomes (seed %llu)", ring, bias, wbias,
+                 chi, df + 1, (unsigned long long)seed);
+    search_walker_stats st;
+    search_walker_stats_get(w, &st);
+    if (bias > 0 || wbias > 0)
+        cr_assert_gt(st.undone, 0, "%s, bias %.2f, weight bias %.2f: no flip was undone", ring, bias, wbias);
+    else
+        cr_assert_eq(st.undone, 0);
+}
+
 /* One flip of a walker with the given degree and weight biases from a fixed
  * scheme, many times, against the reference: each ordered flippable pair (i,
  * j, x) is drawn with probability 1/D (D = search_count_flips of the scheme),
@@ -812,26 +882,13 @@ static void one_flip_matches_the_reference(double bias, double wbias)
                 int ru = rank;
                 search_flip(u, &ru, i, j, x);
                 const double d1 = (double)search_count_flips(u, ru);
-                const int dw = terms_weight(f, u, ru) - w0;
-                double keep = bias > 0 && d1 > d0 ? pow(d0 / d1, bias) : 1;
-                if (wbias > 0 && ru == rank && dw > 0)
-                    keep *= exp(-wbias * dw);
+                const int dw = ru == rank ? terms_weight(f, u, ru) - w0 : 0; /* no bias after a reduction */
                 moved_up += d1 > d0;
-                heavier += ru == rank && dw > 0;
+                heavier += dw > 0;
                 scheme *o = terms_scheme(f, u, ru);
-                uint64_t h = scheme_hash(o);
+                const uint64_t h = scheme_hash(o);
                 scheme_free(o);
-                int k = 0;
-                while (k < no && oh[k] != h)
-                    k++;
-                if (k == no) {
-                    cr_assert_lt(no, MAXO);
-                    oh[no] = h;
-                    expect[no] = got[no] = 0;
-                    no++;
-                }
-                expect[k] += keep / d0;
-                expect[0] += (1 - keep) / d0;
+                expect_outcome(oh, expect, got, &no, MAXO, h, 1 / d0, bias, wbias, d0, d1, dw);
                 pairs++;
             }
     cr_assert_eq(pairs, (int)d0, "the reference's pairs %d, search_count_flips %.0f", pairs, d0);
@@ -841,41 +898,8 @@ static void one_flip_matches_the_reference(double bias, double wbias)
     if (wbias > 0)
         cr_assert_gt(heavier, 0, "no flip adds coefficients: the test would not test the weight bias (seed %llu)",
                      (unsigned long long)seed);
-    int samples = tc_sanitized() ? 40 * pairs : 400 * pairs;
-    for (int n = 0; n < samples; n++) {
-        cr_assert(search_walker_reset(w, start));
-        cr_assert(search_walker_flip(w));
-        scheme *o = search_walker_snapshot(w);
-        uint64_t h = scheme_hash(o);
-        scheme_free(o);
-        int k = 0;
-        while (k < no && oh[k] != h)
-            k++;
-        cr_assert_lt(k, no, "the walker made a flip the reference does not know (seed %llu)",
-                     (unsigned long long)seed);
-        got[k] += 1;
-    }
-    double chi = 0;
-    int df = -1;
-    for (int k = 0; k < no; k++) {
-        double e = expect[k] * samples;
-        if (e <= 0) {
-            cr_assert_eq(got[k], 0, "an outcome of probability 0 happened (seed %llu)", (unsigned long long)seed);
-            continue;
-        }
-        chi += (got[k] - e) * (got[k] - e) / e;
-        df++;
-    }
-    /* mean df, sd sqrt(2 df): 8 sd above is not noise */
-    cr_assert_lt(chi, df + 8 * sqrt(2.0 * df) + 10,
-                 "bias %.2f, weight bias %.2f: chi-square %.1f with %d outcomes (seed %llu)", bias, wbias, chi, df + 1,
-                 (unsigned long long)seed);
-    search_walker_stats st;
-    search_walker_stats_get(w, &st);
-    if (bias > 0 || wbias > 0)
-        cr_assert_gt(st.undone, 0, "bias %.2f, weight bias %.2f: no flip was undone", bias, wbias);
-    else
-        cr_assert_eq(st.undone, 0);
+    const int samples = tc_sanitized() ? 40 * pairs : 400 * pairs;
+    assert_one_flip_matches(w, start, oh, expect, got, no, samples, bias, wbias, "over GF(2)", seed);
     scheme_free(start);
     search_walker_free(w);
 }
@@ -983,24 +1007,11 @@ static void one_z_flip_matches_the_reference(double bias, double wbias)
                     cr_assert(search_z_flip(u, i, j, x, mu, 2));
                     const double d1 = (double)search_z_count_flips(u);
                     const long dw = search_scheme_nonzeros(u) - w0;
-                    double keep = bias > 0 && d1 > d0 ? pow(d0 / d1, bias) : 1;
-                    if (wbias > 0 && dw > 0)
-                        keep *= exp(-wbias * (double)dw);
                     moved_up += d1 > d0;
                     heavier += dw > 0;
                     const uint64_t h = scheme_hash(u);
                     scheme_free(u);
-                    int k = 0;
-                    while (k < no && oh[k] != h)
-                        k++;
-                    if (k == no) {
-                        cr_assert_lt(no, MAXO);
-                        oh[no] = h;
-                        expect[no] = got[no] = 0;
-                        no++;
-                    }
-                    expect[k] += keep / (2 * d0);
-                    expect[0] += (1 - keep) / (2 * d0);
+                    expect_outcome(oh, expect, got, &no, MAXO, h, 1 / (2 * d0), bias, wbias, d0, d1, dw);
                     draws++;
                 }
     cr_assert_eq(draws, 2 * (int)d0, "the reference's draws %d, twice search_z_count_flips %.0f", draws, d0);
@@ -1010,39 +1021,9 @@ static void one_z_flip_matches_the_reference(double bias, double wbias)
     if (wbias > 0)
         cr_assert_gt(heavier, 0, "no flip adds coefficients (seed %llu)", (unsigned long long)seed);
     const int samples = tc_sanitized() ? 40 * draws : 400 * draws;
-    for (int n = 0; n < samples; n++) {
-        cr_assert(search_walker_reset(w, start));
-        cr_assert(search_walker_flip(w));
-        scheme *o = search_walker_snapshot(w);
-        const uint64_t h = scheme_hash(o);
-        scheme_free(o);
-        int k = 0;
-        while (k < no && oh[k] != h)
-            k++;
-        cr_assert_lt(k, no, "the Z walker made a flip the reference does not know (seed %llu)",
-                     (unsigned long long)seed);
-        got[k] += 1;
-    }
-    double chi = 0;
-    int df = -1;
-    for (int k = 0; k < no; k++) {
-        const double e = expect[k] * samples;
-        if (e <= 0) {
-            cr_assert_eq(got[k], 0, "an outcome of probability 0 happened (seed %llu)", (unsigned long long)seed);
-            continue;
-        }
-        chi += (got[k] - e) * (got[k] - e) / e;
-        df++;
-    }
-    cr_assert_lt(chi, df + 8 * sqrt(2.0 * df) + 10,
-                 "over Z, bias %.2f, weight bias %.2f: chi-square %.1f with %d outcomes (seed %llu)", bias, wbias,
-                 chi, df + 1, (unsigned long long)seed);
+    assert_one_flip_matches(w, start, oh, expect, got, no, samples, bias, wbias, "over Z", seed);
     search_walker_stats st;
     search_walker_stats_get(w, &st);
-    if (bias > 0 || wbias > 0)
-        cr_assert_gt(st.undone, 0, "over Z, bias %.2f, weight bias %.2f: no flip was undone", bias, wbias);
-    else
-        cr_assert_eq(st.undone, 0);
     cr_assert_eq(st.rejected, 0, "the bound refused a draw: the reference would not be exact");
     scheme_free(start);
     search_walker_free(w);
