@@ -4,11 +4,13 @@
 # the ratio, and whether the two walked the same (their closing lines agree).
 # For a change that must not alter the walk, only its speed.
 #
-#   scripts/cpu_walk_compare.sh BASE_BIN NEW_BIN [FORMAT:FLIPS ...]
+#   [EXTRA="--degree-bias 2"] scripts/cpu_walk_compare.sh BASE_BIN NEW_BIN [FORMAT:FLIPS ...]
 #   (default: 4x4x4:100000000 5x5x5:100000000 6x6x6:300000000; seed 3; the
-#    <6,6,6> walks with the plateau of 200000 the host-thread runs use)
+#    <6,6,6> walks with the plateau of 200000 the host-thread runs use; EXTRA:
+#    options added to every walk)
 set -uo pipefail
-[ $# -ge 2 ] || { sed -n 2,9p "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n 2,10p "$0"; exit 2; }
+read -r -a more <<< "${EXTRA:-}"
 base=$1 new=$2; shift 2
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=(4x4x4:100000000 5x5x5:100000000 6x6x6:300000000)
@@ -23,7 +25,7 @@ for c in "${cases[@]}"; do
     bin=$base; [ $b = new ] && bin=$new
     s=$(date +%s.%N)
     "$bin" search --dims "$dims" --threads 1 --max-flips "$flips" --seed 3 --target-rank 0 \
-      "${extra[@]}" --db "$tmp/$b.db" > "$tmp/$b.log" 2>&1
+      "${extra[@]}" "${more[@]}" --db "$tmp/$b.db" > "$tmp/$b.log" 2>&1
     e=$(date +%s.%N)
     echo "$s $e" | awk '{printf "%.2f", $2 - $1}' > "$tmp/$b.t"
     rm -f "$tmp/$b.db"*

@@ -686,23 +686,50 @@ static int flip_weight_added(const search_walker *w, int32_t s, int32_t u, int x
            __builtin_popcountll(zu ^ w->f[s << 2 | z]) - __builtin_popcountll(zu);
 }
 
-/* The weight bias alone (no degree bias): the flip adds dw > 0 nonzero
- * coefficients unless it reduces, and is undone unless a draw falls below
- * exp(-B dw).  The draw is made first; a flip it would undo is checked with
- * flip_reduces and, when it reduces nothing, refused without being made
- * (about 40% of the <6,6,6> walk's flips were made and undone: the index
- * changed four times and the checks run once for nothing).  The walk is the
- * same Markov chain: a flip that reduces is kept, another is kept with
- * probability exp(-B dw).  With check_skipped (tests) both answers of
- * flip_reduces are checked against the flip made: a refused flip is made
- * anyway and must reduce nothing (one that does is kept), a flip kept for
- * its reduction must make one; a wrong answer counts in st.skipped_found. */
-static void flip_weight_biased(search_walker *w, int32_t s, int32_t u, int x)
+/* The flips the index offers after the flip of s and u at x, where it
+ * reduces nothing, from the d0 it offers now: s leaves its bucket at y and joins the one of y_s + y_u,
+ * u leaves its bucket at z and joins the one of z_u + z_s (two positions, so
+ * the moves are independent), and a bucket of c terms offers c (c - 1). */
+static uint64_t flip_degree_after(const search_walker *w, uint64_t d0, int32_t s, int32_t u, int x)
 {
-    const int dw = flip_weight_added(w, s, u, x);
+    const int y = pos_y(x), z = pos_z(x);
+    const uint64_t ys = w->f[s << 2 | y] ^ w->f[u << 2 | y], zu = w->f[u << 2 | z] ^ w->f[s << 2 | z];
+    const int32_t jy = tab_find(&w->tab[y], ys), jz = tab_find(&w->tab[z], zu);
+    const int64_t cy = jy >= 0 ? w->bk[jy].count : 0, cz = jz >= 0 ? w->bk[jz].count : 0;
+    const int64_t ly = w->bk[w->node[s << 2 | y].bid].count, lz = w->bk[w->node[u << 2 | z].bid].count;
+    return (uint64_t)((int64_t)d0 + 2 * (cy - (ly - 1)) + 2 * (cz - (lz - 1)));
+}
+
+/* A flip under the weight bias, with or without the degree bias: kept when it reduces, else with
+ * probability min(1, (D/D')^B) exp(-B_w dw) (walker_bias_keep).  The draw is
+ * uniform over the D ordered pairs, so the plain walk stays at a scheme in
+ * proportion to its D (a random walk on a graph); the <4,5,5>:73 of Arai,
+ * Ichikawa, Hukushima 2024 has 4 flippable pairs where our 74-76 have 10 or
+ * more.  The acceptance test of Metropolis, Rosenbluth, Rosenbluth, Teller,
+ * Teller 1953 with the proposal's ratio D/D' makes every scheme of a rank
+ * equally likely (B = 1; the flip is its own inverse).  The weight bias
+ * weighs a scheme by exp(-B_w W), W its nonzero coefficients: a reduction
+ * needs two terms to share two factors, which dense factors almost never do
+ * (docs/search.md, "The weight bias").  D' and dw
+ * are known before the flip (flip_degree_after, flip_weight_added), so the
+ * draw is made first; a flip it would undo is checked with flip_reduces and,
+ * when it reduces nothing, refused without being made (about 40% of the
+ * <6,6,6> walk's flips were made and undone: the index changed four times
+ * and the checks run once for nothing).  The same Markov chain as making the
+ * flip and undoing it, not the same walk (a flip that reduces takes a draw
+ * now).  With check_skipped (tests) both answers of flip_reduces are checked
+ * against the flip made: a refused flip is made anyway and must reduce
+ * nothing (one that does is kept) and leave D' flips, a flip kept for its
+ * reduction must make one; a wrong answer counts in st.skipped_found. */
+static void flip_biased(search_walker *w, int32_t s, int32_t u, int x)
+{
+    const int dw = w->weight_bias > 0 ? flip_weight_added(w, s, u, x) : 0;
+    const uint64_t d0 = w->degree_bias > 0 ? walker_degree(w) : 0;
+    const uint64_t d1 = w->degree_bias > 0 ? flip_degree_after(w, d0, s, u, x) : 0;
     const int before = w->rank;
+    double keep;
     w->st.flips++;
-    if (dw <= 0 || scheme_rng_uniform(&w->rng) < walker_weight_keep(w, dw)) {
+    if (!walker_bias_keep(w, d0, d1, dw, &keep) || scheme_rng_uniform(&w->rng) < keep) {
         flip_apply(w, s, u, x); /* kept, whatever it reduces */
         return;
     }
@@ -716,9 +743,9 @@ static void flip_weight_biased(search_walker *w, int32_t s, int32_t u, int x)
     w->st.unmade++;
     if (w->check_skipped) {
         flip_apply(w, s, u, x);
-        if (w->rank != before)
+        if (w->rank != before || (w->degree_bias > 0 && walker_degree(w) != d1))
             w->st.skipped_found++;
-        else
+        if (w->rank == before)
             flip_undo(w, s, u, x);
     }
 }
@@ -735,8 +762,6 @@ bool search_walker_flip(search_walker *w)
     }
     int32_t s, u;
     int x;
-    const uint64_t d0 = w->degree_bias > 0 ? walker_degree(w) : 0;
-    const int before = w->rank;
     /* The walk takes a reduction only when a random flip happens to make one,
      * with probability k/D at a scheme where k of its D flips do, and moves
      * on; every lookahead-th flip takes one of the k (docs/search.md,
@@ -749,29 +774,23 @@ bool search_walker_flip(search_walker *w)
             return true; /* only the roads back were drawn: the step passes */
     } else if (!walker_draw_pair_tabu(w, &s, &u, &x))
         return true;
-    if (w->weight_bias > 0 && w->degree_bias <= 0) {
-        flip_weight_biased(w, s, u, x);
+    if (w->weight_bias > 0) {
+        flip_biased(w, s, u, x);
         return true;
     }
+    /* The degree bias alone: made first and undone after, as before
+     * flip_biased (it undoes few flips, a few per cent: predicting D' for
+     * every flip cost more than the refusals saved, 0.93-0.96 times the
+     * speed on <5,5,5>; docs/search.md, "The walker"). */
+    const uint64_t d0 = w->degree_bias > 0 ? walker_degree(w) : 0;
+    const int before = w->rank;
     w->st.flips++;
-    const int dw = w->weight_bias > 0 ? flip_weight_added(w, s, u, x) : 0; /* used where no reduction */
     flip_apply(w, s, u, x);
-    if ((w->degree_bias > 0 || w->weight_bias > 0) && w->rank == before) {
-        /* The draw is uniform over the D ordered pairs, so the plain walk stays
-         * at a scheme in proportion to its D (a random walk on a graph); the
-         * <4,5,5>:73 of Arai, Ichikawa, Hukushima 2024 has 4 flippable pairs
-         * where our 74-76 have 10 or more.  The acceptance test of Metropolis,
-         * Rosenbluth, Rosenbluth, Teller, Teller 1953 with the proposal's ratio
-         * D/D' makes every scheme of a rank equally likely (B = 1).  The weight
-         * bias weighs a scheme by exp(-B_w W), W its nonzero coefficients: a
-         * reduction needs two terms to share two factors, which dense factors
-         * almost never do (docs/search.md, "The weight bias").  The flip is
-         * its own inverse (y_u and z_s did not change), and no reduction
-         * happened (walker_bias_rejects). */
-        if (walker_bias_rejects(w, d0, dw)) {
-            flip_undo(w, s, u, x);
-            w->st.undone++;
-        }
+    double keep;
+    if (w->degree_bias > 0 && w->rank == before && walker_bias_keep(w, d0, walker_degree(w), 0, &keep) &&
+        scheme_rng_uniform(&w->rng) >= keep) {
+        flip_undo(w, s, u, x);
+        w->st.undone++;
     }
     return true;
 }
@@ -1055,22 +1074,19 @@ bool walker_check_index(const search_walker *w, char *err, size_t errlen)
     return true;
 }
 
-bool walker_bias_rejects(search_walker *w, uint64_t d0, int dw)
+bool walker_bias_keep(search_walker *w, uint64_t d0, uint64_t d1, int dw, double *keep)
 {
-    double keep = 1;
     bool test = false;
-    if (w->degree_bias > 0) {
-        const uint64_t d1 = walker_degree(w);
-        if (d1 > d0) {
-            keep = pow((double)d0 / (double)d1, w->degree_bias);
-            test = true;
-        }
-    }
-    if (dw > 0) {
-        keep *= walker_weight_keep(w, dw);
+    *keep = 1;
+    if (w->degree_bias > 0 && d1 > d0) {
+        *keep = pow((double)d0 / (double)d1, w->degree_bias);
         test = true;
     }
-    return test && scheme_rng_uniform(&w->rng) >= keep;
+    if (dw > 0) {
+        *keep *= walker_weight_keep(w, dw);
+        test = true;
+    }
+    return test;
 }
 
 uint64_t walker_degree(const search_walker *w)

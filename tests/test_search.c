@@ -653,7 +653,7 @@ Test(search_walker, long_walks_stay_valid, .timeout = 120)
 Test(search_walker, the_checks_a_flip_makes_needless_never_find_a_reduction, .timeout = 120)
 {
     /* walker.c skips the dependence check of the bucket a flip's two terms
-     * share (its span is kept), and refuses a flip the weight bias would undo
+     * share (its span is kept), and refuses a flip the biases would undo
      * when its checks on the scheme it would leave find no reduction
      * (flip_reduces); here every skipped check runs anyway and every refused
      * flip is made, on fresh random walks through formats whose standard
@@ -668,6 +668,8 @@ Test(search_walker, the_checks_a_flip_makes_needless_never_find_a_reduction, .ti
         p.plus_max = 3;
         p.plateau = p.plateau_min = p.plateau_max = 300;
         p.weight_bias = fi % 2 ? 0.3 : 0; /* the bias's undo is the same flip again */
+        p.degree_bias = fi % 3 == 2 ? 2 : 0; /* <3,4,4> alone (made, then undone), <5,5,5> with the
+                                                 weight bias (refused before, flip_biased) */
         scheme *s = scheme_standard(fs[fi]);
         search_walker *w = search_walker_new(s, &p, seed * 31 + fi, 0);
         cr_assert_not_null(w);
@@ -682,17 +684,20 @@ Test(search_walker, the_checks_a_flip_makes_needless_never_find_a_reduction, .ti
         search_walker_stats_get(w, &st);
         cr_assert_eq(st.skipped_found, 0,
                      "%s: %llu wrong (skipped checks that found a reduction, flips refused or kept on a wrong "
-                     "answer of flip_reduces), %llu checks skipped (seed %llu)",
+                     "answer of flip_reduces, refused flips whose flip count flip_degree_after missed), "
+                     "%llu checks skipped (seed %llu)",
                      scheme_format_str(fs[fi], fb), (unsigned long long)st.skipped_found,
                      (unsigned long long)st.skipped, (unsigned long long)seed);
         cr_assert_gt(st.gen_reductions, 0, "%s: no dependent set was reduced (seed %llu)",
                      scheme_format_str(fs[fi], fb), (unsigned long long)seed);
-        if (p.weight_bias > 0) {
-            cr_assert_gt(st.undone, 0, "%s: the weight bias undid no flip (seed %llu)",
+        if (p.weight_bias > 0 || p.degree_bias > 0)
+            cr_assert_gt(st.undone, 0, "%s: the biases undid no flip (seed %llu)",
                          scheme_format_str(fs[fi], fb), (unsigned long long)seed);
-            /* the refusals before the flip (walker.c, flip_weight_biased): each one
-             * made anyway here, and none may have reduced; each flip kept for the
-             * reduction it was said to make must have made one (skipped_found above) */
+        if (p.weight_bias > 0) {
+            /* the refusals before the flip (walker.c, flip_biased): each one
+             * made anyway here, and none may have reduced or left another flip
+             * count than flip_degree_after's; each flip kept for the reduction
+             * it was said to make must have made one (skipped_found above) */
             cr_assert_gt(st.unmade, 0, "%s: no flip was refused before it was made (seed %llu)",
                          scheme_format_str(fs[fi], fb), (unsigned long long)seed);
         }
