@@ -687,9 +687,10 @@ static int flip_weight_added(const search_walker *w, int32_t s, int32_t u, int x
 }
 
 /* The flips the index offers after the flip of s and u at x, where it
- * reduces nothing, from the d0 it offers now: s leaves its bucket at y and joins the one of y_s + y_u,
- * u leaves its bucket at z and joins the one of z_u + z_s (two positions, so
- * the moves are independent), and a bucket of c terms offers c (c - 1). */
+ * reduces nothing, from the d0 it offers now: s leaves its bucket at y and
+ * joins the one of y_s + y_u, u leaves its bucket at z and joins the one of
+ * z_u + z_s (two positions, so the moves are independent), and a bucket of c
+ * terms offers c (c - 1). */
 static uint64_t flip_degree_after(const search_walker *w, uint64_t d0, int32_t s, int32_t u, int x)
 {
     const int y = pos_y(x), z = pos_z(x);
@@ -700,27 +701,27 @@ static uint64_t flip_degree_after(const search_walker *w, uint64_t d0, int32_t s
     return (uint64_t)((int64_t)d0 + 2 * (cy - (ly - 1)) + 2 * (cz - (lz - 1)));
 }
 
-/* A flip under the weight bias, with or without the degree bias: kept when it reduces, else with
- * probability min(1, (D/D')^B) exp(-B_w dw) (walker_bias_keep).  The draw is
- * uniform over the D ordered pairs, so the plain walk stays at a scheme in
- * proportion to its D (a random walk on a graph); the <4,5,5>:73 of Arai,
- * Ichikawa, Hukushima 2024 has 4 flippable pairs where our 74-76 have 10 or
- * more.  The acceptance test of Metropolis, Rosenbluth, Rosenbluth, Teller,
- * Teller 1953 with the proposal's ratio D/D' makes every scheme of a rank
- * equally likely (B = 1; the flip is its own inverse).  The weight bias
- * weighs a scheme by exp(-B_w W), W its nonzero coefficients: a reduction
- * needs two terms to share two factors, which dense factors almost never do
- * (docs/search.md, "The weight bias").  D' and dw
- * are known before the flip (flip_degree_after, flip_weight_added), so the
- * draw is made first; a flip it would undo is checked with flip_reduces and,
- * when it reduces nothing, refused without being made (about 40% of the
- * <6,6,6> walk's flips were made and undone: the index changed four times
- * and the checks run once for nothing).  The same Markov chain as making the
- * flip and undoing it, not the same walk (a flip that reduces takes a draw
- * now).  With check_skipped (tests) both answers of flip_reduces are checked
- * against the flip made: a refused flip is made anyway and must reduce
- * nothing (one that does is kept) and leave D' flips, a flip kept for its
- * reduction must make one; a wrong answer counts in st.skipped_found. */
+/* A flip under the weight bias, with or without the degree bias: kept when it
+ * reduces, else with probability min(1, (D/D')^B) exp(-B_w dw)
+ * (walker_bias_keep).  The draw is uniform over the D ordered pairs, so the
+ * plain walk stays at a scheme in proportion to its D (a random walk on a
+ * graph); the <4,5,5>:73 of Arai, Ichikawa, Hukushima 2024 has 4 flippable
+ * pairs where our 74-76 have 10 or more.  The acceptance test of Metropolis,
+ * Rosenbluth, Rosenbluth, Teller, Teller 1953 with the proposal's ratio D/D'
+ * makes every scheme of a rank equally likely (B = 1; the flip is its own
+ * inverse).  The weight bias weighs a scheme by exp(-B_w W), W its nonzero
+ * coefficients: a reduction needs two terms to share two factors, which dense
+ * factors almost never do (docs/search.md, "The weight bias").  D' and dw are
+ * known before the flip (flip_degree_after, flip_weight_added), so the draw is
+ * made first; a flip it would undo is checked with flip_reduces and, when it
+ * reduces nothing, refused without being made (about 40% of the <6,6,6> walk's
+ * flips were made and undone: the index changed four times and the checks run
+ * once for nothing).  The same Markov chain as making the flip and undoing it,
+ * not the same walk (a flip that reduces takes a draw now).  With
+ * check_skipped (tests) both answers of flip_reduces are checked against the
+ * flip made: a refused flip is made anyway and must reduce nothing (one that
+ * does is kept) and leave D' flips, a flip kept for its reduction must make
+ * one; a wrong answer counts in st.skipped_found. */
 static void flip_biased(search_walker *w, int32_t s, int32_t u, int x)
 {
     const int dw = w->weight_bias > 0 ? flip_weight_added(w, s, u, x) : 0;

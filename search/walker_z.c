@@ -288,7 +288,7 @@ bool z_flip(search_walker *w)
         z_set(w, u, q, nz);
         z_process(w);
         /* No reduction (the rank is kept, so no term went and s, u are where
-         * they were): the Metropolis test as in search_walker_flip, the old
+         * they were): the Metropolis test of walker.c's biased flips, the old
          * factors put back when it fails.  The flip with -mu is its inverse
          * (x_s = sg x_u still), drawn from the new scheme with probability
          * 1/(2 D') as this one was with 1/(2 D): the ratio D/D' as over GF(2)
