@@ -479,9 +479,10 @@ typedef struct search_walker_stats {
     uint64_t flips, plus, reductions, gen_reductions, no_flip;
     uint64_t rejected;     /* over Z: flips drawn and not taken (over the coefficient bound) */
     uint64_t undone;       /* with degree_bias or weight_bias: flips undone by the Metropolis test */
-    uint64_t unmade;       /* of those, with weight_bias alone: refused before they were made, the
-                              checks of a flip run on the scheme it would leave (walker.c,
-                              flip_reduces) having found that it makes no reduction */
+    uint64_t unmade;       /* of those, with weight_bias (and degree_bias or not): refused before
+                              they were made, the checks of a flip run on the scheme it would
+                              leave (walker.c, flip_reduces) having found that it makes no
+                              reduction */
     uint64_t lookahead;    /* flips the lookahead chose (search_params.lookahead) */
     uint64_t tabu;         /* draws (and the lookahead's candidates) the plus tabu refused
                               (search_params.plus_tabu) */
@@ -524,9 +525,9 @@ uint64_t search_walker_plateau(const search_walker *w); /* the current adaptive 
 bool search_walker_check(const search_walker *w, char *err, size_t errlen);
 /* Tests: the dependence checks a flip makes needless (stats.skipped) run
  * anyway, and one that finds a reduction takes it and counts in
- * stats.skipped_found; so does a flip the weight bias refused before making it
- * (stats.unmade), made anyway, that reduces, and a flip kept for a reduction
- * that it did not make. */
+ * stats.skipped_found; so does a flip the biases refused before making it
+ * (stats.unmade), made anyway, that reduces or leaves another flip count than
+ * the one its test used, and a flip kept for a reduction that it did not make. */
 void search_walker_check_skipped(search_walker *w, bool on);
 
 /* ==== 3. the driver ======================================================= */

@@ -724,7 +724,7 @@ static uint64_t flip_degree_after(const search_walker *w, uint64_t d0, int32_t s
  * one; a wrong answer counts in st.skipped_found. */
 static void flip_biased(search_walker *w, int32_t s, int32_t u, int x)
 {
-    const int dw = w->weight_bias > 0 ? flip_weight_added(w, s, u, x) : 0;
+    const int dw = flip_weight_added(w, s, u, x); /* called with the weight bias on */
     const uint64_t d0 = w->degree_bias > 0 ? walker_degree(w) : 0;
     const uint64_t d1 = w->degree_bias > 0 ? flip_degree_after(w, d0, s, u, x) : 0;
     const int before = w->rank;
