@@ -596,6 +596,19 @@ bool search_config_large(const search_config *c, search_backend b)
            c->p.ring == SCHEME_RING_F2 && search_large_format(c->p.fmt);
 }
 
+bool search_gpu_z_accepts(const search_params *p, char *err, size_t errlen)
+{
+    if (p->coef_max != 1)
+        return scheme_fail(err, errlen,
+                           "--coef-max %d: the GPU walk over Z holds coefficients in {-1, 0, 1} (--coef-max 1); "
+                           "larger bounds walk on the CPU (--backend cpu)",
+                           p->coef_max);
+    if (p->degree_bias > 0)
+        return scheme_fail(err, errlen, "--degree-bias: the GPU walk over Z does not have it (the CPU walk over Z "
+                                        "does: --backend cpu; the GPU walk over GF(2) does)");
+    return true;
+}
+
 bool search_config_resolve(search_config *c, search_backend b, char *err, size_t errlen)
 {
     unsigned use = b == SEARCH_BACKEND_GPU ? SEARCH_USE_GPU : SEARCH_USE_CPU;
@@ -623,16 +636,10 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
                 put_number(field_of(c, i), r->type, b == SEARCH_BACKEND_GPU ? r->gpu_def : r->def);
         }
     }
-    if (b == SEARCH_BACKEND_GPU && c->p.ring == SCHEME_RING_Z && c->p.coef_max != 1)
-        return scheme_fail(err, errlen,
-                           "--coef-max %d: the GPU walk over Z holds coefficients in {-1, 0, 1} (--coef-max 1); "
-                           "larger bounds walk on the CPU (--backend cpu)",
-                           c->p.coef_max);
+    if (b == SEARCH_BACKEND_GPU && search_z_not_via_f2(&c->p) && !search_gpu_z_accepts(&c->p, err, errlen))
+        return false;
     if (b == SEARCH_BACKEND_GPU && search_z_not_via_f2(&c->p) && c->given[SEARCH_PARAM_ROUNDS])
         return scheme_fail(err, errlen, "--rounds: the GPU walk over Z does not use it (its kernels take no rounds)");
-    if (b == SEARCH_BACKEND_GPU && search_z_not_via_f2(&c->p) && c->p.degree_bias > 0)
-        return scheme_fail(err, errlen, "--degree-bias: the GPU walk over Z does not have it (the CPU walk over Z "
-                                        "does: --backend cpu; the GPU walk over GF(2) does)");
     if (b == SEARCH_BACKEND_GPU && c->p.symmetry != SCHEME_SYM_NONE && c->given[SEARCH_PARAM_ROUNDS])
         return scheme_fail(err, errlen, "--rounds: the symmetric GPU walk does not use it (one walker per warp or per thread)");
     if (b == SEARCH_BACKEND_GPU && c->given[SEARCH_PARAM_EAGER_GEN] && !search_gpu_walks_warp(&c->p))

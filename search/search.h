@@ -382,6 +382,12 @@ bool search_config_large(const search_config *c, search_backend b);
  * c->gpu.gpu_defaults = false (the defaults are in place). */
 bool search_config_resolve(search_config *c, search_backend b, char *err, size_t errlen);
 
+/* Whether the GPU walk over Z can walk p's options: false, with the refusal in
+ * err, for a coefficient bound other than 1 or a degree bias (the CPU walk over
+ * Z has both).  One message for the CLI (search_config_resolve) and for library
+ * callers of search_run_gpu_z. */
+bool search_gpu_z_accepts(const search_params *p, char *err, size_t errlen);
+
 /* The walk settings of the CPU walkers beside the GPU's (--host-threads):
  * c resolved for the GPU; *q becomes c as --backend cpu would resolve it (a
  * row not given takes the CPU's default; the GPU's own rows dropped), with

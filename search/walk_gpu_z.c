@@ -273,19 +273,8 @@ search_status search_run_gpu_z(const search_params *p, const search_gpu_options 
         snprintf(res->msg, sizeof res->msg, "the GPU walk over Z walks over Z only (give --ring z)");
         return res->status;
     }
-    if (p->coef_max != 1) {
-        snprintf(res->msg, sizeof res->msg,
-                 "--coef-max %d: the GPU walk over Z holds coefficients in {-1, 0, 1} (--coef-max 1); "
-                 "larger bounds walk on the CPU (--backend cpu)",
-                 p->coef_max);
+    if (!search_gpu_z_accepts(p, res->msg, sizeof res->msg))
         return res->status;
-    }
-    if (p->degree_bias > 0) {
-        snprintf(res->msg, sizeof res->msg,
-                 "--degree-bias: the GPU walk over Z does not have it (the CPU walk over Z does: --backend cpu; "
-                 "the GPU walk over GF(2) does)");
-        return res->status;
-    }
     z_backend b;
     memset(&b, 0, sizeof b);
     if (!gpu_one_init(&b.g, p, o, "the GPU walk over Z", res))
