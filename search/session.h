@@ -194,7 +194,9 @@ typedef struct search_meta_leg {
     int record;           /* -1 unknown */
     char from[176];       /* what it starts from, in words */
     char beside[96];      /* a sum or product stored and pooled beside the leg, not walked
-                             (search/meta.c, meta_start_for), in words; "" none */
+                             (search/meta.c, meta_start_for; a large format's first leg from
+                             the standard algorithm walks it, and says so in `from`), in
+                             words; "" none */
     int beside_rank;
     bool reset;           /* the move here was dropped by the reset rule */
     bool detour;          /* a leg on a format at its record for the stuck one's sake (from the

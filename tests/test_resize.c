@@ -2362,6 +2362,41 @@ Test(resize_cli, meta_search_stores_a_sum_above_the_record_beside_the_leg, .time
     store_checks_clean(dbp);
 }
 
+/* The first leg of a format with no move and nothing stored: a large format
+ * (n m p >= SEARCH_LARGE_FORMAT) walks a product below the standard algorithm
+ * beside it (<6,6,6>: <2,2,2>:7 times <3,3,3>:23, 161, with the standard
+ * algorithm's 216, the walkers spread over both), the product stored; a
+ * smaller one walks from the standard algorithm and keeps the product beside,
+ * not walked (<4,4,4>: <2,2,2>:7 squared, 49). */
+Test(resize_cli, meta_first_leg_walks_a_large_formats_product_beside_the_standard_algorithm, .timeout = 300)
+{
+    char out[16384];
+    const char *dbp = tc_path_in("first666.db");
+    int rc = tc_run_cli("", out, sizeof out,
+                        "search --meta --dims-range 6x6x6..6x6x6 --threads 2 --time 2s --seed %llu --db '%s'", g_seed, dbp);
+    CHECK(rc == 0 || rc == 1, "exit %d:\n%s", rc, out);
+    CHECK(strstr(out, "[leg 1] <6,6,6> from <2,2,2>'s best times <3,3,3>'s rank 161 and the standard algorithm (rank 216; "
+                      "the walkers spread over both) rank 161"),
+          "seed %llu: the first leg does not walk the product beside the standard algorithm:\n%s", g_seed, out);
+    CHECK(!strstr(out, "not walked"), "seed %llu: the product kept beside, not walked:\n%s", g_seed, out);
+    const char *best = strstr(out, "[leg 1] <6,6,6>: best ");
+    CHECK(best && atoi(best + strlen("[leg 1] <6,6,6>: best ")) <= 161, "seed %llu: the leg ended above the product:\n%s",
+          g_seed, out);
+    CHECK(tc_sql_int(dbp, "SELECT count(*) FROM schemes WHERE n = 6 AND m = 6 AND p = 6 AND rank = 161 AND "
+                          "source = 'resize'") == 1,
+          "the product is not stored");
+    store_checks_clean(dbp);
+
+    dbp = tc_path_in("first444.db");
+    rc = tc_run_cli("", out, sizeof out,
+                    "search --meta --dims-range 4x4x4..4x4x4 --threads 2 --time 1s --seed %llu --db '%s'", g_seed, dbp);
+    CHECK(rc == 0 || rc == 1, "exit %d:\n%s", rc, out);
+    CHECK(strstr(out, "[leg 1] <4,4,4> from the standard algorithm, record 47"), "seed %llu:\n%s", g_seed, out);
+    CHECK(strstr(out, "[leg 1] <4,4,4>: stored beside it, not walked: <2,2,2>'s best times <2,2,2>'s rank 49"),
+          "seed %llu: the product of a small format walked:\n%s", g_seed, out);
+    store_checks_clean(dbp);
+}
+
 /* A meta search on a store that holds an earlier one's schemes goes on from
  * them (from_store): a stored scheme in another orientation fills its sorted
  * format's pool, and with every record stored the search ends before its first
