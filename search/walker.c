@@ -703,7 +703,7 @@ static uint64_t flip_degree_after(const search_walker *w, uint64_t d0, int32_t s
 
 /* A flip under the weight bias, with or without the degree bias: kept when it
  * reduces, else with probability min(1, (D/D')^B) exp(-B_w dw)
- * (walker_bias_keep).  The draw is uniform over the D ordered pairs, so the
+ * (walker_bias_rejects).  The draw is uniform over the D ordered pairs, so the
  * plain walk stays at a scheme in proportion to its D (a random walk on a
  * graph); the <4,5,5>:73 of Arai, Ichikawa, Hukushima 2024 has 4 flippable
  * pairs where our 74-76 have 10 or more.  The acceptance test of Metropolis,
@@ -728,9 +728,8 @@ static void flip_biased(search_walker *w, int32_t s, int32_t u, int x)
     const uint64_t d0 = w->degree_bias > 0 ? walker_degree(w) : 0;
     const uint64_t d1 = w->degree_bias > 0 ? flip_degree_after(w, d0, s, u, x) : 0;
     const int before = w->rank;
-    double keep;
     w->st.flips++;
-    if (!walker_bias_keep(w, d0, d1, dw, &keep) || scheme_rng_uniform(&w->rng) < keep) {
+    if (!walker_bias_rejects(w, d0, d1, dw)) {
         flip_apply(w, s, u, x); /* kept, whatever it reduces */
         return;
     }
@@ -787,9 +786,7 @@ bool search_walker_flip(search_walker *w)
     const int before = w->rank;
     w->st.flips++;
     flip_apply(w, s, u, x);
-    double keep;
-    if (w->degree_bias > 0 && w->rank == before && walker_bias_keep(w, d0, walker_degree(w), 0, &keep) &&
-        scheme_rng_uniform(&w->rng) >= keep) {
+    if (w->degree_bias > 0 && w->rank == before && walker_bias_rejects(w, d0, walker_degree(w), 0)) {
         flip_undo(w, s, u, x);
         w->st.undone++;
     }
@@ -1075,19 +1072,19 @@ bool walker_check_index(const search_walker *w, char *err, size_t errlen)
     return true;
 }
 
-bool walker_bias_keep(search_walker *w, uint64_t d0, uint64_t d1, int dw, double *keep)
+bool walker_bias_rejects(search_walker *w, uint64_t d0, uint64_t d1, int dw)
 {
     bool test = false;
-    *keep = 1;
+    double keep = 1;
     if (w->degree_bias > 0 && d1 > d0) {
-        *keep = pow((double)d0 / (double)d1, w->degree_bias);
+        keep = pow((double)d0 / (double)d1, w->degree_bias);
         test = true;
     }
     if (dw > 0) {
-        *keep *= walker_weight_keep(w, dw);
+        keep *= walker_weight_keep(w, dw);
         test = true;
     }
-    return test;
+    return test && scheme_rng_uniform(&w->rng) >= keep;
 }
 
 uint64_t walker_degree(const search_walker *w)

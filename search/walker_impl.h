@@ -210,12 +210,11 @@ uint64_t walker_index_pairs(const search_walker *w);
 uint64_t walker_degree(const search_walker *w);
 /* The Metropolis test of the degree and weight biases on a flip that reduces
  * nothing, from D = d0 flips to D' = d1 (read with the degree bias only),
- * adding dw nonzero coefficients: false when no test applies (D' <= D or no
- * degree bias, and dw <= 0 or no weight bias: the flip is kept without a
- * draw, so that a seed replays as before where the biases are off); else
- * true, and *keep = min(1, (D/D')^B) min(1, exp(-B_w dw)), the probability
- * that a uniform draw keeps it. */
-bool walker_bias_keep(search_walker *w, uint64_t d0, uint64_t d1, int dw, double *keep);
+ * adding dw nonzero coefficients: true when the flip is to be undone (or not
+ * made), kept with probability min(1, (D/D')^B) min(1, exp(-B_w dw)).  A draw
+ * only where a test applies (D' > D with the degree bias, dw > 0 with the
+ * weight bias), so that a seed replays as before where the biases are off. */
+bool walker_bias_rejects(search_walker *w, uint64_t d0, uint64_t d1, int dw);
 
 /* exp(-w->weight_bias * d), the same double, from a table for small d (the
  * driver may set weight_bias after the walker is built: the table follows). */

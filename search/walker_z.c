@@ -292,10 +292,8 @@ bool z_flip(search_walker *w)
          * factors put back when it fails.  The flip with -mu is its inverse
          * (x_s = sg x_u still), drawn from the new scheme with probability
          * 1/(2 D') as this one was with 1/(2 D): the ratio D/D' as over GF(2)
-         * (up to draws the bound refuses); walker_bias_keep. */
-        double keep;
-        if (w->rank == before && walker_bias_keep(w, d0, w->degree_bias > 0 ? walker_degree(w) : 0, dw, &keep) &&
-            scheme_rng_uniform(&w->rng) >= keep) {
+         * (up to draws the bound refuses); walker_bias_rejects. */
+        if (w->rank == before && walker_bias_rejects(w, d0, w->degree_bias > 0 ? walker_degree(w) : 0, dw)) {
             z_set(w, s, y, oy);
             z_set(w, u, q, oz);
             z_process(w);
