@@ -576,6 +576,17 @@ static scheme *ring_copy(const scheme *s, scheme_ring ring)
     return z;
 }
 
+/* The standard algorithm of f in the walk's ring (NULL: out of memory). */
+static scheme *ring_standard(scheme_format f, scheme_ring ring)
+{
+    scheme *s = scheme_standard(f);
+    if (!s || ring != SCHEME_RING_Z)
+        return s;
+    scheme *z = ring_copy(s, ring);
+    scheme_free(s);
+    return z;
+}
+
 /* A scheme the leg did not walk to (its moved start, or a sum or product kept
  * beside it) stored under the leg's run with source `resize` and its parent;
  * a failure marks the run's store failed with `what` in its message. */
@@ -846,7 +857,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         /* the leg's starts: the moved scheme, or the format's pool */
         const scheme *lst[META_POOL_MAX + 1];
         int nl = 0;
-        scheme *standard = NULL, *standard_ring = NULL; /* the first leg's, beside a sum or product */
+        scheme *standard = NULL; /* the first leg's, beside a sum or product */
         bool side_walked = false;
         if (fresh != META_FRESH_NONE) {
             /* a moved start that a fresh leg does not walk is kept beside it
@@ -891,8 +902,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                 lst[nl++] = m->pool[i];
             if (nl) {
                 snprintf(leg.from, sizeof leg.from, "its pool (%d, best %d)", nl, best_of(m));
-            } else if (side && m->f.n * m->f.m * m->f.p >= SEARCH_LARGE_FORMAT &&
-                       (standard = scheme_standard(m->f)) && (standard_ring = ring_copy(standard, ring))) {
+            } else if (side && search_large_format(m->f) && (standard = ring_standard(m->f, ring))) {
                 /* a large format with no move and nothing stored: the sum or
                  * product walks beside the standard algorithm, the walkers
                  * spread over both (the sum or product first: one walker
@@ -905,7 +915,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
                  * has no flip; both rules ended at 49 in 60 s on three seeds),
                  * the product stays beside, not walked, as before. */
                 lst[nl++] = side;
-                lst[nl++] = standard_ring;
+                lst[nl++] = standard;
                 snprintf(leg.from, sizeof leg.from,
                          "%s rank %d and the standard algorithm (rank %d; the walkers spread over both)", side_o.how,
                          side->rank, standard->rank);
@@ -940,7 +950,6 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         for (int q = 0; q < nalt; q++)
             scheme_free(alt[q].s);
         nalt = 0;
-        scheme_free(standard_ring);
         scheme_free(standard);
         /* the sum or product kept beside the leg: stored the same way */
         if (side)

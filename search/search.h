@@ -371,6 +371,7 @@ double search_param_symmetric_default(int id, int n, bool *has);
  * as the CPU's pool-min does); search_config_large says whether a config resolved
  * for backend b takes them. */
 #define SEARCH_LARGE_FORMAT 150
+static inline bool search_large_format(scheme_format f) { return f.n * f.m * f.p >= SEARCH_LARGE_FORMAT; }
 bool search_param_large_default(int id, search_backend b, scheme_format f, double *v);
 bool search_config_large(const search_config *c, search_backend b);
 
