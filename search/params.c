@@ -576,7 +576,6 @@ static const struct {
     {SEARCH_PARAM_PLATEAU, -1, 200000, SEARCH_LARGE_FORMAT, 0},
 };
 
-
 bool search_param_large_default(int id, search_backend b, scheme_format f, double *v)
 {
     const int nmp = f.n * f.m * f.p;
