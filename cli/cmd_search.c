@@ -332,6 +332,20 @@ static void banner(const banner_info *b)
             fprintf(stderr, "; --target-rank %d is met at %d or below", p->target_rank, p->target_rank - 1);
         fprintf(stderr, "\n");
     }
+    if (sym_start > 0 && p->symmetry == SCHEME_SYM_C3) {
+        /* rank = fixed terms + 3 * orbits, and the fixed terms change only when
+         * an orbit becomes a new cube, which walks almost never make: the class
+         * mod 3 is the cubes' in practice, and a target outside it is met below */
+        const int cls = sym_start % 3;
+        fprintf(stderr,
+                "the ranks of this walk are %d mod 3, like its start's %d, while no new cube appears (orbits "
+                "of 3 terms beside the fixed ones: docs/search.md, \"Symmetric walks\")",
+                cls, sym_start);
+        if (p->target_rank > 0 && p->target_rank % 3 != cls)
+            fprintf(stderr, "; --target-rank %d is met at %d or below", p->target_rank,
+                    p->target_rank - ((p->target_rank - cls) % 3 + 3) % 3);
+        fprintf(stderr, "\n");
+    }
     if (p->symmetry != SCHEME_SYM_NONE && p->ring == SCHEME_RING_Z)
         fprintf(stderr, "over Z: the symmetric walk is over GF(2); each of its improvements is lifted to Z "
                         "(Hensel lifting) and the lifts are the results (docs/search.md, \"Symmetric walks over "

@@ -624,10 +624,11 @@ Test(symmetry_cli, search_finds_stores_and_refuses, .timeout = 240)
     cr_assert(strstr(out, "--eager-gen: the symmetric GPU walk"), "%s", out);
 }
 
-/* A c3xc2 walk keeps its start's parity (a_c3xc2_walk_keeps_the_parity_of_its_rank):
- * the banner says so, and says when --target-rank is of the other parity, so
- * that a night at 152 from the paper's cubes (odd) is not spent unknowingly. */
-Test(symmetry_cli, the_banner_names_the_parity_of_a_c3xc2_walk, .timeout = 120)
+/* A c3xc2 walk keeps its start's parity (a_c3xc2_walk_keeps_the_parity_of_its_rank),
+ * a c3 walk its class mod 3 while no new cube appears: the banner says so, and
+ * says when --target-rank is of another class, so that a night at 152 from the
+ * paper's cubes (odd; 0 mod 3) is not spent unknowingly. */
+Test(symmetry_cli, the_banner_names_the_parity_or_the_class_of_a_symmetric_walk, .timeout = 120)
 {
     char out[16384];
     int rc = tc_run_cli("", out, sizeof out,
@@ -642,11 +643,27 @@ Test(symmetry_cli, the_banner_names_the_parity_of_a_c3xc2_walk, .timeout = 120)
     cr_assert(rc == 0 || rc == 1, "exit %d: %s", rc, out);
     cr_assert(strstr(out, "every rank of this walk is even, like its start's 278") && !strstr(out, "is met at"),
               "%s", out);
-    /* under c3 alone a new cube changes the count by one: no parity to name */
+    /* under c3 alone a new cube changes the count by one: no parity to name,
+     * but the class mod 3 that the cubes set (the paper's three: 0 mod 3) */
     rc = tc_run_cli("", out, sizeof out,
-                    "search --dims 4x4x4 --symmetry c3 --target-rank 46 --time 0.2s --threads 1 --progress 0");
+                    "search --dims 6x6x6 --symmetry c3 --target-rank 152 --time 0.2s --threads 1 --progress 0");
     cr_assert(rc == 0 || rc == 1, "exit %d: %s", rc, out);
     cr_assert(!strstr(out, "every rank of this walk"), "%s", out);
+    cr_assert(strstr(out, "the ranks of this walk are 0 mod 3, like its start's 231") &&
+                  strstr(out, "--target-rank 152 is met at 150 or below"),
+              "%s", out);
+    rc = tc_run_cli("", out, sizeof out,
+                    "search --dims 6x6x6 --symmetry c3 --cubes 110011,001100 --target-rank 152 --time 0.2s "
+                    "--threads 1 --progress 0");
+    cr_assert(rc == 0 || rc == 1, "exit %d: %s", rc, out);
+    cr_assert(strstr(out, "the ranks of this walk are 2 mod 3, like its start's 278") && !strstr(out, "is met at"),
+              "%s", out);
+    rc = tc_run_cli("", out, sizeof out,
+                    "search --dims 4x4x4 --symmetry c3 --cubes 1111 --target-rank 46 --time 0.2s --threads 1 "
+                    "--progress 0");
+    cr_assert(rc == 0 || rc == 1, "exit %d: %s", rc, out);
+    cr_assert(strstr(out, "the ranks of this walk are 1 mod 3") && !strstr(out, "is met at"),
+              "%s", out);
 }
 
 /* The published <5,5,5> rank 93 (data/corpus/moosbauer-poole) is invariant
