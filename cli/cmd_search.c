@@ -320,30 +320,28 @@ static void banner(const banner_info *b)
         fprintf(stderr, "a symmetric walk runs its own defaults (docs/search.md, \"Symmetric walks\")\n");
     if (search_config_large(b->c, b->c->backend))
         large_defaults_line(b->c, b->c->backend);
-    if (sym_start > 0 && (p->symmetry == SCHEME_SYM_C3XC2 || p->symmetry == SCHEME_SYM_T2)) {
-        /* the fixed terms change two at a time, the orbits hold 6 (or 2) terms:
-         * an overnight run at an unreachable target should say so at once */
-        const char *par = sym_start % 2 ? "odd" : "even";
-        fprintf(stderr,
-                "every rank of this walk is %s, like its start's %d (orbits of 6 or 2 terms, fixed terms "
-                "that change two at a time if at all: docs/search.md, \"Symmetric walks\")",
-                par, sym_start);
-        if (p->target_rank > 0 && p->target_rank % 2 != sym_start % 2)
-            fprintf(stderr, "; --target-rank %d is met at %d or below", p->target_rank, p->target_rank - 1);
-        fprintf(stderr, "\n");
-    }
-    if (sym_start > 0 && p->symmetry == SCHEME_SYM_C3) {
-        /* rank = fixed terms + 3 * orbits, and the fixed terms change only when
-         * an orbit becomes a new cube, which walks almost never make: the class
-         * mod 3 is the cubes' in practice, and a target outside it is met below */
-        const int cls = sym_start % 3;
-        fprintf(stderr,
-                "the ranks of this walk are %d mod 3, like its start's %d, while no new cube appears (orbits "
-                "of 3 terms beside the fixed ones: docs/search.md, \"Symmetric walks\")",
-                cls, sym_start);
-        if (p->target_rank > 0 && p->target_rank % 3 != cls)
-            fprintf(stderr, "; --target-rank %d is met at %d or below", p->target_rank,
-                    p->target_rank - ((p->target_rank - cls) % 3 + 3) % 3);
+    /* A walk from its cubes keeps its start's class mod `step`: under c3xc2 and
+     * t2 the fixed terms change two at a time if at all (step 2, the parity),
+     * under c3 only when an orbit becomes a new cube, which walks almost never
+     * make (rank = fixed terms + 3 * orbits).  An overnight run at a target
+     * outside the class should say at once where it is met. */
+    const int step = p->symmetry == SCHEME_SYM_C3 ? 3
+                     : p->symmetry == SCHEME_SYM_C3XC2 || p->symmetry == SCHEME_SYM_T2 ? 2 : 0;
+    if (sym_start > 0 && step) {
+        if (step == 2)
+            fprintf(stderr,
+                    "every rank of this walk is %s, like its start's %d (orbits of 6 or 2 terms, fixed terms "
+                    "that change two at a time if at all: docs/search.md, \"Symmetric walks\")",
+                    sym_start % 2 ? "odd" : "even", sym_start);
+        else
+            fprintf(stderr,
+                    "the ranks of this walk are %d mod 3, like its start's %d, while no new cube appears (orbits "
+                    "of 3 terms beside the fixed ones: docs/search.md, \"Symmetric walks\")",
+                    sym_start % 3, sym_start);
+        /* the highest rank at or below the target in the start's class */
+        const int met = p->target_rank - ((p->target_rank - sym_start) % step + step) % step;
+        if (p->target_rank > 0 && met != p->target_rank)
+            fprintf(stderr, "; --target-rank %d is met at %d or below", p->target_rank, met);
         fprintf(stderr, "\n");
     }
     if (p->symmetry != SCHEME_SYM_NONE && p->ring == SCHEME_RING_Z)
