@@ -15,7 +15,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: flipgraph lift ID|FILE [-o OUT] [--db PATH] [--to native|exp]\n"
             "                  [--attempts N] [--coef-max K] [--seed N] [--walk T [--threads N]]\n"
-            "                  [--survey T] [--symmetry c3|c3xc2|t2]\n"
+            "                  [--survey T] [--symmetry c3|c3xc2|c3xc2sK|t2]\n"
             "\n"
             "Lifts a GF(2) scheme to one over the integers by Hensel lifting (solving the\n"
             "Brent equations modulo 2, 4, 8, ...), and checks the result over Z.\n"
@@ -144,7 +144,8 @@ int cmd_lift(int argc, char **argv)
         case 'g': {
             scheme_symmetry g;
             if (!scheme_symmetry_parse(optarg, &g) || g == SCHEME_SYM_NONE)
-                return cli_error(CLI_USAGE, "lift", "--symmetry '%s': expected c3, c3xc2 or t2", optarg);
+                return cli_error(CLI_USAGE, "lift", "--symmetry '%s': expected c3, c3xc2, c3xc2s1..c3xc2s3 or t2",
+                                 optarg);
             lopt.symmetry = (int)g;
             break;
         }

@@ -184,9 +184,11 @@ int cmd_resize(int argc, char **argv)
             goto done;
         }
         char keeps[64] = "";
-        const scheme_symmetry gs[2] = {SCHEME_SYM_C3XC2, SCHEME_SYM_C3};
+        /* the largest group first: c3xc2 and c3xc2sK hold c3 */
+        const scheme_symmetry gs[5] = {SCHEME_SYM_C3XC2, SCHEME_SYM_C3XC2S1, SCHEME_SYM_C3XC2S2, SCHEME_SYM_C3XC2S3,
+                                       SCHEME_SYM_C3};
         int bad_term, bad_elem;
-        for (int i = 0; i < 2 && !keeps[0]; i++)
+        for (int i = 0; i < 5 && !keeps[0]; i++)
             if (scheme_symmetry_check(r, gs[i], &bad_term, &bad_elem, NULL, 0))
                 snprintf(keeps, sizeof keeps, ", invariant under %s", scheme_symmetry_name(gs[i]));
         snprintf(line, sizeof line, "resize: %s rank %d -> rank %d by the cube move %s (verified over %s%s)",

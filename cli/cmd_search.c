@@ -187,6 +187,22 @@ static void large_defaults_line(const search_config *c, search_backend b)
                 "\"Large formats\")\n", SEARCH_LARGE_FORMAT, b == SEARCH_BACKEND_GPU ? "GPU" : "CPU", line);
 }
 
+/* The fixed terms of the symmetric start s under g that are not cubes: under
+ * c3xc2sK the terms among the indices the involution fixes (a block of the
+ * standard algorithm), which the walk keeps as they are; 0 when s does not
+ * split (out of memory). */
+static int frozen_terms(const scheme *s, scheme_symmetry g)
+{
+    uint64_t *reps = malloc((size_t)s->rank * 3 * sizeof *reps), *fixed = malloc((size_t)s->rank * 3 * sizeof *fixed);
+    int norbits = 0, nfixed = 0, frozen = 0;
+    if (reps && fixed && search_symmetric_split(s, g, reps, &norbits, fixed, &nfixed))
+        for (int i = 0; i < nfixed; i++)
+            frozen += !(fixed[3 * i] == fixed[3 * i + 1] && fixed[3 * i + 1] == fixed[3 * i + 2]);
+    free(reps);
+    free(fixed);
+    return frozen;
+}
+
 static void banner(const banner_info *b)
 {
     const search_params *p = &b->c->p;
@@ -203,12 +219,16 @@ static void banner(const banner_info *b)
     const char *from = b->from;
     char fromsym[128];
     int sym_start = 0; /* the rank of the symmetric start built from the cubes */
+    int frozen = 0;    /* its fixed terms that are not cubes (c3xc2sK: the involution fixes them) */
     if (!b->nstarts && p->symmetry != SCHEME_SYM_NONE) {
         /* the walk starts from the symmetric start the engine builds (search.h) */
         char e[256], cubes[64];
         scheme *s = search_symmetric_start(p->fmt, (scheme_symmetry)p->symmetry, &p->cubes, e, sizeof e);
-        if (s)
+        if (s) {
             start = sym_start = s->rank;
+            if (scheme_symmetry_has_c2((scheme_symmetry)p->symmetry))
+                frozen = frozen_terms(s, (scheme_symmetry)p->symmetry);
+        }
         scheme_free(s);
         search_cubes c = p->cubes;
         if (!c.count)
@@ -326,7 +346,8 @@ static void banner(const banner_info *b)
      * make (rank = fixed terms + 3 * orbits).  An overnight run at a target
      * outside the class should say at once where it is met. */
     const int step = p->symmetry == SCHEME_SYM_C3 ? 3
-                     : p->symmetry == SCHEME_SYM_C3XC2 || p->symmetry == SCHEME_SYM_T2 ? 2 : 0;
+                     : scheme_symmetry_has_c2((scheme_symmetry)p->symmetry) || p->symmetry == SCHEME_SYM_T2 ? 2
+                                                                                                               : 0;
     if (sym_start > 0 && step) {
         if (step == 2)
             fprintf(stderr,
@@ -344,6 +365,13 @@ static void banner(const banner_info *b)
             fprintf(stderr, "; --target-rank %d is met at %d or below", p->target_rank, met);
         fprintf(stderr, "\n");
     }
+    if (frozen > 0)
+        fprintf(stderr,
+                "%d of the start's fixed terms are not cubes: the involution of %s fixes the indices %d..%d, and "
+                "so the terms among them; moves never touch fixed terms (docs/search.md, \"Symmetric walks\")\n",
+                frozen, scheme_symmetry_name((scheme_symmetry)p->symmetry),
+                scheme_symmetry_swaps((scheme_symmetry)p->symmetry, p->fmt.n),
+                p->fmt.n - 1 - scheme_symmetry_swaps((scheme_symmetry)p->symmetry, p->fmt.n));
     if (p->symmetry != SCHEME_SYM_NONE && p->ring == SCHEME_RING_Z)
         fprintf(stderr, "over Z: the symmetric walk is over GF(2); each of its improvements is lifted to Z "
                         "(Hensel lifting) and the lifts are the results (docs/search.md, \"Symmetric walks over "

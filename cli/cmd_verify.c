@@ -11,7 +11,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: flipgraph verify [--ring f2|z] [--dims NxMxP] [--symmetry c3|c3xc2|t2] [--stats] FILE...\n"
+            "usage: flipgraph verify [--ring f2|z] [--dims NxMxP] [--symmetry c3|c3xc2|c3xc2sK|t2] [--stats] FILE...\n"
             "\n"
             "Checks each FILE (.exp, .txt, .m, native or an AlphaTensor .npz; detected from the\n"
             "content, '-' reads standard input) against the Brent equations and prints one line\n"
@@ -143,7 +143,8 @@ int cmd_verify(int argc, char **argv)
         }
         case 's':
             if (!scheme_symmetry_parse(optarg, &sym) || sym == SCHEME_SYM_NONE)
-                return cli_error(CLI_USAGE, "verify", "--symmetry '%s': expected c3, c3xc2 or t2", optarg);
+                return cli_error(CLI_USAGE, "verify", "--symmetry '%s': expected c3, c3xc2, c3xc2s1..c3xc2s3 or t2",
+                                 optarg);
             break;
         case 'S':
             stats = true;

@@ -415,6 +415,8 @@ typedef struct cuda_sym_config {
     int start_norbits;
     const uint64_t *start_fixed; /* [start_nfixed][3] */
     int start_nfixed;
+    int swaps;                   /* g 2: the pairs (i, n-1-i) the involution swaps, n/2 for the
+                                    index reversal (scheme_symmetry_swaps) */
 } cuda_sym_config;
 
 typedef struct cuda_sym cuda_sym;

@@ -101,7 +101,8 @@ struct cuda_sym {
 int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_t errlen)
 {
     *out = nullptr;
-    if (!cfg || cfg->n < 2 || cfg->n > 8 || (cfg->g != 1 && cfg->g != 2) || cfg->ocap < cfg->start_norbits + 2 ||
+    if (!cfg || cfg->n < 2 || cfg->n > 8 || (cfg->g != 1 && cfg->g != 2) ||
+        (cfg->g == 2 && (cfg->swaps < 1 || 2 * cfg->swaps > cfg->n)) || cfg->ocap < cfg->start_norbits + 2 ||
         cfg->start_norbits < 1 || cfg->walkers < 0 || cfg->warps < 0) {
         if (err && errlen)
             snprintf(err, errlen, "cuda_sym_create: bad arguments");
@@ -117,7 +118,7 @@ int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_
     s->cfg = *cfg;
     s->device = cfg->device;
     snprintf(s->name, sizeof s->name, "%s", prop.name);
-    wsym_layout_init(&s->L, cfg->g, cfg->n, cfg->ocap, cfg->start_nfixed);
+    wsym_layout_init(&s->L, cfg->g, cfg->n, cfg->swaps, cfg->ocap, cfg->start_nfixed);
     smem_shape shape;
     if ((e = smem_shape_for(sym_walk_smem, s->L.words * sizeof(uint64_t), prop, !getenv("FLIPGRAPH_SYM_GLOBAL"),
                             &shape)) != cudaSuccess) {

@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "schemes/involution.h"
 #include "walk_bias.h"
 
 #if defined(__CUDACC__)
@@ -43,7 +44,9 @@
 typedef struct wsym_layout {
     int g;          /* 1: C3, 2: C3 x C2 (scheme_symmetry) */
     int ne;         /* entries per orbit: 3 or 6 */
+    int n;          /* <n,n,n> */
     int nn;         /* bits per factor: n * n */
+    int swaps;      /* C3 x C2: the pairs (i, n-1-i) its involution swaps (n/2: the reversal) */
     int ocap;       /* orbit slots */
     int nc;         /* entries (and bucket ids): ocap * ne */
     int tsize;      /* hash slots, a power of two >= 2 * nc */
@@ -101,11 +104,13 @@ typedef struct wsym_start {
     int nfixed;
 } wsym_start;
 
-WSYM_FN void wsym_layout_init(wsym_layout *L, int g, int n, int ocap, int start_fixed)
+WSYM_FN void wsym_layout_init(wsym_layout *L, int g, int n, int swaps, int ocap, int start_fixed)
 {
     L->g = g;
     L->ne = g == 2 ? 6 : 3;
+    L->n = n;
     L->nn = n * n;
+    L->swaps = g == 2 ? swaps : 0;
     L->ocap = ocap;
     L->nc = ocap * L->ne;
     L->tsize = 16;
@@ -209,9 +214,12 @@ WSYM_FN void wsym_init_state(wsym_state *st, uint64_t seed, int index)
 
 /* ---- the group on factors ---- */
 
-/* The index reversal: the nn bits in reverse order (scheme_symmetry_image). */
+/* The involution (scheme_symmetry_image): the index reversal, the nn bits in
+ * reverse order, or a swap of fewer pairs (schemes/involution.h). */
 WSYM_FN uint64_t wsym_rev(const wsym_layout *L, uint64_t x)
 {
+    if (2 * L->swaps + 1 < L->n)
+        return scheme_involution_apply(x, L->n, L->swaps);
 #if defined(__CUDA_ARCH__)
     return __brevll(x) >> (64 - L->nn);
 #else

@@ -11,7 +11,7 @@
 #define FACTOR_MAX (SCHEME_MAX_ENTRIES * 16 + 8)
 
 /* The order Moosbauer and Poole publish a symmetric scheme in: each orbit of
- * the largest group the scheme is invariant under (c3xc2, else c3) on
+ * the largest group the scheme is invariant under (c3xc2 or c3xc2sK, else c3) on
  * consecutive lines, first appearance first, and the terms some element fixes
  * (the cubes) last.  NULL: not a symmetric scheme (the order as given); an
  * integer scheme counts when it is invariant over Z (scheme_symmetry_orbits). */
@@ -21,13 +21,12 @@ static int *symmetric_order(const scheme *s)
         return NULL;
     int *orbit = malloc((size_t)s->rank * sizeof *orbit), *perm = malloc((size_t)s->rank * sizeof *perm);
     int *size = calloc((size_t)s->rank, sizeof *size);
-    scheme_symmetry g = SCHEME_SYM_C3XC2;
+    const scheme_symmetry gs[5] = {SCHEME_SYM_C3XC2, SCHEME_SYM_C3XC2S1, SCHEME_SYM_C3XC2S2, SCHEME_SYM_C3XC2S3,
+                                   SCHEME_SYM_C3};
+    scheme_symmetry g = SCHEME_SYM_C3;
     int norbits = -1;
-    if (orbit && perm && size) {
-        norbits = scheme_symmetry_orbits(s, g, orbit);
-        if (norbits < 0)
-            norbits = scheme_symmetry_orbits(s, g = SCHEME_SYM_C3, orbit);
-    }
+    for (int i = 0; i < 5 && orbit && perm && size && norbits < 0; i++)
+        norbits = scheme_symmetry_orbits(s, g = gs[i], orbit);
     if (norbits < 0 || norbits == s->rank) { /* not invariant, or no orbit has two terms */
         free(orbit);
         free(perm);

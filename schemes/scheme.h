@@ -130,12 +130,18 @@ const char *scheme_hash_hex(uint64_t h, char buf[17]);
  * schemes", 2025).  A scheme is invariant under a group G when the image of
  * every term under every element of G is a term of it, as often as the term.
  * Elements are numbered k = 0..order-1: the shift applied k % 3 times, then the
- * reversal when k >= 3. */
+ * reversal when k >= 3.  The reversal is one of several involutions that
+ * commute with the shift: c3xc2sK takes the one that swaps the indices i and
+ * n-1-i for i < K only, 1 <= K < n/2 (the reversal swaps all n/2 pairs); up to
+ * relabelling these are all the C2s there are (schemes/involution.h). */
 typedef enum scheme_symmetry {
     SCHEME_SYM_NONE = 0,
     SCHEME_SYM_C3 = 1,    /* the cyclic shift */
     SCHEME_SYM_C3XC2 = 2, /* the cyclic shift and the index reversal */
-    SCHEME_SYM_T2 = 3     /* the transposition of <n,m,m> (below) */
+    SCHEME_SYM_T2 = 3,    /* the transposition of <n,m,m> (below) */
+    SCHEME_SYM_C3XC2S1 = 4, /* the cyclic shift and the swap of the indices 0 and n-1 */
+    SCHEME_SYM_C3XC2S2 = 5, /* ... and of 1 and n-2 */
+    SCHEME_SYM_C3XC2S3 = 6  /* ... and of 2 and n-3 (n = 8) */
 } scheme_symmetry;
 /* The transposition: tr(ABC) = tr(C^T B^T A^T), so the tensor of <n,m,p> is
  * invariant under (a, b, c) -> (c^T, b^T, a^T) when m = p (a is n x m, b
@@ -143,13 +149,19 @@ typedef enum scheme_symmetry {
  * it fixes has c = a^T and b symmetric; over GF(2) an orbit of such a term
  * holds it twice and cancels.  Any format with two equal dimensions is a
  * permutation of one with m = p (search_permute). */
-const char *scheme_symmetry_name(scheme_symmetry g); /* "none", "c3", "c3xc2", "t2" */
-/* "none", "c3", "c3xc2", "t2"; false otherwise. */
+/* "none", "c3", "c3xc2", "t2", "c3xc2s1", "c3xc2s2", "c3xc2s3" */
+const char *scheme_symmetry_name(scheme_symmetry g);
+/* One of those names; false otherwise. */
 bool scheme_symmetry_parse(const char *s, scheme_symmetry *g);
-int scheme_symmetry_order(scheme_symmetry g); /* 1, 3, 6, 2 */
-/* Whether g acts on format f (square n x n x n, n <= 8, for c3 and c3xc2;
- * m = p with n*m < 64 and m*m < 64 for t2); false with a message naming the
- * format. */
+int scheme_symmetry_order(scheme_symmetry g); /* 1, 3, 6, 2; 6 for c3xc2sK */
+/* Whether g is the shift with an involution (c3xc2 or c3xc2sK). */
+bool scheme_symmetry_has_c2(scheme_symmetry g);
+/* The pairs (i, n-1-i) g's involution swaps on <n,n,n>: n/2 for c3xc2, K for
+ * c3xc2sK, 0 for the others. */
+int scheme_symmetry_swaps(scheme_symmetry g, int n);
+/* Whether g acts on format f (square n x n x n, n <= 8, for c3 and c3xc2, and
+ * K < n/2 for c3xc2sK, whose K = n/2 would be c3xc2 itself; m = p with
+ * n*m < 64 and m*m < 64 for t2); false with a message naming the format. */
 bool scheme_symmetry_fits(scheme_symmetry g, scheme_format f, char *err, size_t errlen);
 /* The image of a GF(2) term under element k of g, for the factors of f. */
 scheme_term scheme_symmetry_image_fmt(scheme_symmetry g, scheme_format f, scheme_term t, int k);

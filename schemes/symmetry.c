@@ -3,27 +3,43 @@
  * new matrix multiplication schemes", 2025). */
 #include "scheme.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+
+#include "involution.h"
 #include <string.h>
+
+static const char *const g_names[] = {"none", "c3", "c3xc2", "t2", "c3xc2s1", "c3xc2s2", "c3xc2s3"};
+#define NAMES ((int)(sizeof g_names / sizeof g_names[0]))
 
 const char *scheme_symmetry_name(scheme_symmetry g)
 {
-    return g == SCHEME_SYM_C3 ? "c3" : g == SCHEME_SYM_C3XC2 ? "c3xc2" : g == SCHEME_SYM_T2 ? "t2" : "none";
+    return (int)g >= 0 && (int)g < NAMES ? g_names[g] : "none";
 }
 
 bool scheme_symmetry_parse(const char *s, scheme_symmetry *g)
 {
-    if (!strcmp(s, "none")) *g = SCHEME_SYM_NONE;
-    else if (!strcmp(s, "c3")) *g = SCHEME_SYM_C3;
-    else if (!strcmp(s, "c3xc2")) *g = SCHEME_SYM_C3XC2;
-    else if (!strcmp(s, "t2")) *g = SCHEME_SYM_T2;
-    else return false;
-    return true;
+    for (int i = 0; i < NAMES; i++)
+        if (!strcmp(s, g_names[i])) {
+            *g = (scheme_symmetry)i;
+            return true;
+        }
+    return false;
+}
+
+bool scheme_symmetry_has_c2(scheme_symmetry g)
+{
+    return g == SCHEME_SYM_C3XC2 || (g >= SCHEME_SYM_C3XC2S1 && g <= SCHEME_SYM_C3XC2S3);
+}
+
+int scheme_symmetry_swaps(scheme_symmetry g, int n)
+{
+    return g == SCHEME_SYM_C3XC2 ? n / 2 : scheme_symmetry_has_c2(g) ? (int)g - SCHEME_SYM_C3XC2S1 + 1 : 0;
 }
 
 int scheme_symmetry_order(scheme_symmetry g)
 {
-    return g == SCHEME_SYM_C3 ? 3 : g == SCHEME_SYM_C3XC2 ? 6 : g == SCHEME_SYM_T2 ? 2 : 1;
+    return g == SCHEME_SYM_C3 ? 3 : scheme_symmetry_has_c2(g) ? 6 : g == SCHEME_SYM_T2 ? 2 : 1;
 }
 
 bool scheme_symmetry_fits(scheme_symmetry g, scheme_format f, char *err, size_t errlen)
@@ -41,17 +57,19 @@ bool scheme_symmetry_fits(scheme_symmetry g, scheme_format f, char *err, size_t 
     if (f.n != f.m || f.m != f.p || f.n > 8)
         return scheme_fail(err, errlen, "symmetry %s: needs a square format <n,n,n> with n <= 8, not <%d,%d,%d>",
                            scheme_symmetry_name(g), f.n, f.m, f.p);
+    const int k = scheme_symmetry_swaps(g, f.n);
+    const bool sk = scheme_symmetry_has_c2(g) && g != SCHEME_SYM_C3XC2;
+    if (sk && k == f.n / 2)
+        return scheme_fail(err, errlen,
+                           "symmetry %s: on <%d,%d,%d> it would swap every index pair (i, n-1-i), the index "
+                           "reversal: that is c3xc2",
+                           scheme_symmetry_name(g), f.n, f.m, f.p);
+    if (sk && k > f.n / 2)
+        return scheme_fail(err, errlen,
+                           "symmetry %s: swaps %d index pairs (i, n-1-i), which needs n >= %d (fewer pairs than "
+                           "n/2), not <%d,%d,%d>",
+                           scheme_symmetry_name(g), k, 2 * k + 2, f.n, f.m, f.p);
     return true;
-}
-
-/* The n*n low bits in reverse order: conjugation by the index reversal. */
-static uint64_t reverse_bits(uint64_t x, int nn)
-{
-    x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
-    x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
-    x = ((x >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((x & 0x0F0F0F0F0F0F0F0Full) << 4);
-    x = __builtin_bswap64(x);
-    return nn == 64 ? x : x >> (64 - nn);
 }
 
 scheme_term scheme_symmetry_image_fmt(scheme_symmetry g, scheme_format f, scheme_term t, int k)
@@ -71,7 +89,7 @@ scheme_term scheme_symmetry_image_fmt(scheme_symmetry g, scheme_format f, scheme
         u.f[x] = t.f[(x + s) % 3];
     if (k >= 3)
         for (int x = 0; x < 3; x++)
-            u.f[x] = reverse_bits(u.f[x], n * n);
+            u.f[x] = scheme_involution_apply(u.f[x], n, scheme_symmetry_swaps(g, n));
     return u;
 }
 
@@ -94,10 +112,11 @@ void scheme_symmetry_image_z_fmt(scheme_symmetry g, scheme_format f, const schem
         scheme_zfactor_transpose(t->z[0], f.n, f.m, out->z[2]);
         return;
     }
-    const int s = k % 3, nn = f.n * f.n;
+    const int s = k % 3, n = f.n, swaps = k >= 3 ? scheme_symmetry_swaps(g, n) : 0;
     for (int x = 0; x < 3; x++)
-        for (int e = 0; e < nn; e++)
-            out->z[x][k >= 3 ? nn - 1 - e : e] = t->z[(x + s) % 3][e];
+        for (int e = 0; e < n * n; e++)
+            out->z[x][scheme_involution_index(e / n, n, swaps) * n + scheme_involution_index(e % n, n, swaps)] =
+                t->z[(x + s) % 3][e];
 }
 
 void scheme_symmetry_image_z(scheme_symmetry g, int n, const scheme_zterm *t, int k, scheme_zterm *out)
@@ -171,7 +190,7 @@ bool scheme_symmetry_check(const scheme *s, scheme_symmetry g, int *term, int *e
     bool ok = true;
     for (int i = 0; i < s->rank && ok; i++) {
         const int mine = count_of(it, s->rank, &it[i]);
-        for (int gi = 0; gi < (g == SCHEME_SYM_C3XC2 ? 2 : 1) && ok; gi++) {
+        for (int gi = 0; gi < (scheme_symmetry_has_c2(g) ? 2 : 1) && ok; gi++) {
             sym_item key;
             scheme_zterm zt;
             key.t = scheme_symmetry_image_fmt(g, s->fmt, it[i].t, gens[gi]);
@@ -190,12 +209,19 @@ bool scheme_symmetry_check(const scheme *s, scheme_symmetry g, int *term, int *e
         }
     }
     free(it);
-    if (!ok)
+    if (!ok) {
+        char inv[96];
+        const int k = scheme_symmetry_swaps(g, s->fmt.n);
+        if (g == SCHEME_SYM_C3XC2)
+            snprintf(inv, sizeof inv, "index reversal i -> n-1-i");
+        else
+            snprintf(inv, sizeof inv, "involution swapping i and n-1-i for i < %d (%s)", k, scheme_symmetry_name(g));
         return scheme_fail(err, errlen, "term %d: its image under the %s is not a term%s", *term + 1,
                            g == SCHEME_SYM_T2 ? "transposition (a, b, c) -> (c^T, b^T, a^T)"
                            : *elem == 1       ? "cyclic shift (a, b, c) -> (b, c, a)"
-                                              : "index reversal i -> n-1-i",
+                                              : inv,
                            z ? " (as often)" : "");
+    }
     return true;
 }
 

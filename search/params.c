@@ -250,8 +250,9 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
     if (p->lookahead > 0 && (p->ring != SCHEME_RING_F2 || p->symmetry != SCHEME_SYM_NONE))
         return scheme_fail(err, errlen, "--lookahead: only the plain walk over GF(2) has it (drop --ring z "
                                         "and --symmetry)");
-    if (p->symmetry < SCHEME_SYM_NONE || p->symmetry > SCHEME_SYM_T2)
-        return scheme_fail(err, errlen, "symmetry %d: expected none, c3, c3xc2 or t2", p->symmetry);
+    if (p->symmetry < SCHEME_SYM_NONE || p->symmetry > SCHEME_SYM_C3XC2S3)
+        return scheme_fail(err, errlen, "symmetry %d: expected none, c3, c3xc2, c3xc2s1..c3xc2s3 or t2",
+                           p->symmetry);
     if (p->symmetry != SCHEME_SYM_NONE) {
         char e[200];
         if (!scheme_symmetry_fits((scheme_symmetry)p->symmetry, p->fmt, e, sizeof e))

@@ -767,10 +767,10 @@ search_status session_search(search_session *s, const search_config *c, const ch
     run_ctx x = {.s = s, .h = h, .run = run, .mu = PTHREAD_MUTEX_INITIALIZER, .hook_mu = PTHREAD_MUTEX_INITIALIZER};
     lifter lf = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     /* a symmetric walk's schemes say so in the store (docs/db.md, "source") */
-    x.source = c->p.symmetry == SCHEME_SYM_C3     ? "search:c3"
-               : c->p.symmetry == SCHEME_SYM_C3XC2 ? "search:c3xc2"
-               : c->p.symmetry == SCHEME_SYM_T2    ? "search:t2"
-                                                   : "search";
+    char source[32] = "search";
+    if (c->p.symmetry != SCHEME_SYM_NONE)
+        snprintf(source, sizeof source, "search:%s", scheme_symmetry_name((scheme_symmetry)c->p.symmetry));
+    x.source = source;
     x.symmetry = (scheme_symmetry)c->p.symmetry;
     /* What the engine runs: c->p, with progress reports often enough for the
      * store's heartbeat (the record and the printed rows keep c's interval). */

@@ -59,8 +59,10 @@ static bool sym_setup(engine *e, void *ctx)
         engine_fail(e, SEARCH_BAD_PARAMS, "the start scheme has no free orbit: nothing to walk");
         return false;
     }
-    cuda_sym_config cfg = {0, b->g.warps, b->g.device, p->seed, p->symmetry == SCHEME_SYM_C3XC2 ? 2 : 1,
-                           p->fmt.n, b->ocap, reps, norbits, fixed, nfixed};
+    const scheme_symmetry g = (scheme_symmetry)p->symmetry;
+    cuda_sym_config cfg = {0,        b->g.warps, b->g.device, p->seed, scheme_symmetry_has_c2(g) ? 2 : 1,
+                           p->fmt.n, b->ocap,    reps,        norbits, fixed,
+                           nfixed,   scheme_symmetry_swaps(g, p->fmt.n)};
     char err[256];
     const int rc = cuda_sym_create(&cfg, &b->cs, err, sizeof err);
     free(reps);

@@ -42,8 +42,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "schemes/involution.h"
+
 typedef struct sym_walk {
     int g, order, ne, n, nn;
+    bool c2;                  /* c3xc2 or c3xc2sK: the entries e >= 3 are the involution's images */
+    int swaps;                /* the pairs the involution swaps (scheme_symmetry_swaps) */
     scheme_format fmt;
     int gen_max;              /* search_params.gen_max: dependent sets of up to this many orbits */
     int ocap;                 /* orbit slots */
@@ -72,10 +76,13 @@ typedef struct sym_walk {
 
 /* ---- the group on factors ---- */
 
-/* The index reversal on a factor: its n*n bits in reverse order
- * (scheme_symmetry_image), a byte at a time. */
+/* The involution on a factor (scheme_symmetry_image): the index reversal,
+ * its n*n bits in reverse order a byte at a time, or a swap of fewer pairs
+ * (schemes/involution.h). */
 static uint64_t rev(const sym_walk *s, uint64_t x)
 {
+    if (2 * s->swaps + 1 < s->n)
+        return scheme_involution_apply(x, s->n, s->swaps);
     uint64_t r = 0;
     for (int i = 0; i < 8; i++, x >>= 8)
         r = r << 8 | s->rev8[x & 255];
@@ -254,7 +261,7 @@ static int orbit_kind(const sym_walk *s, const uint64_t T[3])
         t2_image(s, T, U);
         return U[0] == T[0] && U[1] == T[1] && U[2] == T[2] ? ORBIT_GONE : ORBIT_FREE;
     }
-    if (s->g == SCHEME_SYM_C3XC2 && rev(s, T[0]) == T[0] && rev(s, T[1]) == T[1] && rev(s, T[2]) == T[2])
+    if (s->c2 && rev(s, T[0]) == T[0] && rev(s, T[1]) == T[1] && rev(s, T[2]) == T[2])
         return ORBIT_GONE;
     return T[0] == T[1] && T[1] == T[2] ? ORBIT_CUBE : ORBIT_FREE;
 }
@@ -268,7 +275,7 @@ static void orbit_place(search_walker *w, int32_t o, const uint64_t T[3])
     const int kind = orbit_kind(s, T);
     if (kind == ORBIT_CUBE) {
         fixed_xor(s, T[0], T[0], T[0]);
-        if (s->g == SCHEME_SYM_C3XC2) {
+        if (s->c2) {
             uint64_t r = rev(s, T[0]);
             fixed_xor(s, r, r, r);
         }
@@ -322,7 +329,7 @@ static void orbit_xor_factor(search_walker *w, int32_t o, int q, uint64_t delta)
         orbit_set(w, o, T);
         return;
     }
-    const uint64_t r = s->g == SCHEME_SYM_C3XC2 ? rev(s, T[q]) : 0;
+    const uint64_t r = s->c2 ? rev(s, T[q]) : 0;
     s->rep[o * 3 + q] = T[q];
     for (int b = 0; b < s->ne / 3; b++) {
         const int32_t code = o * s->ne + 3 * b + q;
@@ -456,7 +463,9 @@ sym_walk *sym_new(const search_params *p, int cap)
         return NULL;
     s->g = p->symmetry;
     s->order = scheme_symmetry_order((scheme_symmetry)p->symmetry);
-    s->ne = s->g == SCHEME_SYM_C3XC2 ? 6 : s->g == SCHEME_SYM_T2 ? 4 : 3;
+    s->c2 = scheme_symmetry_has_c2((scheme_symmetry)s->g);
+    s->swaps = scheme_symmetry_swaps((scheme_symmetry)s->g, p->fmt.n);
+    s->ne = s->c2 ? 6 : s->g == SCHEME_SYM_T2 ? 4 : 3;
     s->fmt = p->fmt;
     s->n = p->fmt.n;
     s->nn = p->fmt.n * p->fmt.n;
@@ -865,12 +874,23 @@ bool sym_check(const search_walker *w, char *err, size_t errlen)
 
 /* ---- the start ---- */
 
-void search_cubes_default(int n, search_cubes *out)
+/* The mirror pairs {i, n-1-i}, and the middle alone for odd n: each cube is
+ * its own image under every involution of c3xc2 and c3xc2sK. */
+static void cubes_mirror_pairs(int n, search_cubes *out)
 {
     memset(out, 0, sizeof *out);
     if (n < 1 || n > SEARCH_MAX_CUBES)
         return;
     out->digits = n;
+    for (int i = 0; i < n - 1 - i; i++)
+        out->mask[out->count++] = (uint8_t)(1u << i | 1u << (n - 1 - i));
+    if (n % 2)
+        out->mask[out->count++] = (uint8_t)(1u << (n / 2));
+}
+
+void search_cubes_default(int n, search_cubes *out)
+{
+    cubes_mirror_pairs(n, out);
     if (n == 6) {
         /* the cubes of their <6,6,6>:153 (mirror-closed too); with them one H100
          * reached 153 in 6 minutes (bench/RESULTS.md) */
@@ -878,18 +898,34 @@ void search_cubes_default(int n, search_cubes *out)
         out->mask[0] = 0x03;
         out->mask[1] = 0x0c;
         out->mask[2] = 0x30;
-        return;
     }
-    for (int i = 0; i < n - 1 - i; i++)
-        out->mask[out->count++] = (uint8_t)(1u << i | 1u << (n - 1 - i));
-    if (n % 2)
-        out->mask[out->count++] = (uint8_t)(1u << (n / 2));
+}
+
+/* Whether the involution that swaps the first `swaps` pairs (i, n-1-i) maps
+ * every cube to a cube (the start is then invariant: search_symmetric_start). */
+static bool cubes_closed(const search_cubes *c, int n, int swaps)
+{
+    for (int i = 0; i < c->count; i++) {
+        unsigned m = 0;
+        for (int d = 0; d < n; d++)
+            m |= (unsigned)(c->mask[i] >> d & 1) << scheme_involution_index(d, n, swaps);
+        bool found = false;
+        for (int j = 0; j < c->count; j++)
+            found |= c->mask[j] == m;
+        if (!found)
+            return false;
+    }
+    return true;
 }
 
 void search_cubes_default_for(scheme_symmetry g, int n, search_cubes *out)
 {
     if (g != SCHEME_SYM_T2) {
         search_cubes_default(n, out);
+        /* c3xc2sK: n's default where the involution keeps it (<6,6,6>'s under
+         * c3xc2s2), else the mirror pairs, each its own image */
+        if (scheme_symmetry_has_c2(g) && !cubes_closed(out, n, scheme_symmetry_swaps(g, n)))
+            cubes_mirror_pairs(n, out);
         return;
     }
     memset(out, 0, sizeof *out);
@@ -970,18 +1006,15 @@ bool search_cubes_check(const search_cubes *c, int n, scheme_symmetry g, char *e
     if (seen != (1u << n) - 1)
         return scheme_fail(err, errlen, "--cubes %s: expected cubes that cover the diagonal (each index in exactly "
                                         "one cube)", text);
-    if (g == SCHEME_SYM_C3XC2)
-        for (int i = 0; i < c->count; i++) {
-            unsigned m = 0;
-            for (int d = 0; d < n; d++)
-                m |= (unsigned)(c->mask[i] >> d & 1) << (n - 1 - d);
-            bool found = false;
-            for (int j = 0; j < c->count; j++)
-                found |= c->mask[j] == m;
-            if (!found)
-                return scheme_fail(err, errlen, "--cubes %s: under c3xc2 the mirror of every cube must be a cube",
-                                   text);
-        }
+    if (scheme_symmetry_has_c2(g) && !cubes_closed(c, n, scheme_symmetry_swaps(g, n))) {
+        if (g == SCHEME_SYM_C3XC2)
+            return scheme_fail(err, errlen, "--cubes %s: under c3xc2 the mirror of every cube must be a cube", text);
+        const int k = scheme_symmetry_swaps(g, n);
+        return scheme_fail(err, errlen,
+                           "--cubes %s: under %s the image of every cube must be a cube (the involution swaps i and "
+                           "n-1-i for i < %d)",
+                           text, scheme_symmetry_name(g), k);
+    }
     return true;
 }
 

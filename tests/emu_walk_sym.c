@@ -20,7 +20,8 @@ struct cuda_sym {
 int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_t errlen)
 {
     *out = NULL;
-    if (!cfg || cfg->n < 2 || cfg->n > 8 || (cfg->g != 1 && cfg->g != 2) || cfg->ocap < cfg->start_norbits + 2 ||
+    if (!cfg || cfg->n < 2 || cfg->n > 8 || (cfg->g != 1 && cfg->g != 2) ||
+        (cfg->g == 2 && (cfg->swaps < 1 || 2 * cfg->swaps > cfg->n)) || cfg->ocap < cfg->start_norbits + 2 ||
         cfg->start_norbits < 1 || cfg->walkers < 0 || cfg->warps < 0) {
         snprintf(err, errlen, "cuda_sym_create: bad arguments");
         return 2;
@@ -28,7 +29,7 @@ int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_
     cuda_sym *s = calloc(1, sizeof *s);
     if (!s)
         return snprintf(err, errlen, "out of memory"), 3;
-    wsym_layout_init(&s->L, cfg->g, cfg->n, cfg->ocap, cfg->start_nfixed);
+    wsym_layout_init(&s->L, cfg->g, cfg->n, cfg->swaps, cfg->ocap, cfg->start_nfixed);
     s->walkers = cfg->walkers ? cfg->walkers : cfg->warps ? cfg->warps * 32 : 64;
     s->norbits = cfg->start_norbits;
     s->nfixed = cfg->start_nfixed;

@@ -11,6 +11,8 @@
  *      seeds: every walker's counters, rank, stream and best scheme equal;
  *   3. every walker's best scheme verifies and is invariant;
  *   4. the engine backend reaches <3,3,3>:23 (c3) and <2,2,2>:7 (c3xc2).
+ * C3 x C2 with the reversal (c3xc2) and with fewer swaps (c3xc2s1, c3xc2s2),
+ * whose involution is another code path (schemes/involution.h).
  * Prints "N passed, N failed".  FLIPGRAPH_SEED replays the random parts. */
 #include <limits.h>
 #include <math.h>
@@ -117,7 +119,8 @@ static bool core_open(core_run *c, scheme_format f, scheme_symmetry g, int ocap_
     scheme_free(s);
     if (!ok)
         return false;
-    wsym_layout_init(&c->L, g == SCHEME_SYM_C3XC2 ? 2 : 1, f.n, c->norbits + ocap_extra, c->nfixed);
+    wsym_layout_init(&c->L, scheme_symmetry_has_c2(g) ? 2 : 1, f.n, scheme_symmetry_swaps(g, f.n),
+                     c->norbits + ocap_extra, c->nfixed);
     c->block = calloc(c->L.words, sizeof(uint64_t));
     wsym_init_state(&c->st, seed, index);
     wsym_bind(&c->w, &c->L, &c->st, c->block);
@@ -249,7 +252,8 @@ static void device_against_core(scheme_format f, scheme_symmetry g, int walkers,
         CHECK(false, "core_open");
         return;
     }
-    cuda_sym_config cfg = {walkers, 0, 0, g_seed, c.L.g, f.n, c.L.ocap, c.reps, c.norbits, c.fixed, c.nfixed};
+    cuda_sym_config cfg = {walkers, 0,       0,       g_seed,   c.L.g, f.n, c.L.ocap,
+                           c.reps,  c.norbits, c.fixed, c.nfixed, c.L.swaps};
     cuda_sym *s = NULL;
     int rc = cuda_sym_create(&cfg, &s, err, sizeof err);
     CHECK(rc == 0, "cuda_sym_create: %s", err);
@@ -383,6 +387,10 @@ int main(void)
         core_moves((scheme_format){n, n, n}, SCHEME_SYM_C3, g_seed + (uint64_t)n, 400);
         core_moves((scheme_format){n, n, n}, SCHEME_SYM_C3XC2, g_seed + 10 + (uint64_t)n, 400);
     }
+    /* the involutions that swap fewer pairs than the reversal (schemes/involution.h) */
+    core_moves((scheme_format){4, 4, 4}, SCHEME_SYM_C3XC2S1, g_seed + 14, 400);
+    core_moves((scheme_format){5, 5, 5}, SCHEME_SYM_C3XC2S1, g_seed + 15, 400);
+    core_moves((scheme_format){6, 6, 6}, SCHEME_SYM_C3XC2S2, g_seed + 16, 200);
     core_weight_bias((scheme_format){4, 4, 4}, SCHEME_SYM_C3, g_seed + 20, 800, 0.4);
     core_weight_bias((scheme_format){4, 4, 4}, SCHEME_SYM_C3XC2, g_seed + 21, 800, 0.2);
 #ifdef FLIPGRAPH_SYM_EMU
@@ -393,6 +401,7 @@ int main(void)
     device_against_core((scheme_format){3, 3, 3}, SCHEME_SYM_C3, walkers, 30000, 0, 0);
     device_against_core((scheme_format){5, 5, 5}, SCHEME_SYM_C3, walkers, 30000, 0, 0);
     device_against_core((scheme_format){4, 4, 4}, SCHEME_SYM_C3XC2, walkers, 30000, 0, 0);
+    device_against_core((scheme_format){5, 5, 5}, SCHEME_SYM_C3XC2S1, walkers, 30000, 0, 0);
     /* the weight bias spread over the walkers (0.05 to 0.4): each walker against the core with its own */
     device_against_core((scheme_format){4, 4, 4}, SCHEME_SYM_C3, walkers, 30000, 0.05, 0.4);
 #ifndef FLIPGRAPH_SYM_EMU

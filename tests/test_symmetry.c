@@ -84,6 +84,170 @@ Test(symmetry, the_group_has_its_order_and_keeps_the_tensor)
     }
 }
 
+/* ------------------------------------------------ the involutions (c3xc2sK) */
+
+/* The group whose involution swaps the first k pairs (i, n-1-i) of <n,n,n>:
+ * c3xc2 for k = n/2, c3xc2sK below; SCHEME_SYM_NONE where no name has it. */
+static scheme_symmetry group_of_swaps(int n, int k)
+{
+    if (k == n / 2)
+        return SCHEME_SYM_C3XC2;
+    return k <= 3 ? (scheme_symmetry)(SCHEME_SYM_C3XC2S1 + k - 1) : SCHEME_SYM_NONE;
+}
+
+/* Bit r*n+c of x to pi(r)*n+pi(c), one bit at a time: the reference of
+ * schemes/involution.h's delta swaps. */
+static uint64_t conjugate_by_swaps(uint64_t x, int n, int k)
+{
+    int pi[8];
+    for (int i = 0; i < n; i++)
+        pi[i] = i;
+    for (int i = 0; i < k; i++) {
+        pi[i] = n - 1 - i;
+        pi[n - 1 - i] = i;
+    }
+    uint64_t y = 0;
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++)
+            y |= (x >> (r * n + c) & 1) << (pi[r] * n + pi[c]);
+    return y;
+}
+
+/* Every involution that swaps k pairs (i, n-1-i), k = 1..n/2, is conjugation
+ * by that permutation (against a loop over the bits), with the shift a group
+ * of six (shift^3 = 1, g^2 = 1, they commute) that keeps the standard
+ * algorithm; its image of an integer term reduces mod 2 to the GF(2) image. */
+Test(symmetry, every_involution_is_a_swap_of_indices_and_keeps_the_tensor)
+{
+    scheme_rng rng;
+    const uint64_t seed = tc_seed();
+    scheme_rng_seed(&rng, seed);
+    int groups_seen = 0;
+    for (int n = 2; n <= 8; n++)
+        for (int k = 1; 2 * k <= n; k++) {
+            const scheme_symmetry g = group_of_swaps(n, k);
+            if (g == SCHEME_SYM_NONE)
+                continue;
+            groups_seen++;
+            const scheme_format f = {n, n, n};
+            char err[256];
+            cr_assert(scheme_symmetry_fits(g, f, err, sizeof err), "%s on n %d: %s", scheme_symmetry_name(g), n, err);
+            cr_assert_eq(scheme_symmetry_swaps(g, n), k);
+            cr_assert_eq(scheme_symmetry_order(g), 6);
+            const uint64_t mask = n * n == 64 ? ~0ull : (1ull << (n * n)) - 1;
+            for (int it = 0; it < 200; it++) {
+                const scheme_term t = {{scheme_rng_next(&rng) & mask, scheme_rng_next(&rng) & mask,
+                                        scheme_rng_next(&rng) & mask}};
+                const scheme_term u = scheme_symmetry_image(g, n, t, 3);
+                for (int x = 0; x < 3; x++)
+                    cr_assert_eq(u.f[x], conjugate_by_swaps(t.f[x], n, k), "seed %llu %s n %d",
+                                 (unsigned long long)seed, scheme_symmetry_name(g), n);
+                const scheme_term u2 = scheme_symmetry_image(g, n, u, 3);
+                const scheme_term a = scheme_symmetry_image(g, n, scheme_symmetry_image(g, n, t, 1), 3);
+                const scheme_term b = scheme_symmetry_image(g, n, u, 1);
+                const scheme_term c = scheme_symmetry_image(g, n, t, 4);
+                cr_assert(!memcmp(&u2, &t, sizeof t) && !memcmp(&a, &b, sizeof a) && !memcmp(&a, &c, sizeof a),
+                          "seed %llu %s n %d", (unsigned long long)seed, scheme_symmetry_name(g), n);
+                /* an integer term with the same support: its image, mod 2 */
+                scheme_zterm z, zi;
+                memset(&z, 0, sizeof z);
+                for (int x = 0; x < 3; x++)
+                    for (int e = 0; e < n * n; e++)
+                        if (t.f[x] >> e & 1)
+                            z.z[x][e] = (int8_t)(scheme_rng_below(&rng, 2) ? 1 : -3);
+                scheme_symmetry_image_z(g, n, &z, 4, &zi);
+                const scheme_term c4 = scheme_symmetry_image(g, n, t, 4);
+                for (int x = 0; x < 3; x++)
+                    for (int e = 0; e < n * n; e++)
+                        cr_assert_eq((uint64_t)(zi.z[x][e] & 1), c4.f[x] >> e & 1, "seed %llu %s n %d",
+                                     (unsigned long long)seed, scheme_symmetry_name(g), n);
+            }
+            scheme *std = scheme_standard(f);
+            int term, elem;
+            cr_assert(scheme_symmetry_check(std, g, &term, &elem, err, sizeof err), "%s n %d: %s",
+                      scheme_symmetry_name(g), n, err);
+            scheme_free(std);
+        }
+    cr_assert_eq(groups_seen, 16); /* n = 2..8: the reversal of each, and 9 with fewer swaps */
+    /* the names that do not fit: all pairs (that is c3xc2), more than there are, not square */
+    static const struct {
+        scheme_symmetry g;
+        int n, m, p;
+        const char *why;
+    } bad[] = {
+        {SCHEME_SYM_C3XC2S1, 3, 3, 3, "that is c3xc2"},  {SCHEME_SYM_C3XC2S2, 4, 4, 4, "that is c3xc2"},
+        {SCHEME_SYM_C3XC2S3, 6, 6, 6, "that is c3xc2"},  {SCHEME_SYM_C3XC2S3, 5, 5, 5, "needs n >= 8"},
+        {SCHEME_SYM_C3XC2S2, 2, 2, 2, "needs n >= 6"},   {SCHEME_SYM_C3XC2S1, 4, 4, 5, "square"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char err[256] = "";
+        cr_assert_not(scheme_symmetry_fits(bad[i].g, (scheme_format){bad[i].n, bad[i].m, bad[i].p}, err, sizeof err));
+        cr_assert(strstr(err, bad[i].why) && strstr(err, scheme_symmetry_name(bad[i].g)), "%s", err);
+    }
+    scheme_symmetry g;
+    cr_assert(scheme_symmetry_parse("c3xc2s2", &g) && g == SCHEME_SYM_C3XC2S2);
+    cr_assert_not(scheme_symmetry_parse("c3xc2s4", &g));
+    cr_assert_str_eq(scheme_symmetry_name(SCHEME_SYM_C3XC2S1), "c3xc2s1");
+}
+
+/* The start under c3xc2sK: invariant, valid, and its fixed terms are the
+ * cubes and the terms among the m = n - 2K indices the involution fixes: the
+ * standard ones (m^3 - m off the diagonal) and those a cube within them adds
+ * (|S|^3 - |S|), which the walk keeps as they are.  The default cubes are n's
+ * where the involution maps them to cubes (<6,6,6>'s under c3xc2s2), else the
+ * mirror pairs. */
+Test(symmetry, starts_under_fewer_swaps_are_invariant_with_their_fixed_block)
+{
+    static const struct {
+        int n;
+        scheme_symmetry g;
+        const char *cubes; /* the default */
+    } cases[] = {
+        {4, SCHEME_SYM_C3XC2S1, "1001,0110"},        {5, SCHEME_SYM_C3XC2S1, "10001,01010,00100"},
+        {6, SCHEME_SYM_C3XC2S1, "100001,010010,001100"}, {6, SCHEME_SYM_C3XC2S2, "110000,001100,000011"},
+        {7, SCHEME_SYM_C3XC2S2, "1000001,0100010,0010100,0001000"},
+        {8, SCHEME_SYM_C3XC2S3, "10000001,01000010,00100100,00011000"},
+        {6, SCHEME_SYM_C3XC2, "110000,001100,000011"}, /* the reversal fixes no index: no block */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const int n = cases[i].n, k = scheme_symmetry_swaps(cases[i].g, n), m = n - 2 * k;
+        const char *name = scheme_symmetry_name(cases[i].g);
+        search_cubes c = {0}, d;
+        char err[256], text[96];
+        search_cubes_default_for(cases[i].g, n, &d);
+        search_cubes_text(&d, text, sizeof text);
+        cr_assert_str_eq(text, cases[i].cubes, "%s n %d", name, n);
+        scheme *s = search_symmetric_start((scheme_format){n, n, n}, cases[i].g, &c, err, sizeof err);
+        cr_assert(s, "%s n %d: %s", name, n, err);
+        int term, elem;
+        cr_assert(verifies(s), "%s n %d", name, n);
+        cr_assert(scheme_symmetry_check(s, cases[i].g, &term, &elem, err, sizeof err), "%s n %d: %s", name, n, err);
+        uint64_t *reps = malloc((size_t)s->rank * 3 * sizeof *reps), *fixed = malloc((size_t)s->rank * 3 * sizeof *fixed);
+        int norbits, nfixed;
+        cr_assert(search_symmetric_split(s, cases[i].g, reps, &norbits, fixed, &nfixed), "%s n %d", name, n);
+        int frozen = 0, want = m * m * m - m;
+        for (int t = 0; t < nfixed; t++)
+            frozen += !(fixed[3 * t] == fixed[3 * t + 1] && fixed[3 * t + 1] == fixed[3 * t + 2]);
+        for (int q = 0; q < d.count; q++) {
+            const unsigned block = ((1u << n) - 1) & ~((1u << k) - 1) & ((1u << (n - k)) - 1);
+            const int sz = __builtin_popcount(d.mask[q]);
+            if (!(d.mask[q] & ~block))
+                want += sz * sz * sz - sz;
+        }
+        cr_assert_eq(frozen, want, "%s n %d: %d fixed terms that are not cubes, expected %d", name, n, frozen, want);
+        cr_assert_eq(s->rank, nfixed + 6 * norbits, "%s n %d", name, n);
+        free(reps);
+        free(fixed);
+        scheme_free(s);
+    }
+    /* <6,6,6>'s default cubes are not closed under c3xc2s1: refused when given */
+    search_cubes c;
+    char err[256];
+    cr_assert(search_cubes_parse("110000,001100,000011", &c));
+    cr_assert_null(search_symmetric_start((scheme_format){6, 6, 6}, SCHEME_SYM_C3XC2S1, &c, err, sizeof err));
+    cr_assert(strstr(err, "under c3xc2s1 the image of every cube must be a cube"), "%s", err);
+}
+
 /* A scheme that verifies maps to a scheme that verifies under every element
  * (the element is a symmetry of the tensor), checked on a walked <3,3,3>. */
 Test(symmetry, images_of_a_valid_scheme_are_valid)
@@ -240,6 +404,17 @@ Test(symmetry_walker, every_move_is_the_plain_moves_on_the_images, .timeout = 24
             /* the lazy walk: no reduction search, a flip that zeroes a factor reduces */
             walk_and_check((scheme_format){n, n, n}, groups[gi], seed + (uint64_t)(n * 2 + gi) + 99, steps, 1);
         }
+}
+
+/* The same under involutions with fixed indices (schemes/involution.h's delta
+ * swaps, not the reversal's bit reversal), the full and the lazy walk. */
+Test(symmetry_walker, fewer_swaps_moves_are_the_plain_moves_on_the_images, .timeout = 240)
+{
+    const uint64_t seed = tc_seed();
+    const int steps = sanitized() ? 150 : 600;
+    walk_and_check((scheme_format){4, 4, 4}, SCHEME_SYM_C3XC2S1, seed + 1, steps, 5);
+    walk_and_check((scheme_format){5, 5, 5}, SCHEME_SYM_C3XC2S1, seed + 2, steps, 1);
+    walk_and_check((scheme_format){6, 6, 6}, SCHEME_SYM_C3XC2S2, seed + 3, steps / 3, 1);
 }
 
 /* Long walks with plus transitions stay valid and invariant (checked at the end). */
@@ -477,6 +652,10 @@ Test(symmetry_search, reaches_the_records_of_small_squares, .timeout = 240)
     must_reach(2, SCHEME_SYM_C3XC2, 7, seed, 5);
     must_reach(3, SCHEME_SYM_C3XC2, 26, seed, 5);
     must_reach(3, SCHEME_SYM_C3XC2, 26, seed, 1);
+    /* c3xc2s1 on <4,4,4> keeps the 2x2x2 block of the indices 1, 2 (12 terms
+     * with its cube's): 62, 12 below its start 74, within a second */
+    must_reach(4, SCHEME_SYM_C3XC2S1, 62, seed, 5);
+    must_reach(4, SCHEME_SYM_C3XC2S1, 62, seed, 1);
 }
 
 Test(symmetry_search, bad_symmetric_runs_are_refused)
@@ -575,7 +754,7 @@ Test(symmetry_cli, verify_checks_invariance_and_names_the_term)
     cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --symmetry c3 '%s'", bad), 1, "%s", out);
     cr_assert(strstr(out, "NOT INVARIANT under c3") && strstr(out, "term "), "%s", out);
     cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --symmetry c4 '%s'", bad), 2, "%s", out);
-    cr_assert(strstr(out, "expected c3, c3xc2 or t2"), "%s", out);
+    cr_assert(strstr(out, "expected c3, c3xc2, c3xc2s1..c3xc2s3 or t2"), "%s", out);
     scheme *r = scheme_standard((scheme_format){2, 3, 4});
     const char *rect = tc_path_in("rect.txt");
     write_scheme(r, rect);
@@ -622,6 +801,38 @@ Test(symmetry_cli, search_finds_stores_and_refuses, .timeout = 240)
                             "search --dims 4x4x4 --symmetry c3 --backend gpu --eager-gen 1 --time 1s --db '%s'", db),
                  2, "%s", out);
     cr_assert(strstr(out, "--eager-gen: the symmetric GPU walk"), "%s", out);
+}
+
+/* c3xc2sK from the command line: the banner counts the terms the walk keeps,
+ * the store and the files say the group, verify checks it (and names the
+ * involution where a term's image is missing: our c3xc2 153 under c3xc2s2). */
+Test(symmetry_cli, a_walk_under_fewer_swaps_is_stored_and_verified, .timeout = 240)
+{
+    char out[16384];
+    const char *db = tc_path_in("s1.db");
+    const char *dir = tc_path_in("found-s1");
+    int rc = tc_run_cli("", out, sizeof out,
+                        "search --dims 4x4x4 --symmetry c3xc2s1 --target-rank 62 --threads 1 --time 100s --progress 0 "
+                        "--db '%s' --out '%s'",
+                        db, dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "symmetry=c3xc2s1") && strstr(out, "cubes 1001,0110"), "%s", out);
+    cr_assert(strstr(out, "12 of the start's fixed terms are not cubes: the involution of c3xc2s1 fixes the indices "
+                          "1..2"),
+              "%s", out);
+    cr_assert_gt(tc_sql_int(db, "SELECT count(*) FROM schemes WHERE source = 'search:c3xc2s1'"), 0);
+    cr_assert_eq(tc_sql_int(db, "SELECT count(*) FROM schemes WHERE source <> 'search:c3xc2s1'"), 0);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --symmetry c3xc2s1 '%s'/4x4x4-*.txt", dir), 0, "%s", out);
+    cr_assert(strstr(out, "rank 62 over GF(2): valid, invariant under c3xc2s1"), "%s", out);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/data/found/666-153-c3xc2-gf2.txt", getenv("FLIPGRAPH_SOURCE"));
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --symmetry c3xc2s2 '%s'", path), 1, "%s", out);
+    cr_assert(strstr(out, "NOT INVARIANT under c3xc2s2") &&
+                  strstr(out, "the involution swapping i and n-1-i for i < 2 (c3xc2s2)"),
+              "%s", out);
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "search --dims 4x4x4 --symmetry c3xc2s2 --time 1s --db '%s'", db), 2,
+                 "%s", out);
+    cr_assert(strstr(out, "that is c3xc2"), "%s", out);
 }
 
 /* A c3xc2 walk keeps its start's parity (a_c3xc2_walk_keeps_the_parity_of_its_rank),
@@ -915,7 +1126,7 @@ Test(symmetry_cli, lift_symmetry_gives_an_invariant_lift, .timeout = 120)
     cr_assert_eq(tc_run_cli("", out, sizeof out, "lift '%s' --symmetry c3 --walk 1s", in), 2, "%s", out);
     cr_assert(strstr(out, "--symmetry"), "%s", out);
     cr_assert_eq(tc_run_cli("", out, sizeof out, "lift '%s' --symmetry c4", in), 2, "%s", out);
-    cr_assert(strstr(out, "expected c3, c3xc2 or t2"), "%s", out);
+    cr_assert(strstr(out, "expected c3, c3xc2, c3xc2s1..c3xc2s3 or t2"), "%s", out);
 }
 
 /* ------------------------------------------------------------ the cube move */
