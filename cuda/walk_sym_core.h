@@ -47,6 +47,7 @@ typedef struct wsym_layout {
     int n;          /* <n,n,n> */
     int nn;         /* bits per factor: n * n */
     int swaps;      /* C3 x C2: the pairs (i, n-1-i) its involution swaps (n/2: the reversal) */
+    uint64_t col;   /* scheme_involution_column(n) */
     int ocap;       /* orbit slots */
     int nc;         /* entries (and bucket ids): ocap * ne */
     int tsize;      /* hash slots, a power of two >= 2 * nc */
@@ -111,6 +112,7 @@ WSYM_FN void wsym_layout_init(wsym_layout *L, int g, int n, int swaps, int ocap,
     L->n = n;
     L->nn = n * n;
     L->swaps = g == 2 ? swaps : 0;
+    L->col = scheme_involution_column(n);
     L->ocap = ocap;
     L->nc = ocap * L->ne;
     L->tsize = 16;
@@ -219,7 +221,7 @@ WSYM_FN void wsym_init_state(wsym_state *st, uint64_t seed, int index)
 WSYM_FN uint64_t wsym_rev(const wsym_layout *L, uint64_t x)
 {
     if (2 * L->swaps + 1 < L->n)
-        return scheme_involution_apply(x, L->n, L->swaps);
+        return scheme_involution_apply(x, L->n, L->swaps, L->col);
 #if defined(__CUDA_ARCH__)
     return __brevll(x) >> (64 - L->nn);
 #else

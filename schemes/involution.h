@@ -29,15 +29,22 @@ SCHEME_INVOLUTION_FN int scheme_involution_index(int i, int n, int swaps)
     return i < swaps || i > n - 1 - swaps ? n - 1 - i : i;
 }
 
+/* Bit r*n of every row r < n: column 0 of an n x n factor (n <= 8), the
+ * walkers' constant of scheme_involution_apply. */
+SCHEME_INVOLUTION_FN uint64_t scheme_involution_column(int n)
+{
+    uint64_t col = 0;
+    for (int r = 0; r < n; r++)
+        col |= 1ull << (r * n);
+    return col;
+}
+
 /* Conjugation of an n x n factor (bit r*n+c; n <= 8) by the involution that
  * swaps i and n-1-i for i < swaps: bit r*n+c goes to pi(r)*n+pi(c).  Each pair
  * is a swap of two rows, then of two columns, as delta swaps; swaps = n/2 is
- * the n*n bits reversed. */
-SCHEME_INVOLUTION_FN uint64_t scheme_involution_apply(uint64_t x, int n, int swaps)
+ * the n*n bits reversed.  col: scheme_involution_column(n). */
+SCHEME_INVOLUTION_FN uint64_t scheme_involution_apply(uint64_t x, int n, int swaps, uint64_t col)
 {
-    uint64_t col = 0; /* bit r*n of every row r */
-    for (int r = 0; r < n; r++)
-        col |= 1ull << (r * n);
     const uint64_t row = (1ull << n) - 1;
     for (int i = 0; i < swaps; i++) {
         const int j = n - 1 - i;

@@ -89,7 +89,7 @@ scheme_term scheme_symmetry_image_fmt(scheme_symmetry g, scheme_format f, scheme
         u.f[x] = t.f[(x + s) % 3];
     if (k >= 3)
         for (int x = 0; x < 3; x++)
-            u.f[x] = scheme_involution_apply(u.f[x], n, scheme_symmetry_swaps(g, n));
+            u.f[x] = scheme_involution_apply(u.f[x], n, scheme_symmetry_swaps(g, n), scheme_involution_column(n));
     return u;
 }
 

@@ -31,7 +31,8 @@
 #   wait S           waits until every job has ended or S seconds have passed,
 #                    then prints each job's state and last lines
 #   collect          copies each job's log to $OUT and the stores into
-#                    $OUT/stores.tar.gz (JOB/store.db each), prints the
+#                    $OUT/stores.tar.gz (JOB/store.db each, with its -wal where
+#                    the job still runs), prints the
 #                    meta searches' tables and the <6,6,6> progress
 #
 # Usage (three calls on one held machine, each within its 600 s):
@@ -112,8 +113,10 @@ while [ $# -gt 0 ]; do
     done
     ;;
   collect)
-    # the stores in one archive: the device sends a limited number of files back
-    tar czf "$OUT/stores.tar.gz" -C $W $(cd $W && ls -d */store.db 2>/dev/null)
+    # the stores in one archive: the device sends a limited number of files back.
+    # A job still running holds its rows in the write-ahead log (store.db-wal,
+    # docs/db.md): it goes with its store, or a store collected early is empty
+    tar czf "$OUT/stores.tar.gz" -C $W $(cd $W && ls -d */store.db */store.db-wal 2>/dev/null)
     for d in "$W"/*/; do
       name=$(basename "$d")
       cp "$d/log.txt" "$OUT/$name.txt"

@@ -48,6 +48,7 @@ typedef struct sym_walk {
     int g, order, ne, n, nn;
     bool c2;                  /* c3xc2 or c3xc2sK: the entries e >= 3 are the involution's images */
     int swaps;                /* the pairs the involution swaps (scheme_symmetry_swaps) */
+    uint64_t col;             /* scheme_involution_column(n) */
     scheme_format fmt;
     int gen_max;              /* search_params.gen_max: dependent sets of up to this many orbits */
     int ocap;                 /* orbit slots */
@@ -82,7 +83,7 @@ typedef struct sym_walk {
 static uint64_t rev(const sym_walk *s, uint64_t x)
 {
     if (2 * s->swaps + 1 < s->n)
-        return scheme_involution_apply(x, s->n, s->swaps);
+        return scheme_involution_apply(x, s->n, s->swaps, s->col);
     uint64_t r = 0;
     for (int i = 0; i < 8; i++, x >>= 8)
         r = r << 8 | s->rev8[x & 255];
@@ -465,6 +466,7 @@ sym_walk *sym_new(const search_params *p, int cap)
     s->order = scheme_symmetry_order((scheme_symmetry)p->symmetry);
     s->c2 = scheme_symmetry_has_c2((scheme_symmetry)s->g);
     s->swaps = scheme_symmetry_swaps((scheme_symmetry)s->g, p->fmt.n);
+    s->col = scheme_involution_column(p->fmt.n);
     s->ne = s->c2 ? 6 : s->g == SCHEME_SYM_T2 ? 4 : 3;
     s->fmt = p->fmt;
     s->n = p->fmt.n;
