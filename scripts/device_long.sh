@@ -35,6 +35,9 @@
 #                    the job still runs), prints the
 #                    meta searches' tables and the <6,6,6> progress
 #
+# The jobs live only as long as the machine is held: each call must follow the
+# last within the device's idle release (`status`: idle_release_s, 30 s in the
+# forty-fifth session), so nothing else may run between the calls.
 # Usage (three calls on one held machine, each within its 600 s):
 #   OUT=$OUT bash scripts/device_long.sh start 1380 0:meta:6 1:meta:7 2:metaz:1 3:plain666:1 wait 480
 #   OUT=$OUT bash scripts/device_long.sh wait 590
