@@ -765,23 +765,38 @@ Test(symmetry_cli, verify_checks_invariance_and_names_the_term)
     scheme_free(s);
 }
 
+/* `search WALK --symmetry G --target-rank R` into a store and a folder of its
+ * own (names the file names): it reaches R, the banner names G, the store
+ * records G for every scheme the walk found, and every improvement written
+ * is invariant (the shell expands the file names).  out: the search's output. */
+static void walk_stores_invariant(const char *walk, const char *g, int R, const char *names, char *out, size_t len)
+{
+    char db[1024], dir[1024], want[128], name[64];
+    snprintf(name, sizeof name, "%s.db", g);
+    snprintf(db, sizeof db, "%s", tc_path_in(name));
+    snprintf(name, sizeof name, "found-%s", g);
+    snprintf(dir, sizeof dir, "%s", tc_path_in(name));
+    int rc = tc_run_cli("", out, len, "search %s --symmetry %s --target-rank %d --time 100s --progress 0 --db '%s' "
+                        "--out '%s'", walk, g, R, db, dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    snprintf(want, sizeof want, "symmetry=%s ", g);
+    cr_assert(strstr(out, want), "the banner names the symmetry: %s", out);
+    char sql[256], verify_out[16384];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM schemes WHERE source = 'search:%s'", g);
+    cr_assert_gt(tc_sql_int(db, sql), 0);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM schemes WHERE source <> 'search:%s'", g);
+    cr_assert_eq(tc_sql_int(db, sql), 0);
+    cr_assert_eq(tc_run_cli("", verify_out, sizeof verify_out, "verify --symmetry %s '%s'/%s", g, dir, names), 0, "%s",
+                 verify_out);
+    snprintf(want, sizeof want, "rank %d over GF(2): valid, invariant under %s", R, g);
+    cr_assert(strstr(verify_out, want), "%s", verify_out);
+}
+
 Test(symmetry_cli, search_finds_stores_and_refuses, .timeout = 240)
 {
     char out[16384];
+    walk_stores_invariant("--dims 3x3x3", "c3", 23, "3x3x3-*.txt", out, sizeof out);
     const char *db = tc_path_in("s.db");
-    const char *dir = tc_path_in("found");
-    int rc = tc_run_cli("", out, sizeof out,
-                        "search --dims 3x3x3 --symmetry c3 --target-rank 23 --time 100s --progress 0 --db '%s' "
-                        "--out '%s'",
-                        db, dir);
-    cr_assert_eq(rc, 0, "%s", out);
-    cr_assert(strstr(out, "symmetry=c3"), "the banner names the symmetry: %s", out);
-    /* the store records the symmetry of every scheme the walk found */
-    cr_assert_gt(tc_sql_int(db, "SELECT count(*) FROM schemes WHERE source = 'search:c3'"), 0);
-    cr_assert_eq(tc_sql_int(db, "SELECT count(*) FROM schemes WHERE source NOT LIKE 'search:c3'"), 0);
-    /* every improvement written is invariant (the shell expands the names) */
-    cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --symmetry c3 '%s'/3x3x3-*.txt", dir), 0, "%s", out);
-    cr_assert(strstr(out, "rank 23 over GF(2): valid, invariant under c3"), "%s", out);
     cr_assert_eq(tc_run_cli("", out, sizeof out, "search --dims 3x3x4 --symmetry c3 --time 1s --db '%s'", db), 2,
                  "%s", out);
     cr_assert(strstr(out, "square"), "%s", out);
@@ -809,21 +824,12 @@ Test(symmetry_cli, search_finds_stores_and_refuses, .timeout = 240)
 Test(symmetry_cli, a_walk_under_fewer_swaps_is_stored_and_verified, .timeout = 240)
 {
     char out[16384];
-    const char *db = tc_path_in("s1.db");
-    const char *dir = tc_path_in("found-s1");
-    int rc = tc_run_cli("", out, sizeof out,
-                        "search --dims 4x4x4 --symmetry c3xc2s1 --target-rank 62 --threads 1 --time 100s --progress 0 "
-                        "--db '%s' --out '%s'",
-                        db, dir);
-    cr_assert_eq(rc, 0, "%s", out);
-    cr_assert(strstr(out, "symmetry=c3xc2s1") && strstr(out, "cubes 1001,0110"), "%s", out);
+    walk_stores_invariant("--dims 4x4x4 --threads 1", "c3xc2s1", 62, "4x4x4-*.txt", out, sizeof out);
+    cr_assert(strstr(out, "cubes 1001,0110"), "%s", out);
     cr_assert(strstr(out, "12 of the start's fixed terms are not cubes: the involution of c3xc2s1 fixes the indices "
                           "1..2"),
               "%s", out);
-    cr_assert_gt(tc_sql_int(db, "SELECT count(*) FROM schemes WHERE source = 'search:c3xc2s1'"), 0);
-    cr_assert_eq(tc_sql_int(db, "SELECT count(*) FROM schemes WHERE source <> 'search:c3xc2s1'"), 0);
-    cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --symmetry c3xc2s1 '%s'/4x4x4-*.txt", dir), 0, "%s", out);
-    cr_assert(strstr(out, "rank 62 over GF(2): valid, invariant under c3xc2s1"), "%s", out);
+    const char *db = tc_path_in("s1.db");
     char path[1024];
     snprintf(path, sizeof path, "%s/data/found/666-153-c3xc2-gf2.txt", getenv("FLIPGRAPH_SOURCE"));
     cr_assert_eq(tc_run_cli("", out, sizeof out, "verify --symmetry c3xc2s2 '%s'", path), 1, "%s", out);
