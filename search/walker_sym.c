@@ -47,6 +47,8 @@
 typedef struct sym_walk {
     int g, order, ne, n, nn;
     bool c2;                  /* c3xc2 or c3xc2sK: the entries e >= 3 are the involution's images */
+    uint8_t *half;            /* half[o]: orbit o is a half orbit (below) */
+    int nhalf;                /* alive half orbits */
     int swaps;                /* the pairs the involution swaps (scheme_symmetry_swaps) */
     uint64_t col;             /* scheme_involution_column(n) */
     scheme_format fmt;
@@ -217,8 +219,12 @@ static void idx_remove(sym_walk *s, int32_t code)
 static void set_rank(search_walker *w)
 {
     const sym_walk *s = w->sym;
-    w->rank = s->nfixed + s->order * s->nalive;
+    w->rank = s->nfixed + s->order * (s->nalive - s->nhalf) + 3 * s->nhalf;
 }
+
+/* The entries orbit o has in the index: a half orbit's three (its images
+ * under the involution are the same terms). */
+static int orbit_ne(const sym_walk *s, int32_t o) { return s->half[o] ? 3 : s->ne; }
 
 /* Adds t to the fixed terms, or cancels it with an equal one (GF(2)). */
 static void fixed_xor(sym_walk *s, uint64_t a, uint64_t b, uint64_t c)
@@ -235,7 +241,7 @@ static void fixed_xor(sym_walk *s, uint64_t a, uint64_t b, uint64_t c)
 
 static void orbit_unlink(sym_walk *s, int32_t o)
 {
-    for (int e = 0; e < s->ne; e++)
+    for (int e = 0; e < orbit_ne(s, o); e++)
         idx_remove(s, o * s->ne + e);
 }
 
@@ -246,14 +252,32 @@ static void orbit_free_slot(sym_walk *s, int32_t o)
     s->apos[last] = at;
     s->apos[o] = -1;
     s->ofree[s->nofree++] = o;
+    if (s->half[o]) {
+        s->half[o] = 0;
+        s->nhalf--;
+    }
 }
 
 /* What a representative T is: ORBIT_FREE, ORBIT_GONE (a zero factor, or the
  * reversal fixes it: |H| even, the images cancel in pairs) or ORBIT_CUBE (the
  * shift fixes it and the reversal does not: |H| = 3, each distinct image three
- * times, once over GF(2)). */
+ * times, once over GF(2)).
+ *
+ * Half orbits (c3xc2 and c3xc2sK): a term t of the scheme that the involution
+ * g fixes and the shift does not has three images, each once, which an orbit
+ * of six entries cannot hold (its images would come twice and cancel).  The
+ * start's terms among the indices an involution with fixed points fixes are
+ * such terms (docs/search.md, "Other involutions"); the walk holds each three
+ * as a half orbit of three entries, so that flips move them.  A flip of a half
+ * orbit's image with a free orbit's is the plain flip with both images of the
+ * free one (they share the half orbit's factor, which g fixes), so the half
+ * orbit takes the sum of the two deltas and stays fixed by g; with another
+ * half orbit it is one plain flip per image of the shift.  A half orbit with a
+ * zero factor goes (rank - 3), one the shift fixes joins the fixed terms once;
+ * plus transitions and the reduction search leave half orbits alone, and
+ * walks make none (the GPU kernel keeps such terms as fixed terms). */
 enum { ORBIT_FREE, ORBIT_GONE, ORBIT_CUBE };
-static int orbit_kind(const sym_walk *s, const uint64_t T[3])
+static int orbit_kind(const sym_walk *s, const uint64_t T[3], bool half)
 {
     if (!T[0] || !T[1] || !T[2])
         return ORBIT_GONE;
@@ -262,7 +286,7 @@ static int orbit_kind(const sym_walk *s, const uint64_t T[3])
         t2_image(s, T, U);
         return U[0] == T[0] && U[1] == T[1] && U[2] == T[2] ? ORBIT_GONE : ORBIT_FREE;
     }
-    if (s->c2 && rev(s, T[0]) == T[0] && rev(s, T[1]) == T[1] && rev(s, T[2]) == T[2])
+    if (s->c2 && !half && rev(s, T[0]) == T[0] && rev(s, T[1]) == T[1] && rev(s, T[2]) == T[2])
         return ORBIT_GONE;
     return T[0] == T[1] && T[1] == T[2] ? ORBIT_CUBE : ORBIT_FREE;
 }
@@ -273,10 +297,10 @@ static int orbit_kind(const sym_walk *s, const uint64_t T[3])
 static void orbit_place(search_walker *w, int32_t o, const uint64_t T[3])
 {
     sym_walk *s = w->sym;
-    const int kind = orbit_kind(s, T);
+    const int kind = orbit_kind(s, T, s->half[o]);
     if (kind == ORBIT_CUBE) {
         fixed_xor(s, T[0], T[0], T[0]);
-        if (s->c2) {
+        if (s->c2 && !s->half[o]) {
             uint64_t r = rev(s, T[0]);
             fixed_xor(s, r, r, r);
         }
@@ -288,23 +312,25 @@ static void orbit_place(search_walker *w, int32_t o, const uint64_t T[3])
     }
     for (int q = 0; q < 3; q++)
         s->rep[o * 3 + q] = T[q];
-    for (int e = 0; e < s->ne; e++) {
+    for (int e = 0; e < orbit_ne(s, o); e++) {
         s->val[o * s->ne + e] = entry_value(s, o, e);
         idx_add(s, o * s->ne + e);
     }
-    if (!s->queued[o]) {
+    if (!s->queued[o] && !s->half[o]) {
         s->queued[o] = 1;
         s->work[s->nwork++] = o;
     }
 }
 
-static int32_t orbit_new(search_walker *w, const uint64_t T[3])
+static int32_t orbit_new(search_walker *w, const uint64_t T[3], bool half)
 {
     sym_walk *s = w->sym;
     int32_t o = s->ofree[--s->nofree];
     s->apos[o] = s->nalive;
     s->alive[s->nalive++] = o;
     s->queued[o] = 0;
+    s->half[o] = half;
+    s->nhalf += half;
     orbit_place(w, o, T);
     set_rank(w);
     return o;
@@ -326,19 +352,19 @@ static void orbit_xor_factor(search_walker *w, int32_t o, int q, uint64_t delta)
     sym_walk *s = w->sym;
     uint64_t T[3] = {s->rep[o * 3], s->rep[o * 3 + 1], s->rep[o * 3 + 2]};
     T[q] ^= delta;
-    if (s->g == SCHEME_SYM_T2 || orbit_kind(s, T) != ORBIT_FREE) {
+    if (s->g == SCHEME_SYM_T2 || orbit_kind(s, T, s->half[o]) != ORBIT_FREE) {
         orbit_set(w, o, T);
         return;
     }
     const uint64_t r = s->c2 ? rev(s, T[q]) : 0;
     s->rep[o * 3 + q] = T[q];
-    for (int b = 0; b < s->ne / 3; b++) {
+    for (int b = 0; b < orbit_ne(s, o) / 3; b++) {
         const int32_t code = o * s->ne + 3 * b + q;
         idx_remove(s, code);
         s->val[code] = b ? r : T[q];
         idx_add(s, code);
     }
-    if (!s->lazy && !s->queued[o]) {
+    if (!s->lazy && !s->queued[o] && !s->half[o]) {
         s->queued[o] = 1;
         s->work[s->nwork++] = o;
     }
@@ -370,7 +396,7 @@ static bool reduce_dependent(search_walker *w, int32_t code)
     int k = 0;
     for (int32_t u = bk->head; u >= 0; u = s->nxt[u]) {
         const int32_t o = u / s->ne;
-        bool twice = false;
+        bool twice = s->half[o]; /* a half orbit is left out too (the top) */
         for (int32_t v = bk->head; v >= 0 && !twice; v = s->nxt[v])
             twice = v != u && v / s->ne == o;
         if (twice)
@@ -418,7 +444,7 @@ static bool reduce_one(search_walker *w, int32_t o)
         const int32_t code = o * s->ne + e;
         for (int32_t u = s->bk[s->bid[code]].head; u >= 0; u = s->nxt[u]) {
             const int32_t o2 = u / s->ne;
-            if (o2 == o)
+            if (o2 == o || s->half[o2])
                 continue;
             uint64_t T1[3], T2[3];
             entry_image(s, o, e, T1);
@@ -477,7 +503,7 @@ sym_walk *sym_new(const search_params *p, int cap)
         for (int i = 0; i < 8; i++)
             s->rev8[b] |= (uint8_t)((b >> i & 1) << (7 - i));
     /* a walk may hold up to cap terms and one plus transition more */
-    s->ocap = cap / s->order + 4;
+    s->ocap = cap / (s->c2 ? 3 : s->order) + 4; /* half orbits hold 3 terms */
     s->fixed_cap = cap + 2 * s->order;
     const int nc = s->ocap * s->ne;
     bool ok = true;
@@ -497,6 +523,7 @@ sym_walk *sym_new(const search_params *p, int cap)
     ALLOC(s->M, nc);
     ALLOC(s->work, s->ocap * 2 + 8);
     ALLOC(s->queued, s->ocap);
+    ALLOC(s->half, s->ocap);
 #undef ALLOC
     if (!ok || !tab_init(&s->tab, nc)) {
         sym_free(s);
@@ -524,6 +551,7 @@ void sym_free(sym_walk *s)
     free(s->M);
     free(s->work);
     free(s->queued);
+    free(s->half);
     free(s->tab.e);
     free(s);
 }
@@ -610,12 +638,13 @@ bool sym_reset(search_walker *w, const scheme *sch)
 {
     sym_walk *s = w->sym;
     memset(s->tab.e, 0, (size_t)(s->tab.mask + 1) * sizeof(wk_hent));
-    s->nalive = s->nfixed = s->nM = s->nwork = 0;
+    s->nalive = s->nfixed = s->nM = s->nwork = s->nhalf = 0;
     s->nofree = 0;
     for (int32_t o = s->ocap - 1; o >= 0; o--) {
         s->ofree[s->nofree++] = o;
         s->apos[o] = -1;
         s->queued[o] = 0;
+        s->half[o] = 0;
     }
     const int nc = s->ocap * s->ne;
     s->nbfree = 0;
@@ -630,12 +659,40 @@ bool sym_reset(search_walker *w, const scheme *sch)
     const size_t words = (size_t)(sch->rank ? sch->rank : 1) * 3;
     uint64_t *reps = malloc(words * sizeof *reps), *fixed = malloc(words * sizeof *fixed);
     int norbits = 0, nfixed = 0;
-    bool ok = reps && fixed && search_symmetric_split(sch, (scheme_symmetry)s->g, reps, &norbits, fixed, &nfixed) &&
-              nfixed <= s->fixed_cap && norbits <= s->ocap;
-    for (int i = 0; ok && i < nfixed; i++)
-        s->fixed[s->nfixed++] = (scheme_term){{fixed[3 * i], fixed[3 * i + 1], fixed[3 * i + 2]}};
-    for (int i = 0; ok && i < norbits; i++)
-        orbit_new(w, &reps[3 * i]);
+    bool ok = reps && fixed && search_symmetric_split(sch, (scheme_symmetry)s->g, reps, &norbits, fixed, &nfixed);
+    /* under an involution the fixed terms the shift moves are half orbits
+     * (orbit_kind): each three images once, taken in turn, the first the
+     * representative */
+    for (int i = 0; ok && i < nfixed; i++) {
+        const uint64_t *t = &fixed[3 * i];
+        if (!t[0]) /* an image of a half orbit already taken (cleared below) */
+            continue;
+        if (!s->c2 || (t[0] == t[1] && t[1] == t[2])) {
+            ok = s->nfixed < s->fixed_cap;
+            if (ok)
+                s->fixed[s->nfixed++] = (scheme_term){{t[0], t[1], t[2]}};
+            continue;
+        }
+        ok = s->nofree > 0;
+        for (int k = 1; ok && k < 3; k++) {
+            const scheme_term u = scheme_symmetry_image_fmt((scheme_symmetry)s->g, s->fmt,
+                                                            (scheme_term){{t[0], t[1], t[2]}}, k);
+            int at = -1;
+            for (int j = i + 1; j < nfixed && at < 0; j++)
+                if (fixed[3 * j] == u.f[0] && fixed[3 * j + 1] == u.f[1] && fixed[3 * j + 2] == u.f[2])
+                    at = j;
+            ok = at >= 0;
+            if (ok)
+                fixed[3 * at] = 0;
+        }
+        if (ok)
+            orbit_new(w, t, true);
+    }
+    for (int i = 0; ok && i < norbits; i++) {
+        ok = s->nofree > 0;
+        if (ok)
+            orbit_new(w, &reps[3 * i], false);
+    }
     free(reps);
     free(fixed);
     if (!ok)
@@ -732,6 +789,12 @@ bool sym_flip(search_walker *w)
         y2 = rev(s, y2);
         z1 = rev(s, z1);
     }
+    /* a half orbit meets both images of a free one (orbit_kind): the sum */
+    const bool h1 = s->half[o1], h2 = s->half[o2];
+    if (h1 && !h2)
+        y2 ^= rev(s, y2);
+    if (h2 && !h1)
+        z1 ^= rev(s, z1);
     const int before = w->rank;
     w->st.flips++;
     const int q1 = (e1 + 1) % 3, q2 = (e2 + 2) % 3;
@@ -745,7 +808,7 @@ bool sym_flip(search_walker *w)
      * scheme's change over |G|.  The rank unchanged, both orbits kept their
      * representatives (no reduction, no orbit became fixed), so the flip is
      * undone by the same two additions (y2 and z1 did not change). */
-    if (w->weight_bias > 0 && w->rank == before && s->rep[o1 * 3 + q1] == (r1 ^ y2) &&
+    if (w->weight_bias > 0 && !h1 && !h2 && w->rank == before && s->rep[o1 * 3 + q1] == (r1 ^ y2) &&
         s->rep[o2 * 3 + q2] == (r2 ^ z1)) {
         const int dw = __builtin_popcountll(r1 ^ y2) - __builtin_popcountll(r1) + __builtin_popcountll(r2 ^ z1) -
                        __builtin_popcountll(r2);
@@ -770,7 +833,7 @@ bool sym_plus(search_walker *w)
     for (int tries = 0; tries < 64; tries++) {
         const int32_t o1 = s->alive[scheme_rng_below(&w->rng, (uint32_t)s->nalive)];
         const int32_t o2 = s->alive[scheme_rng_below(&w->rng, (uint32_t)s->nalive)];
-        if (o1 == o2)
+        if (o1 == o2 || s->half[o1] || s->half[o2])
             continue;
         uint64_t T1[3], T2[3];
         entry_image(s, o1, 0, T1);
@@ -787,7 +850,7 @@ bool sym_plus(search_walker *w)
         N3[z] ^= T1[z];
         orbit_set(w, o1, N1);
         orbit_set(w, o2, N3);
-        orbit_new(w, N2);
+        orbit_new(w, N2, false);
         w->st.plus++;
         process_work(w);
         return true;
@@ -806,7 +869,7 @@ int sym_terms(const search_walker *w, scheme_term *out)
     for (int i = 0; i < s->nalive; i++) {
         const int32_t o = s->alive[i];
         scheme_term t = {{s->rep[o * 3], s->rep[o * 3 + 1], s->rep[o * 3 + 2]}};
-        for (int g = 0; g < s->order; g++)
+        for (int g = 0; g < (s->half[o] ? 3 : s->order); g++)
             out[k++] = scheme_symmetry_image_fmt((scheme_symmetry)s->g, s->fmt, t, g);
     }
     return k;
@@ -815,9 +878,12 @@ int sym_terms(const search_walker *w, scheme_term *out)
 bool sym_check(const search_walker *w, char *err, size_t errlen)
 {
     const sym_walk *s = w->sym;
-    if (w->rank != s->nfixed + s->order * s->nalive)
-        return scheme_fail(err, errlen, "rank %d, but %d fixed terms and %d orbits of %d", w->rank, s->nfixed,
-                           s->nalive, s->order);
+    int nhalf = 0;
+    for (int i = 0; i < s->nalive; i++)
+        nhalf += s->half[s->alive[i]];
+    if (nhalf != s->nhalf || w->rank != s->nfixed + s->order * (s->nalive - nhalf) + 3 * nhalf)
+        return scheme_fail(err, errlen, "rank %d, but %d fixed terms, %d orbits of %d and %d half orbits (%d counted)",
+                           w->rank, s->nfixed, s->nalive - nhalf, s->order, nhalf, s->nhalf);
     int inM = 0;
     for (int i = 0; i < s->nalive; i++) {
         const int32_t o = s->alive[i];
@@ -829,10 +895,12 @@ bool sym_check(const search_walker *w, char *err, size_t errlen)
         scheme_term T = {{t[0], t[1], t[2]}};
         for (int g = 1; g < s->order; g++) {
             scheme_term u = scheme_symmetry_image_fmt((scheme_symmetry)s->g, s->fmt, T, g);
-            if (!term_cmp(&u, &T))
-                return scheme_fail(err, errlen, "orbit %d: its representative is fixed by element %d", o, g);
+            /* a half orbit's representative is fixed by the involution (g = 3) and no other */
+            if (!term_cmp(&u, &T) != (s->half[o] && g == 3))
+                return scheme_fail(err, errlen, "orbit %d%s: its representative is %s by element %d", o,
+                                   s->half[o] ? " (half)" : "", term_cmp(&u, &T) ? "not fixed" : "fixed", g);
         }
-        for (int e = 0; e < s->ne; e++) {
+        for (int e = 0; e < orbit_ne(s, o); e++) {
             const int32_t code = o * s->ne + e;
             if (s->val[code] != entry_value(s, o, e))
                 return scheme_fail(err, errlen, "orbit %d entry %d: stale value", o, e);
@@ -862,6 +930,8 @@ bool sym_check(const search_walker *w, char *err, size_t errlen)
     for (int i = 0; i < s->nalive && !s->lazy; i++)
         for (int j = i + 1; j < s->nalive; j++) {
             const int32_t o1 = s->alive[i], o2 = s->alive[j];
+            if (s->half[o1] || s->half[o2])
+                continue; /* the reduction search leaves half orbits alone */
             scheme_term T1 = {{s->rep[o1 * 3], s->rep[o1 * 3 + 1], s->rep[o1 * 3 + 2]}};
             scheme_term T2 = {{s->rep[o2 * 3], s->rep[o2 * 3 + 1], s->rep[o2 * 3 + 2]}};
             for (int g = 0; g < s->order; g++) {

@@ -27,9 +27,14 @@ static inline int sym_find_term(const scheme *s, scheme_term t)
     return -1;
 }
 
-/* The reference: is `after` the result of |G| plain flips (search_flip) on
- * the images g a, g b of two terms a, b of `before` sharing a factor at x?
- * Tried over every ordered pair of terms and position. */
+/* The reference: is `after` the result of the plain flips (search_flip) on
+ * the pairs of images (g a, g b), g in G, of two terms a, b of `before`
+ * sharing a factor at x?  Tried over every ordered pair of terms and
+ * position.  The pairs are taken by their places in `before` and each once:
+ * |G| pairs of disjoint terms where a and b lie in free orbits; where the
+ * involution fixes a (a half orbit of c3xc2sK, search/walker_sym.c) each
+ * image of a is in two pairs and flips twice, and where it fixes both the
+ * pairs come twice and flip once.  A move that drops a term is not compared. */
 static inline bool sym_is_flip_of(const scheme *before, const scheme *after, scheme_symmetry g)
 {
     const int n = before->fmt.n, order = scheme_symmetry_order(g);
@@ -38,16 +43,27 @@ static inline bool sym_is_flip_of(const scheme *before, const scheme *after, sch
             for (int x = 0; x < 3; x++) {
                 if (i == j || before->terms[i].f[x] != before->terms[j].f[x])
                     continue;
-                scheme *c = scheme_clone(before);
+                int pa[6], pb[6], px[6], np = 0;
                 bool ok = true;
                 for (int k = 0; k < order && ok; k++) {
-                    int a = sym_find_term(c, scheme_symmetry_image(g, n, before->terms[i], k));
-                    int b = sym_find_term(c, scheme_symmetry_image(g, n, before->terms[j], k));
+                    const int a = sym_find_term(before, scheme_symmetry_image(g, n, before->terms[i], k));
+                    const int b = sym_find_term(before, scheme_symmetry_image(g, n, before->terms[j], k));
                     /* the images sit at position (x - shift) after the shift */
-                    int xs = ((x - k % 3) % 3 + 3) % 3;
-                    ok = a >= 0 && b >= 0 && a != b && search_flip(c->terms, &c->rank, a, b, xs);
+                    const int xs = ((x - k % 3) % 3 + 3) % 3;
+                    ok = a >= 0 && b >= 0 && a != b;
+                    bool seen = false;
+                    for (int q = 0; q < np; q++)
+                        seen = seen || (pa[q] == a && pb[q] == b && px[q] == xs);
+                    if (ok && !seen) {
+                        pa[np] = a;
+                        pb[np] = b;
+                        px[np++] = xs;
+                    }
                 }
-                bool same = ok && scheme_equal(c, after);
+                scheme *c = scheme_clone(before);
+                for (int q = 0; q < np && ok; q++)
+                    ok = search_flip(c->terms, &c->rank, pa[q], pb[q], px[q]) && c->rank == before->rank;
+                const bool same = ok && scheme_equal(c, after);
                 scheme_free(c);
                 if (same)
                     return true;
