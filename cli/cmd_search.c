@@ -189,8 +189,8 @@ static void large_defaults_line(const search_config *c, search_backend b)
 
 /* The fixed terms of the symmetric start s under g that are not cubes: under
  * c3xc2sK the terms among the indices the involution fixes (a block of the
- * standard algorithm), which the CPU walk holds as half orbits and the GPU
- * walk keeps as they are; 0 when s does not split (out of memory). */
+ * standard algorithm), which the walks hold as half orbits; 0 when s does not
+ * split (out of memory). */
 static int frozen_terms(const scheme *s, scheme_symmetry g)
 {
     uint64_t *reps = malloc((size_t)s->rank * 3 * sizeof *reps), *fixed = malloc((size_t)s->rank * 3 * sizeof *fixed);
@@ -343,12 +343,12 @@ static void banner(const banner_info *b)
     /* A walk from its cubes keeps its start's class mod `step`: under c3xc2 and
      * t2 the fixed terms change two at a time if at all (step 2, the parity),
      * under c3 only when an orbit becomes a new cube, which walks almost never
-     * make (rank = fixed terms + 3 * orbits).  Under c3xc2sK the CPU walk's half
+     * make (rank = fixed terms + 3 * orbits).  Under c3xc2sK the walks' half
      * orbits of 3 terms (search/walker_sym.c) take the parity away and leave the
      * class mod 3 (rank = fixed terms + 6 * orbits + 3 * half orbits).  An
      * overnight run at a target outside the class should say at once where it
      * is met. */
-    const bool halves = frozen > 0 && !gpu;
+    const bool halves = frozen > 0;
     const int step = p->symmetry == SCHEME_SYM_C3 || halves ? 3
                      : scheme_symmetry_has_c2((scheme_symmetry)p->symmetry) || p->symmetry == SCHEME_SYM_T2 ? 2
                                                                                                                : 0;
@@ -372,12 +372,11 @@ static void banner(const banner_info *b)
     if (frozen > 0)
         fprintf(stderr,
                 "%d of the start's terms are fixed by the involution of %s and not by the shift (those among the "
-                "indices %d..%d): %s (docs/search.md, \"Other involutions\")\n",
+                "indices %d..%d): the walk holds them as half orbits of 3 terms and flips them (docs/search.md, "
+                "\"Other involutions\")\n",
                 frozen, scheme_symmetry_name((scheme_symmetry)p->symmetry),
                 scheme_symmetry_swaps((scheme_symmetry)p->symmetry, p->fmt.n),
-                p->fmt.n - 1 - scheme_symmetry_swaps((scheme_symmetry)p->symmetry, p->fmt.n),
-                gpu ? "the GPU walk keeps them as fixed terms, never flipped (the CPU walk flips them as half orbits)"
-                    : "the walk holds them as half orbits of 3 terms and flips them");
+                p->fmt.n - 1 - scheme_symmetry_swaps((scheme_symmetry)p->symmetry, p->fmt.n));
     if (p->symmetry != SCHEME_SYM_NONE && p->ring == SCHEME_RING_Z)
         fprintf(stderr, "over Z: the symmetric walk is over GF(2); each of its improvements is lifted to Z "
                         "(Hensel lifting) and the lifts are the results (docs/search.md, \"Symmetric walks over "

@@ -417,6 +417,8 @@ typedef struct cuda_sym_config {
     int start_nfixed;
     int swaps;                   /* g 2: the pairs (i, n-1-i) the involution swaps, n/2 for the
                                     index reversal (scheme_symmetry_swaps) */
+    const uint64_t *start_half;  /* [start_nhalf][3]: half orbits (search_symmetric_halves) */
+    int start_nhalf;
 } cuda_sym_config;
 
 typedef struct cuda_sym cuda_sym;
@@ -434,7 +436,8 @@ int cuda_sym_run(cuda_sym *s, const wsym_params *P, uint64_t flips, double *ms, 
 /* Copies every walker's scalars (out: room for cuda_sym_walkers). */
 int cuda_sym_states(cuda_sym *s, wsym_state *out, char *err, size_t errlen);
 /* Copies walker's best arrays as st (its state, from cuda_sym_states) describes
- * them: st->best_norbits representatives and st->best_nfixed fixed terms. */
+ * them: st->best_norbits representatives and st->best_nfixed fixed terms (a
+ * half orbit's three terms among them: wsym_keep_best). */
 int cuda_sym_best(cuda_sym *s, int walker, const wsym_state *st, uint64_t *reps, uint64_t *fixed, char *err,
                   size_t errlen);
 void cuda_sym_destroy(cuda_sym *s);

@@ -22,8 +22,8 @@ bool fail(char *err, size_t len, const char *what, cudaError_t e)
     return false;
 }
 
-__global__ void sym_init(wsym_layout L, wsym_state *st, uint64_t *blocks, const uint64_t *reps, int norbits,
-                         const uint64_t *fixed, int nfixed, uint64_t seed, int walkers)
+__global__ void sym_init(wsym_layout L, wsym_state *st, uint64_t *blocks, wsym_start start, uint64_t seed,
+                         int walkers)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= walkers)
@@ -32,12 +32,11 @@ __global__ void sym_init(wsym_layout L, wsym_state *st, uint64_t *blocks, const 
     wsym_init_state(s, seed, i);
     wsym_walker w;
     wsym_bind(&w, &L, s, blocks + (size_t)i * L.words);
-    const wsym_start start = {reps, norbits, fixed, nfixed};
     wsym_reset(&w, &start);
 }
 
-__global__ void sym_walk(wsym_layout L, wsym_state *st, uint64_t *blocks, const uint64_t *reps, int norbits,
-                         const uint64_t *fixed, int nfixed, wsym_params P, uint64_t flips, int walkers)
+__global__ void sym_walk(wsym_layout L, wsym_state *st, uint64_t *blocks, wsym_start start, wsym_params P,
+                         uint64_t flips, int walkers)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= walkers)
@@ -46,7 +45,6 @@ __global__ void sym_walk(wsym_layout L, wsym_state *st, uint64_t *blocks, const 
     wsym_state s = st[i];
     wsym_walker w;
     wsym_bind(&w, &L, &s, blocks + (size_t)i * L.words);
-    const wsym_start start = {reps, norbits, fixed, nfixed};
     const wsym_params Pi = wsym_params_of(&P, i, walkers);
     wsym_walk(&w, &start, &Pi, flips);
     st[i] = s;
@@ -58,8 +56,8 @@ __global__ void sym_walk(wsym_layout L, wsym_state *st, uint64_t *blocks, const 
 // global memory and 32 walkers per warp made each walker about 200 times
 // slower than a CPU thread (bench/RESULTS.md), so a walk of 3e7 flips never
 // ended within a minute.
-__global__ void sym_walk_smem(wsym_layout L, wsym_state *st, uint64_t *blocks, const uint64_t *reps, int norbits,
-                              const uint64_t *fixed, int nfixed, wsym_params P, uint64_t flips, int walkers)
+__global__ void sym_walk_smem(wsym_layout L, wsym_state *st, uint64_t *blocks, wsym_start start, wsym_params P,
+                              uint64_t flips, int walkers)
 {
     extern __shared__ uint64_t smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -74,7 +72,6 @@ __global__ void sym_walk_smem(wsym_layout L, wsym_state *st, uint64_t *blocks, c
         wsym_state s = st[i];
         wsym_walker w;
         wsym_bind(&w, &L, &s, mine);
-        const wsym_start start = {reps, norbits, fixed, nfixed};
         const wsym_params Pi = wsym_params_of(&P, i, walkers);
         wsym_walk(&w, &start, &Pi, flips);
         st[i] = s;
@@ -92,7 +89,8 @@ struct cuda_sym {
     int walkers = 0;
     int device = 0;
     wsym_state *d_state = nullptr;
-    uint64_t *d_blocks = nullptr, *d_reps = nullptr, *d_fixed = nullptr;
+    uint64_t *d_blocks = nullptr, *d_reps = nullptr, *d_fixed = nullptr; /* d_fixed: the fixed terms, then the half orbits */
+    wsym_start d_start = {};                                               /* the start in device memory */
     int norbits = 0, nfixed = 0;
     int per_block = 0;  // walkers (warps) per block of the shared-memory kernel; 0: global memory
     char name[256] = "";
@@ -102,7 +100,8 @@ int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_
 {
     *out = nullptr;
     if (!cfg || cfg->n < 2 || cfg->n > 8 || (cfg->g != 1 && cfg->g != 2) ||
-        (cfg->g == 2 && (cfg->swaps < 1 || 2 * cfg->swaps > cfg->n)) || cfg->ocap < cfg->start_norbits + 2 ||
+        (cfg->g == 2 && (cfg->swaps < 1 || 2 * cfg->swaps > cfg->n)) || cfg->start_nhalf < 0 ||
+        (cfg->start_nhalf && cfg->g != 2) || cfg->ocap < cfg->start_norbits + 2 ||
         cfg->start_norbits < 1 || cfg->walkers < 0 || cfg->warps < 0) {
         if (err && errlen)
             snprintf(err, errlen, "cuda_sym_create: bad arguments");
@@ -118,7 +117,7 @@ int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_
     s->cfg = *cfg;
     s->device = cfg->device;
     snprintf(s->name, sizeof s->name, "%s", prop.name);
-    wsym_layout_init(&s->L, cfg->g, cfg->n, cfg->swaps, cfg->ocap, cfg->start_nfixed);
+    wsym_layout_init(&s->L, cfg->g, cfg->n, cfg->swaps, cfg->ocap, cfg->start_nfixed + 3 * cfg->start_nhalf);
     smem_shape shape;
     if ((e = smem_shape_for(sym_walk_smem, s->L.words * sizeof(uint64_t), prop, !getenv("FLIPGRAPH_SYM_GLOBAL"),
                             &shape)) != cudaSuccess) {
@@ -137,19 +136,23 @@ int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_
     bool ok = (e = cudaMalloc(&s->d_state, (size_t)s->walkers * sizeof(wsym_state))) == cudaSuccess &&
               (e = cudaMalloc(&s->d_blocks, block_bytes)) == cudaSuccess &&
               (e = cudaMalloc(&s->d_reps, (size_t)s->norbits * 3 * sizeof(uint64_t))) == cudaSuccess &&
-              (e = cudaMalloc(&s->d_fixed, ((size_t)s->nfixed + 1) * 3 * sizeof(uint64_t))) == cudaSuccess &&
+              (e = cudaMalloc(&s->d_fixed, ((size_t)s->nfixed + cfg->start_nhalf + 1) * 3 * sizeof(uint64_t))) ==
+                  cudaSuccess &&
               (e = cudaMemcpy(s->d_reps, cfg->start_reps, (size_t)s->norbits * 3 * sizeof(uint64_t),
                               cudaMemcpyHostToDevice)) == cudaSuccess &&
               (s->nfixed == 0 || (e = cudaMemcpy(s->d_fixed, cfg->start_fixed, (size_t)s->nfixed * 3 * sizeof(uint64_t),
-                                                 cudaMemcpyHostToDevice)) == cudaSuccess);
+                                                 cudaMemcpyHostToDevice)) == cudaSuccess) &&
+              (cfg->start_nhalf == 0 ||
+               (e = cudaMemcpy(s->d_fixed + (size_t)s->nfixed * 3, cfg->start_half,
+                               (size_t)cfg->start_nhalf * 3 * sizeof(uint64_t), cudaMemcpyHostToDevice)) == cudaSuccess);
     if (!ok) {
         fail(err, errlen, "allocating the symmetric walkers", e);
         cuda_sym_destroy(s);
         return 3;
     }
-    sym_init<<<(s->walkers + kThreads - 1) / kThreads, kThreads>>>(s->L, s->d_state, s->d_blocks, s->d_reps,
-                                                                 s->norbits, s->d_fixed, s->nfixed, cfg->seed,
-                                                                 s->walkers);
+    s->d_start = {s->d_reps, s->norbits, s->d_fixed, s->nfixed, s->d_fixed + (size_t)s->nfixed * 3, cfg->start_nhalf};
+    sym_init<<<(s->walkers + kThreads - 1) / kThreads, kThreads>>>(s->L, s->d_state, s->d_blocks, s->d_start,
+                                                                 cfg->seed, s->walkers);
     if ((e = cudaDeviceSynchronize()) != cudaSuccess || (e = cudaGetLastError()) != cudaSuccess) {
         fail(err, errlen, "the symmetric walk's init kernel", e);
         cuda_sym_destroy(s);
@@ -177,11 +180,10 @@ int cuda_sym_run(cuda_sym *s, const wsym_params *P, uint64_t flips, double *ms, 
     if (s->per_block)
         sym_walk_smem<<<(s->walkers + s->per_block - 1) / s->per_block, 32 * s->per_block,
                         s->L.words * sizeof(uint64_t) * (size_t)s->per_block>>>(
-            s->L, s->d_state, s->d_blocks, s->d_reps, s->norbits, s->d_fixed, s->nfixed, *P, flips, s->walkers);
+            s->L, s->d_state, s->d_blocks, s->d_start, *P, flips, s->walkers);
     else
-        sym_walk<<<(s->walkers + kThreads - 1) / kThreads, kThreads>>>(s->L, s->d_state, s->d_blocks, s->d_reps,
-                                                                     s->norbits, s->d_fixed, s->nfixed, *P, flips,
-                                                                     s->walkers);
+        sym_walk<<<(s->walkers + kThreads - 1) / kThreads, kThreads>>>(s->L, s->d_state, s->d_blocks, s->d_start, *P,
+                                                                     flips, s->walkers);
     cudaEventRecord(b);
     e = cudaEventSynchronize(b);
     if (e == cudaSuccess)

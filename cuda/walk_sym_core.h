@@ -57,7 +57,7 @@ typedef struct wsym_layout {
     size_t o_rep, o_key, o_fixed, o_brep, o_bfixed, o_i32;
     /* offsets in 32-bit words from o_i32 */
     size_t i_tbid, i_bcount, i_bhead, i_bfree, i_M, i_mpos, i_bid, i_nxt, i_prv, i_alive, i_apos,
-        i_ofree;
+        i_ofree, i_half;
     size_t words;   /* the block's size in 64-bit words */
 } wsym_layout;
 
@@ -94,17 +94,24 @@ typedef struct wsym_state {
     int32_t best_rank;      /* the lowest rank copied to the best arrays (INT32_MAX: none) */
     int32_t best_norbits, best_nfixed;
     int32_t failed;         /* 1: the walk overflowed its slots (a bug: the host says so) */
-    int32_t pad;
+    int32_t nhalf;          /* alive half orbits (C3 x C2 with an involution that fixes indices) */
+    int32_t pad[2];
 } wsym_state;
 
-/* The start every walk begins from: free orbit representatives and fixed terms. */
+/* The start every walk begins from: free orbit representatives, fixed terms,
+ * and half orbits (search_symmetric_halves: terms the involution fixes and
+ * the shift moves, three images each once). */
 typedef struct wsym_start {
     const uint64_t *reps;   /* [norbits][3] */
     int norbits;
     const uint64_t *fixed;  /* [nfixed][3] */
     int nfixed;
+    const uint64_t *half;   /* [nhalf][3] */
+    int nhalf;
 } wsym_start;
 
+/* start_fixed: the start's fixed terms and 3 per half orbit (the best arrays
+ * hold a half orbit as its three terms, wsym_keep_best). */
 WSYM_FN void wsym_layout_init(wsym_layout *L, int g, int n, int swaps, int ocap, int start_fixed)
 {
     L->g = g;
@@ -142,6 +149,7 @@ WSYM_FN void wsym_layout_init(wsym_layout *L, int g, int n, int swaps, int ocap,
     L->i_alive = i, i += (size_t)ocap;
     L->i_apos = i, i += (size_t)ocap;
     L->i_ofree = i, i += (size_t)ocap;
+    L->i_half = i, i += (size_t)ocap;
     L->words = w + (i + 1) / 2;
 }
 
@@ -151,6 +159,7 @@ typedef struct wsym_walker {
     wsym_state *st;
     uint64_t *rep, *key, *fixed, *brep, *bfixed;
     int32_t *tbid, *bcount, *bhead, *bfree, *M, *mpos, *bid, *nxt, *prv, *alive, *apos, *ofree;
+    int32_t *half; /* half[o]: orbit o is a half orbit (3 entries, 3 terms) */
 } wsym_walker;
 
 WSYM_FN void wsym_bind(wsym_walker *w, const wsym_layout *L, wsym_state *st, uint64_t *block)
@@ -175,6 +184,7 @@ WSYM_FN void wsym_bind(wsym_walker *w, const wsym_layout *L, wsym_state *st, uin
     w->alive = b + L->i_alive;
     w->apos = b + L->i_apos;
     w->ofree = b + L->i_ofree;
+    w->half = b + L->i_half;
 }
 
 /* ---- random numbers: splitmix64 on a counter ---- */
@@ -337,8 +347,11 @@ WSYM_FN void wsym_idx_remove(wsym_walker *w, int32_t code, uint64_t key)
 
 WSYM_FN void wsym_set_rank(wsym_walker *w)
 {
-    w->st->rank = w->st->nfixed + (w->L->g == 2 ? 6 : 3) * w->st->nalive;
+    w->st->rank = w->st->nfixed + (w->L->g == 2 ? 6 : 3) * (w->st->nalive - w->st->nhalf) + 3 * w->st->nhalf;
 }
+
+/* The entries of orbit o in the index: 3 for a half orbit. */
+WSYM_FN int wsym_ne(const wsym_walker *w, int32_t o) { return w->half[o] ? 3 : w->L->ne; }
 
 /* Adds (x, x, x) to the fixed terms, or cancels it with an equal one (GF(2)). */
 WSYM_FN void wsym_fixed_xor(wsym_walker *w, uint64_t x)
@@ -362,13 +375,13 @@ WSYM_FN void wsym_fixed_xor(wsym_walker *w, uint64_t x)
 
 WSYM_FN void wsym_orbit_index(wsym_walker *w, int32_t o)
 {
-    for (int e = 0; e < w->L->ne; e++)
+    for (int e = 0; e < wsym_ne(w, o); e++)
         wsym_idx_add(w, o * w->L->ne + e, wsym_value(w, o, e));
 }
 
 WSYM_FN void wsym_orbit_unindex(wsym_walker *w, int32_t o)
 {
-    for (int e = 0; e < w->L->ne; e++)
+    for (int e = 0; e < wsym_ne(w, o); e++)
         wsym_idx_remove(w, o * w->L->ne + e, wsym_value(w, o, e));
 }
 
@@ -380,16 +393,21 @@ WSYM_FN void wsym_orbit_release(wsym_walker *w, int32_t o)
     w->apos[last] = at;
     w->apos[o] = -1;
     w->ofree[st->nofree++] = o;
+    if (w->half[o]) {
+        w->half[o] = 0;
+        st->nhalf--;
+    }
 }
 
 /* What a representative T is: 0 a free orbit, 1 it vanishes (a zero factor,
  * or the reversal fixes it: its images cancel in pairs), 2 the shift fixes it
- * and not the reversal: its distinct images join the fixed terms. */
-WSYM_FN int wsym_kind(const wsym_layout *L, const uint64_t T[3])
+ * and not the reversal: its distinct images join the fixed terms.  A half
+ * orbit's T the involution fixes always (search/walker_sym.c, orbit_kind). */
+WSYM_FN int wsym_kind(const wsym_layout *L, const uint64_t T[3], int half)
 {
     if (!T[0] || !T[1] || !T[2])
         return 1;
-    const int rev_fixed = L->g == 2 && wsym_rev(L, T[0]) == T[0] && wsym_rev(L, T[1]) == T[1] &&
+    const int rev_fixed = L->g == 2 && !half && wsym_rev(L, T[0]) == T[0] && wsym_rev(L, T[1]) == T[1] &&
                           wsym_rev(L, T[2]) == T[2];
     if (rev_fixed)
         return 1;
@@ -399,11 +417,11 @@ WSYM_FN int wsym_kind(const wsym_layout *L, const uint64_t T[3])
 /* Gives a new or unindexed orbit o the representative T, or lets it go. */
 WSYM_FN void wsym_orbit_place(wsym_walker *w, int32_t o, const uint64_t T[3])
 {
-    const int kind = wsym_kind(w->L, T);
+    const int kind = wsym_kind(w->L, T, w->half[o]);
     if (kind) {
         if (kind == 2) {
             wsym_fixed_xor(w, T[0]);
-            if (w->L->g == 2)
+            if (w->L->g == 2 && !w->half[o])
                 wsym_fixed_xor(w, wsym_rev(w->L, T[0]));
         }
         wsym_orbit_release(w, o);
@@ -415,7 +433,7 @@ WSYM_FN void wsym_orbit_place(wsym_walker *w, int32_t o, const uint64_t T[3])
     wsym_orbit_index(w, o);
 }
 
-WSYM_FN int32_t wsym_orbit_new(wsym_walker *w, const uint64_t T[3])
+WSYM_FN int32_t wsym_orbit_new(wsym_walker *w, const uint64_t T[3], int half)
 {
     wsym_state *st = w->st;
     if (!st->nofree) {
@@ -425,6 +443,8 @@ WSYM_FN int32_t wsym_orbit_new(wsym_walker *w, const uint64_t T[3])
     const int32_t o = w->ofree[--st->nofree];
     w->apos[o] = st->nalive;
     w->alive[st->nalive++] = o;
+    w->half[o] = half;
+    st->nhalf += half;
     wsym_orbit_place(w, o, T);
     wsym_set_rank(w);
     return o;
@@ -437,17 +457,17 @@ WSYM_FN void wsym_orbit_xor(wsym_walker *w, int32_t o, int q, uint64_t delta)
     const wsym_layout *L = w->L;
     uint64_t T[3] = {w->rep[o * 3], w->rep[o * 3 + 1], w->rep[o * 3 + 2]};
     T[q] ^= delta;
-    if (wsym_kind(L, T)) {
+    if (wsym_kind(L, T, w->half[o])) {
         wsym_orbit_unindex(w, o);
         wsym_orbit_place(w, o, T);
         return;
     }
-    for (int b = 0; b < L->ne / 3; b++) {
+    for (int b = 0; b < wsym_ne(w, o) / 3; b++) {
         const int32_t code = o * L->ne + 3 * b + q;
         wsym_idx_remove(w, code, wsym_value(w, o, 3 * b + q));
     }
     w->rep[o * 3 + q] = T[q];
-    for (int b = 0; b < L->ne / 3; b++) {
+    for (int b = 0; b < wsym_ne(w, o) / 3; b++) {
         const int32_t code = o * L->ne + 3 * b + q;
         wsym_idx_add(w, code, wsym_value(w, o, 3 * b + q));
     }
@@ -462,11 +482,12 @@ WSYM_FN void wsym_reset(wsym_walker *w, const wsym_start *s)
     wsym_state *st = w->st;
     for (int i = 0; i < L->tsize; i++)
         w->key[i] = 0;
-    st->nalive = st->nM = 0;
+    st->nalive = st->nM = st->nhalf = 0;
     st->nofree = 0;
     for (int32_t o = L->ocap - 1; o >= 0; o--) {
         w->ofree[st->nofree++] = o;
         w->apos[o] = -1;
+        w->half[o] = 0;
     }
     st->nbfree = 0;
     for (int32_t b = L->nc - 1; b >= 0; b--) {
@@ -477,8 +498,10 @@ WSYM_FN void wsym_reset(wsym_walker *w, const wsym_start *s)
     for (int i = 0; i < s->nfixed && i < L->fcap; i++, st->nfixed++)
         for (int k = 0; k < 3; k++)
             w->fixed[i * 3 + k] = s->fixed[i * 3 + k];
+    for (int i = 0; i < s->nhalf; i++)
+        wsym_orbit_new(w, &s->half[i * 3], 1);
     for (int i = 0; i < s->norbits; i++)
-        wsym_orbit_new(w, &s->reps[i * 3]);
+        wsym_orbit_new(w, &s->reps[i * 3], 0);
     wsym_set_rank(w);
     st->walk_min = st->rank;
     st->since = 0;
@@ -544,6 +567,13 @@ WSYM_FN int wsym_flip(wsym_walker *w, double wbias)
         y2 = wsym_rev(L, y2);
         z1 = wsym_rev(L, z1);
     }
+    /* a half orbit meets both images of a free one: the sum (orbit_kind in
+     * search/walker_sym.c) */
+    const int h1 = w->half[o1], h2 = w->half[o2];
+    if (h1 && !h2)
+        y2 ^= wsym_rev(L, y2);
+    if (h2 && !h1)
+        z1 ^= wsym_rev(L, z1);
     const int32_t before = st->rank;
     st->flips++;
     const int q1 = (e1 + 1) % 3, q2 = (e2 + 2) % 3;
@@ -555,7 +585,7 @@ WSYM_FN int wsym_flip(wsym_walker *w, double wbias)
     /* the weight bias on the two representatives (both orbits free, the rank
      * and both representatives as the flip left them: undone by the same two
      * additions) */
-    if (wbias > 0 && st->rank == before && w->rep[o1 * 3 + q1] == (r1 ^ y2) && w->rep[o2 * 3 + q2] == (r2 ^ z1)) {
+    if (wbias > 0 && !h1 && !h2 && st->rank == before && w->rep[o1 * 3 + q1] == (r1 ^ y2) && w->rep[o2 * 3 + q2] == (r2 ^ z1)) {
         const int dw = wsym_popc(r1 ^ y2) - wsym_popc(r1) + wsym_popc(r2 ^ z1) - wsym_popc(r2);
         if (dw > 0) {
             const double draw = (double)(wsym_next(st) >> 11) * (1.0 / 9007199254740992.0);
@@ -581,7 +611,7 @@ WSYM_FN int wsym_plus(wsym_walker *w)
     for (int tries = 0; tries < 64; tries++) {
         const int32_t o1 = w->alive[wsym_below(st, (uint32_t)st->nalive)];
         const int32_t o2 = w->alive[wsym_below(st, (uint32_t)st->nalive)];
-        if (o1 == o2)
+        if (o1 == o2 || w->half[o1] || w->half[o2])
             continue;
         const int e = (int)wsym_below(st, (uint32_t)L->ne);
         uint64_t T1[3], T2[3];
@@ -602,7 +632,7 @@ WSYM_FN int wsym_plus(wsym_walker *w)
         wsym_orbit_place(w, o1, N1);
         wsym_orbit_unindex(w, o2);
         wsym_orbit_place(w, o2, N3);
-        wsym_orbit_new(w, N2);
+        wsym_orbit_new(w, N2, 0);
         wsym_set_rank(w);
         st->plus++;
         return 1;
@@ -610,17 +640,31 @@ WSYM_FN int wsym_plus(wsym_walker *w)
     return 0;
 }
 
-/* Copies the scheme to the best arrays (compact: reps of the alive orbits). */
+/* Copies the scheme to the best arrays (compact: reps of the free orbits;
+ * the fixed terms, then each half orbit's three terms, as fixed terms: a
+ * half orbit is fixed by the involution, so search_symmetric_join takes its
+ * terms as they are). */
 WSYM_FN void wsym_keep_best(wsym_walker *w)
 {
     wsym_state *st = w->st;
-    for (int i = 0; i < st->nalive; i++)
-        for (int k = 0; k < 3; k++)
-            w->brep[i * 3 + k] = w->rep[w->alive[i] * 3 + k];
+    int nb = 0, nf = st->nfixed;
     for (int i = 0; i < st->nfixed * 3; i++)
         w->bfixed[i] = w->fixed[i];
-    st->best_norbits = st->nalive;
-    st->best_nfixed = st->nfixed;
+    for (int i = 0; i < st->nalive; i++) {
+        const int32_t o = w->alive[i];
+        const uint64_t *t = &w->rep[o * 3];
+        if (w->half[o]) {
+            for (int k = 0; k < 3; k++, nf++)
+                for (int x = 0; x < 3; x++)
+                    w->bfixed[nf * 3 + x] = t[(x + k) % 3];
+            continue;
+        }
+        for (int k = 0; k < 3; k++)
+            w->brep[nb * 3 + k] = t[k];
+        nb++;
+    }
+    st->best_norbits = nb;
+    st->best_nfixed = nf;
     st->best_rank = st->rank;
 }
 

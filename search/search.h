@@ -459,6 +459,14 @@ scheme *search_cubes_merge(const scheme *s, const search_cubes *pair, char *err,
  * (room for s->rank terms).  false when s is not invariant or out of memory. */
 bool search_symmetric_split(const scheme *s, scheme_symmetry g, uint64_t *reps, int *norbits, uint64_t *fixed,
                             int *nfixed);
+/* Under c3xc2 and c3xc2sK: the fixed terms of a split that the shift moves
+ * (each fixed by the involution: the terms among the indices c3xc2sK's
+ * involution fixes) are half orbits, three images each once, which the walks
+ * flip (docs/search.md, "Other involutions").  Moves them out of fixed (the
+ * rest compacted, *nfixed updated) to half, one representative each (room
+ * for *nfixed / 3); returns their number, 0 under the other groups, -1 when
+ * an image under the shift is missing (not invariant). */
+int search_symmetric_halves(scheme_format f, scheme_symmetry g, uint64_t *fixed, int *nfixed, uint64_t *half);
 /* The inverse: the GF(2) scheme of format f made of the fixed terms and every
  * image under g of each representative (norbits * |G| + nfixed terms, the
  * fixed ones first); NULL when out of memory. */

@@ -634,6 +634,36 @@ scheme *search_symmetric_join(scheme_format f, scheme_symmetry g, const uint64_t
     return s;
 }
 
+int search_symmetric_halves(scheme_format f, scheme_symmetry g, uint64_t *fixed, int *nfixed, uint64_t *half)
+{
+    if (!scheme_symmetry_has_c2(g))
+        return 0;
+    int nhalf = 0, kept = 0;
+    for (int i = 0; i < *nfixed; i++) {
+        uint64_t *t = &fixed[3 * i];
+        if (!t[0]) /* an image of a half orbit already taken (cleared below) */
+            continue;
+        if (t[0] == t[1] && t[1] == t[2]) { /* a cube: the shift fixes it */
+            memmove(&fixed[3 * kept++], t, 3 * sizeof *t);
+            continue;
+        }
+        /* its two other images under the shift, later in the list: cleared */
+        for (int k = 1; k < 3; k++) {
+            const scheme_term u = scheme_symmetry_image_fmt(g, f, (scheme_term){{t[0], t[1], t[2]}}, k);
+            int at = -1;
+            for (int j = i + 1; j < *nfixed && at < 0; j++)
+                if (fixed[3 * j] == u.f[0] && fixed[3 * j + 1] == u.f[1] && fixed[3 * j + 2] == u.f[2])
+                    at = j;
+            if (at < 0)
+                return -1;
+            fixed[3 * at] = 0;
+        }
+        memcpy(&half[3 * nhalf++], t, 3 * sizeof *t);
+    }
+    *nfixed = kept;
+    return nhalf;
+}
+
 bool sym_reset(search_walker *w, const scheme *sch)
 {
     sym_walk *s = w->sym;
@@ -661,33 +691,18 @@ bool sym_reset(search_walker *w, const scheme *sch)
     int norbits = 0, nfixed = 0;
     bool ok = reps && fixed && search_symmetric_split(sch, (scheme_symmetry)s->g, reps, &norbits, fixed, &nfixed);
     /* under an involution the fixed terms the shift moves are half orbits
-     * (orbit_kind): each three images once, taken in turn, the first the
-     * representative */
-    for (int i = 0; ok && i < nfixed; i++) {
-        const uint64_t *t = &fixed[3 * i];
-        if (!t[0]) /* an image of a half orbit already taken (cleared below) */
-            continue;
-        if (!s->c2 || (t[0] == t[1] && t[1] == t[2])) {
-            ok = s->nfixed < s->fixed_cap;
-            if (ok)
-                s->fixed[s->nfixed++] = (scheme_term){{t[0], t[1], t[2]}};
-            continue;
-        }
+     * (orbit_kind) */
+    uint64_t *half = malloc(words * sizeof *half);
+    const int nhalf = ok && half ? search_symmetric_halves(s->fmt, (scheme_symmetry)s->g, fixed, &nfixed, half) : -1;
+    ok = nhalf >= 0 && nfixed <= s->fixed_cap;
+    for (int i = 0; ok && i < nfixed; i++)
+        s->fixed[s->nfixed++] = (scheme_term){{fixed[3 * i], fixed[3 * i + 1], fixed[3 * i + 2]}};
+    for (int i = 0; ok && i < nhalf; i++) {
         ok = s->nofree > 0;
-        for (int k = 1; ok && k < 3; k++) {
-            const scheme_term u = scheme_symmetry_image_fmt((scheme_symmetry)s->g, s->fmt,
-                                                            (scheme_term){{t[0], t[1], t[2]}}, k);
-            int at = -1;
-            for (int j = i + 1; j < nfixed && at < 0; j++)
-                if (fixed[3 * j] == u.f[0] && fixed[3 * j + 1] == u.f[1] && fixed[3 * j + 2] == u.f[2])
-                    at = j;
-            ok = at >= 0;
-            if (ok)
-                fixed[3 * at] = 0;
-        }
         if (ok)
-            orbit_new(w, t, true);
+            orbit_new(w, &half[3 * i], true);
     }
+    free(half);
     for (int i = 0; ok && i < norbits; i++) {
         ok = s->nofree > 0;
         if (ok)

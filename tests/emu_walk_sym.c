@@ -12,16 +12,17 @@
 
 struct cuda_sym {
     wsym_layout L;
-    int walkers, norbits, nfixed;
+    int walkers, norbits, nfixed, nhalf;
     wsym_state *st;
-    uint64_t *blocks, *reps, *fixed;
+    uint64_t *blocks, *reps, *fixed, *half;
 };
 
 int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (!cfg || cfg->n < 2 || cfg->n > 8 || (cfg->g != 1 && cfg->g != 2) ||
-        (cfg->g == 2 && (cfg->swaps < 1 || 2 * cfg->swaps > cfg->n)) || cfg->ocap < cfg->start_norbits + 2 ||
+        (cfg->g == 2 && (cfg->swaps < 1 || 2 * cfg->swaps > cfg->n)) || cfg->start_nhalf < 0 ||
+        (cfg->start_nhalf && cfg->g != 2) || cfg->ocap < cfg->start_norbits + 2 ||
         cfg->start_norbits < 1 || cfg->walkers < 0 || cfg->warps < 0) {
         snprintf(err, errlen, "cuda_sym_create: bad arguments");
         return 2;
@@ -29,22 +30,26 @@ int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_
     cuda_sym *s = calloc(1, sizeof *s);
     if (!s)
         return snprintf(err, errlen, "out of memory"), 3;
-    wsym_layout_init(&s->L, cfg->g, cfg->n, cfg->swaps, cfg->ocap, cfg->start_nfixed);
+    wsym_layout_init(&s->L, cfg->g, cfg->n, cfg->swaps, cfg->ocap, cfg->start_nfixed + 3 * cfg->start_nhalf);
     s->walkers = cfg->walkers ? cfg->walkers : cfg->warps ? cfg->warps * 32 : 64;
     s->norbits = cfg->start_norbits;
     s->nfixed = cfg->start_nfixed;
     s->st = calloc((size_t)s->walkers, sizeof *s->st);
     s->blocks = calloc((size_t)s->walkers * s->L.words, sizeof(uint64_t));
     s->reps = malloc((size_t)s->norbits * 3 * sizeof(uint64_t));
+    s->nhalf = cfg->start_nhalf;
     s->fixed = malloc(((size_t)s->nfixed + 1) * 3 * sizeof(uint64_t));
-    if (!s->st || !s->blocks || !s->reps || !s->fixed) {
+    s->half = malloc(((size_t)s->nhalf + 1) * 3 * sizeof(uint64_t));
+    if (!s->st || !s->blocks || !s->reps || !s->fixed || !s->half) {
         cuda_sym_destroy(s);
         return snprintf(err, errlen, "out of memory"), 3;
     }
     memcpy(s->reps, cfg->start_reps, (size_t)s->norbits * 3 * sizeof(uint64_t));
     if (s->nfixed)
         memcpy(s->fixed, cfg->start_fixed, (size_t)s->nfixed * 3 * sizeof(uint64_t));
-    const wsym_start start = {s->reps, s->norbits, s->fixed, s->nfixed};
+    if (s->nhalf)
+        memcpy(s->half, cfg->start_half, (size_t)s->nhalf * 3 * sizeof(uint64_t));
+    const wsym_start start = {s->reps, s->norbits, s->fixed, s->nfixed, s->half, s->nhalf};
     for (int i = 0; i < s->walkers; i++) {
         wsym_init_state(&s->st[i], cfg->seed, i);
         wsym_walker w;
@@ -72,7 +77,7 @@ int cuda_sym_per_block(const cuda_sym *s)
 int cuda_sym_run(cuda_sym *s, const wsym_params *P, uint64_t flips, double *ms, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    const wsym_start start = {s->reps, s->norbits, s->fixed, s->nfixed};
+    const wsym_start start = {s->reps, s->norbits, s->fixed, s->nfixed, s->half, s->nhalf};
     for (int i = 0; i < s->walkers; i++) {
         wsym_walker w;
         wsym_bind(&w, &s->L, &s->st[i], s->blocks + (size_t)i * s->L.words);
@@ -112,5 +117,6 @@ void cuda_sym_destroy(cuda_sym *s)
     free(s->blocks);
     free(s->reps);
     free(s->fixed);
+    free(s->half);
     free(s);
 }

@@ -52,7 +52,7 @@ static scheme *core_scheme(const wsym_walker *w, scheme_format f, scheme_symmetr
     for (int i = 0; i < w->st->nalive; i++) {
         const int32_t o = w->alive[i];
         scheme_term t = {{w->rep[o * 3], w->rep[o * 3 + 1], w->rep[o * 3 + 2]}};
-        for (int k = 0; k < order; k++) {
+        for (int k = 0; k < (w->half[o] ? 3 : order); k++) { /* a half orbit: its three terms */
             scheme_term u = scheme_symmetry_image(g, f.n, t, k);
             scheme_push(s, u.f[0], u.f[1], u.f[2]);
         }
@@ -66,14 +66,17 @@ static bool core_index_ok(const wsym_walker *w, char *why, size_t len)
 {
     const wsym_layout *L = w->L;
     const wsym_state *st = w->st;
-    if (st->rank != st->nfixed + (L->g == 2 ? 6 : 3) * st->nalive)
-        return snprintf(why, len, "rank %d", st->rank), false;
+    int nhalf = 0;
+    for (int i = 0; i < st->nalive; i++)
+        nhalf += w->half[w->alive[i]] != 0;
+    if (nhalf != st->nhalf || st->rank != st->nfixed + (L->g == 2 ? 6 : 3) * (st->nalive - nhalf) + 3 * nhalf)
+        return snprintf(why, len, "rank %d, %d half orbits (%d counted)", st->rank, nhalf, st->nhalf), false;
     int inM = 0;
     for (int i = 0; i < st->nalive; i++) {
         const int32_t o = w->alive[i];
         if (w->apos[o] != i)
             return snprintf(why, len, "orbit %d: alive list", o), false;
-        for (int e = 0; e < L->ne; e++) {
+        for (int e = 0; e < wsym_ne(w, o); e++) {
             const int32_t code = o * L->ne + e, b = w->bid[code];
             const uint64_t v = wsym_value(w, o, e);
             uint32_t h = wsym_hslot(L, v);
@@ -100,10 +103,10 @@ static bool core_index_ok(const wsym_walker *w, char *why, size_t len)
 typedef struct core_run {
     wsym_layout L;
     wsym_state st;
-    uint64_t *block, *reps, *fixed;
+    uint64_t *block, *reps, *fixed, *half;
     wsym_start start;
     wsym_walker w;
-    int norbits, nfixed;
+    int norbits, nfixed, nhalf;
 } core_run;
 
 static bool core_open(core_run *c, scheme_format f, scheme_symmetry g, int ocap_extra, uint64_t seed, int index)
@@ -115,16 +118,18 @@ static bool core_open(core_run *c, scheme_format f, scheme_symmetry g, int ocap_
         return false;
     c->reps = malloc((size_t)s->rank * 3 * sizeof(uint64_t));
     c->fixed = malloc((size_t)s->rank * 3 * sizeof(uint64_t));
-    bool ok = search_symmetric_split(s, g, c->reps, &c->norbits, c->fixed, &c->nfixed);
+    c->half = malloc((size_t)s->rank * 3 * sizeof(uint64_t));
+    bool ok = search_symmetric_split(s, g, c->reps, &c->norbits, c->fixed, &c->nfixed) &&
+              (c->nhalf = search_symmetric_halves(f, g, c->fixed, &c->nfixed, c->half)) >= 0;
     scheme_free(s);
     if (!ok)
         return false;
     wsym_layout_init(&c->L, scheme_symmetry_has_c2(g) ? 2 : 1, f.n, scheme_symmetry_swaps(g, f.n),
-                     c->norbits + ocap_extra, c->nfixed);
+                     c->norbits + c->nhalf + ocap_extra, c->nfixed + 3 * c->nhalf);
     c->block = calloc(c->L.words, sizeof(uint64_t));
     wsym_init_state(&c->st, seed, index);
     wsym_bind(&c->w, &c->L, &c->st, c->block);
-    c->start = (wsym_start){c->reps, c->norbits, c->fixed, c->nfixed};
+    c->start = (wsym_start){c->reps, c->norbits, c->fixed, c->nfixed, c->half, c->nhalf};
     wsym_reset(&c->w, &c->start);
     return true;
 }
@@ -134,6 +139,7 @@ static void core_close(core_run *c)
     free(c->block);
     free(c->reps);
     free(c->fixed);
+    free(c->half);
 }
 
 /* 1. */
@@ -252,8 +258,8 @@ static void device_against_core(scheme_format f, scheme_symmetry g, int walkers,
         CHECK(false, "core_open");
         return;
     }
-    cuda_sym_config cfg = {walkers, 0,       0,       g_seed,   c.L.g, f.n, c.L.ocap,
-                           c.reps,  c.norbits, c.fixed, c.nfixed, c.L.swaps};
+    cuda_sym_config cfg = {walkers, 0,         0,       g_seed,   c.L.g,     f.n,    c.L.ocap,
+                           c.reps,  c.norbits, c.fixed, c.nfixed, c.L.swaps, c.half, c.nhalf};
     cuda_sym *s = NULL;
     int rc = cuda_sym_create(&cfg, &s, err, sizeof err);
     CHECK(rc == 0, "cuda_sym_create: %s", err);
