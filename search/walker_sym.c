@@ -275,7 +275,7 @@ static void orbit_free_slot(sym_walk *s, int32_t o)
  * half orbit it is one plain flip per image of the shift.  A half orbit with a
  * zero factor goes (rank - 3), one the shift fixes joins the fixed terms once;
  * plus transitions and the reduction search leave half orbits alone, and
- * walks make none (the GPU kernel keeps such terms as fixed terms). */
+ * walks make none (cuda/walk_sym_core.h holds them the same way). */
 enum { ORBIT_FREE, ORBIT_GONE, ORBIT_CUBE };
 static int orbit_kind(const sym_walk *s, const uint64_t T[3], bool half)
 {
