@@ -654,6 +654,10 @@ WSYM_FN void wsym_keep_best(wsym_walker *w)
         const int32_t o = w->alive[i];
         const uint64_t *t = &w->rep[o * 3];
         if (w->half[o]) {
+            if (nf + 3 > w->L->fcap) { /* new cubes filled the room (layout_init): the host says so */
+                st->failed = 1;
+                return;
+            }
             for (int k = 0; k < 3; k++, nf++)
                 for (int x = 0; x < 3; x++)
                     w->bfixed[nf * 3 + x] = t[(x + k) % 3];
