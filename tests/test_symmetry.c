@@ -879,6 +879,11 @@ Test(symmetry_cli, a_walk_under_fewer_swaps_is_stored_and_verified, .timeout = 2
     cr_assert_eq(tc_run_cli("", out, sizeof out, "search --dims 4x4x4 --symmetry c3xc2s2 --time 1s --db '%s'", db), 2,
                  "%s", out);
     cr_assert(strstr(out, "that is c3xc2"), "%s", out);
+    /* the meta search walks every square of its range under the group: refused */
+    cr_assert_eq(tc_run_cli("", out, sizeof out,
+                            "search --meta --dims-range 3x3x3..4x4x4 --symmetry c3xc2s1 --time 1s --db '%s'", db),
+                 2, "%s", out);
+    cr_assert(strstr(out, "c3xc2s1 acts only from n = 4"), "%s", out);
 }
 
 /* A c3xc2 walk keeps its start's parity (a_c3xc2_walk_keeps_the_parity_of_its_rank),
