@@ -716,18 +716,10 @@ static int cmd_search_meta(int argc, char **argv)
         cfg.p.seed = random_seed();
         cfg.given[SEARCH_PARAM_SEED] = true;
     }
-    if (cfg.p.symmetry == SCHEME_SYM_T2)
-        return cli_error(CLI_USAGE, CMD, "--meta --symmetry t2: the meta search walks square formats symmetrically "
-                         "(c3, c3xc2); t2 walks one format: flipgraph search --dims NxMxM --symmetry t2");
-    if (cfg.p.symmetry > SCHEME_SYM_T2) /* c3xc2sK */
-        return cli_error(CLI_USAGE, CMD,
-                         "--meta --symmetry %s: the meta search walks every square format of its range symmetrically "
-                         "(c3, c3xc2), and %s acts only from n = %d; it walks one format: flipgraph search --dims "
-                         "NxNxN --symmetry %s",
-                         scheme_symmetry_name((scheme_symmetry)cfg.p.symmetry),
-                         scheme_symmetry_name((scheme_symmetry)cfg.p.symmetry),
-                         2 * scheme_symmetry_swaps((scheme_symmetry)cfg.p.symmetry, 0) + 2,
-                         scheme_symmetry_name((scheme_symmetry)cfg.p.symmetry));
+    char why[256];
+    if (!search_symmetry_for_ranges((scheme_symmetry)cfg.p.symmetry, why, sizeof why))
+        return cli_error(CLI_USAGE, CMD, "--meta --symmetry %s: the meta search %s",
+                         scheme_symmetry_name((scheme_symmetry)cfg.p.symmetry), why);
     int backend = decide_backend(&cfg, 0);
     if (backend < 0)
         return CLI_USAGE;

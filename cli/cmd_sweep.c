@@ -406,17 +406,9 @@ int cmd_sweep(int argc, char **argv)
                          "--ring z and --db PATH)");
     if (lift_k)
         from_db = true; /* the walk starts from the lowest of them */
-    if (base.p.symmetry == SCHEME_SYM_T2)
-        return cli_error(CLI_USAGE, CMD, "--symmetry t2: a sweep walks the square formats symmetrically (c3, "
-                         "c3xc2); t2 walks one format: flipgraph search --dims NxMxM --symmetry t2");
-    if (base.p.symmetry > SCHEME_SYM_T2) /* c3xc2sK */
-        return cli_error(CLI_USAGE, CMD,
-                         "--symmetry %s: a sweep walks the square formats symmetrically (c3, c3xc2), and %s acts "
-                         "only from n = %d; it walks one format: flipgraph search --dims NxNxN --symmetry %s",
-                         scheme_symmetry_name((scheme_symmetry)base.p.symmetry),
-                         scheme_symmetry_name((scheme_symmetry)base.p.symmetry),
-                         2 * scheme_symmetry_swaps((scheme_symmetry)base.p.symmetry, 0) + 2,
-                         scheme_symmetry_name((scheme_symmetry)base.p.symmetry));
+    if (!search_symmetry_for_ranges((scheme_symmetry)base.p.symmetry, err, sizeof err))
+        return cli_error(CLI_USAGE, CMD, "--symmetry %s: a sweep %s",
+                         scheme_symmetry_name((scheme_symmetry)base.p.symmetry), err);
     fmt_list L = {0};
     if (!parse_list(dims_list, &L, err, sizeof err)) {
         free(L.v);

@@ -430,6 +430,11 @@ scheme *search_symmetric_start(scheme_format f, scheme_symmetry g, const search_
 /* The default cubes of n (search_cubes count 0): the mirror pairs, and the
  * middle alone for odd n; for n = 6 Moosbauer and Poole's 110000,001100,000011. */
 void search_cubes_default(int n, search_cubes *out);
+/* Whether g can walk every square format of a range, as the meta search and
+ * the sweep walk theirs: none, c3 and c3xc2 can; t2 and c3xc2sK walk one
+ * format (t2 <n,m,m>, c3xc2sK only from n = 2K + 2): false with the rest of
+ * the sentence "the meta search ..." saying so. */
+bool search_symmetry_for_ranges(scheme_symmetry g, char *err, size_t errlen);
 /* The default of group g: search_cubes_default for c3 and c3xc2; for t2 every
  * row of a alone (the standard algorithm itself, n*m fixed terms). */
 void search_cubes_default_for(scheme_symmetry g, int n, search_cubes *out);

@@ -1005,6 +1005,19 @@ static bool cubes_closed(const search_cubes *c, int n, int swaps)
     return true;
 }
 
+bool search_symmetry_for_ranges(scheme_symmetry g, char *err, size_t errlen)
+{
+    if (g == SCHEME_SYM_T2)
+        return scheme_fail(err, errlen, "walks every square format of its range symmetrically (c3, c3xc2); t2 walks "
+                                        "one format: flipgraph search --dims NxMxM --symmetry t2");
+    if (scheme_symmetry_has_c2(g) && g != SCHEME_SYM_C3XC2)
+        return scheme_fail(err, errlen,
+                           "walks every square format of its range symmetrically (c3, c3xc2), and %s acts only from "
+                           "n = %d; it walks one format: flipgraph search --dims NxNxN --symmetry %s",
+                           scheme_symmetry_name(g), 2 * scheme_symmetry_swaps(g, 0) + 2, scheme_symmetry_name(g));
+    return true;
+}
+
 void search_cubes_default_for(scheme_symmetry g, int n, search_cubes *out)
 {
     if (g != SCHEME_SYM_T2) {
