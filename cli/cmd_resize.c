@@ -185,10 +185,9 @@ int cmd_resize(int argc, char **argv)
         }
         char keeps[64] = "";
         /* the largest group first: c3xc2 and c3xc2sK hold c3 */
-        const scheme_symmetry gs[5] = {SCHEME_SYM_C3XC2, SCHEME_SYM_C3XC2S1, SCHEME_SYM_C3XC2S2, SCHEME_SYM_C3XC2S3,
-                                       SCHEME_SYM_C3};
+        const scheme_symmetry *gs = scheme_symmetry_largest_first;
         int bad_term, bad_elem;
-        for (int i = 0; i < 5 && !keeps[0]; i++)
+        for (int i = 0; i < SCHEME_SYM_SQUARE_GROUPS && !keeps[0]; i++)
             if (scheme_symmetry_check(r, gs[i], &bad_term, &bad_elem, NULL, 0))
                 snprintf(keeps, sizeof keeps, ", invariant under %s", scheme_symmetry_name(gs[i]));
         snprintf(line, sizeof line, "resize: %s rank %d -> rank %d by the cube move %s (verified over %s%s)",

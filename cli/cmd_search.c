@@ -187,20 +187,22 @@ static void large_defaults_line(const search_config *c, search_backend b)
                 "\"Large formats\")\n", SEARCH_LARGE_FORMAT, b == SEARCH_BACKEND_GPU ? "GPU" : "CPU", line);
 }
 
-/* The fixed terms of the symmetric start s under g that are not cubes: under
- * c3xc2sK the terms among the indices the involution fixes (a block of the
- * standard algorithm), which the walks hold as half orbits; 0 when s does not
- * split (out of memory). */
-static int frozen_terms(const scheme *s, scheme_symmetry g)
+/* The terms of the symmetric start s under g that the walks hold as half
+ * orbits (search_symmetric_halves): under c3xc2sK those among the indices the
+ * involution fixes (a block of the standard algorithm); 0 under the other
+ * groups, or when s does not split (out of memory). */
+static int half_orbit_terms(const scheme *s, scheme_symmetry g)
 {
-    uint64_t *reps = malloc((size_t)s->rank * 3 * sizeof *reps), *fixed = malloc((size_t)s->rank * 3 * sizeof *fixed);
-    int norbits = 0, nfixed = 0, frozen = 0;
-    if (reps && fixed && search_symmetric_split(s, g, reps, &norbits, fixed, &nfixed))
-        for (int i = 0; i < nfixed; i++)
-            frozen += !(fixed[3 * i] == fixed[3 * i + 1] && fixed[3 * i + 1] == fixed[3 * i + 2]);
+    const size_t words = (size_t)s->rank * 3;
+    uint64_t *reps = malloc(words * sizeof *reps), *fixed = malloc(words * sizeof *fixed),
+             *half = malloc(words * sizeof *half);
+    int norbits = 0, nfixed = 0, nhalf = 0;
+    if (reps && fixed && half && search_symmetric_split(s, g, reps, &norbits, fixed, &nfixed))
+        nhalf = search_symmetric_halves(s->fmt, g, fixed, &nfixed, half);
     free(reps);
     free(fixed);
-    return frozen;
+    free(half);
+    return nhalf > 0 ? 3 * nhalf : 0;
 }
 
 static void banner(const banner_info *b)
@@ -219,15 +221,14 @@ static void banner(const banner_info *b)
     const char *from = b->from;
     char fromsym[128];
     int sym_start = 0; /* the rank of the symmetric start built from the cubes */
-    int frozen = 0;    /* its fixed terms that are not cubes (c3xc2sK: the involution fixes them) */
+    int halves = 0;    /* its terms in half orbits (c3xc2sK: the involution fixes them) */
     if (!b->nstarts && p->symmetry != SCHEME_SYM_NONE) {
         /* the walk starts from the symmetric start the engine builds (search.h) */
         char e[256], cubes[64];
         scheme *s = search_symmetric_start(p->fmt, (scheme_symmetry)p->symmetry, &p->cubes, e, sizeof e);
         if (s) {
             start = sym_start = s->rank;
-            if (scheme_symmetry_has_c2((scheme_symmetry)p->symmetry))
-                frozen = frozen_terms(s, (scheme_symmetry)p->symmetry);
+            halves = half_orbit_terms(s, (scheme_symmetry)p->symmetry);
         }
         scheme_free(s);
         search_cubes c = p->cubes;
@@ -348,7 +349,6 @@ static void banner(const banner_info *b)
      * class mod 3 (rank = fixed terms + 6 * orbits + 3 * half orbits).  An
      * overnight run at a target outside the class should say at once where it
      * is met. */
-    const bool halves = frozen > 0;
     const int step = p->symmetry == SCHEME_SYM_C3 || halves ? 3
                      : scheme_symmetry_has_c2((scheme_symmetry)p->symmetry) || p->symmetry == SCHEME_SYM_T2 ? 2
                                                                                                                : 0;
@@ -369,12 +369,12 @@ static void banner(const banner_info *b)
             fprintf(stderr, "; --target-rank %d is met at %d or below", p->target_rank, met);
         fprintf(stderr, "\n");
     }
-    if (frozen > 0)
+    if (halves > 0)
         fprintf(stderr,
                 "%d of the start's terms are fixed by the involution of %s and not by the shift (those among the "
                 "indices %d..%d): the walk holds them as half orbits of 3 terms and flips them (docs/search.md, "
                 "\"Other involutions\")\n",
-                frozen, scheme_symmetry_name((scheme_symmetry)p->symmetry),
+                halves, scheme_symmetry_name((scheme_symmetry)p->symmetry),
                 scheme_symmetry_swaps((scheme_symmetry)p->symmetry, p->fmt.n),
                 p->fmt.n - 1 - scheme_symmetry_swaps((scheme_symmetry)p->symmetry, p->fmt.n));
     if (p->symmetry != SCHEME_SYM_NONE && p->ring == SCHEME_RING_Z)

@@ -21,12 +21,10 @@ static int *symmetric_order(const scheme *s)
         return NULL;
     int *orbit = malloc((size_t)s->rank * sizeof *orbit), *perm = malloc((size_t)s->rank * sizeof *perm);
     int *size = calloc((size_t)s->rank, sizeof *size);
-    const scheme_symmetry gs[5] = {SCHEME_SYM_C3XC2, SCHEME_SYM_C3XC2S1, SCHEME_SYM_C3XC2S2, SCHEME_SYM_C3XC2S3,
-                                   SCHEME_SYM_C3};
     scheme_symmetry g = SCHEME_SYM_C3;
     int norbits = -1;
-    for (int i = 0; i < 5 && orbit && perm && size && norbits < 0; i++)
-        norbits = scheme_symmetry_orbits(s, g = gs[i], orbit);
+    for (int i = 0; i < SCHEME_SYM_SQUARE_GROUPS && orbit && perm && size && norbits < 0; i++)
+        norbits = scheme_symmetry_orbits(s, g = scheme_symmetry_largest_first[i], orbit);
     if (norbits < 0 || norbits == s->rank) { /* not invariant, or no orbit has two terms */
         free(orbit);
         free(perm);

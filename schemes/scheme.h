@@ -154,6 +154,10 @@ const char *scheme_symmetry_name(scheme_symmetry g);
 /* One of those names; false otherwise. */
 bool scheme_symmetry_parse(const char *s, scheme_symmetry *g);
 int scheme_symmetry_order(scheme_symmetry g); /* 1, 3, 6, 2; 6 for c3xc2sK */
+/* The groups of square formats, largest first (c3xc2, c3xc2s1..c3xc2s3 of
+ * order 6, then c3): the order in which a scheme's group is looked for. */
+#define SCHEME_SYM_SQUARE_GROUPS 5
+extern const scheme_symmetry scheme_symmetry_largest_first[SCHEME_SYM_SQUARE_GROUPS];
 /* Whether g is the shift with an involution (c3xc2 or c3xc2sK). */
 bool scheme_symmetry_has_c2(scheme_symmetry g);
 /* The pairs (i, n-1-i) g's involution swaps on <n,n,n>: n/2 for c3xc2, K for

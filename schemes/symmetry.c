@@ -27,6 +27,9 @@ bool scheme_symmetry_parse(const char *s, scheme_symmetry *g)
     return false;
 }
 
+const scheme_symmetry scheme_symmetry_largest_first[SCHEME_SYM_SQUARE_GROUPS] = {
+    SCHEME_SYM_C3XC2, SCHEME_SYM_C3XC2S1, SCHEME_SYM_C3XC2S2, SCHEME_SYM_C3XC2S3, SCHEME_SYM_C3};
+
 bool scheme_symmetry_has_c2(scheme_symmetry g)
 {
     return g == SCHEME_SYM_C3XC2 || (g >= SCHEME_SYM_C3XC2S1 && g <= SCHEME_SYM_C3XC2S3);
