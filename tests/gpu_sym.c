@@ -10,7 +10,8 @@
  *   2. the device (or emulator) against the core run here from the same
  *      seeds: every walker's counters, rank, stream and best scheme equal;
  *   3. every walker's best scheme verifies and is invariant;
- *   4. the engine backend reaches <3,3,3>:23 (c3) and <2,2,2>:7 (c3xc2).
+ *   4. the engine backend reaches <3,3,3>:23 (c3), <2,2,2>:7 (c3xc2) and <4,4,4>:50
+ *      (c3xc2s1, half orbits).
  * C3 x C2 with the reversal (c3xc2) and with fewer swaps (c3xc2s1, c3xc2s2),
  * whose involution is another code path (schemes/involution.h).
  * Prints "N passed, N failed".  FLIPGRAPH_SEED replays the random parts. */
@@ -418,5 +419,8 @@ int main(void)
 #endif
     backend_reaches(3, SCHEME_SYM_C3, 23, 2);
     backend_reaches(2, SCHEME_SYM_C3XC2, 7, 2);
+    /* half orbits (12 of the start's terms) through the backend, its orbit
+     * slots sized from the start's half orbits */
+    backend_reaches(4, SCHEME_SYM_C3XC2S1, 50, 2);
     return gpu_check_summary();
 }
