@@ -112,6 +112,14 @@ typedef struct wsym_start {
 
 /* start_fixed: the start's fixed terms and 3 per half orbit (the best arrays
  * hold a half orbit as its three terms, wsym_keep_best). */
+/* Orbit slots for walks of up to cap terms from a start with nhalf half
+ * orbits, orbits of `order` terms otherwise.  Walks make no half orbits (a
+ * term the involution fixes in a free orbit cancels with its image), so the
+ * start's count bounds them; a walker with no free slot makes no plus
+ * transition.  Slots as for orbits of 3 made c3xc2s1's <6,6,6> walker 58 KB,
+ * too large for shared memory (bench/RESULTS.md, forty-sixth session). */
+WSYM_FN int wsym_orbit_slots(int cap, int order, int nhalf) { return cap / order + nhalf + 4; }
+
 WSYM_FN void wsym_layout_init(wsym_layout *L, int g, int n, int swaps, int ocap, int start_fixed)
 {
     L->g = g;

@@ -57,12 +57,8 @@ static bool sym_setup(engine *e, void *ctx)
                     oom ? "out of memory" : "the start scheme is not invariant");
         return false;
     }
-    /* every walker descends from this start, and walks make no half orbits
-     * (cuda/walk_sym_core.h): the start's bound them, the free orbits hold
-     * `order` terms each (a walker with no free slot makes no plus transition).
-     * Slots as for orbits of 3 made c3xc2s1's <6,6,6> walker 58 KB, too large
-     * for shared memory (bench/RESULTS.md, forty-sixth session). */
-    b->ocap = cap / b->order + nhalf + 4;
+    /* every walker descends from this start (cuda/walk_sym_core.h) */
+    b->ocap = wsym_orbit_slots(cap, b->order, nhalf);
     if (norbits < 1) {
         free(reps);
         free(fixed);

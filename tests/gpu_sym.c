@@ -379,6 +379,41 @@ static void launch_shape(void)
         }
 }
 
+/* 6. The walker of <6,6,6> under c3xc2s1 from the cubes 110011,001100 (start
+ * 278, 72 half-orbit terms; room for the symmetric defaults' plus_max 64, as
+ * search/walk_gpu_sym.c gives it) fits an H200's shared memory 4 times over:
+ * in global memory its 135168 walkers made 188 in 20 minutes where 6 CPU
+ * threads made 168 from the default cubes (bench/RESULTS.md, forty-sixth
+ * session). */
+static void half_orbit_layout(void)
+{
+    char err[256];
+    search_cubes cubes = {0};
+    const scheme_format f = {6, 6, 6};
+    CHECK(search_cubes_parse("110011,001100", &cubes), "the cubes 110011,001100");
+    scheme *s = search_symmetric_start(f, SCHEME_SYM_C3XC2S1, &cubes, err, sizeof err);
+    CHECK(s != NULL, "the c3xc2s1 start of <6,6,6>: %s", err);
+    if (!s)
+        return;
+    uint64_t *reps = malloc((size_t)s->rank * 3 * sizeof(uint64_t)), *fixed = malloc((size_t)s->rank * 3 * sizeof(uint64_t)),
+             *half = malloc((size_t)s->rank * 3 * sizeof(uint64_t));
+    int norbits = 0, nfixed = 0, nhalf = -1;
+    if (search_symmetric_split(s, SCHEME_SYM_C3XC2S1, reps, &norbits, fixed, &nfixed))
+        nhalf = search_symmetric_halves(f, SCHEME_SYM_C3XC2S1, fixed, &nfixed, half);
+    CHECK(s->rank == 278 && nhalf == 24, "<6,6,6> c3xc2s1 start: rank %d, %d half orbits, expected 278 and 24",
+          s->rank, nhalf);
+    wsym_layout L;
+    wsym_layout_init(&L, 2, 6, 1, wsym_orbit_slots(s->rank + 64 + 8, 6, nhalf), nfixed + 3 * nhalf);
+    const size_t bytes = L.words * sizeof(uint64_t);
+    const int per_block = smem_walkers_per_block(bytes, 233472, 232448, 1024);
+    CHECK(per_block >= 4, "<6,6,6> c3xc2s1 walker: %zu bytes, %d walkers a block of an H200's shared memory", bytes,
+          per_block);
+    scheme_free(s);
+    free(reps);
+    free(fixed);
+    free(half);
+}
+
 int main(void)
 {
     g_seed = tc_seed();
@@ -390,6 +425,7 @@ int main(void)
     }
 #endif
     launch_shape();
+    half_orbit_layout();
     for (int n = 3; n <= 5; n++) {
         core_moves((scheme_format){n, n, n}, SCHEME_SYM_C3, g_seed + (uint64_t)n, 400);
         core_moves((scheme_format){n, n, n}, SCHEME_SYM_C3XC2, g_seed + 10 + (uint64_t)n, 400);
