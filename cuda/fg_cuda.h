@@ -423,6 +423,16 @@ typedef struct cuda_sym_config {
 
 typedef struct cuda_sym cuda_sym;
 
+/* FLIPGRAPH_SYM_GLOBAL set (not empty, not 0): the global-memory kernel even
+ * where a walker fits in shared memory; as FLIPGRAPH_WZ_GLOBAL reads (an empty
+ * value once ran both sides of a comparison in global memory, bench/RESULTS.md,
+ * forty-sixth session). */
+static inline int cuda_sym_global_from_env(void)
+{
+    const char *g = getenv("FLIPGRAPH_SYM_GLOBAL");
+    return g && *g && strcmp(g, "0");
+}
+
 int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_t errlen);
 int cuda_sym_walkers(const cuda_sym *s);
 const char *cuda_sym_device_name(const cuda_sym *s);

@@ -119,7 +119,7 @@ int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_
     snprintf(s->name, sizeof s->name, "%s", prop.name);
     wsym_layout_init(&s->L, cfg->g, cfg->n, cfg->swaps, cfg->ocap, cfg->start_nfixed + 3 * cfg->start_nhalf);
     smem_shape shape;
-    if ((e = smem_shape_for(sym_walk_smem, s->L.words * sizeof(uint64_t), prop, !getenv("FLIPGRAPH_SYM_GLOBAL"),
+    if ((e = smem_shape_for(sym_walk_smem, s->L.words * sizeof(uint64_t), prop, !cuda_sym_global_from_env(),
                             &shape)) != cudaSuccess) {
         fail(err, errlen, "the symmetric walk's shared memory", e);
         delete s;

@@ -426,6 +426,20 @@ int main(void)
 #endif
     launch_shape();
     half_orbit_layout();
+    /* FLIPGRAPH_SYM_GLOBAL: empty or 0 is unset */
+    const char *was = getenv("FLIPGRAPH_SYM_GLOBAL");
+    char *saved = was ? strdup(was) : NULL;
+    const char *values[] = {"", "0", "1", "yes"};
+    for (int i = 0; i < 4; i++) {
+        setenv("FLIPGRAPH_SYM_GLOBAL", values[i], 1);
+        CHECK(cuda_sym_global_from_env() == (i >= 2), "FLIPGRAPH_SYM_GLOBAL=\"%s\": %d", values[i],
+              cuda_sym_global_from_env());
+    }
+    if (saved)
+        setenv("FLIPGRAPH_SYM_GLOBAL", saved, 1);
+    else
+        unsetenv("FLIPGRAPH_SYM_GLOBAL");
+    free(saved);
     for (int n = 3; n <= 5; n++) {
         core_moves((scheme_format){n, n, n}, SCHEME_SYM_C3, g_seed + (uint64_t)n, 400);
         core_moves((scheme_format){n, n, n}, SCHEME_SYM_C3XC2, g_seed + 10 + (uint64_t)n, 400);
