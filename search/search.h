@@ -102,9 +102,9 @@ typedef struct search_stats {
     int distinct[3];           /* distinct factors at a, b, c */
     uint64_t nonzeros[3];      /* nonzero coefficients at a, b, c */
     int max_coef;              /* largest |coefficient| (1 over GF(2); 0 for rank 0) */
-    /* by scheme_symmetry (C3, C3XC2, T2): 1 invariant, 0 not, -1 the group
+    /* by scheme_symmetry (C3 .. C3XC2S3): 1 invariant, 0 not, -1 the group
      * does not act on the format, -2 not known (out of memory) */
-    int invariant[4];
+    int invariant[SCHEME_SYM_C3XC2S3 + 1];
 } search_stats;
 void search_scheme_stats(const scheme *s, search_stats *out);
 /* The scheme's nonzero coefficients, all positions (search_stats.nonzeros
@@ -112,7 +112,8 @@ void search_scheme_stats(const scheme *s, search_stats *out);
 long search_scheme_nonzeros(const scheme *s);
 /* The figures as one line of text, as `flipgraph verify --stats` prints them:
  * "flip pairs 2 (a 0, b 1, c 1), reducible pairs 0, ..., invariant under c3
- * n/a, c3xc2 n/a, t2 n/a" (docs/verify.md, "Structure"). */
+ * n/a, c3xc2 n/a, t2 n/a", then c3xc2sK for each K that acts on the format
+ * (docs/verify.md, "Structure"). */
 void search_stats_line(const search_stats *st, char *buf, size_t len);
 
 /* ---- moves over Z (moves_z.c; docs/search.md, "Searching over Z") ----------

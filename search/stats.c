@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Whether factor pos of terms i and j counts as the same for a flip: equal
  * words over GF(2), equal up to sign over Z (search_z_relation). */
@@ -73,7 +74,7 @@ void search_scheme_stats(const scheme *s, search_stats *out)
     out->flip_pairs_total = out->flip_pairs[0] + out->flip_pairs[1] + out->flip_pairs[2];
     out->max_coef = s->ring == SCHEME_RING_Z ? search_z_max_coef(s) : s->rank > 0;
 
-    for (int g = SCHEME_SYM_C3; g <= SCHEME_SYM_T2; g++) {
+    for (int g = SCHEME_SYM_C3; g <= SCHEME_SYM_C3XC2S3; g++) {
         int term, elem;
         if (!scheme_symmetry_fits((scheme_symmetry)g, s->fmt, NULL, 0))
             out->invariant[g] = -1;
@@ -99,4 +100,12 @@ void search_stats_line(const search_stats *st, char *buf, size_t len)
              (unsigned long long)st->nonzeros[0], (unsigned long long)st->nonzeros[1],
              (unsigned long long)st->nonzeros[2], st->max_coef, invariant_word(st->invariant[SCHEME_SYM_C3]),
              invariant_word(st->invariant[SCHEME_SYM_C3XC2]), invariant_word(st->invariant[SCHEME_SYM_T2]));
+    /* the involutions with fixed points only where they act (n >= 2K + 2):
+     * the line of a non-square format stays as it was */
+    for (int g = SCHEME_SYM_C3XC2S1; g <= SCHEME_SYM_C3XC2S3; g++) {
+        const size_t used = strlen(buf);
+        if (st->invariant[g] != -1 && used < len)
+            snprintf(buf + used, len - used, ", %s %s", scheme_symmetry_name((scheme_symmetry)g),
+                     invariant_word(st->invariant[g]));
+    }
 }

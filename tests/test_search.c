@@ -2131,7 +2131,7 @@ Test(search_stats, agree_with_a_count_by_sorting)
 
 Test(search_stats, the_standard_algorithm_and_its_symmetries)
 {
-    const scheme_format fs[] = {{2, 2, 2}, {3, 3, 3}, {4, 4, 4}, {2, 3, 4}, {3, 4, 4}, {4, 3, 5}};
+    const scheme_format fs[] = {{2, 2, 2}, {3, 3, 3}, {4, 4, 4}, {6, 6, 6}, {2, 3, 4}, {3, 4, 4}, {4, 3, 5}};
     for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) {
         const scheme_format f = fs[i];
         scheme *s = scheme_standard(f);
@@ -2152,6 +2152,10 @@ Test(search_stats, the_standard_algorithm_and_its_symmetries)
         cr_assert_eq(st.invariant[SCHEME_SYM_C3], square ? 1 : -1, "<%d,%d,%d> c3", f.n, f.m, f.p);
         cr_assert_eq(st.invariant[SCHEME_SYM_C3XC2], square ? 1 : -1, "<%d,%d,%d> c3xc2", f.n, f.m, f.p);
         cr_assert_eq(st.invariant[SCHEME_SYM_T2], f.m == f.p ? 1 : -1, "<%d,%d,%d> t2", f.n, f.m, f.p);
+        /* c3xc2sK acts from n = 2K + 2 (below that it is c3xc2 or nothing) */
+        for (int k = 1; k <= 3; k++)
+            cr_assert_eq(st.invariant[SCHEME_SYM_C3XC2S1 + k - 1], square && f.n >= 2 * k + 2 ? 1 : -1,
+                         "<%d,%d,%d> c3xc2s%d", f.n, f.m, f.p, k);
         /* without a_00 b_01 c_10, which no element fixes (a diagonal cube
          * a_ii b_ii c_ii is fixed by c3): invariant under none; twice a term:
          * a reducible pair */
@@ -2163,7 +2167,7 @@ Test(search_stats, the_standard_algorithm_and_its_symmetries)
         const scheme_term last = s->terms[r0];
         scheme_remove(s, r0);
         search_scheme_stats(s, &st);
-        for (int g = SCHEME_SYM_C3; g <= SCHEME_SYM_T2; g++)
+        for (int g = SCHEME_SYM_C3; g <= SCHEME_SYM_C3XC2S3; g++)
             cr_assert_leq(st.invariant[g], 0, "<%d,%d,%d> without a term: invariant under %d", f.n, f.m, f.p, g);
         cr_assert(scheme_push(s, last.f[0], last.f[1], last.f[2]));
         cr_assert(scheme_push(s, last.f[0], last.f[1], last.f[2]));
@@ -2187,9 +2191,22 @@ Test(search_stats, the_standard_algorithm_and_its_symmetries)
     search_scheme_stats(s3, &st);
     search_stats_line(&st, line, sizeof line);
     cr_assert(strstr(line, "flip pairs 81 (a 27, b 27, c 27)") && strstr(line, "nonzero coefficients 81 (a 27, b 27, c 27)") &&
-                  strstr(line, "invariant under c3 yes, c3xc2 yes, t2 yes"),
+                  strstr(line, "invariant under c3 yes, c3xc2 yes, t2 yes") && !strstr(line, "c3xc2s"),
               "%s", line);
     scheme_free(s3);
+    /* the start of <5,5,5> from the cubes 10001,01100,00010: closed under the
+     * swap of 0 and 4 (c3xc2s1), not under the reversal (01100 -> 00110) */
+    search_cubes cubes;
+    cr_assert(search_cubes_parse("10001,01100,00010", &cubes));
+    char err[256];
+    scheme *s5 = search_symmetric_start((scheme_format){5, 5, 5}, SCHEME_SYM_C3XC2S1, &cubes, err, sizeof err);
+    cr_assert(s5, "%s", err);
+    search_scheme_stats(s5, &st);
+    search_stats_line(&st, line, sizeof line);
+    cr_assert(strstr(line, "invariant under c3 yes, c3xc2 no, t2 ") && strstr(line, ", c3xc2s1 yes") &&
+                  !strstr(line, "c3xc2s2"),
+              "%s", line);
+    scheme_free(s5);
 }
 
 /* ------------------------------------------------------------ the command */
