@@ -110,8 +110,6 @@ typedef struct wsym_start {
     int nhalf;
 } wsym_start;
 
-/* start_fixed: the start's fixed terms and 3 per half orbit (the best arrays
- * hold a half orbit as its three terms, wsym_keep_best). */
 /* Orbit slots for walks of up to cap terms from a start with nhalf half
  * orbits, orbits of `order` terms otherwise.  Walks make no half orbits (a
  * term the involution fixes in a free orbit cancels with its image), so the
@@ -120,6 +118,8 @@ typedef struct wsym_start {
  * too large for shared memory (bench/RESULTS.md, forty-sixth session). */
 WSYM_FN int wsym_orbit_slots(int cap, int order, int nhalf) { return cap / order + nhalf + 4; }
 
+/* start_fixed: the start's fixed terms and 3 per half orbit (the best arrays
+ * hold a half orbit as its three terms, wsym_keep_best). */
 WSYM_FN void wsym_layout_init(wsym_layout *L, int g, int n, int swaps, int ocap, int start_fixed)
 {
     L->g = g;

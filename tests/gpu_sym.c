@@ -414,19 +414,9 @@ static void half_orbit_layout(void)
     free(half);
 }
 
-int main(void)
+/* 7. FLIPGRAPH_SYM_GLOBAL: empty or 0 is unset (cuda_sym_global_from_env). */
+static void global_from_env(void)
 {
-    g_seed = tc_seed();
-    printf("seed %llu (FLIPGRAPH_SEED replays)\n", (unsigned long long)g_seed);
-#ifndef FLIPGRAPH_SYM_EMU
-    if (cuda_device_count() <= 0) {
-        printf("skipped: no GPU visible\n");
-        return 77;
-    }
-#endif
-    launch_shape();
-    half_orbit_layout();
-    /* FLIPGRAPH_SYM_GLOBAL: empty or 0 is unset */
     const char *was = getenv("FLIPGRAPH_SYM_GLOBAL");
     char *saved = was ? strdup(was) : NULL;
     const char *values[] = {"", "0", "1", "yes"};
@@ -440,6 +430,21 @@ int main(void)
     else
         unsetenv("FLIPGRAPH_SYM_GLOBAL");
     free(saved);
+}
+
+int main(void)
+{
+    g_seed = tc_seed();
+    printf("seed %llu (FLIPGRAPH_SEED replays)\n", (unsigned long long)g_seed);
+#ifndef FLIPGRAPH_SYM_EMU
+    if (cuda_device_count() <= 0) {
+        printf("skipped: no GPU visible\n");
+        return 77;
+    }
+#endif
+    launch_shape();
+    half_orbit_layout();
+    global_from_env();
     for (int n = 3; n <= 5; n++) {
         core_moves((scheme_format){n, n, n}, SCHEME_SYM_C3, g_seed + (uint64_t)n, 400);
         core_moves((scheme_format){n, n, n}, SCHEME_SYM_C3XC2, g_seed + 10 + (uint64_t)n, 400);
