@@ -24,7 +24,11 @@
 #                                      format, start, backend: all there), such
 #                                      as ARGS_h446="--dims 4x4x6 --from deps/s.txt
 #                                      --backend gpu --target-rank 72 --seed 1";
-#                                      GPU c: no GPU (a CPU search beside)
+#                                      GPU c: no GPU (a CPU search beside);
+#                                      ENV_LABEL="VAR=VALUE ..." sets those
+#                                      variables for this job alone (such as
+#                                      ENV_o="FLIPGRAPH_SYM_GLOBAL=1", the
+#                                      baseline of a side-by-side run)
 #                    each sees one GPU (CUDA_VISIBLE_DEVICES=GPU)
 #   add T JOB...     as start, beside the jobs already running (a GPU whose job
 #                    ended takes another; no build: the binary of the start)
@@ -87,16 +91,18 @@ while [ $# -gt 0 ]; do
       plain666) args=(search --dims 6x6x6 --backend gpu --target-rank 0 --progress 60s) ;;
       args) v=ARGS_$seed
             [ -n "${!v:-}" ] || { echo "job $gpu:args:$seed: $v is empty"; exit 2; }
-            read -r -a args <<< "search ${!v}" ;;
+            read -r -a args <<< "search ${!v}"
+            ev=ENV_$seed
+            read -r -a jobenv <<< "${!ev:-}" ;;
       *) echo "unknown job kind $kind"; exit 2 ;;
       esac
-      [ "$kind" = args ] || args+=(--seed "$seed")
+      [ "$kind" = args ] || { args+=(--seed "$seed"); jobenv=(); }
       args+=(--time "${T}s" --db "$d/store.db")
       echo "$(date +%s)" > "$d/t0"
-      echo "== $name: flipgraph ${args[*]} (GPU $gpu)"
+      echo "== $name: ${jobenv[*]:+${jobenv[*]} }flipgraph ${args[*]} (GPU $gpu)"
       # its own process session, so that it outlives this call
-      CUDA_VISIBLE_DEVICES=$gpu setsid bash -c '"$@" > "$0/log.txt" 2>&1; echo $? > "$0/rc"' "$d" "$F" "${args[@]}" \
-        < /dev/null > /dev/null 2>&1 &
+      env CUDA_VISIBLE_DEVICES="$gpu" "${jobenv[@]}" setsid bash -c '"$@" > "$0/log.txt" 2>&1; echo $? > "$0/rc"' \
+        "$d" "$F" "${args[@]}" < /dev/null > /dev/null 2>&1 &
     done
     ;;
   wait)
