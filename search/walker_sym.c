@@ -277,7 +277,9 @@ static void orbit_free_slot(sym_walk *s, int32_t o)
  * plus transitions and the reduction search leave half orbits alone, and
  * walks make none (cuda/walk_sym_core.h holds them the same way). */
 enum { ORBIT_FREE, ORBIT_GONE, ORBIT_CUBE };
-static int orbit_kind(const sym_walk *s, const uint64_t T[3], bool half)
+/* R: the involution's images of T's factors (read only under c3xc2 and
+ * c3xc2sK, for an orbit that is not a half orbit). */
+static int orbit_kind(const sym_walk *s, const uint64_t T[3], const uint64_t R[3], bool half)
 {
     if (!T[0] || !T[1] || !T[2])
         return ORBIT_GONE;
@@ -286,9 +288,19 @@ static int orbit_kind(const sym_walk *s, const uint64_t T[3], bool half)
         t2_image(s, T, U);
         return U[0] == T[0] && U[1] == T[1] && U[2] == T[2] ? ORBIT_GONE : ORBIT_FREE;
     }
-    if (s->c2 && !half && rev(s, T[0]) == T[0] && rev(s, T[1]) == T[1] && rev(s, T[2]) == T[2])
+    if (s->c2 && !half && R[0] == T[0] && R[1] == T[1] && R[2] == T[2])
         return ORBIT_GONE;
     return T[0] == T[1] && T[1] == T[2] ? ORBIT_CUBE : ORBIT_FREE;
+}
+
+/* The involution's image of factor q of orbit o's representative, as the
+ * index holds it (a free orbit's entry 3 + q; a half orbit's factors are
+ * their own images), so that a flip does not compute it again: the delta
+ * swaps of c3xc2sK were a fifth of a <6,6,6> c3xc2s2 walk's time
+ * (bench/RESULTS.md, forty-sixth session). */
+static uint64_t rep_rev(const sym_walk *s, int32_t o, int q)
+{
+    return s->half[o] ? s->rep[o * 3 + q] : s->val[o * s->ne + 3 + q];
 }
 
 /* Gives orbit o (alive, unlinked) the representative T: an orbit with a
@@ -297,13 +309,16 @@ static int orbit_kind(const sym_walk *s, const uint64_t T[3], bool half)
 static void orbit_place(search_walker *w, int32_t o, const uint64_t T[3])
 {
     sym_walk *s = w->sym;
-    const int kind = orbit_kind(s, T, s->half[o]);
+    uint64_t R[3] = {0, 0, 0};
+    const bool c2_images = s->c2 && !s->half[o];
+    if (c2_images)
+        for (int q = 0; q < 3; q++)
+            R[q] = rev(s, T[q]);
+    const int kind = orbit_kind(s, T, R, s->half[o]);
     if (kind == ORBIT_CUBE) {
         fixed_xor(s, T[0], T[0], T[0]);
-        if (s->c2 && !s->half[o]) {
-            uint64_t r = rev(s, T[0]);
-            fixed_xor(s, r, r, r);
-        }
+        if (c2_images)
+            fixed_xor(s, R[0], R[0], R[0]);
     }
     if (kind != ORBIT_FREE) {
         orbit_free_slot(s, o);
@@ -313,7 +328,8 @@ static void orbit_place(search_walker *w, int32_t o, const uint64_t T[3])
     for (int q = 0; q < 3; q++)
         s->rep[o * 3 + q] = T[q];
     for (int e = 0; e < orbit_ne(s, o); e++) {
-        s->val[o * s->ne + e] = entry_value(s, o, e);
+        /* entry_value, with the images computed above */
+        s->val[o * s->ne + e] = c2_images && e >= 3 ? R[e - 3] : entry_value(s, o, e);
         idx_add(s, o * s->ne + e);
     }
     if (!s->queued[o] && !s->half[o]) {
@@ -350,13 +366,16 @@ static void orbit_set(search_walker *w, int32_t o, const uint64_t T[3])
 static void orbit_xor_factor(search_walker *w, int32_t o, int q, uint64_t delta)
 {
     sym_walk *s = w->sym;
-    uint64_t T[3] = {s->rep[o * 3], s->rep[o * 3 + 1], s->rep[o * 3 + 2]};
+    uint64_t T[3] = {s->rep[o * 3], s->rep[o * 3 + 1], s->rep[o * 3 + 2]}, R[3] = {0, 0, 0};
     T[q] ^= delta;
-    if (s->g == SCHEME_SYM_T2 || orbit_kind(s, T, s->half[o]) != ORBIT_FREE) {
+    if (s->c2 && !s->half[o])
+        for (int x = 0; x < 3; x++)
+            R[x] = x == q ? rev(s, T[q]) : rep_rev(s, o, x);
+    if (s->g == SCHEME_SYM_T2 || orbit_kind(s, T, R, s->half[o]) != ORBIT_FREE) {
         orbit_set(w, o, T);
         return;
     }
-    const uint64_t r = s->c2 ? rev(s, T[q]) : 0;
+    const uint64_t r = R[q];
     s->rep[o * 3 + q] = T[q];
     for (int b = 0; b < orbit_ne(s, o) / 3; b++) {
         const int32_t code = o * s->ne + 3 * b + q;
@@ -799,17 +818,19 @@ bool sym_flip(search_walker *w)
     }
     /* (v, y1, z1), (v, y2, z2) -> (v, y1 + y2, z1), (v, y2, z2 + z1) (search_flip at A):
      * entry e's image holds rep[(e + x) % 3] at x, reversed when e >= 3 */
-    uint64_t y2 = s->rep[o2 * 3 + (e2 + 1) % 3], z1 = s->rep[o1 * 3 + (e1 + 2) % 3];
+    const int p2 = (e2 + 1) % 3, p1 = (e1 + 2) % 3;
+    uint64_t y2 = s->rep[o2 * 3 + p2], z1 = s->rep[o1 * 3 + p1];
+    /* the reversed factors as the index holds them (rep_rev) */
     if ((e1 >= 3) != (e2 >= 3)) {
-        y2 = rev(s, y2);
-        z1 = rev(s, z1);
+        y2 = rep_rev(s, o2, p2);
+        z1 = rep_rev(s, o1, p1);
     }
     /* a half orbit meets both images of a free one (orbit_kind): the sum */
     const bool h1 = s->half[o1], h2 = s->half[o2];
     if (h1 && !h2)
-        y2 ^= rev(s, y2);
+        y2 = s->rep[o2 * 3 + p2] ^ rep_rev(s, o2, p2);
     if (h2 && !h1)
-        z1 ^= rev(s, z1);
+        z1 = s->rep[o1 * 3 + p1] ^ rep_rev(s, o1, p1);
     const int before = w->rank;
     w->st.flips++;
     const int q1 = (e1 + 1) % 3, q2 = (e2 + 2) % 3;
