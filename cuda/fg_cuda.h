@@ -423,15 +423,18 @@ typedef struct cuda_sym_config {
 
 typedef struct cuda_sym cuda_sym;
 
-/* FLIPGRAPH_SYM_GLOBAL set (not empty, not 0): the global-memory kernel even
- * where a walker fits in shared memory; as FLIPGRAPH_WZ_GLOBAL reads (an empty
- * value once ran both sides of a comparison in global memory, bench/RESULTS.md,
- * forty-sixth session). */
-static inline int cuda_sym_global_from_env(void)
+/* Whether the environment's flag `name` is on: set, not empty, not 0 (an
+ * empty FLIPGRAPH_SYM_GLOBAL once ran both sides of a comparison in global
+ * memory, bench/RESULTS.md, forty-sixth session). */
+static inline int cuda_env_flag(const char *name)
 {
-    const char *g = getenv("FLIPGRAPH_SYM_GLOBAL");
-    return g && *g && strcmp(g, "0");
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0");
 }
+
+/* FLIPGRAPH_SYM_GLOBAL on: the global-memory kernel even where a walker fits
+ * in shared memory. */
+static inline int cuda_sym_global_from_env(void) { return cuda_env_flag("FLIPGRAPH_SYM_GLOBAL"); }
 
 int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_t errlen);
 int cuda_sym_walkers(const cuda_sym *s);
@@ -498,8 +501,7 @@ static inline int cuda_wz_kernel_from_env(void)
                : !strcmp(k, "global") ? CUDA_WZ_GLOBAL
                : !strcmp(k, "match")  ? CUDA_WZ_MATCH
                                       : -1;
-    const char *g = getenv("FLIPGRAPH_WZ_GLOBAL");
-    return g && *g && strcmp(g, "0") ? CUDA_WZ_GLOBAL : CUDA_WZ_AUTO;
+    return cuda_env_flag("FLIPGRAPH_WZ_GLOBAL") ? CUDA_WZ_GLOBAL : CUDA_WZ_AUTO;
 }
 
 typedef struct cuda_wz_config {
