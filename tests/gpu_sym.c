@@ -110,11 +110,13 @@ typedef struct core_run {
     int norbits, nfixed, nhalf;
 } core_run;
 
-static bool core_open(core_run *c, scheme_format f, scheme_symmetry g, int ocap_extra, uint64_t seed, int index)
+/* The core walker from the symmetric start of the given cubes (default: count
+ * 0), its orbits split as the backend splits them. */
+static bool core_open_cubes(core_run *c, scheme_format f, scheme_symmetry g, const search_cubes *cubes, int ocap_extra,
+                            uint64_t seed, int index)
 {
     char err[256];
-    search_cubes cubes = {0};
-    scheme *s = search_symmetric_start(f, g, &cubes, err, sizeof err);
+    scheme *s = search_symmetric_start(f, g, cubes, err, sizeof err);
     if (!s)
         return false;
     c->reps = malloc((size_t)s->rank * 3 * sizeof(uint64_t));
@@ -133,6 +135,12 @@ static bool core_open(core_run *c, scheme_format f, scheme_symmetry g, int ocap_
     c->start = (wsym_start){c->reps, c->norbits, c->fixed, c->nfixed, c->half, c->nhalf};
     wsym_reset(&c->w, &c->start);
     return true;
+}
+
+static bool core_open(core_run *c, scheme_format f, scheme_symmetry g, int ocap_extra, uint64_t seed, int index)
+{
+    const search_cubes cubes = {0};
+    return core_open_cubes(c, f, g, &cubes, ocap_extra, seed, index);
 }
 
 static void core_close(core_run *c)
@@ -387,31 +395,23 @@ static void launch_shape(void)
  * session). */
 static void half_orbit_layout(void)
 {
-    char err[256];
     search_cubes cubes = {0};
-    const scheme_format f = {6, 6, 6};
-    CHECK(search_cubes_parse("110011,001100", &cubes), "the cubes 110011,001100");
-    scheme *s = search_symmetric_start(f, SCHEME_SYM_C3XC2S1, &cubes, err, sizeof err);
-    CHECK(s != NULL, "the c3xc2s1 start of <6,6,6>: %s", err);
-    if (!s)
+    core_run c;
+    const bool ok = search_cubes_parse("110011,001100", &cubes) &&
+                    core_open_cubes(&c, (scheme_format){6, 6, 6}, SCHEME_SYM_C3XC2S1, &cubes, 4, g_seed, 0);
+    CHECK(ok, "the c3xc2s1 start of <6,6,6> from the cubes 110011,001100");
+    if (!ok)
         return;
-    uint64_t *reps = malloc((size_t)s->rank * 3 * sizeof(uint64_t)), *fixed = malloc((size_t)s->rank * 3 * sizeof(uint64_t)),
-             *half = malloc((size_t)s->rank * 3 * sizeof(uint64_t));
-    int norbits = 0, nfixed = 0, nhalf = -1;
-    if (search_symmetric_split(s, SCHEME_SYM_C3XC2S1, reps, &norbits, fixed, &nfixed))
-        nhalf = search_symmetric_halves(f, SCHEME_SYM_C3XC2S1, fixed, &nfixed, half);
-    CHECK(s->rank == 278 && nhalf == 24, "<6,6,6> c3xc2s1 start: rank %d, %d half orbits, expected 278 and 24",
-          s->rank, nhalf);
+    const int rank = c.st.rank;
+    CHECK(rank == 278 && c.nhalf == 24, "<6,6,6> c3xc2s1 start: rank %d, %d half orbits, expected 278 and 24", rank,
+          c.nhalf);
     wsym_layout L;
-    wsym_layout_init(&L, 2, 6, 1, wsym_orbit_slots(s->rank + 64 + 8, 6, nhalf), nfixed + 3 * nhalf);
+    wsym_layout_init(&L, 2, 6, 1, wsym_orbit_slots(rank + 64 + 8, 6, c.nhalf), c.nfixed + 3 * c.nhalf);
     const size_t bytes = L.words * sizeof(uint64_t);
     const int per_block = smem_walkers_per_block(bytes, 233472, 232448, 1024);
     CHECK(per_block >= 4, "<6,6,6> c3xc2s1 walker: %zu bytes, %d walkers a block of an H200's shared memory", bytes,
           per_block);
-    scheme_free(s);
-    free(reps);
-    free(fixed);
-    free(half);
+    core_close(&c);
 }
 
 /* 7. FLIPGRAPH_SYM_GLOBAL: empty or 0 is unset (cuda_sym_global_from_env). */
