@@ -79,6 +79,7 @@ while [ $# -gt 0 ]; do
     mkdir -p $W
     while [ $# -gt 0 ] && [[ $1 == *:*:* ]]; do
       IFS=: read -r gpu kind seed <<< "$1"; shift
+      jobenv=()
       name=${kind}_s${seed}_g${gpu}
       d=$W/$name
       mkdir -p "$d"
@@ -96,7 +97,7 @@ while [ $# -gt 0 ]; do
             read -r -a jobenv <<< "${!ev:-}" ;;
       *) echo "unknown job kind $kind"; exit 2 ;;
       esac
-      [ "$kind" = args ] || { args+=(--seed "$seed"); jobenv=(); }
+      [ "$kind" = args ] || args+=(--seed "$seed")
       args+=(--time "${T}s" --db "$d/store.db")
       echo "$(date +%s)" > "$d/t0"
       echo "== $name: ${jobenv[*]:+${jobenv[*]} }flipgraph ${args[*]} (GPU $gpu)"
