@@ -222,18 +222,23 @@ static void banner(const banner_info *b)
     char fromsym[128];
     int sym_start = 0; /* the rank of the symmetric start built from the cubes */
     int halves = 0;    /* its terms in half orbits (c3xc2sK: the involution fixes them) */
-    if (!b->nstarts && p->symmetry != SCHEME_SYM_NONE) {
-        /* the walk starts from the symmetric start the engine builds (search.h) */
+    if (!b->nstarts && (p->symmetry != SCHEME_SYM_NONE || p->cubes.count)) {
+        /* the walk starts from the symmetric start the engine builds (search.h;
+         * the plain walk from the C3 one when cubes are given) */
+        const scheme_symmetry g = p->symmetry != SCHEME_SYM_NONE ? (scheme_symmetry)p->symmetry : SCHEME_SYM_C3;
         char e[256], cubes[64];
-        scheme *s = search_symmetric_start(p->fmt, (scheme_symmetry)p->symmetry, &p->cubes, e, sizeof e);
+        scheme *s = search_symmetric_start(p->fmt, g, &p->cubes, e, sizeof e);
         if (s) {
-            start = sym_start = s->rank;
-            halves = half_orbit_terms(s, (scheme_symmetry)p->symmetry);
+            start = s->rank;
+            if (p->symmetry != SCHEME_SYM_NONE) {
+                sym_start = s->rank;
+                halves = half_orbit_terms(s, g);
+            }
         }
         scheme_free(s);
         search_cubes c = p->cubes;
         if (!c.count)
-            search_cubes_default_for((scheme_symmetry)p->symmetry, p->fmt.n, &c);
+            search_cubes_default_for(g, p->fmt.n, &c);
         search_cubes_text(&c, cubes, sizeof cubes);
         snprintf(fromsym, sizeof fromsym, "the standard algorithm with the cubes %s", cubes);
         from = fromsym;
@@ -639,6 +644,9 @@ static int cmd_search_meta(int argc, char **argv)
             if (id == SEARCH_PARAM_DIMS || id == SEARCH_PARAM_TARGET_RANK || id == SEARCH_PARAM_MAX_FLIPS)
                 return cli_error(CLI_USAGE, CMD, "--meta: --%s does not apply (the range is --dims-range; "
                                  "--until-record stops at the records)", search_param(id)->name);
+            if (id == SEARCH_PARAM_CUBES) /* cubes are of one n; the range has several formats */
+                return cli_error(CLI_USAGE, CMD, "--meta: --cubes does not apply (each square format's "
+                                 "symmetric legs start from its default cubes; give --dims for a walk from other cubes)");
             if (!search_config_set(&cfg, id, optarg, err, sizeof err))
                 return cli_error(CLI_USAGE, CMD, "%s", err);
             continue;

@@ -296,9 +296,12 @@ bool search_starts_prepare(const search_params *p, const scheme *const **starts,
     *std = NULL;
     if (*nstarts <= 0) {
         char err[256] = "out of memory";
+        /* without symmetry, given cubes still rewrite the standard algorithm
+         * (the C3 start expanded: a plain walk from there, search_params_check) */
         *std = p->symmetry != SCHEME_SYM_NONE
                    ? search_symmetric_start(p->fmt, (scheme_symmetry)p->symmetry, &p->cubes, err, sizeof err)
-                   : scheme_standard(p->fmt);
+               : p->cubes.count ? search_symmetric_start(p->fmt, SCHEME_SYM_C3, &p->cubes, err, sizeof err)
+                                : scheme_standard(p->fmt);
         if (!*std) {
             snprintf(res->msg, sizeof res->msg, "%s", err);
             res->status = strcmp(err, "out of memory") ? SEARCH_BAD_PARAMS : SEARCH_FAILED;

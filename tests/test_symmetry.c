@@ -705,9 +705,21 @@ Test(symmetry_search, bad_symmetric_runs_are_refused)
     cr_assert(strstr(err, "square"), "%s", err);
     p.fmt = (scheme_format){4, 4, 4};
     p.symmetry = SCHEME_SYM_NONE;
+    /* cubes without symmetry: the plain walk's start, a square format over GF(2) */
     cr_assert(search_cubes_parse("1001,0110", &p.cubes));
+    cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
+    p.ring = SCHEME_RING_Z;
     cr_assert_not(search_params_check(&p, err, sizeof err));
-    cr_assert(strstr(err, "--symmetry"), "%s", err);
+    cr_assert(strstr(err, "--cubes") && strstr(err, "GF(2)"), "%s", err);
+    p.ring = SCHEME_RING_F2;
+    p.fmt = (scheme_format){4, 4, 5};
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "--cubes") && strstr(err, "square"), "%s", err);
+    p.fmt = (scheme_format){4, 4, 4};
+    cr_assert(search_cubes_parse("1100,0110", &p.cubes));
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "partition"), "%s", err);
+    cr_assert(search_cubes_parse("1001,0110", &p.cubes));
     p.symmetry = SCHEME_SYM_C3;
     cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
     /* gen-max 1, no reduction search, only for a symmetric walk */
@@ -743,6 +755,38 @@ Test(symmetry_search, bad_symmetric_runs_are_refused)
     search_result_free(&r);
     scheme_free(walked);
     scheme_free(s);
+}
+
+/* Cubes without symmetry: the plain walk starts from the C3 start of the
+ * cubes (the standard algorithm with its diagonal written as cubes, rank 135
+ * for the issue's <5,5,5> cubes, not 125) and walks down from there, every
+ * improvement verified. */
+Test(symmetry_search, a_plain_walk_starts_from_the_standard_algorithm_written_with_cubes, .timeout = 120)
+{
+    search_params p;
+    search_params_default(&p);
+    p.fmt = (scheme_format){5, 5, 5};
+    cr_assert(search_cubes_parse("10001,01010,00100", &p.cubes));
+    char err[256];
+    scheme *want = search_symmetric_start(p.fmt, SCHEME_SYM_C3, &p.cubes, err, sizeof err);
+    cr_assert(want, "%s", err);
+    cr_assert_eq(want->rank, 135);
+    p.threads = 1;
+    p.seed = tc_seed();
+    p.max_flips = 200000;
+    p.time_limit = sanitized() ? 100 : 60;
+    p.progress_every = 0;
+    found_log l = {SCHEME_SYM_NONE, 0, 0};
+    search_callbacks cb = {&l, check_found, NULL};
+    search_result r;
+    search_run_cpu(&p, NULL, 0, &cb, &r);
+    cr_assert(r.status == SEARCH_NOT_REACHED || r.status == SEARCH_REACHED, "%s", r.msg);
+    cr_assert_eq(r.start_rank, want->rank, "seed %llu", (unsigned long long)p.seed);
+    cr_assert(r.best && verifies(r.best) && r.best_rank < want->rank && r.best_rank == r.best->rank,
+              "seed %llu: best %d", (unsigned long long)p.seed, r.best_rank);
+    cr_assert(l.count > 0 && l.bad == 0, "seed %llu", (unsigned long long)p.seed);
+    search_result_free(&r);
+    scheme_free(want);
 }
 
 /* ------------------------------------------------------------ the commands */
@@ -840,8 +884,14 @@ Test(symmetry_cli, search_finds_stores_and_refuses, .timeout = 240)
     cr_assert_eq(tc_run_cli("", out, sizeof out, "search --dims 3x3x4 --symmetry c3 --time 1s --db '%s'", db), 2,
                  "%s", out);
     cr_assert(strstr(out, "square"), "%s", out);
-    cr_assert_eq(tc_run_cli("", out, sizeof out, "search --dims 4x4x4 --cubes 1001,0110 --time 1s --db '%s'", db),
+    cr_assert_eq(tc_run_cli("", out, sizeof out, "search --dims 4x4x5 --cubes 1001,0110 --time 1s --db '%s'", db),
                  2, "%s", out);
+    cr_assert(strstr(out, "square"), "%s", out);
+    cr_assert_eq(tc_run_cli("", out, sizeof out,
+                            "search --meta --dims-range 4x4x4..4x4x5 --symmetry c3 --cubes 1001,0110 --time 1s "
+                            "--db '%s'", db),
+                 2, "%s", out);
+    cr_assert(strstr(out, "--meta: --cubes does not apply"), "%s", out);
     cr_assert_eq(tc_run_cli("", out, sizeof out,
                             "search --dims 4x4x4 --symmetry c3 --cubes 1100,0110 --time 1s --db '%s'", db),
                  2, "%s", out);
