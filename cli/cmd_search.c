@@ -190,19 +190,15 @@ static void large_defaults_line(const search_config *c, search_backend b)
 /* The terms of the symmetric start s under g that the walks hold as half
  * orbits (search_symmetric_halves): under c3xc2sK those among the indices the
  * involution fixes (a block of the standard algorithm); 0 under the other
- * groups, or when s does not split (out of memory). */
+ * groups, or when s does not split or memory runs out. */
 static int half_orbit_terms(const scheme *s, scheme_symmetry g)
 {
-    const size_t words = (size_t)s->rank * 3;
-    uint64_t *reps = malloc(words * sizeof *reps), *fixed = malloc(words * sizeof *fixed),
-             *half = malloc(words * sizeof *half);
-    int norbits = 0, nfixed = 0, nhalf = 0;
-    if (reps && fixed && half && search_symmetric_split(s, g, reps, &norbits, fixed, &nfixed))
-        nhalf = search_symmetric_halves(s->fmt, g, fixed, &nfixed, half);
-    free(reps);
-    free(fixed);
-    free(half);
-    return nhalf > 0 ? 3 * nhalf : 0;
+    search_symmetric_parts parts;
+    if (search_symmetric_parts_make(s, g, &parts) != SEARCH_PARTS_OK)
+        return 0;
+    const int nhalf = parts.nhalf;
+    search_symmetric_parts_free(&parts);
+    return 3 * nhalf;
 }
 
 static void banner(const banner_info *b)

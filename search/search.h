@@ -473,6 +473,27 @@ bool search_symmetric_split(const scheme *s, scheme_symmetry g, uint64_t *reps, 
  * for *nfixed / 3); returns their number, 0 under the other groups, -1 when
  * an image under the shift is missing (not invariant). */
 int search_symmetric_halves(scheme_format f, scheme_symmetry g, uint64_t *fixed, int *nfixed, uint64_t *half);
+/* A g-invariant scheme as the walks hold it: search_symmetric_split, then
+ * search_symmetric_halves on its fixed terms.  Each buffer has room for
+ * s->rank terms (at least one), 3 words a term. */
+typedef struct search_symmetric_parts {
+    uint64_t *reps;  /* norbits free orbits' representatives */
+    uint64_t *fixed; /* nfixed terms some element fixes, less the half orbits' */
+    uint64_t *half;  /* nhalf half orbits' representatives (c3xc2 and c3xc2sK) */
+    int norbits, nfixed, nhalf;
+} search_symmetric_parts;
+/* Out of memory is the run's failure, a scheme that does not split the
+ * caller's bad start: callers report them apart. */
+typedef enum search_parts_status {
+    SEARCH_PARTS_OK = 0,
+    SEARCH_PARTS_NOT_INVARIANT = 1, /* the split or the halves refused s */
+    SEARCH_PARTS_NO_MEMORY = 2      /* the buffers could not be allocated */
+} search_parts_status;
+/* Fills *out (its old contents ignored); on failure *out is zeroed, nothing
+ * held.  The halves are taken in s->fmt. */
+search_parts_status search_symmetric_parts_make(const scheme *s, scheme_symmetry g, search_symmetric_parts *out);
+/* Frees the buffers and zeroes *p; a zeroed *p is fine. */
+void search_symmetric_parts_free(search_symmetric_parts *p);
 /* The inverse: the GF(2) scheme of format f made of the fixed terms and every
  * image under g of each representative (norbits * |G| + nfixed terms, the
  * fixed ones first); NULL when out of memory. */

@@ -41,40 +41,31 @@ static bool sym_setup(engine *e, void *ctx)
     b->order = scheme_symmetry_order((scheme_symmetry)p->symmetry);
     /* room as the CPU walker has it (driver.c): the start, plus_max, a margin */
     const int cap = engine_max_start_rank(e) + p->plus_max + 8;
-    uint64_t *reps = malloc((size_t)(start->rank + 1) * 3 * sizeof *reps);
-    uint64_t *fixed = malloc((size_t)(start->rank + 1) * 3 * sizeof *fixed);
-    uint64_t *half = malloc((size_t)(start->rank + 1) * 3 * sizeof *half);
-    int norbits = 0, nfixed = 0, nhalf = 0;
-    const bool oom = !reps || !fixed || !half;
     /* the terms the involution fixes and the shift moves walk as half orbits
      * (search_symmetric_halves; cuda/walk_sym_core.h) */
-    if (oom || !search_symmetric_split(start, (scheme_symmetry)p->symmetry, reps, &norbits, fixed, &nfixed) ||
-        (nhalf = search_symmetric_halves(p->fmt, (scheme_symmetry)p->symmetry, fixed, &nfixed, half)) < 0) {
-        free(reps);
-        free(fixed);
-        free(half);
+    search_symmetric_parts parts;
+    const search_parts_status st = search_symmetric_parts_make(start, (scheme_symmetry)p->symmetry, &parts);
+    if (st != SEARCH_PARTS_OK) {
+        const bool oom = st == SEARCH_PARTS_NO_MEMORY;
         engine_fail(e, oom ? SEARCH_FAILED : SEARCH_BAD_PARAMS, "%s",
                     oom ? "out of memory" : "the start scheme is not invariant");
         return false;
     }
+    const int norbits = parts.norbits, nfixed = parts.nfixed, nhalf = parts.nhalf;
     /* every walker descends from this start (cuda/walk_sym_core.h) */
     b->ocap = wsym_orbit_slots(cap, b->order, nhalf);
     if (norbits < 1) {
-        free(reps);
-        free(fixed);
-        free(half);
+        search_symmetric_parts_free(&parts);
         engine_fail(e, SEARCH_BAD_PARAMS, "the start scheme has no free orbit: nothing to walk");
         return false;
     }
     const scheme_symmetry g = (scheme_symmetry)p->symmetry;
     cuda_sym_config cfg = {0,        b->g.warps, b->g.device, p->seed, scheme_symmetry_has_c2(g) ? 2 : 1,
-                           p->fmt.n, b->ocap,    reps,        norbits, fixed,
-                           nfixed,   scheme_symmetry_swaps(g, p->fmt.n), half, nhalf};
+                           p->fmt.n, b->ocap,    parts.reps,  norbits, parts.fixed,
+                           nfixed,   scheme_symmetry_swaps(g, p->fmt.n), parts.half, nhalf};
     char err[256];
     const int rc = cuda_sym_create(&cfg, &b->cs, err, sizeof err);
-    free(reps);
-    free(fixed);
-    free(half);
+    search_symmetric_parts_free(&parts);
     if (rc) {
         engine_fail(e, rc == 2 ? SEARCH_BAD_PARAMS : SEARCH_FAILED, "GPU %d: %s", b->g.device, err);
         return false;

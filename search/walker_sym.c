@@ -683,6 +683,30 @@ int search_symmetric_halves(scheme_format f, scheme_symmetry g, uint64_t *fixed,
     return nhalf;
 }
 
+search_parts_status search_symmetric_parts_make(const scheme *s, scheme_symmetry g, search_symmetric_parts *out)
+{
+    const size_t words = (size_t)(s->rank ? s->rank : 1) * 3;
+    *out = (search_symmetric_parts){malloc(words * sizeof(uint64_t)), malloc(words * sizeof(uint64_t)),
+                                    malloc(words * sizeof(uint64_t)), 0, 0, 0};
+    search_parts_status st = SEARCH_PARTS_OK;
+    if (!out->reps || !out->fixed || !out->half)
+        st = SEARCH_PARTS_NO_MEMORY;
+    else if (!search_symmetric_split(s, g, out->reps, &out->norbits, out->fixed, &out->nfixed) ||
+             (out->nhalf = search_symmetric_halves(s->fmt, g, out->fixed, &out->nfixed, out->half)) < 0)
+        st = SEARCH_PARTS_NOT_INVARIANT;
+    if (st != SEARCH_PARTS_OK)
+        search_symmetric_parts_free(out);
+    return st;
+}
+
+void search_symmetric_parts_free(search_symmetric_parts *p)
+{
+    free(p->reps);
+    free(p->fixed);
+    free(p->half);
+    *p = (search_symmetric_parts){0};
+}
+
 bool sym_reset(search_walker *w, const scheme *sch)
 {
     sym_walk *s = w->sym;
@@ -704,31 +728,27 @@ bool sym_reset(search_walker *w, const scheme *sch)
         s->mpos[c] = -1;
     }
     w->rank = 0;
-    /* the free orbits' representatives and the constant (fixed) terms */
-    const size_t words = (size_t)(sch->rank ? sch->rank : 1) * 3;
-    uint64_t *reps = malloc(words * sizeof *reps), *fixed = malloc(words * sizeof *fixed);
-    int norbits = 0, nfixed = 0;
-    bool ok = reps && fixed && search_symmetric_split(sch, (scheme_symmetry)s->g, reps, &norbits, fixed, &nfixed);
-    /* under an involution the fixed terms the shift moves are half orbits
+    /* the free orbits' representatives, the constant (fixed) terms and, under
+     * an involution, the fixed terms the shift moves as half orbits
      * (orbit_kind) */
-    uint64_t *half = malloc(words * sizeof *half);
-    const int nhalf = ok && half ? search_symmetric_halves(s->fmt, (scheme_symmetry)s->g, fixed, &nfixed, half) : -1;
-    ok = nhalf >= 0 && nfixed <= s->fixed_cap;
-    for (int i = 0; ok && i < nfixed; i++)
-        s->fixed[s->nfixed++] = (scheme_term){{fixed[3 * i], fixed[3 * i + 1], fixed[3 * i + 2]}};
-    for (int i = 0; ok && i < nhalf; i++) {
+    search_symmetric_parts parts;
+    bool ok = search_symmetric_parts_make(sch, (scheme_symmetry)s->g, &parts) == SEARCH_PARTS_OK &&
+              parts.nfixed <= s->fixed_cap;
+    for (int i = 0; ok && i < parts.nfixed; i++) {
+        const uint64_t *t = &parts.fixed[3 * i];
+        s->fixed[s->nfixed++] = (scheme_term){{t[0], t[1], t[2]}};
+    }
+    for (int i = 0; ok && i < parts.nhalf; i++) {
         ok = s->nofree > 0;
         if (ok)
-            orbit_new(w, &half[3 * i], true);
+            orbit_new(w, &parts.half[3 * i], true);
     }
-    free(half);
-    for (int i = 0; ok && i < norbits; i++) {
+    for (int i = 0; ok && i < parts.norbits; i++) {
         ok = s->nofree > 0;
         if (ok)
-            orbit_new(w, &reps[3 * i], false);
+            orbit_new(w, &parts.reps[3 * i], false);
     }
-    free(reps);
-    free(fixed);
+    search_symmetric_parts_free(&parts);
     if (!ok)
         return false;
     process_work(w);

@@ -104,10 +104,10 @@ static bool core_index_ok(const wsym_walker *w, char *why, size_t len)
 typedef struct core_run {
     wsym_layout L;
     wsym_state st;
-    uint64_t *block, *reps, *fixed, *half;
+    uint64_t *block;
+    search_symmetric_parts parts;
     wsym_start start;
     wsym_walker w;
-    int norbits, nfixed, nhalf;
 } core_run;
 
 /* The core walker from the symmetric start of the given cubes (default: count
@@ -119,20 +119,17 @@ static bool core_open_cubes(core_run *c, scheme_format f, scheme_symmetry g, con
     scheme *s = search_symmetric_start(f, g, cubes, err, sizeof err);
     if (!s)
         return false;
-    c->reps = malloc((size_t)s->rank * 3 * sizeof(uint64_t));
-    c->fixed = malloc((size_t)s->rank * 3 * sizeof(uint64_t));
-    c->half = malloc((size_t)s->rank * 3 * sizeof(uint64_t));
-    bool ok = search_symmetric_split(s, g, c->reps, &c->norbits, c->fixed, &c->nfixed) &&
-              (c->nhalf = search_symmetric_halves(f, g, c->fixed, &c->nfixed, c->half)) >= 0;
+    bool ok = search_symmetric_parts_make(s, g, &c->parts) == SEARCH_PARTS_OK;
     scheme_free(s);
     if (!ok)
         return false;
     wsym_layout_init(&c->L, scheme_symmetry_has_c2(g) ? 2 : 1, f.n, scheme_symmetry_swaps(g, f.n),
-                     c->norbits + c->nhalf + ocap_extra, c->nfixed + 3 * c->nhalf);
+                     c->parts.norbits + c->parts.nhalf + ocap_extra, c->parts.nfixed + 3 * c->parts.nhalf);
     c->block = calloc(c->L.words, sizeof(uint64_t));
     wsym_init_state(&c->st, seed, index);
     wsym_bind(&c->w, &c->L, &c->st, c->block);
-    c->start = (wsym_start){c->reps, c->norbits, c->fixed, c->nfixed, c->half, c->nhalf};
+    const search_symmetric_parts *q = &c->parts;
+    c->start = (wsym_start){q->reps, q->norbits, q->fixed, q->nfixed, q->half, q->nhalf};
     wsym_reset(&c->w, &c->start);
     return true;
 }
@@ -146,9 +143,7 @@ static bool core_open(core_run *c, scheme_format f, scheme_symmetry g, int ocap_
 static void core_close(core_run *c)
 {
     free(c->block);
-    free(c->reps);
-    free(c->fixed);
-    free(c->half);
+    search_symmetric_parts_free(&c->parts);
 }
 
 /* 1. */
@@ -267,8 +262,9 @@ static void device_against_core(scheme_format f, scheme_symmetry g, int walkers,
         CHECK(false, "core_open");
         return;
     }
-    cuda_sym_config cfg = {walkers, 0,         0,       g_seed,   c.L.g,     f.n,    c.L.ocap,
-                           c.reps,  c.norbits, c.fixed, c.nfixed, c.L.swaps, c.half, c.nhalf};
+    const search_symmetric_parts *q = &c.parts;
+    cuda_sym_config cfg = {walkers, 0,          0,        g_seed,    c.L.g,     f.n,     c.L.ocap,
+                           q->reps, q->norbits, q->fixed, q->nfixed, c.L.swaps, q->half, q->nhalf};
     cuda_sym *s = NULL;
     int rc = cuda_sym_create(&cfg, &s, err, sizeof err);
     CHECK(rc == 0, "cuda_sym_create: %s", err);
@@ -403,10 +399,11 @@ static void half_orbit_layout(void)
     if (!ok)
         return;
     const int rank = c.st.rank;
-    CHECK(rank == 278 && c.nhalf == 24, "<6,6,6> c3xc2s1 start: rank %d, %d half orbits, expected 278 and 24", rank,
-          c.nhalf);
+    CHECK(rank == 278 && c.parts.nhalf == 24, "<6,6,6> c3xc2s1 start: rank %d, %d half orbits, expected 278 and 24",
+          rank, c.parts.nhalf);
     wsym_layout L;
-    wsym_layout_init(&L, 2, 6, 1, wsym_orbit_slots(rank + 64 + 8, 6, c.nhalf), c.nfixed + 3 * c.nhalf);
+    wsym_layout_init(&L, 2, 6, 1, wsym_orbit_slots(rank + 64 + 8, 6, c.parts.nhalf),
+                     c.parts.nfixed + 3 * c.parts.nhalf);
     const size_t bytes = L.words * sizeof(uint64_t);
     const int per_block = smem_walkers_per_block(bytes, 233472, 232448, 1024);
     CHECK(per_block >= 4, "<6,6,6> c3xc2s1 walker: %zu bytes, %d walkers a block of an H200's shared memory", bytes,

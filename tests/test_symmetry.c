@@ -248,6 +248,96 @@ Test(symmetry, starts_under_fewer_swaps_are_invariant_with_their_fixed_block)
     cr_assert(strstr(err, "under c3xc2s1 the image of every cube must be a cube"), "%s", err);
 }
 
+/* search_symmetric_parts_make is the split and then the halves, as the walks
+ * and the banner took them one by one: the same counts and words on the starts
+ * of <4,4,4> to <6,6,6> (half orbits among them), and a scheme that is not
+ * invariant is refused as such, by the split or by the halves, leaving the
+ * parts empty. */
+Test(symmetry, the_parts_are_the_split_then_the_halves)
+{
+    static const scheme_symmetry gs[] = {SCHEME_SYM_C3, SCHEME_SYM_C3XC2, SCHEME_SYM_C3XC2S1};
+    int halves = 0;
+    for (size_t i = 0; i < sizeof gs / sizeof gs[0]; i++)
+        for (int n = 4; n <= 6; n++) {
+            const char *name = scheme_symmetry_name(gs[i]);
+            const search_cubes c = {0};
+            char err[256];
+            scheme *s = search_symmetric_start((scheme_format){n, n, n}, gs[i], &c, err, sizeof err);
+            cr_assert(s, "%s n %d: %s", name, n, err);
+            const size_t words = (size_t)s->rank * 3;
+            uint64_t *reps = malloc(words * sizeof *reps), *fixed = malloc(words * sizeof *fixed),
+                     *half = malloc(words * sizeof *half);
+            int norbits, nfixed;
+            cr_assert(search_symmetric_split(s, gs[i], reps, &norbits, fixed, &nfixed), "%s n %d", name, n);
+            const int nhalf = search_symmetric_halves(s->fmt, gs[i], fixed, &nfixed, half);
+            cr_assert_geq(nhalf, 0, "%s n %d", name, n);
+            search_symmetric_parts q;
+            cr_assert_eq(search_symmetric_parts_make(s, gs[i], &q), SEARCH_PARTS_OK, "%s n %d", name, n);
+            cr_assert(q.norbits == norbits && q.nfixed == nfixed && q.nhalf == nhalf,
+                      "%s n %d: %d orbits, %d fixed, %d half orbits; the calls %d, %d, %d", name, n, q.norbits,
+                      q.nfixed, q.nhalf, norbits, nfixed, nhalf);
+            cr_assert(!memcmp(q.reps, reps, (size_t)norbits * 3 * sizeof *reps), "%s n %d: reps", name, n);
+            cr_assert(!memcmp(q.fixed, fixed, (size_t)nfixed * 3 * sizeof *fixed), "%s n %d: fixed", name, n);
+            cr_assert(!memcmp(q.half, half, (size_t)nhalf * 3 * sizeof *half), "%s n %d: half", name, n);
+            cr_assert_eq(s->rank, q.nfixed + scheme_symmetry_order(gs[i]) * q.norbits + 3 * q.nhalf, "%s n %d",
+                         name, n);
+            halves += q.nhalf;
+            search_symmetric_parts_free(&q);
+            cr_assert(!q.reps && !q.fixed && !q.half && !q.norbits && !q.nfixed && !q.nhalf);
+            free(reps);
+            free(fixed);
+            free(half);
+            scheme_free(s);
+        }
+    cr_assert_gt(halves, 0, "no start had a half orbit");
+
+    /* one term of a free orbit gone: the split refuses */
+    const search_cubes c = {0};
+    char err[256];
+    scheme *s = search_symmetric_start((scheme_format){4, 4, 4}, SCHEME_SYM_C3, &c, err, sizeof err);
+    cr_assert(s, "%s", err);
+    search_symmetric_parts q;
+    cr_assert_eq(search_symmetric_parts_make(s, SCHEME_SYM_C3, &q), SEARCH_PARTS_OK);
+    cr_assert_gt(q.norbits, 0);
+    int at = -1;
+    for (int r = 0; r < s->rank && at < 0; r++)
+        if (!memcmp(s->terms[r].f, q.reps, 3 * sizeof *q.reps))
+            at = r;
+    cr_assert_geq(at, 0, "the first representative is not a term of the start");
+    search_symmetric_parts_free(&q);
+    scheme_remove(s, at);
+    q.norbits = 1; /* make must set every field */
+    cr_assert_eq(search_symmetric_parts_make(s, SCHEME_SYM_C3, &q), SEARCH_PARTS_NOT_INVARIANT);
+    cr_assert(!q.reps && !q.fixed && !q.half && !q.norbits && !q.nfixed && !q.nhalf);
+    search_symmetric_parts_free(&q);
+    scheme_free(s);
+
+    /* one term of a half orbit gone: the split takes the other two as fixed,
+     * the halves refuse */
+    s = search_symmetric_start((scheme_format){4, 4, 4}, SCHEME_SYM_C3XC2S1, &c, err, sizeof err);
+    cr_assert(s, "%s", err);
+    cr_assert_eq(search_symmetric_parts_make(s, SCHEME_SYM_C3XC2S1, &q), SEARCH_PARTS_OK);
+    cr_assert_gt(q.nhalf, 0);
+    at = -1;
+    for (int r = 0; r < s->rank && at < 0; r++)
+        if (!memcmp(s->terms[r].f, q.half, 3 * sizeof *q.half))
+            at = r;
+    cr_assert_geq(at, 0, "the first half orbit is not a term of the start");
+    search_symmetric_parts_free(&q);
+    scheme_remove(s, at);
+    uint64_t *reps = malloc((size_t)s->rank * 3 * sizeof *reps), *fixed = malloc((size_t)s->rank * 3 * sizeof *fixed),
+             *half = malloc((size_t)s->rank * 3 * sizeof *half);
+    int norbits, nfixed;
+    cr_assert(search_symmetric_split(s, SCHEME_SYM_C3XC2S1, reps, &norbits, fixed, &nfixed));
+    cr_assert_lt(search_symmetric_halves(s->fmt, SCHEME_SYM_C3XC2S1, fixed, &nfixed, half), 0);
+    cr_assert_eq(search_symmetric_parts_make(s, SCHEME_SYM_C3XC2S1, &q), SEARCH_PARTS_NOT_INVARIANT);
+    cr_assert(!q.reps && !q.fixed && !q.half && !q.norbits && !q.nfixed && !q.nhalf);
+    free(reps);
+    free(fixed);
+    free(half);
+    scheme_free(s);
+}
+
 /* A scheme that verifies maps to a scheme that verifies under every element
  * (the element is a symmetry of the tensor), checked on a walked <3,3,3>. */
 Test(symmetry, images_of_a_valid_scheme_are_valid)
