@@ -248,6 +248,17 @@ Test(symmetry, starts_under_fewer_swaps_are_invariant_with_their_fixed_block)
     cr_assert(strstr(err, "under c3xc2s1 the image of every cube must be a cube"), "%s", err);
 }
 
+/* Removes the term whose factors are t[0..2]; false when s has none. */
+static bool remove_term(scheme *s, const uint64_t *t)
+{
+    for (int r = 0; r < s->rank; r++)
+        if (!memcmp(s->terms[r].f, t, 3 * sizeof *t)) {
+            scheme_remove(s, r);
+            return true;
+        }
+    return false;
+}
+
 /* search_symmetric_parts_make is the split and then the halves, as the walks
  * and the banner took them one by one: the same counts and words on the starts
  * of <4,4,4> to <6,6,6> (half orbits among them), and a scheme that is not
@@ -299,13 +310,8 @@ Test(symmetry, the_parts_are_the_split_then_the_halves)
     search_symmetric_parts q;
     cr_assert_eq(search_symmetric_parts_make(s, SCHEME_SYM_C3, &q), SEARCH_PARTS_OK);
     cr_assert_gt(q.norbits, 0);
-    int at = -1;
-    for (int r = 0; r < s->rank && at < 0; r++)
-        if (!memcmp(s->terms[r].f, q.reps, 3 * sizeof *q.reps))
-            at = r;
-    cr_assert_geq(at, 0, "the first representative is not a term of the start");
+    cr_assert(remove_term(s, q.reps), "the first representative is not a term of the start");
     search_symmetric_parts_free(&q);
-    scheme_remove(s, at);
     q.norbits = 1; /* make must set every field */
     cr_assert_eq(search_symmetric_parts_make(s, SCHEME_SYM_C3, &q), SEARCH_PARTS_NOT_INVARIANT);
     cr_assert(!q.reps && !q.fixed && !q.half && !q.norbits && !q.nfixed && !q.nhalf);
@@ -318,13 +324,8 @@ Test(symmetry, the_parts_are_the_split_then_the_halves)
     cr_assert(s, "%s", err);
     cr_assert_eq(search_symmetric_parts_make(s, SCHEME_SYM_C3XC2S1, &q), SEARCH_PARTS_OK);
     cr_assert_gt(q.nhalf, 0);
-    at = -1;
-    for (int r = 0; r < s->rank && at < 0; r++)
-        if (!memcmp(s->terms[r].f, q.half, 3 * sizeof *q.half))
-            at = r;
-    cr_assert_geq(at, 0, "the first half orbit is not a term of the start");
+    cr_assert(remove_term(s, q.half), "the first half orbit is not a term of the start");
     search_symmetric_parts_free(&q);
-    scheme_remove(s, at);
     uint64_t *reps = malloc((size_t)s->rank * 3 * sizeof *reps), *fixed = malloc((size_t)s->rank * 3 * sizeof *fixed),
              *half = malloc((size_t)s->rank * 3 * sizeof *half);
     int norbits, nfixed;
@@ -738,6 +739,17 @@ static bool check_found(void *ctx, const search_found *f)
     return true;
 }
 
+/* One CPU thread from p's start, every improvement checked by check_found. */
+static void run_one_thread(search_params *p, uint64_t seed, found_log *l, search_result *r)
+{
+    p->threads = 1;
+    p->seed = seed;
+    p->time_limit = sanitized() ? 100 : 60;
+    p->progress_every = 0;
+    search_callbacks cb = {l, check_found, NULL};
+    search_run_cpu(p, NULL, 0, &cb, r);
+}
+
 static void must_reach(int n, scheme_symmetry g, int target, uint64_t seed, int gen_max)
 {
     search_params p;
@@ -746,14 +758,9 @@ static void must_reach(int n, scheme_symmetry g, int target, uint64_t seed, int 
     p.fmt = (scheme_format){n, n, n};
     p.symmetry = g;
     p.target_rank = target;
-    p.threads = 1;
-    p.seed = seed;
-    p.time_limit = sanitized() ? 100 : 60;
-    p.progress_every = 0;
     found_log l = {g, 0, 0};
-    search_callbacks cb = {&l, check_found, NULL};
     search_result r;
-    search_run_cpu(&p, NULL, 0, &cb, &r);
+    run_one_thread(&p, seed, &l, &r);
     cr_assert_eq(r.status, SEARCH_REACHED, "seed %llu <%d,%d,%d> %s: best %d (%s)", (unsigned long long)seed, n, n,
                  n, scheme_symmetry_name(g), r.best_rank, r.msg);
     cr_assert_eq(l.bad, 0, "seed %llu: an improvement was not invariant or did not verify",
@@ -861,15 +868,10 @@ Test(symmetry_search, a_plain_walk_starts_from_the_standard_algorithm_written_wi
     scheme *want = search_symmetric_start(p.fmt, SCHEME_SYM_C3, &p.cubes, err, sizeof err);
     cr_assert(want, "%s", err);
     cr_assert_eq(want->rank, 135);
-    p.threads = 1;
-    p.seed = tc_seed();
     p.max_flips = 200000;
-    p.time_limit = sanitized() ? 100 : 60;
-    p.progress_every = 0;
     found_log l = {SCHEME_SYM_NONE, 0, 0};
-    search_callbacks cb = {&l, check_found, NULL};
     search_result r;
-    search_run_cpu(&p, NULL, 0, &cb, &r);
+    run_one_thread(&p, tc_seed(), &l, &r);
     cr_assert(r.status == SEARCH_NOT_REACHED || r.status == SEARCH_REACHED, "%s", r.msg);
     cr_assert_eq(r.start_rank, want->rank, "seed %llu", (unsigned long long)p.seed);
     cr_assert(r.best && verifies(r.best) && r.best_rank < want->rank && r.best_rank == r.best->rank,
