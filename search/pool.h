@@ -30,9 +30,9 @@ bool search_pool_init(search_pool *p, int max_rank, int size, int min);
 /* The start schemes of a run, for either backend: the given ones, each of
  * format p->fmt, or when there are none the standard algorithm, the symmetric
  * start of p->symmetry, or without symmetry but with p->cubes the C3 start of
- * those cubes (then *std holds it: the caller frees it).  *max_rank: the largest start rank.  false with
- * res->msg set (res->status SEARCH_FAILED when out of memory, else as it was)
- * when a start is of another format. */
+ * those cubes (then *std holds it: the caller frees it).  *max_rank: the
+ * largest start rank.  false with res->msg set (res->status SEARCH_FAILED when
+ * out of memory, else as it was) when a start is of another format. */
 bool search_starts_prepare(const search_params *p, const scheme *const **starts, int *nstarts,
                            scheme **std, int *max_rank, search_result *res);
 void search_pool_free(search_pool *p);
