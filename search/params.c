@@ -259,19 +259,18 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
             return scheme_fail(err, errlen, "--%s", e);
         if (!search_cubes_check(&p->cubes, p->fmt.n, (scheme_symmetry)p->symmetry, err, errlen))
             return false;
-    } else {
+    } else if (p->cubes.count) {
         /* Without symmetry the cubes rewrite the plain walk's start
-         * (search_starts_prepare): the standard algorithm's diagonal terms as
-         * cubes, which add only in characteristic 2 (search_symmetric_start). */
-        if (p->cubes.count && p->ring != SCHEME_RING_F2)
+         * (search_starts_prepare): c3's start, the standard algorithm's diagonal
+         * terms as cubes, which add only in characteristic 2
+         * (search_symmetric_start). */
+        if (p->ring != SCHEME_RING_F2)
             return scheme_fail(err, errlen, "--cubes: the cubes rewrite the standard algorithm over GF(2) only (drop "
                                             "--ring z, or give --symmetry for a symmetric walk)");
-        if (p->cubes.count && (p->fmt.n != p->fmt.m || p->fmt.m != p->fmt.p)) {
-            char fb[32];
-            return scheme_fail(err, errlen, "--cubes: only a square format has a diagonal to write as cubes (not %s)",
-                               scheme_format_str(p->fmt, fb));
-        }
-        if (p->cubes.count && !search_cubes_check(&p->cubes, p->fmt.n, SCHEME_SYM_C3, err, errlen))
+        char e[200];
+        if (!scheme_symmetry_fits(SCHEME_SYM_C3, p->fmt, e, sizeof e))
+            return scheme_fail(err, errlen, "--cubes: the plain walk from cubes starts where a c3 walk would (%s)", e);
+        if (!search_cubes_check(&p->cubes, p->fmt.n, SCHEME_SYM_C3, err, errlen))
             return false;
     }
     if (p->symmetry == SCHEME_SYM_NONE && p->gen_max < 2) {
