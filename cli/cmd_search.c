@@ -356,9 +356,9 @@ static void banner(const banner_info *b)
     if (sym_start > 0 && step) {
         if (step == 2)
             fprintf(stderr,
-                    "every rank of this walk is %s, like its start's %d (orbits of 6 or 2 terms, fixed terms "
+                    "every rank of this walk is %s, like its start's %d (orbits of %d terms, fixed terms "
                     "that change two at a time if at all: docs/search.md, \"Symmetric walks\")",
-                    sym_start % 2 ? "odd" : "even", sym_start);
+                    sym_start % 2 ? "odd" : "even", sym_start, p->symmetry == SCHEME_SYM_T2 ? 2 : 6);
         else
             fprintf(stderr,
                     "the ranks of this walk are %d mod 3, like its start's %d, while no new cube appears (orbits "

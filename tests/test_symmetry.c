@@ -1044,7 +1044,10 @@ Test(symmetry_cli, the_banner_names_the_parity_or_the_class_of_a_symmetric_walk,
         {"--dims 6x6x6 --symmetry c3xc2 --target-rank 152", "every rank of this walk is odd, like its start's 231",
          "--target-rank 152 is met at 151 or below"},
         {"--dims 6x6x6 --symmetry c3xc2 --cubes 110011,001100 --target-rank 152",
-         "every rank of this walk is even, like its start's 278", NULL},
+         "every rank of this walk is even, like its start's 278 (orbits of 6 terms,", NULL},
+        /* t2's orbits are pairs; its fixed terms are the standard algorithm's (i, j, j) */
+        {"--dims 6x6x6 --symmetry t2 --target-rank 153", "every rank of this walk is even, like its start's 216 "
+         "(orbits of 2 terms,", "--target-rank 153 is met at 152 or below"},
         {"--dims 6x6x6 --symmetry c3 --target-rank 152", "the ranks of this walk are 0 mod 3, like its start's 231",
          "--target-rank 152 is met at 150 or below"},
         {"--dims 6x6x6 --symmetry c3 --cubes 110011,001100 --target-rank 152",
