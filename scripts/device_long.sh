@@ -34,10 +34,13 @@
 #                    ended takes another; no build: the binary of the start)
 #   wait S           waits until every job has ended or S seconds have passed,
 #                    then prints each job's state and last lines
-#   collect          copies each job's log to $OUT and the stores into
-#                    $OUT/stores.tar.gz (JOB/store.db each, with its -wal where
-#                    the job still runs), prints the
-#                    meta searches' tables and the <6,6,6> progress
+#   collect          stores every job's log in $OUT/logs.tar.gz (JOB/log.txt)
+#                    and its store in $OUT/stores.tar.gz (JOB/store.db, with its
+#                    -wal where the job still runs), and each log as
+#                    $OUT/JOB.txt too while there are at most 6 jobs (the
+#                    device sends 8 files back); prints each job's best rank
+#                    at every progress row, the meta searches' tables and the
+#                    <6,6,6> progress
 #
 # The jobs live only as long as the machine is held: each call must follow the
 # last within the device's idle release (`status`: idle_release_s, 30 s in the
@@ -127,9 +130,16 @@ while [ $# -gt 0 ]; do
     # A job still running holds its rows in the write-ahead log (store.db-wal,
     # docs/db.md): it goes with its store, or a store collected early is empty
     tar czf "$OUT/stores.tar.gz" -C $W $(cd $W && ls -d */store.db */store.db-wal 2>/dev/null)
+    # the logs in one archive too: a run of 15 jobs sent back 8 of its 16 files
+    tar czf "$OUT/logs.tar.gz" -C $W $(cd $W && ls -d */log.txt 2>/dev/null)
+    njobs=$(ls -d "$W"/*/ | wc -l)
     for d in "$W"/*/; do
       name=$(basename "$d")
-      cp "$d/log.txt" "$OUT/$name.txt"
+      [ "$njobs" -le 6 ] && cp "$d/log.txt" "$OUT/$name.txt"
+      echo "== $name: $(job_state "$name"); best at each progress row: $(grep -E '^ +[0-9]+:' "$d/log.txt" | awk '{printf "%s ", $4}')"
+    done
+    for d in "$W"/*/; do
+      name=$(basename "$d")
       echo "== $name: $(job_state "$name")"
       case $name in
       plain666*|args*) grep -v '^\[' "$d/log.txt" | tail -30 ;;
