@@ -50,7 +50,7 @@ typedef struct wsym_layout {
     uint64_t col;   /* scheme_involution_column(n) */
     int ocap;       /* orbit slots */
     int nc;         /* entries (and bucket ids): ocap * ne */
-    int tsize;      /* hash slots, a power of two >= 2 * nc */
+    int tsize;      /* hash slots, the least power of two above nc (at least 16) */
     int tshift;     /* 64 - log2(tsize) */
     int fcap;       /* fixed-term slots */
     /* offsets in 64-bit words from the start of a walker's block */
@@ -130,9 +130,15 @@ WSYM_FN void wsym_layout_init(wsym_layout *L, int g, int n, int swaps, int ocap,
     L->col = scheme_involution_column(n);
     L->ocap = ocap;
     L->nc = ocap * L->ne;
+    /* More slots than entries, so that a probe always meets an empty one.  A
+     * walk holds fewer entries than its rank (the fixed terms have none),
+     * far below its slots' nc (516 for <6,6,6> c3xc2s1 from rank 278), so the
+     * table stays about a quarter full.  At twice nc it was half of that
+     * walker's 50912 bytes, and four walkers filled an SM's shared memory
+     * where six fit in its 38624 now (tests/gpu_sym.c). */
     L->tsize = 16;
     L->tshift = 60;
-    while (L->tsize < 2 * L->nc) {
+    while (L->tsize <= L->nc) {
         L->tsize <<= 1;
         L->tshift--;
     }
