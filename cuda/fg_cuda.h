@@ -421,6 +421,18 @@ typedef struct cuda_sym_config {
     int start_nhalf;
 } cuda_sym_config;
 
+/* Whether cuda_sym_create can take cfg (the kernel's and the emulator's
+ * check, one copy): the group and its swaps, the start, and orbit slots for
+ * the start and two more that fit the walker's 16-bit indices. */
+static inline int cuda_sym_config_valid(const cuda_sym_config *cfg)
+{
+    return cfg && cfg->n >= 2 && cfg->n <= 8 && (cfg->g == 1 || cfg->g == 2) &&
+           (cfg->g != 2 || (cfg->swaps >= 1 && 2 * cfg->swaps <= cfg->n)) && cfg->start_nhalf >= 0 &&
+           (!cfg->start_nhalf || cfg->g == 2) && cfg->ocap >= cfg->start_norbits + 2 &&
+           wsym_layout_fits(cfg->ocap, cfg->g == 2 ? 6 : 3) && cfg->start_norbits >= 1 && cfg->walkers >= 0 &&
+           cfg->warps >= 0;
+}
+
 typedef struct cuda_sym cuda_sym;
 
 /* Whether the environment's flag `name` is on: set, not empty, not 0 (an

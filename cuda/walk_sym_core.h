@@ -41,6 +41,12 @@
 
 #define WSYM_FIXED_EXTRA 16 /* fixed terms a walk may add to the start's (new cubes) */
 
+/* An entry, bucket or orbit index, or -1.  16 bits: the index arrays were
+ * half of a <6,6,6> c3xc2s1 walker's shared memory in 32 (bench/RESULTS.md,
+ * forty-eighth session); wsym_layout_fits keeps every index below 2^15. */
+typedef int16_t wsym_ix;
+#define WSYM_IX_MAX 32767
+
 typedef struct wsym_layout {
     int g;          /* 1: C3, 2: C3 x C2 (scheme_symmetry) */
     int ne;         /* entries per orbit: 3 or 6 */
@@ -54,8 +60,8 @@ typedef struct wsym_layout {
     int tshift;     /* 64 - log2(tsize) */
     int fcap;       /* fixed-term slots */
     /* offsets in 64-bit words from the start of a walker's block */
-    size_t o_rep, o_key, o_fixed, o_brep, o_bfixed, o_i32;
-    /* offsets in 32-bit words from o_i32 */
+    size_t o_rep, o_key, o_fixed, o_brep, o_bfixed, o_ix;
+    /* offsets in wsym_ix units from o_ix */
     size_t i_tbid, i_bcount, i_bhead, i_bfree, i_M, i_mpos, i_bid, i_nxt, i_prv, i_alive, i_apos,
         i_ofree, i_half;
     size_t words;   /* the block's size in 64-bit words */
@@ -135,7 +141,8 @@ WSYM_FN void wsym_layout_init(wsym_layout *L, int g, int n, int swaps, int ocap,
      * far below its slots' nc (516 for <6,6,6> c3xc2s1 from rank 278), so the
      * table stays about a quarter full.  At twice nc it was half of that
      * walker's 50912 bytes, and four walkers filled an SM's shared memory
-     * where six fit in its 38624 now (tests/gpu_sym.c). */
+     * where six fit in its 38624 (eight in 27632 with 16-bit indices,
+     * wsym_ix; tests/gpu_sym.c). */
     L->tsize = 16;
     L->tshift = 60;
     while (L->tsize <= L->nc) {
@@ -149,7 +156,7 @@ WSYM_FN void wsym_layout_init(wsym_layout *L, int g, int n, int swaps, int ocap,
     L->o_fixed = w, w += (size_t)L->fcap * 3;
     L->o_brep = w, w += (size_t)ocap * 3;
     L->o_bfixed = w, w += (size_t)L->fcap * 3;
-    L->o_i32 = w;
+    L->o_ix = w;
     size_t i = 0;
     L->i_tbid = i, i += (size_t)L->tsize;
     L->i_bcount = i, i += (size_t)L->nc;
@@ -164,16 +171,20 @@ WSYM_FN void wsym_layout_init(wsym_layout *L, int g, int n, int swaps, int ocap,
     L->i_apos = i, i += (size_t)ocap;
     L->i_ofree = i, i += (size_t)ocap;
     L->i_half = i, i += (size_t)ocap;
-    L->words = w + (i + 1) / 2;
+    L->words = w + (i * sizeof(wsym_ix) + 7) / 8;
 }
+
+/* Whether a walker of ocap orbit slots of ne entries fits its 16-bit indices
+ * (entries and buckets below nc = ocap * ne, orbits below ocap). */
+WSYM_FN int wsym_layout_fits(int ocap, int ne) { return ocap > 0 && (long)ocap * ne <= WSYM_IX_MAX; }
 
 /* Pointers into one walker's block. */
 typedef struct wsym_walker {
     const wsym_layout *L;
     wsym_state *st;
     uint64_t *rep, *key, *fixed, *brep, *bfixed;
-    int32_t *tbid, *bcount, *bhead, *bfree, *M, *mpos, *bid, *nxt, *prv, *alive, *apos, *ofree;
-    int32_t *half; /* half[o]: orbit o is a half orbit (3 entries, 3 terms) */
+    wsym_ix *tbid, *bcount, *bhead, *bfree, *M, *mpos, *bid, *nxt, *prv, *alive, *apos, *ofree;
+    wsym_ix *half; /* half[o]: orbit o is a half orbit (3 entries, 3 terms) */
 } wsym_walker;
 
 WSYM_FN void wsym_bind(wsym_walker *w, const wsym_layout *L, wsym_state *st, uint64_t *block)
@@ -185,7 +196,7 @@ WSYM_FN void wsym_bind(wsym_walker *w, const wsym_layout *L, wsym_state *st, uin
     w->fixed = block + L->o_fixed;
     w->brep = block + L->o_brep;
     w->bfixed = block + L->o_bfixed;
-    int32_t *b = (int32_t *)(block + L->o_i32);
+    wsym_ix *b = (wsym_ix *)(block + L->o_ix);
     w->tbid = b + L->i_tbid;
     w->bcount = b + L->i_bcount;
     w->bhead = b + L->i_bhead;

@@ -54,6 +54,13 @@ static bool sym_setup(engine *e, void *ctx)
     const int norbits = parts.norbits, nfixed = parts.nfixed, nhalf = parts.nhalf;
     /* every walker descends from this start (cuda/walk_sym_core.h) */
     b->ocap = wsym_orbit_slots(cap, b->order, nhalf);
+    if (!wsym_layout_fits(b->ocap, scheme_symmetry_has_c2((scheme_symmetry)p->symmetry) ? 6 : 3)) {
+        search_symmetric_parts_free(&parts);
+        engine_fail(e, SEARCH_BAD_PARAMS, "the symmetric GPU walk indexes at most %d entries a walker: start rank %d "
+                    "and --plus-max %d need more (the CPU walk has no such bound)", WSYM_IX_MAX,
+                    engine_max_start_rank(e), p->plus_max);
+        return false;
+    }
     if (norbits < 1) {
         search_symmetric_parts_free(&parts);
         engine_fail(e, SEARCH_BAD_PARAMS, "the start scheme has no free orbit: nothing to walk");

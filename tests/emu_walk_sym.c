@@ -20,10 +20,7 @@ struct cuda_sym {
 int cuda_sym_create(const cuda_sym_config *cfg, cuda_sym **out, char *err, size_t errlen)
 {
     *out = NULL;
-    if (!cfg || cfg->n < 2 || cfg->n > 8 || (cfg->g != 1 && cfg->g != 2) ||
-        (cfg->g == 2 && (cfg->swaps < 1 || 2 * cfg->swaps > cfg->n)) || cfg->start_nhalf < 0 ||
-        (cfg->start_nhalf && cfg->g != 2) || cfg->ocap < cfg->start_norbits + 2 ||
-        cfg->start_norbits < 1 || cfg->walkers < 0 || cfg->warps < 0) {
+    if (!cuda_sym_config_valid(cfg)) {
         snprintf(err, errlen, "cuda_sym_create: bad arguments");
         return 2;
     }

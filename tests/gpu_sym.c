@@ -385,11 +385,11 @@ static void launch_shape(void)
 
 /* 6. The walker of <6,6,6> under c3xc2s1 from the cubes 110011,001100 (start
  * 278, 72 half-orbit terms; room for the symmetric defaults' plus_max 64, as
- * search/walk_gpu_sym.c gives it) fits an H200's shared memory 6 times over
- * (4 before its hash table was sized by its entries rather than twice them,
- * forty-eighth session): in global memory its 135168 walkers made 188 in 20
- * minutes where 6 CPU threads made 168 from the default cubes
- * (bench/RESULTS.md, forty-sixth session). */
+ * search/walk_gpu_sym.c gives it) fits an H200's shared memory 8 times over
+ * (4 before its hash table was sized by its entries rather than twice them, 6
+ * before its indices took 16 bits, forty-eighth session): in global memory
+ * its 135168 walkers made 188 in 20 minutes where 6 CPU threads made 168
+ * from the default cubes (bench/RESULTS.md, forty-sixth session). */
 static void half_orbit_layout(void)
 {
     search_cubes cubes = {0};
@@ -407,8 +407,17 @@ static void half_orbit_layout(void)
                      c.parts.nfixed + 3 * c.parts.nhalf);
     const size_t bytes = L.words * sizeof(uint64_t);
     const int per_block = smem_walkers_per_block(bytes, 233472, 232448, 1024);
-    CHECK(per_block >= 6, "<6,6,6> c3xc2s1 walker: %zu bytes, %d walkers a block of an H200's shared memory", bytes,
+    CHECK(per_block >= 8, "<6,6,6> c3xc2s1 walker: %zu bytes, %d walkers a block of an H200's shared memory", bytes,
           per_block);
+    /* the 16-bit indices: every entry code below 2^15, else the walker is refused */
+    CHECK(wsym_layout_fits(L.ocap, 6) && wsym_layout_fits(WSYM_IX_MAX / 6, 6) &&
+              !wsym_layout_fits(WSYM_IX_MAX / 6 + 1, 6) && wsym_layout_fits(WSYM_IX_MAX / 3, 3) &&
+              !wsym_layout_fits(WSYM_IX_MAX / 3 + 1, 3),
+          "wsym_layout_fits: %d orbit slots of 6 entries, and the bounds at 2^15", L.ocap);
+    cuda_sym_config big = {.walkers = 1, .g = 2, .n = 6, .ocap = WSYM_IX_MAX / 6 + 1, .start_norbits = 1, .swaps = 1};
+    CHECK(!cuda_sym_config_valid(&big), "cuda_sym_config_valid takes %d orbit slots of 6 entries", big.ocap);
+    big.ocap = WSYM_IX_MAX / 6;
+    CHECK(cuda_sym_config_valid(&big), "cuda_sym_config_valid refuses %d orbit slots of 6 entries", big.ocap);
     core_close(&c);
 }
 
