@@ -386,7 +386,7 @@ scheme *rd_read_json(rd_ctx *c, const scheme_format *dims)
         if (!j_expect(c, '[', "opening the format [n, m, p]"))
             goto out;
         for (int i = 0; i < 3; i++) {
-            bool more;
+            bool more = false; /* set by j_next when it succeeds (gcc -O3 cannot see it) */
             if (!j_int(c, 1, 64, "a dimension", &d[i]) ||
                 !j_next(c, ']', "in the format [n, m, p]", &more))
                 goto out;
