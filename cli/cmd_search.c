@@ -358,7 +358,8 @@ static void banner(const banner_info *b)
             fprintf(stderr,
                     "every rank of this walk is %s, like its start's %d (orbits of %d terms, fixed terms "
                     "that change two at a time if at all: docs/search.md, \"Symmetric walks\")",
-                    sym_start % 2 ? "odd" : "even", sym_start, p->symmetry == SCHEME_SYM_T2 ? 2 : 6);
+                    sym_start % 2 ? "odd" : "even", sym_start,
+                    scheme_symmetry_order((scheme_symmetry)p->symmetry));
         else
             fprintf(stderr,
                     "the ranks of this walk are %d mod 3, like its start's %d, while no new cube appears (orbits "

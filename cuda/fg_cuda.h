@@ -429,7 +429,7 @@ static inline int cuda_sym_config_valid(const cuda_sym_config *cfg)
     return cfg && cfg->n >= 2 && cfg->n <= 8 && (cfg->g == 1 || cfg->g == 2) &&
            (cfg->g != 2 || (cfg->swaps >= 1 && 2 * cfg->swaps <= cfg->n)) && cfg->start_nhalf >= 0 &&
            (!cfg->start_nhalf || cfg->g == 2) && cfg->ocap >= cfg->start_norbits + 2 &&
-           wsym_layout_fits(cfg->ocap, cfg->g == 2 ? 6 : 3) && cfg->start_norbits >= 1 && cfg->walkers >= 0 &&
+           wsym_layout_fits(cfg->g, cfg->ocap) && cfg->start_norbits >= 1 && cfg->walkers >= 0 &&
            cfg->warps >= 0;
 }
 

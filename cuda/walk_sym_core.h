@@ -124,12 +124,15 @@ typedef struct wsym_start {
  * too large for shared memory (bench/RESULTS.md, forty-sixth session). */
 WSYM_FN int wsym_orbit_slots(int cap, int order, int nhalf) { return cap / order + nhalf + 4; }
 
+/* Entries per free orbit of group g (1: C3, 2: C3 x C2): the factors at A of its images. */
+WSYM_FN int wsym_group_ne(int g) { return g == 2 ? 6 : 3; }
+
 /* start_fixed: the start's fixed terms and 3 per half orbit (the best arrays
  * hold a half orbit as its three terms, wsym_keep_best). */
 WSYM_FN void wsym_layout_init(wsym_layout *L, int g, int n, int swaps, int ocap, int start_fixed)
 {
     L->g = g;
-    L->ne = g == 2 ? 6 : 3;
+    L->ne = wsym_group_ne(g);
     L->n = n;
     L->nn = n * n;
     L->swaps = g == 2 ? swaps : 0;
@@ -174,9 +177,9 @@ WSYM_FN void wsym_layout_init(wsym_layout *L, int g, int n, int swaps, int ocap,
     L->words = w + (i * sizeof(wsym_ix) + 7) / 8;
 }
 
-/* Whether a walker of ocap orbit slots of ne entries fits its 16-bit indices
- * (entries and buckets below nc = ocap * ne, orbits below ocap). */
-WSYM_FN int wsym_layout_fits(int ocap, int ne) { return ocap > 0 && (long)ocap * ne <= WSYM_IX_MAX; }
+/* Whether a walker of group g with ocap orbit slots fits its 16-bit indices
+ * (entries and buckets below nc = ocap * wsym_group_ne(g), orbits below ocap). */
+WSYM_FN int wsym_layout_fits(int g, int ocap) { return ocap > 0 && (long)ocap * wsym_group_ne(g) <= WSYM_IX_MAX; }
 
 /* Pointers into one walker's block. */
 typedef struct wsym_walker {

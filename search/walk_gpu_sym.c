@@ -54,7 +54,9 @@ static bool sym_setup(engine *e, void *ctx)
     const int norbits = parts.norbits, nfixed = parts.nfixed, nhalf = parts.nhalf;
     /* every walker descends from this start (cuda/walk_sym_core.h) */
     b->ocap = wsym_orbit_slots(cap, b->order, nhalf);
-    if (!wsym_layout_fits(b->ocap, scheme_symmetry_has_c2((scheme_symmetry)p->symmetry) ? 6 : 3)) {
+    const scheme_symmetry g = (scheme_symmetry)p->symmetry;
+    const int cuda_g = scheme_symmetry_has_c2(g) ? 2 : 1; /* cuda_sym_config's group */
+    if (!wsym_layout_fits(cuda_g, b->ocap)) {
         search_symmetric_parts_free(&parts);
         engine_fail(e, SEARCH_BAD_PARAMS, "the symmetric GPU walk indexes at most %d entries a walker: start rank %d "
                     "and --plus-max %d need more (the CPU walk has no such bound)", WSYM_IX_MAX,
@@ -66,8 +68,7 @@ static bool sym_setup(engine *e, void *ctx)
         engine_fail(e, SEARCH_BAD_PARAMS, "the start scheme has no free orbit: nothing to walk");
         return false;
     }
-    const scheme_symmetry g = (scheme_symmetry)p->symmetry;
-    cuda_sym_config cfg = {0,        b->g.warps, b->g.device, p->seed, scheme_symmetry_has_c2(g) ? 2 : 1,
+    cuda_sym_config cfg = {0,        b->g.warps, b->g.device, p->seed, cuda_g,
                            p->fmt.n, b->ocap,    parts.reps,  norbits, parts.fixed,
                            nfixed,   scheme_symmetry_swaps(g, p->fmt.n), parts.half, nhalf};
     char err[256];

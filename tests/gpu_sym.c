@@ -410,9 +410,9 @@ static void half_orbit_layout(void)
     CHECK(per_block >= 8, "<6,6,6> c3xc2s1 walker: %zu bytes, %d walkers a block of an H200's shared memory", bytes,
           per_block);
     /* the 16-bit indices: every entry code below 2^15, else the walker is refused */
-    CHECK(wsym_layout_fits(L.ocap, 6) && wsym_layout_fits(WSYM_IX_MAX / 6, 6) &&
-              !wsym_layout_fits(WSYM_IX_MAX / 6 + 1, 6) && wsym_layout_fits(WSYM_IX_MAX / 3, 3) &&
-              !wsym_layout_fits(WSYM_IX_MAX / 3 + 1, 3),
+    CHECK(wsym_layout_fits(2, L.ocap) && wsym_layout_fits(2, WSYM_IX_MAX / 6) &&
+              !wsym_layout_fits(2, WSYM_IX_MAX / 6 + 1) && wsym_layout_fits(1, WSYM_IX_MAX / 3) &&
+              !wsym_layout_fits(1, WSYM_IX_MAX / 3 + 1),
           "wsym_layout_fits: %d orbit slots of 6 entries, and the bounds at 2^15", L.ocap);
     cuda_sym_config big = {.walkers = 1, .g = 2, .n = 6, .ocap = WSYM_IX_MAX / 6 + 1, .start_norbits = 1, .swaps = 1};
     CHECK(!cuda_sym_config_valid(&big), "cuda_sym_config_valid takes %d orbit slots of 6 entries", big.ocap);
