@@ -38,9 +38,9 @@
 #                    and its store in $OUT/stores.tar.gz (JOB/store.db, with its
 #                    -wal where the job still runs), and each log as
 #                    $OUT/JOB.txt too while there are at most 6 jobs (the
-#                    device sends 8 files back); prints each job's best rank
-#                    at every progress row, the meta searches' tables and the
-#                    <6,6,6> progress
+#                    device sends 8 files back); prints the meta searches'
+#                    tables and the <6,6,6> progress, then, last, each job's
+#                    best rank at every progress row
 #
 # The jobs live only as long as the machine is held: each call must follow the
 # last within the device's idle release (`status`: idle_release_s, 30 s in the
@@ -136,15 +136,15 @@ while [ $# -gt 0 ]; do
     for d in "$W"/*/; do
       name=$(basename "$d")
       [ "$njobs" -le 6 ] && cp "$d/log.txt" "$OUT/$name.txt"
-      echo "== $name: $(job_state "$name"); best at each progress row: $(grep -E '^ +[0-9]+:' "$d/log.txt" | awk '{printf "%s ", $4}')"
-    done
-    for d in "$W"/*/; do
-      name=$(basename "$d")
       echo "== $name: $(job_state "$name")"
       case $name in
       plain666*|args*) grep -v '^\[' "$d/log.txt" | tail -30 ;;
       *) grep -v '^\[leg' "$d/log.txt" | tail -24 ;;
       esac
+    done
+    # last, so that a call's output tail (its last lines) keeps every job's
+    for d in "$W"/*/; do
+      echo "== $(basename "$d"): best at each progress row: $(grep -E '^ +[0-9]+:' "$d/log.txt" | awk '{printf "%s ", $4}')"
     done
     ;;
   *) echo "unknown phase $phase"; exit 2 ;;
