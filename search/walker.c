@@ -254,6 +254,16 @@ static bool check_dependent(search_walker *w, int32_t b, int x, int y)
     for (int j = r + 1; j < k; j++)
         if (sub >> j & 1)
             factor_xor(w, idx[j], z, zr);
+    /* The factors at y of the rest may hold a second dependent subset (a
+     * bucket that shrank to gen_max held two, walker_idx_remove): the item
+     * that found this one may have been sr's, which is gone, and the members'
+     * own items check the bucket at x at their factors at z only
+     * (check_general), so a member that stays checks it again. */
+    for (int j = r + 1; j < k; j++)
+        if (sub >> j & 1 && w->apos[idx[j]] >= 0) {
+            walker_work_push(w, idx[j], x);
+            break;
+        }
     return true;
 }
 
@@ -380,7 +390,9 @@ search_walker *search_walker_new(const scheme *start, const search_params *p, ui
     w->M[1] = xcalloc((size_t)cap * 3, sizeof *w->M[1], &ok);
     w->hist = xcalloc((size_t)cap + 2, sizeof *w->hist, &ok);
     /* the work list's bound: 3 per term at a reset, 7 for a move, and per
-     * reduction (at most one per term) 7 for a pair, 3 * gen_max + 1 for a set */
+     * reduction (at most one per term) 7 for a pair, 3 * gen_max + 1 for a set
+     * (2 * gen_max + 3: the removed term's 3, 2 per member changed, the
+     * re-check of the bucket and of the item's term) */
     int gm = w->gen_max > 2 ? w->gen_max : 2;
     w->work = xcalloc((size_t)(3 * gm + 12) * ((size_t)cap + 1) + 64, sizeof *w->work, &ok);
     for (int q = 0; q < 3; q++)

@@ -727,6 +727,54 @@ Test(search_walker, start_reductions_and_zero_terms)
     scheme_free(s);
 }
 
+/* A bucket of gen_max + 1 terms is not checked for dependent sets; when a flip
+ * takes one term out, the rest are, and five factors spanning three dimensions
+ * hold two independent dependent subsets: the reduction of one leaves four
+ * factors in three dimensions, dependent again, and that must be reduced too
+ * (walker.c, check_dependent; a <5,5,5> walk of the CI left one).  Not a
+ * scheme of <3,3,3>: the walker does not need one.  Bucket B: six terms
+ * sharing c = 1, their a factors 1, 2, 3, 4, 6 (rank 3) and 8, their b
+ * factors independent; term O shares a = 8 with the sixth and nothing else.
+ * The 32 ordered flippable pairs: 30 inside B at c and O's two with the
+ * sixth at a; 13 of them shrink B: the one that moves the sixth out, and the
+ * 12 inside B whose a factors add up to a third one's (1 + 2 = 3 and so on:
+ * a pair sharing a and c, reduced).  Each trial starts again from that scheme
+ * and makes one flip. */
+Test(search_walker, a_bucket_shrinking_to_gen_max_loses_every_dependent_subset)
+{
+    scheme_format f = {3, 3, 3};
+    scheme *s = scheme_new(f, SCHEME_RING_F2, 7);
+    cr_assert_not_null(s);
+    static const uint64_t a[6] = {1, 2, 3, 4, 6, 8};
+    for (int i = 0; i < 6; i++)
+        scheme_push(s, a[i], 1u << i, 1);
+    scheme_push(s, 8, 64, 2);
+    search_params p = params_for(f);
+    p.gen_max = 5;
+    p.plus_max = 0;
+    p.lookahead = 0;
+    p.weight_bias = 0;
+    p.degree_bias = 0;
+    const uint64_t seed = tc_seed();
+    search_walker *w = search_walker_new(s, &p, seed, 0);
+    cr_assert_not_null(w);
+    char err[512];
+    int shrunk = 0;
+    for (int trial = 0; trial < 2000; trial++) {
+        cr_assert(search_walker_reset(w, s));
+        cr_assert_eq(search_walker_rank(w), 7, "the start was reduced (seed %llu)", (unsigned long long)seed);
+        cr_assert(search_walker_flip(w));
+        shrunk += search_walker_rank(w) < 7;
+        cr_assert(search_walker_check(w, err, sizeof err), "trial %d, rank %d: %s (seed %llu)", trial,
+                  search_walker_rank(w), err, (unsigned long long)seed);
+    }
+    /* 13 of 32: about 812 of 2000 (a 1/32 change is 62) */
+    cr_assert(shrunk > 700 && shrunk < 925, "B shrank in %d of 2000 trials (seed %llu)", shrunk,
+              (unsigned long long)seed);
+    search_walker_free(w);
+    scheme_free(s);
+}
+
 /* Walks w until its scheme has a bucket of three or more and no flip enables a
  * reduction (so that one flip's outcomes are the flips themselves); its terms
  * in t.  false when 400 tries found none. */
