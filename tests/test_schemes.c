@@ -300,6 +300,7 @@ static const corpus_file CORPUS[] = {
     {"kauers-moosbauer/555-95-mod2.exp", SCHEME_FILE_EXP, 5, 5, 5, SCHEME_RING_F2, 95},
     {"kauers-moosbauer/555-97-mod0.exp", SCHEME_FILE_EXP, 5, 5, 5, SCHEME_RING_Z, 97},
     {"kauers-moosbauer/556-116-mod2.exp", SCHEME_FILE_EXP, 5, 5, 6, SCHEME_RING_F2, 116},
+    {"alphaevolve/445-61-mod0.exp", SCHEME_FILE_EXP, 4, 4, 5, SCHEME_RING_Z, 61},
     {"moosbauer-poole/555l.txt", SCHEME_FILE_TXT, 5, 5, 5, SCHEME_RING_Z, 93},
     {"moosbauer-poole/555m93.txt", SCHEME_FILE_EXP, 5, 5, 5, SCHEME_RING_F2, 93},
 };
