@@ -247,12 +247,13 @@ static void on_progress(void *ctx, const search_progress *pr, uint64_t stored)
     sweep_ctx *c = ctx;
     if (c->quiet)
         return;
-    char rec[32] = "?", rate[32];
+    char rec[32] = "?", rate[32], pool[48] = "-"; /* "-": restarts never draw from the pool (--pool-fresh 1) */
     if (pr->record > 0)
         snprintf(rec, sizeof rec, "%d", pr->record);
-    printf("      %-9s %8.1f s  best %4d  record %4s  %9s flips/s  pool %d x %d  plateau %" PRIu64
-           "\n", c->fmtbuf, pr->seconds, pr->best_rank, rec, cli_fmt_si(pr->flips_per_s, rate, sizeof rate), pr->level,
-           pr->level_count, pr->plateau);
+    if (pr->level > 0)
+        snprintf(pool, sizeof pool, "%d x %d", pr->level, pr->level_count);
+    printf("      %-9s %8.1f s  best %4d  record %4s  %9s flips/s  pool %s  plateau %" PRIu64 "\n", c->fmtbuf,
+           pr->seconds, pr->best_rank, rec, cli_fmt_si(pr->flips_per_s, rate, sizeof rate), pool, pr->plateau);
     fflush(stdout);
 }
 

@@ -532,7 +532,12 @@ static void fill_progress(engine *e, double t, double last_t, uint64_t last_flip
     pr->flips_per_s = t > last_t ? (double)(st.flips - last_flips) / (t - last_t) : 0;
     pr->best_rank = atomic_load(&e->best_rank);
     pr->record = e->p->ring == SCHEME_RING_Z ? search_record_rank_z(e->p->fmt) : search_record_rank(e->p->fmt);
-    pr->level = lowest_level(e, &pr->level_count);
+    /* with --pool-fresh 1 (the symmetric walks' default) every restart takes
+     * the starts: the pool is never a start, and its level would read as
+     * progress it is not (it stays at the start's rank on the GPU, whose
+     * symmetric walkers offer nothing) */
+    pr->level_count = 0;
+    pr->level = e->p->pool_fresh >= 1 ? -1 : lowest_level(e, &pr->level_count);
     pr->plateau = st.plateau;
     pr->plus = st.plus;
     pr->restarts = st.restarts;

@@ -1142,6 +1142,44 @@ Test(engine, progress_rows_have_the_backends_counters_and_the_runs_state, .timeo
     chain_free(&g_chain);
 }
 
+/* With --pool-fresh 1 every restart takes the starts: no row names a pool
+ * level, though the pool holds what the walkers offered. */
+static int g_fresh_rows, g_fresh_bad;
+static void on_fresh(void *ctx, const search_progress *pr)
+{
+    (void)ctx;
+    g_fresh_rows++;
+    if (pr->level != -1 || pr->level_count != 0)
+        g_fresh_bad++;
+}
+
+Test(engine, rows_name_no_pool_level_where_restarts_never_draw_from_the_pool, .timeout = 60)
+{
+    chain_build(&g_chain, (scheme_format){4, 4, 4}, 4, 20000000);
+    for (int fresh = 0; fresh < 2; fresh++) {
+        search_params p = params_for(g_chain.f);
+        p.time_limit = 0.3;
+        p.progress_every = 0.02;
+        p.pool_fresh = fresh;
+        static fake f;
+        memset(&f, 0, sizeof f);
+        f.nwalkers = 5;
+        f.script = script_progress;
+        g_fresh_rows = g_fresh_bad = 0;
+        search_callbacks cb = {NULL, NULL, on_fresh};
+        search_result r;
+        cr_assert_eq(fake_run(&f, &p, NULL, 0, &cb, &r), SEARCH_REACHED, "%s", r.msg);
+        cr_assert_geq(g_fresh_rows, 5, "%d progress rows", g_fresh_rows);
+        if (fresh)
+            cr_assert_eq(g_fresh_bad, 0, "%d of %d rows named a level", g_fresh_bad, g_fresh_rows);
+        else /* the control: the start's rank, as the progress test above */
+            cr_assert_eq(g_fresh_bad, g_fresh_rows, "%d of %d rows named no level", g_fresh_rows - g_fresh_bad,
+                         g_fresh_rows);
+        search_result_free(&r);
+    }
+    chain_free(&g_chain);
+}
+
 /* An even number of walkers: the median is the lower middle one. */
 static void script_even(fake *f, int id)
 {
