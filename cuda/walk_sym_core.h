@@ -373,9 +373,10 @@ WSYM_FN void wsym_idx_remove(wsym_walker *w, int32_t code, uint64_t key)
 
 /* ---- orbits ---- */
 
+/* A free orbit has one entry per image (its factor at A): L->ne terms. */
 WSYM_FN void wsym_set_rank(wsym_walker *w)
 {
-    w->st->rank = w->st->nfixed + (w->L->g == 2 ? 6 : 3) * (w->st->nalive - w->st->nhalf) + 3 * w->st->nhalf;
+    w->st->rank = w->st->nfixed + w->L->ne * (w->st->nalive - w->st->nhalf) + 3 * w->st->nhalf;
 }
 
 /* The entries of orbit o in the index: 3 for a half orbit. */
