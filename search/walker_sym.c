@@ -195,6 +195,29 @@ static void idx_add(sym_walk *s, int32_t code)
         m_add(s, b);
 }
 
+/* The members of bucket b that a dependent set may take (reduce_dependent):
+ * entries of distinct orbits with one entry in the bucket (an orbit with two
+ * would meet its own images), no half orbit (the top).  Their codes in mem,
+ * their orbits in orb; -1 where there are more than cap of them. */
+static int bucket_members(const sym_walk *s, int32_t b, int cap, int32_t *mem, int32_t *orb)
+{
+    int k = 0;
+    for (int32_t u = s->bk[b].head; u >= 0; u = s->nxt[u]) {
+        const int32_t o = u / s->ne;
+        bool twice = s->half[o];
+        for (int32_t v = s->bk[b].head; v >= 0 && !twice; v = s->nxt[v])
+            twice = v != u && v / s->ne == o;
+        if (twice)
+            continue;
+        if (k == cap)
+            return -1;
+        mem[k] = u;
+        orb[k] = o;
+        k++;
+    }
+    return k;
+}
+
 static void idx_remove(sym_walk *s, int32_t code)
 {
     int32_t b = s->bid[code];
@@ -210,6 +233,17 @@ static void idx_remove(sym_walk *s, int32_t code)
         s->bfree[s->nbfree++] = b;
     } else if (bk->count == 1) {
         m_del(s, b);
+    } else if (!s->lazy && s->gen_max >= 3 && bk->count >= 3) {
+        /* the members a dependent set may take (3..gen_max are checked) can
+         * enter that range when another orbit's entry leaves: no member's
+         * orbit changed, so one of them is queued (the plain walker's rule,
+         * walker_idx_remove); one already in range is looked at again */
+        int32_t mem[32], orb[32];
+        const int k = bucket_members(s, b, s->gen_max, mem, orb);
+        if (k >= 3 && !s->queued[orb[0]]) {
+            s->queued[orb[0]] = 1;
+            s->work[s->nwork++] = orb[0];
+        }
     }
     s->bid[code] = -1;
 }
@@ -412,20 +446,8 @@ static bool reduce_dependent(search_walker *w, int32_t code)
     if (bk->count < 3 || s->gen_max < 3)
         return false;
     int32_t mem[32], orb[32];
-    int k = 0;
-    for (int32_t u = bk->head; u >= 0; u = s->nxt[u]) {
-        const int32_t o = u / s->ne;
-        bool twice = s->half[o]; /* a half orbit is left out too (the top) */
-        for (int32_t v = bk->head; v >= 0 && !twice; v = s->nxt[v])
-            twice = v != u && v / s->ne == o;
-        if (twice)
-            continue;
-        if (k == s->gen_max)
-            return false; /* larger sets are not checked, as in the plain walk */
-        mem[k] = u;
-        orb[k] = o;
-        k++;
-    }
+    /* larger sets are not checked, as in the plain walk */
+    const int k = bucket_members(s, s->bid[code], s->gen_max, mem, orb);
     if (k < 3)
         return false;
     uint64_t T[32][3];
@@ -995,6 +1017,32 @@ bool sym_check(const search_walker *w, char *err, size_t errlen)
                 int same = (T1.f[0] == u.f[0]) + (T1.f[1] == u.f[1]) + (T1.f[2] == u.f[2]);
                 if (same >= 2)
                     return scheme_fail(err, errlen, "orbits %d and %d: a reduction was left", o1, o2);
+            }
+        }
+    /* nor a dependent set of up to gen_max orbits in one bucket: the plain
+     * search over each bucket's members (search_find_dependent_ref) */
+    for (int i = 0; i < s->nalive && !s->lazy && s->gen_max >= 3; i++)
+        for (int e = 0; e < orbit_ne(s, s->alive[i]); e++) {
+            const int32_t code = s->alive[i] * s->ne + e, b = s->bid[code];
+            if (s->bk[b].head != code)
+                continue; /* each bucket once */
+            int32_t mem[32], orb[32];
+            const int k = bucket_members(s, b, s->gen_max, mem, orb);
+            if (k < 3)
+                continue;
+            uint64_t T[32][3];
+            for (int j = 0; j < k; j++)
+                entry_image(s, orb[j], mem[j] % s->ne, T[j]);
+            const int P = entry_pos(s, e);
+            for (int yi = 0; yi < 2; yi++) {
+                const int y = yi ? pos_z(P) : pos_y(P);
+                uint64_t v[32];
+                for (int j = 0; j < k; j++)
+                    v[j] = T[j][y];
+                if (search_find_dependent_ref(v, k))
+                    return scheme_fail(err, errlen,
+                                       "orbit %d entry %d: a dependent set of its bucket's %d orbits was left", s->alive[i],
+                                       e, k);
             }
         }
     return true;

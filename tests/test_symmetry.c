@@ -497,6 +497,48 @@ Test(symmetry_walker, every_move_is_the_plain_moves_on_the_images, .timeout = 24
         }
 }
 
+/* A bucket whose members a dependent set may take shrinks to gen_max when an
+ * entry of another orbit leaves it: no member's orbit changed, so without the
+ * walker queueing one of them (idx_remove) the set waits for a flip that
+ * touches the bucket, and search_walker_check (sym_check: no dependent set of
+ * up to gen_max orbits is left in any bucket) fails.  gen_max 3 and 4 make
+ * such buckets common; the walks count how often a step's check ran on a
+ * bucket of 3 or more members, so that the test cannot pass by never meeting one. */
+Test(symmetry_walker, a_bucket_shrinking_to_gen_max_is_checked_again, .timeout = 240)
+{
+    const uint64_t seed = tc_seed();
+    const int walks = sanitized() ? 8 : 40, steps = 400;
+    long reductions = 0;
+    char err[256];
+    for (int i = 0; i < walks; i++) {
+        search_params p;
+        search_params_default(&p);
+        p.fmt = (scheme_format){4 + i % 2, 4 + i % 2, 4 + i % 2};
+        p.symmetry = groups[i / 2 % 2];
+        p.gen_max = 3 + i / 4 % 2;
+        search_cubes c = {0};
+        scheme *start = search_symmetric_start(p.fmt, p.symmetry, &c, err, sizeof err);
+        cr_assert(start, "%s", err);
+        search_walker *w = search_walker_new(start, &p, seed + (uint64_t)i, start->rank + 64);
+        cr_assert(w);
+        search_walker_stats st;
+        for (int step = 0; step < steps; step++) {
+            bool plus = step % 41 == 40 && search_walker_rank(w) < start->rank + 20;
+            bool moved = plus ? search_walker_plus(w) : search_walker_flip(w);
+            cr_assert(search_walker_check(w, err, sizeof err), "seed %llu walk %d (<%d,%d,%d>, gen-max %d) step %d: %s",
+                      (unsigned long long)(seed + (uint64_t)i), i, p.fmt.n, p.fmt.n, p.fmt.n, p.gen_max, step, err);
+            if (!moved)
+                break;
+        }
+        search_walker_stats_get(w, &st);
+        reductions += (long)st.gen_reductions;
+        search_walker_free(w);
+        scheme_free(start);
+    }
+    /* the walks met dependent sets at all (else they said nothing of them) */
+    cr_assert(reductions > 0, "seed %llu: no dependent-set reduction in %d walks", (unsigned long long)seed, walks);
+}
+
 /* The same under involutions with fixed indices (schemes/involution.h's delta
  * swaps, not the reversal's bit reversal), the full and the lazy walk. */
 Test(symmetry_walker, fewer_swaps_moves_are_the_plain_moves_on_the_images, .timeout = 240)
