@@ -502,8 +502,8 @@ Test(symmetry_walker, every_move_is_the_plain_moves_on_the_images, .timeout = 24
  * walker queueing one of them (idx_remove) the set waits for a flip that
  * touches the bucket, and search_walker_check (sym_check: no dependent set of
  * up to gen_max orbits is left in any bucket) fails.  gen_max 3 and 4 make
- * such buckets common; the walks count how often a step's check ran on a
- * bucket of 3 or more members, so that the test cannot pass by never meeting one. */
+ * such buckets common; the walks count their dependent-set reductions, so
+ * that the test cannot pass by never meeting a dependent set. */
 Test(symmetry_walker, a_bucket_shrinking_to_gen_max_is_checked_again, .timeout = 240)
 {
     const uint64_t seed = tc_seed();
