@@ -1040,7 +1040,7 @@ bool sym_check(const search_walker *w, char *err, size_t errlen)
                 for (int j = 0; j < k; j++)
                     v[j] = T[j][y];
                 if (search_find_dependent_ref(v, k))
-                    return scheme_fail(err, errlen, "orbit %d entry %d: a dependent set of its bucket's %d orbits was left",
+                    return scheme_fail(err, errlen, "orbit %d entry %d: a dependent set of %d orbits was left",
                                        s->alive[i], e, k);
             }
         }
