@@ -35,9 +35,12 @@ static void usage(FILE *out)
             "                  structure: flip pairs 2 (a 0, b 1, c 1), reducible pairs 0, terms sharing\n"
             "                  no factor 57; distinct factors a 61, b 60, c 60; nonzero coefficients\n"
             "                  597 (a 193, b 208, c 196), largest 1; invariant under c3 n/a, c3xc2 n/a, t2 n/a\n"
+            "                  ...; factor ranks 111:6 222:1\n"
             "                (flip pairs: pairs of terms with the same factor at a position, over Z\n"
             "                up to sign; reducible: the same at two; on <n,n,n> also c3xc2sK for\n"
-            "                each K with n >= 2K+2; docs/verify.md, \"Structure\")\n"
+            "                each K with n >= 2K+2; factor ranks: terms counted by the ranks of\n"
+            "                their three factors as matrices, sorted, which no change of basis or\n"
+            "                permutation of the format alters; docs/verify.md, \"Structure\")\n"
             "  -h, --help    this text\n"
             "\n"
             "exit: 0 every FILE is valid (and invariant); 1 some FILE is invalid (or not); 2 bad usage, or some FILE\n"
@@ -61,7 +64,7 @@ static void print_structure(const char *label, const scheme *s, scheme_ring ring
     search_stats st;
     search_scheme_stats(copy, &st);
     scheme_free(copy);
-    char line[1024];
+    char line[2048];
     search_stats_line(&st, line, sizeof line);
     printf("  structure: %s\n", line);
 }

@@ -93,6 +93,7 @@ uint64_t search_count_flips(const scheme_term *t, int rank);
  *
  * What a walk sees of a scheme, in its ring: factors are the same when their
  * words are equal (GF(2)) or their coefficients equal up to sign (Z). */
+#define SEARCH_FACTOR_RANK_MAX 8 /* min(rows, cols) of a factor of at most 64 entries */
 typedef struct search_stats {
     int rank;
     uint64_t flip_pairs[3];    /* unordered pairs of terms with the same factor at a, b, c */
@@ -105,15 +106,25 @@ typedef struct search_stats {
     /* by scheme_symmetry (C3 .. C3XC2S3): 1 invariant, 0 not, -1 the group
      * does not act on the format, -2 not known (out of memory) */
     int invariant[SCHEME_SYM_C3XC2S3 + 1];
+    /* terms by the ranks of their three factors as matrices (over GF(2), or
+     * over Q for Z), sorted: factor_ranks[r0][r1][r2] with r0 <= r1 <= r2 counts
+     * the terms whose factors have those ranks in some order.  A change of basis
+     * keeps each factor's rank and a permutation of the format permutes a
+     * term's three, so two schemes with different counts are not equivalent. */
+    int factor_ranks[SEARCH_FACTOR_RANK_MAX + 1][SEARCH_FACTOR_RANK_MAX + 1][SEARCH_FACTOR_RANK_MAX + 1];
 } search_stats;
 void search_scheme_stats(const scheme *s, search_stats *out);
+/* The rank of term r's factor at pos as a matrix: over GF(2) for a GF(2)
+ * scheme, over Q for one over Z. */
+int search_factor_rank(const scheme *s, int r, int pos);
 /* The scheme's nonzero coefficients, all positions (search_stats.nonzeros
  * summed, without the pair counts): the W of the weight bias (docs/search.md). */
 long search_scheme_nonzeros(const scheme *s);
 /* The figures as one line of text, as `flipgraph verify --stats` prints them:
  * "flip pairs 2 (a 0, b 1, c 1), reducible pairs 0, ..., invariant under c3
- * n/a, c3xc2 n/a, t2 n/a", then c3xc2sK for each K that acts on the format
- * (docs/verify.md, "Structure"). */
+ * n/a, c3xc2 n/a, t2 n/a", then c3xc2sK for each K that acts on the format,
+ * then "; factor ranks 111:6 222:1" (docs/verify.md, "Structure"); 2048 bytes
+ * hold any line. */
 void search_stats_line(const search_stats *st, char *buf, size_t len);
 
 /* ---- moves over Z (moves_z.c; docs/search.md, "Searching over Z") ----------

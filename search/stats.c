@@ -42,6 +42,71 @@ long search_scheme_nonzeros(const scheme *s)
     return (long)n;
 }
 
+/* Over GF(2): the rows of the rows x cols word reduced against a basis kept
+ * by leading bit. */
+static int rank_f2(uint64_t w, int rows, int cols)
+{
+    uint64_t basis[64] = {0};
+    const uint64_t mask = cols >= 64 ? ~0ull : (1ull << cols) - 1;
+    int rank = 0;
+    for (int r = 0; r < rows; r++) {
+        uint64_t v = (w >> (r * cols)) & mask;
+        while (v) {
+            const int lead = 63 - __builtin_clzll(v);
+            if (!basis[lead]) {
+                basis[lead] = v;
+                rank++;
+                break;
+            }
+            v ^= basis[lead];
+        }
+    }
+    return rank;
+}
+
+/* Over Q: fraction-free (Bareiss) elimination, exact in integers.  Rows are
+ * the smaller dimension (at most 8 of a 64-entry factor); every entry is a
+ * minor of at most 8 x 8 int8 coefficients, below 3e20 by Hadamard's bound,
+ * and a product of two 7 x 7 minors stays below 2.3e35, so __int128 holds
+ * each step. */
+static int rank_z(const int8_t *z, int rows, int cols)
+{
+    const bool turn = rows > cols;
+    const int nr = turn ? cols : rows, nc = turn ? rows : cols;
+    __int128 a[SEARCH_FACTOR_RANK_MAX][SCHEME_MAX_ENTRIES];
+    for (int i = 0; i < nr; i++)
+        for (int j = 0; j < nc; j++)
+            a[i][j] = turn ? z[j * cols + i] : z[i * cols + j];
+    __int128 prev = 1;
+    int r = 0;
+    for (int c = 0; c < nc && r < nr; c++) {
+        int piv = r;
+        while (piv < nr && a[piv][c] == 0)
+            piv++;
+        if (piv == nr)
+            continue;
+        for (int j = 0; j < nc; j++) {
+            const __int128 t = a[r][j];
+            a[r][j] = a[piv][j];
+            a[piv][j] = t;
+        }
+        for (int i = r + 1; i < nr; i++) {
+            for (int j = c + 1; j < nc; j++)
+                a[i][j] = (a[r][c] * a[i][j] - a[i][c] * a[r][j]) / prev;
+            a[i][c] = 0;
+        }
+        prev = a[r][c];
+        r++;
+    }
+    return r;
+}
+
+int search_factor_rank(const scheme *s, int r, int pos)
+{
+    const int rows = scheme_factor_rows(s->fmt, pos), cols = scheme_factor_cols(s->fmt, pos);
+    return s->ring == SCHEME_RING_Z ? rank_z(s->zterms[r].z[pos], rows, cols) : rank_f2(s->terms[r].f[pos], rows, cols);
+}
+
 void search_scheme_stats(const scheme *s, search_stats *out)
 {
     *out = (search_stats){.rank = s->rank};
@@ -62,6 +127,17 @@ void search_scheme_stats(const scheme *s, search_stats *out)
             shares = shares || equal;
         }
         out->isolated += !shares;
+        int k[3];
+        for (int pos = 0; pos < 3; pos++)
+            k[pos] = search_factor_rank(s, i, pos);
+        for (int x = 0; x < 2; x++) /* sort the three */
+            for (int y = 0; y < 2 - x; y++)
+                if (k[y] > k[y + 1]) {
+                    const int t = k[y];
+                    k[y] = k[y + 1];
+                    k[y + 1] = t;
+                }
+        out->factor_ranks[k[0]][k[1]][k[2]]++;
         for (int pos = 0; pos < 3; pos++) {
             /* distinct: i is the first term with its factor at pos */
             bool first = true;
@@ -108,4 +184,14 @@ void search_stats_line(const search_stats *st, char *buf, size_t len)
             snprintf(buf + used, len - used, ", %s %s", scheme_symmetry_name((scheme_symmetry)g),
                      invariant_word(st->invariant[g]));
     }
+    const char *sep = "; factor ranks ";
+    for (int x = 0; x <= SEARCH_FACTOR_RANK_MAX; x++)
+        for (int y = x; y <= SEARCH_FACTOR_RANK_MAX; y++)
+            for (int z = y; z <= SEARCH_FACTOR_RANK_MAX; z++) {
+                const size_t used = strlen(buf);
+                if (st->factor_ranks[x][y][z] && used < len) {
+                    snprintf(buf + used, len - used, "%s%d%d%d:%d", sep, x, y, z, st->factor_ranks[x][y][z]);
+                    sep = " ";
+                }
+            }
 }

@@ -2034,6 +2034,62 @@ static uint64_t stats_groups(stats_key *k, int rank, int mask, int *distinct, in
     return pairs;
 }
 
+/* The rank of an integer matrix modulo the prime p, by textbook elimination. */
+static int rank_mod_p(const int *m, int rows, int cols, int64_t p)
+{
+    int64_t a[SCHEME_MAX_ENTRIES][SCHEME_MAX_ENTRIES];
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            a[i][j] = ((m[i * cols + j] % p) + p) % p;
+    int r = 0;
+    for (int c = 0; c < cols && r < rows; c++) {
+        int piv = r;
+        while (piv < rows && a[piv][c] == 0)
+            piv++;
+        if (piv == rows)
+            continue;
+        for (int j = 0; j < cols; j++) {
+            const int64_t t = a[r][j];
+            a[r][j] = a[piv][j];
+            a[piv][j] = t;
+        }
+        int64_t inv = 1, b = a[r][c], e = p - 2; /* Fermat */
+        for (; e; e >>= 1, b = b * b % p)
+            if (e & 1)
+                inv = inv * b % p;
+        for (int i = 0; i < rows; i++)
+            if (i != r && a[i][c]) {
+                const int64_t f = a[i][c] * inv % p;
+                for (int j = 0; j < cols; j++)
+                    a[i][j] = ((a[i][j] - f * a[r][j]) % p + p) % p;
+            }
+        r++;
+    }
+    return r;
+}
+
+/* A factor's rank as the reference sees it: mod 2 over GF(2); over Q the
+ * largest of its ranks modulo three primes near 2^31, which is exact: the
+ * rank mod p never passes the rank over Q, and a nonzero minor of int8
+ * entries (below 3e20 by Hadamard's bound) is not divisible by all three
+ * (their product passes 9e27), so one of them keeps it. */
+static int factor_rank_reference(const scheme *s, int r, int pos)
+{
+    const int rows = scheme_factor_rows(s->fmt, pos), cols = scheme_factor_cols(s->fmt, pos);
+    int m[SCHEME_MAX_ENTRIES];
+    for (int e = 0; e < rows * cols; e++)
+        m[e] = s->ring == SCHEME_RING_Z ? s->zterms[r].z[pos][e] : (int)(s->terms[r].f[pos] >> e & 1);
+    if (s->ring != SCHEME_RING_Z)
+        return rank_mod_p(m, rows, cols, 2);
+    const int64_t primes[3] = {2147483647, 2147483629, 2147483587};
+    int best = 0;
+    for (int k = 0; k < 3; k++) {
+        const int got = rank_mod_p(m, rows, cols, primes[k]);
+        best = got > best ? got : best;
+    }
+    return best;
+}
+
 /* The reference: groups by sorting (search_scheme_stats compares pairs). */
 static void stats_reference(const scheme *s, search_stats *want)
 {
@@ -2055,6 +2111,12 @@ static void stats_reference(const scheme *s, search_stats *want)
     want->reducible_pairs = two - 2 * stats_groups(k, s->rank, 7, &unused, NULL);
     for (int r = 0; r < s->rank; r++) {
         want->isolated += g[r] == 1 && g[s->rank + r] == 1 && g[2 * s->rank + r] == 1;
+        int k[3] = {factor_rank_reference(s, r, 0), factor_rank_reference(s, r, 1), factor_rank_reference(s, r, 2)};
+        int lo = k[0] < k[1] ? k[0] : k[1], hi = k[0] < k[1] ? k[1] : k[0];
+        const int mid = k[2] < lo ? lo : k[2] > hi ? hi : k[2];
+        lo = k[2] < lo ? k[2] : lo;
+        hi = k[2] > hi ? k[2] : hi;
+        want->factor_ranks[lo][mid][hi]++;
         for (int pos = 0; pos < 3; pos++)
             for (int e = 0; e < scheme_factor_size(s->fmt, pos); e++) {
                 const int v = s->ring == SCHEME_RING_Z ? s->zterms[r].z[pos][e] : (int)(s->terms[r].f[pos] >> e & 1);
@@ -2089,6 +2151,12 @@ static void stats_agree(const scheme *s, uint64_t seed, const char *what)
     cr_assert_eq(got.isolated, want.isolated, "%s %s: isolated %d, reference %d (seed %llu)", what, f, got.isolated,
                  want.isolated, (unsigned long long)seed);
     cr_assert_eq(got.max_coef, want.max_coef, "%s %s: largest (seed %llu)", what, f, (unsigned long long)seed);
+    for (int x = 0; x <= SEARCH_FACTOR_RANK_MAX; x++)
+        for (int y = 0; y <= SEARCH_FACTOR_RANK_MAX; y++)
+            for (int z = 0; z <= SEARCH_FACTOR_RANK_MAX; z++)
+                cr_assert_eq(got.factor_ranks[x][y][z], want.factor_ranks[x][y][z],
+                             "%s %s: %d terms of factor ranks %d%d%d, reference %d (seed %llu)", what, f,
+                             got.factor_ranks[x][y][z], x, y, z, want.factor_ranks[x][y][z], (unsigned long long)seed);
     cr_assert_eq(got.rank, s->rank);
     /* the walkers' own counts of ordered (i, j, x) */
     const uint64_t ordered = s->ring == SCHEME_RING_Z ? search_z_count_flips(s) : search_count_flips(s->terms, s->rank);
@@ -2145,6 +2213,7 @@ Test(search_stats, agree_with_a_count_by_sorting)
     scheme_rng_seed(&rng, seed);
     const int rounds = getenv("FLIPGRAPH_SANITIZED") ? 40 : 300;
     uint64_t seen_pairs = 0, seen_reducible = 0, seen_isolated = 0;
+    int top_factor_rank = 0;
     for (int it = 0; it < rounds; it++) {
         const scheme_format f = formats[scheme_rng_below(&rng, NFORMATS)];
         const scheme_ring ring = it & 1 ? SCHEME_RING_Z : SCHEME_RING_F2;
@@ -2155,8 +2224,15 @@ Test(search_stats, agree_with_a_count_by_sorting)
         seen_pairs += st.flip_pairs_total;
         seen_reducible += st.reducible_pairs;
         seen_isolated += (uint64_t)st.isolated;
+        for (int x = 0; x <= SEARCH_FACTOR_RANK_MAX; x++)
+            for (int y = 0; y <= SEARCH_FACTOR_RANK_MAX; y++)
+                for (int z = top_factor_rank + 1; z <= SEARCH_FACTOR_RANK_MAX; z++)
+                    if (st.factor_ranks[x][y][z])
+                        top_factor_rank = z;
         scheme_free(s);
     }
+    cr_assert_geq(top_factor_rank, 4, "the random terms' factors never had a rank above %d (seed %llu)",
+                  top_factor_rank, (unsigned long long)seed);
     cr_assert(seen_pairs && seen_reducible && seen_isolated, "the random terms never made %s (seed %llu)",
               !seen_pairs ? "a flip pair" : !seen_reducible ? "a reducible pair" : "an isolated term",
               (unsigned long long)seed);
@@ -2196,6 +2272,7 @@ Test(search_stats, the_standard_algorithm_and_its_symmetries)
         cr_assert_eq(st.distinct[2], (int)(p * n));
         cr_assert_eq(st.nonzeros[0] + st.nonzeros[1] + st.nonzeros[2], 3 * n * m * p);
         cr_assert_eq(st.max_coef, 1);
+        cr_assert_eq(st.factor_ranks[1][1][1], (int)(n * m * p), "<%d,%d,%d>: factor ranks 111", f.n, f.m, f.p);
         const bool square = f.n == f.m && f.m == f.p;
         cr_assert_eq(st.invariant[SCHEME_SYM_C3], square ? 1 : -1, "<%d,%d,%d> c3", f.n, f.m, f.p);
         cr_assert_eq(st.invariant[SCHEME_SYM_C3XC2], square ? 1 : -1, "<%d,%d,%d> c3xc2", f.n, f.m, f.p);
@@ -2229,11 +2306,16 @@ Test(search_stats, the_standard_algorithm_and_its_symmetries)
     search_scheme_stats(st7, &st);
     cr_assert_eq(st.flip_pairs_total, 0);
     cr_assert_eq(st.isolated, 7);
-    char line[1024];
+    char line[2048];
     search_stats_line(&st, line, sizeof line);
     cr_assert(strstr(line, "flip pairs 0 (a 0, b 0, c 0), reducible pairs 0, terms sharing no factor 7;"), "%s", line);
     cr_assert(strstr(line, "distinct factors a 7, b 7, c 7;"), "%s", line);
     cr_assert(strstr(line, ", largest 1; invariant under c3 "), "%s", line);
+    /* every rank-7 scheme of <2,2,2> is Strassen's up to the changes of basis
+     * (de Groote 1978), so this is every such scheme's count: six terms of
+     * three rank-1 factors, one of three rank-2 ones */
+    const char *ranks = strstr(line, "; factor ranks ");
+    cr_assert(ranks && strcmp(ranks, "; factor ranks 111:6 222:1") == 0, "%s", line);
     scheme_free(st7);
     scheme *s3 = scheme_standard((scheme_format){3, 3, 3});
     search_scheme_stats(s3, &st);

@@ -656,6 +656,76 @@ Test(verify, changes_of_basis_keep_corpus_schemes_valid)
     free(L);
 }
 
+/* --stats' factor ranks (docs/verify.md, "Structure") are invariants of the
+ * scheme's class: a change of basis keeps each factor's rank, and a
+ * permutation of the format (search_permute) permutes each term's three. */
+static void same_factor_ranks(const scheme *a, const scheme *b, const char *name, const char *what, uint64_t seed)
+{
+    search_stats x, y;
+    search_scheme_stats(a, &x);
+    search_scheme_stats(b, &y);
+    cr_assert(memcmp(x.factor_ranks, y.factor_ranks, sizeof x.factor_ranks) == 0,
+              "%s: factor ranks changed by %s (seed %llu)", name, what, (unsigned long long)seed);
+}
+
+Test(verify, factor_ranks_are_kept_by_changes_of_basis_and_permutations)
+{
+    uint64_t seed = tc_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    corpus_list *L = malloc(sizeof *L);
+    corpus_files(L);
+    int top = 0, zdone = 0;
+    for (int i = 0; i < L->n; i++) {
+        scheme *s = tc_read_or_die(L->path[i]);
+        scheme *f2 = scheme_to_f2(s);
+        cr_assert_not_null(f2);
+        for (int k = 0; k < scaled(2); k++) {
+            scheme *t = sandwich_f2(f2, &rng);
+            same_factor_ranks(f2, t, L->name[i], "a change of basis over GF(2)", seed);
+            scheme_free(t);
+            if (s->ring == SCHEME_RING_Z && (t = sandwich_z(s, &rng))) {
+                same_factor_ranks(s, t, L->name[i], "a unimodular change of basis", seed);
+                zdone++;
+                scheme_free(t);
+            }
+        }
+        const int d[3] = {s->fmt.n, s->fmt.m, s->fmt.p};
+        static const int order[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+        for (int o = 0; o < 6; o++) {
+            const scheme_format to = {d[order[o][0]], d[order[o][1]], d[order[o][2]]};
+            scheme *t = search_permute(s, to);
+            cr_assert_not_null(t, "%s to <%d,%d,%d>", L->name[i], to.n, to.m, to.p);
+            same_factor_ranks(s, t, L->name[i], "a permutation of the format", seed);
+            scheme_free(t);
+        }
+        search_stats st;
+        search_scheme_stats(s, &st);
+        for (int x = 0; x <= SEARCH_FACTOR_RANK_MAX; x++)
+            for (int y = 0; y <= SEARCH_FACTOR_RANK_MAX; y++)
+                for (int z = top + 1; z <= SEARCH_FACTOR_RANK_MAX; z++)
+                    if (st.factor_ranks[x][y][z])
+                        top = z;
+        scheme_free(f2);
+        scheme_free(s);
+    }
+    free(L);
+    cr_assert_geq(zdone, 5);
+    cr_assert_geq(top, 3, "no corpus factor of rank 3 or more: the check above saw only low ranks");
+    /* and they tell schemes apart: our two <6,6,6>:153 under c3xc2 (data/found,
+     * the second with 18 flip pairs where the first has 12) differ in them */
+    char p1[1024], p2[1024];
+    snprintf(p1, sizeof p1, "%s/data/found/666-153-c3xc2-gf2.txt", getenv("FLIPGRAPH_SOURCE"));
+    snprintf(p2, sizeof p2, "%s/data/found/666-153-c3xc2-gf2-b.txt", getenv("FLIPGRAPH_SOURCE"));
+    scheme *a = tc_read_or_die(p1), *b = tc_read_or_die(p2);
+    search_stats x, y;
+    search_scheme_stats(a, &x);
+    search_scheme_stats(b, &y);
+    cr_assert(memcmp(x.factor_ranks, y.factor_ranks, sizeof x.factor_ranks) != 0, "the two 153s: the same factor ranks");
+    scheme_free(a);
+    scheme_free(b);
+}
+
 /* A change of basis applied to one side only (the third factor times an
  * extra X on the right) must break schemes: the test above can fail. */
 Test(verify, a_wrong_change_of_basis_is_caught)
@@ -1080,7 +1150,7 @@ static void expect_structure(const char *path, scheme_ring ring, const char *out
     cr_assert_not_null(r);
     search_stats st;
     search_scheme_stats(r, &st);
-    char line[1024], want[1100];
+    char line[2048], want[2100];
     search_stats_line(&st, line, sizeof line);
     snprintf(want, sizeof want, "  structure: %s\n", line);
     cr_assert(strstr(out, want), "%s: expected\n%s\nin\n%s", path, want, out);
@@ -1102,8 +1172,8 @@ Test(verify_cli, stats_print_the_structure)
     expect_structure(p2, SCHEME_RING_F2, out);
     /* Moosbauer and Poole's 93 is C3-invariant over GF(2) (their walk's), the
      * 2x2x3 scheme is in no format a group acts on */
-    cr_assert(strstr(out, "invariant under c3 yes, c3xc2 no, t2 no, c3xc2s1 no\n"), "%s", out);
-    cr_assert(strstr(out, "invariant under c3 n/a, c3xc2 n/a, t2 n/a\n"), "%s", out);
+    cr_assert(strstr(out, "invariant under c3 yes, c3xc2 no, t2 no, c3xc2s1 no; factor ranks 111:"), "%s", out);
+    cr_assert(strstr(out, "invariant under c3 n/a, c3xc2 n/a, t2 n/a; factor ranks 111:"), "%s", out);
     /* over Z: the integer file's own coefficients; a GF(2)-only file is
      * INVALID and still described, with coefficients 1 */
     snprintf(cmd, sizeof cmd, "%s verify --stats --ring z %s %s", tc_bin(), p3, p1);
