@@ -280,18 +280,24 @@ static bool parse_separator(lines *L, int next)
     rd_ctx *c = L->c;
     rd_skip_hspace(c);
     int ch = rd_peek(c);
+    /* .exp and .txt lines may mix their separators within one file:
+     * Moosbauer and Poole's published <6,6,6>:153 (666m153.txt) joins 150
+     * terms with '*' and writes its three cubes (a11+a22)(b11+b22)(c11+c22).
+     * A term's next factor is unambiguous either way: it opens with '(' or
+     * with an entry (whose letter the factor's parser checks). */
     if (L->o->style == RD_STYLE_TXT) {
-        if (ch == '*')
-            return rd_fail_at(c, c->pos, "expected the %s factor after a space (this is a .txt "
-                              "file: its first term separates factors without '*')",
-                              pos_name[next]);
+        if (ch == '*') {
+            c->pos++;
+            rd_skip_hspace(c);
+        }
         return true;
     }
+    if (L->o->style == RD_STYLE_EXP && (ch == '(' || (ch >= 'a' && ch <= 'c')))
+        return true;
     if (ch != '*') {
-        if (ch == '(' || (ch >= 'a' && ch <= 'c'))
+        if (ch == '(' || (ch >= 'a' && ch <= 'c')) /* only a native file gets here */
             return rd_fail_at(c, c->pos, "expected '*' between the %s and %s factors (this is a "
-                              "%s file: factors are joined by '*')", pos_name[next - 1],
-                              pos_name[next], L->o->style == RD_STYLE_EXP ? ".exp" : "native");
+                              "native file: factors are joined by '*')", pos_name[next - 1], pos_name[next]);
         if (L->neg_term && next == 1)
             return rd_fail_at(c, c->pos, "expected '*' between the first and second factors "
                               "(a line starting with '-(' is a negated term -(A*B*C))");

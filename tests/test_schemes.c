@@ -262,7 +262,8 @@ typedef struct corpus_file {
 /* kauers-moosbauer/: github jakobmoosbauer/flips, solutions/; arai/: github
  * Yamato-Arai/adap, data/; moosbauer-poole/: github jakobmoosbauer/symmetric-flips,
  * schemes/ (see data/corpus/CONVENTIONS.md).  555m93.txt joins its factors
- * with '*', so by content it is an .exp file; 366-85-mod2.exp holds 86 terms. */
+ * with '*', so by content it is an .exp file, as is 666m153.txt, whose last
+ * three lines (the cubes) join them without; 366-85-mod2.exp holds 86 terms. */
 static const corpus_file CORPUS[] = {
     {"arai/455_73.m", SCHEME_FILE_M, 4, 5, 5, SCHEME_RING_F2, 73},
     {"kauers-moosbauer/223-11-mod0.exp", SCHEME_FILE_EXP, 2, 2, 3, SCHEME_RING_Z, 11},
@@ -303,6 +304,8 @@ static const corpus_file CORPUS[] = {
     {"alphaevolve/445-61-mod0.exp", SCHEME_FILE_EXP, 4, 4, 5, SCHEME_RING_Z, 61},
     {"moosbauer-poole/555l.txt", SCHEME_FILE_TXT, 5, 5, 5, SCHEME_RING_Z, 93},
     {"moosbauer-poole/555m93.txt", SCHEME_FILE_EXP, 5, 5, 5, SCHEME_RING_F2, 93},
+    {"moosbauer-poole/666m153.txt", SCHEME_FILE_EXP, 6, 6, 6, SCHEME_RING_F2, 153},
+    {"moosbauer-poole/666m153_lifted.txt", SCHEME_FILE_TXT, 6, 6, 6, SCHEME_RING_Z, 153},
 };
 #define NCORPUS (sizeof CORPUS / sizeof *CORPUS)
 
@@ -561,6 +564,21 @@ Test(read, published_variants)
         cr_assert_eq(v, ok[i].coef_a11, "case %zu: a11 = %d", i, v);
         scheme_free(s);
     }
+    /* Lines of one file may mix '*' and juxtaposition (Moosbauer and Poole's
+     * published 666m153.txt does): the same scheme as with '*' everywhere. */
+    static const char *mixed[] = {
+        "(a11)*(b11)*(c11)\n(a12+a21) (b11) (c11)\n(a22)(b22)c22\n(a11)*b12 c21\n",
+        "(a11) (b11) (c11)\n(a12+a21)*(b11)*(c11)\n(a22)*(b22)*c22\n(a11)(b12)*c21\n",
+    };
+    scheme *all = read_text("(a11)*(b11)*(c11)\n(a12+a21)*(b11)*(c11)\n(a22)*(b22)*(c22)\n(a11)*(b12)*(c21)\n", NULL, &d);
+    cr_assert_not_null(all, "%d:%d: %s", d.line, d.col, d.msg);
+    for (int i = 0; i < 2; i++) {
+        scheme *m = read_text(mixed[i], NULL, &d);
+        cr_assert_not_null(m, "mixed %d: %d:%d: %s", i, d.line, d.col, d.msg);
+        cr_assert(scheme_equal(all, m), "mixed %d reads as another scheme", i);
+        scheme_free(m);
+    }
+    scheme_free(all);
     /* A negated term negates one factor: the tensor is the same as with the sign inside. */
     scheme *a = read_text("-(a11 (b11 + b12) c11)\n", NULL, &d);
     scheme *b = read_text("(-a11) (b11 + b12) c11\n", NULL, &d);
@@ -657,8 +675,8 @@ static const bad_case BAD[] = {
     {"uppercase entry", "(A11)*(b11)*(c11)\n", 0, NULL, 1, 2, "expected an entry like a12"},
     {"index out of --dims", "(a11)*(b11)*(c11)\n(a13)*(b11)*(c11)\n", 0, "2x2x2", 2, 2, "outside the format <2,2,2>"},
     {"index 0", "(a11)*(b11)*(c11)\n(a11)*(b10)*(c11)\n", 0, NULL, 2, 8, "index 0"},
-    {"exp then txt lines", "(a11)*(b11)*(c11)\n(a11) (b11) (c11)\n", 0, NULL, 2, 7, "expected '*'"},
-    {"txt then exp lines", "(a11) (b11) (c11)\n(a11)*(b11)*(c11)\n", 0, NULL, 2, 6, ".txt"},
+    {"a sign between factors", "(a11)*(b11)*(c11)\n(a11)*(b11)+(c11)\n", 0, NULL, 2, 12, "expected '*' between the second and third"},
+    {"native factors not joined", "flipgraph-scheme 1\nformat 1x1x1\nring f2\nrank 1\n(a1_1)(b1_1)*(c1_1)\n", 0, NULL, 5, 7, "native file: factors are joined by '*'"},
     {"exp then .m line", "(a11)*(b11)*(c11)\n{{{{1}},{{1}},{{1}}}}\n", 0, NULL, 2, 1, "first factor"},
     {"native entry in .exp", "(a1_1)*(b11)*(c11)\n", 0, NULL, 1, 4, "one-digit column index"},
     {"three-digit index", "(a111)*(b11)*(c11)\n", 0, NULL, 1, 5, "one digit"},
@@ -1041,7 +1059,7 @@ Test(convert_cli, malformed_input_exits_2_naming_the_line)
     cr_assert_not_null(mkdtemp(dir));
     struct { const char *name, *text, *opts, *where; } cases[] = {
         {"unbalanced.exp", "(a11)*(b11)*(c11)\n(a11+a12*(b11)*(c11)\n", "", ":2:9: "},
-        {"mixed.exp", "(a11)*(b11)*(c11)\n(a11) (b11) (c11)\n", "", ":2:7: "},
+        {"sign.exp", "(a11)*(b11)*(c11)\n(a11)*(b11)+(c11)\n", "", ":2:12: "},
         {"overflow.exp", "(a11)*(b11)*(c11)\n\n(300*a11)*(b11)*(c11)\n", "", ":3:2: "},
         {"dims.exp", "(a11)*(b11)*(c11)\n(a13)*(b11)*(c11)\n", "--dims 2x2x2", ":2:2: "},
         {"short.m", "{{{{1,0},{0,1}},{{1,0},{0,1}},\n{{1,0},{0,1}}},\n{{{1,0}", "", ":3:8: "},
