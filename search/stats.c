@@ -188,10 +188,11 @@ void search_stats_line(const search_stats *st, char *buf, size_t len)
     for (int x = 0; x <= SEARCH_FACTOR_RANK_MAX; x++)
         for (int y = x; y <= SEARCH_FACTOR_RANK_MAX; y++)
             for (int z = y; z <= SEARCH_FACTOR_RANK_MAX; z++) {
+                if (!st->factor_ranks[x][y][z])
+                    continue;
                 const size_t used = strlen(buf);
-                if (st->factor_ranks[x][y][z] && used < len) {
+                if (used < len)
                     snprintf(buf + used, len - used, "%s%d%d%d:%d", sep, x, y, z, st->factor_ranks[x][y][z]);
-                    sep = " ";
-                }
+                sep = " ";
             }
 }
