@@ -3,7 +3,7 @@
  *
  *   flipgraph sweep --dims-list 2x2x2..5x5x5 --time-per 5m [--threads N] [--seed S]
  *                   [--db PATH] [--from-db] [--backend cpu|gpu|auto] [--until-record]
- *                   [--meta] [--rounds K] [--stall DUR]
+ *                   [--meta] [--meta-reach K] [--rounds K] [--stall DUR]
  *
  * A range A..B is every format <n,m,p> with n <= m <= p and each dimension
  * between the corners' (the rank is the same for every permutation of n, m,
@@ -45,8 +45,9 @@
 static const char *usage_text =
     "usage: flipgraph sweep --dims-list LIST [--time-per DUR] [--threads N] [--seed S]\n"
     "                       [--db PATH] [--from-db] [--backend cpu|gpu|auto] [--until-record]\n"
-    "                       [--progress DUR] [--meta] [--rounds K] [--stall DUR] [--symmetry G]\n"
-    "                       [--ring f2|z] [--coef-max K] [--via-f2 T] [--lift K] [--lift-walk T] [-q]\n"
+    "                       [--progress DUR] [--meta] [--meta-reach K] [--rounds K] [--stall DUR]\n"
+    "                       [--symmetry G] [--ring f2|z] [--coef-max K] [--via-f2 T] [--lift K]\n"
+    "                       [--lift-walk T] [-q]\n"
     "\n"
     "Searches every format of LIST for DUR each, then prints a table of our best rank\n"
     "against the known record (GF(2), or Z with --ring z).\n"
@@ -67,7 +68,13 @@ static const char *usage_text =
     "                    smaller) taken to it by projection or extension (flipgraph resize), from\n"
     "                    the product of two formats' bests whose formats multiply to it (<2,2,2>\n"
     "                    and <3,3,3> for <6,6,6>), or from its own best of an earlier round, when\n"
-    "                    lower than the usual start\n"
+    "                    lower than the usual start; with --from-db the database's best of\n"
+    "                    every format of the list counts from the first round\n"
+    "  --meta-reach K    with --meta, a format's start may also be the projection of any\n"
+    "                    format of the list that holds it (each dimension at least as large)\n"
+    "                    up to K steps away (the dimensions' differences summed): 1..64\n"
+    "                    (default 1, the neighbours only); a <6,6,6>:153 in the database\n"
+    "                    starts <5,5,5> at 93 with K >= 3\n"
     "  --symmetry G      c3 or c3xc2: the square formats <n,n,n> walk symmetrically (from their\n"
     "                    diagonal cubes, never from a meta or database start, which need not be\n"
     "                    invariant), the others as usual; their bests still serve --meta\n"
@@ -288,7 +295,7 @@ static void print_table(const sweep_row *rows, int n, bool with_db)
 }
 
 enum { OPT_DIMS_LIST = 1000, OPT_TIME_PER, OPT_DB, OPT_FROM_DB, OPT_UNTIL_RECORD, OPT_META, OPT_ROUNDS, OPT_LIFT,
-       OPT_LIFT_WALK, OPT_PARAM = 2000 };
+       OPT_LIFT_WALK, OPT_META_REACH, OPT_PARAM = 2000 };
 
 /* The search parameters sweep takes (rows of search/params.def, parsed and
  * checked by the table); the rest of the table is `flipgraph search`'s. */
@@ -300,7 +307,8 @@ static const int sweep_params[] = {SEARCH_PARAM_THREADS, SEARCH_PARAM_SEED, SEAR
 
 int cmd_sweep(int argc, char **argv)
 {
-    struct option longs[22] = {
+    struct option longs[23] = {
+        {"meta-reach", required_argument, NULL, OPT_META_REACH},
         {"lift", required_argument, NULL, OPT_LIFT},
         {"lift-walk", required_argument, NULL, OPT_LIFT_WALK},
         {"meta", no_argument, NULL, OPT_META},
@@ -313,7 +321,7 @@ int cmd_sweep(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'}};
     for (int i = 0; i < NSWEEP_PARAMS; i++)
-        longs[11 + i] = (struct option){search_param(sweep_params[i])->name, required_argument, NULL,
+        longs[12 + i] = (struct option){search_param(sweep_params[i])->name, required_argument, NULL,
                                        OPT_PARAM + sweep_params[i]};
     const char *dims_list = NULL, *db_path_opt = NULL;
     double time_per = 60;
@@ -325,7 +333,7 @@ int cmd_sweep(int argc, char **argv)
     if (threads < 1)
         threads = 1;
     bool from_db = false, until_record = false, quiet = false, meta = false;
-    long rounds = 1, lift_k = 0;
+    long rounds = 1, lift_k = 0, meta_reach = 1;
     double lift_walk = 0;
     char err[1024];
 
@@ -374,6 +382,13 @@ int cmd_sweep(int argc, char **argv)
                 return cli_error(CLI_USAGE, CMD, "--lift-walk '%s': expected a duration above 0, such as 60s or 5m",
                                  optarg);
             break;
+        case OPT_META_REACH: {
+            char *end;
+            meta_reach = strtol(optarg, &end, 10);
+            if (*end || end == optarg || meta_reach < 1 || meta_reach > 64)
+                return cli_error(CLI_USAGE, CMD, "--meta-reach '%s': expected 1..64 (steps between formats)", optarg);
+            break;
+        }
         case OPT_ROUNDS: {
             char *end;
             rounds = strtol(optarg, &end, 10);
@@ -398,6 +413,8 @@ int cmd_sweep(int argc, char **argv)
         return cli_error(CLI_USAGE, CMD, "--dims-list is required, e.g. --dims-list 2x2x2..4x4x4");
     if (from_db && !db_path_opt)
         return cli_error(CLI_USAGE, CMD, "--from-db needs --db PATH");
+    if (meta_reach > 1 && !meta)
+        return cli_error(CLI_USAGE, CMD, "--meta-reach K: the reach of --meta's projections (give --meta)");
     const scheme_ring ring = (scheme_ring)base.p.ring;
     if (lift_k && (ring != SCHEME_RING_Z || !db_path_opt))
         return cli_error(CLI_USAGE, CMD, "--lift K: lifts the store's GF(2) schemes for a sweep over Z (give "
@@ -483,8 +500,20 @@ int cmd_sweep(int argc, char **argv)
 
     session_signals_hold(); /* a signal between two formats ends the sweep too */
     int rc = CLI_OK, done = 0;
+    /* --meta with --from-db: the store's best of every format of the list is
+     * a best so far from the first round, as search --meta's pools start from
+     * the store (a <6,6,6>:153 imported before the sweep serves <5,6,6>,
+     * which comes before it in the list) */
+    for (int i = 0; meta && from_db && i < L.n && rc == CLI_OK; i++) {
+        const db_status st = session_best_start(ss, L.v[i], ring, search_start_coef_max(&base.p),
+                                                backend == SEARCH_BACKEND_GPU, &bests[i], err, sizeof err);
+        if (st == DB_NOT_FOUND)
+            bests[i] = NULL;
+        else if (st != DB_OK)
+            rc = cli_error(cli_db_exit(st), CMD, "%s: --from-db: %s", scheme_format_str(L.v[i], tb), err);
+    }
     uint64_t sm = seed;
-    for (int k = 0; k < nrows && !session_stop_seen(); k++) {
+    for (int k = 0; rc == CLI_OK && k < nrows && !session_stop_seen(); k++) {
         const int i = k % L.n;
         sweep_row *row = &rows[k];
         row->fmt = L.v[i];
@@ -572,6 +601,8 @@ int cmd_sweep(int argc, char **argv)
             }
         }
         char meta_from[96];
+        bool meta_start = false; /* start is a meta move's: stored under the run (source resize) */
+        int64_t meta_parent = 0;
         if (symmetric) {
             snprintf(meta_from, sizeof meta_from, "its diagonal cubes, %s",
                      scheme_symmetry_name((scheme_symmetry)cfg.p.symmetry));
@@ -579,12 +610,16 @@ int cmd_sweep(int argc, char **argv)
         } else if (meta) {
             int j, j2;
             search_meta_how kind;
-            scheme *m = search_meta_start(row->fmt, (const scheme *const *)bests, L.n, L.n, &j, &j2, &kind);
+            scheme *m = search_meta_start_reach(row->fmt, (const scheme *const *)bests, L.n, L.n, (int)meta_reach,
+                                                &j, &j2, &kind);
             const int usual = start ? start->rank : row->fmt.n * row->fmt.m * row->fmt.p;
             if (m && m->rank < usual) {
                 char fj[32], fj2[32];
                 scheme_free(start);
                 start = m;
+                meta_start = j != i;
+                if (d && meta_start && db_find_scheme(d, bests[j], &meta_parent, err, sizeof err) != DB_OK)
+                    meta_parent = 0;
                 if (j2 >= 0)
                     snprintf(meta_from, sizeof meta_from, "%s's best %s %s's best", scheme_format_str(L.v[j], fj),
                              kind == SEARCH_META_SUM ? "plus" : "times", scheme_format_str(L.v[j2], fj2));
@@ -619,6 +654,22 @@ int cmd_sweep(int argc, char **argv)
         const scheme *starts[1] = {start};
         search_status ss_st = session_search(ss, &cfg, device, start ? starts : NULL, start ? 1 : 0, &hooks,
                                              &run, &res);
+        /* the moved start itself, as search --meta stores its legs' moved
+         * starts: a start at the record walks no flip and improves on
+         * nothing, and would be lost */
+        if (d && meta_start && !run.begin_failed && run.run_id) {
+            db_provenance prov = {run.run_id, meta_parent, "resize", 0, 0};
+            int64_t id;
+            bool existed;
+            const db_status st = db_insert_scheme(d, start, &prov, &id, &existed, err, sizeof err);
+            if (st != DB_OK) {
+                rc = cli_error(cli_db_exit(st), CMD, "%s: the meta start (rank %d) was not stored: %s", cx.fmtbuf,
+                               start->rank, err);
+                scheme_free(start);
+                search_result_free(&res);
+                break;
+            }
+        }
         scheme_free(start);
         if (run.begin_failed) {
             rc = cli_error(cli_db_exit(run.begin_status), CMD, "%s: %s", cx.fmtbuf, run.msg);

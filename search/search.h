@@ -816,6 +816,13 @@ typedef enum search_meta_how {
  * far is not built. */
 scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int nnear, int *from,
                           int *from2, search_meta_how *how);
+/* search_meta_start with a longer reach for the projections: a known scheme
+ * up to `reach` steps from `to` (the sum of the dimensions' differences, in
+ * the ordering of its format nearest to `to`) whose format holds `to` (each
+ * dimension at least to's) is projected there too; extensions stay one step.
+ * reach 1 is search_meta_start.  flipgraph sweep --meta-reach. */
+scheme *search_meta_start_reach(scheme_format to, const scheme *const *known, int nknown, int nnear, int reach,
+                                int *from, int *from2, search_meta_how *how);
 
 /* ==== 5. MPI ranks (mpi.c; docs/cluster.md) ==============================
  *

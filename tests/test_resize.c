@@ -716,6 +716,39 @@ Test(resize, resize_beats_every_plain_projection_where_a_basis_change_pays)
     scheme_free(s);
 }
 
+/* Moosbauer and Poole's <6,6,6>:153 taken down one index in each of the three
+ * dimensions lands on the <5,5,5> record 93 (records.tsv), their own <5,5,5>
+ * rank, and one index down to <5,6,6> below every plain projection: the
+ * formats with a 6 start from it within a few ranks of their records
+ * (docs/resize.md, bench/RESULTS.md). */
+Test(resize, the_published_153_projects_to_the_555_record, .timeout = 300)
+{
+    scheme *s = tc_read_corpus("moosbauer-poole/666m153.txt");
+    char err[600];
+    cr_assert_eq(s->rank, 153);
+    scheme *r = search_resize(s, (scheme_format){5, 5, 5}, err, sizeof err);
+    cr_assert_not_null(r, "%s", err);
+    check_valid(r, (scheme_format){5, 5, 5}, "666m153.txt to <5,5,5>");
+    cr_assert_leq(r->rank, 93, "the <5,5,5> record is 93, the projection gave %d", r->rank);
+    scheme_free(r);
+
+    int plain = s->rank;
+    for (int i = 0; i < 6; i++) {
+        scheme *q = search_project(s, 0, i);
+        cr_assert_not_null(q);
+        search_reduce_all(q->terms, &q->rank, 5);
+        if (q->rank < plain)
+            plain = q->rank;
+        scheme_free(q);
+    }
+    r = search_resize(s, (scheme_format){5, 6, 6}, err, sizeof err);
+    cr_assert_not_null(r, "%s", err);
+    check_valid(r, (scheme_format){5, 6, 6}, "666m153.txt to <5,6,6>");
+    cr_assert_lt(r->rank, plain, "resize gave rank %d, the best plain projection %d", r->rank, plain);
+    scheme_free(r);
+    scheme_free(s);
+}
+
 Test(resize, refusals)
 {
     char err[600];
@@ -2560,4 +2593,82 @@ Test(resize_cli, sweep_meta_starts_from_neighbours, .timeout = 300)
     for (const char *q = out; (q = strstr(q, "record reached")); q++)
         reached++;
     CHECK(reached >= 4, "seed %llu: the records of <2,2,2> and <2,2,3> in every round: %s", g_seed, out);
+}
+
+/* search_meta_start_reach: a format further than one step is a start only
+ * where it holds `to` in some ordering of its dimensions and lies within the
+ * reach; Moosbauer and Poole's <6,6,6>:153 is three steps above <5,5,5>. */
+Test(resize, meta_start_reach_projects_from_further_formats, .timeout = 300)
+{
+    scheme *s153 = tc_read_corpus("moosbauer-poole/666m153.txt");
+    const scheme *known[1] = {s153};
+    int from, from2;
+    const scheme_format f555 = {5, 5, 5};
+    scheme *m = search_meta_start_reach(f555, known, 1, 1, 1, &from, &from2, NULL);
+    CHECK(!m && from == -1, "reach 1: a start from <6,6,6> for <5,5,5>");
+    m = search_meta_start_reach(f555, known, 1, 1, 2, &from, &from2, NULL);
+    CHECK(!m && from == -1, "reach 2: a start from three steps away");
+    m = search_meta_start_reach(f555, known, 1, 1, 3, &from, NULL, NULL);
+    CHECK(m && from == 0, "reach 3: no start from <6,6,6> for <5,5,5>");
+    check_valid(m, f555, "666m153.txt to <5,5,5> by search_meta_start_reach");
+    CHECK(m->rank <= 93, "reach 3: rank %d, the record 93", m->rank);
+    scheme_free(m);
+    /* reach 1 is search_meta_start */
+    CHECK(!search_meta_start(f555, known, 1, 1, &from, &from2, NULL), "search_meta_start reached three steps");
+
+    /* an ordering: <5,5,6> holds <6,4,5> as <6,5,5> (one step), not as itself */
+    char err[600];
+    scheme *p556 = search_resize(s153, (scheme_format){5, 5, 6}, err, sizeof err);
+    cr_assert_not_null(p556, "%s", err);
+    const scheme *known2[1] = {p556};
+    const scheme_format f645 = {6, 4, 5};
+    m = search_meta_start_reach(f645, known2, 1, 1, 1, &from, NULL, NULL);
+    CHECK(!m, "reach 1: <5,5,6> is three steps from <6,4,5> in its own ordering");
+    m = search_meta_start_reach(f645, known2, 1, 1, 2, &from, NULL, NULL);
+    CHECK(m && from == 0, "reach 2: no start from <5,5,6> (as <6,5,5>) for <6,4,5>");
+    check_valid(m, f645, "<5,5,6> to <6,4,5>");
+    CHECK(m->rank < p556->rank, "<6,4,5> rank %d, not below <5,5,6>'s %d", m->rank, p556->rank);
+    scheme_free(m);
+    /* nnear 0: no projection at all, whatever the reach */
+    CHECK(!search_meta_start_reach(f645, known2, 1, 0, 64, &from, NULL, NULL), "nnear 0 moved a scheme");
+    scheme_free(p556);
+    scheme_free(s153);
+}
+
+/* sweep --meta --from-db: the store's <6,6,6>:153 serves <5,5,5>, before it in
+ * the list, in the first round with --meta-reach 3 (its record at once, the
+ * start stored as it walks nothing), not with the default reach; --meta-reach
+ * wants --meta and 1..64. */
+Test(resize_cli, sweep_meta_reach_projects_the_stored_best, .timeout = 300)
+{
+    char out[1 << 16];
+    const char *db = tc_path_in("reach.db");
+    int rc = tc_run_cli("", out, sizeof out, "db --db '%s' import '%s'", db, tc_corpus("moosbauer-poole/666m153.txt"));
+    CHECK(rc == 0, "import: exit %d: %s", rc, out);
+    rc = tc_run_cli("", out, sizeof out,
+                    "sweep --dims-list 5x5x5,6x6x6 --time-per 200s --until-record --meta --meta-reach 3 --from-db "
+                    "--threads 1 --seed %llu --progress 0 --db '%s'",
+                    g_seed, db);
+    CHECK(rc == 0, "seed %llu: exit %d: %s", g_seed, rc, out);
+    CHECK(strstr(out, "<5,5,5> from <6,6,6>'s best, projected, record 93"), "seed %llu: %s", g_seed, out);
+    CHECK(strstr(out, "<6,6,6> from the database's best"), "seed %llu: %s", g_seed, out);
+    CHECK(!strstr(out, "200.0 s"), "seed %llu: a format walked its whole time: %s", g_seed, out);
+    /* the start at the record walked no flip: it is stored itself, with its parent */
+    CHECK(tc_sql_int(db, "SELECT count(*) FROM schemes WHERE n = 5 AND m = 5 AND p = 5 AND rank <= 93 AND source = "
+                         "'resize' AND parent_id = (SELECT id FROM schemes WHERE n = 6)") == 1,
+          "seed %llu: no <5,5,5> at 93 stored from the <6,6,6>: %s", g_seed, out);
+
+    rc = tc_run_cli("", out, sizeof out,
+                    "sweep --dims-list 5x5x5,6x6x6 --time-per 1s --meta --from-db --threads 1 --seed %llu "
+                    "--progress 0 --db '%s'",
+                    g_seed, db);
+    CHECK(rc == 0, "seed %llu: reach 1: exit %d: %s", g_seed, rc, out);
+    CHECK(!strstr(out, "<5,5,5> from <6,6,6>"), "seed %llu: reach 1 projected three steps: %s", g_seed, out);
+
+    static const char *bad[] = {"--meta-reach 0 --meta", "--meta-reach 65 --meta", "--meta-reach x --meta",
+                                "--meta-reach 3"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        rc = tc_run_cli("", out, sizeof out, "sweep --dims-list 2x2x2 --time-per 1s %s --db '%s'", bad[i], db);
+        CHECK(rc == 2 && strstr(out, "--meta-reach"), "'%s': exit %d: %s", bad[i], rc, out);
+    }
 }

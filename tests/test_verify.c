@@ -1293,3 +1293,42 @@ Test(verify_cli, lift_through_the_database)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* data/found holds the project's own results, named NMP-RANK-...: every file
+ * reads, has the format and rank its name gives, and verifies over its ring
+ * (a `-z-` name over Z, the others over GF(2)), so that a file added there is
+ * checked as the corpus files are. */
+Test(verify, every_found_file_verifies_as_its_name_says, .timeout = 120)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/../found", tc_corpus_dir());
+    DIR *dh = opendir(dir);
+    cr_assert_not_null(dh, "%s", dir);
+    struct dirent *e;
+    int files = 0, over_z = 0;
+    while ((e = readdir(dh))) {
+        if (e->d_name[0] == '.')
+            continue;
+        int n, m, p, rank, used = 0;
+        cr_assert(sscanf(e->d_name, "%1d%1d%1d-%d-%n", &n, &m, &p, &rank, &used) == 4 && used > 0,
+                  "data/found/%s: not named NMP-RANK-...", e->d_name);
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        scheme_diag d;
+        scheme *s = scheme_read_file(path, NULL, &d);
+        cr_assert_not_null(s, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+        cr_assert(s->fmt.n == n && s->fmt.m == m && s->fmt.p == p && s->rank == rank,
+                  "data/found/%s: <%d,%d,%d> rank %d", e->d_name, s->fmt.n, s->fmt.m, s->fmt.p, s->rank);
+        const bool z = strstr(e->d_name, "-z-") != NULL;
+        cr_assert_eq(s->ring == SCHEME_RING_Z, z, "data/found/%s: ring %s", e->d_name,
+                     s->ring == SCHEME_RING_Z ? "z" : "f2");
+        verify_result vr;
+        cr_assert(verify_scheme(s, s->ring, &vr), "data/found/%s: %s", e->d_name, vr.msg);
+        over_z += z;
+        files++;
+        scheme_free(s);
+    }
+    closedir(dh);
+    cr_assert_geq(files, 10, "data/found: %d files", files);
+    cr_assert_geq(over_z, 4, "data/found: %d over Z", over_z);
+}
