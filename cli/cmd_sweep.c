@@ -13,7 +13,10 @@
  * taken to it by projections and extensions (search_meta_start, Kauers, Wood
  * 2025), or its own best of an earlier round, when that is below the other
  * start (the database's best with --from-db, else the standard algorithm);
- * products of two formats' bests count too (search_product).  With
+ * products of two formats' bests count too (search_product); with --from-db
+ * the store's bests count from the first round, with --meta-reach K
+ * projections from formats up to K steps larger (search_meta_start_reach),
+ * and a start that came from another format is stored (source resize).  With
  * --symmetry the square formats walk symmetrically from their cubes.  With
  * --ring z every format walks over Z and the table's records are the z column
  * of data/records.tsv (docs/search.md, "Searching over Z").
