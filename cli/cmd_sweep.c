@@ -385,13 +385,10 @@ int cmd_sweep(int argc, char **argv)
                 return cli_error(CLI_USAGE, CMD, "--lift-walk '%s': expected a duration above 0, such as 60s or 5m",
                                  optarg);
             break;
-        case OPT_META_REACH: {
-            char *end;
-            meta_reach = strtol(optarg, &end, 10);
-            if (*end || end == optarg || meta_reach < 1 || meta_reach > 64)
+        case OPT_META_REACH:
+            if (!cli_parse_long(optarg, 1, 64, &meta_reach))
                 return cli_error(CLI_USAGE, CMD, "--meta-reach '%s': expected 1..64 (steps between formats)", optarg);
             break;
-        }
         case OPT_ROUNDS: {
             char *end;
             rounds = strtol(optarg, &end, 10);
