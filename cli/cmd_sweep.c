@@ -504,16 +504,19 @@ int cmd_sweep(int argc, char **argv)
      * a best so far from the first round, as search --meta's pools start from
      * the store (a <6,6,6>:153 imported before the sweep serves <5,6,6>,
      * which comes before it in the list) */
-    for (int i = 0; meta && from_db && i < L.n && rc == CLI_OK; i++) {
+    bool seeded = true; /* the store answered (a missed record later sets rc and the sweep goes on) */
+    for (int i = 0; meta && from_db && i < L.n && seeded; i++) {
         const db_status st = session_best_start(ss, L.v[i], ring, search_start_coef_max(&base.p),
                                                 backend == SEARCH_BACKEND_GPU, &bests[i], err, sizeof err);
         if (st == DB_NOT_FOUND)
             bests[i] = NULL;
-        else if (st != DB_OK)
+        else if (st != DB_OK) {
             rc = cli_error(cli_db_exit(st), CMD, "%s: --from-db: %s", scheme_format_str(L.v[i], tb), err);
+            seeded = false;
+        }
     }
     uint64_t sm = seed;
-    for (int k = 0; rc == CLI_OK && k < nrows && !session_stop_seen(); k++) {
+    for (int k = 0; seeded && k < nrows && !session_stop_seen(); k++) {
         const int i = k % L.n;
         sweep_row *row = &rows[k];
         row->fmt = L.v[i];
