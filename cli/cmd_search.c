@@ -480,7 +480,7 @@ static void meta_usage(FILE *out)
     fprintf(out,
 "usage: flipgraph search --meta --dims-range A..B [--until-record] [--time T] [--stall T]\n"
 "                        [--meta-drift D] [--meta-pool K] [--meta-stall-grow G] [--meta-fresh]\n"
-"                        [--meta-neighbours] [--meta-detours off|best|fresh]\n"
+"                        [--meta-neighbours] [--meta-detours off|best|fresh] [--meta-reach K]\n"
 "                        [--from FILE] [--db PATH] [--out DIR]\n"
 "                        [walk parameters] [-q] [-v]\n"
 "\n"
@@ -513,6 +513,11 @@ static void meta_usage(FILE *out)
 "                      stuck format's best moved there), off; when several are left\n"
 "                      and each failed more than G legs in a row, the one whose detour\n"
 "                      starts nearest its record takes one\n"
+"  --meta-reach K      the first leg (and a format never walked that the walk jumps to)\n"
+"                      starts from the projection of any format of the range that holds\n"
+"                      it (each dimension at least as large) up to K steps away, the\n"
+"                      dimensions' differences summed, where that is below its best so\n"
+"                      far: 1..64 (default 1, the neighbours only)\n"
 "  --meta-fresh        do not start from the store: by default every format's pool\n"
 "                      starts with the store's K lowest distinct schemes of it over the\n"
 "                      walk's ring (any orientation), so that a second search on the same\n"
@@ -603,7 +608,8 @@ static int z_start(scheme **s, const char *path, bool quiet);
 
 static int cmd_search_meta(int argc, char **argv)
 {
-    enum { M_META = 256, M_RANGE, M_UNTIL, M_DRIFT, M_POOL, M_GROW, M_FRESH, M_FROM, M_OUT, M_DB, M_HELP, M_NEIGH, M_DETOUR };
+    enum { M_META = 256, M_RANGE, M_UNTIL, M_DRIFT, M_POOL, M_GROW, M_FRESH, M_FROM, M_OUT, M_DB, M_HELP, M_NEIGH, M_DETOUR,
+           M_REACH };
     static const struct option own[] = {
         {"meta", no_argument, 0, M_META},         {"dims-range", required_argument, 0, M_RANGE},
         {"until-record", no_argument, 0, M_UNTIL}, {"meta-drift", required_argument, 0, M_DRIFT},
@@ -612,7 +618,7 @@ static int cmd_search_meta(int argc, char **argv)
         {"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
         {"help", no_argument, 0, M_HELP},         {"meta-stall-grow", required_argument, 0, M_GROW},
         {"meta-fresh", no_argument, 0, M_FRESH}, {"meta-neighbours", no_argument, 0, M_NEIGH},
-        {"meta-detours", required_argument, 0, M_DETOUR},
+        {"meta-detours", required_argument, 0, M_DETOUR}, {"meta-reach", required_argument, 0, M_REACH},
     };
     const size_t nown = sizeof own / sizeof *own;
     struct option longopts[sizeof own / sizeof *own + SEARCH_PARAM_COUNT + 1];
@@ -626,7 +632,7 @@ static int cmd_search_meta(int argc, char **argv)
     search_config cfg;
     search_config_default(&cfg);
     search_meta_config mc = {.leg_stall = 10, .drift = 10, .pool = 16, .stall_grow = 3, .from_store = true,
-                             .detours = SEARCH_META_DETOURS_FRESH};
+                             .reach = 1, .detours = SEARCH_META_DETOURS_FRESH};
     bool have_range = false, quiet = false, verbose = false;
     const char *from[MAX_FROM], *out_dir = NULL, *db_path = NULL;
     int nfrom = 0;
@@ -673,6 +679,11 @@ static int cmd_search_meta(int argc, char **argv)
             break;
         case M_FRESH: mc.from_store = false; break;
         case M_NEIGH: mc.all_neighbours = true; break;
+        case M_REACH:
+            if (!cli_parse_long(optarg, 1, 64, &l))
+                return cli_error(CLI_USAGE, CMD, "--meta-reach '%s': expected 1..64 (steps between formats)", optarg);
+            mc.reach = (int)l;
+            break;
         case M_DETOUR:
             if (!strcmp(optarg, "off"))
                 mc.detours = SEARCH_META_DETOURS_OFF;
@@ -790,17 +801,17 @@ static int cmd_search_meta(int argc, char **argv)
     }
     if (cfg.backend == SEARCH_BACKEND_GPU)
         cfg.gpu.verbose = verbose && !quiet;
-    char fa[32], fb[32], buf[512], dev[256] = "";
+    char fa[32], fb[32], buf[512], dev[256] = "", reach[32] = "";
     if (cfg.backend == SEARCH_BACKEND_GPU)
         cuda_device_describe(dev, sizeof dev);
     if (!quiet) {
         fprintf(stderr, "%s\n", cli_build_info(buf, sizeof buf));
         fprintf(stderr, "search --meta %s..%s over %s: %d formats, legs end after %gs without a lower rank, "
-                        "growing to %gs, drift %d%s, pool %d, seed %" PRIu64 "%s%s%s\n",
+                        "growing to %gs, drift %d%s, pool %d%s, seed %" PRIu64 "%s%s%s\n",
                 scheme_format_str(mc.lo, fa), scheme_format_str(mc.hi, fb),
                 scheme_ring_name(cfg.p.ring), nf, mc.leg_stall,
                 mc.leg_stall * (double)(1 << mc.stall_grow), mc.drift, mc.drift < 0 ? " (never reset)" : "", mc.pool,
-                cfg.p.seed,
+                mc.reach > 1 ? (snprintf(reach, sizeof reach, ", reach %d", mc.reach), reach) : "", cfg.p.seed,
                 mc.until_record ? ", until every record" : "",
                 !mc.until_record || mc.detours == SEARCH_META_DETOURS_OFF ? ""
                 : mc.detours == SEARCH_META_DETOURS_BEST                 ? " (detours from the best)"

@@ -498,7 +498,7 @@ typedef struct meta_origin {
  * extension of the range's bests (the first n known schemes); combine true,
  * the lowest sum or product of them and fac's factors (nnear 0: no move). */
 static scheme *meta_start_of(const meta_fmt *v, int n, int j, db *store, const meta_factors *fac, bool combine,
-                             meta_origin *o)
+                             int reach, meta_origin *o)
 {
     const scheme *known[512 + META_FACTOR_MAX];
     for (int q = 0; q < n; q++)
@@ -508,7 +508,8 @@ static scheme *meta_start_of(const meta_fmt *v, int n, int j, db *store, const m
         known[nk++] = fac->s[q];
     int f1, f2 = -1;
     search_meta_how kind = SEARCH_META_MOVED;
-    scheme *s = search_meta_start(v[j].f, known, nk, combine ? 0 : n, &f1, combine ? &f2 : NULL, &kind);
+    scheme *s = search_meta_start_reach(v[j].f, known, nk, combine ? 0 : n, reach < 1 ? 1 : reach, &f1,
+                                        combine ? &f2 : NULL, &kind);
     memset(o, 0, sizeof *o);
     if (s) {
         char fb[32], fc[32];
@@ -537,7 +538,7 @@ static void meta_combine(const meta_fmt *v, int n, int j, db *store, meta_factor
     if (fac && !fac->built)
         meta_factors_build(fac, seed);
     meta_origin o;
-    scheme *c = meta_start_of(v, n, j, store, fac, true, &o);
+    scheme *c = meta_start_of(v, n, j, store, fac, true, 1, &o);
     if (!c || (*next && c->rank >= (*next)->rank)) {
         scheme_free(c);
     } else if (v[j].record > 0 && c->rank <= v[j].record) {
@@ -551,11 +552,12 @@ static void meta_combine(const meta_fmt *v, int n, int j, db *store, meta_factor
 }
 
 /* The start of a format never walked, with no move from a neighbour: the
- * lowest projection or extension of every format's best, and meta_combine. */
+ * lowest projection or extension of every format's best (projections from
+ * up to `reach` steps away: search --meta-reach), and meta_combine. */
 static scheme *meta_start_for(const meta_fmt *v, int n, int j, db *store, meta_factors *fac, uint64_t seed,
-                              meta_origin *o, scheme **side, meta_origin *side_o)
+                              int reach, meta_origin *o, scheme **side, meta_origin *side_o)
 {
-    scheme *s = meta_start_of(v, n, j, store, NULL, false, o);
+    scheme *s = meta_start_of(v, n, j, store, NULL, false, reach, o);
     meta_combine(v, n, j, store, fac, seed, &s, o, side, side_o);
     return s;
 }
@@ -775,8 +777,21 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
     /* the first leg, where nothing gave it a start: whatever search_meta_start
      * finds (the store's bests, or a sum or product of small formats at the
      * record: <4,6,6> alone starts at 105) */
-    if (ok && !next && !v[cur].npool)
-        next = meta_start_for(v, n, cur, session_store(ss), fac, fac_seed, &moved, &side, &side_o);
+    if (ok && !next && !v[cur].npool) {
+        next = meta_start_for(v, n, cur, session_store(ss), fac, fac_seed, mc->reach, &moved, &side, &side_o);
+    } else if (ok && !next && mc->reach > 1) {
+        /* a reach beyond the neighbours (search --meta-reach): a projection
+         * of a larger format's best below the store's best of this one
+         * starts the first leg (the store's <6,6,6>:153 gives <5,5,5> 93) */
+        meta_origin o;
+        scheme *s = meta_start_of(v, n, cur, session_store(ss), NULL, false, mc->reach, &o);
+        if (s && s->rank < v[cur].pool[0]->rank) {
+            next = s;
+            moved = o;
+        } else {
+            scheme_free(s);
+        }
+    }
     if (!ok) {
         scheme_free(next);
         goto done;
@@ -1174,7 +1189,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         if (detour || detour_for >= 0) {
             /* the start is made */
         } else if (best_of(&v[j]) < 0 && nc == 0) {
-            next = meta_start_for(v, n, j, store, fac, fac_seed, &moved, &side, &side_o);
+            next = meta_start_for(v, n, j, store, fac, fac_seed, mc->reach, &moved, &side, &side_o);
         } else {
             int jn[6], vn = 0;
             scheme_format jd[6];

@@ -186,6 +186,11 @@ typedef struct search_meta_config {
                                     each failed more than stall_grow legs in a row, the one
                                     whose detour starts nearest its record does (search
                                     --meta-detours; search/meta.c says why) */
+    int reach;            /* the first leg (and a format never walked that the walk jumps to)
+                             starts also from the projection of any format of the range that
+                             holds it, up to this many steps away (the dimensions' differences
+                             summed), where that is below its best; search --meta-reach; 0 or
+                             1: the neighbours only */
 } search_meta_config;
 
 typedef struct search_meta_leg {

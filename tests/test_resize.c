@@ -1977,7 +1977,7 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
         /* drift 0 also grows the stall of failing formats (up to 4x) */
         /* drift 1 also starts every moved leg from every visited neighbour's move */
         search_meta_config mc = {{2, 2, 2}, {2, 3, 4}, 0.2, drift, 4, drift == 1, drift == 0 ? 2 : 0, false, drift == 1,
-                                 drift ? SEARCH_META_DETOURS_FRESH : SEARCH_META_DETOURS_BEST};
+                                 drift ? SEARCH_META_DETOURS_FRESH : SEARCH_META_DETOURS_BEST, 1};
         static meta_log g;
         memset(&g, 0, sizeof g);
         search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
@@ -2098,7 +2098,7 @@ Test(resize_cli, meta_search_takes_detours_through_a_format_at_its_record, .time
         search_session *ss = session_open(dbp, &st, err, sizeof err);
         cr_assert_not_null(ss, "%s", err);
         search_config c = meta_cpu_config(g_seed + (uint64_t)on, 3);
-        search_meta_config mc = {{3, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, false, false, on};
+        search_meta_config mc = {{3, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, false, false, on, 1};
         static meta_log g;
         memset(&g, 0, sizeof g);
         search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
@@ -2175,7 +2175,7 @@ Test(resize_cli, meta_search_detours_go_where_they_did_best, .timeout = 120)
     search_session *ss = meta_store_of("detour-order.db", files, 3, &g);
     /* 8 s: about 60 legs on a 2-core box, room for a sanitizer build; 3 detours are enough */
     search_config c = meta_cpu_config(g_seed, 8);
-    search_meta_config mc = {{2, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH};
+    search_meta_config mc = {{2, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH, 1};
     search_meta_result res;
     meta_run_on(ss, &c, &mc, &g, &res);
     CHECK(res.nformats == 4 && res.stored == 3, "%d formats, %d from the store", res.nformats, res.stored);
@@ -2215,7 +2215,7 @@ Test(resize_cli, meta_search_detours_when_several_formats_are_stuck, .timeout = 
     search_session *ss = meta_store_of("stuck-two.db", files, 1, &g);
     /* 6 s: legs of 0.05 to 0.2 s, so dozens of legs even under a sanitizer */
     search_config c = meta_cpu_config(g_seed, 6);
-    search_meta_config mc = {{3, 3, 5}, {3, 5, 5}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH};
+    search_meta_config mc = {{3, 3, 5}, {3, 5, 5}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH, 1};
     search_meta_result res;
     meta_run_on(ss, &c, &mc, &g, &res);
     CHECK(res.nformats == 3 && res.stored == 1, "%d formats, %d from the store", res.nformats, res.stored);
@@ -2245,7 +2245,7 @@ Test(resize_cli, meta_search_fresh_starts_take_the_kind_that_did_best, .timeout 
     search_config c = meta_cpu_config(g_seed, 5);
     c.p.symmetry = SCHEME_SYM_C3;
     c.given[SEARCH_PARAM_SYMMETRY] = true;
-    search_meta_config mc = {{4, 4, 4}, {4, 4, 5}, 0.05, -1, 8, true, 2, false, false, SEARCH_META_DETOURS_FRESH};
+    search_meta_config mc = {{4, 4, 4}, {4, 4, 5}, 0.05, -1, 8, true, 2, false, false, SEARCH_META_DETOURS_FRESH, 1};
     search_meta_result res;
     search_status rs = meta_run_logged("fresh.db", &c, &mc, &g, &res);
     CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
@@ -2279,7 +2279,7 @@ Test(resize_cli, meta_search_fresh_turns_come_between_detours, .timeout = 120)
     search_config c = meta_cpu_config(g_seed, getenv("FLIPGRAPH_SANITIZED") ? 12 : 5);
     c.p.symmetry = SCHEME_SYM_C3;
     c.given[SEARCH_PARAM_SYMMETRY] = true;
-    search_meta_config mc = {{3, 4, 4}, {4, 4, 4}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH};
+    search_meta_config mc = {{3, 4, 4}, {4, 4, 4}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH, 1};
     search_meta_result res;
     meta_run_on(ss, &c, &mc, &g, &res);
     CHECK(res.nformats == 2 && res.stored == 1, "%d formats, %d from the store", res.nformats, res.stored);
@@ -2309,7 +2309,7 @@ Test(resize_cli, meta_search_takes_news_from_any_neighbour, .timeout = 120)
      * another format than the leg before's (seeds 1-14); three times as long
      * under the sanitizers */
     search_config c = meta_cpu_config(g_seed, getenv("FLIPGRAPH_SANITIZED") ? 12 : 4);
-    search_meta_config mc = {{3, 3, 4}, {4, 4, 5}, 0.05, -1, 8, true, 2, false, false, SEARCH_META_DETOURS_FRESH};
+    search_meta_config mc = {{3, 3, 4}, {4, 4, 5}, 0.05, -1, 8, true, 2, false, false, SEARCH_META_DETOURS_FRESH, 1};
     search_meta_result res;
     search_status rs = meta_run_logged("news.db", &c, &mc, &g, &res);
     CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
@@ -2440,7 +2440,7 @@ Test(resize_cli, meta_search_goes_on_from_the_store, .timeout = 300)
     char err[512];
     db_status st;
     search_config c = meta_cpu_config(g_seed, 0);
-    search_meta_config mc = {{2, 2, 2}, {2, 2, 3}, 0.2, 10, 4, true, 0, false, false, SEARCH_META_DETOURS_OFF};
+    search_meta_config mc = {{2, 2, 2}, {2, 2, 3}, 0.2, 10, 4, true, 0, false, false, SEARCH_META_DETOURS_OFF, 1};
     search_meta_result res;
 
     const char *pa = tc_path_in("meta-first.db");
@@ -2676,5 +2676,41 @@ Test(resize_cli, sweep_meta_reach_projects_the_stored_best, .timeout = 300)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         rc = tc_run_cli("", out, sizeof out, "sweep --dims-list 2x2x2 --time-per 1s %s --db '%s'", bad[i], db);
         CHECK(rc == 2 && strstr(out, "--meta-reach"), "'%s': exit %d: %s", bad[i], rc, out);
+    }
+}
+
+/* search --meta-reach: the first leg's format, never walked, starts from the
+ * store's <6,6,6>:153 projected three steps down (<5,5,5> at its record 93,
+ * the start stored with its parent); with the default reach it does not. */
+Test(resize_cli, meta_search_reach_projects_the_stored_best, .timeout = 300)
+{
+    char out[16384];
+    const char *dbp = tc_path_in("reach-meta.db");
+    int rc = tc_run_cli("", out, sizeof out, "db --db '%s' import '%s'", dbp, tc_corpus("moosbauer-poole/666m153.txt"));
+    CHECK(rc == 0, "import: exit %d: %s", rc, out);
+    rc = tc_run_cli("", out, sizeof out,
+                    "search --meta --dims-range 5x5x5..6x6x6 --threads 1 --time 1s --seed %llu --db '%s'", g_seed, dbp);
+    CHECK(rc == 0 || rc == 1, "exit %d:\n%s", rc, out);
+    CHECK(strstr(out, "[leg 1] <5,5,5> from ") && !strstr(out, "[leg 1] <5,5,5> from <6,6,6>"),
+          "seed %llu: reach 1 started <5,5,5> from <6,6,6>:\n%s", g_seed, out);
+    CHECK(tc_sql_int(dbp, "SELECT count(*) FROM schemes WHERE n = 5 AND rank <= 93") == 0,
+          "seed %llu: reach 1: <5,5,5> at 93 in a second:\n%s", g_seed, out);
+
+    rc = tc_run_cli("", out, sizeof out,
+                    "search --meta --dims-range 5x5x5..6x6x6 --meta-reach 3 --threads 1 --time 1s --seed %llu --db '%s'",
+                    g_seed, dbp);
+    CHECK(rc == 0 || rc == 1, "exit %d:\n%s", rc, out);
+    CHECK(strstr(out, "reach 3"), "seed %llu: the banner does not say the reach:\n%s", g_seed, out);
+    CHECK(strstr(out, "[leg 1] <5,5,5> from <6,6,6>'s best projected rank 93, record 93"), "seed %llu:\n%s", g_seed,
+          out);
+    CHECK(tc_sql_int(dbp, "SELECT count(*) FROM schemes WHERE n = 5 AND m = 5 AND p = 5 AND rank = 93 AND source = "
+                          "'resize' AND parent_id = (SELECT id FROM schemes WHERE n = 6)") == 1,
+          "seed %llu: the projected start is not stored with its parent:\n%s", g_seed, out);
+    store_checks_clean(dbp);
+
+    static const char *bad[] = {"0", "65", "x"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        rc = tc_run_cli("", out, sizeof out, "search --meta --dims-range 2x2x2..2x2x3 --meta-reach %s --time 1s", bad[i]);
+        CHECK(rc == 2 && strstr(out, "--meta-reach"), "--meta-reach %s: exit %d: %s", bad[i], rc, out);
     }
 }
