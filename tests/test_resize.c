@@ -2637,9 +2637,10 @@ Test(resize, meta_start_reach_projects_from_further_formats, .timeout = 300)
 }
 
 /* sweep --meta --from-db: the store's <6,6,6>:153 serves <5,5,5>, before it in
- * the list, in the first round with --meta-reach 3 (its record at once, the
- * start stored as it walks nothing), not with the default reach; --meta-reach
- * wants --meta and 1..64. */
+ * the list, not with the default reach (<5,5,5> from the standard algorithm
+ * misses its record, and the sweep goes on to <6,6,6>), and in the first
+ * round with --meta-reach 3 (its record at once, the start stored as it walks
+ * nothing); --meta-reach wants --meta and 1..64. */
 Test(resize_cli, sweep_meta_reach_projects_the_stored_best, .timeout = 300)
 {
     char out[1 << 16];
