@@ -2656,7 +2656,8 @@ Test(resize_cli, sweep_meta_reach_projects_the_stored_best, .timeout = 300)
     CHECK(rc == 1, "seed %llu: reach 1: exit %d: %s", g_seed, rc, out);
     CHECK(strstr(out, "<5,5,5> from the standard algorithm"), "seed %llu: reach 1: %s", g_seed, out);
     CHECK(strstr(out, "<6,6,6> from the database's best"), "seed %llu: reach 1: the sweep stopped: %s", g_seed, out);
-    CHECK(tc_sql_int(db, "SELECT min(rank) FROM schemes WHERE n = 5 AND m = 5 AND p = 5") > 93,
+    /* (a slow build may store nothing of <5,5,5> in its second: no row is no 93 either) */
+    CHECK(tc_sql_int(db, "SELECT count(*) FROM schemes WHERE n = 5 AND m = 5 AND p = 5 AND rank <= 93") == 0,
           "seed %llu: reach 1: <5,5,5> at 93 in one second: %s", g_seed, out);
 
     rc = tc_run_cli("", out, sizeof out,
