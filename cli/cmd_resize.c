@@ -15,13 +15,16 @@ static void usage(FILE *out)
             "       flipgraph resize FILE --product FILE2 [--dims NxMxP] [-o OUT] [--to KIND]\n"
             "       flipgraph resize FILE --sum FILE2 [--along n|m|p] [--dims NxMxP] [-o OUT] [--to KIND]\n"
             "       flipgraph resize FILE --merge-cubes X,Y [-o OUT] [--to KIND]\n"
+            "       flipgraph resize FILE --survey [--reach K] [--lift] [--ring f2|z]\n"
             "\n"
             "Takes the scheme in FILE to the format NxMxP: an ordering of FILE's own format by\n"
             "rotating and transposing its factors (the rank kept); otherwise a dimension too\n"
             "large is projected (one index deleted from every factor, the index chosen that\n"
             "leaves the lowest rank after the reductions, or the last index after a change of\n"
-            "basis where that leaves less), a dimension too small is extended (a new index\n"
-            "with the standard terms of its slice); then every reduction is taken and the result\n"
+            "basis where that leaves less; where FILE's format holds NxMxP in some ordering,\n"
+            "from each ordering of FILE's factors that holds it, the lowest rank kept), a\n"
+            "dimension too small is extended (a new index with the standard terms of its\n"
+            "slice); then every reduction is taken and the result\n"
             "is checked over GF(2).  FILE: any format flipgraph reads ('-': standard input);\n"
             "an integer file is reduced mod 2, and the scheme must be valid over GF(2).\n"
             "One line on standard error says what was done:\n"
@@ -46,6 +49,15 @@ static void usage(FILE *out)
             "                    terms cancelling; no reductions after it.  The line names\n"
             "                    the symmetries the result keeps (a c3xc2 walk's fixed terms\n"
             "                    change parity only by this move: docs/search.md)\n"
+            "  --survey          no file written: a table on standard output of FILE projected\n"
+            "                    to every smaller format <a,b,c> (2 <= a <= b <= c) its format\n"
+            "                    holds, each from the best ordering of its factors, with the\n"
+            "                    best known rank (records.tsv) and the gap; flipgraph resize\n"
+            "                    FILE --dims D writes the one of D\n"
+            "  --reach K         with --survey: the formats at most K steps below (the\n"
+            "                    dimensions' differences summed; default: all)\n"
+            "  --lift            with --survey over GF(2): each projection Hensel-lifted too,\n"
+            "                    the table says whether it lifts and the gap to the Z record\n"
             "  -o, --output OUT  write the scheme to OUT (whole or not at all); default:\n"
             "                    standard output\n"
             "  --to KIND         native (default), exp, txt, m or json\n"
@@ -56,10 +68,63 @@ static void usage(FILE *out)
             "                    coefficient (at least 1), the result checked over Z\n"
             "  -h, --help        this text\n"
             "\n"
-            "exit: 0 written; 2 bad usage, unreadable or malformed input (FILE:LINE:COL: what\n"
+            "exit: 0 written (--survey: the table printed); 2 bad usage, unreadable or malformed input (FILE:LINE:COL: what\n"
             "was expected), a scheme that is not valid over GF(2), --dims not a format (every\n"
             "dimension >= 1, n*m, m*p, p*n <= 64), a format KIND cannot hold, or OUT not\n"
             "writable; 3 out of memory, or an internal check that failed (a bug).\n");
+}
+
+/* flipgraph resize --survey: the table of search_survey, each row's record
+ * from records.tsv (search_record_rank) and with `lift` whether its
+ * projection lifts to Z (verify_lift_ex, the defaults). */
+static int print_survey(const char *in, const scheme *s, scheme_ring ring, int reach, bool lift)
+{
+    char err[600], fa[32], fb[32];
+    search_survey_row *rows;
+    const int n = search_survey(s, reach, &rows, err, sizeof err);
+    if (n < 0)
+        return cli_error(CLI_INTERNAL, "resize", "%s: %s", in, err);
+    const bool z = ring == SCHEME_RING_Z;
+    printf("survey: %s rank %d over %s, projected to %d smaller format%s%s (each from the best ordering of its "
+           "factors)\n",
+           scheme_format_str(s->fmt, fa), s->rank, scheme_ring_name(ring), n, n == 1 ? "" : "s",
+           reach > 0 ? " within the reach" : "");
+    printf("  %-9s %5s %5s %7s %5s%s\n", "format", "steps", "rank", z ? "z rec." : "record", "gap",
+           lift ? "  lift (z record, gap)" : "");
+    int at = 0, below = 0, lifted = 0;
+    for (int i = 0; i < n; i++) {
+        const search_survey_row *w = &rows[i];
+        const int rec = z ? search_record_rank_z(w->fmt) : search_record_rank(w->fmt);
+        char recs[16] = "?", gaps[16] = "";
+        if (rec > 0) {
+            snprintf(recs, sizeof recs, "%d%s", rec, search_record_uncertain(w->fmt, ring) ? "?" : "");
+            snprintf(gaps, sizeof gaps, "%+d", w->s->rank - rec);
+            at += w->s->rank == rec;
+            below += w->s->rank < rec;
+        }
+        printf("  %-9s %5d %5d %7s %5s", scheme_format_str(w->fmt, fb), w->steps, w->s->rank, recs, gaps);
+        if (lift) {
+            verify_lift_result lr;
+            scheme *zs = verify_lift_ex(w->s, NULL, &lr);
+            const int zrec = search_record_rank_z(w->fmt);
+            if (zs) {
+                lifted++;
+                printf("  yes, |c| <= %d", lr.max_coeff);
+                if (zrec > 0)
+                    printf(" (%d, %+d)", zrec, w->s->rank - zrec);
+            } else
+                printf("  %s", lr.status == VERIFY_LIFT_NONE || lr.status == VERIFY_LIFT_NOT_FOUND ? "no" : lr.msg);
+            scheme_free(zs);
+        }
+        putchar('\n');
+    }
+    printf("%d format%s: %d at the %s record, %d below it", n, n == 1 ? "" : "s", at, z ? "Z" : "GF(2)", below);
+    if (lift)
+        printf(", %d lift%s to Z", lifted, lifted == 1 ? "s" : "");
+    printf("%s\n", below ? " (a rank below a record: flipgraph resize FILE --dims D -o OUT writes it; "
+                            "flipgraph verify checks it)" : "");
+    search_survey_free(rows, n);
+    return CLI_OK;
 }
 
 int cmd_resize(int argc, char **argv)
@@ -73,13 +138,17 @@ int cmd_resize(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"to", required_argument, NULL, 't'},
         {"ring", required_argument, NULL, 'r'},
+        {"survey", no_argument, NULL, 'S'},
+        {"reach", required_argument, NULL, 'R'},
+        {"lift", no_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *out = "-", *product = NULL, *sum = NULL, *merge = NULL;
     int along = -1;
     scheme_format to;
-    bool have_dims = false, over_z = false;
+    bool have_dims = false, over_z = false, survey = false, lift = false;
+    long reach = 0;
     scheme_file_kind kind = SCHEME_FILE_NATIVE;
     optind = 0;
     opterr = 0;
@@ -124,6 +193,17 @@ int cmd_resize(int argc, char **argv)
                 return cli_error(CLI_USAGE, "resize", "--ring '%s': expected f2 or z", optarg);
             over_z = !strcmp(optarg, "z");
             break;
+        case 'S':
+            survey = true;
+            break;
+        case 'R':
+            if (!cli_parse_long(optarg, 1, 64, &reach))
+                return cli_error(CLI_USAGE, "resize", "--reach '%s': expected 1..64 (steps below FILE's format)",
+                                 optarg);
+            break;
+        case 'L':
+            lift = true;
+            break;
         case 'h':
             usage(stdout);
             return CLI_OK;
@@ -135,6 +215,14 @@ int cmd_resize(int argc, char **argv)
     }
     if (product && sum)
         return cli_error(CLI_USAGE, "resize", "--product and --sum: one at a time");
+    if (survey && (have_dims || product || sum || merge || strcmp(out, "-")))
+        return cli_error(CLI_USAGE, "resize", "--survey goes alone (no --dims, --product, --sum, --merge-cubes, -o: "
+                         "it writes a table; --dims D then writes one format)");
+    if ((reach || lift) && !survey)
+        return cli_error(CLI_USAGE, "resize", "--%s goes with --survey", reach ? "reach" : "lift");
+    if (lift && over_z)
+        return cli_error(CLI_USAGE, "resize", "--lift is for a survey over GF(2) (--ring z projects integer "
+                         "schemes as they are)");
     if (along >= 0 && !sum)
         return cli_error(CLI_USAGE, "resize", "--along goes with --sum");
     if (merge && (product || sum || have_dims || over_z))
@@ -143,7 +231,7 @@ int cmd_resize(int argc, char **argv)
     if (merge && !search_cubes_parse(merge, &pair))
         return cli_error(CLI_USAGE, "resize", "--merge-cubes '%s': expected two cubes of 0/1 digits, such as "
                          "110000,000011", merge);
-    if (!have_dims && !product && !sum && !merge) {
+    if (!have_dims && !product && !sum && !merge && !survey) {
         usage(stderr);
         return cli_error(CLI_USAGE, "resize", "--dims NxMxP is required (or --product FILE2, --sum FILE2, --merge-cubes X,Y)");
     }
@@ -169,6 +257,10 @@ int cmd_resize(int argc, char **argv)
         rc = cli_error(CLI_USAGE, "resize", "%s: not a valid scheme of %s over %s (resize needs "
                        "one; flipgraph verify%s FILE says more): %s",
                        in, scheme_format_str(f2->fmt, fa), scheme_ring_name(ring), over_z ? " --ring z" : "", vr.msg);
+        goto done;
+    }
+    if (survey) {
+        rc = print_survey(in, f2, ring, (int)reach, lift);
         goto done;
     }
     if (merge) {
@@ -265,7 +357,12 @@ int cmd_resize(int argc, char **argv)
         if (!have_dims)
             to = cf;
     }
-    r = search_resize(f2, to, err, sizeof err);
+    /* Where FILE's format holds `to` (a projection or a permutation), from
+     * the best orientation of its factors (search_project_oriented); else
+     * (an extension) as it is ordered. */
+    const scheme_format hs = search_format_sorted(f2->fmt), ts = search_format_sorted(to);
+    r = hs.n >= ts.n && hs.m >= ts.m && hs.p >= ts.p ? search_project_oriented(f2, to, 0, NULL, err, sizeof err)
+                                                     : search_resize(f2, to, err, sizeof err);
     if (!r) {
         /* The input and the format were checked above: what is left is out of
          * memory or a failed internal check. */

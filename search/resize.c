@@ -1030,6 +1030,127 @@ scheme *search_permute(const scheme *s, scheme_format to)
     return NULL;
 }
 
+/* The six orientations of s: s itself, its rotations (a, b, c) -> (b, c, a),
+ * the transposition of the second rotation and its rotations, as
+ * search_permute walks them, but taken whatever the format: a square
+ * format's six orientations are six schemes of one format (equal where s has
+ * that symmetry), which search_permute, going by the format, cannot tell
+ * apart.  In s's ring (over GF(2) an integer s is reduced).  false when out
+ * of memory (nothing left in out). */
+static bool orientations(const scheme *s, scheme *out[6])
+{
+    out[0] = s->ring == SCHEME_RING_Z ? scheme_clone(s) : scheme_to_f2(s);
+    for (int q = 1; q < 6; q++)
+        out[q] = out[q - 1] ? rotate_or_transpose(out[q - 1], q == 3) : NULL;
+    if (out[5])
+        return true;
+    for (int q = 0; q < 6; q++)
+        scheme_free(out[q]);
+    return false;
+}
+
+scheme *search_project_oriented(const scheme *s, scheme_format to, int reach, int *steps, char *err, size_t errlen)
+{
+    char fa[32], fb[32];
+    if (!s || !scheme_format_valid(to)) {
+        scheme_fail(err, errlen, s ? "%s: not a format" : "no scheme", s ? scheme_format_str(to, fb) : "");
+        return NULL;
+    }
+    int want[3], d[3], held = 0;
+    fmt_dims(to, want);
+    fmt_dims(s->fmt, d);
+    /* the steps are the same in every orientation: the dimensions' sums differ by them */
+    const int dq = d[0] + d[1] + d[2] - want[0] - want[1] - want[2];
+    if (steps)
+        *steps = dq;
+    scheme *o[6];
+    if (dq < 0 || (reach > 0 && dq > reach)) {
+        scheme_fail(err, errlen, "%s is %s %s (%d steps; at most %d)", scheme_format_str(to, fb),
+                    dq < 0 ? "larger than" : "too far below", scheme_format_str(s->fmt, fa), dq < 0 ? -dq : dq, reach);
+        return NULL;
+    }
+    if (!orientations(s, o)) {
+        scheme_fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    scheme *best = NULL;
+    err[0] = 0;
+    for (int q = 0; q < 6; q++) {
+        int e[3];
+        fmt_dims(o[q]->fmt, e);
+        if (e[0] < want[0] || e[1] < want[1] || e[2] < want[2])
+            continue;
+        held++;
+        char why[256];
+        scheme *r = search_resize(o[q], to, why, sizeof why);
+        if (!r) {
+            /* a failure of the move itself (memory, a check) is the answer */
+            snprintf(err, errlen, "%s", why);
+            scheme_free(best);
+            best = NULL;
+            break;
+        }
+        if (!best || r->rank < best->rank) {
+            scheme_free(best);
+            best = r;
+        } else
+            scheme_free(r);
+    }
+    for (int q = 0; q < 6; q++)
+        scheme_free(o[q]);
+    if (!held)
+        scheme_fail(err, errlen, "no ordering of %s holds %s", scheme_format_str(s->fmt, fa), scheme_format_str(to, fb));
+    return best;
+}
+
+int search_survey(const scheme *s, int reach, search_survey_row **rows, char *err, size_t errlen)
+{
+    *rows = NULL;
+    int d[3];
+    fmt_dims(search_format_sorted(s->fmt), d);
+    const int top = d[2];
+    search_survey_row *out = NULL;
+    int n = 0, cap = 0;
+    for (int a = 2; a <= top; a++)
+        for (int b = a; b <= top; b++)
+            for (int c = b; c <= top; c++) {
+                const scheme_format to = {a, b, c};
+                /* s's own format (sorted) is no projection; one s does not
+                 * hold (sorted dimensions, each at most s's) is none */
+                if ((a == d[0] && b == d[1] && c == d[2]) || a > d[0] || b > d[1] || c > d[2])
+                    continue;
+                int steps = d[0] + d[1] + d[2] - a - b - c;
+                if (reach > 0 && steps > reach)
+                    continue;
+                scheme *r = search_project_oriented(s, to, reach, &steps, err, errlen);
+                if (!r) {
+                    search_survey_free(out, n);
+                    return -1;
+                }
+                if (n == cap) {
+                    cap = cap ? 2 * cap : 16;
+                    search_survey_row *grown = realloc(out, (size_t)cap * sizeof *grown);
+                    if (!grown) {
+                        scheme_free(r);
+                        search_survey_free(out, n);
+                        scheme_fail(err, errlen, "out of memory");
+                        return -1;
+                    }
+                    out = grown;
+                }
+                out[n++] = (search_survey_row){to, steps, r};
+            }
+    *rows = out;
+    return n;
+}
+
+void search_survey_free(search_survey_row *rows, int n)
+{
+    for (int i = 0; rows && i < n; i++)
+        scheme_free(rows[i].s);
+    free(rows);
+}
+
 /* Keeps r when it is below n*m*p and below *best; frees the loser. */
 static bool keep_lower(scheme **best, scheme *r, scheme_format to)
 {
@@ -1125,35 +1246,20 @@ scheme *search_meta_start_reach(scheme_format to, const scheme *const *known, in
         fmt_dims(known[i]->fmt, d);
         for (int k = 0; k < 3; k++)
             dist += d[k] > want[k] ? d[k] - want[k] : want[k] - d[k];
-        if (dist <= 1) {
-            if (keep_lower(&best, search_resize(known[i], to, err, sizeof err), to))
-                *from = i;
-            continue;
-        }
-        /* Further away: only a format that holds `to` (every dimension at
-         * least to's in one ordering of it), projected there one index at a
-         * time; the ordering nearest to `to`, ties the first.  Moosbauer and
-         * Poole's <6,6,6>:153 gives <5,5,5> its record 93 this way, three
-         * steps down (bench/RESULTS.md). */
-        int q_near = -1, d_near = 0;
-        for (int q = 0; q < 6 && reach > 1; q++) {
-            int o[3], dq = 0;
-            ordered(d, q, o);
-            for (int k = 0; k < 3 && dq >= 0; k++)
-                dq = o[k] >= want[k] ? dq + o[k] - want[k] : -1;
-            if (dq >= 0 && dq <= reach && (q_near < 0 || dq < d_near)) {
-                q_near = q;
-                d_near = dq;
-            }
-        }
-        if (q_near < 0)
-            continue;
-        int o[3];
-        ordered(d, q_near, o);
-        scheme *p = search_permute(known[i], dims_fmt(o));
-        if (p && keep_lower(&best, search_resize(p, to, err, sizeof err), to))
+        /* A format that holds `to` (every dimension at least to's in some
+         * ordering of it) up to `reach` steps above: projected there one index
+         * at a time, from every orientation of the scheme that holds it, the
+         * lowest kept (search_project_oriented).  Moosbauer and Poole's
+         * <6,6,6>:153 gives <5,5,5> its record 93 this way, three steps down;
+         * the orientation decides which of the scheme's indices are deleted
+         * (our <5,5,6>:110 gives <3,3,5> 39 from its own ordering, 38 from
+         * another; bench/RESULTS.md).  Otherwise one step (an extension) by
+         * search_resize. */
+        scheme *r = search_project_oriented(known[i], to, reach, NULL, err, sizeof err);
+        if (!r && dist <= 1)
+            r = search_resize(known[i], to, err, sizeof err);
+        if (keep_lower(&best, r, to))
             *from = i;
-        scheme_free(p);
     }
     if (!from2)
         return best;

@@ -739,6 +739,32 @@ scheme *search_extend(const scheme *s, int dim);
  * the input is not valid in its ring, out of memory, or "BUG: ..." when the
  * result failed its check. */
 scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errlen);
+/* The lowest-rank projection of s to `to` over s's six orientations (the
+ * rotations and transpositions of its factors, a square format's included)
+ * whose format holds `to` (every dimension at least to's), each taken there
+ * by search_resize (one index at a time, the best after a change of basis,
+ * then every reduction, the result checked); ties: the first orientation, s
+ * itself first.  Which orientation is projected decides which of the
+ * scheme's indices are deleted, and the ranks differ (docs/resize.md,
+ * "Orientations").  *steps (may be NULL): the sum of the dimensions'
+ * differences.  NULL with a message in err: `to` is not a format, is larger
+ * than s's format in every ordering, more than `reach` steps below (reach <= 0:
+ * any), or search_resize failed (out of memory, an input not valid in its
+ * ring, a BUG). */
+scheme *search_project_oriented(const scheme *s, scheme_format to, int reach, int *steps, char *err, size_t errlen);
+/* The survey (flipgraph resize --survey): every format <a,b,c>, 2 <= a <= b
+ * <= c, that s's format holds (sorted, each dimension at most s's sorted
+ * one), other than s's own, at most `reach` steps below it (reach <= 0: all),
+ * each with s's search_project_oriented there; *rows by format (a, then b,
+ * then c), search_survey_free frees them.  Returns how many, -1 with a
+ * message in err (out of memory, an input not valid in its ring, a BUG). */
+typedef struct search_survey_row {
+    scheme_format fmt; /* sorted */
+    int steps;         /* the dimensions' differences summed */
+    scheme *s;         /* the projection, of fmt, checked in s's ring */
+} search_survey_row;
+int search_survey(const scheme *s, int reach, search_survey_row **rows, char *err, size_t errlen);
+void search_survey_free(search_survey_row *rows, int n);
 /* The product of two schemes (the tensor product of their tensors, as
  * Strassen 1969's recursion is the product of his scheme with itself): s1 of <n1,m1,p1> rank r1 and
  * s2 of <n2,m2,p2> rank r2 give a scheme of <n1*n2,m1*m2,p1*p2> of rank
@@ -817,9 +843,9 @@ typedef enum search_meta_how {
 scheme *search_meta_start(scheme_format to, const scheme *const *known, int nknown, int nnear, int *from,
                           int *from2, search_meta_how *how);
 /* search_meta_start with a longer reach for the projections: a known scheme
- * up to `reach` steps from `to` (the sum of the dimensions' differences, in
- * the ordering of its format nearest to `to`) whose format holds `to` (each
- * dimension at least to's) is projected there too; extensions stay one step.
+ * whose format holds `to` (each dimension at least to's, in some ordering) up
+ * to `reach` steps above it (the dimensions' sums differ by the steps) is
+ * projected there by search_project_oriented; extensions stay one step.
  * reach 1 is search_meta_start.  flipgraph sweep --meta-reach. */
 scheme *search_meta_start_reach(scheme_format to, const scheme *const *known, int nknown, int nnear, int reach,
                                 int *from, int *from2, search_meta_how *how);

@@ -865,6 +865,78 @@ Test(resize_cli, smaller_and_larger_formats_verify, .timeout = 300)
     cli_verifies(o, (scheme_format){3, 4, 4});
 }
 
+/* resize --survey: one row per smaller format, each rank the oriented
+ * projection's (search_survey in-process), the summary's counts those of
+ * the rows; --lift says which lift (each one verified over Z by the lift);
+ * --dims writes the same rank as the survey's row. */
+Test(resize_cli, survey_prints_every_smaller_format, .timeout = 300)
+{
+    static char out[65536];
+    char path[4096], err[600], fb[32], row[64];
+    snprintf(path, sizeof path, "%s/data/found/556-110-z-lift.txt", getenv("FLIPGRAPH_SOURCE"));
+    int rc = tc_run_cli("", out, sizeof out, "resize '%s' --survey", path);
+    CHECK(rc == 0, "exit %d: %s", rc, out);
+    CHECK(strstr(out, "survey: <5,5,6> rank 110 over GF(2), projected to 29 smaller formats"), "%s", out);
+    scheme *z = tc_read_or_die(path), *s = scheme_to_f2(z);
+    scheme_free(z);
+    search_survey_row *rows;
+    const int n = search_survey(s, 0, &rows, err, sizeof err);
+    cr_assert_eq(n, 29, "%s", err);
+    int at = 0;
+    for (int i = 0; i < n; i++) {
+        snprintf(row, sizeof row, "  %-9s %5d %5d ", scheme_format_str(rows[i].fmt, fb), rows[i].steps,
+                 rows[i].s->rank);
+        CHECK(strstr(out, row), "no row '%s' in:\n%s", row, out);
+        at += rows[i].s->rank == search_record_rank(rows[i].fmt);
+    }
+    char summary[128];
+    snprintf(summary, sizeof summary, "29 formats: %d at the GF(2) record, 0 below it", at);
+    CHECK(strstr(out, summary), "no '%s' in:\n%s", summary, out);
+
+    /* --lift within the reach: a row per format, "yes" as many times as the summary says */
+    rc = tc_run_cli("", out, sizeof out, "resize '%s' --survey --reach 2 --lift", path);
+    CHECK(rc == 0, "exit %d: %s", rc, out);
+    int reach2 = 0;
+    for (int i = 0; i < n; i++)
+        reach2 += rows[i].steps <= 2;
+    const int yes = tc_count_of(out, "  yes, |c| <= ");
+    snprintf(summary, sizeof summary, "%d formats: ", reach2);
+    CHECK(strstr(out, summary) && tc_count_of(out, "\n  <") == reach2, "not %d rows:\n%s", reach2, out);
+    snprintf(summary, sizeof summary, ", %d lift%s to Z", yes, yes == 1 ? "s" : "");
+    CHECK(strstr(out, summary), "no '%s' in:\n%s", summary, out);
+    int lifts = 0;
+    for (int i = 0; i < n; i++)
+        if (rows[i].steps <= 2) {
+            verify_result vz;
+            verify_lift_result lr;
+            scheme *zl = verify_lift(rows[i].s, &lr);
+            lifts += zl && verify_z(zl, &vz);
+            scheme_free(zl);
+        }
+    CHECK(lifts == yes, "the table says %d lift, %d do", yes, lifts);
+
+    /* --dims to a format of the table: the row's rank, the file valid */
+    const char *o = tc_path_in("survey-335.txt");
+    rc = tc_run_cli("", out, sizeof out, "resize '%s' --dims 3x3x5 -o '%s'", path, o);
+    CHECK(rc == 0, "exit %d: %s", rc, out);
+    scheme *w = tc_read_or_die(o);
+    for (int i = 0; i < n; i++)
+        if (same_fmt(rows[i].fmt, (scheme_format){3, 3, 5}))
+            CHECK(w->rank == rows[i].s->rank, "--dims 3x3x5 wrote rank %d, the survey %d", w->rank, rows[i].s->rank);
+    cli_verifies(o, (scheme_format){3, 3, 5});
+    scheme_free(w);
+    search_survey_free(rows, n);
+    scheme_free(s);
+
+    /* usage */
+    static const char *const bad[] = {"--survey --dims 3x3x5", "--survey -o x.txt", "--reach 2",
+                                      "--lift --dims 3x3x5", "--survey --reach 0", "--survey --lift --ring z"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        rc = tc_run_cli("", out, sizeof out, "resize '%s' %s", path, bad[i]);
+        CHECK(rc == 2 && strstr(out, "flipgraph resize"), "%s: exit %d: %s", bad[i], rc, out);
+    }
+}
+
 Test(resize_cli, standard_output_carries_the_scheme)
 {
     char cmd[2000];
@@ -2617,23 +2689,169 @@ Test(resize, meta_start_reach_projects_from_further_formats, .timeout = 300)
     /* reach 1 is search_meta_start */
     CHECK(!search_meta_start(f555, known, 1, 1, &from, &from2, NULL), "search_meta_start reached three steps");
 
-    /* an ordering: <5,5,6> holds <6,4,5> as <6,5,5> (one step), not as itself */
+    /* an ordering: <5,5,6> holds <6,4,5> as <6,5,5>, one step (the steps are
+     * the dimensions' sums' difference, in any ordering that holds it), and
+     * <6,4,4> two steps */
     char err[600];
     scheme *p556 = search_resize(s153, (scheme_format){5, 5, 6}, err, sizeof err);
     cr_assert_not_null(p556, "%s", err);
     const scheme *known2[1] = {p556};
-    const scheme_format f645 = {6, 4, 5};
+    const scheme_format f645 = {6, 4, 5}, f644 = {6, 4, 4};
     m = search_meta_start_reach(f645, known2, 1, 1, 1, &from, NULL, NULL);
-    CHECK(!m, "reach 1: <5,5,6> is three steps from <6,4,5> in its own ordering");
-    m = search_meta_start_reach(f645, known2, 1, 1, 2, &from, NULL, NULL);
-    CHECK(m && from == 0, "reach 2: no start from <5,5,6> (as <6,5,5>) for <6,4,5>");
+    CHECK(m && from == 0, "reach 1: no start from <5,5,6> (as <6,5,5>) for <6,4,5>");
     check_valid(m, f645, "<5,5,6> to <6,4,5>");
     CHECK(m->rank < p556->rank, "<6,4,5> rank %d, not below <5,5,6>'s %d", m->rank, p556->rank);
+    scheme_free(m);
+    CHECK(!search_meta_start_reach(f644, known2, 1, 1, 1, &from, NULL, NULL), "reach 1: <6,4,4> is two steps away");
+    m = search_meta_start_reach(f644, known2, 1, 1, 2, &from, NULL, NULL);
+    CHECK(m && from == 0, "reach 2: no start from <5,5,6> for <6,4,4>");
+    check_valid(m, f644, "<5,5,6> to <6,4,4>");
     scheme_free(m);
     /* nnear 0: no projection at all, whatever the reach */
     CHECK(!search_meta_start_reach(f645, known2, 1, 0, 64, &from, NULL, NULL), "nnear 0 moved a scheme");
     scheme_free(p556);
     scheme_free(s153);
+}
+
+/* The six orderings of a format's dimensions, as the test names them. */
+static const int test_orderings[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+
+/* The lowest rank search_resize gives from the orderings search_permute
+ * reaches (one per distinct ordering of s's dimensions) that hold `to`: what
+ * the projections gave before every orientation was tried. */
+static int best_by_format_orderings(const scheme *s, scheme_format to)
+{
+    const int d[3] = {s->fmt.n, s->fmt.m, s->fmt.p}, want[3] = {to.n, to.m, to.p};
+    int best = -1;
+    char err[600];
+    for (int q = 0; q < 6; q++) {
+        int o[3];
+        for (int k = 0; k < 3; k++)
+            o[k] = d[test_orderings[q][k]];
+        if (o[0] < want[0] || o[1] < want[1] || o[2] < want[2])
+            continue;
+        scheme *pq = search_permute(s, fmt_of(o));
+        cr_assert_not_null(pq);
+        scheme *r = search_resize(pq, to, err, sizeof err);
+        cr_assert_not_null(r, "%s", err);
+        if (best < 0 || r->rank < best)
+            best = r->rank;
+        scheme_free(r);
+        scheme_free(pq);
+    }
+    return best;
+}
+
+/* search_project_oriented against search_resize from every ordering of the
+ * format (fresh walked schemes of random formats): never above any, every
+ * result valid, the steps counted; the errors. */
+Test(resize, project_oriented_is_never_above_any_ordering, .timeout = 300)
+{
+    scheme_rng rng;
+    scheme_rng_seed(&rng, g_seed);
+    char err[600], fb[32];
+    for (int round = 0; round < tc_scaled(6); round++) {
+        scheme_format f;
+        do
+            f = tc_random_format(&rng, 5);
+        while (f.n < 2 || f.m < 2 || f.p < 2 || f.n * f.m * f.p > 80);
+        scheme *s = walked(f, scheme_rng_next(&rng), 100000);
+        const scheme_format sf = search_format_sorted(f);
+        for (int a = 1; a <= sf.p; a++)
+            for (int b = a; b <= sf.p; b++)
+                for (int c = b; c <= sf.p; c++) {
+                    const scheme_format to = {a, b, c};
+                    if (a > sf.n || b > sf.m || c > sf.p || scheme_rng_below(&rng, 3))
+                        continue;
+                    int steps = -1;
+                    scheme *r = search_project_oriented(s, to, 0, &steps, err, sizeof err);
+                    CHECK(r, "%s rank %d to %s: %s", scheme_format_str(f, fb), s->rank,
+                          scheme_format_str(to, (char[32]){0}), err);
+                    check_valid(r, to, "search_project_oriented");
+                    CHECK(steps == f.n + f.m + f.p - a - b - c, "steps %d", steps);
+                    const int by_format = best_by_format_orderings(s, to);
+                    CHECK(r->rank <= by_format, "%s to %s: rank %d above the orderings' best %d",
+                          scheme_format_str(f, fb), scheme_format_str(to, (char[32]){0}), r->rank, by_format);
+                    scheme_free(r);
+                }
+        /* larger in a dimension than every ordering holds: none */
+        const scheme_format big = {sf.p + 1, 1, 1};
+        CHECK(!search_project_oriented(s, big, 0, NULL, err, sizeof err) && err[0], "a larger format projected");
+        scheme_free(s);
+    }
+}
+
+/* Which of a scheme's indices a projection deletes is the orientation's
+ * choice: our <5,5,6>:110 gives <3,3,5> one rank lower from another ordering
+ * of its factors than from its own, and our second <6,6,6>:153 gives <3,4,4>
+ * one lower from its transposition, an orientation of a square format that
+ * search_permute (by format) never takes (bench/RESULTS.md, "Every
+ * orientation"). */
+Test(resize, project_oriented_beats_the_own_ordering_on_our_schemes, .timeout = 300)
+{
+    char path[4096], err[600];
+    snprintf(path, sizeof path, "%s/data/found/556-110-z-lift.txt", getenv("FLIPGRAPH_SOURCE"));
+    scheme *z110 = tc_read_or_die(path), *s110 = scheme_to_f2(z110);
+    scheme_free(z110);
+    const scheme_format f335 = {3, 3, 5};
+    scheme *own = search_resize(s110, f335, err, sizeof err);
+    scheme *r = search_project_oriented(s110, f335, 0, NULL, err, sizeof err);
+    cr_assert(own && r, "%s", err);
+    check_valid(r, f335, "the 110 to <3,3,5>");
+    CHECK(r->rank < own->rank, "<3,3,5>: every orientation %d, the own ordering %d", r->rank, own->rank);
+    scheme_free(own);
+    scheme_free(r);
+    scheme_free(s110);
+
+    snprintf(path, sizeof path, "%s/data/found/666-153-c3xc2-gf2-b.txt", getenv("FLIPGRAPH_SOURCE"));
+    scheme *s153 = tc_read_or_die(path);
+    const scheme_format f344 = {3, 4, 4};
+    const int by_format = best_by_format_orderings(s153, f344);
+    r = search_project_oriented(s153, f344, 0, NULL, err, sizeof err);
+    cr_assert_not_null(r, "%s", err);
+    check_valid(r, f344, "the 153-b to <3,4,4>");
+    CHECK(r->rank < by_format, "<3,4,4>: every orientation %d, the format's orderings %d", r->rank, by_format);
+    scheme_free(r);
+    /* reach: three steps to <5,5,5>, none within two */
+    int steps;
+    CHECK(!search_project_oriented(s153, (scheme_format){5, 5, 5}, 2, &steps, err, sizeof err) && steps == 3 &&
+              strstr(err, "at most 2"),
+          "reach 2: %s", err);
+    scheme_free(s153);
+}
+
+/* search_survey: every smaller format once, in order, each the oriented
+ * projection; --reach cuts it. */
+Test(resize, survey_lists_every_smaller_format, .timeout = 300)
+{
+    scheme *s = walked((scheme_format){3, 4, 4}, g_seed ^ 0x5e, 200000);
+    search_survey_row *rows;
+    char err[600];
+    const int n = search_survey(s, 0, &rows, err, sizeof err);
+    /* 2 <= a <= b <= c with a <= 3, b <= 4, c <= 4, not <3,4,4>: <2,2,2..4>,
+     * <2,3,3..4>, <2,4,4>, <3,3,3..4>, <3,4,4> left out: 8 */
+    CHECK(n == 8, "%d rows: %s", n, err);
+    for (int i = 0; i < n; i++) {
+        const scheme_format f = rows[i].fmt;
+        CHECK(f.n >= 2 && f.n <= f.m && f.m <= f.p && f.n <= 3 && f.p <= 4 && !(f.n == 3 && f.m == 4 && f.p == 4),
+              "row %d", i);
+        if (i)
+            CHECK(rows[i - 1].fmt.n * 100 + rows[i - 1].fmt.m * 10 + rows[i - 1].fmt.p <
+                      f.n * 100 + f.m * 10 + f.p,
+                  "rows out of order at %d", i);
+        check_valid(rows[i].s, f, "a survey row");
+        scheme *r = search_project_oriented(s, f, 0, NULL, err, sizeof err);
+        cr_assert_not_null(r);
+        CHECK(r->rank == rows[i].s->rank && rows[i].steps == 11 - f.n - f.m - f.p, "row %d: rank %d, steps %d", i,
+              rows[i].s->rank, rows[i].steps);
+        scheme_free(r);
+    }
+    search_survey_free(rows, n);
+    CHECK(search_survey(s, 1, &rows, err, sizeof err) == 2 && same_fmt(rows[0].fmt, (scheme_format){2, 4, 4}) &&
+              same_fmt(rows[1].fmt, (scheme_format){3, 3, 4}),
+          "reach 1: not <2,4,4> and <3,3,4>");
+    search_survey_free(rows, 2);
+    scheme_free(s);
 }
 
 /* sweep --meta --from-db: the store's <6,6,6>:153 serves <5,5,5>, before it in
