@@ -68,10 +68,11 @@ static void usage(FILE *out)
             "                    coefficient (at least 1), the result checked over Z\n"
             "  -h, --help        this text\n"
             "\n"
-            "exit: 0 written (--survey: the table printed); 2 bad usage, unreadable or malformed input (FILE:LINE:COL: what\n"
-            "was expected), a scheme that is not valid over GF(2), --dims not a format (every\n"
-            "dimension >= 1, n*m, m*p, p*n <= 64), a format KIND cannot hold, or OUT not\n"
-            "writable; 3 out of memory, or an internal check that failed (a bug).\n");
+            "exit: 0 written (--survey: the table printed); 2 bad usage, unreadable or\n"
+            "malformed input (FILE:LINE:COL: what was expected), a scheme that is not valid\n"
+            "over GF(2), --dims not a format (every dimension >= 1, n*m, m*p, p*n <= 64), a\n"
+            "format KIND cannot hold, or OUT not writable; 3 out of memory, or an internal\n"
+            "check that failed (a bug).\n");
 }
 
 /* flipgraph resize --survey: the table of search_survey, each row's record

@@ -1052,8 +1052,12 @@ static bool orientations(const scheme *s, scheme *out[6])
 scheme *search_project_oriented(const scheme *s, scheme_format to, int reach, int *steps, char *err, size_t errlen)
 {
     char fa[32], fb[32];
-    if (!s || !scheme_format_valid(to)) {
-        scheme_fail(err, errlen, s ? "%s: not a format" : "no scheme", s ? scheme_format_str(to, fb) : "");
+    if (!s) {
+        scheme_fail(err, errlen, "no scheme");
+        return NULL;
+    }
+    if (!scheme_format_valid(to)) {
+        scheme_fail(err, errlen, "%s: not a format", scheme_format_str(to, fb));
         return NULL;
     }
     int want[3], d[3], held = 0;
