@@ -660,11 +660,8 @@ int cmd_sweep(int argc, char **argv)
         /* the moved start itself, as search --meta stores its legs' moved
          * starts: a start at the record walks no flip and improves on
          * nothing, and would be lost */
-        if (d && meta_start && !run.begin_failed && run.run_id) {
-            db_provenance prov = {run.run_id, meta_parent, "resize", 0, 0};
-            int64_t id;
-            bool existed;
-            const db_status st = db_insert_scheme(d, start, &prov, &id, &existed, err, sizeof err);
+        if (meta_start) {
+            const db_status st = session_store_moved(ss, &run, start, meta_parent, err, sizeof err);
             if (st != DB_OK) {
                 rc = cli_error(cli_db_exit(st), CMD, "%s: the meta start (rank %d) was not stored: %s", cx.fmtbuf,
                                start->rank, err);

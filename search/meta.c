@@ -590,17 +590,12 @@ static scheme *ring_standard(scheme_format f, scheme_ring ring)
 }
 
 /* A scheme the leg did not walk to (its moved start, or a sum or product kept
- * beside it) stored under the leg's run with source `resize` and its parent;
- * a failure marks the run's store failed with `what` in its message. */
-static void store_under_leg(db *store, session_run *run, scheme *s, int64_t parent, const char *what)
+ * beside it) stored under the leg's run (session_store_moved); a failure
+ * marks the run's store failed with `what` in its message. */
+static void store_under_leg(search_session *ss, session_run *run, scheme *s, int64_t parent, const char *what)
 {
-    if (!store || !run->run_id || run->begin_failed || run->store_failed)
-        return;
-    db_provenance prov = {run->run_id, parent, "resize", 0, 0};
-    int64_t id;
-    bool existed;
     char err[512];
-    if (db_insert_scheme(store, s, &prov, &id, &existed, err, sizeof err) != DB_OK) {
+    if (session_store_moved(ss, run, s, parent, err, sizeof err) != DB_OK) {
         run->store_failed = true;
         snprintf(run->msg, sizeof run->msg, "%s (rank %d) was not stored: %s", what, s->rank, err);
     }
@@ -958,9 +953,9 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
          * not lost */
         db *store = session_store(ss);
         if (next && nl && moved.how[0]) {
-            store_under_leg(store, &run, next, moved.parent, "the moved start");
+            store_under_leg(ss, &run, next, moved.parent, "the moved start");
             for (int q = 0; q < nalt; q++)
-                store_under_leg(store, &run, alt[q].s, alt[q].parent, "the moved start");
+                store_under_leg(ss, &run, alt[q].s, alt[q].parent, "the moved start");
         }
         for (int q = 0; q < nalt; q++)
             scheme_free(alt[q].s);
@@ -968,7 +963,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         scheme_free(standard);
         /* the sum or product kept beside the leg: stored the same way */
         if (side)
-            store_under_leg(store, &run, side, side_o.parent, side_o.how);
+            store_under_leg(ss, &run, side, side_o.parent, side_o.how);
         scheme_free(next);
         next = NULL;
         leg.run_id = run.run_id;

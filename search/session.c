@@ -757,6 +757,17 @@ static void lift_result(run_ctx *x, const search_params *p, const scheme *const 
                  x->run->lifts_tried);
 }
 
+db_status session_store_moved(search_session *s, const session_run *run, const scheme *sch, int64_t parent, char *err,
+                              size_t errlen)
+{
+    if (!s->store || !run->run_id || run->begin_failed || run->store_failed)
+        return DB_OK;
+    db_provenance prov = {run->run_id, parent, "resize", 0, 0};
+    int64_t id;
+    bool existed;
+    return db_insert_scheme(s->store, sch, &prov, &id, &existed, err, errlen);
+}
+
 search_status session_search(search_session *s, const search_config *c, const char *device,
                              const scheme *const *starts, int nstarts, const session_hooks *h,
                              session_run *run, search_result *res)

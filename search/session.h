@@ -143,6 +143,16 @@ search_status session_search(search_session *s, const search_config *c, const ch
                              const scheme *const *starts, int nstarts, const session_hooks *h,
                              session_run *run, search_result *res);
 
+/* A scheme the run `run` did not walk to but started from or kept beside (a
+ * meta leg's or a sweep format's moved start, a sum or product kept beside a
+ * leg) stored under it with source "resize" and `parent` (the store's row it
+ * came from; 0: none), docs/db.md: a start at the record walks no flip,
+ * improves on nothing, and would otherwise be lost.  Nothing (DB_OK) without
+ * a store, where the run was not recorded or a store of it failed already;
+ * else the store's status, with err set (the caller says what it means). */
+db_status session_store_moved(search_session *s, const session_run *run, const scheme *sch, int64_t parent, char *err,
+                              size_t errlen);
+
 /* SIGINT/SIGTERM for longer than one search (a sweep over formats): while
  * held, the first signal stops the search running (and session_stop_seen
  * says so), a second ends the process.  Calls nest; session_search takes
