@@ -460,6 +460,10 @@ int main(void)
     core_moves((scheme_format){4, 4, 4}, SCHEME_SYM_C3XC2S1, g_seed + 14, 400);
     core_moves((scheme_format){5, 5, 5}, SCHEME_SYM_C3XC2S1, g_seed + 15, 400);
     core_moves((scheme_format){6, 6, 6}, SCHEME_SYM_C3XC2S2, g_seed + 16, 200);
+    /* <7,7,7>, the first format above the records' table (49 bits a factor, an
+     * odd n whose reversal fixes the middle index) */
+    core_moves((scheme_format){7, 7, 7}, SCHEME_SYM_C3, g_seed + 17, 200);
+    core_moves((scheme_format){7, 7, 7}, SCHEME_SYM_C3XC2, g_seed + 18, 200);
     core_weight_bias((scheme_format){4, 4, 4}, SCHEME_SYM_C3, g_seed + 20, 800, 0.4);
     core_weight_bias((scheme_format){4, 4, 4}, SCHEME_SYM_C3XC2, g_seed + 21, 800, 0.2);
 #ifdef FLIPGRAPH_SYM_EMU
@@ -471,6 +475,7 @@ int main(void)
     device_against_core((scheme_format){5, 5, 5}, SCHEME_SYM_C3, walkers, 30000, 0, 0);
     device_against_core((scheme_format){4, 4, 4}, SCHEME_SYM_C3XC2, walkers, 30000, 0, 0);
     device_against_core((scheme_format){5, 5, 5}, SCHEME_SYM_C3XC2S1, walkers, 30000, 0, 0);
+    device_against_core((scheme_format){7, 7, 7}, SCHEME_SYM_C3XC2, walkers, 30000, 0, 0);
     /* the weight bias spread over the walkers (0.05 to 0.4): each walker against the core with its own */
     device_against_core((scheme_format){4, 4, 4}, SCHEME_SYM_C3, walkers, 30000, 0.05, 0.4);
 #ifndef FLIPGRAPH_SYM_EMU
