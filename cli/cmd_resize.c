@@ -361,9 +361,8 @@ int cmd_resize(int argc, char **argv)
     /* Where FILE's format holds `to` (a projection or a permutation), from
      * the best orientation of its factors (search_project_oriented); else
      * (an extension) as it is ordered. */
-    const scheme_format hs = search_format_sorted(f2->fmt), ts = search_format_sorted(to);
-    r = hs.n >= ts.n && hs.m >= ts.m && hs.p >= ts.p ? search_project_oriented(f2, to, 0, NULL, err, sizeof err)
-                                                     : search_resize(f2, to, err, sizeof err);
+    r = search_format_holds(f2->fmt, to) ? search_project_oriented(f2, to, 0, NULL, err, sizeof err)
+                                         : search_resize(f2, to, err, sizeof err);
     if (!r) {
         /* The input and the format were checked above: what is left is out of
          * memory or a failed internal check. */

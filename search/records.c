@@ -19,8 +19,6 @@ static const struct {
 #include "records_table.inc"
 };
 
-/* The row of f in records[] (dimensions sorted), -1 for <1,m,p> (rank m*p
- * over every ring: an outer product), -2 when unknown. */
 scheme_format search_format_sorted(scheme_format f)
 {
     int d[3] = {f.n, f.m, f.p};
@@ -32,6 +30,14 @@ scheme_format search_format_sorted(scheme_format f)
     return (scheme_format){d[0], d[1], d[2]};
 }
 
+bool search_format_holds(scheme_format big, scheme_format small)
+{
+    const scheme_format b = search_format_sorted(big), s = search_format_sorted(small);
+    return b.n >= s.n && b.m >= s.m && b.p >= s.p;
+}
+
+/* The row of f in records[] (dimensions sorted), -1 for <1,m,p> (rank m*p
+ * over every ring: an outer product), -2 when unknown. */
 static int find(scheme_format f, int *outer)
 {
     f = search_format_sorted(f);

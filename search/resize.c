@@ -1120,8 +1120,8 @@ int search_survey(const scheme *s, int reach, search_survey_row **rows, char *er
             for (int c = b; c <= top; c++) {
                 const scheme_format to = {a, b, c};
                 /* s's own format (sorted) is no projection; one s does not
-                 * hold (sorted dimensions, each at most s's) is none */
-                if ((a == d[0] && b == d[1] && c == d[2]) || a > d[0] || b > d[1] || c > d[2])
+                 * hold is none */
+                if ((a == d[0] && b == d[1] && c == d[2]) || !search_format_holds(s->fmt, to))
                     continue;
                 int steps = d[0] + d[1] + d[2] - a - b - c;
                 if (reach > 0 && steps > reach)

@@ -515,6 +515,10 @@ scheme *search_symmetric_join(scheme_format f, scheme_symmetry g, const uint64_t
  * permutation of a format has the same rank, so the records and the meta
  * search key formats by it. */
 scheme_format search_format_sorted(scheme_format f);
+/* Whether `big` holds `small`: sorted, each of small's dimensions at most
+ * big's, so that some orientation of a scheme of big projects to small (or is
+ * small reordered, when the two sort alike). */
+bool search_format_holds(scheme_format big, scheme_format small);
 /* Best known rank over GF(2) (data/records.tsv), symmetric in n, m, p;
  * <1,m,p> has rank m*p; -1 when unknown (a dimension above 6). */
 int search_record_rank(scheme_format f);

@@ -2822,6 +2822,26 @@ Test(resize, project_oriented_beats_the_own_ordering_on_our_schemes, .timeout = 
 
 /* search_survey: every smaller format once, in order, each the oriented
  * projection; --reach cuts it. */
+/* search_format_holds: some ordering of the first at least the second in
+ * every dimension; both orders of the dimensions, equal formats, and one
+ * dimension short of it. */
+Test(resize, format_holds_compares_sorted_dimensions)
+{
+    const struct {
+        scheme_format big, small;
+        bool holds;
+    } cases[] = {
+        {{6, 6, 6}, {5, 5, 6}, true},  {{6, 6, 6}, {6, 6, 6}, true},  {{4, 6, 5}, {6, 4, 4}, true},
+        {{5, 4, 6}, {6, 5, 4}, true},  {{5, 5, 5}, {4, 4, 6}, false}, {{3, 4, 5}, {2, 2, 6}, false},
+        {{4, 4, 5}, {4, 5, 5}, false}, {{2, 7, 7}, {3, 3, 3}, false}, {{7, 7, 7}, {6, 6, 6}, true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char a[32], b[32];
+        cr_expect_eq(search_format_holds(cases[i].big, cases[i].small), cases[i].holds, "%s holds %s: expected %d",
+                     scheme_format_str(cases[i].big, a), scheme_format_str(cases[i].small, b), cases[i].holds);
+    }
+}
+
 Test(resize, survey_lists_every_smaller_format, .timeout = 300)
 {
     scheme *s = walked((scheme_format){3, 4, 4}, g_seed ^ 0x5e, 200000);
