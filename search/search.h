@@ -440,7 +440,8 @@ char *search_config_markdown(void);
 scheme *search_symmetric_start(scheme_format f, scheme_symmetry g, const search_cubes *cubes, char *err,
                                size_t errlen);
 /* The default cubes of n (search_cubes count 0): the mirror pairs, and the
- * middle alone for odd n; for n = 6 Moosbauer and Poole's 110000,001100,000011. */
+ * middle alone for odd n; for n = 6 Moosbauer and Poole's 110000,001100,000011,
+ * for n = 7 the same pattern, 1100000,0011100,0000011 (measured). */
 void search_cubes_default(int n, search_cubes *out);
 /* Whether g can walk every square format of a range, as the meta search and
  * the sweep walk theirs: none, c3 and c3xc2 can; t2 and c3xc2sK walk one
