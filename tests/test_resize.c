@@ -2820,8 +2820,6 @@ Test(resize, project_oriented_beats_the_own_ordering_on_our_schemes, .timeout = 
     scheme_free(s153);
 }
 
-/* search_survey: every smaller format once, in order, each the oriented
- * projection; --reach cuts it. */
 /* search_format_holds: some ordering of the first at least the second in
  * every dimension; both orders of the dimensions, equal formats, and one
  * dimension short of it. */
@@ -2842,6 +2840,8 @@ Test(resize, format_holds_compares_sorted_dimensions)
     }
 }
 
+/* search_survey: every smaller format once, in order, each the oriented
+ * projection; --reach cuts it. */
 Test(resize, survey_lists_every_smaller_format, .timeout = 300)
 {
     scheme *s = walked((scheme_format){3, 4, 4}, g_seed ^ 0x5e, 200000);
