@@ -1112,16 +1112,15 @@ int search_survey(const scheme *s, int reach, search_survey_row **rows, char *er
     *rows = NULL;
     int d[3];
     fmt_dims(search_format_sorted(s->fmt), d);
-    const int top = d[2];
     search_survey_row *out = NULL;
     int n = 0, cap = 0;
-    for (int a = 2; a <= top; a++)
-        for (int b = a; b <= top; b++)
-            for (int c = b; c <= top; c++) {
+    /* the sorted formats s holds (each dimension at most s's sorted one),
+     * less s's own (no projection) */
+    for (int a = 2; a <= d[0]; a++)
+        for (int b = a; b <= d[1]; b++)
+            for (int c = b; c <= d[2]; c++) {
                 const scheme_format to = {a, b, c};
-                /* s's own format (sorted) is no projection; one s does not
-                 * hold is none */
-                if ((a == d[0] && b == d[1] && c == d[2]) || !search_format_holds(s->fmt, to))
+                if (a == d[0] && b == d[1] && c == d[2])
                     continue;
                 int steps = d[0] + d[1] + d[2] - a - b - c;
                 if (reach > 0 && steps > reach)

@@ -1066,22 +1066,18 @@ static void cubes_mirror_pairs(int n, search_cubes *out)
 void search_cubes_default(int n, search_cubes *out)
 {
     cubes_mirror_pairs(n, out);
-    if (n == 6) {
-        /* the cubes of their <6,6,6>:153 (mirror-closed too); with them one H100
-         * reached 153 in 6 minutes (bench/RESULTS.md) */
+    /* n = 6 and 7: a pair, the middle, a pair.  n = 6's are the cubes of
+     * Moosbauer and Poole's <6,6,6>:153 (mirror-closed too); with them one
+     * H100 reached 153 in 6 minutes.  n = 7's the same pattern: 22 minutes on
+     * one H200 under c3xc2 ended at 303-309 on four threads and 297 on the
+     * GPU, the mirror pairs at 310-322 on three threads (bench/RESULTS.md,
+     * "<7,7,7> under c3xc2"). */
+    if (n == 6 || n == 7) {
+        const unsigned all = (1u << n) - 1, first = 0x03u, last = 0x03u << (n - 2);
         out->count = 3;
-        out->mask[0] = 0x03;
-        out->mask[1] = 0x0c;
-        out->mask[2] = 0x30;
-    } else if (n == 7) {
-        /* the same pattern (a pair, the middle three, a pair): 22 minutes on one
-         * H200 under c3xc2 ended at 303-309 on four threads and 297 on the GPU,
-         * the mirror pairs at 310-322 on three threads (bench/RESULTS.md,
-         * "<7,7,7> under c3xc2") */
-        out->count = 3;
-        out->mask[0] = 0x03;
-        out->mask[1] = 0x1c;
-        out->mask[2] = 0x60;
+        out->mask[0] = (uint8_t)first;
+        out->mask[1] = (uint8_t)(all & ~first & ~last);
+        out->mask[2] = (uint8_t)last;
     }
 }
 

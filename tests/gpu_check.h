@@ -1,8 +1,9 @@
 /* The plain counting checks of the GPU test programs that run without
  * Criterion (the GPU machine has none): tests/gpu_sym.c and tests/gpu_z.c,
  * built for the GPU and for its CPU emulator.  CHECK counts and prints the
- * failures; gpu_check_summary prints "N passed, N failed" (what the device
- * scripts grep) and gives the exit status. */
+ * failures; gpu_check_begin makes the output line-buffered;
+ * gpu_check_summary prints "N passed, N failed" (what the device scripts
+ * grep) and gives the exit status. */
 #ifndef FLIPGRAPH_TESTS_GPU_CHECK_H
 #define FLIPGRAPH_TESTS_GPU_CHECK_H
 
@@ -21,6 +22,11 @@ static int passed, failed;
             printf("\n");                                                                                      \
         }                                                                                                      \
     } while (0)
+
+/* First thing in main: stdout line by line, so that a run cut by a timeout
+ * keeps what it printed (a pipe or a file would otherwise hold it all in the
+ * buffer that the kill drops). */
+static inline void gpu_check_begin(void) { setvbuf(stdout, NULL, _IOLBF, 0); }
 
 static inline int gpu_check_summary(void)
 {

@@ -441,9 +441,7 @@ static void global_from_env(void)
 
 int main(void)
 {
-    /* line by line: a run cut by a timeout keeps what it printed (a pipe or a
-     * file would otherwise hold it all in the buffer that the kill drops) */
-    setvbuf(stdout, NULL, _IOLBF, 0);
+    gpu_check_begin();
     g_seed = tc_seed();
     printf("seed %llu (FLIPGRAPH_SEED replays)\n", (unsigned long long)g_seed);
 #ifndef FLIPGRAPH_SYM_EMU
