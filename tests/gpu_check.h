@@ -1,7 +1,9 @@
 /* The plain counting checks of the GPU test programs that run without
- * Criterion (the GPU machine has none): tests/gpu_sym.c and tests/gpu_z.c,
- * built for the GPU and for its CPU emulator.  CHECK counts and prints the
- * failures; gpu_check_begin makes the output line-buffered;
+ * Criterion (the GPU machine has none), each built for the GPU and the sym,
+ * Z and walk checks for its CPU emulator too.  CHECK counts and prints the
+ * failures (gpu_sym.c, gpu_z.c; gpu_walk.c, gpu_runtime.c and gpu_float.c
+ * count into the same passed and failed through checks of their own that
+ * name the seed); gpu_check_begin makes the output line-buffered;
  * gpu_check_summary prints "N passed, N failed" (what the device scripts
  * grep) and gives the exit status. */
 #ifndef FLIPGRAPH_TESTS_GPU_CHECK_H

@@ -20,17 +20,17 @@
 #include "schemes/scheme.h"
 #include "search/search.h"
 #include "verify/verify.h"
+#include "gpu_check.h"
 #include "test_seed.h"
 
-static int g_pass, g_fail;
 static uint64_t g_seed;
 
 static void check(bool ok, const char *what)
 {
     if (ok) {
-        g_pass++;
+        passed++;
     } else {
-        g_fail++;
+        failed++;
         printf("FAIL (seed %" PRIu64 "): %s\n", g_seed, what);
     }
 }
@@ -230,6 +230,7 @@ static void tf32_off_unless_asked(scheme_rng *rng)
 
 int main(void)
 {
+    gpu_check_begin();
     if (cuda_device_count() <= 0) {
         printf("skipped: no GPU visible%s\n", cuda_compiled_in() ? "" : " (built without CUDA)");
         return 77; /* ctest's SKIP_RETURN_CODE: counted as skipped, not passed */
@@ -305,6 +306,5 @@ int main(void)
         tf32_off_unless_asked(&rng);
     scheme_free(st);
     scheme_free(l);
-    printf("%d passed, %d failed\n", g_pass, g_fail);
-    return g_fail ? 1 : 0;
+    return gpu_check_summary();
 }

@@ -17,9 +17,9 @@
 #include "export/export.h"
 #include "runtime/runtime.h"
 #include "schemes/scheme.h"
+#include "gpu_check.h"
 #include "test_seed.h"
 
-static int g_pass, g_fail;
 static const char *kname(int k) { return k == CUDA_BMM_TC ? "tc" : k == CUDA_BMM_SIMT ? "simt" : k == CUDA_BMM_WGMMA ? "wgmma" : "auto"; }
 static uint64_t g_seed;
 
@@ -153,7 +153,7 @@ static scheme *corpus(const char *rel)
     scheme *s = scheme_read_file(path, NULL, &d);
     if (!s) { /* the corpus is part of the repository (data/corpus): missing is a failure */
         printf("FAIL corpus %s:%d:%d: %s (its cases cannot run)\n", path, d.line, d.col, d.msg);
-        g_fail++;
+        failed++;
     }
     return s;
 }
@@ -184,7 +184,7 @@ static void check_case(const char *what, const chain *ch, int mode, int kernel, 
     if (rc != 0) {
         printf("FAIL %s %s %s %lldx%lldx%lld: rc %d: %s (seed %" PRIu64 ", case state %" PRIu64 ")\n",
                what, mode ? "bool" : "gf2", kname(kernel), n, k, p, rc, err, g_seed, case_seed);
-        g_fail++;
+        failed++;
     } else {
         mul_ref(&A, &B, &R, mode == CUDA_BMM_BOOL);
         long long fr, fc, bad = mat_diff(&C, &R, &fr, &fc);
@@ -193,9 +193,9 @@ static void check_case(const char *what, const chain *ch, int mode, int kernel, 
                    "[serial %d] (seed %" PRIu64 ")\n",
                    what, mode ? "bool" : "gf2", kname(kernel), n, k, p, bad, fr, fc,
                    st.serial_levels, g_seed);
-            g_fail++;
+            failed++;
         } else {
-            g_pass++;
+            passed++;
         }
     }
     free(A.w), free(B.w), free(C.w), free(R.w);
@@ -215,7 +215,7 @@ static void check_session(const char *what, const chain *ch, int mode, long long
                                               (unsigned long long)p, 0, 0.0, &code, err, sizeof err);
     if (!se) {
         printf("FAIL session %s: rc %d: %s\n", what, code, err);
-        g_fail++;
+        failed++;
         return;
     }
     double dens = mode == CUDA_BMM_BOOL ? 1.0 / (1.0 + __builtin_sqrt((double)k)) : 0.5;
@@ -265,9 +265,9 @@ static void check_session(const char *what, const chain *ch, int mode, long long
     }
     cuda_rt_session_free(se);
     if (bad_total)
-        g_fail++;
+        failed++;
     else
-        g_pass++;
+        passed++;
     for (int s2 = 0; s2 < 2; s2++) free(A[s2].w), free(B[s2].w), free(R[s2].w);
     free(C.w);
 }
@@ -285,7 +285,7 @@ static void check_vs_cpu(const char *what, const scheme *const *chain, int nl, i
     if (!export_plan_init(&plan, chain, names, nl, boolean, err, sizeof err) ||
         !export_plan_size(&plan, (uint64_t)n, (uint64_t)k, (uint64_t)p, err, sizeof err)) {
         printf("FAIL %s: plan: %s\n", what, err);
-        g_fail++;
+        failed++;
         return;
     }
     rt_matrix *A = rt_matrix_new((uint64_t)n, (uint64_t)k), *B = rt_matrix_new((uint64_t)k, (uint64_t)p),
@@ -311,7 +311,7 @@ static void check_vs_cpu(const char *what, const scheme *const *chain, int nl, i
     rt_status s = rt_execute(&plan, A, B, C, 0, 0, NULL, err, sizeof err);
     if (s != RT_OK) {
         printf("FAIL %s: CPU executor: %s\n", what, err);
-        g_fail++;
+        failed++;
         goto out;
     }
     cuda_rt_level lv[EXPORT_PLAN_MAX_LEVELS];
@@ -326,7 +326,7 @@ static void check_vs_cpu(const char *what, const scheme *const *chain, int nl, i
                               err, sizeof err);
     if (rc) {
         printf("FAIL %s: GPU executor rc %d: %s\n", what, rc, err);
-        g_fail++;
+        failed++;
         goto out;
     }
     rt_diff d;
@@ -335,9 +335,9 @@ static void check_vs_cpu(const char *what, const scheme *const *chain, int nl, i
         printf("FAIL %s %lldx%lldx%lld: GPU and CPU executors differ in %" PRIu64 " entries, first (%" PRIu64
                ",%" PRIu64 ") (seed %" PRIu64 ")\n",
                what, n, k, p, d.count, d.first_row, d.first_col, g_seed);
-        g_fail++;
+        failed++;
     } else {
-        g_pass++;
+        passed++;
     }
 out:
     rt_matrix_free(A), rt_matrix_free(B), rt_matrix_free(C), rt_matrix_free(G);
@@ -354,7 +354,7 @@ static void check_host(const char *what, const scheme *const *chain, int nl, int
     if (!export_plan_init(&plan, chain, NULL, nl, boolean, err, sizeof err) ||
         !export_plan_size(&plan, (uint64_t)n, (uint64_t)k, (uint64_t)p, err, sizeof err)) {
         printf("FAIL %s: plan: %s\n", what, err);
-        g_fail++;
+        failed++;
         return;
     }
     rt_matrix *A = rt_matrix_new((uint64_t)n, (uint64_t)k), *B = rt_matrix_new((uint64_t)k, (uint64_t)p),
@@ -380,16 +380,16 @@ static void check_host(const char *what, const scheme *const *chain, int nl, int
     rt_status s = rt_execute(&plan, A, B, C, 0, 0, NULL, err, sizeof err);
     if (s != RT_OK) {
         printf("FAIL %s: CPU executor: %s\n", what, err);
-        g_fail++;
+        failed++;
     } else if ((s = rt_host_choose(&plan, &cfg, &sp, err, sizeof err)) != RT_OK) {
         printf("FAIL %s: rt_host_choose: %s\n", what, err);
-        g_fail++;
+        failed++;
     } else if (sp.in_core) {
         printf("FAIL %s: the device limit did not force subproblems\n", what);
-        g_fail++;
+        failed++;
     } else if ((s = rt_host_execute(&plan, &sp, &cfg, A, B, G, NULL, err, sizeof err)) != RT_OK) {
         printf("FAIL %s: rt_host_execute: %s\n", what, err);
-        g_fail++;
+        failed++;
     } else {
         rt_diff d;
         rt_matrix_compare(C, G, &d);
@@ -398,9 +398,9 @@ static void check_host(const char *what, const scheme *const *chain, int nl, int
             printf("FAIL %s %lldx%lldx%lld (%s): host layer and CPU executor differ in %" PRIu64
                    " entries (seed %" PRIu64 ")\n", what, n, k, p, rt_host_describe(&sp, desc, sizeof desc), d.count,
                    g_seed);
-            g_fail++;
+            failed++;
         } else {
-            g_pass++;
+            passed++;
         }
     }
     rt_matrix_free(A), rt_matrix_free(B), rt_matrix_free(C), rt_matrix_free(G);
@@ -410,15 +410,16 @@ static void check_host(const char *what, const scheme *const *chain, int nl, int
 static void expect_rc(const char *what, int got, int want)
 {
     if (got == want) {
-        g_pass++;
+        passed++;
     } else {
         printf("FAIL %s: rc %d, expected %d\n", what, got, want);
-        g_fail++;
+        failed++;
     }
 }
 
 int main(void)
 {
+    gpu_check_begin();
     if (cuda_device_count() <= 0) {
         printf("skipped: no GPU visible%s\n", cuda_compiled_in() ? "" : " (built without CUDA)");
         return 77; /* ctest's SKIP_RETURN_CODE: counted as skipped, not passed */
@@ -549,6 +550,5 @@ int main(void)
     scheme_free(st);
     scheme_free(s444);
     scheme_free(s234);
-    printf("%d passed, %d failed\n", g_pass, g_fail);
-    return g_fail ? 1 : 0;
+    return gpu_check_summary();
 }

@@ -33,10 +33,10 @@
 #include "../search/search.h"
 #include "../search/walk_gpu.h"
 #include "../verify/verify.h"
+#include "gpu_check.h"
 #include "test_seed.h"
 #include "test_tally.h"
 
-static int n_pass, n_fail;
 static uint64_t g_seed;
 static bool g_quick;      /* FLIPGRAPH_SANITIZED or FLIPGRAPH_GPU_QUICK: fewer walkers and steps */
 static bool g_emu;        /* the CPU emulator (walk_emu.cpp) stands in for the GPU: fewer steps still */
@@ -73,9 +73,9 @@ static void report(bool ok, const char *name, const char *fmt, ...)
     printf("\n");
     va_end(ap);
     if (ok)
-        n_pass++;
+        passed++;
     else
-        n_fail++;
+        failed++;
     fflush(stdout);
 }
 
@@ -1257,6 +1257,7 @@ static void t_multi_bad_device(int ndev)
 
 int main(void)
 {
+    gpu_check_begin();
     char dev[256];
     if (cuda_device_describe(dev, sizeof dev) <= 0) {
         printf("skipped: no GPU visible (%s)\n", dev);
@@ -1378,6 +1379,5 @@ int main(void)
             t_multi(two, 2, (scheme_format){4, 4, 4}, secs);
         t_multi_bad_device(cuda_device_count());
     }
-    printf("%d passed, %d failed\n", n_pass, n_fail);
-    return n_fail ? 1 : 0;
+    return gpu_check_summary();
 }
