@@ -502,20 +502,29 @@ void search_config_copy(search_config *dst, const search_config *src, int id)
  * walks end anywhere from 111 to 93, 93 about once in 30; so do these: 2
  * threads reached 93 in a median of 3 minutes where the pool's restarts and
  * eager reductions stayed at 96, and one H100 reached <6,6,6>:153 in 6
- * minutes with the n = 6 settings (bench/RESULTS.md).  Rows given win. */
+ * minutes with the n = 6 settings (bench/RESULTS.md).  From n = 7 a weight
+ * bias of 0.1 (ours, not the paper's): <7,7,7> c3xc2 from the default cubes,
+ * one thread each, 120 s, three seeds: 285, 297, 291 against 315, 321, 303
+ * without (medians: 0.05 309, 0.15 303, 0.2 297); over 35 minutes two
+ * threads at 0.1 reached 285 and 285, where fourteen threads without it
+ * stopped at 292 to 322 in 22 (bench/RESULTS.md, "The weight bias on
+ * <7,7,7>"); on <6,6,6> 0.1 did not help (docs/search.md, "The weight
+ * bias").  t2 has no bias, and a window (--weight-bias-max) asked for starts
+ * from 0.  Rows given win. */
 static const struct {
     int id;
-    double value, value6; /* n <= 5, n >= 6 */
+    double value, value6, value7; /* n <= 5, n = 6, n >= 7 */
 } g_sym_defaults[] = {
-    {SEARCH_PARAM_WALK_LEN, 33000000, 166666667},
-    {SEARCH_PARAM_WALK_MAX, 33000000, 166666667},
-    {SEARCH_PARAM_PLATEAU, 17000, 83333},
-    {SEARCH_PARAM_PLATEAU_MIN, 17000, 83333},
-    {SEARCH_PARAM_PLATEAU_MAX, 17000, 83333},
-    {SEARCH_PARAM_PLUS_MAX, 64, 64},
-    {SEARCH_PARAM_GEN_MAX, 1, 1},
-    {SEARCH_PARAM_POOL_FRESH, 1, 1},
-    {SEARCH_PARAM_ISOLATED_PLUS, 1, 1},
+    {SEARCH_PARAM_WALK_LEN, 33000000, 166666667, 166666667},
+    {SEARCH_PARAM_WALK_MAX, 33000000, 166666667, 166666667},
+    {SEARCH_PARAM_PLATEAU, 17000, 83333, 83333},
+    {SEARCH_PARAM_PLATEAU_MIN, 17000, 83333, 83333},
+    {SEARCH_PARAM_PLATEAU_MAX, 17000, 83333, 83333},
+    {SEARCH_PARAM_PLUS_MAX, 64, 64, 64},
+    {SEARCH_PARAM_GEN_MAX, 1, 1, 1},
+    {SEARCH_PARAM_POOL_FRESH, 1, 1, 1},
+    {SEARCH_PARAM_ISOLATED_PLUS, 1, 1, 1},
+    {SEARCH_PARAM_WEIGHT_BIAS, 0, 0, 0.1},
 };
 
 double search_param_symmetric_default(int id, int n, bool *has)
@@ -523,7 +532,7 @@ double search_param_symmetric_default(int id, int n, bool *has)
     for (size_t i = 0; i < sizeof g_sym_defaults / sizeof g_sym_defaults[0]; i++)
         if (g_sym_defaults[i].id == id) {
             *has = true;
-            return n >= 6 ? g_sym_defaults[i].value6 : g_sym_defaults[i].value;
+            return n >= 7 ? g_sym_defaults[i].value7 : n == 6 ? g_sym_defaults[i].value6 : g_sym_defaults[i].value;
         }
     *has = false;
     return 0;
@@ -632,10 +641,13 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
             bool sym;
             double sd = search_param_symmetric_default(i, c->p.fmt.n, &sym);
             double zd, ld;
-            /* a symmetric walk's own defaults first, on either backend; then
+            /* a symmetric walk's own defaults first, on either backend (the
+             * bias neither under t2 nor where a window is asked for); then
              * the GPU walk over Z's; then the CPU's on a large format (the
              * bias only where no window is asked for) */
-            if (sym && c->p.symmetry != SCHEME_SYM_NONE)
+            if (sym && c->p.symmetry != SCHEME_SYM_NONE &&
+                !(i == SEARCH_PARAM_WEIGHT_BIAS &&
+                  (c->p.symmetry == SCHEME_SYM_T2 || c->given[SEARCH_PARAM_WEIGHT_BIAS_MAX])))
                 put_number(field_of(c, i), r->type, sd);
             else if (b == SEARCH_BACKEND_GPU && search_z_not_via_f2(&c->p) &&
                      gpu_z_default(i, &zd))

@@ -1217,6 +1217,45 @@ Test(symmetry_search, symmetric_defaults_apply_to_rows_not_given)
     cr_assert_str_eq(text, "1100000,0011100,0000011");
 }
 
+/* From n = 7 the symmetric walks take a weight bias of 0.1 (search/params.c,
+ * measured on <7,7,7>), on both backends; not below n = 7, not under t2 (which
+ * refuses a bias), not where a window (--weight-bias-max) is asked for, and a
+ * given --weight-bias wins. */
+static double sym_bias(const char *dims, const char *sym, const char *bias, const char *window, search_backend b)
+{
+    char err[256];
+    search_config c;
+    search_config_default(&c);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_DIMS, dims, err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_SYMMETRY, sym, err, sizeof err), "%s", err);
+    if (bias)
+        cr_assert(search_config_set(&c, SEARCH_PARAM_WEIGHT_BIAS, bias, err, sizeof err), "%s", err);
+    if (window)
+        cr_assert(search_config_set(&c, SEARCH_PARAM_WEIGHT_BIAS_MAX, window, err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, b, err, sizeof err), "%s", err);
+    return c.p.weight_bias;
+}
+
+Test(symmetry_search, symmetric_walks_from_n_7_take_a_weight_bias)
+{
+    cr_assert_float_eq(sym_bias("7x7x7", "c3xc2", NULL, NULL, SEARCH_BACKEND_CPU), 0.1, 1e-12);
+    cr_assert_float_eq(sym_bias("7x7x7", "c3", NULL, NULL, SEARCH_BACKEND_GPU), 0.1, 1e-12);
+    cr_assert_float_eq(sym_bias("8x8x8", "c3xc2", NULL, NULL, SEARCH_BACKEND_CPU), 0.1, 1e-12);
+    cr_assert_float_eq(sym_bias("6x6x6", "c3xc2", NULL, NULL, SEARCH_BACKEND_CPU), 0, 1e-12);
+    cr_assert_float_eq(sym_bias("5x5x5", "c3", NULL, NULL, SEARCH_BACKEND_GPU), 0, 1e-12);
+    cr_assert_float_eq(sym_bias("7x7x7", "t2", NULL, NULL, SEARCH_BACKEND_CPU), 0, 1e-12);
+    cr_assert_float_eq(sym_bias("7x7x7", "c3xc2", NULL, "0.3", SEARCH_BACKEND_CPU), 0, 1e-12);
+    cr_assert_float_eq(sym_bias("7x7x7", "c3xc2", "0.25", NULL, SEARCH_BACKEND_CPU), 0.25, 1e-12);
+    cr_assert_float_eq(sym_bias("7x7x7", "c3xc2", "0", NULL, SEARCH_BACKEND_CPU), 0, 1e-12);
+    /* the plain walk of <7,7,7> keeps the large formats' 0.2 */
+    char err[256];
+    search_config c;
+    search_config_default(&c);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_DIMS, "7x7x7", err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
+    cr_assert_float_eq(c.p.weight_bias, 0.2, 1e-12);
+}
+
 /* Our <6,6,6>:153 (data/found/666-153-c3xc2-gf2.txt: the GPU c3xc2 walk of
  * seed 3 on an H200, bench/RESULTS.md "<6,6,6> c3xc2 for 23 minutes"): the
  * record's rank, invariant under C3 x C2 with the n = 6 cubes among its fixed
