@@ -502,29 +502,21 @@ void search_config_copy(search_config *dst, const search_config *src, int id)
  * walks end anywhere from 111 to 93, 93 about once in 30; so do these: 2
  * threads reached 93 in a median of 3 minutes where the pool's restarts and
  * eager reductions stayed at 96, and one H100 reached <6,6,6>:153 in 6
- * minutes with the n = 6 settings (bench/RESULTS.md).  From n = 7 a weight
- * bias of 0.1 (ours, not the paper's): <7,7,7> c3xc2 from the default cubes,
- * one thread each, 120 s, three seeds: 285, 297, 291 against 315, 321, 303
- * without (medians: 0.05 309, 0.15 303, 0.2 297); over 35 minutes two
- * threads at 0.1 reached 285 and 285, where fourteen threads without it
- * stopped at 292 to 322 in 22 (bench/RESULTS.md, "The weight bias on
- * <7,7,7>"); on <6,6,6> 0.1 did not help (docs/search.md, "The weight
- * bias").  t2 has no bias, and a window (--weight-bias-max) asked for starts
- * from 0.  Rows given win. */
+ * minutes with the n = 6 settings (bench/RESULTS.md).  From n = 7 they take a
+ * weight bias too, not in this table (weight_bias_default).  Rows given win. */
 static const struct {
     int id;
-    double value, value6, value7; /* n <= 5, n = 6, n >= 7 */
+    double value, value6; /* n <= 5, n >= 6 */
 } g_sym_defaults[] = {
-    {SEARCH_PARAM_WALK_LEN, 33000000, 166666667, 166666667},
-    {SEARCH_PARAM_WALK_MAX, 33000000, 166666667, 166666667},
-    {SEARCH_PARAM_PLATEAU, 17000, 83333, 83333},
-    {SEARCH_PARAM_PLATEAU_MIN, 17000, 83333, 83333},
-    {SEARCH_PARAM_PLATEAU_MAX, 17000, 83333, 83333},
-    {SEARCH_PARAM_PLUS_MAX, 64, 64, 64},
-    {SEARCH_PARAM_GEN_MAX, 1, 1, 1},
-    {SEARCH_PARAM_POOL_FRESH, 1, 1, 1},
-    {SEARCH_PARAM_ISOLATED_PLUS, 1, 1, 1},
-    {SEARCH_PARAM_WEIGHT_BIAS, 0, 0, 0.1},
+    {SEARCH_PARAM_WALK_LEN, 33000000, 166666667},
+    {SEARCH_PARAM_WALK_MAX, 33000000, 166666667},
+    {SEARCH_PARAM_PLATEAU, 17000, 83333},
+    {SEARCH_PARAM_PLATEAU_MIN, 17000, 83333},
+    {SEARCH_PARAM_PLATEAU_MAX, 17000, 83333},
+    {SEARCH_PARAM_PLUS_MAX, 64, 64},
+    {SEARCH_PARAM_GEN_MAX, 1, 1},
+    {SEARCH_PARAM_POOL_FRESH, 1, 1},
+    {SEARCH_PARAM_ISOLATED_PLUS, 1, 1},
 };
 
 double search_param_symmetric_default(int id, int n, bool *has)
@@ -532,7 +524,7 @@ double search_param_symmetric_default(int id, int n, bool *has)
     for (size_t i = 0; i < sizeof g_sym_defaults / sizeof g_sym_defaults[0]; i++)
         if (g_sym_defaults[i].id == id) {
             *has = true;
-            return n >= 7 ? g_sym_defaults[i].value7 : n == 6 ? g_sym_defaults[i].value6 : g_sym_defaults[i].value;
+            return n >= 6 ? g_sym_defaults[i].value6 : g_sym_defaults[i].value;
         }
     *has = false;
     return 0;
@@ -629,6 +621,36 @@ bool search_gpu_z_accepts(const search_params *p, char *err, size_t errlen)
     return true;
 }
 
+/* The weight bias rows' rules, each stated once (docs/search.md, "The
+ * weight bias"); true with *v where one sets row id, false where the tables
+ * decide.
+ * - A window asked for (--weight-bias-max given, --weight-bias not) starts at
+ *   0, on every walk: the window is the user's.
+ * - Symmetric walks from n = 7 (c3 and c3xc2, not t2, which has no bias; ours,
+ *   not the paper's) spread the window 0.05..0.2 over their walkers, and a lone
+ *   walker (one CPU thread, where a window is its lower end) walks 0.1; a bias
+ *   given alone keeps one bias.  On <7,7,7> c3xc2 from the default cubes, one
+ *   thread each for 120 s, three seeds: B = 0.1 285, 297, 291 against 315, 321,
+ *   303 without (medians: 0.05 309, 0.15 303, 0.2 297); two threads for 21
+ *   minutes on the H200 host, seeds 2-4: the window 285, 285, 279 against 291,
+ *   291, 291 at 0.1; the GPU, one seed: the window 291, 0.1 297, none 309
+ *   (bench/RESULTS.md, "The weight bias on <7,7,7>" and "The bias window on
+ *   <7,7,7>").  Up to n = 6 no bias: on <6,6,6> 0.1 did not help. */
+static bool weight_bias_default(const search_config *c, search_backend b, int id, double *v)
+{
+    const bool sym7 = c->p.symmetry != SCHEME_SYM_NONE && c->p.symmetry != SCHEME_SYM_T2 && c->p.fmt.n >= 7;
+    const bool lone = b == SEARCH_BACKEND_CPU && (!c->given[SEARCH_PARAM_THREADS] || c->p.threads < 2);
+    if (id == SEARCH_PARAM_WEIGHT_BIAS && (c->given[SEARCH_PARAM_WEIGHT_BIAS_MAX] || sym7)) {
+        *v = c->given[SEARCH_PARAM_WEIGHT_BIAS_MAX] ? 0 : lone ? 0.1 : 0.05;
+        return true;
+    }
+    if (id == SEARCH_PARAM_WEIGHT_BIAS_MAX && sym7 && !c->given[SEARCH_PARAM_WEIGHT_BIAS]) {
+        *v = lone ? 0 : 0.2;
+        return true;
+    }
+    return false;
+}
+
 bool search_config_resolve(search_config *c, search_backend b, char *err, size_t errlen)
 {
     unsigned use = b == SEARCH_BACKEND_GPU ? SEARCH_USE_GPU : SEARCH_USE_CPU;
@@ -640,20 +662,18 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
         if (!c->given[i] && numeric(r->type)) {
             bool sym;
             double sd = search_param_symmetric_default(i, c->p.fmt.n, &sym);
-            double zd, ld;
-            /* a symmetric walk's own defaults first, on either backend (the
-             * bias neither under t2 nor where a window is asked for); then
-             * the GPU walk over Z's; then the CPU's on a large format (the
-             * bias only where no window is asked for) */
-            if (sym && c->p.symmetry != SCHEME_SYM_NONE &&
-                !(i == SEARCH_PARAM_WEIGHT_BIAS &&
-                  (c->p.symmetry == SCHEME_SYM_T2 || c->given[SEARCH_PARAM_WEIGHT_BIAS_MAX])))
+            double bd, zd, ld;
+            /* the bias rules first (weight_bias_default); then a symmetric
+             * walk's own defaults, on either backend; then the GPU walk over
+             * Z's; then the CPU's on a large format */
+            if (weight_bias_default(c, b, i, &bd))
+                put_number(field_of(c, i), r->type, bd);
+            else if (sym && c->p.symmetry != SCHEME_SYM_NONE)
                 put_number(field_of(c, i), r->type, sd);
             else if (b == SEARCH_BACKEND_GPU && search_z_not_via_f2(&c->p) &&
                      gpu_z_default(i, &zd))
                 put_number(field_of(c, i), r->type, zd);
-            else if (search_config_large(c, b) && search_param_large_default(i, b, c->p.fmt, &ld) &&
-                     !(i == SEARCH_PARAM_WEIGHT_BIAS && c->given[SEARCH_PARAM_WEIGHT_BIAS_MAX]))
+            else if (search_config_large(c, b) && search_param_large_default(i, b, c->p.fmt, &ld))
                 put_number(field_of(c, i), r->type, ld);
             else
                 put_number(field_of(c, i), r->type, b == SEARCH_BACKEND_GPU ? r->gpu_def : r->def);
@@ -706,6 +726,10 @@ bool search_config_beside(const search_config *c, search_params *q, char *err, s
     for (int i = 0; i < SEARCH_PARAM_COUNT; i++)
         if (!(g_info[i].use & SEARCH_USE_CPU))
             cc.given[i] = false; /* the GPU's own rows: the CPU walkers do not read them */
+    /* the walkers beside are the CPU's threads: rows that depend on how many
+     * there are (weight_bias_default) read them */
+    cc.p.threads = c->p.host_threads > 0 ? c->p.host_threads : 1;
+    cc.given[SEARCH_PARAM_THREADS] = true;
     if (!search_config_resolve(&cc, SEARCH_BACKEND_CPU, err, errlen))
         return false;
     cc.p.threads = c->p.host_threads;

@@ -1217,11 +1217,17 @@ Test(symmetry_search, symmetric_defaults_apply_to_rows_not_given)
     cr_assert_str_eq(text, "1100000,0011100,0000011");
 }
 
-/* From n = 7 the symmetric walks take a weight bias of 0.1 (search/params.c,
- * measured on <7,7,7>), on both backends; not below n = 7, not under t2 (which
- * refuses a bias), not where a window (--weight-bias-max) is asked for, and a
- * given --weight-bias wins. */
-static double sym_bias(const char *dims, const char *sym, const char *bias, const char *window, search_backend b)
+/* From n = 7 the symmetric walks spread the bias window 0.05..0.2 over their
+ * walkers, and a lone walker (one CPU thread) walks 0.1 (search/params.c,
+ * weight_bias_default, measured on <7,7,7>), on both backends; not below n = 7,
+ * not under t2 (which refuses a bias); a window asked for starts at 0, a bias
+ * given alone keeps one bias.  threads: "--threads" (NULL: not given). */
+typedef struct {
+    double bias, max;
+} bias_pair;
+
+static bias_pair sym_bias(const char *dims, const char *sym, const char *bias, const char *window, const char *threads,
+                          search_backend b)
 {
     char err[256];
     search_config c;
@@ -1232,23 +1238,63 @@ static double sym_bias(const char *dims, const char *sym, const char *bias, cons
         cr_assert(search_config_set(&c, SEARCH_PARAM_WEIGHT_BIAS, bias, err, sizeof err), "%s", err);
     if (window)
         cr_assert(search_config_set(&c, SEARCH_PARAM_WEIGHT_BIAS_MAX, window, err, sizeof err), "%s", err);
+    if (threads)
+        cr_assert(search_config_set(&c, SEARCH_PARAM_THREADS, threads, err, sizeof err), "%s", err);
     cr_assert(search_config_resolve(&c, b, err, sizeof err), "%s", err);
-    return c.p.weight_bias;
+    return (bias_pair){c.p.weight_bias, c.p.weight_bias_max};
 }
 
-Test(symmetry_search, symmetric_walks_from_n_7_take_a_weight_bias)
+#define assert_bias(got, b, m)                                                                                         \
+    do {                                                                                                               \
+        const bias_pair g_ = (got);                                                                                    \
+        cr_assert(fabs(g_.bias - (b)) < 1e-12 && fabs(g_.max - (m)) < 1e-12, "%s: bias %g max %g, expected %g %g",   \
+                  #got, g_.bias, g_.max, (double)(b), (double)(m));                                                    \
+    } while (0)
+
+Test(symmetry_search, symmetric_walks_from_n_7_spread_a_bias_window)
 {
-    cr_assert_float_eq(sym_bias("7x7x7", "c3xc2", NULL, NULL, SEARCH_BACKEND_CPU), 0.1, 1e-12);
-    cr_assert_float_eq(sym_bias("7x7x7", "c3", NULL, NULL, SEARCH_BACKEND_GPU), 0.1, 1e-12);
-    cr_assert_float_eq(sym_bias("8x8x8", "c3xc2", NULL, NULL, SEARCH_BACKEND_CPU), 0.1, 1e-12);
-    cr_assert_float_eq(sym_bias("6x6x6", "c3xc2", NULL, NULL, SEARCH_BACKEND_CPU), 0, 1e-12);
-    cr_assert_float_eq(sym_bias("5x5x5", "c3", NULL, NULL, SEARCH_BACKEND_GPU), 0, 1e-12);
-    cr_assert_float_eq(sym_bias("7x7x7", "t2", NULL, NULL, SEARCH_BACKEND_CPU), 0, 1e-12);
-    cr_assert_float_eq(sym_bias("7x7x7", "c3xc2", NULL, "0.3", SEARCH_BACKEND_CPU), 0, 1e-12);
-    cr_assert_float_eq(sym_bias("7x7x7", "c3xc2", "0.25", NULL, SEARCH_BACKEND_CPU), 0.25, 1e-12);
-    cr_assert_float_eq(sym_bias("7x7x7", "c3xc2", "0", NULL, SEARCH_BACKEND_CPU), 0, 1e-12);
-    /* the plain walk of <7,7,7> keeps the large formats' 0.2 */
-    cr_assert_float_eq(sym_bias("7x7x7", "none", NULL, NULL, SEARCH_BACKEND_CPU), 0.2, 1e-12);
+    const search_backend cpu = SEARCH_BACKEND_CPU, gpu = SEARCH_BACKEND_GPU;
+    /* many walkers: the window; one CPU thread: 0.1 */
+    assert_bias(sym_bias("7x7x7", "c3xc2", NULL, NULL, "2", cpu), 0.05, 0.2);
+    assert_bias(sym_bias("8x8x8", "c3xc2", NULL, NULL, "14", cpu), 0.05, 0.2);
+    assert_bias(sym_bias("7x7x7", "c3", NULL, NULL, NULL, gpu), 0.05, 0.2);
+    assert_bias(sym_bias("7x7x7", "c3xc2", NULL, NULL, NULL, cpu), 0.1, 0);
+    assert_bias(sym_bias("7x7x7", "c3", NULL, NULL, "1", cpu), 0.1, 0);
+    /* below n = 7 and under t2: none */
+    assert_bias(sym_bias("6x6x6", "c3xc2", NULL, NULL, "2", cpu), 0, 0);
+    assert_bias(sym_bias("5x5x5", "c3", NULL, NULL, NULL, gpu), 0, 0);
+    assert_bias(sym_bias("7x7x7", "t2", NULL, NULL, "2", cpu), 0, 0);
+    /* given rows win: a window alone starts at 0, a bias alone stays one bias */
+    assert_bias(sym_bias("7x7x7", "c3xc2", NULL, "0.3", "2", cpu), 0, 0.3);
+    assert_bias(sym_bias("7x7x7", "c3xc2", NULL, "0.3", NULL, gpu), 0, 0.3);
+    assert_bias(sym_bias("7x7x7", "c3xc2", "0.25", NULL, "2", cpu), 0.25, 0);
+    assert_bias(sym_bias("7x7x7", "c3xc2", "0", NULL, NULL, gpu), 0, 0);
+    assert_bias(sym_bias("7x7x7", "c3xc2", "0.02", "0.4", "2", cpu), 0.02, 0.4);
+    /* the plain walk of <7,7,7> keeps the large formats' 0.2, and a window alone starts at 0 there too */
+    assert_bias(sym_bias("7x7x7", "none", NULL, NULL, NULL, cpu), 0.2, 0);
+    assert_bias(sym_bias("7x7x7", "none", NULL, "0.3", NULL, gpu), 0, 0.3);
+}
+
+/* CPU walkers beside a GPU (--host-threads) are the CPU's threads: the window
+ * where there are two or more, 0.1 for one (search_config_beside). */
+Test(symmetry_search, walkers_beside_a_gpu_count_as_the_cpu_threads_for_the_bias)
+{
+    char err[256];
+    const char *const hosts[] = {"3", "1"};
+    const double want[2][2] = {{0.05, 0.2}, {0.1, 0}};
+    for (int k = 0; k < 2; k++) {
+        search_config c;
+        search_config_default(&c);
+        cr_assert(search_config_set(&c, SEARCH_PARAM_DIMS, "7x7x7", err, sizeof err), "%s", err);
+        cr_assert(search_config_set(&c, SEARCH_PARAM_SYMMETRY, "c3xc2", err, sizeof err), "%s", err);
+        cr_assert(search_config_set(&c, SEARCH_PARAM_HOST_THREADS, hosts[k], err, sizeof err), "%s", err);
+        cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
+        assert_bias(((bias_pair){c.p.weight_bias, c.p.weight_bias_max}), 0.05, 0.2); /* the GPU's walkers */
+        search_params q;
+        cr_assert(search_config_beside(&c, &q, err, sizeof err), "%s", err);
+        cr_assert_eq(q.threads, atoi(hosts[k]));
+        assert_bias(((bias_pair){q.weight_bias, q.weight_bias_max}), want[k][0], want[k][1]);
+    }
 }
 
 /* Our <6,6,6>:153 (data/found/666-153-c3xc2-gf2.txt: the GPU c3xc2 walk of
