@@ -24,11 +24,14 @@ static void usage(FILE *out)
             "basis where that leaves less; where FILE's format holds NxMxP in some ordering,\n"
             "from each ordering of FILE's factors that holds it, the lowest rank kept), a\n"
             "dimension too small is extended (a new index with the standard terms of its\n"
-            "slice); then every reduction is taken and the result\n"
-            "is checked over GF(2).  FILE: any format flipgraph reads ('-': standard input);\n"
+            "slice; a square FILE to a larger square format gets its new indices in the\n"
+            "middle, so that a c3xc2 or c3xc2sK scheme stays symmetric); then every\n"
+            "reduction is taken and the result is checked over GF(2).  FILE: any format flipgraph reads ('-': standard input);\n"
             "an integer file is reduced mod 2, and the scheme must be valid over GF(2).\n"
-            "One line on standard error says what was done:\n"
-            "  resize: <5,5,5> rank 93 -> <4,5,5> rank 76 (verified over GF(2))\n"
+            "One line on standard error says what was done, and names the largest symmetry\n"
+            "group a square result is invariant under (search --symmetry G --from OUT):\n"
+            "  resize: <5,5,5> rank 93 -> <4,5,5> rank 78 (verified over GF(2))\n"
+            "  resize: <6,6,6> rank 153 -> <7,7,7> rank 280 (verified over GF(2), invariant under c3xc2)\n"
             "See docs/resize.md.\n"
             "\n"
             "  --dims NxMxP      the format to go to (required without --product or --sum)\n"
@@ -126,6 +129,21 @@ static int print_survey(const char *in, const scheme *s, scheme_ring ring, int r
                             "flipgraph verify checks it)" : "");
     search_survey_free(rows, n);
     return CLI_OK;
+}
+
+/* ", invariant under G" for the largest symmetry group of a square result
+ * (c3xc2 and c3xc2sK hold c3, so they come first), or "": what a symmetric
+ * walk could start from (search --symmetry G --from OUT). */
+static void symmetry_kept(const scheme *r, char *keeps, size_t size)
+{
+    keeps[0] = 0;
+    if (r->fmt.n != r->fmt.m || r->fmt.m != r->fmt.p)
+        return;
+    const scheme_symmetry *gs = scheme_symmetry_largest_first;
+    int bad_term, bad_elem;
+    for (int i = 0; i < SCHEME_SYM_SQUARE_GROUPS && !keeps[0]; i++)
+        if (scheme_symmetry_check(r, gs[i], &bad_term, &bad_elem, NULL, 0))
+            snprintf(keeps, size, ", invariant under %s", scheme_symmetry_name(gs[i]));
 }
 
 int cmd_resize(int argc, char **argv)
@@ -276,13 +294,8 @@ int cmd_resize(int argc, char **argv)
                            vr.msg);
             goto done;
         }
-        char keeps[64] = "";
-        /* the largest group first: c3xc2 and c3xc2sK hold c3 */
-        const scheme_symmetry *gs = scheme_symmetry_largest_first;
-        int bad_term, bad_elem;
-        for (int i = 0; i < SCHEME_SYM_SQUARE_GROUPS && !keeps[0]; i++)
-            if (scheme_symmetry_check(r, gs[i], &bad_term, &bad_elem, NULL, 0))
-                snprintf(keeps, sizeof keeps, ", invariant under %s", scheme_symmetry_name(gs[i]));
+        char keeps[64];
+        symmetry_kept(r, keeps, sizeof keeps);
         snprintf(line, sizeof line, "resize: %s rank %d -> rank %d by the cube move %s (verified over %s%s)",
                  scheme_format_str(f2->fmt, fa), f2->rank, r->rank, merge, scheme_ring_name(ring), keeps);
         goto write;
@@ -369,8 +382,10 @@ int cmd_resize(int argc, char **argv)
         rc = cli_error(CLI_INTERNAL, "resize", "%s: %s", in, err);
         goto done;
     }
-    snprintf(line, sizeof line, "resize: %s rank %d -> %s rank %d (verified over %s)", scheme_format_str(f2->fmt, fa),
-             f2->rank, scheme_format_str(r->fmt, fb), r->rank, scheme_ring_name(ring));
+    char keeps[64];
+    symmetry_kept(r, keeps, sizeof keeps);
+    snprintf(line, sizeof line, "resize: %s rank %d -> %s rank %d (verified over %s%s)", scheme_format_str(f2->fmt, fa),
+             f2->rank, scheme_format_str(r->fmt, fb), r->rank, scheme_ring_name(ring), keeps);
 write:
     if (!scheme_writable(r, kind, err, sizeof err)) {
         rc = cli_error(CLI_USAGE, "resize", "cannot write %s as %s: %s", scheme_format_str(r->fmt, fb),

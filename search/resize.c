@@ -877,6 +877,86 @@ static scheme *project_best(const scheme *s, int dim)
     return best;
 }
 
+/* the largest square format: n * n <= SCHEME_MAX_ENTRIES */
+#define RESIZE_SQUARE_MAX 8
+
+/* Where a square scheme extended from n to N puts each index (pos[i], i < N;
+ * n <= i: the new ones): the old first half (i < n/2) stays, the old second
+ * half moves up by N - n, an odd n's middle index goes to the middle of N
+ * (its lower one for even N), and the new indices fill the places between.
+ * search_extend appends them at the end, where an involution swapping i and
+ * n-1-i (c3xc2's reversal, c3xc2sK's pairs; Moosbauer, Poole 2025) no
+ * longer swaps i and N-1-i; placed here it does, and fixes the new indices
+ * as before (they are the standard algorithm's, which every relabelling of
+ * them keeps), so an invariant scheme stays invariant where no reduction
+ * changes it: our <6,6,6>:153
+ * extended to <7,7,7> is c3xc2-invariant, 49 orbits, where at the end it was
+ * c3-invariant only (docs/resize.md, "Square extensions"). */
+static void square_extension_places(int n, int N, int *pos)
+{
+    bool taken[RESIZE_SQUARE_MAX] = {false};
+    for (int i = 0; i < n / 2; i++) {
+        pos[i] = i;
+        pos[n - 1 - i] = N - 1 - i;
+        taken[i] = taken[N - 1 - i] = true;
+    }
+    if (n % 2) {
+        pos[n / 2] = (N - 1) / 2;
+        taken[(N - 1) / 2] = true;
+    }
+    for (int i = n, at = 0; i < N; i++) {
+        while (taken[at])
+            at++;
+        pos[i] = at;
+        taken[at] = true;
+    }
+}
+
+/* Every factor of the square scheme s conjugated by the relabelling i ->
+ * pos[i] of its indices: entry (r, c) goes to (pos[r], pos[c]).  The tensor
+ * sum a_ij b_jk c_ki is kept (the same relabelling on all three indices), so
+ * a valid scheme stays valid, its rank kept. */
+static void relabel_square(scheme *s, const int *pos)
+{
+    const int n = s->fmt.n;
+    for (int t = 0; t < s->rank; t++)
+        for (int f = 0; f < 3; f++) {
+            if (s->ring == SCHEME_RING_Z) {
+                int8_t out[SCHEME_MAX_ENTRIES] = {0};
+                for (int e = 0; e < n * n; e++)
+                    out[pos[e / n] * n + pos[e % n]] = s->zterms[t].z[f][e];
+                memcpy(s->zterms[t].z[f], out, sizeof out);
+                continue;
+            }
+            uint64_t out = 0;
+            for (uint64_t u = s->terms[t].f[f]; u; u &= u - 1) {
+                const int e = __builtin_ctzll(u);
+                out |= 1ull << (pos[e / n] * n + pos[e % n]);
+            }
+            s->terms[t].f[f] = out;
+        }
+}
+
+scheme *search_extend_square(const scheme *s, int N)
+{
+    if (!s || s->fmt.n != s->fmt.m || s->fmt.m != s->fmt.p || N <= s->fmt.n || N > RESIZE_SQUARE_MAX)
+        return NULL;
+    const int n = s->fmt.n;
+    scheme *cur = s->ring == SCHEME_RING_Z ? scheme_clone(s) : scheme_to_f2(s);
+    for (int k = n; cur && k < N; k++)
+        for (int dim = 0; cur && dim < 3; dim++) {
+            scheme *next = search_extend(cur, dim);
+            scheme_free(cur);
+            cur = next;
+        }
+    if (!cur)
+        return NULL;
+    int pos[RESIZE_SQUARE_MAX];
+    square_extension_places(n, N, pos);
+    relabel_square(cur, pos);
+    return cur;
+}
+
 scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errlen)
 {
     char fa[32], fb[32];
@@ -905,6 +985,7 @@ scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errle
     }
     int want[3];
     fmt_dims(to, want);
+    const int square_from = cur->fmt.n == cur->fmt.m && cur->fmt.m == cur->fmt.p ? cur->fmt.n : 0;
     /* A permutation of the input's format (the same format sorted) is reached
      * exactly, the rank kept: projections and extensions would lose
      * (<4,4,5>:61 to <5,4,4> by them gives 68).  The loops below then have
@@ -935,6 +1016,17 @@ scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errle
             }
             cur = next;
         }
+    }
+    if (square_from && to.n == to.m && to.m == to.p && to.n > square_from) {
+        /* a square scheme to a larger square format: the new indices in the
+         * middle, where a symmetric scheme's involution fixes them */
+        scheme *next = search_extend_square(cur, to.n);
+        scheme_free(cur);
+        if (!next) {
+            scheme_fail(err, errlen, "out of memory");
+            return NULL;
+        }
+        cur = next;
     }
     for (int dim = 0; dim < 3; dim++) {
         int d[3];

@@ -729,6 +729,17 @@ scheme *search_project_basis_z(const scheme *s, int dim, const int8_t *u, const 
  * coefficients 1).  NULL when the larger format is not a format
  * (scheme_format_valid: 64 entries a factor at most), or out of memory. */
 scheme *search_extend(const scheme *s, int dim);
+/* <n,n,n> to <N,N,N> (n < N <= 8): search_extend in every dimension up to N,
+ * then every factor conjugated by the relabelling that moves the new indices
+ * to the middle (an odd n's middle index to the middle of N), no reductions:
+ * an involution swapping i and n-1-i (c3xc2, c3xc2sK) then swaps i and N-1-i
+ * and fixes the new indices, so a scheme invariant under c3, c3xc2 or
+ * c3xc2sK gives one invariant under c3, c3xc2 or c3xc2sK' (an odd n to an
+ * even N: K' = (n-1)/2 pairs, the two middle indices fixed; docs/resize.md,
+ * "Square extensions").  Rank: s's plus N^3 - n^3.  In s's ring (over GF(2)
+ * an integer s is reduced mod 2).  NULL: s not square, N out of range, or out
+ * of memory. */
+scheme *search_extend_square(const scheme *s, int N);
 /* s taken to the format `to` exactly, in its ring (a GF(2) scheme, or an
  * integer one, which stays one): a permutation of s's format by
  * search_permute (the rank kept); otherwise every dimension too large is projected one
@@ -736,7 +747,8 @@ scheme *search_extend(const scheme *s, int dim);
  * leaves the lowest rank (ties: the lowest index), or, over GF(2) and where
  * strictly lower, after one of the 16 changes of basis that drop the most
  * terms (search_project_basis; dimensions of 2..8); then every dimension too
- * small is extended, each extension followed by the reductions; then the
+ * small is extended, each extension followed by the reductions (a square s
+ * to a larger square `to`: by search_extend_square, then the reductions); then the
  * reductions once more.  The reductions: search_reduce_all (gen_max 5) over
  * GF(2); over Z search_z_reduce_all within the scheme's largest coefficient
  * (at least 1), so no coefficient grows.  The result is checked with

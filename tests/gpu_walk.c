@@ -76,7 +76,6 @@ static void report(bool ok, const char *name, const char *fmt, ...)
         passed++;
     else
         failed++;
-    fflush(stdout);
 }
 
 static scheme *load_corpus(const char *rel)

@@ -1484,6 +1484,24 @@ Test(resize_cli, merge_cubes_there_and_back, .timeout = 120)
     }
 }
 
+/* A square extension keeps our 153's c3xc2 (search_extend_square) and the
+ * line says so; a projection of it to a non-square format names none. */
+Test(resize_cli, a_square_extension_names_the_symmetry_it_keeps, .timeout = 120)
+{
+    char out[8192], in[4096];
+    snprintf(in, sizeof in, "%s/data/found/666-153-c3xc2-gf2.txt", getenv("FLIPGRAPH_SOURCE"));
+    const char *x = tc_path_in("x777.txt"), *p = tc_path_in("p566.native");
+    int rc = tc_run_cli("", out, sizeof out, "resize '%s' --dims 7x7x7 --to txt -o '%s'", in, x);
+    CHECK(rc == 0 && strstr(out, "resize: <6,6,6> rank 153 -> <7,7,7> rank 280 (verified over GF(2), invariant "
+                                 "under c3xc2)"),
+          "exit %d: %s", rc, out);
+    rc = tc_run_cli("", out, sizeof out, "verify --symmetry c3xc2 '%s'", x);
+    CHECK(rc == 0 && strstr(out, "rank 280 over GF(2): valid, invariant under c3xc2 (49 orbits)"), "exit %d: %s", rc,
+          out);
+    rc = tc_run_cli("", out, sizeof out, "resize '%s' --dims 5x6x6 -o '%s'", in, p);
+    CHECK(rc == 0 && strstr(out, "(verified over GF(2))") && !strstr(out, "invariant"), "exit %d: %s", rc, out);
+}
+
 /* flipgraph sweep --symmetry c3: the square formats walk symmetrically (their
  * schemes stored as search:c3), the others plain (search). */
 Test(resize_cli, sweep_symmetry_for_square_formats, .timeout = 300)

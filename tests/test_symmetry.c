@@ -1351,6 +1351,86 @@ static scheme *walked_invariant(scheme_format f, scheme_symmetry g, const search
     return s;
 }
 
+/* A square scheme extended to a larger square format (search_extend_square,
+ * which search_resize takes there) gets its new indices in the middle, so
+ * that an involution swapping i and n-1-i carries over: our <6,6,6>:153
+ * (c3xc2) to <7,7,7> and <8,8,8> stays c3xc2; fresh walked schemes: c3xc2
+ * <4,4,4> to <5,5,5> c3xc2, c3xc2 <5,5,5> to <6,6,6> c3xc2s2 (an odd n's middle
+ * and the new index are the two indices the involution fixes) and to <7,7,7>
+ * c3xc2, c3xc2s1 <5,5,5> to <6,6,6> c3xc2s1.  The extension has the rank plus
+ * the new slices' standard terms; search_resize's result (the reductions
+ * after it) is valid and no larger; the new indices appended at the end
+ * (search_extend alone) are not invariant. */
+static void check_square_extension(const scheme *s, int to, scheme_symmetry g, const char *what)
+{
+    char err[600];
+    scheme *x = search_extend_square(s, to);
+    cr_assert_not_null(x, "%s", what);
+    cr_assert(verifies(x), "%s: not valid", what);
+    const int n = s->fmt.n;
+    cr_assert_eq(x->rank, s->rank + to * to * to - n * n * n, "%s: rank %d", what, x->rank);
+    int term, elem;
+    cr_assert(scheme_symmetry_check(x, g, &term, &elem, err, sizeof err), "%s: not invariant under %s: %s", what,
+              scheme_symmetry_name(g), err);
+    scheme *r = search_resize(s, (scheme_format){to, to, to}, err, sizeof err);
+    cr_assert(r, "%s: %s", what, err);
+    cr_assert(verifies(r) && r->rank <= x->rank, "%s: resize gave rank %d", what, r->rank);
+    scheme_free(r);
+    /* the new indices appended at the end instead */
+    scheme *a = scheme_clone(s);
+    for (int step = n; step < to; step++)
+        for (int dim = 0; dim < 3; dim++) {
+            scheme *next = search_extend(a, dim);
+            cr_assert_not_null(next);
+            scheme_free(a);
+            a = next;
+        }
+    cr_assert_not(scheme_symmetry_check(a, g, &term, &elem, NULL, 0), "%s: appended, invariant too", what);
+    scheme_free(a);
+    scheme_free(x);
+}
+
+Test(symmetry, square_extensions_keep_the_involution, .timeout = 240)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/data/found/666-153-c3xc2-gf2.txt", getenv("FLIPGRAPH_SOURCE"));
+    scheme *s153 = tc_read_or_die(path);
+    check_square_extension(s153, 7, SCHEME_SYM_C3XC2, "153 to <7,7,7>");
+    check_square_extension(s153, 8, SCHEME_SYM_C3XC2, "153 to <8,8,8>");
+    scheme_free(s153);
+    const uint64_t seed = tc_seed();
+    static const struct {
+        int n;
+        scheme_symmetry g;
+        int to;
+        scheme_symmetry kept;
+    } cases[] = {
+        {4, SCHEME_SYM_C3XC2, 5, SCHEME_SYM_C3XC2},
+        {5, SCHEME_SYM_C3XC2, 6, SCHEME_SYM_C3XC2S2},
+        {5, SCHEME_SYM_C3XC2, 7, SCHEME_SYM_C3XC2},
+        {5, SCHEME_SYM_C3XC2S1, 6, SCHEME_SYM_C3XC2S1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        const scheme_format f = {cases[k].n, cases[k].n, cases[k].n};
+        scheme *s = walked_invariant(f, cases[k].g, NULL, seed ^ (k + 1), 30000);
+        int term, elem;
+        char err[256], what[128];
+        cr_assert(scheme_symmetry_check(s, cases[k].g, &term, &elem, err, sizeof err), "%s", err);
+        snprintf(what, sizeof what, "%s <%d,%d,%d> rank %d to %d (seed %llu)", scheme_symmetry_name(cases[k].g),
+                 cases[k].n, cases[k].n, cases[k].n, s->rank, cases[k].to, (unsigned long long)seed);
+        check_square_extension(s, cases[k].to, cases[k].kept, what);
+        scheme_free(s);
+    }
+    /* not square, or not larger: none */
+    scheme *std = scheme_standard((scheme_format){3, 3, 4});
+    cr_assert_null(search_extend_square(std, 5));
+    scheme_free(std);
+    std = scheme_standard((scheme_format){4, 4, 4});
+    cr_assert_null(search_extend_square(std, 4));
+    cr_assert_null(search_extend_square(std, 9));
+    scheme_free(std);
+}
+
 /* verify_lift_options.symmetry against the plain lift on fresh invariant
  * schemes: an invariant lift verifies over Z, is invariant, reduces term by
  * term to its input and has fewer unknowns; where it exists a lift exists,
