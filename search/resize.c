@@ -889,9 +889,9 @@ static scheme *project_best(const scheme *s, int dim)
  * longer swaps i and N-1-i; placed here it does, and fixes the new indices
  * as before (they are the standard algorithm's, which every relabelling of
  * them keeps), so an invariant scheme stays invariant where no reduction
- * changes it: our <6,6,6>:153
- * extended to <7,7,7> is c3xc2-invariant, 49 orbits, where at the end it was
- * c3-invariant only (docs/resize.md, "Square extensions"). */
+ * changes it: our <6,6,6>:153 extended to <7,7,7> is c3xc2-invariant, 49
+ * orbits, where at the end it was c3-invariant only (docs/resize.md, "Square
+ * extensions"). */
 static void square_extension_places(int n, int N, int *pos)
 {
     bool taken[RESIZE_SQUARE_MAX] = {false};
