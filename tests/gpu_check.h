@@ -9,6 +9,7 @@
 #ifndef FLIPGRAPH_TESTS_GPU_CHECK_H
 #define FLIPGRAPH_TESTS_GPU_CHECK_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 static int passed, failed;
@@ -24,6 +25,18 @@ static int passed, failed;
             printf("\n");                                                                                      \
         }                                                                                                      \
     } while (0)
+
+/* A failure of a check that prints its own message (seed and case in it):
+ * printed as given and counted, for the programs that count without CHECK. */
+static inline void gpu_check_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void gpu_check_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    failed++;
+}
 
 /* First thing in main: stdout line by line, so that a run cut by a timeout
  * keeps what it printed (a pipe or a file would otherwise hold it all in the

@@ -27,12 +27,10 @@ static uint64_t g_seed;
 
 static void check(bool ok, const char *what)
 {
-    if (ok) {
+    if (ok)
         passed++;
-    } else {
-        failed++;
-        printf("FAIL (seed %" PRIu64 "): %s\n", g_seed, what);
-    }
+    else
+        gpu_check_fail("FAIL (seed %" PRIu64 "): %s\n", g_seed, what);
 }
 
 /* A <3,3,3> rank-23 scheme over Z: CPU search to rank 23, then Hensel lifting. */

@@ -152,8 +152,7 @@ static scheme *corpus(const char *rel)
     memset(&d, 0, sizeof d);
     scheme *s = scheme_read_file(path, NULL, &d);
     if (!s) { /* the corpus is part of the repository (data/corpus): missing is a failure */
-        printf("FAIL corpus %s:%d:%d: %s (its cases cannot run)\n", path, d.line, d.col, d.msg);
-        failed++;
+        gpu_check_fail("FAIL corpus %s:%d:%d: %s (its cases cannot run)\n", path, d.line, d.col, d.msg);
     }
     return s;
 }
@@ -182,18 +181,16 @@ static void check_case(const char *what, const chain *ch, int mode, int kernel, 
     for (long long i = 0; i < B.rows; i++)
         if (B.cols % 64) B.w[i * B.ld + B.ld - 1] &= (1ull << (B.cols % 64)) - 1;
     if (rc != 0) {
-        printf("FAIL %s %s %s %lldx%lldx%lld: rc %d: %s (seed %" PRIu64 ", case state %" PRIu64 ")\n",
-               what, mode ? "bool" : "gf2", kname(kernel), n, k, p, rc, err, g_seed, case_seed);
-        failed++;
+        gpu_check_fail("FAIL %s %s %s %lldx%lldx%lld: rc %d: %s (seed %" PRIu64 ", case state %" PRIu64 ")\n",
+                       what, mode ? "bool" : "gf2", kname(kernel), n, k, p, rc, err, g_seed, case_seed);
     } else {
         mul_ref(&A, &B, &R, mode == CUDA_BMM_BOOL);
         long long fr, fc, bad = mat_diff(&C, &R, &fr, &fc);
         if (bad) {
-            printf("FAIL %s %s %s %lldx%lldx%lld: %lld entries differ, first (%lld,%lld) "
-                   "[serial %d] (seed %" PRIu64 ")\n",
-                   what, mode ? "bool" : "gf2", kname(kernel), n, k, p, bad, fr, fc,
-                   st.serial_levels, g_seed);
-            failed++;
+            gpu_check_fail("FAIL %s %s %s %lldx%lldx%lld: %lld entries differ, first (%lld,%lld) "
+                           "[serial %d] (seed %" PRIu64 ")\n",
+                           what, mode ? "bool" : "gf2", kname(kernel), n, k, p, bad, fr, fc,
+                           st.serial_levels, g_seed);
         } else {
             passed++;
         }
@@ -214,8 +211,7 @@ static void check_session(const char *what, const chain *ch, int mode, long long
                                               (unsigned long long)n, (unsigned long long)k,
                                               (unsigned long long)p, 0, 0.0, &code, err, sizeof err);
     if (!se) {
-        printf("FAIL session %s: rc %d: %s\n", what, code, err);
-        failed++;
+        gpu_check_fail("FAIL session %s: rc %d: %s\n", what, code, err);
         return;
     }
     double dens = mode == CUDA_BMM_BOOL ? 1.0 / (1.0 + __builtin_sqrt((double)k)) : 0.5;
@@ -284,8 +280,7 @@ static void check_vs_cpu(const char *what, const scheme *const *chain, int nl, i
     const char *names[4] = {NULL, NULL, NULL, NULL};
     if (!export_plan_init(&plan, chain, names, nl, boolean, err, sizeof err) ||
         !export_plan_size(&plan, (uint64_t)n, (uint64_t)k, (uint64_t)p, err, sizeof err)) {
-        printf("FAIL %s: plan: %s\n", what, err);
-        failed++;
+        gpu_check_fail("FAIL %s: plan: %s\n", what, err);
         return;
     }
     rt_matrix *A = rt_matrix_new((uint64_t)n, (uint64_t)k), *B = rt_matrix_new((uint64_t)k, (uint64_t)p),
@@ -310,8 +305,7 @@ static void check_vs_cpu(const char *what, const scheme *const *chain, int nl, i
     for (uint64_t i = 0; i < G->rows * G->stride; i++) G->w[i] = rnd(); /* poison */
     rt_status s = rt_execute(&plan, A, B, C, 0, 0, NULL, err, sizeof err);
     if (s != RT_OK) {
-        printf("FAIL %s: CPU executor: %s\n", what, err);
-        failed++;
+        gpu_check_fail("FAIL %s: CPU executor: %s\n", what, err);
         goto out;
     }
     cuda_rt_level lv[EXPORT_PLAN_MAX_LEVELS];
@@ -325,17 +319,15 @@ static void check_vs_cpu(const char *what, const scheme *const *chain, int nl, i
                               (size_t)A->stride, B->w, (size_t)B->stride, G->w, (size_t)G->stride, 0, NULL,
                               err, sizeof err);
     if (rc) {
-        printf("FAIL %s: GPU executor rc %d: %s\n", what, rc, err);
-        failed++;
+        gpu_check_fail("FAIL %s: GPU executor rc %d: %s\n", what, rc, err);
         goto out;
     }
     rt_diff d;
     rt_matrix_compare(C, G, &d);
     if (!d.equal) {
-        printf("FAIL %s %lldx%lldx%lld: GPU and CPU executors differ in %" PRIu64 " entries, first (%" PRIu64
-               ",%" PRIu64 ") (seed %" PRIu64 ")\n",
-               what, n, k, p, d.count, d.first_row, d.first_col, g_seed);
-        failed++;
+        gpu_check_fail("FAIL %s %lldx%lldx%lld: GPU and CPU executors differ in %" PRIu64 " entries, first (%" PRIu64
+                       ",%" PRIu64 ") (seed %" PRIu64 ")\n",
+                       what, n, k, p, d.count, d.first_row, d.first_col, g_seed);
     } else {
         passed++;
     }
@@ -353,8 +345,7 @@ static void check_host(const char *what, const scheme *const *chain, int nl, int
     export_plan plan;
     if (!export_plan_init(&plan, chain, NULL, nl, boolean, err, sizeof err) ||
         !export_plan_size(&plan, (uint64_t)n, (uint64_t)k, (uint64_t)p, err, sizeof err)) {
-        printf("FAIL %s: plan: %s\n", what, err);
-        failed++;
+        gpu_check_fail("FAIL %s: plan: %s\n", what, err);
         return;
     }
     rt_matrix *A = rt_matrix_new((uint64_t)n, (uint64_t)k), *B = rt_matrix_new((uint64_t)k, (uint64_t)p),
@@ -379,26 +370,21 @@ static void check_host(const char *what, const scheme *const *chain, int nl, int
     rt_host_split sp;
     rt_status s = rt_execute(&plan, A, B, C, 0, 0, NULL, err, sizeof err);
     if (s != RT_OK) {
-        printf("FAIL %s: CPU executor: %s\n", what, err);
-        failed++;
+        gpu_check_fail("FAIL %s: CPU executor: %s\n", what, err);
     } else if ((s = rt_host_choose(&plan, &cfg, &sp, err, sizeof err)) != RT_OK) {
-        printf("FAIL %s: rt_host_choose: %s\n", what, err);
-        failed++;
+        gpu_check_fail("FAIL %s: rt_host_choose: %s\n", what, err);
     } else if (sp.in_core) {
-        printf("FAIL %s: the device limit did not force subproblems\n", what);
-        failed++;
+        gpu_check_fail("FAIL %s: the device limit did not force subproblems\n", what);
     } else if ((s = rt_host_execute(&plan, &sp, &cfg, A, B, G, NULL, err, sizeof err)) != RT_OK) {
-        printf("FAIL %s: rt_host_execute: %s\n", what, err);
-        failed++;
+        gpu_check_fail("FAIL %s: rt_host_execute: %s\n", what, err);
     } else {
         rt_diff d;
         rt_matrix_compare(C, G, &d);
         char desc[256];
         if (!d.equal) {
-            printf("FAIL %s %lldx%lldx%lld (%s): host layer and CPU executor differ in %" PRIu64
-                   " entries (seed %" PRIu64 ")\n", what, n, k, p, rt_host_describe(&sp, desc, sizeof desc), d.count,
-                   g_seed);
-            failed++;
+            gpu_check_fail("FAIL %s %lldx%lldx%lld (%s): host layer and CPU executor differ in %" PRIu64
+                           " entries (seed %" PRIu64 ")\n",
+                           what, n, k, p, rt_host_describe(&sp, desc, sizeof desc), d.count, g_seed);
         } else {
             passed++;
         }
@@ -412,8 +398,7 @@ static void expect_rc(const char *what, int got, int want)
     if (got == want) {
         passed++;
     } else {
-        printf("FAIL %s: rc %d, expected %d\n", what, got, want);
-        failed++;
+        gpu_check_fail("FAIL %s: rc %d, expected %d\n", what, got, want);
     }
 }
 
