@@ -247,6 +247,10 @@ bool search_params_check(const search_params *p, char *err, size_t errlen)
     if (p->plus_tabu && p->symmetry != SCHEME_SYM_NONE)
         return scheme_fail(err, errlen, "--plus-tabu: only the plain walk has it, over GF(2) and over Z (drop "
                                         "--symmetry)");
+    if (p->plus_hold > 0 && ((p->symmetry == SCHEME_SYM_NONE && p->ring != SCHEME_RING_F2) ||
+                             p->symmetry == SCHEME_SYM_T2 || (p->symmetry != SCHEME_SYM_NONE && p->gen_max > 1)))
+        return scheme_fail(err, errlen, "--plus-hold: the plain walk over GF(2) and the c3 and c3xc2 walks with "
+                                        "gen-max 1 have it (not the plain walk over Z, t2, or a reduction search)");
     if (p->lookahead > 0 && (p->ring != SCHEME_RING_F2 || p->symmetry != SCHEME_SYM_NONE))
         return scheme_fail(err, errlen, "--lookahead: only the plain walk over GF(2) has it (drop --ring z "
                                         "and --symmetry)");

@@ -224,6 +224,10 @@ typedef struct search_params {
     int plus_tabu;         /* 1: after a plus transition the plain CPU walk takes no flip of its two
                               roads back until the rank changes (docs/search.md, "Why plus
                               transitions come back"); 0: off */
+    uint64_t plus_hold;    /* N > 0: the N flips after a plus transition make no reduction, a flip
+                              that would make one drawn again (the plain CPU walk over GF(2), the
+                              symmetric walks with gen_max 1; docs/search.md, "The plus hold");
+                              0: off */
     int symmetry;          /* scheme_symmetry: walk among invariant schemes (docs/search.md,
                               "Symmetric walks"); SCHEME_SYM_NONE: the plain walk */
     search_cubes cubes;    /* the symmetric start's diagonal cubes */
@@ -544,6 +548,10 @@ typedef struct search_walker_stats {
     uint64_t lookahead;    /* flips the lookahead chose (search_params.lookahead) */
     uint64_t tabu;         /* draws (and the lookahead's candidates) the plus tabu refused
                               (search_params.plus_tabu) */
+    uint64_t held;         /* draws the plus hold refused, each a flip that would have reduced
+                              (search_params.plus_hold) */
+    uint64_t hold_reduced; /* flips that reduced while a hold refused reductions (a bug: must
+                              stay 0) */
     uint64_t skipped;      /* checks a flip makes needless, skipped: the dependence check of the
                               bucket it flips in, every work item of an undone flip (the plain
                               walker over GF(2); docs/search.md, "The walker") */

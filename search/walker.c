@@ -373,6 +373,7 @@ search_walker *search_walker_new(const scheme *start, const search_params *p, ui
     w->lookahead = p->lookahead;
     w->plus_tabu = p->plus_tabu != 0;
     w->tabu_rank = -1;
+    w->plus_hold = p->plus_hold;
     w->L = p->plateau ? p->plateau : 1;
     w->Lmin = p->plateau_min ? p->plateau_min : w->L;
     w->Lmax = p->plateau_max ? p->plateau_max : w->L;
@@ -445,6 +446,7 @@ bool walker_reset(search_walker *w, const scheme *s, bool reduced)
 {
     if (s->fmt.n != w->fmt.n || s->fmt.m != w->fmt.m || s->fmt.p != w->fmt.p)
         return false;
+    w->hold_left = 0;
     if (w->sym) {
         (void)reduced; /* the orbits are found anew, and reduced, at every reset */
         w->plateau_count = 0;
@@ -762,6 +764,21 @@ static void flip_biased(search_walker *w, int32_t s, int32_t u, int x)
     }
 }
 
+/* The plus hold (search_params.plus_hold; docs/search.md, "The plus
+ * hold"): while it lasts, a drawn flip that would reduce (flip_reduces,
+ * exact) is drawn again, up to 8 draws in all; false when every draw would
+ * have reduced. */
+static bool hold_draw(search_walker *w, int32_t *s, int32_t *u, int *x)
+{
+    for (int tries = 1;; tries++) {
+        if (!flip_reduces(w, *s, *u, *x))
+            return true;
+        w->st.held++;
+        if (tries == 8 || !walker_draw_pair_tabu(w, s, u, x))
+            return false;
+    }
+}
+
 bool search_walker_flip(search_walker *w)
 {
     if (w->sym)
@@ -786,22 +803,29 @@ bool search_walker_flip(search_walker *w)
             return true; /* only the roads back were drawn: the step passes */
     } else if (!walker_draw_pair_tabu(w, &s, &u, &x))
         return true;
+    const bool held = w->hold_left > 0;
+    if (held) {
+        w->hold_left--;
+        if (!hold_draw(w, &s, &u, &x))
+            return true; /* every draw would have reduced: the step passes */
+    }
+    const int before = w->rank;
     if (w->weight_bias > 0) {
         flip_biased(w, s, u, x);
-        return true;
+    } else {
+        /* The degree bias alone: made first and undone after, as before
+         * flip_biased (it undoes few flips, a few per cent: predicting D' for
+         * every flip cost more than the refusals saved, 0.93-0.96 times the
+         * speed on <5,5,5>; docs/search.md, "The walker"). */
+        const uint64_t d0 = w->degree_bias > 0 ? walker_degree(w) : 0;
+        w->st.flips++;
+        flip_apply(w, s, u, x);
+        if (w->degree_bias > 0 && w->rank == before && walker_bias_rejects(w, d0, walker_degree(w), 0)) {
+            flip_undo(w, s, u, x);
+            w->st.undone++;
+        }
     }
-    /* The degree bias alone: made first and undone after, as before
-     * flip_biased (it undoes few flips, a few per cent: predicting D' for
-     * every flip cost more than the refusals saved, 0.93-0.96 times the
-     * speed on <5,5,5>; docs/search.md, "The walker"). */
-    const uint64_t d0 = w->degree_bias > 0 ? walker_degree(w) : 0;
-    const int before = w->rank;
-    w->st.flips++;
-    flip_apply(w, s, u, x);
-    if (w->degree_bias > 0 && w->rank == before && walker_bias_rejects(w, d0, walker_degree(w), 0)) {
-        flip_undo(w, s, u, x);
-        w->st.undone++;
-    }
+    w->st.hold_reduced += held && w->rank < before;
     return true;
 }
 
@@ -878,12 +902,19 @@ bool walker_draw_pair_tabu(search_walker *w, int32_t *s, int32_t *u, int *x)
     return false;
 }
 
+static bool plain_plus(search_walker *w);
+
+/* A plus transition, and the hold after it (search_params.plus_hold). */
 bool search_walker_plus(search_walker *w)
 {
-    if (w->sym)
-        return sym_plus(w);
-    if (w->zw)
-        return z_plus(w);
+    const bool done = w->sym ? sym_plus(w) : w->zw ? z_plus(w) : plain_plus(w);
+    if (done)
+        w->hold_left = w->plus_hold;
+    return done;
+}
+
+static bool plain_plus(search_walker *w)
+{
     if (w->rank < 2 || w->rank >= w->cap)
         return false;
     for (int tries = 0; tries < 64; tries++) {
@@ -932,7 +963,9 @@ uint64_t search_walker_walk(search_walker *w, uint64_t n, int base, int stop_bel
             w->plateau_count = 0;
             if (w->rank < stop_below)
                 return done;
-        } else if (++w->plateau_count >= w->L) {
+        } else if (w->hold_left == 0 && ++w->plateau_count >= w->L) {
+            /* a plateau counts from the end of a plus hold, so that the walk
+             * descends from one plus before it takes the next */
             w->plateau_count = 0;
             if (w->plus_max > 0 && w->rank < base + w->plus_max && search_walker_plus(w) &&
                 w->rank < stop_below)

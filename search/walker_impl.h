@@ -114,6 +114,8 @@ struct search_walker {
                            this (-1: none) */
     int32_t tabu_s[2], tabu_u[2]; /* the unordered pairs of slots the tabu refuses to flip ... */
     int tabu_x[2];                /* ... at these positions */
+    uint64_t plus_hold;  /* search_params.plus_hold */
+    uint64_t hold_left;  /* flips left in which no reduction is taken (the plus hold) */
     uint64_t L, Lmin, Lmax;  /* adaptive plateau length and its bounds */
     uint64_t plateau_count;  /* flips since the rank last dropped or a plus */
 

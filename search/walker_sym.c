@@ -814,25 +814,84 @@ bool sym_flip_isolated(const search_walker *w)
     return true;
 }
 
+/* Two entries of distinct orbits in one bucket, uniformly; false when no
+ * bucket holds two orbits. */
+static bool draw_flip(sym_walk *s, search_walker *w, int32_t *a, int32_t *b)
+{
+    for (int tries = 0; tries < 64 && s->nM; tries++)
+        if (draw_pair(s, w, a, b))
+            return true;
+    /* the drawn pairs only met their own orbit: look at all of them */
+    if (!s->nM || sym_flip_isolated(w))
+        return false;
+    while (!draw_pair(s, w, a, b))
+        ;
+    return true;
+}
+
+/* The flip of entries a and b (not t2): representative o1 adds d1 to its
+ * factor q1, o2 adds d2 to q2. */
+typedef struct sym_flip_plan {
+    int32_t o1, o2;
+    int q1, q2;
+    uint64_t d1, d2;
+} sym_flip_plan;
+
+static void flip_plan(const sym_walk *s, int32_t a, int32_t b, sym_flip_plan *f)
+{
+    const int32_t o1 = a / s->ne, o2 = b / s->ne;
+    const int e1 = a % s->ne, e2 = b % s->ne;
+    /* (v, y1, z1), (v, y2, z2) -> (v, y1 + y2, z1), (v, y2, z2 + z1) (search_flip at A):
+     * entry e's image holds rep[(e + x) % 3] at x, reversed when e >= 3 */
+    const int p2 = (e2 + 1) % 3, p1 = (e1 + 2) % 3;
+    uint64_t y2 = s->rep[o2 * 3 + p2], z1 = s->rep[o1 * 3 + p1];
+    /* the reversed factors as the index holds them (rep_rev) */
+    if ((e1 >= 3) != (e2 >= 3)) {
+        y2 = rep_rev(s, o2, p2);
+        z1 = rep_rev(s, o1, p1);
+    }
+    /* a half orbit meets both images of a free one (orbit_kind): the sum */
+    const bool h1 = s->half[o1], h2 = s->half[o2];
+    if (h1 && !h2)
+        y2 = s->rep[o2 * 3 + p2] ^ rep_rev(s, o2, p2);
+    if (h2 && !h1)
+        z1 = s->rep[o1 * 3 + p1] ^ rep_rev(s, o1, p1);
+    f->o1 = o1, f->o2 = o2;
+    f->q1 = (e1 + 1) % 3, f->q2 = (e2 + 2) % 3;
+    f->d1 = y2, f->d2 = z1;
+}
+
+/* Whether orbit o with delta added to its factor q stops being a free orbit
+ * (orbit_xor_factor's test): the rank changes. */
+static bool change_leaves_free(const sym_walk *s, int32_t o, int q, uint64_t delta)
+{
+    uint64_t T[3] = {s->rep[o * 3], s->rep[o * 3 + 1], s->rep[o * 3 + 2]}, R[3] = {0, 0, 0};
+    T[q] ^= delta;
+    if (s->c2 && !s->half[o])
+        for (int x = 0; x < 3; x++)
+            R[x] = x == q ? rev(s, T[q]) : rep_rev(s, o, x);
+    return orbit_kind(s, T, R, s->half[o]) != ORBIT_FREE;
+}
+
+/* Whether the planned flip changes the rank: in a lazy walk (gen_max 1, the
+ * only one with the plus hold) a flip reduces exactly when a representative
+ * it changes gets a zero factor or a stabilizer (orbit_place). */
+static bool plan_reduces(const sym_walk *s, const sym_flip_plan *f)
+{
+    return change_leaves_free(s, f->o1, f->q1, f->d1) || change_leaves_free(s, f->o2, f->q2, f->d2);
+}
+
 bool sym_flip(search_walker *w)
 {
     sym_walk *s = w->sym;
     int32_t a = -1, b = -1;
-    bool found = false;
-    for (int tries = 0; tries < 64 && s->nM && !found; tries++)
-        found = draw_pair(s, w, &a, &b);
-    if (!found) {
-        /* the drawn pairs only met their own orbit: look at all of them */
-        if (!s->nM || sym_flip_isolated(w)) {
-            w->st.no_flip++;
-            return false;
-        }
-        while (!draw_pair(s, w, &a, &b))
-            ;
+    if (!draw_flip(s, w, &a, &b)) {
+        w->st.no_flip++;
+        return false;
     }
-    const int32_t o1 = a / s->ne, o2 = b / s->ne;
-    const int e1 = a % s->ne, e2 = b % s->ne;
     if (s->g == SCHEME_SYM_T2) {
+        const int32_t o1 = a / s->ne, o2 = b / s->ne;
+        const int e1 = a % s->ne, e2 = b % s->ne;
         /* the flip of the two images that share the factor at P (search_flip),
          * each new image taken back to its orbit's representative (t2 is an
          * involution); the images of the pair flip with them */
@@ -858,24 +917,26 @@ bool sym_flip(search_walker *w)
         process_work(w);
         return true;
     }
-    /* (v, y1, z1), (v, y2, z2) -> (v, y1 + y2, z1), (v, y2, z2 + z1) (search_flip at A):
-     * entry e's image holds rep[(e + x) % 3] at x, reversed when e >= 3 */
-    const int p2 = (e2 + 1) % 3, p1 = (e1 + 2) % 3;
-    uint64_t y2 = s->rep[o2 * 3 + p2], z1 = s->rep[o1 * 3 + p1];
-    /* the reversed factors as the index holds them (rep_rev) */
-    if ((e1 >= 3) != (e2 >= 3)) {
-        y2 = rep_rev(s, o2, p2);
-        z1 = rep_rev(s, o1, p1);
+    sym_flip_plan f;
+    flip_plan(s, a, b, &f);
+    /* the plus hold (search_params.plus_hold): a flip that would reduce is
+     * drawn again, up to 8 draws, then the step passes */
+    const bool held = w->hold_left > 0;
+    if (held) {
+        w->hold_left--;
+        for (int tries = 1; plan_reduces(s, &f); tries++) {
+            w->st.held++;
+            if (tries == 8 || !draw_flip(s, w, &a, &b))
+                return true;
+            flip_plan(s, a, b, &f);
+        }
     }
-    /* a half orbit meets both images of a free one (orbit_kind): the sum */
+    const int32_t o1 = f.o1, o2 = f.o2;
+    const int q1 = f.q1, q2 = f.q2;
+    const uint64_t y2 = f.d1, z1 = f.d2;
     const bool h1 = s->half[o1], h2 = s->half[o2];
-    if (h1 && !h2)
-        y2 = s->rep[o2 * 3 + p2] ^ rep_rev(s, o2, p2);
-    if (h2 && !h1)
-        z1 = s->rep[o1 * 3 + p1] ^ rep_rev(s, o1, p1);
     const int before = w->rank;
     w->st.flips++;
-    const int q1 = (e1 + 1) % 3, q2 = (e2 + 2) % 3;
     const uint64_t r1 = s->rep[o1 * 3 + q1], r2 = s->rep[o2 * 3 + q2];
     orbit_xor_factor(w, o1, q1, y2);
     orbit_xor_factor(w, o2, q2, z1);
@@ -900,6 +961,7 @@ bool sym_flip(search_walker *w)
             }
         }
     }
+    w->st.hold_reduced += held && w->rank < before;
     return true;
 }
 

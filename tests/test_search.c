@@ -621,6 +621,129 @@ Test(search_walker, the_plus_tabu_refuses_the_two_roads_back, .timeout = 120)
     }
 }
 
+/* A start some way down for the plus hold: the plain walk's descended
+ * <3,3,3>, or a lazy symmetric walk's <4,4,4> from the default cubes. */
+static scheme *hold_start(scheme_symmetry g, uint64_t seed)
+{
+    if (g == SCHEME_SYM_NONE)
+        return descended((scheme_format){3, 3, 3}, SCHEME_RING_F2, seed, 200000);
+    search_params p = params_for((scheme_format){4, 4, 4});
+    p.symmetry = g;
+    p.gen_max = 1;
+    p.plus_max = 0;
+    char err[256];
+    search_cubes c = {0};
+    scheme *start = search_symmetric_start(p.fmt, g, &c, err, sizeof err);
+    cr_assert(start, "%s", err);
+    search_walker *w = search_walker_new(start, &p, seed, start->rank + 64);
+    cr_assert_not_null(w);
+    search_walker_walk(w, 20000, start->rank, 0);
+    scheme *s = search_walker_snapshot(w);
+    search_walker_free(w);
+    scheme_free(start);
+    return s;
+}
+
+/* Plus transitions from start, each followed by `hold` flips and then
+ * `after` more: how many trials saw the rank drop below the plus's within the
+ * first `hold` flips, and how many after them. */
+static void hold_trials(const scheme *start, scheme_symmetry g, double weight_bias, uint64_t plus_hold, int hold,
+                        int after, int trials, uint64_t seed, int *within, int *later, search_walker_stats *st)
+{
+    search_params p = params_for(start->fmt);
+    p.symmetry = g;
+    p.gen_max = g == SCHEME_SYM_NONE ? 2 : 1;
+    p.weight_bias = weight_bias;
+    p.plus_hold = plus_hold;
+    char err[256];
+    cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
+    search_walker *w = search_walker_new(start, &p, seed, start->rank + 64);
+    cr_assert_not_null(w);
+    *within = *later = 0;
+    for (int t = 0; t < trials; t++) {
+        cr_assert(search_walker_reset(w, start));
+        const int r0 = search_walker_rank(w);
+        if (!search_walker_plus(w) || search_walker_rank(w) <= r0)
+            continue;
+        const int r1 = search_walker_rank(w);
+        int low = r1;
+        for (int k = 0; k < hold; k++) {
+            search_walker_flip(w);
+            low = search_walker_rank(w) < low ? search_walker_rank(w) : low;
+        }
+        *within += low < r1;
+        cr_assert(search_walker_check(w, err, sizeof err), "trial %d: %s", t, err);
+        for (int k = 0; k < after && search_walker_rank(w) >= r1; k++)
+            search_walker_flip(w);
+        *later += low >= r1 && search_walker_rank(w) < r1;
+    }
+    search_walker_stats_get(w, st);
+    search_walker_free(w);
+}
+
+/* The plus hold (docs/search.md, "The plus hold"): for its N flips after a
+ * plus transition the rank never drops, where without it the same walks drop
+ * within as many flips now and then; once it ends the walk reduces again.
+ * The plain walk over GF(2) with and without the weight bias, and the lazy
+ * c3 and c3xc2 walks (each predicts a flip's reduction before making it). */
+Test(search_walker, the_plus_hold_takes_no_reduction_while_it_lasts, .timeout = 240)
+{
+    const uint64_t seed = tc_seed();
+    static const struct {
+        scheme_symmetry g;
+        double bias;
+    } cases[] = {{SCHEME_SYM_NONE, 0}, {SCHEME_SYM_NONE, 0.3}, {SCHEME_SYM_C3, 0}, {SCHEME_SYM_C3XC2, 0.1}};
+    const int hold = 300, after = 20000, trials = tc_scaled(300);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        scheme *start = hold_start(cases[i].g, seed + i);
+        int within_off, later_off, within_on, later_on;
+        search_walker_stats off, on;
+        hold_trials(start, cases[i].g, cases[i].bias, 0, hold, after, trials, seed + 7 + i, &within_off,
+                    &later_off, &off);
+        hold_trials(start, cases[i].g, cases[i].bias, (uint64_t)hold, hold, after, trials, seed + 7 + i,
+                    &within_on, &later_on, &on);
+        const char *name = scheme_symmetry_name(cases[i].g);
+        cr_assert_gt(within_off, 0, "%s B %g, rank %d: no walk dropped within %d flips of a plus without the hold "
+                     "(seed %llu)", name, cases[i].bias, start->rank, hold, (unsigned long long)seed);
+        cr_assert_eq(within_on, 0, "%s B %g, rank %d: %d walks dropped during the hold (seed %llu)", name,
+                     cases[i].bias, start->rank, within_on, (unsigned long long)seed);
+        cr_assert_gt(later_on, 0, "%s B %g, rank %d: no walk dropped after the hold ended (seed %llu)", name,
+                     cases[i].bias, start->rank, (unsigned long long)seed);
+        cr_assert_gt(on.held, 0u, "%s: the hold refused no draw (seed %llu)", name, (unsigned long long)seed);
+        cr_assert_eq(off.held, 0u);
+        cr_assert_eq(on.hold_reduced, 0u, "%s: %llu flips reduced during a hold (seed %llu)", name,
+                     (unsigned long long)on.hold_reduced, (unsigned long long)seed);
+        scheme_free(start);
+    }
+}
+
+/* A plateau counts from the end of a plus hold: with a plateau of 50 flips
+ * and a hold of 500, a walk takes no second plus transition during the hold,
+ * and takes one soon after it. */
+Test(search_walker, a_plateau_counts_from_the_end_of_the_plus_hold, .timeout = 60)
+{
+    const uint64_t seed = tc_seed();
+    scheme *start = hold_start(SCHEME_SYM_NONE, seed);
+    search_params p = params_for(start->fmt);
+    p.plus_max = 64;
+    p.plateau = p.plateau_min = p.plateau_max = 50;
+    p.plus_hold = 500;
+    search_walker *w = search_walker_new(start, &p, seed + 1, start->rank + 80);
+    cr_assert_not_null(w);
+    search_walker_stats st0, st1, st2;
+    cr_assert(search_walker_plus(w));
+    search_walker_stats_get(w, &st0);
+    search_walker_walk(w, 500, start->rank, 0);
+    search_walker_stats_get(w, &st1);
+    cr_assert_eq(st1.plus, st0.plus, "%llu plus transitions during the hold (seed %llu)",
+                 (unsigned long long)(st1.plus - st0.plus), (unsigned long long)seed);
+    search_walker_walk(w, 2000, start->rank, 0);
+    search_walker_stats_get(w, &st2);
+    cr_assert_gt(st2.plus, st1.plus, "no plus transition after the hold (seed %llu)", (unsigned long long)seed);
+    search_walker_free(w);
+    scheme_free(start);
+}
+
 Test(search_walker, long_walks_stay_valid, .timeout = 120)
 {
     uint64_t seed = tc_seed();
@@ -1541,6 +1664,27 @@ Test(search_misc, params_round_trip_and_errors)
     p.symmetry = SCHEME_SYM_T2;
     cr_assert_not(search_params_check(&p, err, sizeof err));
     cr_assert(strstr(err, "--plus-tabu: only the plain walk"), "%s", err);
+    /* the plus hold: the plain walk over GF(2), c3 and c3xc2 with gen-max 1 */
+    search_params_default(&p);
+    p.fmt = (scheme_format){3, 3, 3};
+    p.plus_hold = 1000;
+    cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
+    p.symmetry = SCHEME_SYM_C3XC2;
+    p.gen_max = 1;
+    cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
+    p.gen_max = 2;
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "--plus-hold: the plain walk over GF(2) and the c3 and c3xc2 walks"), "%s", err);
+    p.symmetry = SCHEME_SYM_NONE;
+    p.ring = SCHEME_RING_Z;
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "--plus-hold: the plain walk over GF(2)"), "%s", err);
+    p.ring = SCHEME_RING_F2;
+    p.fmt = (scheme_format){3, 4, 4};
+    p.symmetry = SCHEME_SYM_T2;
+    p.gen_max = 1;
+    cr_assert_not(search_params_check(&p, err, sizeof err));
+    cr_assert(strstr(err, "--plus-hold: the plain walk over GF(2)"), "%s", err);
     /* the weight bias: the plain walk, c3 or c3xc2, over GF(2) or Z; not t2 */
     search_params_default(&p);
     p.fmt = (scheme_format){3, 3, 3};

@@ -203,7 +203,7 @@ Test(session, an_option_the_backend_does_not_read_is_refused)
 {
     const char *dbp = tc_path_in("refused.db");
     static const char *cpu_only[] = {"--threads 2", "--batch 100", "--isolated-plus 1", "--lookahead 10",
-                                     "--plus-tabu 1"};
+                                     "--plus-tabu 1", "--plus-hold 1000"};
     static const char *gpu_only[] = {"--warps 32", "--rounds 2", "--launch-ms 50", "--devices 0,0", "--device 0",
                                      "--eager-gen 1"};
     for (size_t i = 0; i < sizeof gpu_only / sizeof *gpu_only; i++) {
