@@ -393,6 +393,20 @@ static void orbit_set(search_walker *w, int32_t o, const uint64_t T[3])
     set_rank(w);
 }
 
+/* Orbit o's representative T with delta added to its factor q, and R, its
+ * factors' involution images (orbit_kind's). */
+static void orbit_changed(const sym_walk *s, int32_t o, int q, uint64_t delta, uint64_t T[3], uint64_t R[3])
+{
+    for (int x = 0; x < 3; x++) {
+        T[x] = s->rep[o * 3 + x];
+        R[x] = 0;
+    }
+    T[q] ^= delta;
+    if (s->c2 && !s->half[o])
+        for (int x = 0; x < 3; x++)
+            R[x] = x == q ? rev(s, T[q]) : rep_rev(s, o, x);
+}
+
 /* Orbit o's representative with delta added to its factor q: a flip changes
  * one factor of each of its two representatives, so only the entries of that
  * factor move to another bucket (1 of 3 under C3, 2 of 6 under C3 x C2); an
@@ -400,11 +414,8 @@ static void orbit_set(search_walker *w, int32_t o, const uint64_t T[3])
 static void orbit_xor_factor(search_walker *w, int32_t o, int q, uint64_t delta)
 {
     sym_walk *s = w->sym;
-    uint64_t T[3] = {s->rep[o * 3], s->rep[o * 3 + 1], s->rep[o * 3 + 2]}, R[3] = {0, 0, 0};
-    T[q] ^= delta;
-    if (s->c2 && !s->half[o])
-        for (int x = 0; x < 3; x++)
-            R[x] = x == q ? rev(s, T[q]) : rep_rev(s, o, x);
+    uint64_t T[3], R[3];
+    orbit_changed(s, o, q, delta, T, R);
     if (s->g == SCHEME_SYM_T2 || orbit_kind(s, T, R, s->half[o]) != ORBIT_FREE) {
         orbit_set(w, o, T);
         return;
@@ -865,11 +876,8 @@ static void flip_plan(const sym_walk *s, int32_t a, int32_t b, sym_flip_plan *f)
  * (orbit_xor_factor's test): the rank changes. */
 static bool change_leaves_free(const sym_walk *s, int32_t o, int q, uint64_t delta)
 {
-    uint64_t T[3] = {s->rep[o * 3], s->rep[o * 3 + 1], s->rep[o * 3 + 2]}, R[3] = {0, 0, 0};
-    T[q] ^= delta;
-    if (s->c2 && !s->half[o])
-        for (int x = 0; x < 3; x++)
-            R[x] = x == q ? rev(s, T[q]) : rep_rev(s, o, x);
+    uint64_t T[3], R[3];
+    orbit_changed(s, o, q, delta, T, R);
     return orbit_kind(s, T, R, s->half[o]) != ORBIT_FREE;
 }
 
