@@ -647,12 +647,13 @@ static scheme *hold_start(scheme_symmetry g, uint64_t seed)
 /* Plus transitions from start, each followed by `hold` flips and then
  * `after` more: how many trials saw the rank drop below the plus's within the
  * first `hold` flips, and how many after them. */
-static void hold_trials(const scheme *start, scheme_symmetry g, double weight_bias, uint64_t plus_hold, int hold,
-                        int after, int trials, uint64_t seed, int *within, int *later, search_walker_stats *st)
+static void hold_trials(const scheme *start, scheme_symmetry g, int gen_max, double weight_bias, uint64_t plus_hold,
+                        int hold, int after, int trials, uint64_t seed, int *within, int *later,
+                        search_walker_stats *st)
 {
     search_params p = params_for(start->fmt);
     p.symmetry = g;
-    p.gen_max = g == SCHEME_SYM_NONE ? 2 : 1;
+    p.gen_max = gen_max;
     p.weight_bias = weight_bias;
     p.plus_hold = plus_hold;
     char err[256];
@@ -684,31 +685,40 @@ static void hold_trials(const scheme *start, scheme_symmetry g, double weight_bi
 /* The plus hold (docs/search.md, "The plus hold"): for its N flips after a
  * plus transition the rank never drops, where without it the same walks drop
  * within as many flips now and then; once it ends the walk reduces again.
- * The plain walk over GF(2) with and without the weight bias, and the lazy
- * c3 and c3xc2 walks (each predicts a flip's reduction before making it). */
+ * The plain walk over GF(2) with and without the weight bias, with pair
+ * reductions and with dependent sets of up to 5 terms, and the lazy c3 and
+ * c3xc2 walks (each predicts a flip's reduction before making it). */
 Test(search_walker, the_plus_hold_takes_no_reduction_while_it_lasts, .timeout = 240)
 {
     const uint64_t seed = tc_seed();
     static const struct {
         scheme_symmetry g;
+        int gen_max;
         double bias;
-    } cases[] = {{SCHEME_SYM_NONE, 0}, {SCHEME_SYM_NONE, 0.3}, {SCHEME_SYM_C3, 0}, {SCHEME_SYM_C3XC2, 0.1}};
+    } cases[] = {{SCHEME_SYM_NONE, 2, 0},
+                 {SCHEME_SYM_NONE, 2, 0.3},
+                 {SCHEME_SYM_NONE, 5, 0},
+                 {SCHEME_SYM_NONE, 5, 0.3},
+                 {SCHEME_SYM_C3, 1, 0},
+                 {SCHEME_SYM_C3XC2, 1, 0.1}};
     const int hold = 300, after = 20000, trials = tc_scaled(300);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         scheme *start = hold_start(cases[i].g, seed + i);
         int within_off, later_off, within_on, later_on;
         search_walker_stats off, on;
-        hold_trials(start, cases[i].g, cases[i].bias, 0, hold, after, trials, seed + 7 + i, &within_off,
-                    &later_off, &off);
-        hold_trials(start, cases[i].g, cases[i].bias, (uint64_t)hold, hold, after, trials, seed + 7 + i,
-                    &within_on, &later_on, &on);
+        hold_trials(start, cases[i].g, cases[i].gen_max, cases[i].bias, 0, hold, after, trials, seed + 7 + i,
+                    &within_off, &later_off, &off);
+        hold_trials(start, cases[i].g, cases[i].gen_max, cases[i].bias, (uint64_t)hold, hold, after, trials,
+                    seed + 7 + i, &within_on, &later_on, &on);
         const char *name = scheme_symmetry_name(cases[i].g);
-        cr_assert_gt(within_off, 0, "%s B %g, rank %d: no walk dropped within %d flips of a plus without the hold "
-                     "(seed %llu)", name, cases[i].bias, start->rank, hold, (unsigned long long)seed);
-        cr_assert_eq(within_on, 0, "%s B %g, rank %d: %d walks dropped during the hold (seed %llu)", name,
-                     cases[i].bias, start->rank, within_on, (unsigned long long)seed);
-        cr_assert_gt(later_on, 0, "%s B %g, rank %d: no walk dropped after the hold ended (seed %llu)", name,
-                     cases[i].bias, start->rank, (unsigned long long)seed);
+        cr_assert_gt(within_off, 0,
+                     "%s gen-max %d B %g, rank %d: no walk dropped within %d flips of a plus without the hold "
+                     "(seed %llu)",
+                     name, cases[i].gen_max, cases[i].bias, start->rank, hold, (unsigned long long)seed);
+        cr_assert_eq(within_on, 0, "%s gen-max %d B %g, rank %d: %d walks dropped during the hold (seed %llu)", name,
+                     cases[i].gen_max, cases[i].bias, start->rank, within_on, (unsigned long long)seed);
+        cr_assert_gt(later_on, 0, "%s gen-max %d B %g, rank %d: no walk dropped after the hold ended (seed %llu)",
+                     name, cases[i].gen_max, cases[i].bias, start->rank, (unsigned long long)seed);
         cr_assert_gt(on.held, 0u, "%s: the hold refused no draw (seed %llu)", name, (unsigned long long)seed);
         cr_assert_eq(off.held, 0u);
         cr_assert_eq(on.hold_reduced, 0u, "%s: %llu flips reduced during a hold (seed %llu)", name,
