@@ -735,8 +735,9 @@ static uint64_t flip_degree_after(const search_walker *w, uint64_t d0, int32_t s
  * check_skipped (tests) both answers of flip_reduces are checked against the
  * flip made: a refused flip is made anyway and must reduce nothing (one that
  * does is kept) and leave D' flips, a flip kept for its reduction must make
- * one; a wrong answer counts in st.skipped_found. */
-static void flip_biased(search_walker *w, int32_t s, int32_t u, int x)
+ * one; a wrong answer counts in st.skipped_found.  `cleared`: flip_reduces
+ * already said no (hold_draw), so a refused flip is not asked again. */
+static void flip_biased(search_walker *w, int32_t s, int32_t u, int x, bool cleared)
 {
     const int dw = flip_weight_added(w, s, u, x); /* called with the weight bias on */
     const uint64_t d0 = w->degree_bias > 0 ? walker_degree(w) : 0;
@@ -747,7 +748,7 @@ static void flip_biased(search_walker *w, int32_t s, int32_t u, int x)
         flip_apply(w, s, u, x); /* kept, whatever it reduces */
         return;
     }
-    if (flip_reduces(w, s, u, x)) {
+    if (!cleared && flip_reduces(w, s, u, x)) {
         flip_apply(w, s, u, x); /* kept for its reduction */
         if (w->check_skipped && w->rank == before)
             w->st.skipped_found++;
@@ -811,7 +812,7 @@ bool search_walker_flip(search_walker *w)
     }
     const int before = w->rank;
     if (w->weight_bias > 0) {
-        flip_biased(w, s, u, x);
+        flip_biased(w, s, u, x, held);
     } else {
         /* The degree bias alone: made first and undone after, as before
          * flip_biased (it undoes few flips, a few per cent: predicting D' for

@@ -660,6 +660,9 @@ static void hold_trials(const scheme *start, scheme_symmetry g, int gen_max, dou
     cr_assert(search_params_check(&p, err, sizeof err), "%s", err);
     search_walker *w = search_walker_new(start, &p, seed, start->rank + 64);
     cr_assert_not_null(w);
+    /* the plain walk checks every refusal of the weight bias, those the hold
+     * had cleared (not asked flip_reduces again) among them: st.skipped_found */
+    search_walker_check_skipped(w, g == SCHEME_SYM_NONE);
     *within = *later = 0;
     for (int t = 0; t < trials; t++) {
         cr_assert(search_walker_reset(w, start));
@@ -723,6 +726,13 @@ Test(search_walker, the_plus_hold_takes_no_reduction_while_it_lasts, .timeout = 
         cr_assert_eq(off.held, 0u);
         cr_assert_eq(on.hold_reduced, 0u, "%s: %llu flips reduced during a hold (seed %llu)", name,
                      (unsigned long long)on.hold_reduced, (unsigned long long)seed);
+        cr_assert_eq(on.skipped_found + off.skipped_found, 0u,
+                     "%s gen-max %d B %g: %llu refused flips reduced or changed D (seed %llu)", name, cases[i].gen_max,
+                     cases[i].bias, (unsigned long long)(on.skipped_found + off.skipped_found),
+                     (unsigned long long)seed);
+        if (cases[i].g == SCHEME_SYM_NONE && cases[i].bias > 0)
+            cr_assert_gt(on.unmade, 0u, "%s gen-max %d B %g: the bias refused nothing (seed %llu)", name,
+                         cases[i].gen_max, cases[i].bias, (unsigned long long)seed);
         scheme_free(start);
     }
 }
