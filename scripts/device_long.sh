@@ -32,7 +32,8 @@
 #                    each sees one GPU (CUDA_VISIBLE_DEVICES=GPU)
 #   add T JOB...     as start, beside the jobs already running (a GPU whose job
 #                    ended takes another; no build: the binary of the start)
-#   wait S           waits until every job has ended or S seconds have passed,
+#   wait S           waits until every job has ended or S seconds have passed
+#                    (exit 3 at once where no job is here: a fresh machine),
 #                    then prints each job's state and last lines
 #   collect          stores every job's log in $OUT/logs.tar.gz (JOB/log.txt)
 #                    and its store in $OUT/stores.tar.gz (JOB/store.db, with its
@@ -111,6 +112,13 @@ while [ $# -gt 0 ]; do
     ;;
   wait)
     S=$(secs "$1"); shift
+    # no job here: the machine is a fresh one (the last was released, its
+    # jobs with it, when a call came later than the idle release); say so at
+    # once rather than wait S seconds for nothing
+    if ! ls -d "$W"/*/ > /dev/null 2>&1; then
+      echo "no jobs under $W: this machine did not start them (the one that did was released); nothing to wait for"
+      exit 3
+    fi
     t0=$(date +%s)
     while [ $(( $(date +%s) - t0 )) -lt "$S" ]; do
       left=0
@@ -126,6 +134,7 @@ while [ $# -gt 0 ]; do
     done
     ;;
   collect)
+    ls -d "$W"/*/ > /dev/null 2>&1 || { echo "no jobs under $W: nothing to collect (the machine was released)"; exit 3; }
     # the stores in one archive: the device sends a limited number of files back.
     # A job still running holds its rows in the write-ahead log (store.db-wal,
     # docs/db.md): it goes with its store, or a store collected early is empty
