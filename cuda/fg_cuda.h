@@ -301,6 +301,10 @@ typedef struct cuda_walk_config {
                              factor where both are on (search_params.weight_bias); 0: off */
     float weight_bias_max; /* > weight_bias: warp k of n walks with cuda_walk_bias_at(weight_bias, this,
                               k, n) (search_params.weight_bias_max); 0: every warp weight_bias */
+    uint32_t plus_hold;   /* N > 0: the N flips after a plus transition make no reduction: a set
+                             with a dependent subset is passed over, a flip that would drop a term
+                             or make a pair sharing two factors is undone, eager_gen waits; the
+                             plateau counts from the hold's end (search_params.plus_hold); 0: off */
 } cuda_walk_config;
 
 /* The state of one walker at the end of a launch. */
@@ -320,6 +324,8 @@ typedef struct cuda_walk_warp {
     uint64_t undone;        /* flips undone by the degree or weight bias */
     uint32_t degree;        /* with the degree bias: D of the current scheme, 0 when not known */
     uint32_t plateau;       /* this walker's plateau (cuda_walk_config.plateau_min..max); 0: not yet set */
+    uint32_t hold_left;     /* flips left of the plus hold (cuda_walk_config.plus_hold) */
+    uint64_t held;          /* moves the hold refused: sets passed over, flips undone */
 } cuda_walk_warp;
 
 /* trace: a walker's last move, term indices as before the move. */
@@ -341,6 +347,8 @@ typedef struct cuda_walk_move {
     uint32_t gen_subset;
     int32_t rank_before;
     int32_t undone;     /* flip: undone by the degree bias (the scheme is as before) */
+    int32_t held;       /* flip: undone by the plus hold, since it would have reduced (a zero
+                           factor, or a pair sharing two factors); the scheme is as before */
     uint32_t degree;    /* with the degree bias: the walker's D after the step, 0 when not known */
 } cuda_walk_move;
 

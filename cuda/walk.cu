@@ -205,6 +205,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     p.degree_bias = cfg->degree_bias;
     p.weight_bias = cfg->weight_bias;
     p.weight_bias_max = cfg->weight_bias_max;
+    p.plus_hold = cfg->plus_hold;
     p.budget_ns = (uint64_t)cfg->launch_us * 1000u;
     w->pool_cap = cfg->pool_cap ? cfg->pool_cap : 256;
     w->cfg.pool_cap = w->pool_cap;

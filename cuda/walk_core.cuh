@@ -88,6 +88,7 @@ struct Params {
     float degree_bias;      /* B of search_params.degree_bias; 0: off (cuda_walk_config.degree_bias) */
     float weight_bias;      /* B_w of search_params.weight_bias; 0: off (cuda_walk_config.weight_bias) */
     float weight_bias_max;  /* > weight_bias: warp w of warps walks with cuda_walk_bias_at (walk_bias.h) */
+    uint32_t plus_hold;     /* flips after a plus that make no reduction (cuda_walk_config.plus_hold) */
 };
 
 static const uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
@@ -565,6 +566,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
     mv.npairs = 0;
     mv.ngen = 0;
     mv.undone = 0;
+    mv.held = 0;
     mv.degree = 0;
     int mixc = p.mix_every;
     uint32_t idle = 0; /* steps in a row that found no two terms sharing a factor */
@@ -582,6 +584,9 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
     uint32_t n_rej = 0;
     uint32_t nwalk = wsp->walks ? wsp->walks : 1; /* this is the walker's nwalk-th walk */
     uint32_t wlim = walk_limit(p, nwalk);
+    /* The plus hold (cuda_walk_config.plus_hold; docs/search.md, "The plus
+     * hold"): flips left in which nothing may reduce, from the last plus. */
+    uint32_t hold = wsp->hold_left, n_held = 0;
 
     /* The launch tail: steps cost more or less (1 to kFlipsPerStep flips, pair
      * checks, plus transitions), so a launch of equal step counts waits for its
@@ -598,7 +603,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
         ++n_steps;
         const uint64_t u = wr.next();
         const uint32_t ulo = (uint32_t)u, uhi = (uint32_t)(u >> 32);
-        if (trace) { mv.kind = CUDA_WALK_MOVE_NONE; mv.rank_before = R; mv.npairs = 0; mv.ngen = 0; mv.undone = 0; }
+        if (trace) { mv.kind = CUDA_WALK_MOVE_NONE; mv.rank_before = R; mv.npairs = 0; mv.ngen = 0; mv.undone = 0; mv.held = 0; }
 
         /* 0. a walk that went walk_len flips without a lower rank restarts from
          * a random scheme of the pool (Kauers-Moosbauer's level strategy; the
@@ -628,6 +633,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                 }
                 best = reported = R;
                 since = since_best = 0;
+                hold = 0;
                 dknown = false;
                 ++n_restart;
                 plateau = plateau_down(p, plateau);
@@ -685,6 +691,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
             ++n_plus;
             since = 0;
             idle = 0;
+            hold = p.plus_hold;
             dknown = false;
             continue;
         }
@@ -719,7 +726,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                 break;
         }
         if (!cand) {
-            ++since;
+            since += hold == 0; /* a plateau counts from the hold's end */
             ++idle;
             continue;
         }
@@ -767,10 +774,22 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                 }
             }
             const uint32_t dy = wp.ballot(ok && sy == 0), dz = wp.ballot(ok && sz == 0);
+            /* the hold passes over a set with a dependent subset: a set drawn
+             * counts one flip of it, so that a walker among such sets ends its
+             * hold all the same */
+            const bool holding = hold > 0;
+            if (holding) {
+                --hold;
+                if (dy | dz) {
+                    ++n_held;
+                    break;
+                }
+            }
 
             bool changed = false, dead = false;
             int la = 0, lb = 0;
             F ya0 = 0, zb0 = 0, fyb = 0, fza = 0; /* the degree bias: the flip's factors */
+            F hyb = 0, hza = 0;                   /* the hold's undo: the factors added */
             if (dy | dz) {
                 const int D = WK_FFS(dy | dz) - 1;
                 const bool byY = (dy >> D) & 1;
@@ -795,6 +814,8 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                 la = member_lane(Mr, a, rot2);
                 lb = member_lane(Mr, b, rot2);
                 const F yb = wp.shfl(myy, lb), za = wp.shfl(myz, la);
+                hyb = yb;
+                hza = za;
                 if (biased || wbiased) {
                     ya0 = wp.shfl(myy, la);
                     zb0 = wp.shfl(myz, lb);
@@ -825,6 +846,14 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                 st.set(j, t);
             }
 
+            /* a held flip that zeroes a factor is undone below (after step 6);
+             * none does while gen_max >= 2 (a zero factor needs y_a = y_b, a
+             * dependent pair the set's test found), but no path may reduce
+             * during a hold */
+            bool hold_undo = holding && wp.ballot(dead) != 0;
+            if (hold_undo)
+                dead = false;
+
             /* 5. drop terms with a zero factor, highest index first. */
             uint32_t deadm = wp.ballot(dead);
             while (deadm) {
@@ -838,9 +867,9 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
              * sharing two factors is reduced at once (as search_reduce_pair), so
              * that no pair reduction waits to be sampled.  Before the flip no pair
              * shared two factors (inductively), so only these two can. */
-            const bool eager = kEager && p.eager_gen && !(dy | dz) && p.gen_max >= 3;
+            const bool eager = kEager && p.eager_gen && !(dy | dz) && p.gen_max >= 3 && !holding;
             uint32_t em[4] = {0u, 0u, 0u, 0u}; /* step 7's buckets (eager_mask_add) */
-            if (p.check_pairs && !(dy | dz)) {
+            if (p.check_pairs && !(dy | dz) && !hold_undo) {
                 /* the two changed terms, from their lanes (written back above) */
                 int im[2];
                 im[0] = (int)wp.shfl32((uint32_t)myidx, la);
@@ -863,7 +892,9 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                         eager_mask_add(em, k, i < R, u, T[0], T[1], y, z);
                 }
                 int np = 0;
-                if (wp.ballot(hit)) {
+                if (holding && wp.ballot(hit)) {
+                    hold_undo = true; /* a pair would reduce: undone below */
+                } else if (wp.ballot(hit)) {
                     WK_UNROLL
                     for (int pass = 0; pass < 2; ++pass) {
                         F U[3] = {T[pass][0], T[pass][1], T[pass][2]};
@@ -901,6 +932,19 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                     }
                 }
                 if (trace) mv.npairs = np;
+            }
+            if (hold_undo) {
+                /* the flip is its own inverse: yb and za did not change */
+                if (lane == la) myy ^= hyb;
+                if (lane == lb) myz ^= hza;
+                if (lane == la || lane == lb) {
+                    put3(t, y, myy);
+                    put3(t, z, myz);
+                    st.set(j, t);
+                }
+                ++n_held;
+                if (trace) mv.held = 1;
+                break;
             }
             /* 7. with eager_gen, a flip that reduced nothing: the buckets of its two
              * terms, tested for dependent sets at once (eager_gen_term) */
@@ -977,7 +1021,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
         }
         const int removed_now = R0 - R;
         if (!removed_now) {
-            ++since;
+            since += hold == 0;
             continue;
         }
         n_removed += (uint32_t)removed_now;
@@ -1015,6 +1059,8 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
         o->undone += n_rej;
         o->degree = dknown ? dcur : 0;
         o->plateau = plateau;
+        o->hold_left = hold;
+        o->held += n_held;
         o->rng_lane = lr.s - lane_key(p.seed, w, lane);
         o->rng_warp = wr.s - warp_key(p.seed, w);
     }

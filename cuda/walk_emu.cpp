@@ -273,6 +273,7 @@ extern "C" int cuda_walk_create(const cuda_walk_config *cfg, cuda_walk **out, ch
     p.degree_bias = cfg->degree_bias;
     p.weight_bias = cfg->weight_bias;
     p.weight_bias_max = cfg->weight_bias_max;
+    p.plus_hold = cfg->plus_hold;
     p.budget_ns = (uint64_t)cfg->launch_us * 1000u;
     w->pool_cap = cfg->pool_cap ? cfg->pool_cap : 256;
     *out = w;
@@ -332,6 +333,7 @@ extern "C" int cuda_walk_launch(cuda_walk *w, uint32_t steps, char *err, size_t 
         s.since_drop = 0;
         s.since_best = 0;
         s.degree = 0;
+        s.hold_left = 0;
     }
     w->pending.clear();
     if (w->pool_pending) {

@@ -114,6 +114,7 @@ __global__ void walk_load_kernel(Params p, const int32_t *ids, const int32_t *ra
         s.since_drop = 0;
         s.since_best = 0;
         s.degree = 0;
+        s.hold_left = 0;
         p.state[w] = s;
     }
 }

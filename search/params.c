@@ -689,6 +689,11 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
         return scheme_fail(err, errlen, "--rounds: the GPU walk over Z does not use it (its kernels take no rounds)");
     if (b == SEARCH_BACKEND_GPU && c->p.symmetry != SCHEME_SYM_NONE && c->given[SEARCH_PARAM_ROUNDS])
         return scheme_fail(err, errlen, "--rounds: the symmetric GPU walk does not use it (one walker per warp or per thread)");
+    if (b == SEARCH_BACKEND_GPU && c->p.plus_hold > 0 && !search_gpu_walks_warp(&c->p))
+        return scheme_fail(err, errlen,
+                           "--plus-hold: the %s GPU walk does not have it (the plain walk over GF(2) does on the GPU; "
+                           "c3 and c3xc2 with gen-max 1 on the CPU: --backend cpu)",
+                           c->p.symmetry != SCHEME_SYM_NONE ? "symmetric" : "Z");
     if (b == SEARCH_BACKEND_GPU && c->given[SEARCH_PARAM_EAGER_GEN] && !search_gpu_walks_warp(&c->p))
         return scheme_fail(err, errlen,
                            "--eager-gen: the %s GPU walk does not use it (the plain walk over GF(2) does; "

@@ -362,6 +362,7 @@ static bool set_create(gpu_backend *g, gpu_set *s, int first_walker)
     cfg.degree_bias = (float)p->degree_bias;
     cfg.weight_bias = (float)p->weight_bias;
     cfg.weight_bias_max = (float)p->weight_bias_max;
+    cfg.plus_hold = p->plus_hold > 0xffffffffu ? 0xffffffffu : (uint32_t)p->plus_hold;
     if (timed_launches(o))
         cfg.launch_us = (uint32_t)(o->launch_ms * 1000);
     int rc = cuda_walk_create(&cfg, &s->w, err, sizeof err);

@@ -205,6 +205,16 @@ static bool bucket_dependent(const scheme_term *t, int r, int i, int bp, int q1,
     return search_find_dependent(v1, n) || (q2 >= 0 && search_find_dependent(v2, n));
 }
 
+/* Two of the r terms share two factors (search_reduce_pair would reduce them). */
+static bool has_pair(const scheme_term *t, int r)
+{
+    for (int i = 0; i < r; i++)
+        for (int j = i + 1; j < r; j++)
+            if ((t[i].f[0] == t[j].f[0]) + (t[i].f[1] == t[j].f[1]) + (t[i].f[2] == t[j].f[2]) >= 2)
+                return true;
+    return false;
+}
+
 /* What eager_gen_term (cuda/walk_core.cuh) tests for term i after a flip at x
  * changed its factor at cp: the bucket it joined at cp (both other positions)
  * and the one it stays in at o = 3 - x - cp (position cp).  Returns the
@@ -235,13 +245,21 @@ static int changed_bucket_dependent(const scheme_term *t, int r, int i, int x, i
  * buckets eager_gen_term tests
  * (changed_bucket_dependent); some such reductions must occur.  eager 2: the
  * same without the pair check (check_pairs 0: the kernel's own pass over the
- * slots finds the buckets). */
+ * slots finds the buckets).  hold > 0: the plus hold (cuda_walk_config.plus_hold)
+ * too: a walker's hold is `hold` after each plus transition; while one lasts no
+ * move reduces, a flip the hold undid (cuda_walk_move.held) must be one that
+ * reduces on the CPU (a zero factor, or a pair sharing two factors) and leave
+ * the scheme as it was, and eager_gen waits; both held flips and reductions
+ * after holds must occur. */
 static void t_trace_biased(const char *name, const scheme *start, int store, int launches, double bias, double wbias,
-                           double wbias_max, int eager)
+                           double wbias_max, int eager, uint32_t hold)
 {
     char tn[160], err[256];
     const bool biased = bias > 0 || wbias > 0 || wbias_max > 0;
-    if (eager)
+    if (hold)
+        snprintf(tn, sizeof tn, "trace %s (%s, plus hold %u%s%s)", name, store == CUDA_WALK_STORE_SMEM ? "smem" : "regs",
+                 hold, eager ? ", eager generalized reductions" : "", wbias > 0 ? ", weight bias" : "");
+    else if (eager)
         snprintf(tn, sizeof tn, "trace %s (%s, eager generalized reductions%s%s)", name,
                  store == CUDA_WALK_STORE_SMEM ? "smem" : "regs", wbias > 0 ? ", weight bias" : "",
                  eager == 2 ? ", no pair check" : "");
@@ -277,6 +295,7 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
     c.gen_max = 5;
     if (biased)
         c.plateau = 40; /* mostly flips: the test counts them */
+    c.plus_hold = hold;
     cuda_walk_info in;
     cuda_walk *w = open_walk(&c, tn, &in);
     if (!w)
@@ -291,6 +310,7 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
         prank[i] = start->rank;
     }
     long kinds[6] = {0}, exact = 0, moves = 0, npairs = 0, ngens = 0, eager_checked = 0;
+    long held_flips = 0, in_hold = 0, drops_after = 0; /* the plus hold's */
     tc_tally tl = {0};
     long degrees = 0;
     scheme_term *tmp = malloc((size_t)cap * sizeof *tmp);
@@ -312,6 +332,14 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
             scheme_term *t = prev + (size_t)i * cap;
             int r = prank[i];
             bool applied = true;
+            const bool holding = pst[i].hold_left > 0; /* a hold lasts at this step */
+            in_hold += holding;
+            if (mv->held && (!holding || mv->kind != CUDA_WALK_MOVE_FLIP || mv->npairs || mv->ngen || mv->undone)) {
+                snprintf(why, sizeof why, "walker %d launch %d: a held move %s", i, l,
+                         !holding ? "outside a hold" : "that is no plain flip");
+                ok = false;
+                break;
+            }
             if (mv->rank_before != r) {
                 snprintf(why, sizeof why, "walker %d launch %d: rank before %d, expected %d", i, l,
                          mv->rank_before, r);
@@ -353,8 +381,16 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
                                                       mv->gen_subset);
                     ngens++;
                 }
+                if (applied && mv->held) {
+                    /* the hold undid it: on the CPU it reduces */
+                    if (rf == r && !has_pair(tmp, rf)) {
+                        snprintf(why, sizeof why, "walker %d launch %d: the hold undid a flip that reduces nothing", i, l);
+                        ok = false;
+                    }
+                    held_flips++;
+                }
                 /* a flip that reduced nothing left nothing for eager_gen_term to reduce */
-                if (applied && eager && rf == r) {
+                if (applied && eager && rf == r && !holding) {
                     eager_checked++;
                     int bad;
                     if ((bad = changed_bucket_dependent(tmp, rf, mv->idx[mv->a], mv->x, mv->y)) >= 0 ||
@@ -364,7 +400,7 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
                         ok = false;
                     }
                 }
-                if (applied && biased && rf == r) {
+                if (applied && biased && rf == r && !mv->held) {
                     const uint64_t d1 = bias > 0 ? search_count_flips(tmp, rf) : 0;
                     const long dw = wb > 0 ? scheme_weight(start->fmt, tmp, rf) - w0 : 0;
                     double keep = 1;
@@ -388,7 +424,7 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
                 }
                 if (mv->undone)
                     tl.undone++; /* the scheme stays as it was */
-                else {
+                else if (!mv->held) {
                     memcpy(t, tmp, (size_t)rf * sizeof *tmp);
                     r = rf;
                 }
@@ -431,6 +467,20 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
                 }
                 degrees++;
             }
+            if (hold && holding && st->rank < prank[i]) {
+                snprintf(why, sizeof why, "walker %d launch %d: the rank fell from %d to %d during a hold (move %d)", i,
+                         l, prank[i], st->rank, mv->kind);
+                ok = false;
+                break;
+            }
+            if (hold && !holding && st->rank < prank[i] && pst[i].plus > 0)
+                drops_after++;
+            if (hold && mv->kind == CUDA_WALK_MOVE_PLUS && st->hold_left != hold) {
+                snprintf(why, sizeof why, "walker %d launch %d: a plus left a hold of %u, not %u", i, l, st->hold_left,
+                         hold);
+                ok = false;
+                break;
+            }
             if (st->rank > prank[i] && mv->kind != CUDA_WALK_MOVE_PLUS) {
                 snprintf(why, sizeof why, "walker %d: the rank rose without a plus transition", i);
                 ok = false;
@@ -458,6 +508,11 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
         ok = false;
         snprintf(why, sizeof why, "too few kinds of moves: %ld flips, %ld plus", kinds[1], kinds[3]);
     }
+    if (ok && hold && (!held_flips || !drops_after)) {
+        ok = false;
+        snprintf(why, sizeof why, "%ld held flips, %ld drops after a hold (%ld steps in holds): the test saw none",
+                 held_flips, drops_after, in_hold);
+    }
     if (ok && eager && (!ngens || !eager_checked)) {
         ok = false;
         snprintf(why, sizeof why, "%ld eager reductions, %ld flips checked: the test saw none", ngens, eager_checked);
@@ -472,6 +527,10 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
     }
     if (!ok)
         report(false, tn, "%s", why);
+    else if (hold)
+        report(true, tn, "%ld moves, %ld steps in holds, none reducing: %ld flips the hold undid (each reduces on "
+               "the CPU); %ld drops after holds, %ld plus",
+               moves, in_hold, held_flips, drops_after, kinds[3]);
     else if (eager)
         report(true, tn, "%ld moves: %ld flips (then %ld pair and %ld eager reductions; %ld flips that reduced "
                "nothing left no dependent set in their terms' buckets), %ld reductions, %ld plus",
@@ -492,7 +551,7 @@ static void t_trace_biased(const char *name, const scheme *start, int store, int
 
 static void t_trace(const char *name, const scheme *start, int store, int launches, double bias)
 {
-    t_trace_biased(name, start, store, launches, bias, 0, 0, 0);
+    t_trace_biased(name, start, store, launches, bias, 0, 0, 0, 0);
 }
 
 /* ---- walks: validity over many steps ------------------------------------ */
@@ -1289,16 +1348,20 @@ int main(void)
         /* the weight bias, alone on <3,3,3> and beside the degree bias on <4,4,4> */
         if (i == 2 || i == 4)
             t_trace_biased(name, s, i == 2 ? CUDA_WALK_STORE_SMEM : CUDA_WALK_STORE_REGS, ntrace * (i == 2 ? 20 : 5),
-                           i == 2 ? 0 : 2, i == 2 ? 0.5 : 0.3, 0, 0);
+                           i == 2 ? 0 : 2, i == 2 ? 0.5 : 0.3, 0, 0, 0);
         /* the weight bias spread over the walkers, 0.1 to 0.9 (walker i's own in the reference) */
         if (i == 2)
-            t_trace_biased(name, s, CUDA_WALK_STORE_REGS, ntrace * 20, 0, 0.1, 0.9, 0);
+            t_trace_biased(name, s, CUDA_WALK_STORE_REGS, ntrace * 20, 0, 0.1, 0.9, 0, 0);
         /* eager generalized reductions (--eager-gen), with and without the weight bias */
         if (i == 2 || i == 4)
             t_trace_biased(name, s, i == 2 ? CUDA_WALK_STORE_REGS : CUDA_WALK_STORE_SMEM, ntrace * (i == 2 ? 10 : 40), 0,
-                           i == 2 ? 0 : 0.3, 0, 1);
+                           i == 2 ? 0 : 0.3, 0, 1, 0);
         if (i == 2)
-            t_trace_biased(name, s, CUDA_WALK_STORE_SMEM, ntrace * 10, 0, 0, 0, 2);
+            t_trace_biased(name, s, CUDA_WALK_STORE_SMEM, ntrace * 10, 0, 0, 0, 2, 0);
+        /* the plus hold (--plus-hold), with eager reductions, and with the weight bias */
+        if (i == 2 || i == 4)
+            t_trace_biased(name, s, i == 2 ? CUDA_WALK_STORE_REGS : CUDA_WALK_STORE_SMEM, ntrace * 20, 0,
+                           i == 2 ? 0 : 0.3, 0, i == 2, 12);
         /* reductions must be taken: the rank falls (quick mode walks too little
          * for the larger formats, whose first reduction takes ~1e4 flips) */
         t_walks(name, s, 0, 256, 20000, 3, g_quick && s->rank > 27 ? 0 : s->rank, 0);

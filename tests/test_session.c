@@ -203,7 +203,7 @@ Test(session, an_option_the_backend_does_not_read_is_refused)
 {
     const char *dbp = tc_path_in("refused.db");
     static const char *cpu_only[] = {"--threads 2", "--batch 100", "--isolated-plus 1", "--lookahead 10",
-                                     "--plus-tabu 1", "--plus-hold 1000"};
+                                     "--plus-tabu 1"};
     static const char *gpu_only[] = {"--warps 32", "--rounds 2", "--launch-ms 50", "--devices 0,0", "--device 0",
                                      "--eager-gen 1"};
     for (size_t i = 0; i < sizeof gpu_only / sizeof *gpu_only; i++) {
@@ -219,6 +219,14 @@ Test(session, an_option_the_backend_does_not_read_is_refused)
         snprintf(name, sizeof name, "%.*s:", (int)strcspn(cpu_only[i], " "), cpu_only[i]);
         cr_assert(rc == 2 && strstr(g_out, name) && strstr(g_out, "the gpu backend does not use it (CPU only)"),
                   "%s on the GPU: exit %d:\n%s", cpu_only[i], rc, g_out);
+    }
+    /* the plus hold: the plain GPU walk over GF(2) has it, the symmetric and Z GPU walks not */
+    static const char *no_hold[] = {"--dims 3x3x3 --symmetry c3 --gen-max 1", "--dims 2x2x2 --ring z"};
+    static const char *which[] = {"the symmetric GPU walk does not have it", "the Z GPU walk does not have it"};
+    for (size_t i = 0; i < sizeof no_hold / sizeof *no_hold; i++) {
+        int rc = tc_run_cli("", OUT, "search %s --time 0.2s --backend gpu --plus-hold 1000 --db '%s'", no_hold[i], dbp);
+        cr_assert(rc == 2 && strstr(g_out, which[i]), "%s --plus-hold on the GPU: exit %d:\n%s", no_hold[i], rc,
+                  g_out);
     }
     int rc = tc_run_cli("", OUT, "sweep --dims-list 2x2x2 --time-per 0.1s --backend cpu --device 1 -q");
     cr_assert(rc == 2 && strstr(g_out, "--device:"), "sweep: exit %d:\n%s", rc, g_out);
