@@ -892,9 +892,10 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                         eager_mask_add(em, k, i < R, u, T[0], T[1], y, z);
                 }
                 int np = 0;
-                if (holding && wp.ballot(hit)) {
+                const bool any_hit = wp.ballot(hit) != 0;
+                if (holding && any_hit) {
                     hold_undo = true; /* a pair would reduce: undone below */
-                } else if (wp.ballot(hit)) {
+                } else if (any_hit) {
                     WK_UNROLL
                     for (int pass = 0; pass < 2; ++pass) {
                         F U[3] = {T[pass][0], T[pass][1], T[pass][2]};
