@@ -788,8 +788,8 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
 
             bool changed = false, dead = false;
             int la = 0, lb = 0;
-            F ya0 = 0, zb0 = 0, fyb = 0, fza = 0; /* the degree bias: the flip's factors */
-            F hyb = 0, hza = 0;                   /* the hold's undo: the factors added */
+            F ya0 = 0, zb0 = 0; /* the degree bias: the flip's factors before it */
+            F fyb = 0, fza = 0; /* the factors the flip added (an undo adds them again) */
             if (dy | dz) {
                 const int D = WK_FFS(dy | dz) - 1;
                 const bool byY = (dy >> D) & 1;
@@ -814,13 +814,11 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                 la = member_lane(Mr, a, rot2);
                 lb = member_lane(Mr, b, rot2);
                 const F yb = wp.shfl(myy, lb), za = wp.shfl(myz, la);
-                hyb = yb;
-                hza = za;
+                fyb = yb;
+                fza = za;
                 if (biased || wbiased) {
                     ya0 = wp.shfl(myy, la);
                     zb0 = wp.shfl(myz, lb);
-                    fyb = yb;
-                    fza = za;
                 }
                 if (mi == a) { myy ^= yb; changed = true; dead = myy == 0; }
                 if (mi == b) { myz ^= za; changed = true; dead = dead || myz == 0; }
@@ -832,6 +830,17 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
             ++n_flips;
             ++since_best;
             const int myidx = j * 32 + lane;
+            /* the flip is its own inverse: yb and za did not change (the hold's
+             * undo and the bias's) */
+            auto undo_flip = [&]() {
+                if (lane == la) myy ^= fyb;
+                if (lane == lb) myz ^= fza;
+                if (lane == la || lane == lb) {
+                    put3(t, y, myy);
+                    put3(t, z, myz);
+                    st.set(j, t);
+                }
+            };
             if (trace) {
                 mv.s = cnt;
                 WK_UNROLL
@@ -935,14 +944,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                 if (trace) mv.npairs = np;
             }
             if (hold_undo) {
-                /* the flip is its own inverse: yb and za did not change */
-                if (lane == la) myy ^= hyb;
-                if (lane == lb) myz ^= hza;
-                if (lane == la || lane == lb) {
-                    put3(t, y, myy);
-                    put3(t, z, myz);
-                    st.set(j, t);
-                }
+                undo_flip();
                 ++n_held;
                 if (trace) mv.held = 1;
                 break;
@@ -998,14 +1000,7 @@ WK_FN void walk_warp(const Params &p, S &st, W &wp, int w, bool wide_only = fals
                 if (test) {
                     const float draw = (float)(uint32_t)(wr.next() >> 40) * (1.0f / 16777216.0f);
                     if (draw >= keep) {
-                        /* the flip is its own inverse: yb and za did not change */
-                        if (lane == la) myy ^= fyb;
-                        if (lane == lb) myz ^= fza;
-                        if (lane == la || lane == lb) {
-                            put3(t, y, myy);
-                            put3(t, z, myz);
-                            st.set(j, t);
-                        }
+                        undo_flip();
                         dcur = d0;
                         ++n_rej;
                         if (trace) mv.undone = 1;
