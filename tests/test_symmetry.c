@@ -485,6 +485,84 @@ static void walk_and_check(scheme_format f, scheme_symmetry g, uint64_t seed, in
     scheme_free(start);
 }
 
+/* The reference where two orbits are equal as sets (the lazy walk keeps
+ * them until a flip joins two copies; a <7,7,7> c3xc2 walk of tests/gpu_sym.c
+ * met one): |G| flips on copies are recognised, between a copy and a third
+ * orbit and between the two copies, and a move one flip short is not. */
+static uint64_t sym_random_factor(uint64_t *st, int nn)
+{
+    uint64_t v;
+    do
+        v = scheme_splitmix64(st) & ((1ull << nn) - 1);
+    while (!v);
+    return v;
+}
+
+static void push_orbit(scheme *s, scheme_term t)
+{
+    for (int k = 0; k < 3; k++) {
+        const scheme_term u = scheme_symmetry_image(SCHEME_SYM_C3, s->fmt.n, t, k);
+        scheme_push(s, u.f[0], u.f[1], u.f[2]);
+    }
+}
+
+Test(symmetry, the_flip_reference_takes_copies_of_repeated_orbits)
+{
+    const uint64_t seed = tc_seed();
+    uint64_t st = seed;
+    const scheme_format f = {3, 3, 3};
+    for (int round = 0; round < 50; round++) {
+        uint64_t u = sym_random_factor(&st, 9), w, y1, y2, z1, z2;
+        do
+            w = sym_random_factor(&st, 9);
+        while (w == u);
+        do {
+            y1 = sym_random_factor(&st, 9);
+            y2 = sym_random_factor(&st, 9);
+            z1 = sym_random_factor(&st, 9);
+            z2 = sym_random_factor(&st, 9);
+        } while (y1 == y2 || z1 == z2);
+        /* a copy of t's orbit (second, written from the image of t) flips with s's */
+        const scheme_term t = {{u, y1, z1}}, s3 = {{u, y2, z2}};
+        scheme *before = scheme_new(f, SCHEME_RING_F2, 12);
+        push_orbit(before, t);
+        push_orbit(before, scheme_symmetry_image(SCHEME_SYM_C3, 3, t, 1));
+        push_orbit(before, s3);
+        cr_assert(sym_has_repeated_term(before), "seed %llu", (unsigned long long)seed);
+        scheme *after = scheme_clone(before), *short_one = scheme_clone(before);
+        for (int k = 0; k < 3; k++) {
+            const int x = (3 - k) % 3; /* u sits at position -k in the k-th image */
+            const int a = 3 + (k + 2) % 3; /* the second orbit starts at the image 1 */
+            cr_assert(after->terms[a].f[x] == after->terms[6 + k].f[x], "seed %llu k %d", (unsigned long long)seed, k);
+            cr_assert(search_flip(after->terms, &after->rank, a, 6 + k, x) && after->rank == 9);
+            if (k)
+                cr_assert(search_flip(short_one->terms, &short_one->rank, a, 6 + k, x) && short_one->rank == 9);
+        }
+        cr_assert(sym_is_flip_of(before, after, SCHEME_SYM_C3), "seed %llu round %d: a copy with a third orbit",
+                  (unsigned long long)seed, round);
+        cr_assert(!sym_is_flip_of(before, short_one, SCHEME_SYM_C3), "seed %llu round %d: two flips of three",
+                  (unsigned long long)seed, round);
+        scheme_free(before);
+        scheme_free(after);
+        scheme_free(short_one);
+
+        /* the two copies flip with each other: t = (u, u, w) and its image (u, w, u) share u */
+        const scheme_term c = {{u, u, w}};
+        before = scheme_new(f, SCHEME_RING_F2, 6);
+        push_orbit(before, c);
+        push_orbit(before, scheme_symmetry_image(SCHEME_SYM_C3, 3, c, 1));
+        after = scheme_clone(before);
+        /* pair k: the image k of the first copy (place k) and of the second (place 3 + k), sharing position -k */
+        for (int k = 0; k < 3; k++)
+            cr_assert(search_flip(after->terms, &after->rank, k, 3 + k, (3 - k) % 3) && after->rank == 6,
+                      "seed %llu k %d", (unsigned long long)seed, k);
+        cr_assert(sym_is_flip_of(before, after, SCHEME_SYM_C3), "seed %llu round %d: the two copies",
+                  (unsigned long long)seed, round);
+        scheme_free(before);
+        scheme_free(after);
+    }
+}
+
 Test(symmetry_walker, every_move_is_the_plain_moves_on_the_images, .timeout = 240)
 {
     const uint64_t seed = tc_seed();
