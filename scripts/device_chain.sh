@@ -2,8 +2,7 @@
 # A search longer than one device call, as a chain of calls that carry its pool
 # (docs/device.md, "Runs longer than one call"): each call builds (a warm
 # machine keeps the build), walks for TIME from the pool the last call left in
-# deps/chain/ (from the standard algorithm, or FIRST's words, when there is
-# none), and returns that call's pool as $OUT/chain.tgz with its store and log.
+# deps/chain/ (from ARGS's start when there is none), and returns that call's pool as $OUT/chain.tgz with its store and log.
 # Between calls, here:  rm -rf deps/chain && tar xzf FILES_AT/chain.tgz -C deps
 # Nothing lives on the machine between calls, so a call that finds a fresh
 # machine (the last one released) loses only the build, not the run: the
@@ -34,11 +33,15 @@ echo "== link $link, built in $(( $(date +%s) - t0 )) s; $(nvidia-smi --query-gp
   "$([ ${#from[@]} -gt 0 ] && echo "from the last link's $(ls /tmp/fgchain-in | wc -l) schemes" || echo "no pool yet: from the start")"
 rm -rf /tmp/fgchain && mkdir -p /tmp/fgchain
 read -r -a words <<< "$ARGS"
-# shellcheck disable=SC2086
 $F search "${words[@]}" "${from[@]}" --seed $(( ${SEED:-1} + link )) --time "${TIME:-520s}" --progress 60s \
   --db "$OUT/store.db" --pool-out /tmp/fgchain/chain --pool-keep "${KEEP:-1000}" > "$OUT/log.txt" 2>&1
 rc=$?
-echo "$link" > /tmp/fgchain/chain/link 2>/dev/null || { mkdir -p /tmp/fgchain/chain && echo "$link" > /tmp/fgchain/chain/link; }
+mkdir -p /tmp/fgchain/chain
+# a link that wrote no pool (it failed early) hands on the pool it started from
+if ! ls /tmp/fgchain/chain/*.txt > /dev/null 2>&1 && [ ${#from[@]} -gt 0 ]; then
+  cp /tmp/fgchain-in/*.txt /tmp/fgchain/chain/
+fi
+echo "$link" > /tmp/fgchain/chain/link
 tar czf "$OUT/chain.tgz" -C /tmp/fgchain chain
 grep -v '^\[' "$OUT/log.txt" | tail -16
 echo "== link $link: exit $rc; best at each progress row: $(grep -E '^ +[0-9]+:' "$OUT/log.txt" | awk '{printf "%s ", $4}');" \
