@@ -2,18 +2,45 @@
 # A search longer than one device call, as a chain of calls that carry its pool
 # (docs/device.md, "Runs longer than one call"): each call builds (a warm
 # machine keeps the build), walks for TIME from the pool the last call left in
-# deps/chain/ (from ARGS's start when there is none), and returns that call's pool as $OUT/chain.tgz with its store and log.
+# deps/chain/ (from ARGS's start when there is none), and returns that call's
+# pool as $OUT/chain.tgz with its store and log.
 # Between calls, here:  rm -rf deps/chain && tar xzf FILES_AT/chain.tgz -C deps
 # Nothing lives on the machine between calls, so a call that finds a fresh
 # machine (the last one released) loses only the build, not the run: the
 # walkers start again from the pool's schemes, fresh seeds (SEED + the link).
 #   OUT=$OUT ARGS="--dims 6x6x6 --backend gpu --plus-hold 200000 --target-rank 0" \
-#     [TIME=520s] [SEED=1] [KEEP=1000] [FG=path] bash scripts/device_chain.sh
+#     [TIME=520s] [CALL_S=600] [JOBS=K] [SEED=1] [KEEP=1000] [FG=path] bash scripts/device_chain.sh
+# CALL_S: the call's limit in seconds (the run tool's limit_s); the walk is cut
+#   to end 30 s before it, counting the build, so that a call never dies with
+#   its pool unwritten.
+# JOBS=K: K searches side by side, independent of one another: search j keeps
+#   its own pool in deps/chain/jNN, seed SEED + link*K + j, store
+#   $OUT/store-jNN.db, log $OUT/log-jNN.txt, KEEP (default 64) schemes.
+#   Islands of one search share their pool at the next link (a pool is read
+#   whole by --from), so separate walks across links need separate searches.
+#   JOB_ARGS="WORDS;WORDS;...": search j adds the (j mod count)-th WORDS to
+#   ARGS, e.g. "--weight-bias 0.2;--weight-bias 0.3" sets two values side by side.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 [ -n "${ARGS:-}" ] || { echo "ARGS is empty: the search's words (format, backend, options)"; exit 2; }
+seconds_of() {   # 520s, 520 or 9m -> seconds; empty on anything else
+  case "$1" in
+    *[!0-9sm]* | "" | s | m) ;;
+    *s) [[ ${1%s} =~ ^[0-9]+$ ]] && echo "${1%s}" ;;
+    *m) [[ ${1%m} =~ ^[0-9]+$ ]] && echo $(( ${1%m} * 60 )) ;;
+    *) [[ $1 =~ ^[0-9]+$ ]] && echo "$1" ;;
+  esac
+}
+want_s=$(seconds_of "${TIME:-520s}")
+[ -n "$want_s" ] || { echo "TIME=${TIME:-} is not a duration (520s, 520 or 9m)"; exit 2; }
+call_s=$(seconds_of "${CALL_S:-600}")
+[ -n "$call_s" ] || { echo "CALL_S=${CALL_S:-} is not a number of seconds"; exit 2; }
+jobs=${JOBS:-}
+if [ -n "$jobs" ] && ! [[ $jobs =~ ^[1-9][0-9]*$ && $jobs -le 99 ]]; then
+  echo "JOBS=$jobs is not a count of searches from 1 to 99"; exit 2
+fi
 t0=$(date +%s)
 F=${FG:-}   # FG=path: a flipgraph built already (no build; the check of this script here)
 if [ -z "$F" ]; then
@@ -21,29 +48,73 @@ if [ -z "$F" ]; then
   fg_build flipgraph || exit 2
   F=build-device/flipgraph
 fi
+built=$(( $(date +%s) - t0 ))
+walk_s=$want_s
+left=$(( call_s - built - 30 ))
+if [ "$left" -lt "$walk_s" ]; then
+  walk_s=$left
+  [ "$walk_s" -ge 20 ] || { echo "the build took $built s of CALL_S=$call_s: no time left to walk"; exit 2; }
+fi
+[ "$walk_s" -ge 1 ] || { echo "TIME=$TIME: a walk needs at least 1 s"; exit 2; }
 link=0
 [ -f deps/chain/link ] && link=$(( $(cat deps/chain/link) + 1 ))
-from=()
-if ls deps/chain/*.txt > /dev/null 2>&1; then
-  mkdir -p /tmp/fgchain-in && rm -f /tmp/fgchain-in/* && cp deps/chain/*.txt /tmp/fgchain-in/
-  from=(--from /tmp/fgchain-in)
-fi
-echo "== link $link, built in $(( $(date +%s) - t0 )) s; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1);" \
-  "$(date -u +%F); $($F version | head -1);" \
-  "$([ ${#from[@]} -gt 0 ] && echo "from the last link's $(ls /tmp/fgchain-in | wc -l) schemes" || echo "no pool yet: from the start")"
-rm -rf /tmp/fgchain && mkdir -p /tmp/fgchain
 read -r -a words <<< "$ARGS"
-$F search "${words[@]}" "${from[@]}" --seed $(( ${SEED:-1} + link )) --time "${TIME:-520s}" --progress 60s \
-  --db "$OUT/store.db" --pool-out /tmp/fgchain/chain --pool-keep "${KEEP:-1000}" > "$OUT/log.txt" 2>&1
-rc=$?
-mkdir -p /tmp/fgchain/chain
-# a link that wrote no pool (it failed early) hands on the pool it started from
-if ! ls /tmp/fgchain/chain/*.txt > /dev/null 2>&1 && [ ${#from[@]} -gt 0 ]; then
-  cp /tmp/fgchain-in/*.txt /tmp/fgchain/chain/
+IFS=';' read -r -a job_args <<< "${JOB_ARGS:-}"
+[ -z "${JOB_ARGS:-}" ] || [ -n "$jobs" ] || { echo "JOB_ARGS needs JOBS"; exit 2; }
+rm -rf /tmp/fgchain /tmp/fgchain-in && mkdir -p /tmp/fgchain/chain /tmp/fgchain-in
+echo "== link $link, built in $built s, walks $walk_s s (TIME ${want_s} s, CALL_S $call_s s);" \
+  "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1); $(date -u +%F); $($F version | head -1)"
+
+# one search: its pool dir in deps/chain ($1, "" for the chain's top), its
+# name in $OUT ($2: "" or -jNN), its seed ($3), schemes kept ($4), its own
+# words after ARGS ($5)
+one_search() {
+  local pool=$1 name=$2 seed=$3 keep=$4 from=() in=/tmp/fgchain-in/x$2 out=/tmp/fgchain/chain${1:+/$1} more=()
+  read -r -a more <<< "${5:-}"
+  mkdir -p "$in"
+  if ls deps/chain/${pool:+$pool/}*.txt > /dev/null 2>&1; then
+    cp deps/chain/${pool:+$pool/}*.txt "$in/"
+    from=(--from "$in")
+  fi
+  $F search "${words[@]}" "${more[@]}" "${from[@]}" --seed "$seed" --time "${walk_s}s" --progress 60s \
+    --db "$OUT/store$name.db" --pool-out "$out" --pool-keep "$keep" > "$OUT/log$name.txt" 2>&1
+  local rc=$?
+  mkdir -p "$out"
+  # a search that wrote no pool (it failed early) hands on the pool it started from
+  if ! ls "$out"/*.txt > /dev/null 2>&1 && [ ${#from[@]} -gt 0 ]; then cp "$in"/*.txt "$out/"; fi
+  echo "$rc" > "/tmp/fgchain-in/rc$name"
+}
+# the best rank of each progress row, then the run's last word on it
+best_ranks() {
+  grep -E '^ +[0-9]+:' "$1" | awk '{printf "%s ", $4}'
+  grep -E '^best rank [0-9]+ ' "$1" | tail -1 | awk '{printf "%s", $3}'
+}
+
+rc=0
+if [ -z "$jobs" ]; then
+  echo "== $(ls deps/chain/*.txt 2>/dev/null | wc -l) schemes from the last link"
+  one_search "" "" $(( ${SEED:-1} + link )) "${KEEP:-1000}"
+  rc=$(cat /tmp/fgchain-in/rc)
+  grep -v '^\[' "$OUT/log.txt" | tail -16
+  echo "== link $link: exit $rc; best at each progress row: $(best_ranks "$OUT/log.txt");" \
+    "pool out: $(ls /tmp/fgchain/chain | grep -c '\.txt$') schemes"
+else
+  for (( j = 0; j < jobs; j++ )); do
+    nn=$(printf 'j%02d' "$j")
+    extra=""
+    [ ${#job_args[@]} -gt 0 ] && extra=${job_args[$(( j % ${#job_args[@]} ))]}
+    one_search "$nn" "-$nn" $(( ${SEED:-1} + link * jobs + j )) "${KEEP:-64}" "$extra" &
+  done
+  wait
+  for (( j = 0; j < jobs; j++ )); do
+    nn=$(printf 'j%02d' "$j")
+    r=$(cat "/tmp/fgchain-in/rc-$nn" 2>/dev/null || echo 2)
+    [ "$r" = 0 ] || rc=$r
+    echo "== $nn${job_args:+ (${job_args[$(( j % ${#job_args[@]} ))]})}: exit $r; from $(ls deps/chain/$nn/*.txt 2>/dev/null | wc -l) schemes; best at each row: $(best_ranks "$OUT/log-$nn.txt");" \
+      "pool out: $(ls /tmp/fgchain/chain/$nn 2>/dev/null | grep -c '\.txt$')"
+  done
+  echo "== link $link: $jobs searches, exit $rc; best of each: $(for f in "$OUT"/log-j*.txt; do best_ranks "$f" | awk '{print $NF}'; done | sort -n | tr '\n' ' ')"
 fi
 echo "$link" > /tmp/fgchain/chain/link
 tar czf "$OUT/chain.tgz" -C /tmp/fgchain chain
-grep -v '^\[' "$OUT/log.txt" | tail -16
-echo "== link $link: exit $rc; best at each progress row: $(grep -E '^ +[0-9]+:' "$OUT/log.txt" | awk '{printf "%s ", $4}');" \
-  "pool out: $(ls /tmp/fgchain/chain | grep -c '\.txt$') schemes"
-exit $rc
+exit "$rc"
