@@ -15,7 +15,8 @@
 #   its pool unwritten.
 # JOBS=K: K searches side by side, independent of one another: search j keeps
 #   its own pool in deps/chain/jNN, seed SEED + link*K + j, store
-#   $OUT/store-jNN.db, log $OUT/log-jNN.txt, KEEP (default 64) schemes.
+#   store-jNN.db, log log-jNN.txt (both packed into $OUT/runs.tgz at the
+#   end, as the run tool returns few files), KEEP (default 64) schemes.
 #   Islands of one search share their pool at the next link (a pool is read
 #   whole by --from), so separate walks across links need separate searches.
 #   JOB_ARGS="WORDS;WORDS;...": search j adds the (j mod count)-th WORDS to
@@ -114,6 +115,9 @@ else
       "pool out: $(ls /tmp/fgchain/chain/$nn 2>/dev/null | grep -c '\.txt$')"
   done
   echo "== link $link: $jobs searches, exit $rc; best of each: $(for f in "$OUT"/log-j*.txt; do best_ranks "$f" | awk '{print $NF}'; done | sort -n | tr '\n' ' ')"
+  # The run tool brings back only a few files from $OUT, so the searches'
+  # logs and stores travel as one archive.
+  (cd "$OUT" && tar czf runs.tgz log-j*.txt store-j*.db) && rm -f "$OUT"/log-j*.txt "$OUT"/store-j*.db
 fi
 echo "$link" > /tmp/fgchain/chain/link
 tar czf "$OUT/chain.tgz" -C /tmp/fgchain chain
