@@ -1091,7 +1091,7 @@ static int search_body(int argc, char **argv)
             char a[32];
             rc = cli_error(CLI_USAGE, CMD,
                            "--until-record: no known %s record for %s (records.tsv lists the formats "
-                           "with every dimension <= 6, and <1,m,p>); give --target-rank instead",
+                           "with every dimension <= 6, those with a 7, and <1,m,p>); give --target-rank instead",
                            scheme_ring_name(cfg.p.ring), scheme_format_str(cfg.p.fmt, a));
             goto out;
         }

@@ -35,6 +35,10 @@
 #   wait S           waits until every job has ended or S seconds have passed
 #                    (exit 3 at once where no job is here: a fresh machine),
 #                    then prints each job's state and last lines
+#   SEED_DB=path     (environment) each job started by this call begins with a
+#                    copy of that store (carried in deps/, say): a search
+#                    --meta continues from the schemes there (docs/resize.md,
+#                    "The meta search", rule 7), --from-db sweeps start there
 #   collect          stores every job's log in $OUT/logs.tar.gz (JOB/log.txt)
 #                    and its store in $OUT/stores.tar.gz (JOB/store.db, with its
 #                    -wal where the job still runs), and each log as
@@ -57,6 +61,8 @@ mkdir -p "$OUT"
 W=/tmp/fglong
 B=build-device
 F=${FG:-$PWD/$B/flipgraph}   # FG=path: a flipgraph built already (no build)
+# before any build: a bad SEED_DB costs no device time
+[ -z "${SEED_DB:-}" ] || [ -f "$SEED_DB" ] || { echo "SEED_DB=$SEED_DB is not a file"; exit 2; }
 
 secs() { case $1 in *s) echo "${1%s}" ;; *m) echo $(( ${1%m} * 60 )) ;; *) echo "$1" ;; esac; }
 
@@ -87,6 +93,7 @@ while [ $# -gt 0 ]; do
       name=${kind}_s${seed}_g${gpu}
       d=$W/$name
       mkdir -p "$d"
+      [ -z "${SEED_DB:-}" ] || cp "$SEED_DB" "$d/store.db" || exit 2
       case $kind in
       meta) args=(search --meta --dims-range 2x2x2..5x5x5 --until-record --backend gpu --symmetry c3 --stall 20s) ;;
       metaz) args=(search --meta --dims-range 2x2x2..5x5x5 --until-record --backend gpu --ring z --stall 20s) ;;

@@ -785,8 +785,8 @@ Test(cli, records_match_records_tsv)
     cr_assert_geq(rows, 35, "records.tsv: only %d rows read", rows);
     /* outside the table: <1,m,p> is an outer product (rank m*p over every ring); others unknown */
     cr_assert_eq(search_record_rank_z((scheme_format){4, 1, 5}), 20);
-    cr_assert_eq(search_record_rank_z((scheme_format){7, 2, 2}), -1);
-    cr_assert(!search_record_uncertain((scheme_format){7, 2, 2}, SCHEME_RING_Z));
+    cr_assert_eq(search_record_rank_z((scheme_format){8, 2, 2}), -1);
+    cr_assert(!search_record_uncertain((scheme_format){8, 2, 2}, SCHEME_RING_Z));
 }
 
 /* ---- what `flipgraph search` prints while it runs ---- */
@@ -1087,8 +1087,8 @@ Test(cli, search_until_record)
     rc = tc_run_cli("", out, sizeof out, "search --dims 2x2x2 --target-rank 6 --time 0.2s -q --seed %llu", seed);
     CHECK(rc == 1 && strstr(out, "best rank 7 for <2,2,2>"), "exit %d:\n%s", rc, out);
     /* a format without a known record: exit 2, saying so, before any search */
-    rc = tc_run_cli("", out, sizeof out, "search --dims 7x2x2 --until-record --time 10s");
-    CHECK(rc == 2 && strstr(out, "--until-record: no known GF(2) record for <7,2,2>") && !strstr(out, "best rank"),
+    rc = tc_run_cli("", out, sizeof out, "search --dims 8x2x2 --until-record --time 10s");
+    CHECK(rc == 2 && strstr(out, "--until-record: no known GF(2) record for <8,2,2>") && !strstr(out, "best rank"),
           "exit %d:\n%s", rc, out);
     /* <1,m,p> has one (m*p): the start is already there */
     rc = tc_run_cli("", out, sizeof out, "search --dims 1x3x4 --until-record -q");

@@ -1600,7 +1600,9 @@ Test(search_misc, records_are_symmetric)
         cr_assert_eq(search_record_rank((scheme_format){d[perm[k][0]], d[perm[k][1]], d[perm[k][2]]}), 47);
     cr_assert_eq(search_record_rank((scheme_format){1, 4, 5}), 20);
     cr_assert_eq(search_record_rank((scheme_format){5, 1, 3}), 15);
-    cr_assert_eq(search_record_rank((scheme_format){7, 2, 2}), -1);
+    cr_assert_eq(search_record_rank((scheme_format){7, 4, 4}), 85);   /* the rows with a 7 */
+    cr_assert_eq(search_record_rank_z((scheme_format){7, 7, 7}), 250);
+    cr_assert_eq(search_record_rank((scheme_format){8, 2, 2}), -1);
 }
 
 Test(search_misc, params_round_trip_and_errors)
