@@ -21,9 +21,13 @@
 #   whole by --from), so separate walks across links need separate searches.
 #   JOB_ARGS="WORDS;WORDS;...": search j adds the (j mod count)-th WORDS to
 #   ARGS, e.g. "--weight-bias 0.2;--weight-bias 0.3" sets two values side by side.
+# CHAIN_DIR: where the last link's pools are read (default deps/chain); the
+#   call's own files live in a fresh folder under TMPDIR (default /tmp),
+#   removed at the end, so that tests/check_device_scripts.sh can run it.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 OUT=${OUT:-out}
+CH=${CHAIN_DIR:-deps/chain}   # the pools the last link left (deps/ travels with each call)
 mkdir -p "$OUT"
 [ -n "${ARGS:-}" ] || { echo "ARGS is empty: the search's words (format, backend, options)"; exit 2; }
 seconds_of() {   # 520s, 520 or 9m -> seconds; empty on anything else
@@ -58,23 +62,25 @@ if [ "$left" -lt "$walk_s" ]; then
 fi
 [ "$walk_s" -ge 1 ] || { echo "TIME=$TIME: a walk needs at least 1 s"; exit 2; }
 link=0
-[ -f deps/chain/link ] && link=$(( $(cat deps/chain/link) + 1 ))
+[ -f "$CH/link" ] && link=$(( $(cat "$CH/link") + 1 ))
 read -r -a words <<< "$ARGS"
 IFS=';' read -r -a job_args <<< "${JOB_ARGS:-}"
 [ -z "${JOB_ARGS:-}" ] || [ -n "$jobs" ] || { echo "JOB_ARGS needs JOBS"; exit 2; }
-rm -rf /tmp/fgchain /tmp/fgchain-in && mkdir -p /tmp/fgchain/chain /tmp/fgchain-in
+WK=$(mktemp -d "${TMPDIR:-/tmp}/fgchain.XXXXXX") || exit 2
+trap 'rm -rf "$WK"' EXIT
+mkdir -p "$WK/out/chain" "$WK/in"
 echo "== link $link, built in $built s, walks $walk_s s (TIME ${want_s} s, CALL_S $call_s s);" \
   "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1); $(date -u +%F); $($F version | head -1)"
 
-# one search: its pool dir in deps/chain ($1, "" for the chain's top), its
+# one search: its pool dir in $CH ($1, "" for the chain's top), its
 # name in $OUT ($2: "" or -jNN), its seed ($3), schemes kept ($4), its own
 # words after ARGS ($5)
 one_search() {
-  local pool=$1 name=$2 seed=$3 keep=$4 from=() in=/tmp/fgchain-in/x$2 out=/tmp/fgchain/chain${1:+/$1} more=()
+  local pool=$1 name=$2 seed=$3 keep=$4 from=() in=$WK/in/x$2 out=$WK/out/chain${1:+/$1} more=()
   read -r -a more <<< "${5:-}"
   mkdir -p "$in"
-  if ls deps/chain/${pool:+$pool/}*.txt > /dev/null 2>&1; then
-    cp deps/chain/${pool:+$pool/}*.txt "$in/"
+  if ls "$CH"/${pool:+$pool/}*.txt > /dev/null 2>&1; then
+    cp "$CH"/${pool:+$pool/}*.txt "$in/"
     from=(--from "$in")
   fi
   $F search "${words[@]}" "${more[@]}" "${from[@]}" --seed "$seed" --time "${walk_s}s" --progress 60s \
@@ -83,7 +89,7 @@ one_search() {
   mkdir -p "$out"
   # a search that wrote no pool (it failed early) hands on the pool it started from
   if ! ls "$out"/*.txt > /dev/null 2>&1 && [ ${#from[@]} -gt 0 ]; then cp "$in"/*.txt "$out/"; fi
-  echo "$rc" > "/tmp/fgchain-in/rc$name"
+  echo "$rc" > "$WK/in/rc$name"
 }
 # the best rank of each progress row, then the run's last word on it
 best_ranks() {
@@ -93,12 +99,12 @@ best_ranks() {
 
 rc=0
 if [ -z "$jobs" ]; then
-  echo "== $(ls deps/chain/*.txt 2>/dev/null | wc -l) schemes from the last link"
+  echo "== $(ls "$CH"/*.txt 2>/dev/null | wc -l) schemes from the last link"
   one_search "" "" $(( ${SEED:-1} + link )) "${KEEP:-1000}"
-  rc=$(cat /tmp/fgchain-in/rc)
+  rc=$(cat "$WK/in/rc")
   grep -v '^\[' "$OUT/log.txt" | tail -16
   echo "== link $link: exit $rc; best at each progress row: $(best_ranks "$OUT/log.txt");" \
-    "pool out: $(ls /tmp/fgchain/chain | grep -c '\.txt$') schemes"
+    "pool out: $(ls "$WK/out/chain" | grep -c '\.txt$') schemes"
 else
   for (( j = 0; j < jobs; j++ )); do
     nn=$(printf 'j%02d' "$j")
@@ -109,16 +115,16 @@ else
   wait
   for (( j = 0; j < jobs; j++ )); do
     nn=$(printf 'j%02d' "$j")
-    r=$(cat "/tmp/fgchain-in/rc-$nn" 2>/dev/null || echo 2)
+    r=$(cat "$WK/in/rc-$nn" 2>/dev/null || echo 2)
     [ "$r" = 0 ] || rc=$r
-    echo "== $nn${job_args:+ (${job_args[$(( j % ${#job_args[@]} ))]})}: exit $r; from $(ls deps/chain/$nn/*.txt 2>/dev/null | wc -l) schemes; best at each row: $(best_ranks "$OUT/log-$nn.txt");" \
-      "pool out: $(ls /tmp/fgchain/chain/$nn 2>/dev/null | grep -c '\.txt$')"
+    echo "== $nn${job_args:+ (${job_args[$(( j % ${#job_args[@]} ))]})}: exit $r; from $(ls "$CH"/$nn/*.txt 2>/dev/null | wc -l) schemes; best at each row: $(best_ranks "$OUT/log-$nn.txt");" \
+      "pool out: $(ls "$WK/out/chain/$nn" 2>/dev/null | grep -c '\.txt$')"
   done
   echo "== link $link: $jobs searches, exit $rc; best of each: $(for f in "$OUT"/log-j*.txt; do best_ranks "$f" | awk '{print $NF}'; done | sort -n | tr '\n' ' ')"
   # The run tool brings back only a few files from $OUT, so the searches'
   # logs and stores travel as one archive.
   (cd "$OUT" && tar czf runs.tgz log-j*.txt store-j*.db) && rm -f "$OUT"/log-j*.txt "$OUT"/store-j*.db
 fi
-echo "$link" > /tmp/fgchain/chain/link
-tar czf "$OUT/chain.tgz" -C /tmp/fgchain chain
+echo "$link" > "$WK/out/chain/link"
+tar czf "$OUT/chain.tgz" -C "$WK/out" chain
 exit "$rc"
