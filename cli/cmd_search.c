@@ -479,7 +479,7 @@ static void meta_usage(FILE *out)
 {
     fprintf(out,
 "usage: flipgraph search --meta --dims-range A..B [--until-record] [--time T] [--stall T]\n"
-"                        [--meta-drift D] [--meta-pool K] [--meta-stall-grow G] [--meta-fresh]\n"
+"                        [--meta-below K] [--meta-drift D] [--meta-pool K] [--meta-stall-grow G] [--meta-fresh]\n"
 "                        [--meta-neighbours] [--meta-detours off|best|fresh] [--meta-reach K]\n"
 "                        [--from FILE] [--db PATH] [--out DIR]\n"
 "                        [walk parameters] [-q] [-v]\n"
@@ -497,6 +497,9 @@ static void meta_usage(FILE *out)
 "  --until-record      end when every format is at its known record; the walk prefers\n"
 "                      formats that are not, and jumps to the nearest one when every\n"
 "                      neighbour is\n"
+"  --meta-below K      with --until-record: every format's goal is K below its record, so\n"
+"                      that a format at its record is walked on (legs aim at record - K;\n"
+"                      a sum or product at the record still starts a format): 1..100\n"
 "  --meta-drift D      the reset rule: 0..1000 (default 10; -1: never reset)\n"
 "  --meta-pool K       distinct schemes kept per format, 1..64 (default 16)\n"
 "  --meta-stall-grow G after each leg of a format that does not lower its best, that\n"
@@ -582,7 +585,9 @@ static void meta_leg_end(void *p, const search_meta_leg *l)
     }
     fprintf(stderr, "[leg %d] %s: best %d (start %d) in %.1f s, %s flips%s\n", l->index, scheme_format_str(l->fmt, fb),
             l->best_rank, l->start_rank, l->seconds, cli_fmt_si((double)l->flips, fl, sizeof fl),
-            l->record > 0 && l->best_rank > 0 && l->best_rank <= l->record ? ", record reached" : "");
+            l->record > 0 && l->best_rank > 0 && l->best_rank < l->record     ? ", BELOW THE RECORD"
+            : l->record > 0 && l->best_rank > 0 && l->best_rank == l->record ? ", record reached"
+                                                                              : "");
 }
 
 static bool parse_dims_range(const char *s, scheme_format *lo, scheme_format *hi, char *err, size_t errlen)
@@ -609,7 +614,7 @@ static int z_start(scheme **s, const char *path, bool quiet);
 static int cmd_search_meta(int argc, char **argv)
 {
     enum { M_META = 256, M_RANGE, M_UNTIL, M_DRIFT, M_POOL, M_GROW, M_FRESH, M_FROM, M_OUT, M_DB, M_HELP, M_NEIGH, M_DETOUR,
-           M_REACH };
+           M_REACH, M_BELOW };
     static const struct option own[] = {
         {"meta", no_argument, 0, M_META},         {"dims-range", required_argument, 0, M_RANGE},
         {"until-record", no_argument, 0, M_UNTIL}, {"meta-drift", required_argument, 0, M_DRIFT},
@@ -619,6 +624,7 @@ static int cmd_search_meta(int argc, char **argv)
         {"help", no_argument, 0, M_HELP},         {"meta-stall-grow", required_argument, 0, M_GROW},
         {"meta-fresh", no_argument, 0, M_FRESH}, {"meta-neighbours", no_argument, 0, M_NEIGH},
         {"meta-detours", required_argument, 0, M_DETOUR}, {"meta-reach", required_argument, 0, M_REACH},
+        {"meta-below", required_argument, 0, M_BELOW},
     };
     const size_t nown = sizeof own / sizeof *own;
     struct option longopts[sizeof own / sizeof *own + SEARCH_PARAM_COUNT + 1];
@@ -662,6 +668,11 @@ static int cmd_search_meta(int argc, char **argv)
             have_range = true;
             break;
         case M_UNTIL: mc.until_record = true; break;
+        case M_BELOW:
+            if (!cli_parse_long(optarg, 1, 100, &l))
+                return cli_error(CLI_USAGE, CMD, "--meta-below '%s': expected 1..100 (ranks below each record)", optarg);
+            mc.below = (int)l;
+            break;
         case M_DRIFT:
             if (!cli_parse_long(optarg, -1, 1000, &l))
                 return cli_error(CLI_USAGE, CMD, "--meta-drift '%s': expected -1..1000", optarg);
@@ -716,6 +727,8 @@ static int cmd_search_meta(int argc, char **argv)
         return cli_error(CLI_USAGE, CMD, "unexpected argument '%s' (flipgraph search --meta --help)", argv[optind]);
     if (!have_range)
         return cli_error(CLI_USAGE, CMD, "--meta needs --dims-range A..B, e.g. 2x2x2..5x5x5");
+    if (mc.below && !mc.until_record)
+        return cli_error(CLI_USAGE, CMD, "--meta-below needs --until-record (it moves the records the walk ends at)");
     scheme_format fl[512];
     int nf;
     if (!search_meta_formats(mc.lo, mc.hi, fl, &nf, 512))
@@ -801,7 +814,7 @@ static int cmd_search_meta(int argc, char **argv)
     }
     if (cfg.backend == SEARCH_BACKEND_GPU)
         cfg.gpu.verbose = verbose && !quiet;
-    char fa[32], fb[32], buf[512], dev[256] = "", reach[32] = "";
+    char fa[32], fb[32], buf[512], dev[256] = "", reach[32] = "", belowtxt[64] = "";
     if (cfg.backend == SEARCH_BACKEND_GPU)
         cuda_device_describe(dev, sizeof dev);
     if (!quiet) {
@@ -812,7 +825,7 @@ static int cmd_search_meta(int argc, char **argv)
                 scheme_ring_name(cfg.p.ring), nf, mc.leg_stall,
                 mc.leg_stall * (double)(1 << mc.stall_grow), mc.drift, mc.drift < 0 ? " (never reset)" : "", mc.pool,
                 mc.reach > 1 ? (snprintf(reach, sizeof reach, ", reach %d", mc.reach), reach) : "", cfg.p.seed,
-                mc.until_record ? ", until every record" : "",
+                !mc.until_record ? "" : mc.below ? (snprintf(belowtxt, sizeof belowtxt, ", until every format is %d below its record", mc.below), belowtxt) : ", until every record",
                 !mc.until_record || mc.detours == SEARCH_META_DETOURS_OFF ? ""
                 : mc.detours == SEARCH_META_DETOURS_BEST                 ? " (detours from the best)"
                                                                          : " (fresh detours)",
@@ -838,7 +851,7 @@ static int cmd_search_meta(int argc, char **argv)
     /* the table: every format of the range */
     printf("%-10s %6s %6s %6s %5s %7s %10s %11s  %s\n", "format", "start", "best", "record", "gap", "visits", "time",
            "flips", "status");
-    int missed = 0, held = 0;
+    int missed = 0, held = 0, below = 0;
     for (int i = 0; i < res.nformats; i++) {
         const search_meta_format *f = &res.formats[i];
         char gap[16] = "-", rec[16] = "?", sr[16] = "-", br[16] = "-", fl2[32];
@@ -857,6 +870,7 @@ static int cmd_search_meta(int argc, char **argv)
                              : f->best == f->record ? "record reached" : "above the record";
         if (!(f->best > 0 && f->record > 0 && f->best <= f->record))
             missed++;
+        below += f->best > 0 && f->record > 0 && f->best < f->record;
         printf("%-10s %6s %6s %6s %5s %7d %8.1f s %11s  %s\n", scheme_format_str(f->fmt, fa), sr, br, rec, gap,
                f->visits, f->seconds, cli_fmt_si((double)f->flips, fl2, sizeof fl2), status);
     }
@@ -866,8 +880,11 @@ static int cmd_search_meta(int argc, char **argv)
     char from_db[64] = "";
     if (res.stored > 0)
         snprintf(from_db, sizeof from_db, "; %d schemes from the store", res.stored);
-    printf("meta search: %d legs in %.1f s, %d resets, %d of %d formats at their record%s%s\n", res.legs, res.seconds,
-           res.resets, res.nformats - missed, res.nformats, from_db, res.interrupted ? "; interrupted" : "");
+    char below_n[64] = "";
+    if (mc.below) /* the goal of --meta-below: how many went under their record */
+        snprintf(below_n, sizeof below_n, ", %d of them below it", below);
+    printf("meta search: %d legs in %.1f s, %d resets, %d of %d formats at their record%s%s%s\n", res.legs, res.seconds,
+           res.resets, res.nformats - missed, res.nformats, below_n, from_db, res.interrupted ? "; interrupted" : "");
     fflush(stdout);
     if (rc == CLI_OK)
         rc = res.interrupted ? CLI_NEGATIVE : mc.until_record && !res.all_records ? CLI_NEGATIVE : CLI_OK;

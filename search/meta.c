@@ -31,7 +31,8 @@
 
 typedef struct meta_fmt {
     scheme_format f;
-    int record;
+    int record;    /* the goal: the published record less search_meta_config.below */
+    int published; /* the published record (records.tsv): what the legs and the table report */
     scheme *pool[META_POOL_MAX]; /* the lowest distinct schemes, by rank */
     uint64_t hash[META_POOL_MAX];
     int npool;
@@ -563,7 +564,9 @@ static void meta_combine(const meta_fmt *v, int n, int j, db *store, meta_factor
     scheme *c = meta_start_of(v, n, j, store, fac, true, 1, &o);
     if (!c || (*next && c->rank >= (*next)->rank)) {
         scheme_free(c);
-    } else if (v[j].record > 0 && c->rank <= v[j].record) {
+    } else if (v[j].published > 0 && c->rank <= v[j].published) {
+        /* at the published record a sum starts the format even when the goal is
+         * below it (--meta-below): no move starts lower */
         scheme_free(*next);
         *next = c;
         *moved = o;
@@ -698,6 +701,11 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         snprintf(out->msg, sizeof out->msg, "meta pool %d: expected 1..%d", mc->pool, META_POOL_MAX);
         return out->status;
     }
+    if (mc->below < 0 || mc->below > 100 || (mc->below && !mc->until_record)) {
+        snprintf(out->msg, sizeof out->msg, "meta below %d: expected 0..100, and above 0 only with until_record",
+                 mc->below);
+        return out->status;
+    }
     meta_fmt *v = calloc((size_t)n, sizeof *v);
     out->formats = calloc((size_t)n, sizeof *out->formats);
     if (!v || !out->formats) {
@@ -712,11 +720,15 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
     const scheme_ring ring = base->p.ring == SCHEME_RING_Z ? SCHEME_RING_Z : SCHEME_RING_F2;
     for (int i = 0; i < n; i++) {
         v[i].f = fl[i];
-        v[i].record = ring == SCHEME_RING_Z ? search_record_rank_z(fl[i]) : search_record_rank(fl[i]);
+        v[i].published = ring == SCHEME_RING_Z ? search_record_rank_z(fl[i]) : search_record_rank(fl[i]);
+        /* a goal below the record (--meta-below): the published schemes are
+         * where the rules above stop, and the aim beyond them is to go on */
+        v[i].record = mc->until_record && mc->below > 0 && v[i].published > mc->below ? v[i].published - mc->below
+                                                                                     : v[i].published;
         v[i].last_leg = v[i].improved_at = -1;
         v[i].detoured_for = -1;
         out->formats[i].fmt = fl[i];
-        out->formats[i].record = v[i].record;
+        out->formats[i].record = v[i].published;
         out->formats[i].best = -1;
         out->formats[i].start = -1;
     }
@@ -845,7 +857,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         if (detour)
             leg.detour_for = v[detour_for].f;
         leg.fmt = m->f;
-        leg.record = m->record;
+        leg.record = m->published;
         search_config cfg = *base;
         cfg.p.fmt = m->f;
         cfg.given[SEARCH_PARAM_DIMS] = true;

@@ -201,6 +201,9 @@ typedef struct search_meta_config {
                              holds it, up to this many steps away (the dimensions' differences
                              summed), where that is below its best; search --meta-reach; 0 or
                              1: the neighbours only */
+    int below;            /* with until_record: a format's goal is its record less this
+                             (search --meta-below), so that one at its record is walked on;
+                             0: the record */
 } search_meta_config;
 
 typedef struct search_meta_leg {

@@ -2067,7 +2067,7 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
         /* drift 0 also grows the stall of failing formats (up to 4x) */
         /* drift 1 also starts every moved leg from every visited neighbour's move */
         search_meta_config mc = {{2, 2, 2}, {2, 3, 4}, 0.2, drift, 4, drift == 1, drift == 0 ? 2 : 0, false, drift == 1,
-                                 drift ? SEARCH_META_DETOURS_FRESH : SEARCH_META_DETOURS_BEST, 1};
+                                 drift ? SEARCH_META_DETOURS_FRESH : SEARCH_META_DETOURS_BEST, 1, 0};
         static meta_log g;
         memset(&g, 0, sizeof g);
         search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
@@ -2188,7 +2188,7 @@ Test(resize_cli, meta_search_takes_detours_through_a_format_at_its_record, .time
         search_session *ss = session_open(dbp, &st, err, sizeof err);
         cr_assert_not_null(ss, "%s", err);
         search_config c = meta_cpu_config(g_seed + (uint64_t)on, 3);
-        search_meta_config mc = {{3, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, false, false, on, 1};
+        search_meta_config mc = {{3, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, false, false, on, 1, 0};
         static meta_log g;
         memset(&g, 0, sizeof g);
         search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
@@ -2265,7 +2265,7 @@ Test(resize_cli, meta_search_detours_go_where_they_did_best, .timeout = 120)
     search_session *ss = meta_store_of("detour-order.db", files, 3, &g);
     /* 8 s: about 60 legs on a 2-core box, room for a sanitizer build; 3 detours are enough */
     search_config c = meta_cpu_config(g_seed, 8);
-    search_meta_config mc = {{2, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH, 1};
+    search_meta_config mc = {{2, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH, 1, 0};
     search_meta_result res;
     meta_run_on(ss, &c, &mc, &g, &res);
     CHECK(res.nformats == 4 && res.stored == 3, "%d formats, %d from the store", res.nformats, res.stored);
@@ -2305,7 +2305,7 @@ Test(resize_cli, meta_search_detours_when_several_formats_are_stuck, .timeout = 
     search_session *ss = meta_store_of("stuck-two.db", files, 1, &g);
     /* 6 s: legs of 0.05 to 0.2 s, so dozens of legs even under a sanitizer */
     search_config c = meta_cpu_config(g_seed, 6);
-    search_meta_config mc = {{3, 3, 5}, {3, 5, 5}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH, 1};
+    search_meta_config mc = {{3, 3, 5}, {3, 5, 5}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH, 1, 0};
     search_meta_result res;
     meta_run_on(ss, &c, &mc, &g, &res);
     CHECK(res.nformats == 3 && res.stored == 1, "%d formats, %d from the store", res.nformats, res.stored);
@@ -2335,7 +2335,7 @@ Test(resize_cli, meta_search_fresh_starts_take_the_kind_that_did_best, .timeout 
     search_config c = meta_cpu_config(g_seed, 5);
     c.p.symmetry = SCHEME_SYM_C3;
     c.given[SEARCH_PARAM_SYMMETRY] = true;
-    search_meta_config mc = {{4, 4, 4}, {4, 4, 5}, 0.05, -1, 8, true, 2, false, false, SEARCH_META_DETOURS_FRESH, 1};
+    search_meta_config mc = {{4, 4, 4}, {4, 4, 5}, 0.05, -1, 8, true, 2, false, false, SEARCH_META_DETOURS_FRESH, 1, 0};
     search_meta_result res;
     search_status rs = meta_run_logged("fresh.db", &c, &mc, &g, &res);
     CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
@@ -2369,7 +2369,7 @@ Test(resize_cli, meta_search_fresh_turns_come_between_detours, .timeout = 120)
     search_config c = meta_cpu_config(g_seed, getenv("FLIPGRAPH_SANITIZED") ? 12 : 5);
     c.p.symmetry = SCHEME_SYM_C3;
     c.given[SEARCH_PARAM_SYMMETRY] = true;
-    search_meta_config mc = {{3, 4, 4}, {4, 4, 4}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH, 1};
+    search_meta_config mc = {{3, 4, 4}, {4, 4, 4}, 0.05, -1, 8, true, 2, true, false, SEARCH_META_DETOURS_FRESH, 1, 0};
     search_meta_result res;
     meta_run_on(ss, &c, &mc, &g, &res);
     CHECK(res.nformats == 2 && res.stored == 1, "%d formats, %d from the store", res.nformats, res.stored);
@@ -2399,7 +2399,7 @@ Test(resize_cli, meta_search_takes_news_from_any_neighbour, .timeout = 120)
      * another format than the leg before's (seeds 1-14); three times as long
      * under the sanitizers */
     search_config c = meta_cpu_config(g_seed, getenv("FLIPGRAPH_SANITIZED") ? 12 : 4);
-    search_meta_config mc = {{3, 3, 4}, {4, 4, 5}, 0.05, -1, 8, true, 2, false, false, SEARCH_META_DETOURS_FRESH, 1};
+    search_meta_config mc = {{3, 3, 4}, {4, 4, 5}, 0.05, -1, 8, true, 2, false, false, SEARCH_META_DETOURS_FRESH, 1, 0};
     search_meta_result res;
     search_status rs = meta_run_logged("news.db", &c, &mc, &g, &res);
     CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res.msg);
@@ -2530,7 +2530,7 @@ Test(resize_cli, meta_search_goes_on_from_the_store, .timeout = 300)
     char err[512];
     db_status st;
     search_config c = meta_cpu_config(g_seed, 0);
-    search_meta_config mc = {{2, 2, 2}, {2, 2, 3}, 0.2, 10, 4, true, 0, false, false, SEARCH_META_DETOURS_OFF, 1};
+    search_meta_config mc = {{2, 2, 2}, {2, 2, 3}, 0.2, 10, 4, true, 0, false, false, SEARCH_META_DETOURS_OFF, 1, 0};
     search_meta_result res;
 
     const char *pa = tc_path_in("meta-first.db");
@@ -2616,6 +2616,8 @@ Test(resize_cli, search_meta_until_record, .timeout = 300)
         "--meta --dims-range 2x2x2..3x3x3 --meta-stall-grow 11",
         "--meta --dims-range 2x2x2..3x3x3 --stall 0",
         "--meta --dims-range 2x2x2..3x3x3 --meta-detours on",  /* off, best or fresh */
+        "--meta --dims-range 2x2x2..3x3x3 --meta-below 1",    /* needs --until-record */
+        "--meta --dims-range 2x2x2..3x3x3 --until-record --meta-below 0", /* 1..100 */
         "--meta --mpi --dims-range 2x2x2..3x3x3",             /* not under MPI */
         "--meta --dims-range 2x2x2..2x2x3 --from DATA",       /* a <4,4,4> file outside the range */
     };
@@ -2628,6 +2630,42 @@ Test(resize_cli, search_meta_until_record, .timeout = 300)
         rc = tc_run_cli("", out, sizeof out, "search %s --threads 1 --time 1s", args);
         CHECK(rc == 2 && strstr(out, "flipgraph search:"), "search %s: exit %d, expected 2: %s", args, rc, out);
     }
+}
+
+/* search --meta --until-record --meta-below 1 over <2,2,2>..<2,2,3>: the same
+ * range --until-record alone ends once both formats reach their records (7
+ * and 11, proven optimal, so never below); with the goal one below them the
+ * walk goes on at the records until its time is up (exit 1, a goal missed),
+ * the legs aim below (their target), and the table and the legs still report
+ * the published records. */
+Test(resize_cli, meta_search_below_the_records_walks_on, .timeout = 120)
+{
+    char out[1 << 16];
+    int rc = tc_run_cli("", out, sizeof out,
+                        "search --meta --dims-range 2x2x2..2x2x3 --until-record --stall 1s --threads 1 --seed %llu "
+                        "--time 60s --db '%s'",
+                        g_seed, tc_path_in("below0.db"));
+    CHECK(rc == 0 && strstr(out, "2 of 2 formats at their record"), "seed %llu: exit %d: %s", g_seed, rc, out);
+    const char *end = strstr(out, "meta search: ");
+    int legs0 = end ? atoi(end + strlen("meta search: ")) : -1;
+    rc = tc_run_cli("", out, sizeof out,
+                    "search --meta --dims-range 2x2x2..2x2x3 --until-record --meta-below 1 --stall 1s --threads 1 "
+                    "--seed %llu --time 6s --db '%s'",
+                    g_seed, tc_path_in("below1.db"));
+    CHECK(rc == 1, "seed %llu: exit %d, expected 1 (no format below its record): %s", g_seed, rc, out);
+    CHECK(strstr(out, "until every format is 1 below its record"), "seed %llu: banner: %s", g_seed, out);
+    CHECK(strstr(out, "2 of 2 formats at their record, 0 of them below it"), "seed %llu: %s", g_seed, out);
+    CHECK(strstr(out, "<2,2,2>: best 7 ") && strstr(out, "record 7,"), "seed %llu: the published record: %s", g_seed,
+          out);
+    end = strstr(out, "meta search: ");
+    int legs1 = -1;
+    double secs1 = -1;
+    CHECK(end && sscanf(end, "meta search: %d legs in %lf s", &legs1, &secs1) == 2, "seed %llu: %s", g_seed, out);
+    CHECK(legs0 > 0 && legs1 >= 3 && secs1 >= 5.5,
+          "seed %llu: with the goal below the records %d legs in %.1f s (the time is 6 s); %d legs without", g_seed,
+          legs1, secs1, legs0);
+    /* a leg at a record walked on: a <2,2,2> leg that starts at 7 */
+    CHECK(strstr(out, "<2,2,2>: best 7 (start 7)"), "seed %llu: no leg walked on at the record: %s", g_seed, out);
 }
 
 /* SIGINT mid-leg: the leg's run is stored as interrupted, the table is
