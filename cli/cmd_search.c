@@ -583,11 +583,12 @@ static void meta_leg_end(void *p, const search_meta_leg *l)
                 cli_fmt_si((double)l->flips, fl, sizeof fl));
         return;
     }
+    const bool has_record = l->record > 0; /* best_rank > 0 here (returned above otherwise) */
     fprintf(stderr, "[leg %d] %s: best %d (start %d) in %.1f s, %s flips%s\n", l->index, scheme_format_str(l->fmt, fb),
             l->best_rank, l->start_rank, l->seconds, cli_fmt_si((double)l->flips, fl, sizeof fl),
-            l->record > 0 && l->best_rank > 0 && l->best_rank < l->record     ? ", BELOW THE RECORD"
-            : l->record > 0 && l->best_rank > 0 && l->best_rank == l->record ? ", record reached"
-                                                                              : "");
+            has_record && l->best_rank < l->record    ? ", BELOW THE RECORD"
+            : has_record && l->best_rank == l->record ? ", record reached"
+                                                      : "");
 }
 
 static bool parse_dims_range(const char *s, scheme_format *lo, scheme_format *hi, char *err, size_t errlen)
@@ -817,6 +818,13 @@ static int cmd_search_meta(int argc, char **argv)
     char fa[32], fb[32], buf[512], dev[256] = "", reach[32] = "", belowtxt[64] = "";
     if (cfg.backend == SEARCH_BACKEND_GPU)
         cuda_device_describe(dev, sizeof dev);
+    const char *until = "";
+    if (mc.until_record && mc.below) {
+        snprintf(belowtxt, sizeof belowtxt, ", until every format is %d below its record", mc.below);
+        until = belowtxt;
+    } else if (mc.until_record) {
+        until = ", until every record";
+    }
     if (!quiet) {
         fprintf(stderr, "%s\n", cli_build_info(buf, sizeof buf));
         fprintf(stderr, "search --meta %s..%s over %s: %d formats, legs end after %gs without a lower rank, "
@@ -825,7 +833,7 @@ static int cmd_search_meta(int argc, char **argv)
                 scheme_ring_name(cfg.p.ring), nf, mc.leg_stall,
                 mc.leg_stall * (double)(1 << mc.stall_grow), mc.drift, mc.drift < 0 ? " (never reset)" : "", mc.pool,
                 mc.reach > 1 ? (snprintf(reach, sizeof reach, ", reach %d", mc.reach), reach) : "", cfg.p.seed,
-                !mc.until_record ? "" : mc.below ? (snprintf(belowtxt, sizeof belowtxt, ", until every format is %d below its record", mc.below), belowtxt) : ", until every record",
+                until,
                 !mc.until_record || mc.detours == SEARCH_META_DETOURS_OFF ? ""
                 : mc.detours == SEARCH_META_DETOURS_BEST                 ? " (detours from the best)"
                                                                          : " (fresh detours)",

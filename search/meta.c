@@ -723,8 +723,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
         v[i].published = ring == SCHEME_RING_Z ? search_record_rank_z(fl[i]) : search_record_rank(fl[i]);
         /* a goal below the record (--meta-below): the published schemes are
          * where the rules above stop, and the aim beyond them is to go on */
-        v[i].record = mc->until_record && mc->below > 0 && v[i].published > mc->below ? v[i].published - mc->below
-                                                                                     : v[i].published;
+        v[i].record = v[i].published > mc->below ? v[i].published - mc->below : v[i].published;
         v[i].last_leg = v[i].improved_at = -1;
         v[i].detoured_for = -1;
         out->formats[i].fmt = fl[i];
