@@ -442,14 +442,21 @@ static void move_all(const scheme *s, scheme_format sf, scheme_format to, int64_
  * looked for.  Why: the meta walk over <2,2,2>..<6,6,6> entered <4,6,6>
  * before it had walked <2,3,3>, and <2,2,2>:7 times <2,3,3>:15 is <4,6,6>'s
  * record 105.  They only combine (no projection or extension from them) and
- * are not stored; over GF(2) only. */
+ * are not stored; over GF(2) only.
+ * With the store read (from_store: --db without --meta-fresh) the store's best
+ * GF(2) scheme of every format outside the range that is smaller than the
+ * range's largest (every dimension at least 2) joins them, verified, up to
+ * META_FACTOR_MAX in all.  Why: a range without <4,4,4> never started <4,4,7>
+ * at its record, the sum <4,4,4>:47 + <4,4,3>:38, though the store held both
+ * (bench/RESULTS.md, "The formats with a 7 over GF(2)"). */
 #define META_FACTOR_VOLUME 27
 #define META_FACTOR_FLIPS 2000000
-#define META_FACTOR_MAX 16
+#define META_FACTOR_MAX 64
 #define META_FACTOR_TRIES 8
 
 typedef struct meta_factors {
     bool built;
+    bool from_store; /* the store's bests outside the range join the factors */
     int n;
     scheme *s[META_FACTOR_MAX];
 } meta_factors;
@@ -487,7 +494,60 @@ static scheme *meta_factor_walk(scheme_format f, uint64_t *seed)
     return best;
 }
 
-static void meta_factors_build(meta_factors *fc, uint64_t seed)
+/* The store's formats with a GF(2) scheme, for meta_factors_from_store. */
+typedef struct store_formats {
+    int64_t id[META_FACTOR_MAX];
+    scheme_format f[META_FACTOR_MAX];
+    const meta_fmt *v;
+    int nv, n, volume;
+} store_formats;
+
+static int volume_of(scheme_format f) { return f.n * f.m * f.p; }
+
+static bool in_range(const meta_fmt *v, int n, scheme_format f)
+{
+    for (int q = 0; q < n; q++)
+        if (search_format_holds(v[q].f, f) && search_format_holds(f, v[q].f))
+            return true;
+    return false;
+}
+
+static bool take_format(void *ctx, const db_format_row *row)
+{
+    store_formats *sf = ctx;
+    const scheme_format f = row->fmt;
+    if (row->best_rank[SCHEME_RING_F2] > 0 && f.n >= 2 && f.m >= 2 && f.p >= 2 && volume_of(f) < sf->volume &&
+        !in_range(sf->v, sf->nv, f)) {
+        sf->id[sf->n] = row->best_id[SCHEME_RING_F2];
+        sf->f[sf->n++] = f;
+    }
+    return sf->n < META_FACTOR_MAX;
+}
+
+/* The store's best GF(2) scheme of each format outside the range and smaller
+ * than its largest, into fc (up to META_FACTOR_MAX in all; a scheme that does
+ * not load or verify is left out: the store's check reports it). */
+static void meta_factors_from_store(meta_factors *fc, db *store, const meta_fmt *v, int n)
+{
+    store_formats sf = {.v = v, .nv = n};
+    for (int q = 0; q < n; q++)
+        if (volume_of(v[q].f) > sf.volume)
+            sf.volume = volume_of(v[q].f);
+    char err[256];
+    if (db_formats(store, take_format, &sf, err, sizeof err) != DB_OK)
+        return;
+    for (int k = 0; k < sf.n && fc->n < META_FACTOR_MAX; k++) {
+        db_status st;
+        scheme *s = db_load_scheme(store, sf.id[k], &st, err, sizeof err);
+        verify_result vr;
+        if (s && s->ring == SCHEME_RING_F2 && verify_f2(s, &vr))
+            fc->s[fc->n++] = s;
+        else
+            scheme_free(s);
+    }
+}
+
+static void meta_factors_build(meta_factors *fc, uint64_t seed, db *store, const meta_fmt *v, int n)
 {
     fc->built = true;
     for (int a = 2; a * a * a <= META_FACTOR_VOLUME; a++)
@@ -501,6 +561,8 @@ static void meta_factors_build(meta_factors *fc, uint64_t seed)
                 else
                     scheme_free(s);
             }
+    if (fc->from_store && store)
+        meta_factors_from_store(fc, store, v, n);
 }
 
 static void meta_factors_free(meta_factors *fc)
@@ -536,7 +598,7 @@ static scheme *meta_start_of(const meta_fmt *v, int n, int j, db *store, const m
     memset(o, 0, sizeof *o);
     if (s) {
         char fb[32], fc[32];
-        o->parent = f1 < n ? stored_id(store, known[f1]) : 0;
+        o->parent = stored_id(store, known[f1]); /* a walked small factor: none */
         if (f2 >= 0)
             snprintf(o->how, sizeof o->how, "%s's best %s %s's", scheme_format_str(known[f1]->fmt, fb),
                      kind == SEARCH_META_SUM ? "plus" : "times", scheme_format_str(known[f2]->fmt, fc));
@@ -559,7 +621,7 @@ static void meta_combine(const meta_fmt *v, int n, int j, db *store, meta_factor
                          meta_origin *moved, scheme **side, meta_origin *side_o)
 {
     if (fac && !fac->built)
-        meta_factors_build(fac, seed);
+        meta_factors_build(fac, seed, store, v, n);
     meta_origin o;
     scheme *c = meta_start_of(v, n, j, store, fac, true, 1, &o);
     if (!c || (*next && c->rank >= (*next)->rank)) {
@@ -799,7 +861,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
     meta_origin moved = {"", 0}; /* how `next` came */
     scheme *side = NULL;         /* a sum or product kept beside the leg (meta_start_for) */
     meta_origin side_o = {"", 0};
-    meta_factors factors = {false, 0, {NULL}};
+    meta_factors factors = {false, mc->from_store, 0, {NULL}};
     meta_factors *fac = ring == SCHEME_RING_Z ? NULL : &factors;
     const uint64_t fac_seed = base->p.seed ^ 0x6d65746166616374ull;
     /* the first leg, where nothing gave it a start: whatever search_meta_start

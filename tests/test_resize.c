@@ -2462,6 +2462,42 @@ Test(resize_cli, meta_search_starts_from_a_product_of_small_formats, .timeout = 
     store_checks_clean(dbp);
 }
 
+/* search --meta over <4,4,7> alone, from a store holding the published
+ * <4,4,4>:47 and <3,4,4>:38 (formats outside the range): their sum is the
+ * record 85, the first leg's start, stored with its parent; with --meta-fresh
+ * the store is not read and the leg starts elsewhere. */
+Test(resize_cli, meta_search_sums_the_stores_formats_outside_the_range, .timeout = 300)
+{
+    char out[16384];
+    const char *dbp = tc_path_in("s447.db"), *freshp = tc_path_in("s447f.db");
+    for (int k = 0; k < 2; k++) {
+        const char *d = k ? freshp : dbp;
+        int rc = tc_run_cli("", out, sizeof out, "db --db '%s' import '%s' '%s'", d,
+                            tc_corpus("kauers-moosbauer/444-47-mod2.exp"), tc_corpus("kauers-moosbauer/344-38-mod0.exp"));
+        cr_assert_eq(rc, 0, "import: %s", out);
+    }
+    int rc = tc_run_cli("", out, sizeof out,
+                        "search --meta --dims-range 4x4x7..4x4x7 --until-record --stall 2s --threads 1 --time 60s "
+                        "--seed %llu --db '%s'",
+                        g_seed, dbp);
+    CHECK(rc == 0, "seed %llu: exit %d:\n%s", g_seed, rc, out);
+    CHECK(strstr(out, "<4,4,7> from <3,4,4>'s best plus <4,4,4>'s rank 85, record 85") ||
+              strstr(out, "<4,4,7> from <4,4,4>'s best plus <3,4,4>'s rank 85, record 85"),
+          "seed %llu: no sum of the stored formats:\n%s", g_seed, out);
+    CHECK(strstr(out, "<4,4,7>: best 85 (start 85) in 0.0 s, 0 flips, record reached"), "seed %llu:\n%s", g_seed, out);
+    CHECK(tc_sql_int(dbp, "SELECT count(*) FROM schemes WHERE n = 4 AND m = 4 AND p = 7 AND rank = 85 "
+                          "AND source = 'resize' AND parent_id IS NOT NULL") == 1,
+          "the sum is not stored with its parent");
+    store_checks_clean(dbp);
+    rc = tc_run_cli("", out, sizeof out,
+                    "search --meta --meta-fresh --dims-range 4x4x7..4x4x7 --until-record --stall 1s --threads 1 "
+                    "--time 3s --seed %llu --db '%s'",
+                    g_seed, freshp);
+    CHECK(rc == 0 || rc == 1, "seed %llu: --meta-fresh: exit %d:\n%s", g_seed, rc, out);
+    CHECK(strstr(out, "[leg 1] <4,4,7>") && !strstr(out, "'s best plus <4,4,4>'s") && !strstr(out, "plus <3,4,4>'s"),
+          "seed %llu: --meta-fresh summed the store's formats:\n%s", g_seed, out);
+}
+
 /* search --meta over <3,3,3>..<3,3,4>: <3,3,4> is entered by the move from
  * <3,3,3>:23 extended (rank 32); the sum of two <2,3,3>:15 (the small formats
  * walked on the side), 30, lies below the move but above the record 29: it is
