@@ -497,7 +497,6 @@ static scheme *meta_factor_walk(scheme_format f, uint64_t *seed)
 /* The store's formats with a GF(2) scheme, for meta_factors_from_store. */
 typedef struct store_formats {
     int64_t id[META_FACTOR_MAX];
-    scheme_format f[META_FACTOR_MAX];
     const meta_fmt *v;
     int nv, n, volume;
 } store_formats;
@@ -518,8 +517,7 @@ static bool take_format(void *ctx, const db_format_row *row)
     const scheme_format f = row->fmt;
     if (row->best_rank[SCHEME_RING_F2] > 0 && f.n >= 2 && f.m >= 2 && f.p >= 2 && volume_of(f) < sf->volume &&
         !in_range(sf->v, sf->nv, f)) {
-        sf->id[sf->n] = row->best_id[SCHEME_RING_F2];
-        sf->f[sf->n++] = f;
+        sf->id[sf->n++] = row->best_id[SCHEME_RING_F2];
     }
     return sf->n < META_FACTOR_MAX;
 }
