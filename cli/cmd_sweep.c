@@ -72,7 +72,9 @@ static const char *usage_text =
     "                    the product of two formats' bests whose formats multiply to it (<2,2,2>\n"
     "                    and <3,3,3> for <6,6,6>), or from its own best of an earlier round, when\n"
     "                    lower than the usual start; with --from-db the database's best of\n"
-    "                    every format of the list counts from the first round\n"
+    "                    every format of the list counts from the first round, and over\n"
+    "                    GF(2) its bests of smaller formats outside the list count for sums\n"
+    "                    and products (<4,4,4> and <3,4,4> for <4,4,7>)\n"
     "  --meta-reach K    with --meta, a format's start may also be the projection of any\n"
     "                    format of the list that holds it (each dimension at least as large)\n"
     "                    up to K steps away (the dimensions' differences summed): 1..64\n"
@@ -504,6 +506,20 @@ int cmd_sweep(int argc, char **argv)
      * a best so far from the first round, as search --meta's pools start from
      * the store (a <6,6,6>:153 imported before the sweep serves <5,6,6>,
      * which comes before it in the list) */
+    /* and over GF(2) the store's bests of the smaller formats outside the list
+     * count for sums and products (session_outside_bests), as in search --meta */
+    enum { SWEEP_OUTSIDE_MAX = 64 };
+    scheme **known = calloc((size_t)L.n + SWEEP_OUTSIDE_MAX, sizeof *known);
+    int nout = 0;
+    if (!known) {
+        free(rows);
+        free(bests);
+        session_close(ss);
+        free(L.v);
+        return cli_error(CLI_INTERNAL, CMD, "out of memory");
+    }
+    if (meta && from_db && ring == SCHEME_RING_F2)
+        nout = session_outside_bests(ss, L.v, L.n, known + L.n, SWEEP_OUTSIDE_MAX);
     bool seeded = true; /* the store answered (a missed record later sets rc and the sweep goes on) */
     for (int i = 0; meta && from_db && i < L.n && seeded; i++) {
         const db_status st = session_best_start(ss, L.v[i], ring, search_start_coef_max(&base.p),
@@ -613,19 +629,23 @@ int cmd_sweep(int argc, char **argv)
         } else if (meta) {
             int j, j2;
             search_meta_how kind;
-            scheme *m = search_meta_start_reach(row->fmt, (const scheme *const *)bests, L.n, L.n, (int)meta_reach,
-                                                &j, &j2, &kind);
+            for (int q = 0; q < L.n; q++)
+                known[q] = bests[q];
+            scheme *m = search_meta_start_reach(row->fmt, (const scheme *const *)known, L.n + nout, L.n,
+                                                (int)meta_reach, &j, &j2, &kind);
             const int usual = start ? start->rank : row->fmt.n * row->fmt.m * row->fmt.p;
             if (m && m->rank < usual) {
                 char fj[32], fj2[32];
                 scheme_free(start);
                 start = m;
                 meta_start = j != i;
-                if (d && meta_start && db_find_scheme(d, bests[j], &meta_parent, err, sizeof err) != DB_OK)
+                if (d && meta_start && db_find_scheme(d, known[j], &meta_parent, err, sizeof err) != DB_OK)
                     meta_parent = 0;
                 if (j2 >= 0)
-                    snprintf(meta_from, sizeof meta_from, "%s's best %s %s's best", scheme_format_str(L.v[j], fj),
-                             kind == SEARCH_META_SUM ? "plus" : "times", scheme_format_str(L.v[j2], fj2));
+                    snprintf(meta_from, sizeof meta_from, "%s's best %s %s's best",
+                             scheme_format_str(j < L.n ? L.v[j] : known[j]->fmt, fj),
+                             kind == SEARCH_META_SUM ? "plus" : "times",
+                             scheme_format_str(j2 < L.n ? L.v[j2] : known[j2]->fmt, fj2));
                 else if (j == i)
                     snprintf(meta_from, sizeof meta_from, "its own best so far");
                 else
@@ -748,6 +768,9 @@ int cmd_sweep(int argc, char **argv)
     session_close(ss);
     for (int i = 0; i < L.n; i++)
         scheme_free(bests[i]);
+    for (int q = 0; q < nout; q++)
+        scheme_free(known[L.n + q]);
+    free(known);
     free(bests);
     free(rows);
     free(L.v);

@@ -456,7 +456,7 @@ static void move_all(const scheme *s, scheme_format sf, scheme_format to, int64_
 
 typedef struct meta_factors {
     bool built;
-    bool from_store; /* the store's bests outside the range join the factors */
+    search_session *from_store; /* non-NULL: the store's bests outside the range join the factors */
     int n;
     scheme *s[META_FACTOR_MAX];
 } meta_factors;
@@ -494,58 +494,20 @@ static scheme *meta_factor_walk(scheme_format f, uint64_t *seed)
     return best;
 }
 
-/* The store's formats with a GF(2) scheme, for meta_factors_from_store. */
-typedef struct store_formats {
-    int64_t id[META_FACTOR_MAX];
-    const meta_fmt *v;
-    int nv, n, volume;
-} store_formats;
-
-static int volume_of(scheme_format f) { return f.n * f.m * f.p; }
-
-static bool in_range(const meta_fmt *v, int n, scheme_format f)
+/* The store's best GF(2) schemes of the smaller formats outside the range,
+ * into fc (session_outside_bests). */
+static void meta_factors_from_store(meta_factors *fc, search_session *ss, const meta_fmt *v, int n)
 {
-    for (int q = 0; q < n; q++)
-        if (search_format_holds(v[q].f, f) && search_format_holds(f, v[q].f))
-            return true;
-    return false;
-}
-
-static bool take_format(void *ctx, const db_format_row *row)
-{
-    store_formats *sf = ctx;
-    const scheme_format f = row->fmt;
-    if (row->best_rank[SCHEME_RING_F2] > 0 && f.n >= 2 && f.m >= 2 && f.p >= 2 && volume_of(f) < sf->volume &&
-        !in_range(sf->v, sf->nv, f)) {
-        sf->id[sf->n++] = row->best_id[SCHEME_RING_F2];
-    }
-    return sf->n < META_FACTOR_MAX;
-}
-
-/* The store's best GF(2) scheme of each format outside the range and smaller
- * than its largest, into fc (up to META_FACTOR_MAX in all; a scheme that does
- * not load or verify is left out: the store's check reports it). */
-static void meta_factors_from_store(meta_factors *fc, db *store, const meta_fmt *v, int n)
-{
-    store_formats sf = {.v = v, .nv = n};
-    for (int q = 0; q < n; q++)
-        if (volume_of(v[q].f) > sf.volume)
-            sf.volume = volume_of(v[q].f);
-    char err[256];
-    if (db_formats(store, take_format, &sf, err, sizeof err) != DB_OK)
+    scheme_format *range = malloc((size_t)n * sizeof *range);
+    if (!range)
         return;
-    for (int k = 0; k < sf.n && fc->n < META_FACTOR_MAX; k++) {
-        db_status st;
-        scheme *s = db_load_scheme(store, sf.id[k], &st, err, sizeof err);
-        verify_result vr;
-        if (s && s->ring == SCHEME_RING_F2 && verify_f2(s, &vr))
-            fc->s[fc->n++] = s;
-        else
-            scheme_free(s);
-    }
+    for (int q = 0; q < n; q++)
+        range[q] = v[q].f;
+    fc->n += session_outside_bests(ss, range, n, fc->s + fc->n, META_FACTOR_MAX - fc->n);
+    free(range);
 }
 
-static void meta_factors_build(meta_factors *fc, uint64_t seed, db *store, const meta_fmt *v, int n)
+static void meta_factors_build(meta_factors *fc, uint64_t seed, const meta_fmt *v, int n)
 {
     fc->built = true;
     for (int a = 2; a * a * a <= META_FACTOR_VOLUME; a++)
@@ -559,8 +521,8 @@ static void meta_factors_build(meta_factors *fc, uint64_t seed, db *store, const
                 else
                     scheme_free(s);
             }
-    if (fc->from_store && store)
-        meta_factors_from_store(fc, store, v, n);
+    if (fc->from_store)
+        meta_factors_from_store(fc, fc->from_store, v, n);
 }
 
 static void meta_factors_free(meta_factors *fc)
@@ -619,7 +581,7 @@ static void meta_combine(const meta_fmt *v, int n, int j, db *store, meta_factor
                          meta_origin *moved, scheme **side, meta_origin *side_o)
 {
     if (fac && !fac->built)
-        meta_factors_build(fac, seed, store, v, n);
+        meta_factors_build(fac, seed, v, n);
     meta_origin o;
     scheme *c = meta_start_of(v, n, j, store, fac, true, 1, &o);
     if (!c || (*next && c->rank >= (*next)->rank)) {
@@ -859,7 +821,7 @@ search_status search_meta_run(search_session *ss, const search_config *base, con
     meta_origin moved = {"", 0}; /* how `next` came */
     scheme *side = NULL;         /* a sum or product kept beside the leg (meta_start_for) */
     meta_origin side_o = {"", 0};
-    meta_factors factors = {false, mc->from_store, 0, {NULL}};
+    meta_factors factors = {false, mc->from_store ? ss : NULL, 0, {NULL}};
     meta_factors *fac = ring == SCHEME_RING_Z ? NULL : &factors;
     const uint64_t fac_seed = base->p.seed ^ 0x6d65746166616374ull;
     /* the first leg, where nothing gave it a start: whatever search_meta_start

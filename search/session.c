@@ -192,6 +192,53 @@ db_status session_lift_walk(search_session *s, scheme_format f, int k, int targe
     return st;
 }
 
+typedef struct outside_formats {
+    int64_t *id;
+    const scheme_format *range;
+    int nrange, n, max, volume;
+} outside_formats;
+
+static int format_volume(scheme_format f) { return f.n * f.m * f.p; }
+
+static bool take_outside(void *ctx, const db_format_row *row)
+{
+    outside_formats *o = ctx;
+    const scheme_format f = row->fmt;
+    bool inside = false;
+    for (int q = 0; q < o->nrange && !inside; q++)
+        inside = search_format_holds(o->range[q], f) && search_format_holds(f, o->range[q]);
+    if (!inside && row->best_rank[SCHEME_RING_F2] > 0 && f.n >= 2 && f.m >= 2 && f.p >= 2 &&
+        format_volume(f) < o->volume)
+        o->id[o->n++] = row->best_id[SCHEME_RING_F2];
+    return o->n < o->max;
+}
+
+int session_outside_bests(search_session *s, const scheme_format *range, int n, scheme **out, int max)
+{
+    if (!s->store || max <= 0)
+        return 0;
+    outside_formats o = {.range = range, .nrange = n, .max = max, .id = malloc((size_t)max * sizeof(int64_t))};
+    if (!o.id)
+        return 0;
+    for (int q = 0; q < n; q++)
+        if (format_volume(range[q]) > o.volume)
+            o.volume = format_volume(range[q]);
+    char err[256];
+    int k = 0;
+    if (db_formats(s->store, take_outside, &o, err, sizeof err) == DB_OK)
+        for (int q = 0; q < o.n; q++) {
+            db_status st;
+            scheme *x = db_load_scheme(s->store, o.id[q], &st, err, sizeof err);
+            verify_result vr;
+            if (x && x->ring == SCHEME_RING_F2 && verify_f2(x, &vr))
+                out[k++] = x;
+            else
+                scheme_free(x);
+        }
+    free(o.id);
+    return k;
+}
+
 db_status session_best_start(search_session *s, scheme_format f, scheme_ring ring, int coef_max, bool strict,
                              scheme **out, char *err, size_t errlen)
 {

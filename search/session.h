@@ -83,6 +83,15 @@ db_status session_lift_walk(search_session *s, scheme_format f, int k, int targe
 db_status session_best_start(search_session *s, scheme_format f, scheme_ring ring, int coef_max, bool strict,
                              scheme **out, char *err, size_t errlen);
 
+/* The store's best GF(2) scheme of every format outside `range` (its n
+ * formats, any orientation) that is smaller than the range's largest, every
+ * dimension at least 2, each verified: factors for the sums and products of
+ * the meta starts (search --meta, sweep --meta), beside the range's own bests.
+ * At most max into out (the caller frees them); returns how many, 0 without a
+ * store or when it does not answer (the starts are then those of the range
+ * alone), a scheme that does not load or verify left out (db check reports it). */
+int session_outside_bests(search_session *s, const scheme_format *range, int n, scheme **out, int max);
+
 /* --resume RUN: *c becomes the stored run's configuration, except the rows
  * given on this command line (cli->given), which win; *row is the stored run
  * (row->effective "killed" for a run whose process is gone).  Stored rows

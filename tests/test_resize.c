@@ -2465,7 +2465,8 @@ Test(resize_cli, meta_search_starts_from_a_product_of_small_formats, .timeout = 
 /* search --meta over <4,4,7> alone, from a store holding the published
  * <4,4,4>:47 and <3,4,4>:38 (formats outside the range): their sum is the
  * record 85, the first leg's start, stored with its parent; with --meta-fresh
- * the store is not read and the leg starts elsewhere. */
+ * the store is not read and the leg starts elsewhere.  sweep --meta --from-db
+ * over <4,4,7> alone starts there too (session_outside_bests serves both). */
 Test(resize_cli, meta_search_sums_the_stores_formats_outside_the_range, .timeout = 300)
 {
     char out[16384];
@@ -2496,6 +2497,22 @@ Test(resize_cli, meta_search_sums_the_stores_formats_outside_the_range, .timeout
     CHECK(rc == 0 || rc == 1, "seed %llu: --meta-fresh: exit %d:\n%s", g_seed, rc, out);
     CHECK(strstr(out, "[leg 1] <4,4,7>") && !strstr(out, "'s best plus <4,4,4>'s") && !strstr(out, "plus <3,4,4>'s"),
           "seed %llu: --meta-fresh summed the store's formats:\n%s", g_seed, out);
+    const char *sweepp = tc_path_in("s447s.db");
+    rc = tc_run_cli("", out, sizeof out, "db --db '%s' import '%s' '%s'", sweepp,
+                    tc_corpus("kauers-moosbauer/444-47-mod2.exp"), tc_corpus("kauers-moosbauer/344-38-mod0.exp"));
+    cr_assert_eq(rc, 0, "import: %s", out);
+    rc = tc_run_cli("", out, sizeof out,
+                    "sweep --dims-list 4x4x7 --time-per 60s --until-record --meta --from-db --threads 1 --seed %llu "
+                    "--progress 0 --db '%s'",
+                    g_seed, sweepp);
+    CHECK(rc == 0, "seed %llu: sweep: exit %d:\n%s", g_seed, rc, out);
+    CHECK(strstr(out, "<4,4,7> from <3,4,4>'s best plus <4,4,4>'s best, record 85") ||
+              strstr(out, "<4,4,7> from <4,4,4>'s best plus <3,4,4>'s best, record 85"),
+          "seed %llu: sweep: no sum of the stored formats:\n%s", g_seed, out);
+    CHECK(tc_sql_int(sweepp, "SELECT count(*) FROM schemes WHERE n = 4 AND m = 4 AND p = 7 AND rank = 85 "
+                             "AND parent_id IS NOT NULL") == 1,
+          "sweep: the sum is not stored with its parent");
+    store_checks_clean(sweepp);
 }
 
 /* search --meta over <3,3,3>..<3,3,4>: <3,3,4> is entered by the move from
