@@ -475,9 +475,13 @@ int cmd_sweep(int argc, char **argv)
     const int nrows = L.n * (int)rounds;
     sweep_row *rows = calloc((size_t)nrows, sizeof *rows);
     scheme **bests = calloc((size_t)L.n, sizeof *bests); /* each format's best so far (--meta) */
-    if (!rows || !bests) {
+    /* the meta starts' known schemes: bests, then the store's outside the list */
+    enum { SWEEP_OUTSIDE_MAX = 64 };
+    scheme **known = calloc((size_t)L.n + SWEEP_OUTSIDE_MAX, sizeof *known);
+    if (!rows || !bests || !known) {
         free(rows);
         free(bests);
+        free(known);
         session_close(ss);
         free(L.v);
         return cli_error(CLI_INTERNAL, CMD, "out of memory");
@@ -502,24 +506,16 @@ int cmd_sweep(int argc, char **argv)
 
     session_signals_hold(); /* a signal between two formats ends the sweep too */
     int rc = CLI_OK, done = 0;
+    /* --meta with --from-db over GF(2): the store's bests of the smaller formats
+     * outside the list count for sums and products (session_outside_bests), as
+     * in search --meta */
+    const int nout = meta && from_db && ring == SCHEME_RING_F2
+                         ? session_outside_bests(ss, L.v, L.n, known + L.n, SWEEP_OUTSIDE_MAX)
+                         : 0;
     /* --meta with --from-db: the store's best of every format of the list is
      * a best so far from the first round, as search --meta's pools start from
      * the store (a <6,6,6>:153 imported before the sweep serves <5,6,6>,
      * which comes before it in the list) */
-    /* and over GF(2) the store's bests of the smaller formats outside the list
-     * count for sums and products (session_outside_bests), as in search --meta */
-    enum { SWEEP_OUTSIDE_MAX = 64 };
-    scheme **known = calloc((size_t)L.n + SWEEP_OUTSIDE_MAX, sizeof *known);
-    int nout = 0;
-    if (!known) {
-        free(rows);
-        free(bests);
-        session_close(ss);
-        free(L.v);
-        return cli_error(CLI_INTERNAL, CMD, "out of memory");
-    }
-    if (meta && from_db && ring == SCHEME_RING_F2)
-        nout = session_outside_bests(ss, L.v, L.n, known + L.n, SWEEP_OUTSIDE_MAX);
     bool seeded = true; /* the store answered (a missed record later sets rc and the sweep goes on) */
     for (int i = 0; meta && from_db && i < L.n && seeded; i++) {
         const db_status st = session_best_start(ss, L.v[i], ring, search_start_coef_max(&base.p),
