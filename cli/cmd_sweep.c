@@ -474,14 +474,13 @@ int cmd_sweep(int argc, char **argv)
 
     const int nrows = L.n * (int)rounds;
     sweep_row *rows = calloc((size_t)nrows, sizeof *rows);
-    scheme **bests = calloc((size_t)L.n, sizeof *bests); /* each format's best so far (--meta) */
-    /* the meta starts' known schemes: bests, then the store's outside the list */
+    /* --meta's known schemes: each format's best so far, then (bests[L.n..])
+     * the store's bests outside the list */
     enum { SWEEP_OUTSIDE_MAX = 64 };
-    scheme **known = calloc((size_t)L.n + SWEEP_OUTSIDE_MAX, sizeof *known);
-    if (!rows || !bests || !known) {
+    scheme **bests = calloc((size_t)L.n + SWEEP_OUTSIDE_MAX, sizeof *bests);
+    if (!rows || !bests) {
         free(rows);
         free(bests);
-        free(known);
         session_close(ss);
         free(L.v);
         return cli_error(CLI_INTERNAL, CMD, "out of memory");
@@ -510,7 +509,7 @@ int cmd_sweep(int argc, char **argv)
      * outside the list count for sums and products (session_outside_bests), as
      * in search --meta */
     const int nout = meta && from_db && ring == SCHEME_RING_F2
-                         ? session_outside_bests(ss, L.v, L.n, known + L.n, SWEEP_OUTSIDE_MAX)
+                         ? session_outside_bests(ss, L.v, L.n, bests + L.n, SWEEP_OUTSIDE_MAX)
                          : 0;
     /* --meta with --from-db: the store's best of every format of the list is
      * a best so far from the first round, as search --meta's pools start from
@@ -625,9 +624,7 @@ int cmd_sweep(int argc, char **argv)
         } else if (meta) {
             int j, j2;
             search_meta_how kind;
-            for (int q = 0; q < L.n; q++)
-                known[q] = bests[q];
-            scheme *m = search_meta_start_reach(row->fmt, (const scheme *const *)known, L.n + nout, L.n,
+            scheme *m = search_meta_start_reach(row->fmt, (const scheme *const *)bests, L.n + nout, L.n,
                                                 (int)meta_reach, &j, &j2, &kind);
             const int usual = start ? start->rank : row->fmt.n * row->fmt.m * row->fmt.p;
             if (m && m->rank < usual) {
@@ -635,13 +632,13 @@ int cmd_sweep(int argc, char **argv)
                 scheme_free(start);
                 start = m;
                 meta_start = j != i;
-                if (d && meta_start && db_find_scheme(d, known[j], &meta_parent, err, sizeof err) != DB_OK)
+                if (d && meta_start && db_find_scheme(d, bests[j], &meta_parent, err, sizeof err) != DB_OK)
                     meta_parent = 0;
                 if (j2 >= 0)
                     snprintf(meta_from, sizeof meta_from, "%s's best %s %s's best",
-                             scheme_format_str(j < L.n ? L.v[j] : known[j]->fmt, fj),
+                             scheme_format_str(j < L.n ? L.v[j] : bests[j]->fmt, fj),
                              kind == SEARCH_META_SUM ? "plus" : "times",
-                             scheme_format_str(j2 < L.n ? L.v[j2] : known[j2]->fmt, fj2));
+                             scheme_format_str(j2 < L.n ? L.v[j2] : bests[j2]->fmt, fj2));
                 else if (j == i)
                     snprintf(meta_from, sizeof meta_from, "its own best so far");
                 else
@@ -762,11 +759,8 @@ int cmd_sweep(int argc, char **argv)
     }
     fflush(stdout);
     session_close(ss);
-    for (int i = 0; i < L.n; i++)
+    for (int i = 0; i < L.n + nout; i++)
         scheme_free(bests[i]);
-    for (int q = 0; q < nout; q++)
-        scheme_free(known[L.n + q]);
-    free(known);
     free(bests);
     free(rows);
     free(L.v);
