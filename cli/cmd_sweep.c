@@ -474,13 +474,7 @@ int cmd_sweep(int argc, char **argv)
 
     const int nrows = L.n * (int)rounds;
     sweep_row *rows = calloc((size_t)nrows, sizeof *rows);
-    /* --meta's known schemes: each format's best so far, then (bests[L.n..])
-     * the store's bests outside the list */
-    enum { SWEEP_OUTSIDE_MAX = 64 };
-    scheme **bests = calloc((size_t)L.n + SWEEP_OUTSIDE_MAX, sizeof *bests);
-    if (!rows || !bests) {
-        free(rows);
-        free(bests);
+    if (!rows) {
         session_close(ss);
         free(L.v);
         return cli_error(CLI_INTERNAL, CMD, "out of memory");
@@ -505,29 +499,18 @@ int cmd_sweep(int argc, char **argv)
 
     session_signals_hold(); /* a signal between two formats ends the sweep too */
     int rc = CLI_OK, done = 0;
-    /* --meta with --from-db over GF(2): the store's bests of the smaller formats
-     * outside the list count for sums and products (session_outside_bests), as
-     * in search --meta */
-    const int nout = meta && from_db && ring == SCHEME_RING_F2
-                         ? session_outside_bests(ss, L.v, L.n, bests + L.n, SWEEP_OUTSIDE_MAX)
-                         : 0;
-    /* --meta with --from-db: the store's best of every format of the list is
-     * a best so far from the first round, as search --meta's pools start from
-     * the store (a <6,6,6>:153 imported before the sweep serves <5,6,6>,
-     * which comes before it in the list) */
-    bool seeded = true; /* the store answered (a missed record later sets rc and the sweep goes on) */
-    for (int i = 0; meta && from_db && i < L.n && seeded; i++) {
-        const db_status st = session_best_start(ss, L.v[i], ring, search_start_coef_max(&base.p),
-                                                backend == SEARCH_BACKEND_GPU, &bests[i], err, sizeof err);
-        if (st == DB_NOT_FOUND)
-            bests[i] = NULL;
-        else if (st != DB_OK) {
-            rc = cli_error(cli_db_exit(st), CMD, "%s: --from-db: %s", scheme_format_str(L.v[i], tb), err);
-            seeded = false;
-        }
-    }
+    const session_sweep_options so = {ring,
+                                      from_db,
+                                      meta,
+                                      (int)meta_reach,
+                                      search_start_coef_max(&base.p),
+                                      backend == SEARCH_BACKEND_GPU};
+    db_status sst;
+    session_sweep *sw = session_sweep_new(ss, L.v, L.n, &so, &sst, err, sizeof err);
+    if (!sw)
+        rc = cli_error(sst == DB_OK ? CLI_INTERNAL : cli_db_exit(sst), CMD, "%s", err);
     uint64_t sm = seed;
-    for (int k = 0; seeded && k < nrows && !session_stop_seen(); k++) {
+    for (int k = 0; sw && k < nrows && !session_stop_seen(); k++) {
         const int i = k % L.n;
         sweep_row *row = &rows[k];
         row->fmt = L.v[i];
@@ -564,8 +547,6 @@ int cmd_sweep(int argc, char **argv)
         scheme_format_str(row->fmt, cx.fmtbuf);
         done = k + 1;
 
-        scheme *start = NULL;
-        const char *from = "the standard algorithm";
         int lift_best = 0; /* the lowest lifted rank of this format (0: none) */
         if (lift_k) {
             int tried, lifted, best;
@@ -604,60 +585,23 @@ int cmd_sweep(int argc, char **argv)
                     lift_best = wbest;
             }
         }
-        if (from_db && !symmetric) {
-            db_status st = session_best_start(ss, row->fmt, ring, search_start_coef_max(&base.p),
-                                              backend == SEARCH_BACKEND_GPU, &start, err, sizeof err);
-            if (st == DB_OK)
-                from = "the database's best";
-            else if (st != DB_NOT_FOUND) {
-                rc = cli_error(cli_db_exit(st), CMD, "%s: --from-db: %s", cx.fmtbuf, err);
-                break;
-            }
+        session_sweep_begin begin;
+        const db_status bst = session_sweep_start(
+            sw, i, symmetric ? (scheme_symmetry)cfg.p.symmetry : SCHEME_SYM_NONE, &begin, err, sizeof err);
+        if (bst != DB_OK) {
+            rc = cli_error(cli_db_exit(bst), CMD, "%s: --from-db: %s", cx.fmtbuf, err);
+            break;
         }
-        char meta_from[96];
-        bool meta_start = false; /* start is a meta move's: stored under the run (source resize) */
-        int64_t meta_parent = 0;
-        if (symmetric) {
-            snprintf(meta_from, sizeof meta_from, "its diagonal cubes, %s",
-                     scheme_symmetry_name((scheme_symmetry)cfg.p.symmetry));
-            from = meta_from;
-        } else if (meta) {
-            int j, j2;
-            search_meta_how kind;
-            scheme *m = search_meta_start_reach(row->fmt, (const scheme *const *)bests, L.n + nout, L.n,
-                                                (int)meta_reach, &j, &j2, &kind);
-            const int usual = start ? start->rank : row->fmt.n * row->fmt.m * row->fmt.p;
-            if (m && m->rank < usual) {
-                char fj[32], fj2[32];
-                scheme_free(start);
-                start = m;
-                meta_start = j != i;
-                if (d && meta_start && db_find_scheme(d, bests[j], &meta_parent, err, sizeof err) != DB_OK)
-                    meta_parent = 0;
-                if (j2 >= 0)
-                    snprintf(meta_from, sizeof meta_from, "%s's best %s %s's best",
-                             scheme_format_str(j < L.n ? L.v[j] : bests[j]->fmt, fj),
-                             kind == SEARCH_META_SUM ? "plus" : "times",
-                             scheme_format_str(j2 < L.n ? L.v[j2] : bests[j2]->fmt, fj2));
-                else if (j == i)
-                    snprintf(meta_from, sizeof meta_from, "its own best so far");
-                else
-                    snprintf(meta_from, sizeof meta_from, "%s's best, %s", scheme_format_str(L.v[j], fj),
-                             L.v[j].n * L.v[j].m * L.v[j].p > row->fmt.n * row->fmt.m * row->fmt.p ? "projected"
-                                                                                                  : "extended");
-                from = meta_from;
-            } else {
-                scheme_free(m);
-            }
-        }
+        scheme *start = begin.start;
         snprintf(cx.heading, sizeof cx.heading, "[%d/%d] %s from %s, record %s, seed %" PRIu64, k + 1, nrows,
-                 cx.fmtbuf, from, row->record > 0 ? (snprintf(tb, sizeof tb, "%d", row->record), tb) : "unknown",
+                 cx.fmtbuf, begin.from, row->record > 0 ? (snprintf(tb, sizeof tb, "%d", row->record), tb) : "unknown",
                  row->seed);
         if (until_record && row->record > 0 && lift_best && lift_best <= row->record) {
             /* a lift reached the record: nothing to walk */
             scheme_free(start);
             row->start = row->best = row->stored = lift_best;
-            row->status = lift_best < row->record ? "BELOW THE RECORD" : "record reached";
+            row->status = session_sweep_outcome_name(lift_best < row->record ? SESSION_SWEEP_BELOW
+                                                                             : SESSION_SWEEP_REACHED);
             if (!quiet) {
                 printf("      %s: the lift of rank %d reaches the record: %s\n", cx.fmtbuf, lift_best, row->status);
                 fflush(stdout);
@@ -673,8 +617,8 @@ int cmd_sweep(int argc, char **argv)
         /* the moved start itself, as search --meta stores its legs' moved
          * starts: a start at the record walks no flip and improves on
          * nothing, and would be lost */
-        if (meta_start) {
-            const db_status st = session_store_moved(ss, &run, start, meta_parent, err, sizeof err);
+        if (begin.moved) {
+            const db_status st = session_store_moved(ss, &run, start, begin.meta_parent, err, sizeof err);
             if (st != DB_OK) {
                 rc = cli_error(cli_db_exit(st), CMD, "%s: the meta start (rank %d) was not stored: %s", cx.fmtbuf,
                                start->rank, err);
@@ -699,31 +643,24 @@ int cmd_sweep(int argc, char **argv)
             row->best = lift_best;
         row->seconds = res.seconds;
         row->flips = res.flips;
-        if (res.best && (!bests[i] || res.best->rank < bests[i]->rank)) {
-            scheme_free(bests[i]);
-            bests[i] = scheme_clone(res.best);
+        if (!session_sweep_keep(sw, i, res.best)) {
+            rc = cli_error(CLI_INTERNAL, CMD, "out of memory");
+            search_result_free(&res);
+            break;
         }
-        if (ss_st == SEARCH_BAD_PARAMS || ss_st == SEARCH_FAILED) {
-            row->status = "failed";
+        /* --stall: no lower rank for that long */
+        const bool stalled = cfg.p.stall > 0 && res.seconds + 0.05 < time_per;
+        const session_sweep_outcome out = session_sweep_outcome_of(ss_st, res.interrupted, row->best, row->record,
+                                                                   stalled);
+        row->status = session_sweep_outcome_name(out);
+        if (out == SESSION_SWEEP_FAILED) {
             cli_error(CLI_INTERNAL, CMD, "%s: %s", cx.fmtbuf, run.store_failed ? run.msg : res.msg);
             rc = CLI_INTERNAL;
-        } else if (res.interrupted) {
-            row->status = "interrupted";
+        } else if (out == SESSION_SWEEP_INTERRUPTED) {
             rc = CLI_NEGATIVE;
-        } else if (row->best <= 0) {
-            row->status = "none lifted"; /* a walk over Z by GF(2) whose improvements did not lift */
-            if (until_record && rc == CLI_OK)
-                rc = CLI_NEGATIVE;
-        } else if (row->record > 0 && row->best < row->record) {
-            row->status = "BELOW THE RECORD";
-        } else if (row->record > 0 && row->best == row->record) {
-            row->status = "record reached";
-        } else if (cfg.p.stall > 0 && res.seconds + 0.05 < time_per) {
-            row->status = "stalled"; /* --stall: no lower rank for that long */
-        } else {
-            row->status = "time up";
-            if (until_record && row->record > 0 && rc == CLI_OK)
-                rc = CLI_NEGATIVE;
+        } else if (until_record && rc == CLI_OK &&
+                   (out == SESSION_SWEEP_NONE_LIFTED || (out == SESSION_SWEEP_TIME_UP && row->record > 0))) {
+            rc = CLI_NEGATIVE; /* --until-record: a record missed */
         }
         if (run.end_lost) {
             cli_error(CLI_INTERNAL, CMD, "%s: %s", cx.fmtbuf, run.end_msg);
@@ -759,9 +696,7 @@ int cmd_sweep(int argc, char **argv)
     }
     fflush(stdout);
     session_close(ss);
-    for (int i = 0; i < L.n + nout; i++)
-        scheme_free(bests[i]);
-    free(bests);
+    session_sweep_free(sw);
     free(rows);
     free(L.v);
     return rc;

@@ -170,6 +170,76 @@ void session_signals_hold(void);
 void session_signals_release(void);
 bool session_stop_seen(void);
 
+/* ---- the sweep (search/sweep.c; docs/report.md, "sweep") ----
+ *
+ * flipgraph sweep walks a list of formats one after the other; the sweep
+ * state decides where each format starts and keeps each format's best for
+ * the ones after it (--meta), so that the command only parses and prints:
+ *
+ *   session_sweep *sw = session_sweep_new(ss, list, n, &opts, &st, err, len);
+ *   for each format i:  session_sweep_start(sw, i, symmetric, &begin, err, len);
+ *                       session_search(...from begin.start...);
+ *                       session_sweep_keep(sw, i, res.best);
+ *   session_sweep_free(sw);
+ */
+typedef struct session_sweep session_sweep;
+
+typedef struct session_sweep_options {
+    scheme_ring ring;
+    bool from_db;      /* a format starts from the store's best where it has one (--from-db) */
+    bool meta;         /* ... or from the lowest of the known bests moved to it (--meta) */
+    int meta_reach;    /* --meta's projections from formats up to this many steps larger (1: neighbours) */
+    int start_coef_max; /* session_best_start's coef_max (search_start_coef_max) */
+    bool strict;       /* session_best_start's strict (a GPU walk over Z) */
+} session_sweep_options;
+
+/* Where a format starts (session_sweep_start). */
+typedef struct session_sweep_begin {
+    scheme *start;       /* the caller's (scheme_free); NULL: the standard algorithm, or the cubes */
+    char from[112];      /* what it starts from, in words: "the standard algorithm", "the database's
+                            best", "<4,4,4>'s best plus <3,4,4>'s best", ... */
+    bool moved;          /* start came from another format (a meta move): the caller stores it
+                            under the format's run (session_store_moved) with parent meta_parent */
+    int64_t meta_parent; /* the store's row of the scheme it came from (0: none or not stored) */
+} session_sweep_begin;
+
+/* The sweep over list[0..n) (the caller's; it outlives the sweep).  With
+ * meta and from_db every format's store best is a best so far from the
+ * start, and over GF(2) the store's bests of the smaller formats outside the
+ * list count for sums and products (session_outside_bests).  NULL on
+ * failure: *st is the store's status (DB_OK: out of memory), err says which
+ * format. */
+session_sweep *session_sweep_new(search_session *ss, const scheme_format *list, int n,
+                                 const session_sweep_options *o, db_status *st, char *err, size_t errlen);
+void session_sweep_free(session_sweep *sw);
+/* Where list[i] starts: a symmetric format from its cubes (begin->from says
+ * which symmetry g); else the store's best with from_db; with meta the meta
+ * start (search_meta_start_reach over the bests so far) when it is lower
+ * than that.  DB_OK, or the store's failure (err set). */
+db_status session_sweep_start(session_sweep *sw, int i, scheme_symmetry g, session_sweep_begin *begin, char *err,
+                              size_t errlen);
+/* The run of list[i] ended with best (NULL: none): it is the format's best so
+ * far when lower than the one held (false: out of memory). */
+bool session_sweep_keep(session_sweep *sw, int i, const scheme *best);
+
+/* How one format of a sweep ended, for its table row. */
+typedef enum session_sweep_outcome {
+    SESSION_SWEEP_FAILED,      /* the search or the store failed */
+    SESSION_SWEEP_INTERRUPTED, /* SIGINT/SIGTERM */
+    SESSION_SWEEP_NONE_LIFTED, /* a walk over Z by GF(2) whose improvements did not lift */
+    SESSION_SWEEP_BELOW,       /* below the record */
+    SESSION_SWEEP_REACHED,     /* at the record */
+    SESSION_SWEEP_STALLED,     /* --stall ended it before its time */
+    SESSION_SWEEP_TIME_UP      /* its time ran out above the record (or the record is unknown) */
+} session_sweep_outcome;
+/* best: the format's best (0: none); record: -1 or 0 unknown; stalled: it
+ * ended before its time with --stall given. */
+session_sweep_outcome session_sweep_outcome_of(search_status st, bool interrupted, int best, int record,
+                                               bool stalled);
+/* The table's words: "failed", "interrupted", "none lifted", "BELOW THE
+ * RECORD", "record reached", "stalled", "time up". */
+const char *session_sweep_outcome_name(session_sweep_outcome o);
+
 /* ---- the meta search (search/meta.c; docs/resize.md, "The meta search") ----
  *
  * One search whose walk changes format (Kauers, Wood 2025): legs of the

@@ -16,6 +16,7 @@
 #include "db/db.h"
 #include "search/search.h"
 #include "search/session.h"
+#include "verify/verify.h"
 #include "test_common.h"
 
 static void make_dir(void) { tc_suite_dir_make("fg-test-session"); }
@@ -261,4 +262,109 @@ Test(session, the_docs_table_is_the_parameter_table)
     for (int i = 0; i < SEARCH_PARAM_COUNT; i++)
         cr_assert(strstr(g_out, tc_fmt("  --%s %s ", search_param(i)->name, search_param(i)->arg)),
                   "--help lacks --%s:\n%s", search_param(i)->name, g_out);
+}
+
+/* The sweep's starts (search/sweep.c) follow its options: with --meta
+ * --from-db over GF(2) a <4,4,7> starts from the sum of the store's <4,4,4>:47
+ * and <3,4,4>:38 (outside the list), rank 85, a move whose parent is a stored
+ * row; a symmetric format from its cubes alone; a format's own best so far,
+ * kept only when lower; without --meta the store's best or the standard
+ * algorithm. */
+Test(session, a_sweeps_starts_follow_its_options)
+{
+    const char *dbp = tc_path_in("sweep.db");
+    int rc = tc_run_cli("", OUT, "db --db '%s' import '%s' '%s'", dbp, tc_corpus("kauers-moosbauer/444-47-mod2.exp"),
+                        tc_corpus("kauers-moosbauer/344-38-mod0.exp"));
+    cr_assert_eq(rc, 0, "import: %s", g_out);
+    db_status st;
+    char err[1024];
+    search_session *ss = session_open(dbp, &st, err, sizeof err);
+    cr_assert_not_null(ss, "%s", err);
+    const scheme_format list[2] = {{4, 4, 7}, {4, 4, 4}};
+    session_sweep_options o = {SCHEME_RING_F2, true, true, 1, 1, false};
+    session_sweep *sw = session_sweep_new(ss, list, 2, &o, &st, err, sizeof err);
+    cr_assert_not_null(sw, "%s", err);
+    session_sweep_begin b;
+    cr_assert_eq(session_sweep_start(sw, 0, SCHEME_SYM_NONE, &b, err, sizeof err), DB_OK, "%s", err);
+    cr_assert(b.start && b.start->rank == 85, "<4,4,7> starts at %d (%s)", b.start ? b.start->rank : 0, b.from);
+    verify_result vr;
+    cr_assert(verify_f2(b.start, &vr), "the sum is not a <4,4,7> scheme: %s", vr.msg);
+    cr_assert(b.moved && b.meta_parent > 0, "moved %d, parent %lld", b.moved, (long long)b.meta_parent);
+    cr_assert(strstr(b.from, "<4,4,4>'s best plus <3,4,4>'s best") ||
+                  strstr(b.from, "<3,4,4>'s best plus <4,4,4>'s best"),
+              "from: %s", b.from);
+    scheme_free(b.start);
+    /* the store's 47 is <4,4,4>'s best from the first round: its own best */
+    cr_assert_eq(session_sweep_start(sw, 1, SCHEME_SYM_NONE, &b, err, sizeof err), DB_OK, "%s", err);
+    cr_assert(b.start && b.start->rank == 47 && !b.moved, "<4,4,4> starts at %d (%s)", b.start ? b.start->rank : 0,
+              b.from);
+    scheme *std444 = scheme_standard(list[1]);
+    cr_assert(session_sweep_keep(sw, 1, std444)); /* 64: not lower, not kept */
+    scheme_free(b.start);
+    cr_assert_eq(session_sweep_start(sw, 1, SCHEME_SYM_NONE, &b, err, sizeof err), DB_OK, "%s", err);
+    cr_assert(b.start && b.start->rank == 47, "after keeping a 64: %d", b.start ? b.start->rank : 0);
+    scheme_free(b.start);
+    cr_assert_eq(session_sweep_start(sw, 1, SCHEME_SYM_C3, &b, err, sizeof err), DB_OK, "%s", err);
+    cr_assert(!b.start && !b.moved && !strcmp(b.from, "its diagonal cubes, c3"), "symmetric: %s", b.from);
+    session_sweep_free(sw);
+
+    /* --meta alone: nothing from the store; a format's best of this sweep is
+     * its start once kept */
+    o.from_db = false;
+    sw = session_sweep_new(ss, list, 2, &o, &st, err, sizeof err);
+    cr_assert_not_null(sw, "%s", err);
+    cr_assert_eq(session_sweep_start(sw, 0, SCHEME_SYM_NONE, &b, err, sizeof err), DB_OK, "%s", err);
+    cr_assert(!b.start && !strcmp(b.from, "the standard algorithm"), "<4,4,7> without the store: %s", b.from);
+    scheme *s47 = scheme_read_file(tc_corpus("kauers-moosbauer/444-47-mod2.exp"), NULL, NULL);
+    cr_assert_not_null(s47);
+    cr_assert(session_sweep_keep(sw, 1, s47));
+    cr_assert(session_sweep_keep(sw, 1, std444));
+    cr_assert_eq(session_sweep_start(sw, 1, SCHEME_SYM_NONE, &b, err, sizeof err), DB_OK, "%s", err);
+    cr_assert(b.start && b.start->rank == 47 && !b.moved && !strcmp(b.from, "its own best so far"), "%d, %s",
+              b.start ? b.start->rank : 0, b.from);
+    scheme_free(b.start);
+    session_sweep_free(sw);
+
+    /* --from-db alone: the store's best where it has one */
+    o.from_db = true;
+    o.meta = false;
+    sw = session_sweep_new(ss, list, 2, &o, &st, err, sizeof err);
+    cr_assert_not_null(sw, "%s", err);
+    cr_assert_eq(session_sweep_start(sw, 0, SCHEME_SYM_NONE, &b, err, sizeof err), DB_OK, "%s", err);
+    cr_assert(!b.start && !strcmp(b.from, "the standard algorithm"), "<4,4,7>, --from-db alone: %s", b.from);
+    cr_assert_eq(session_sweep_start(sw, 1, SCHEME_SYM_NONE, &b, err, sizeof err), DB_OK, "%s", err);
+    cr_assert(b.start && b.start->rank == 47 && !strcmp(b.from, "the database's best"), "%s", b.from);
+    scheme_free(b.start);
+    session_sweep_free(sw);
+    scheme_free(s47);
+    scheme_free(std444);
+    session_close(ss);
+}
+
+/* A sweep row's outcome, case by case (the table's status words). */
+Test(session, a_sweeps_outcome_names_each_case)
+{
+    struct {
+        search_status st;
+        bool interrupted;
+        int best, record;
+        bool stalled;
+        const char *name;
+    } cases[] = {
+        {SEARCH_FAILED, false, 50, 49, false, "failed"},
+        {SEARCH_BAD_PARAMS, true, 50, 49, false, "failed"},
+        {SEARCH_NOT_REACHED, true, 48, 49, false, "interrupted"},
+        {SEARCH_NOT_REACHED, false, 0, 49, false, "none lifted"},
+        {SEARCH_REACHED, false, 48, 49, false, "BELOW THE RECORD"},
+        {SEARCH_REACHED, false, 49, 49, true, "record reached"},
+        {SEARCH_NOT_REACHED, false, 50, 49, true, "stalled"},
+        {SEARCH_NOT_REACHED, false, 50, 49, false, "time up"},
+        {SEARCH_NOT_REACHED, false, 50, -1, false, "time up"},
+        {SEARCH_NOT_REACHED, false, 50, 0, true, "stalled"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        const char *got = session_sweep_outcome_name(session_sweep_outcome_of(
+            cases[k].st, cases[k].interrupted, cases[k].best, cases[k].record, cases[k].stalled));
+        cr_assert_str_eq(got, cases[k].name, "case %zu", k);
+    }
 }
