@@ -905,35 +905,27 @@ out:
     return rc;
 }
 
-/* A --from scheme for a walk over Z: an integer scheme as it is; a GF(2) one
- * with its coefficients 1 when that is valid over Z (the standard algorithm,
- * Strassen's), else its Hensel lift (verify_lift, as `flipgraph lift` does).
- * CLI_USAGE with the reason when it has none. */
+/* A --from scheme for a walk over Z (session_z_start): *s replaced by its
+ * integer form; CLI_USAGE with the reason when it has none. */
 static int z_start(scheme **s, const char *path, bool quiet)
 {
-    if ((*s)->ring == SCHEME_RING_Z)
-        return CLI_OK;
-    scheme *z = search_z_copy(*s);
-    if (!z)
-        return cli_error(CLI_INTERNAL, CMD, "out of memory");
-    verify_result vr;
-    if (verify_z(z, &vr)) {
-        scheme_free(*s);
-        *s = z;
-        return CLI_OK;
+    scheme *z;
+    int mx;
+    char msg[600];
+    switch (session_z_start(*s, &z, &mx, msg, sizeof msg)) {
+    case SESSION_ZSTART_NO_LIFT:
+        return cli_error(CLI_USAGE, CMD, "--ring z --from %s: a GF(2) scheme that does not lift to Z: %s", path, msg);
+    case SESSION_ZSTART_FAILED:
+        return cli_error(CLI_INTERNAL, CMD, "--ring z --from %s: %s", path, msg);
+    case SESSION_ZSTART_LIFTED:
+        if (!quiet)
+            fprintf(stderr, "flipgraph search: %s is over GF(2); lifted to Z (largest |coefficient| %d)\n", path, mx);
+        break;
+    case SESSION_ZSTART_AS_IS:
+        break;
     }
-    scheme_free(z);
-    verify_lift_result lr;
-    scheme *l = verify_lift(*s, &lr);
-    if (!l)
-        return cli_error(lr.status == VERIFY_LIFT_TOO_LARGE || lr.status == VERIFY_LIFT_INTERNAL ? CLI_INTERNAL
-                                                                                                  : CLI_USAGE,
-                         CMD, "--ring z --from %s: a GF(2) scheme that does not lift to Z: %s", path, lr.msg);
-    if (!quiet)
-        fprintf(stderr, "flipgraph search: %s is over GF(2); lifted to Z (largest |coefficient| %d)\n", path,
-                lr.max_coeff);
     scheme_free(*s);
-    *s = l;
+    *s = z;
     return CLI_OK;
 }
 

@@ -239,6 +239,36 @@ int session_outside_bests(search_session *s, const scheme_format *range, int n, 
     return k;
 }
 
+session_zstart session_z_start(const scheme *in, scheme **out, int *max_coeff, char *msg, size_t msglen)
+{
+    *out = NULL;
+    *max_coeff = 0;
+    if (in->ring == SCHEME_RING_Z) {
+        if (!(*out = scheme_clone(in)))
+            return snprintf(msg, msglen, "out of memory"), SESSION_ZSTART_FAILED;
+        return SESSION_ZSTART_AS_IS;
+    }
+    scheme *z = search_z_copy(in);
+    if (!z)
+        return snprintf(msg, msglen, "out of memory"), SESSION_ZSTART_FAILED;
+    verify_result vr;
+    if (verify_z(z, &vr)) {
+        *out = z;
+        return SESSION_ZSTART_AS_IS;
+    }
+    scheme_free(z);
+    verify_lift_result lr;
+    scheme *l = verify_lift(in, &lr);
+    if (!l) {
+        snprintf(msg, msglen, "%s", lr.msg);
+        return lr.status == VERIFY_LIFT_TOO_LARGE || lr.status == VERIFY_LIFT_INTERNAL ? SESSION_ZSTART_FAILED
+                                                                                        : SESSION_ZSTART_NO_LIFT;
+    }
+    *out = l;
+    *max_coeff = lr.max_coeff;
+    return SESSION_ZSTART_LIFTED;
+}
+
 db_status session_best_start(search_session *s, scheme_format f, scheme_ring ring, int coef_max, bool strict,
                              scheme **out, char *err, size_t errlen)
 {

@@ -92,6 +92,21 @@ db_status session_best_start(search_session *s, scheme_format f, scheme_ring rin
  * alone), a scheme that does not load or verify left out (db check reports it). */
 int session_outside_bests(search_session *s, const scheme_format *range, int n, scheme **out, int max);
 
+/* A walk over Z's start from a --from scheme (search --ring z --from FILE):
+ * an integer scheme as it is; a GF(2) one with its coefficients 1 where that
+ * is valid over Z (the standard algorithm, Strassen's), else its Hensel lift
+ * (verify_lift, as `flipgraph lift` does).  *out is the caller's (scheme_free)
+ * with AS_IS or LIFTED (*max_coeff: the lift's largest |coefficient|); NO_LIFT:
+ * a GF(2) scheme without a lift, FAILED: out of memory or the lifter's own
+ * failure (a scheme too large for it), msg saying which. */
+typedef enum session_zstart {
+    SESSION_ZSTART_AS_IS,
+    SESSION_ZSTART_LIFTED,
+    SESSION_ZSTART_NO_LIFT,
+    SESSION_ZSTART_FAILED
+} session_zstart;
+session_zstart session_z_start(const scheme *in, scheme **out, int *max_coeff, char *msg, size_t msglen);
+
 /* --resume RUN: *c becomes the stored run's configuration, except the rows
  * given on this command line (cli->given), which win; *row is the stored run
  * (row->effective "killed" for a run whose process is gone).  Stored rows

@@ -368,3 +368,46 @@ Test(session, a_sweeps_outcome_names_each_case)
         cr_assert_str_eq(got, cases[k].name, "case %zu", k);
     }
 }
+
+/* A walk over Z's start (session_z_start, search --ring z --from): an integer
+ * scheme as it is; the standard algorithm over GF(2) with coefficients 1; a
+ * GF(2) scheme that is valid over Z only with signs (an integer <3,4,4>:38
+ * taken mod 2) lifted, the lift valid over Z and equal to it mod 2; the GF(2)
+ * <4,4,4>:47, which has no lift, refused with the reason. */
+Test(session, a_walk_over_z_starts_from_its_schemes_lift)
+{
+    scheme *z38 = scheme_read_file(tc_corpus("kauers-moosbauer/344-38-mod0.exp"), NULL, NULL);
+    scheme *f47 = scheme_read_file(tc_corpus("kauers-moosbauer/444-47-mod2.exp"), NULL, NULL);
+    cr_assert(z38 && f47 && z38->ring == SCHEME_RING_Z && f47->ring == SCHEME_RING_F2);
+    scheme *out;
+    int mx;
+    char msg[600] = "";
+    verify_result vr;
+    cr_assert_eq(session_z_start(z38, &out, &mx, msg, sizeof msg), SESSION_ZSTART_AS_IS, "%s", msg);
+    cr_assert(scheme_equal(out, z38));
+    scheme_free(out);
+
+    scheme *std = scheme_standard((scheme_format){3, 4, 5});
+    cr_assert_eq(session_z_start(std, &out, &mx, msg, sizeof msg), SESSION_ZSTART_AS_IS, "%s", msg);
+    cr_assert(out->ring == SCHEME_RING_Z && verify_z(out, &vr) && search_z_max_coef(out) == 1, "%s", vr.msg);
+    scheme_free(out);
+
+    scheme *f38 = scheme_to_f2(z38);
+    cr_assert_not_null(f38);
+    cr_assert_eq(session_z_start(f38, &out, &mx, msg, sizeof msg), SESSION_ZSTART_LIFTED, "%s", msg);
+    cr_assert(out->ring == SCHEME_RING_Z && verify_z(out, &vr), "the lift: %s", vr.msg);
+    cr_assert(mx >= 1 && mx == search_z_max_coef(out), "max |coefficient| %d, the lift's %d", mx,
+              search_z_max_coef(out));
+    scheme *back = scheme_to_f2(out);
+    cr_assert(back && scheme_equal(back, f38), "the lift is not the scheme mod 2");
+    scheme_free(back);
+    scheme_free(out);
+
+    out = (scheme *)1;
+    cr_assert_eq(session_z_start(f47, &out, &mx, msg, sizeof msg), SESSION_ZSTART_NO_LIFT);
+    cr_assert(!out && msg[0], "no reason given");
+    scheme_free(f38);
+    scheme_free(std);
+    scheme_free(f47);
+    scheme_free(z38);
+}
