@@ -10,11 +10,7 @@ src=${FLIPGRAPH_SOURCE:-$(cd "$(dirname "$0")/.." && pwd)}
 command -v git > /dev/null || { echo "git is not installed"; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fg-commit.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { # name, then a command that succeeds when the check holds
-  local name=$1; shift
-  if "$@"; then pass=$((pass + 1)); echo "ok   $name"; else fail=$((fail + 1)); echo "FAIL $name"; fi
-}
+. "$src/tests/check_lib.sh"
 header() { cmake -DSRC="$1" -DOUT="$tmp/h.h" -P "$src/cmake/commit.cmake" && cat "$tmp/h.h"; }
 repo=$tmp/repo
 mkdir -p "$repo" && cd "$repo" && git init -q . && echo one > a.txt && git add a.txt &&
@@ -31,5 +27,4 @@ echo two > a.txt
 check "a changed tracked file adds +dirty" test "$(header "$repo")" = "#define FLIPGRAPH_GIT_COMMIT \"$head+dirty\""
 mkdir -p "$tmp/plain"
 check "a folder outside git is unknown" test "$(GIT_CEILING_DIRECTORIES=$tmp header "$tmp/plain")" = "#define FLIPGRAPH_GIT_COMMIT \"unknown\""
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_end

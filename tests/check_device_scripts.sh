@@ -16,11 +16,7 @@ fg=${FLIPGRAPH_BIN:-}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fg-devscripts.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp
-pass=0 fail=0
-check() { # name, then a command that succeeds when the check holds
-  local name=$1; shift
-  if "$@"; then pass=$((pass + 1)); echo "ok   $name"; else fail=$((fail + 1)); echo "FAIL $name"; fi
-}
+. "$src/tests/check_lib.sh"
 chain() { # OUT dir, then VAR=VALUE words: one call of device_chain.sh
   local out=$1; shift
   env FG="$fg" OUT="$out" CHAIN_DIR="$tmp/chain" "$@" bash "$src/scripts/device_chain.sh" > "$out.txt" 2>&1
@@ -86,5 +82,4 @@ FG="$fg" OUT="$tmp/l" LONG_DIR="$tmp/long2" SEED_DB="$tmp/missing.db" \
 check "SEED_DB that is not a file exits 2" test $? -eq 2
 check "and starts no job" test ! -e "$tmp/long2"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_end

@@ -7,11 +7,7 @@
 set -u
 src=${FLIPGRAPH_SOURCE:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$src" || exit 2
-pass=0 fail=0
-check() { # name, then a command that succeeds when the check holds
-  local name=$1; shift
-  if "$@"; then pass=$((pass + 1)); echo "ok   $name"; else fail=$((fail + 1)); echo "FAIL $name"; fi
-}
+. "$src/tests/check_lib.sh"
 # Files that are code, build or test input (docs may tell an engineer where reading matter lives).
 files=$(find CMakeLists.txt cmake .ci scripts tests cli search db schemes verify export runtime cuda bench \
              -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' -o -name '*.cpp' \
@@ -38,5 +34,4 @@ check "no code, build or test file names a path outside the repository" no_outsi
 check "data/records.tsv is in the repository" test -s data/records.tsv
 check "data/corpus holds the scheme files the tests read" test -s data/corpus/kauers-moosbauer/444-47-mod2.exp
 check "data/README.md says where the data comes from" grep -q 'licence' data/README.md
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_end
