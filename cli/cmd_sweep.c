@@ -499,12 +499,12 @@ int cmd_sweep(int argc, char **argv)
 
     session_signals_hold(); /* a signal between two formats ends the sweep too */
     int rc = CLI_OK, done = 0;
-    const session_sweep_options so = {ring,
-                                      from_db,
-                                      meta,
-                                      (int)meta_reach,
-                                      search_start_coef_max(&base.p),
-                                      backend == SEARCH_BACKEND_GPU};
+    const session_sweep_options so = {.ring = ring,
+                                      .from_db = from_db,
+                                      .meta = meta,
+                                      .meta_reach = (int)meta_reach,
+                                      .start_coef_max = search_start_coef_max(&base.p),
+                                      .strict = backend == SEARCH_BACKEND_GPU};
     db_status sst;
     session_sweep *sw = session_sweep_new(ss, L.v, L.n, &so, &sst, err, sizeof err);
     if (!sw)

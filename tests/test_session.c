@@ -281,7 +281,7 @@ Test(session, a_sweeps_starts_follow_its_options)
     search_session *ss = session_open(dbp, &st, err, sizeof err);
     cr_assert_not_null(ss, "%s", err);
     const scheme_format list[2] = {{4, 4, 7}, {4, 4, 4}};
-    session_sweep_options o = {SCHEME_RING_F2, true, true, 1, 1, false};
+    session_sweep_options o = {.ring = SCHEME_RING_F2, .from_db = true, .meta = true, .meta_reach = 1, .start_coef_max = 1};
     session_sweep *sw = session_sweep_new(ss, list, 2, &o, &st, err, sizeof err);
     cr_assert_not_null(sw, "%s", err);
     session_sweep_begin b;
