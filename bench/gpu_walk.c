@@ -266,7 +266,8 @@ static void bench_ttr(const opts *o)
         char what[64];
         snprintf(what, sizeof what, "<4,4,4> seed %d", seed);
         trace_ctx tc = {what};
-        search_callbacks cb = {&tc, on_found, o->ttr_progress > 0 ? on_progress : NULL};
+        search_callbacks cb = {.ctx = &tc, .improved = on_found,
+                               .progress = o->ttr_progress > 0 ? on_progress : NULL};
         search_result r;
         search_status st = search_run_gpu_opts(&p, &o->g, NULL, 0, &cb, &r);
         const bool ok = st == SEARCH_REACHED;
@@ -315,7 +316,7 @@ static void bench_best(const opts *o)
             p.seed = (uint64_t)seed;
             p.time_limit = o->best_s;
             trace_ctx tc = {fb};
-            search_callbacks cb = {&tc, on_found, NULL};
+            search_callbacks cb = {.ctx = &tc, .improved = on_found};
             search_result r;
             search_status st = search_run_gpu_opts(&p, &o->g, NULL, 0, &cb, &r);
             printf("best %s seed %d, GPUs %s, after %.0f s: rank %d (record %d), %.3g flips, %llu restarts%s%s\n", fb,

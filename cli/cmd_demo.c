@@ -104,7 +104,7 @@ int cmd_demo(int argc, char **argv)
     int code = CLI_OK;
     printf("1. search <3,3,3> from the standard algorithm (rank 27), target 23 (Laderman), "
            "seed %ld, %ld threads\n", seed, threads);
-    session_hooks hooks = {NULL, demo_improved, NULL, NULL};
+    session_hooks hooks = {.improved = demo_improved};
     session_run run;
     search_result res;
     session_search(ss, &cfg, NULL, NULL, 0, &hooks, &run, &res);

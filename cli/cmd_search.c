@@ -40,7 +40,10 @@ static void usage(FILE *out)
 "  --out DIR           write every improvement to DIR/NxMxP-RANK-HASH.txt (native format)\n"
 "  --pool-out DIR      at the end write the run's pool, up to --pool-keep schemes (default\n"
 "                      here 1000), lowest ranks first, to DIR/NxMxP-RANK-HASH.txt: the\n"
-"                      distinct schemes it met at its best ranks, each verified\n"
+"                      distinct schemes it met at its best ranks, each verified; with\n"
+"                      --pool-every T also every T while it walks (a checkpoint: after a\n"
+"                      lost machine, --from DIR goes on from it); files of its own that a\n"
+"                      later pool dropped are removed, nothing else in DIR is touched\n"
 "  --db PATH           store every improvement and the run in this database\n"
 "  --from-db           start from the best scheme of the format in the database\n"
 "  --resume RUN        run again with the parameters stored for run RUN (its backend\n"
@@ -111,6 +114,19 @@ static void on_improved(void *p, const search_found *f, const char *path, bool s
                  cli_fmt_si_cell((double)f->flips, fl, sizeof fl), path[0] ? " -> " : "", path);
         fprintf(stderr, "%s\n", cli_progress_event(line, sizeof line, f->seconds, text));
     }
+}
+
+static void on_pool_checkpoint(void *p, int written, double seconds, const char *failure)
+{
+    ctx *c = p;
+    char line[1400], text[1300];
+    if (failure) /* said even with -q: the end's write is the next chance */
+        snprintf(text, sizeof text, "pool checkpoint FAILED, the walk goes on: %.1200s", failure);
+    else if (c->verbose && !c->quiet)
+        snprintf(text, sizeof text, "pool checkpoint: %d schemes written", written);
+    else
+        return;
+    fprintf(stderr, "%s\n", cli_progress_event(line, sizeof line, seconds, text));
 }
 
 static void on_progress(void *p, const search_progress *pr, uint64_t stored)
@@ -655,6 +671,9 @@ static int cmd_search_meta(int argc, char **argv)
             if (id == SEARCH_PARAM_DIMS || id == SEARCH_PARAM_TARGET_RANK || id == SEARCH_PARAM_MAX_FLIPS)
                 return cli_error(CLI_USAGE, CMD, "--meta: --%s does not apply (the range is --dims-range; "
                                  "--until-record stops at the records)", search_param(id)->name);
+            if (id == SEARCH_PARAM_POOL_EVERY) /* its legs' pools are the meta pools, kept in the store */
+                return cli_error(CLI_USAGE, CMD, "--meta: --pool-every does not apply (only a plain search "
+                                 "writes its pool, to --pool-out)");
             if (id == SEARCH_PARAM_CUBES) /* cubes are of one n; the range has several formats */
                 return cli_error(CLI_USAGE, CMD, "--meta: --cubes does not apply (each square format's "
                                  "symmetric legs start from its default cubes; give --dims for a walk from other cubes)");
@@ -845,7 +864,7 @@ static int cmd_search_meta(int argc, char **argv)
             fprintf(stderr, "backend cpu: %d CPU thread%s\n", cfg.p.threads, cfg.p.threads == 1 ? "" : "s");
     }
     meta_ctx mx = {.inner = {.verbose = verbose, .quiet = quiet || !verbose}, .quiet = quiet};
-    search_meta_hooks hooks = {&mx, meta_leg_start, meta_leg_end, {&mx.inner, on_improved, on_progress, NULL}};
+    search_meta_hooks hooks = {&mx, meta_leg_start, meta_leg_end, {.ctx = &mx.inner, .improved = on_improved, .progress = on_progress}};
     search_meta_result res;
     session_signals_hold();
     search_meta_run(ss, &cfg, cfg.backend == SEARCH_BACKEND_GPU ? dev : NULL, &mc, (const scheme *const *)starts,
@@ -1099,6 +1118,16 @@ static int search_body(int argc, char **argv)
         }
         if (!cfg.given[SEARCH_PARAM_POOL_KEEP])
             cfg.p.pool_keep = 1000;
+    } else if (cfg.p.pool_every > 0) {
+        if (cli.given[SEARCH_PARAM_POOL_EVERY]) {
+            rc = cli_error(CLI_USAGE, CMD, "--pool-every: the checkpoints go to --pool-out DIR (give it)");
+            goto out;
+        }
+        cfg.p.pool_every = 0; /* a resumed run's interval, without a folder to write to this time */
+    }
+    if (cfg.p.pool_every > 0 && cfg.p.pool_keep <= 0) {
+        rc = cli_error(CLI_USAGE, CMD, "--pool-every: --pool-keep 0 keeps no pool to write");
+        goto out;
     }
     int explicit_target = cfg.p.target_rank;
     if (until_record) {
@@ -1180,7 +1209,8 @@ static int search_body(int argc, char **argv)
     }
 
     ctx cx = {.verbose = verbose, .quiet = quiet, .resume = resume};
-    session_hooks hooks = {&cx, on_improved, on_progress, on_started};
+    session_hooks hooks = {.ctx = &cx, .improved = on_improved, .progress = on_progress, .started = on_started,
+                           .pool_checkpoint = on_pool_checkpoint};
     session_run run;
     search_result res;
     session_search(ss, &cfg, mpi_ranks, (const scheme *const *)starts, nstarts, &hooks, &run, &res);
@@ -1241,6 +1271,9 @@ static int search_body(int argc, char **argv)
         else if (!quiet)
             fprintf(stderr, "flipgraph search: %d schemes of the pool (ranks %d..%d) written to %s\n", written,
                     res.npool ? res.pool[0]->rank : 0, res.npool ? res.pool[res.npool - 1]->rank : 0, pool_dir);
+        if (run.pool_failed) /* the end's write decides the exit code: it holds the latest pool */
+            fprintf(stderr, "flipgraph search: %d of %d pool checkpoints failed; the first, %s\n", run.pool_failed,
+                    run.pool_checkpoints, run.pool_msg);
     }
     search_result_free(&res);
 out:

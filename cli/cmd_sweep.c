@@ -608,7 +608,7 @@ int cmd_sweep(int argc, char **argv)
             }
             continue;
         }
-        session_hooks hooks = {&cx, on_improved, on_progress, on_started};
+        session_hooks hooks = {.ctx = &cx, .improved = on_improved, .progress = on_progress, .started = on_started};
         session_run run;
         search_result res;
         const scheme *starts[1] = {start};

@@ -550,12 +550,27 @@ static void fill_progress(engine *e, double t, double last_t, uint64_t last_flip
     pr->devices = st.devices;
 }
 
-/* The calling thread: stop conditions and progress until every backend thread ended. */
+/* The pool as the run's end returns it, handed to the checkpoint callback
+ * while the walkers go on (keep_pool takes each pool's lock in turn). */
+static void pool_checkpoint(engine *e, double t)
+{
+    search_result snap;
+    memset(&snap, 0, sizeof snap);
+    if (!keep_pool(e->pools, e->npools, e->p->pool_keep, &snap))
+        engine_fail(e, SEARCH_FAILED, "out of memory (a checkpoint of the pool, --pool-every)");
+    else
+        e->cb->pool_checkpoint(e->cb->ctx, snap.pool, snap.npool, t - e->t0);
+    search_result_free(&snap);
+}
+
+/* The calling thread: stop conditions, progress and pool checkpoints until
+ * every backend thread ended. */
 static void monitor(engine *e, search_result *res)
 {
     const search_params *p = e->p;
     const bool report = p->progress_every > 0 && e->cb && e->cb->progress;
-    double last_t = e->t0, next = e->t0 + p->progress_every;
+    const bool checkpoints = p->pool_every > 0 && p->pool_keep > 0 && e->npools && e->cb && e->cb->pool_checkpoint;
+    double last_t = e->t0, next = e->t0 + p->progress_every, next_pool = e->t0 + p->pool_every;
     uint64_t last_flips = 0;
     pthread_mutex_lock(&e->mu);
     while (e->running > 0) {
@@ -563,6 +578,8 @@ static void monitor(engine *e, search_result *res)
         double t = search_clock_s(), w = t + 0.01;
         if (report && next < w)
             w = next;
+        if (checkpoints && next_pool < w)
+            w = next_pool;
         struct timespec ts = {(time_t)w, (long)((w - (double)(time_t)w) * 1e9)};
         pthread_cond_timedwait(&e->changed, &e->mu, &ts);
         if (e->running <= 0)
@@ -588,6 +605,10 @@ static void monitor(engine *e, search_result *res)
             last_t = t;
             last_flips = pr.flips;
             next = t + p->progress_every;
+        }
+        if (checkpoints && t >= next_pool && !atomic_load(&e->stop)) {
+            pool_checkpoint(e, t);
+            next_pool = search_clock_s() + p->pool_every;
         }
         pthread_mutex_lock(&e->mu);
     }

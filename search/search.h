@@ -211,6 +211,8 @@ typedef struct search_params {
                               and restarts from pool i mod islands (1: one pool; <= threads) */
     int pool_keep;         /* the run returns up to this many distinct schemes of its pool
                               (search_result.pool); 0: none */
+    double pool_every;     /* seconds between checkpoints of that pool while the run goes on
+                              (search_callbacks.pool_checkpoint); 0: at the end only */
     double degree_bias;    /* B: a flip from D flips to D' is kept with probability min(1, (D/D')^B)
                               (a Metropolis correction; 0: every flip is kept) */
     double weight_bias;    /* B_w: a flip that adds d > 0 nonzero coefficients to the scheme (to the
@@ -645,6 +647,12 @@ typedef struct search_callbacks {
     bool (*improved)(void *ctx, const search_found *f);
     /* Called from the driver's thread every progress_every seconds. */
     void (*progress)(void *ctx, const search_progress *pr);
+    /* With search_params.pool_every > 0 and pool_keep > 0: called from the
+     * driver's thread every pool_every seconds with the pool as the run's end
+     * returns it (search_result.pool: up to pool_keep distinct schemes, lowest
+     * ranks first, each verified when it entered the pool), `seconds` into the
+     * run.  The schemes are the engine's to free.  NULL: no checkpoints. */
+    void (*pool_checkpoint)(void *ctx, scheme *const *pool, int n, double seconds);
 } search_callbacks;
 
 typedef struct search_result {

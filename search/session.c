@@ -22,6 +22,10 @@ struct search_session {
     db *store;
     char *out_dir;
     char *pool_dir; /* session_set_pool_dir */
+    /* the pool files this session made (a file of that name was not there
+     * before): the only ones a later pool that drops their scheme removes */
+    char **pool_made;
+    int npool_made, pool_made_cap;
 };
 
 search_session *session_open(const char *db_path, db_status *st, char *err, size_t errlen)
@@ -47,6 +51,9 @@ void session_close(search_session *s)
     db_close(s->store);
     free(s->out_dir);
     free(s->pool_dir);
+    for (int i = 0; i < s->npool_made; i++)
+        free(s->pool_made[i]);
+    free(s->pool_made);
     free(s);
 }
 
@@ -446,26 +453,92 @@ static void first_failure(run_ctx *x, const char *fmt, ...)
 
 static bool write_native(void *c, FILE *f) { return scheme_write_native(c, f); }
 
-/* s written to dir/NxMxP-RANK-HASH.txt (native, whole or not at all; HASH the
- * canonical hash, so one scheme is one file), its path in path[4096]. */
-static bool write_in_dir(const char *dir, const scheme *s, char *path, char *err, size_t errlen)
+/* dir/NxMxP-RANK-HASH.txt for s into path[4096] (HASH the canonical hash, so
+ * one scheme is one file); returns path. */
+static const char *path_in_dir(const char *dir, const scheme *s, char *path)
 {
     char hx[17];
     scheme_hash_hex(scheme_hash((scheme *)s), hx);
     snprintf(path, 4096, "%s/%dx%dx%d-%d-%s.txt", dir, s->fmt.n, s->fmt.m, s->fmt.p, s->rank, hx);
-    return scheme_write_file_atomic(path, write_native, (void *)s, err, errlen);
+    return path;
+}
+
+/* s written to path_in_dir (native, whole or not at all), its path in path[4096]. */
+static bool write_in_dir(const char *dir, const scheme *s, char *path, char *err, size_t errlen)
+{
+    return scheme_write_file_atomic(path_in_dir(dir, s, path), write_native, (void *)s, err, errlen);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* pool[0..n) written to the pool folder; then the files this session made for
+ * an earlier pool whose scheme this one dropped are removed (only regular
+ * files, only after every new file is whole), so that the folder holds the
+ * latest pool beside whatever was there before the session.  A failed write
+ * removes nothing: the folder keeps the earlier pool and the new files made
+ * so far, each whole. */
+static bool write_pool_files(search_session *s, scheme *const *pool, int n, int *written, char *err, size_t errlen)
+{
+    *written = 0;
+    if (!s->pool_dir)
+        return true;
+    char **now = calloc((size_t)n + 1, sizeof *now);
+    if (!now)
+        return scheme_fail(err, errlen, "--pool-out: out of memory");
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++) {
+        char path[4096], e[512];
+        struct stat sb;
+        const bool existed = lstat(path_in_dir(s->pool_dir, pool[i], path), &sb) == 0;
+        if (!write_in_dir(s->pool_dir, pool[i], path, e, sizeof e)) {
+            ok = scheme_fail(err, errlen, "--pool-out: %d of %d schemes written, then: %s", *written, n, e);
+            break;
+        }
+        ++*written;
+        if (!(now[i] = strdup(path)))
+            ok = scheme_fail(err, errlen, "--pool-out: out of memory");
+        if (ok && !existed) {
+            if (s->npool_made == s->pool_made_cap) {
+                const int cap = s->pool_made_cap ? 2 * s->pool_made_cap : 256;
+                char **g = realloc(s->pool_made, (size_t)cap * sizeof *g);
+                if (!g) {
+                    ok = scheme_fail(err, errlen, "--pool-out: out of memory");
+                    break;
+                }
+                s->pool_made = g;
+                s->pool_made_cap = cap;
+            }
+            if (!(s->pool_made[s->npool_made] = strdup(path)))
+                ok = scheme_fail(err, errlen, "--pool-out: out of memory");
+            else
+                s->npool_made++;
+        }
+    }
+    if (ok) {
+        qsort(now, (size_t)n, sizeof *now, cmp_str);
+        int kept = 0;
+        for (int i = 0; i < s->npool_made; i++) {
+            char *made = s->pool_made[i];
+            if (bsearch(&made, now, (size_t)n, sizeof *now, cmp_str)) {
+                s->pool_made[kept++] = made;
+                continue;
+            }
+            struct stat sb; /* never a link, FIFO or device put there since */
+            if (lstat(made, &sb) == 0 && S_ISREG(sb.st_mode))
+                unlink(made);
+            free(made);
+        }
+        s->npool_made = kept;
+    }
+    for (int i = 0; i < n; i++)
+        free(now[i]);
+    free(now);
+    return ok;
 }
 
 bool session_write_pool(search_session *s, const search_result *res, int *written, char *err, size_t errlen)
 {
-    *written = 0;
-    for (int i = 0; s->pool_dir && i < res->npool; i++) {
-        char path[4096], e[512];
-        if (!write_in_dir(s->pool_dir, res->pool[i], path, e, sizeof e))
-            return scheme_fail(err, errlen, "--pool-out: %d of %d schemes written, then: %s", *written, res->npool, e);
-        ++*written;
-    }
-    return true;
+    return write_pool_files(s, res->pool, res->npool, written, err, errlen);
 }
 
 /* f's scheme stored (source, parent); when it is one of the run's results
@@ -744,6 +817,26 @@ static void on_progress(void *p, const search_progress *pr)
     pthread_mutex_unlock(&x->hook_mu);
 }
 
+/* search_callbacks.pool_checkpoint: the pool written as --pool-out writes it
+ * at the end (write_pool_files).  A failure is the run's warning, not its
+ * end: every improvement is in the store and --out already, and the next
+ * checkpoint or the end tries again (session_run.pool_failed says it). */
+static void on_pool_checkpoint(void *p, scheme *const *pool, int n, double seconds)
+{
+    run_ctx *x = p;
+    char err[1024];
+    int written = 0;
+    const bool ok = write_pool_files(x->s, pool, n, &written, err, sizeof err);
+    x->run->pool_checkpoints++;
+    if (!ok && !x->run->pool_failed++)
+        snprintf(x->run->pool_msg, sizeof x->run->pool_msg, "the checkpoint at %.0f s: %s", seconds, err);
+    if (x->h && x->h->pool_checkpoint) {
+        pthread_mutex_lock(&x->hook_mu);
+        x->h->pool_checkpoint(x->h->ctx, written, seconds, ok ? NULL : err);
+        pthread_mutex_unlock(&x->hook_mu);
+    }
+}
+
 /* The start of lowest rank over ring (NULL: none). */
 static const scheme *lowest_start(const scheme *const *starts, int nstarts, scheme_ring ring)
 {
@@ -922,7 +1015,8 @@ search_status session_search(search_session *s, const search_config *c, const ch
         h->started(h->ctx, run->run_id);
 
     session_signals_hold();
-    search_callbacks cb = {&x, on_improved, on_progress};
+    search_callbacks cb = {.ctx = &x, .improved = on_improved, .progress = on_progress,
+                           .pool_checkpoint = s->pool_dir ? on_pool_checkpoint : NULL};
     bool lifting = false;
     if (x.lift_each) {
         x.lifter = &lf;

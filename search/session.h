@@ -37,13 +37,17 @@ db *session_store(search_session *s);
 /* Every improvement is also written to dir/NxMxP-RANK-HASH.txt (native format,
  * whole or not at all); the folder is created when missing.  false: it cannot be. */
 bool session_set_out_dir(search_session *s, const char *dir, char *err, size_t errlen);
-/* The folder session_write_pool writes to (made when missing, as for --out);
- * false: it cannot be. */
+/* The folder session_write_pool writes to (made when missing, as for --out),
+ * and with search_params.pool_every > 0 session_search's pool checkpoints
+ * (docs/search.md, "Pool checkpoints"); false: it cannot be. */
 bool session_set_pool_dir(search_session *s, const char *dir, char *err, size_t errlen);
 /* Writes every scheme of res->pool (search_params.pool_keep) to the pool
  * folder as --out writes improvements (dir/NxMxP-RANK-HASH.txt, native, whole
- * or not at all); nothing without a pool folder.  *written: files written.
- * false: one could not be (err says which, and how many were). */
+ * or not at all); nothing without a pool folder.  Then removes the files this
+ * session made for an earlier pool (a checkpoint's, or an earlier call's)
+ * whose scheme this pool dropped: the folder holds this pool beside whatever
+ * the session did not make.  *written: files written.  false: one could not
+ * be (err says which, and how many were; nothing was removed). */
 bool session_write_pool(search_session *s, const search_result *res, int *written, char *err, size_t errlen);
 
 /* Lifts the store's k lowest GF(2) schemes of f (by rank; the format as
@@ -128,6 +132,10 @@ typedef struct session_hooks {
     void (*progress)(void *ctx, const search_progress *pr, uint64_t stored);
     /* the run is recorded (before the walk starts; run_id 0 without a store) */
     void (*started)(void *ctx, int64_t run_id);
+    /* a pool checkpoint (search_params.pool_every, with a pool folder): the
+     * files written, when; failure NULL, else what went wrong in words (the
+     * walk goes on) */
+    void (*pool_checkpoint)(void *ctx, int written, double seconds, const char *failure);
 } session_hooks;
 
 typedef struct session_run {
@@ -149,6 +157,10 @@ typedef struct session_run {
     int lift_walk_rank, lift_walk_tried;
     bool lift_walk_ok;
     double lift_walk_seconds;
+    /* pool checkpoints (search_params.pool_every with a pool folder): how many
+     * were taken, how many failed, the first failure in words */
+    int pool_checkpoints, pool_failed;
+    char pool_msg[1200];
 } session_run;
 
 /* One search on c->backend (cpu or gpu; search_config_resolve first): the

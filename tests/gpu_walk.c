@@ -1047,7 +1047,7 @@ static void t_driver(scheme_format f, int target, double seconds)
     search_gpu_options_default(&o);
     o.check = 32;
     found_ctx fc = {0, 0, 0};
-    search_callbacks cb = {&fc, on_found, NULL};
+    search_callbacks cb = {.ctx = &fc, .improved = on_found};
     search_result res;
     search_status st = search_run_gpu_opts(&p, &o, NULL, 0, &cb, &res);
     verify_result vr;
@@ -1218,7 +1218,7 @@ static void t_multi(const int *devs, int n, scheme_format f, double seconds)
     memset(&mc, 0, sizeof mc);
     g_multi_walkers = o.warps ? n * o.warps : 1 << 30;
     g_multi_devices = distinct;
-    search_callbacks cb = {&mc, on_multi_found, on_multi_progress};
+    search_callbacks cb = {.ctx = &mc, .improved = on_multi_found, .progress = on_multi_progress};
     search_result res;
     search_gpu_stats st;
     search_status stt = search_run_gpu_stats(&p, &o, NULL, 0, &cb, &res, &st);

@@ -172,7 +172,7 @@ static int64_t search_into(db *d, scheme_format f, uint64_t seed, double max_s, 
     store_ctx c = {d, 0, 0};
     cr_assert_eq(db_run_begin(d, &info, &c.run, err, sizeof err), DB_OK, "%s", err);
     free(text);
-    search_callbacks cb = {&c, store_improved, NULL};
+    search_callbacks cb = {.ctx = &c, .improved = store_improved};
     search_result res;
     search_status ss = search_run_cpu(&p, NULL, 0, &cb, &res);
     CHECK(ss == SEARCH_REACHED || ss == SEARCH_NOT_REACHED, "search: %s", res.msg);
@@ -642,6 +642,67 @@ Test(cli, search_pool_out_and_from_a_folder)
     rc = tc_run_cli("", out, sizeof out, "%s", many);
     CHECK(rc == 2 && strstr(out, "at most 64 --from arguments (a folder gives all its files)"), "rc %d:\n%s", rc,
           out);
+}
+
+/* search --pool-out DIR --pool-every T: checkpoints while the run goes on (-v
+ * says each), and at the end the folder holds the end's pool beside what was
+ * there before; --pool-every without a folder to write, and where no pool is
+ * written (sweep, search --meta), is refused before any walk. */
+Test(cli, search_pool_every_checkpoints_the_pool)
+{
+    char out[65536];
+    unsigned long long seed = g_seed % 1000000;
+    const char *dir = tc_path_in("ckpt");
+    mkdir(dir, 0777);
+    FILE *f = fopen(tc_fmt("%s/notes.txt", dir), "w");
+    CHECK(f, "cannot write in %s", dir);
+    fputs("mine\n", f);
+    fclose(f);
+    int rc = tc_run_cli("", out, sizeof out,
+                        "search --dims 4x4x4 --time 2.5s --threads 2 --seed %llu --backend cpu --progress 0 -v "
+                        "--target-rank 0 --pool-out '%s' --pool-keep 30 --pool-every 0.5s", seed, dir);
+    CHECK(rc == 0, "search exited %d:\n%s", rc, out);
+    int checkpoints = 0;
+    for (const char *p = out; (p = strstr(p, "pool checkpoint: ")); p++)
+        checkpoints++;
+    CHECK(checkpoints >= 2, "seed %llu: %d checkpoint lines in a 2.5 s run, one every 0.5 s:\n%s", seed, checkpoints,
+          out);
+    int said = -1;
+    const char *w = strstr(out, "schemes of the pool");
+    while (w > out && w[-1] != '\n' && w[-1] != ':')
+        w--;
+    CHECK(w && sscanf(w, " %d", &said) == 1, "the end's count is not said:\n%s", out);
+    DIR *d = opendir(dir);
+    CHECK(d, "%s", dir);
+    int files = 0, notes = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        if (de->d_name[0] == '.')
+            continue;
+        if (!strcmp(de->d_name, "notes.txt")) {
+            notes++;
+            continue;
+        }
+        scheme *s = tc_read_or_die(tc_fmt("%s/%s", dir, de->d_name));
+        CHECK(verify_f2(s, NULL), "%s does not verify", de->d_name);
+        scheme_free(s);
+        files++;
+    }
+    closedir(d);
+    CHECK(notes == 1, "the file that was there before is gone");
+    CHECK(files == said, "seed %llu: %d pool files, the end wrote %d (a checkpoint's dropped schemes stay?)", seed,
+          files, said);
+
+    rc = tc_run_cli("", out, sizeof out, "search --dims 2x2x2 --time 10m --pool-every 1m");
+    CHECK(rc == 2 && strstr(out, "--pool-every: the checkpoints go to --pool-out DIR"), "rc %d:\n%s", rc, out);
+    rc = tc_run_cli("", out, sizeof out, "search --dims 2x2x2 --time 10m --pool-out '%s' --pool-keep 0 --pool-every 1m",
+                    dir);
+    CHECK(rc == 2 && strstr(out, "--pool-every: --pool-keep 0 keeps no pool to write"), "rc %d:\n%s", rc, out);
+    rc = tc_run_cli("", out, sizeof out, "search --dims 2x2x2 --time 10m --pool-keep 10 --pool-every 1m");
+    CHECK(rc == 2 && strstr(out, "--pool-every: the checkpoints go to --pool-out DIR"), "rc %d:\n%s", rc, out);
+    rc = tc_run_cli("", out, sizeof out, "sweep --dims-list 2x2x2 --time-per 1s --pool-every 1m");
+    CHECK(rc == 2 && strstr(out, "unknown option '--pool-every'"), "rc %d:\n%s", rc, out);
+    rc = tc_run_cli("", out, sizeof out, "search --meta --dims-range 2x2x2..2x2x3 --time 1s --pool-every 1m");
+    CHECK(rc == 2 && strstr(out, "--meta: --pool-every does not apply"), "rc %d:\n%s", rc, out);
 }
 
 Test(cli, sweep_lists_and_usage)

@@ -336,7 +336,7 @@ Test(engine, stops_at_the_target, .timeout = 60)
     f.nwalkers = 4;
     f.script = script_descend;
     static cb_log l;
-    search_callbacks cb = {&l, log_improved, NULL};
+    search_callbacks cb = {.ctx = &l, .improved = log_improved};
     search_result r;
     search_status st = fake_run(&f, &p, NULL, 0, &cb, &r);
     cr_assert_eq(st, SEARCH_REACHED, "%d: %s", st, r.msg);
@@ -377,7 +377,7 @@ Test(engine, stops_at_the_time_limit, .timeout = 60)
     f.nwalkers = 3;
     f.script = script_sleep_then_offer;
     static cb_log l;
-    search_callbacks cb = {&l, log_improved, NULL};
+    search_callbacks cb = {.ctx = &l, .improved = log_improved};
     search_result r;
     const double t0 = now_s();
     search_status st = fake_run(&f, &p, NULL, 0, &cb, &r);
@@ -498,7 +498,7 @@ Test(engine, a_scheme_that_does_not_verify_fails_the_run_and_is_never_kept, .tim
     f.nwalkers = 2;
     f.script = script_corrupt;
     static cb_log l;
-    search_callbacks cb = {&l, log_improved, NULL};
+    search_callbacks cb = {.ctx = &l, .improved = log_improved};
     search_result r;
     search_status st = fake_run(&f, &p, NULL, 0, &cb, &r);
     cr_assert_eq(st, SEARCH_FAILED);
@@ -539,7 +539,7 @@ Test(engine, a_scheme_of_another_format_fails_the_run, .timeout = 60)
     f.nwalkers = 1;
     f.script = script_wrong_format;
     static cb_log l;
-    search_callbacks cb = {&l, log_improved, NULL};
+    search_callbacks cb = {.ctx = &l, .improved = log_improved};
     search_result r;
     cr_assert_eq(fake_run(&f, &p, NULL, 0, &cb, &r), SEARCH_FAILED);
     cr_assert(strstr(r.msg, "does not verify"), "%s", r.msg);
@@ -574,7 +574,7 @@ Test(engine, duplicates_and_siblings_are_pooled_once_and_never_reported_again, .
     f.nwalkers = 1;
     f.script = script_duplicates;
     static cb_log l;
-    search_callbacks cb = {&l, log_improved, NULL};
+    search_callbacks cb = {.ctx = &l, .improved = log_improved};
     search_result r;
     cr_assert_eq(fake_run(&f, &p, NULL, 0, &cb, &r), SEARCH_REACHED, "%s", r.msg);
     cr_assert_eq(atomic_load(&g_dup[0]), ENGINE_POOLED | ENGINE_IMPROVED);
@@ -607,7 +607,7 @@ Test(engine, a_flip_isolated_scheme_is_reported_but_not_pooled, .timeout = 60)
     f.nwalkers = 1;
     f.script = script_isolated;
     static cb_log l;
-    search_callbacks cb = {&l, log_improved, NULL};
+    search_callbacks cb = {.ctx = &l, .improved = log_improved};
     search_result r;
     cr_assert_eq(fake_run(&f, &p, NULL, 0, &cb, &r), SEARCH_REACHED, "%s", r.msg);
     cr_assert_eq(atomic_load(&g_iso), ENGINE_IMPROVED | ENGINE_ISOLATED, "%#x", atomic_load(&g_iso));
@@ -657,7 +657,7 @@ Test(engine, every_improvement_reaches_the_callback_once_in_decreasing_order, .t
         f.script = script_storm;
         static cb_log l;
         memset(&l, 0, sizeof l);
-        search_callbacks cb = {&l, log_improved, noop_progress};
+        search_callbacks cb = {.ctx = &l, .improved = log_improved, .progress = noop_progress};
         search_result r;
         search_status st = fake_run(&f, &p, NULL, 0, &cb, &r);
         cr_assert_eq(st, SEARCH_REACHED, "%s", r.msg);
@@ -728,7 +728,7 @@ Test(engine, a_start_with_reductions_left_is_reduced_pooled_and_reported)
     f.nwalkers = 1;
     f.script = script_burn;
     static cb_log l;
-    search_callbacks cb = {&l, log_improved, NULL};
+    search_callbacks cb = {.ctx = &l, .improved = log_improved};
     const scheme *starts[1] = {s};
     search_result r;
     cr_assert_eq(fake_run(&f, &p, starts, 1, &cb, &r), SEARCH_REACHED, "%s", r.msg);
@@ -1013,6 +1013,108 @@ Test(engine, islands_keep_a_pool_each, .timeout = 60)
 }
 
 /* One pool for every walker without islands: the same offers reach every walker. */
+/* ---------------------------------------------------------------- pool checkpoints */
+
+typedef struct pool_log {
+    int calls, last_n, bad, unordered;
+    double last_seconds;
+    uint64_t last_hash[64];
+} pool_log;
+
+static void log_pool(void *ctx, scheme *const *pool, int n, double seconds)
+{
+    pool_log *l = ctx;
+    l->calls++;
+    l->last_n = n;
+    l->last_seconds = seconds;
+    for (int i = 0; i < n; i++) {
+        verify_result vr;
+        if (!verify_f2(pool[i], &vr))
+            l->bad++;
+        if (i && pool[i]->rank < pool[i - 1]->rank)
+            l->unordered++;
+        if (i < 64)
+            l->last_hash[i] = scheme_hash(pool[i]);
+    }
+}
+
+/* walker 0 offers the chain's first three schemes and two variants of the
+ * third, then idles: the pool holds five schemes from then on */
+static void script_offer_five(fake *f, int id)
+{
+    scheme_rng rng;
+    scheme_rng_seed(&rng, (uint64_t)id + 7);
+    if (id == 0) {
+        for (int i = 0; i < 3; i++)
+            offer(f, id, g_chain.s[i], &rng);
+        for (uint64_t k = 1; k <= 2; k++) {
+            scheme *v = variant(g_chain.s[2], k);
+            offer(f, id, v, &rng);
+            scheme_free(v);
+        }
+    }
+    walk_until_stop(f, id, 100);
+}
+
+/* --pool-every: while the run goes on the monitor hands the pool, as the run's
+ * end returns it, to the checkpoint callback every pool_every seconds; none
+ * without an interval, and none without a pool to keep. */
+Test(engine, pool_checkpoints_hand_over_the_pool_the_end_returns, .timeout = 60)
+{
+    chain_build(&g_chain, (scheme_format){3, 3, 3}, 4, 20000000);
+    search_params p = params_for(g_chain.f);
+    p.time_limit = 1.5;
+    p.threads = 2;
+    p.pool_keep = 50;
+    p.pool_every = 0.2;
+    static fake f;
+    memset(&f, 0, sizeof f);
+    f.nwalkers = 2;
+    f.script = script_offer_five;
+    static pool_log pl;
+    memset(&pl, 0, sizeof pl);
+    search_callbacks cb = {.ctx = &pl, .pool_checkpoint = log_pool};
+    search_result r;
+    search_status st = fake_run(&f, &p, NULL, 0, &cb, &r);
+    cr_assert_eq(st, SEARCH_REACHED, "%d: %s", st, r.msg);
+    cr_assert_geq(pl.calls, 2, "%d checkpoints in a %.1f s run, one every %.1f s", pl.calls, r.seconds, p.pool_every);
+    cr_assert_eq(pl.bad, 0, "%d checkpointed schemes do not verify", pl.bad);
+    cr_assert_eq(pl.unordered, 0, "a checkpoint's ranks are not lowest first");
+    cr_assert_leq(pl.last_seconds, r.seconds + 0.01);
+    /* the pool stopped changing after the offers: the last checkpoint is the end's pool */
+    cr_assert_eq(pl.last_n, r.npool, "last checkpoint %d schemes, the end %d", pl.last_n, r.npool);
+    cr_assert_geq(r.npool, 3, "the end's pool holds %d schemes", r.npool);
+    for (int i = 0; i < r.npool && i < 64; i++)
+        cr_assert_eq(pl.last_hash[i], scheme_hash(r.pool[i]), "scheme %d differs from the end's pool", i);
+    search_result_free(&r);
+
+    /* no interval: no checkpoint */
+    p.pool_every = 0;
+    memset(&f, 0, sizeof f);
+    f.nwalkers = 2;
+    f.script = script_offer_five;
+    memset(&pl, 0, sizeof pl);
+    p.time_limit = 0.5;
+    st = fake_run(&f, &p, NULL, 0, &cb, &r);
+    cr_assert_eq(st, SEARCH_REACHED, "%d: %s", st, r.msg);
+    cr_assert_eq(pl.calls, 0, "%d checkpoints without --pool-every", pl.calls);
+    search_result_free(&r);
+
+    /* an interval with no pool to keep (pool_keep 0): none either */
+    p.pool_every = 0.1;
+    p.pool_keep = 0;
+    memset(&f, 0, sizeof f);
+    f.nwalkers = 2;
+    f.script = script_offer_five;
+    memset(&pl, 0, sizeof pl);
+    st = fake_run(&f, &p, NULL, 0, &cb, &r);
+    cr_assert_eq(st, SEARCH_REACHED, "%d: %s", st, r.msg);
+    cr_assert_eq(pl.calls, 0, "%d checkpoints with pool_keep 0", pl.calls);
+    cr_assert_eq(r.npool, 0);
+    search_result_free(&r);
+    chain_free(&g_chain);
+}
+
 static atomic_int g_one[2];
 
 static void script_one_pool(fake *f, int id)
@@ -1130,7 +1232,7 @@ Test(engine, progress_rows_have_the_backends_counters_and_the_runs_state, .timeo
     f.plateau = 1234;
     f.devices = 3;
     static prog_log pl;
-    search_callbacks cb = {&pl, NULL, on_progress};
+    search_callbacks cb = {.ctx = &pl, .progress = on_progress};
     search_result r;
     cr_assert_eq(fake_run(&f, &p, NULL, 0, &cb, &r), SEARCH_REACHED, "%s", r.msg);
     cr_assert_geq(pl.n, 10, "%d progress rows in 0.6 s at 0.02 s", pl.n);
@@ -1166,7 +1268,7 @@ Test(engine, rows_name_no_pool_level_where_restarts_never_draw_from_the_pool, .t
         f.nwalkers = 5;
         f.script = script_progress;
         g_fresh_rows = g_fresh_bad = 0;
-        search_callbacks cb = {NULL, NULL, on_fresh};
+        search_callbacks cb = {.progress = on_fresh};
         search_result r;
         cr_assert_eq(fake_run(&f, &p, NULL, 0, &cb, &r), SEARCH_REACHED, "%s", r.msg);
         cr_assert_geq(g_fresh_rows, 5, "%d progress rows", g_fresh_rows);
@@ -1204,7 +1306,7 @@ Test(engine, the_median_of_an_even_count_is_the_lower_middle, .timeout = 60)
     static fake f;
     f.nwalkers = 4;
     f.script = script_even;
-    search_callbacks cb = {NULL, NULL, on_even};
+    search_callbacks cb = {.progress = on_even};
     search_result r;
     cr_assert_eq(fake_run(&f, &p, NULL, 0, &cb, &r), SEARCH_REACHED);
     cr_assert_gt(g_even_rows, 2);
@@ -1319,7 +1421,7 @@ Test(engine, a_layer_offers_remote_schemes_adds_its_counters_and_sees_what_local
     const engine_layer el = {"fake-mpi", &g_layer, layer_start, layer_stats, layer_join, layer_kept};
     engine_set_layer(&el);
     static cb_log l;
-    search_callbacks cb = {&l, log_improved, NULL};
+    search_callbacks cb = {.ctx = &l, .improved = log_improved};
     search_result r;
     search_status st = fake_run(&f, &p, NULL, 0, &cb, &r);
     engine_set_layer(NULL);
@@ -1404,7 +1506,7 @@ static search_status beside_run(fake *f, const search_params *p, const search_pa
                                 search_result *r)
 {
     memset(l, 0, sizeof *l);
-    search_callbacks cb = {l, beside_improved, beside_progress};
+    search_callbacks cb = {.ctx = l, .improved = beside_improved, .progress = beside_progress};
     const engine_backend b = {"fake", f, fake_setup, fake_start, fake_stats, fake_join, fake_name};
     return engine_run_beside(p, q, NULL, 0, &cb, &b, r);
 }

@@ -1351,7 +1351,7 @@ static void must_reach(scheme_format f, int target, uint64_t seed)
     p.seed = seed;
     p.progress_every = 0;
     found_log log = {0, {0}, true};
-    search_callbacks cb = {&log, log_found, NULL};
+    search_callbacks cb = {.ctx = &log, .improved = log_found};
     search_result r;
     search_status st = search_run_cpu(&p, NULL, 0, &cb, &r);
     char fb[32];
@@ -1543,7 +1543,7 @@ Test(search_driver, a_start_with_reductions_left_is_reduced_and_reported)
     p.target_rank = 27;
     p.progress_every = 0;
     found_log log = {0, {0}, true};
-    search_callbacks cb = {&log, log_found, NULL};
+    search_callbacks cb = {.ctx = &log, .improved = log_found};
     const scheme *starts[1] = {s};
     search_result r;
     cr_assert_eq(search_run_cpu(&p, starts, 1, &cb, &r), SEARCH_REACHED, "%s", r.msg);

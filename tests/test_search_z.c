@@ -359,7 +359,7 @@ static void must_reach_z(scheme_format f, int target)
     p.seed = seed;
     p.progress_every = 0;
     zseen z = {.last = 1 << 20};
-    search_callbacks cb = {&z, on_found, NULL};
+    search_callbacks cb = {.ctx = &z, .improved = on_found};
     search_result res;
     search_run_cpu(&p, NULL, 0, &cb, &res);
     cr_assert_eq(res.status, SEARCH_REACHED, "%s: best %d (seed %llu)", res.msg, res.best_rank,

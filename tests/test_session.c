@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "cuda/fg_cuda.h"
 #include "db/db.h"
@@ -70,7 +72,7 @@ Test(session, every_improvement_reaches_the_store_and_the_folder_exactly_once)
     cr_assert(search_config_set(&c, SEARCH_PARAM_THREADS, "2", err, sizeof err), "%s", err);
     cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
     counts k = {.order_ok = true};
-    session_hooks h = {&k, count_improved, NULL, count_started};
+    session_hooks h = {.ctx = &k, .improved = count_improved, .started = count_started};
     session_run run;
     search_result res;
     search_status ss_st = session_search(ss, &c, NULL, NULL, 0, &h, &run, &res);
@@ -111,6 +113,189 @@ Test(session, every_improvement_reaches_the_store_and_the_folder_exactly_once)
         files += strstr(e->d_name, ".txt") != NULL;
     closedir(dd);
     cr_assert_eq((uint64_t)files, res.improvements, "%d files", files);
+}
+
+/* The .txt files of a folder, by name, into names[] (sorted); returns how many. */
+static int txt_files(const char *dir, char names[][256], int max)
+{
+    int n = 0;
+    DIR *dd = opendir(dir);
+    cr_assert_not_null(dd, "%s", dir);
+    for (struct dirent *e; (e = readdir(dd));)
+        if (strstr(e->d_name, ".txt") && n < max)
+            snprintf(names[n++], 256, "%s", e->d_name);
+    closedir(dd);
+    qsort(names, (size_t)n, 256, (int (*)(const void *, const void *))strcmp);
+    return n;
+}
+
+static bool has_file(char names[][256], int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], name))
+            return true;
+    return false;
+}
+
+/* The pool file's name of s: NxMxP-RANK-HASH.txt. */
+static const char *pool_name(const scheme *s, char *buf)
+{
+    char hx[17];
+    scheme_hash_hex(scheme_hash((scheme *)s), hx);
+    snprintf(buf, 256, "%dx%dx%d-%d-%s.txt", s->fmt.n, s->fmt.m, s->fmt.p, s->rank, hx);
+    return buf;
+}
+
+/* session_write_pool keeps the folder at the latest pool: a file it made for an
+ * earlier pool whose scheme the new one dropped goes; a file that was there
+ * before the session stays, even under a pool's name; a link put where one of
+ * its files was is never removed (nor what it points to); a failed write
+ * removes nothing. */
+Test(session, the_pool_folder_holds_the_latest_pool_beside_what_was_there)
+{
+    char dir[512], err[1024], nm[4][256], path[4096];
+    snprintf(dir, sizeof dir, "%s", tc_path_in("pool"));
+    db_status st;
+    search_session *ss = session_open(NULL, &st, err, sizeof err);
+    cr_assert_not_null(ss, "%s", err);
+    cr_assert(session_set_pool_dir(ss, dir, err, sizeof err), "%s", err);
+    scheme *s[4] = {scheme_standard((scheme_format){2, 2, 2}), scheme_standard((scheme_format){2, 2, 3}),
+                    scheme_standard((scheme_format){2, 3, 3}), scheme_standard((scheme_format){3, 3, 3})};
+    for (int i = 0; i < 4; i++)
+        pool_name(s[i], nm[i]);
+    /* there before the session: an unrelated file, and a file under s[2]'s name */
+    FILE *f = fopen(tc_path_in("pool/notes.txt"), "w");
+    cr_assert_not_null(f);
+    fputs("mine\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/%s", dir, nm[2]);
+    cr_assert_not_null(f = fopen(path, "w"));
+    fclose(f);
+
+    search_result a = {.pool = (scheme *[]){s[0], s[1], s[2]}, .npool = 3};
+    int written = 0;
+    cr_assert(session_write_pool(ss, &a, &written, err, sizeof err), "%s", err);
+    cr_assert_eq(written, 3);
+    char got[16][256];
+    int n = txt_files(dir, got, 16);
+    cr_assert_eq(n, 4, "%d files after the first pool", n);
+    for (int i = 0; i < 3; i++)
+        cr_assert(has_file(got, n, nm[i]), "%s missing", nm[i]);
+
+    search_result b = {.pool = (scheme *[]){s[1], s[3]}, .npool = 2};
+    cr_assert(session_write_pool(ss, &b, &written, err, sizeof err), "%s", err);
+    cr_assert_eq(written, 2);
+    n = txt_files(dir, got, 16);
+    cr_assert(has_file(got, n, nm[1]) && has_file(got, n, nm[3]), "the second pool's files");
+    cr_assert_not(has_file(got, n, nm[0]), "%s: made for the first pool and dropped, still there", nm[0]);
+    cr_assert(has_file(got, n, nm[2]), "%s was there before the session: removed", nm[2]);
+    cr_assert(has_file(got, n, "notes.txt"), "an unrelated file was removed");
+    cr_assert_eq(n, 4, "%d files after the second pool", n);
+    verify_result vr;
+    snprintf(path, sizeof path, "%s/%s", dir, nm[3]);
+    scheme_diag dg;
+    scheme *back = scheme_read_file(path, NULL, &dg);
+    cr_assert_not_null(back, "%s", dg.msg);
+    cr_assert(verify_f2(back, &vr) && scheme_equal(back, s[3]), "the file holds the scheme");
+    scheme_free(back);
+
+    /* a link where a file the session made was: left, and its target too */
+    const char *target = tc_path_in("target.txt");
+    cr_assert_not_null(f = fopen(target, "w"));
+    fputs("keep\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/%s", dir, nm[1]);
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(symlink(target, path), 0);
+    search_result c = {.pool = (scheme *[]){s[3]}, .npool = 1};
+    cr_assert(session_write_pool(ss, &c, &written, err, sizeof err), "%s", err);
+    struct stat sb;
+    cr_assert_eq(lstat(path, &sb), 0, "the link was removed");
+    cr_assert(S_ISLNK(sb.st_mode));
+    cr_assert_eq(stat(target, &sb), 0, "the link's target was removed");
+
+    /* a write that fails (the folder replaced by a file) removes nothing and says so */
+    search_result d = {.pool = (scheme *[]){s[0]}, .npool = 1};
+    tc_remove_tree(dir);
+    cr_assert_not_null(f = fopen(dir, "w"));
+    fclose(f);
+    cr_assert_not(session_write_pool(ss, &d, &written, err, sizeof err));
+    cr_assert(strstr(err, "--pool-out: 0 of 1 schemes written"), "%s", err);
+    cr_assert_eq(stat(dir, &sb), 0);
+    cr_assert(S_ISREG(sb.st_mode), "the file in the folder's place was touched");
+    for (int i = 0; i < 4; i++)
+        scheme_free(s[i]);
+    session_close(ss);
+}
+
+typedef struct pool_hook_log {
+    int calls, failed, last_written;
+} pool_hook_log;
+
+static void count_pool_checkpoint(void *ctx, int written, double seconds, const char *failure)
+{
+    (void)seconds;
+    pool_hook_log *l = ctx;
+    l->calls++;
+    l->failed += failure != NULL;
+    l->last_written = written;
+}
+
+/* --pool-every through the session: checkpoints reach the pool folder while
+ * the run goes on (the hook sees each), and after the end's write the folder
+ * holds exactly the end's pool, every file a verified scheme. */
+Test(session, pool_checkpoints_reach_the_folder_and_the_end_leaves_its_pool)
+{
+    char dir[512], err[1024];
+    snprintf(dir, sizeof dir, "%s", tc_path_in("ckpt"));
+    db_status st;
+    search_session *ss = session_open(NULL, &st, err, sizeof err);
+    cr_assert_not_null(ss, "%s", err);
+    cr_assert(session_set_pool_dir(ss, dir, err, sizeof err), "%s", err);
+    search_config c;
+    search_config_default(&c);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%" PRIu64, tc_seed() % 1000000007u);
+    const char *set[][2] = {{"dims", "4x4x4"}, {"time", "2"}, {"target-rank", "0"}, {"threads", "2"},
+                            {"pool-keep", "40"}, {"pool-every", "0.3"}, {"seed", seed}};
+    for (size_t i = 0; i < sizeof set / sizeof *set; i++) {
+        int id = -1;
+        for (int k = 0; k < SEARCH_PARAM_COUNT; k++)
+            if (!strcmp(search_param(k)->name, set[i][0]))
+                id = k;
+        cr_assert_geq(id, 0, "%s", set[i][0]);
+        cr_assert(search_config_set(&c, id, set[i][1], err, sizeof err), "%s", err);
+    }
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
+    pool_hook_log pl = {0};
+    session_hooks h = {.ctx = &pl, .pool_checkpoint = count_pool_checkpoint};
+    session_run run;
+    search_result res;
+    cr_assert_eq(session_search(ss, &c, NULL, NULL, 0, &h, &run, &res), SEARCH_REACHED, "seed %s: %s", seed,
+                 res.msg);
+    cr_assert_geq(pl.calls, 2, "seed %s: %d checkpoints in %.1f s, one every 0.3 s", seed, pl.calls, res.seconds);
+    cr_assert_eq(pl.failed, 0);
+    cr_assert_eq(run.pool_checkpoints, pl.calls);
+    cr_assert_eq(run.pool_failed, 0, "%s", run.pool_msg);
+    cr_assert_gt(pl.last_written, 0);
+    int written = 0;
+    cr_assert(session_write_pool(ss, &res, &written, err, sizeof err), "%s", err);
+    cr_assert_eq(written, res.npool);
+    char got[64][256], nm[256], path[4096];
+    const int n = txt_files(dir, got, 64);
+    cr_assert_eq(n, res.npool, "seed %s: %d files, the end's pool %d", seed, n, res.npool);
+    for (int i = 0; i < res.npool; i++) {
+        cr_assert(has_file(got, n, pool_name(res.pool[i], nm)), "%s missing", nm);
+        snprintf(path, sizeof path, "%s/%s", dir, nm);
+        scheme_diag dg;
+        scheme *back = scheme_read_file(path, NULL, &dg);
+        cr_assert_not_null(back, "%s", dg.msg);
+        verify_result vr;
+        cr_assert(verify_f2(back, &vr), "%s: %s", nm, vr.msg);
+        scheme_free(back);
+    }
+    search_result_free(&res);
+    session_close(ss);
 }
 
 /* A run recorded on the GPU backend: --resume needs a GPU, or --backend cpu

@@ -866,7 +866,7 @@ static void run_one_thread(search_params *p, uint64_t seed, found_log *l, search
     p->seed = seed;
     p->time_limit = sanitized() ? 100 : 60;
     p->progress_every = 0;
-    search_callbacks cb = {l, check_found, NULL};
+    search_callbacks cb = {.ctx = l, .improved = check_found};
     search_run_cpu(p, NULL, 0, &cb, r);
 }
 
