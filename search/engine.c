@@ -49,16 +49,43 @@ static bool kept_already(const uint64_t *hashes, int from, int n, uint64_t h)
     return false;
 }
 
+/* Whether a pool holds the scheme of this canonical hash at its rank. */
+static bool pooled(search_pool *pools, int npools, int rank, uint64_t h)
+{
+    bool in = false;
+    for (int k = 0; k < npools && !in && rank <= pools[k].max_rank; k++) {
+        pthread_mutex_lock(&pools[k].mu);
+        for (int i = 0; i < pools[k].r[rank].count && !in; i++)
+            in = pools[k].r[rank].hash[i] == h;
+        pthread_mutex_unlock(&pools[k].mu);
+    }
+    return in;
+}
+
 /* Up to keep distinct schemes of the pools, lowest ranks first, into res->pool
  * (search_params.pool_keep): a run's variety at its best ranks, for the
  * researcher (search --pool-out) and for moves that take many schemes on.
- * Run after the walkers ended (the pools no longer change).  false: out of memory. */
-static bool keep_pool(search_pool *pools, int npools, int keep, search_result *res)
+ * best (the run's, may be NULL) comes first where no pool holds it: a
+ * flip-isolated scheme is never pooled (engine_offer), and a run's folder
+ * that a next run starts from should not lack the run's lowest rank.  The
+ * pools may change meanwhile (a checkpoint): each is locked while it is read.
+ * false: out of memory. */
+static bool keep_pool(search_pool *pools, int npools, int keep, const scheme *best, search_result *res)
 {
     const int max_rank = pools[0].max_rank;
     res->pool = keep ? calloc((size_t)keep, sizeof *res->pool) : NULL;
     uint64_t *hashes = keep ? calloc((size_t)keep, sizeof *hashes) : NULL;
     bool ok = !keep || (res->pool && hashes);
+    if (ok && keep && best && best->rank <= max_rank) {
+        scheme *c = scheme_clone(best);
+        ok = c != NULL;
+        const uint64_t h = ok ? scheme_hash(c) : 0; /* canonicalizes the copy */
+        if (ok && !pooled(pools, npools, c->rank, h)) {
+            hashes[res->npool] = h;
+            res->pool[res->npool++] = c;
+        } else
+            scheme_free(c);
+    }
     for (int r = 0; r <= max_rank && ok && res->npool < keep; r++) {
         const int rank_from = res->npool; /* one pool's members are distinct already */
         for (int k = 0; k < npools && ok && res->npool < keep; k++) {
@@ -556,7 +583,12 @@ static void pool_checkpoint(engine *e, double t)
 {
     search_result snap;
     memset(&snap, 0, sizeof snap);
-    if (!keep_pool(e->pools, e->npools, e->p->pool_keep, &snap))
+    pthread_mutex_lock(&e->mu);
+    scheme *best = e->best ? scheme_clone(e->best) : NULL;
+    pthread_mutex_unlock(&e->mu);
+    const bool ok = keep_pool(e->pools, e->npools, e->p->pool_keep, best, &snap);
+    scheme_free(best);
+    if (!ok)
         engine_fail(e, SEARCH_FAILED, "out of memory (a checkpoint of the pool, --pool-every)");
     else
         e->cb->pool_checkpoint(e->cb->ctx, snap.pool, snap.npool, t - e->t0);
@@ -696,7 +728,7 @@ search_status engine_run(const search_params *p, const scheme *const *starts, in
     res->best = e->best;
     e->best = NULL;
     res->improvements = e->improvements;
-    if (p->pool_keep > 0 && e->npools && !keep_pool(e->pools, e->npools, p->pool_keep, res))
+    if (p->pool_keep > 0 && e->npools && !keep_pool(e->pools, e->npools, p->pool_keep, res->best, res))
         engine_fail(e, SEARCH_FAILED, "out of memory (the pool's schemes that --pool-keep returns)");
     if (atomic_load(&e->failed)) {
         res->status = e->fail_status;

@@ -603,6 +603,7 @@ Test(engine, a_flip_isolated_scheme_is_reported_but_not_pooled, .timeout = 60)
     search_params p = params_for((scheme_format){2, 2, 2});
     p.target_rank = 7;
     p.time_limit = 30;
+    p.pool_keep = 10;
     static fake f;
     f.nwalkers = 1;
     f.script = script_isolated;
@@ -613,6 +614,13 @@ Test(engine, a_flip_isolated_scheme_is_reported_but_not_pooled, .timeout = 60)
     cr_assert_eq(atomic_load(&g_iso), ENGINE_IMPROVED | ENGINE_ISOLATED, "%#x", atomic_load(&g_iso));
     cr_assert_eq(l.n, 1);
     cr_assert_eq(l.rank[0], 7);
+    /* the pool the run returns (--pool-out) still starts with it: the run's best */
+    scheme *st = strassen_f2();
+    cr_assert_geq(r.npool, 2, "%d schemes returned: the best and the pooled start", r.npool);
+    cr_assert_eq(r.pool[0]->rank, 7);
+    cr_assert_eq(scheme_hash(r.pool[0]), scheme_hash(st), "the returned pool does not start with the best");
+    cr_assert_eq(r.pool[1]->rank, 8, "then the pool's own, lowest ranks first");
+    scheme_free(st);
     search_result_free(&r);
 }
 
