@@ -864,7 +864,8 @@ static int cmd_search_meta(int argc, char **argv)
             fprintf(stderr, "backend cpu: %d CPU thread%s\n", cfg.p.threads, cfg.p.threads == 1 ? "" : "s");
     }
     meta_ctx mx = {.inner = {.verbose = verbose, .quiet = quiet || !verbose}, .quiet = quiet};
-    search_meta_hooks hooks = {&mx, meta_leg_start, meta_leg_end, {.ctx = &mx.inner, .improved = on_improved, .progress = on_progress}};
+    search_meta_hooks hooks = {&mx, meta_leg_start, meta_leg_end,
+                               {.ctx = &mx.inner, .improved = on_improved, .progress = on_progress}};
     search_meta_result res;
     session_signals_hold();
     search_meta_run(ss, &cfg, cfg.backend == SEARCH_BACKEND_GPU ? dev : NULL, &mc, (const scheme *const *)starts,

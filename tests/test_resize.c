@@ -2070,7 +2070,7 @@ Test(resize_cli, meta_search_moves_between_neighbours_and_resets, .timeout = 300
                                  drift ? SEARCH_META_DETOURS_FRESH : SEARCH_META_DETOURS_BEST, 1, 0};
         static meta_log g;
         memset(&g, 0, sizeof g);
-        search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
+        search_meta_hooks h = {&g, log_leg_start, log_leg_end, {0}};
         search_meta_result res;
         search_status s = search_meta_run(ss, &c, NULL, &mc, NULL, 0, &h, &res);
         CHECK(s == (drift ? SEARCH_REACHED : SEARCH_NOT_REACHED), "drift %d: status %d: %s", drift, (int)s, res.msg);
@@ -2160,7 +2160,7 @@ static search_status meta_run_logged(const char *name, const search_config *c, c
     search_session *ss = session_open(dbp, &st, err, sizeof err);
     cr_assert_not_null(ss, "%s", err);
     memset(g, 0, sizeof *g);
-    search_meta_hooks h = {g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
+    search_meta_hooks h = {g, log_leg_start, log_leg_end, {0}};
     search_status rs = search_meta_run(ss, c, NULL, mc, NULL, 0, &h, res);
     session_close(ss);
     store_checks_clean(dbp);
@@ -2191,7 +2191,7 @@ Test(resize_cli, meta_search_takes_detours_through_a_format_at_its_record, .time
         search_meta_config mc = {{3, 3, 4}, {3, 4, 4}, 0.05, -1, 8, true, 2, false, false, on, 1, 0};
         static meta_log g;
         memset(&g, 0, sizeof g);
-        search_meta_hooks h = {&g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
+        search_meta_hooks h = {&g, log_leg_start, log_leg_end, {0}};
         search_meta_result res;
         const scheme *starts[1] = {start};
         search_status rs = search_meta_run(ss, &c, NULL, &mc, starts, 1, &h, &res);
@@ -2244,7 +2244,7 @@ static search_session *meta_store_of(const char *name, const char *const *files,
 static search_status meta_run_on(search_session *ss, const search_config *c, const search_meta_config *mc, meta_log *g,
                                  search_meta_result *res)
 {
-    search_meta_hooks h = {g, log_leg_start, log_leg_end, {NULL, NULL, NULL, NULL}};
+    search_meta_hooks h = {g, log_leg_start, log_leg_end, {0}};
     search_status rs = search_meta_run(ss, c, NULL, mc, NULL, 0, &h, res);
     CHECK(rs == SEARCH_REACHED || rs == SEARCH_NOT_REACHED, "status %d: %s", (int)rs, res->msg);
     return rs;
