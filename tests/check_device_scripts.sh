@@ -7,7 +7,9 @@
 #   independent searches (JOBS=2, a pool each, runs.tgz), and the inputs it
 #   refuses with exit 2 before it walks;
 # - scripts/device_long.sh: SEED_DB gives a job a copy of that store (its
-#   schemes are there after the job), and a SEED_DB that is not a file exits 2.
+#   schemes are there after the job), and a SEED_DB that is not a file exits 2;
+# - scripts/device_checkpoint.sh: a search with --pool-every killed with SIGKILL
+#   leaves a folder of whole, verified schemes that the next search starts from.
 # Prints "N passed, N failed"; exit 1 on any failure.
 set -u
 src=${FLIPGRAPH_SOURCE:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -81,5 +83,14 @@ FG="$fg" OUT="$tmp/l" LONG_DIR="$tmp/long2" SEED_DB="$tmp/missing.db" \
   bash "$src/scripts/device_long.sh" start 2 c:args:s > "$tmp/long2.txt" 2>&1
 check "SEED_DB that is not a file exits 2" test $? -eq 2
 check "and starts no job" test ! -e "$tmp/long2"
+
+# ---- device_checkpoint.sh: a run killed with SIGKILL leaves a whole pool ----
+env FG="$fg" OUT="$tmp/ck" BACKEND=cpu THREADS=1 DIMS=4x4x4 SECONDS_EACH=3 EVERY=1s EVERY_LOST=1s KILL_AT=3 \
+  RESUME_S=1 bash "$src/scripts/device_checkpoint.sh" > "$tmp/ck.txt" 2>&1
+check "device_checkpoint.sh exits 0" test $? -eq 0
+check "the run with checkpoints took some" grep -qE '^\| 4x4x4 3 s, --pool-every 1s \| [0-9.e+]+ \| [0-9]+ \| [1-9]' "$tmp/ck.txt"
+check "the killed run's folder: files, all verify, nothing else" \
+  grep -qE "folder \([1-9][0-9]* files, 0 not verifying, 0 other entries\)" "$tmp/ck.txt"
+check "the next run started from that folder" grep -qE 'start [0-9]+ from [1-9][0-9]* schemes' "$tmp/ck.txt"
 
 check_end
