@@ -1064,6 +1064,20 @@ static void script_offer_five(fake *f, int id)
     walk_until_stop(f, id, 100);
 }
 
+/* Two fake walkers, walker 0 offering five schemes (script_offer_five), the
+ * checkpoints logged into *pl. */
+static void run_checkpointed(const search_params *p, pool_log *pl, search_result *r)
+{
+    static fake f;
+    memset(&f, 0, sizeof f);
+    f.nwalkers = 2;
+    f.script = script_offer_five;
+    memset(pl, 0, sizeof *pl);
+    search_callbacks cb = {.ctx = pl, .pool_checkpoint = log_pool};
+    const search_status st = fake_run(&f, p, NULL, 0, &cb, r);
+    cr_assert_eq(st, SEARCH_REACHED, "%d: %s", st, r->msg);
+}
+
 /* --pool-every: while the run goes on the monitor hands the pool, as the run's
  * end returns it, to the checkpoint callback every pool_every seconds; none
  * without an interval, and none without a pool to keep. */
@@ -1075,16 +1089,9 @@ Test(engine, pool_checkpoints_hand_over_the_pool_the_end_returns, .timeout = 60)
     p.threads = 2;
     p.pool_keep = 50;
     p.pool_every = 0.2;
-    static fake f;
-    memset(&f, 0, sizeof f);
-    f.nwalkers = 2;
-    f.script = script_offer_five;
     static pool_log pl;
-    memset(&pl, 0, sizeof pl);
-    search_callbacks cb = {.ctx = &pl, .pool_checkpoint = log_pool};
     search_result r;
-    search_status st = fake_run(&f, &p, NULL, 0, &cb, &r);
-    cr_assert_eq(st, SEARCH_REACHED, "%d: %s", st, r.msg);
+    run_checkpointed(&p, &pl, &r);
     cr_assert_geq(pl.calls, 2, "%d checkpoints in a %.1f s run, one every %.1f s", pl.calls, r.seconds, p.pool_every);
     cr_assert_eq(pl.bad, 0, "%d checkpointed schemes do not verify", pl.bad);
     cr_assert_eq(pl.unordered, 0, "a checkpoint's ranks are not lowest first");
@@ -1098,25 +1105,15 @@ Test(engine, pool_checkpoints_hand_over_the_pool_the_end_returns, .timeout = 60)
 
     /* no interval: no checkpoint */
     p.pool_every = 0;
-    memset(&f, 0, sizeof f);
-    f.nwalkers = 2;
-    f.script = script_offer_five;
-    memset(&pl, 0, sizeof pl);
     p.time_limit = 0.5;
-    st = fake_run(&f, &p, NULL, 0, &cb, &r);
-    cr_assert_eq(st, SEARCH_REACHED, "%d: %s", st, r.msg);
+    run_checkpointed(&p, &pl, &r);
     cr_assert_eq(pl.calls, 0, "%d checkpoints without --pool-every", pl.calls);
     search_result_free(&r);
 
     /* an interval with no pool to keep (pool_keep 0): none either */
     p.pool_every = 0.1;
     p.pool_keep = 0;
-    memset(&f, 0, sizeof f);
-    f.nwalkers = 2;
-    f.script = script_offer_five;
-    memset(&pl, 0, sizeof pl);
-    st = fake_run(&f, &p, NULL, 0, &cb, &r);
-    cr_assert_eq(st, SEARCH_REACHED, "%d: %s", st, r.msg);
+    run_checkpointed(&p, &pl, &r);
     cr_assert_eq(pl.calls, 0, "%d checkpoints with pool_keep 0", pl.calls);
     cr_assert_eq(r.npool, 0);
     search_result_free(&r);
