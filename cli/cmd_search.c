@@ -123,7 +123,7 @@ static void on_pool_checkpoint(void *p, int written, double seconds, const char 
     if (failure) /* said even with -q: the end's write is the next chance */
         snprintf(text, sizeof text, "pool checkpoint FAILED, the walk goes on: %.1200s", failure);
     else if (c->verbose && !c->quiet)
-        snprintf(text, sizeof text, "pool checkpoint: %d schemes written", written);
+        snprintf(text, sizeof text, "pool checkpoint: %d schemes in the folder", written);
     else
         return;
     fprintf(stderr, "%s\n", cli_progress_event(line, sizeof line, seconds, text));

@@ -26,6 +26,7 @@ struct search_session {
      * before): the only ones a later pool that drops their scheme removes */
     char **pool_made;
     int npool_made, pool_made_cap;
+    int pool_made_sorted; /* pool_made[0..this) is in strcmp order (the earlier pools') */
 };
 
 search_session *session_open(const char *db_path, db_status *st, char *err, size_t errlen)
@@ -474,9 +475,12 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 /* pool[0..n) written to the pool folder; then the files this session made for
  * an earlier pool whose scheme this one dropped are removed (only regular
  * files, only after every new file is whole), so that the folder holds the
- * latest pool beside whatever was there before the session.  A failed write
- * removes nothing: the folder keeps the earlier pool and the new files made
- * so far, each whole. */
+ * latest pool beside whatever was there before the session.  A file this
+ * session made for an earlier pool and still there is not written again: its
+ * name is its scheme's canonical hash (a week of checkpoints every ten
+ * minutes would otherwise rewrite the same thousand files a thousand times).
+ * A failed write removes nothing: the folder keeps the earlier pool and the
+ * new files made so far, each whole. */
 static bool write_pool_files(search_session *s, scheme *const *pool, int n, int *written, char *err, size_t errlen)
 {
     *written = 0;
@@ -490,7 +494,10 @@ static bool write_pool_files(search_session *s, scheme *const *pool, int n, int 
         char path[4096], e[512];
         struct stat sb;
         const bool existed = lstat(path_in_dir(s->pool_dir, pool[i], path), &sb) == 0;
-        if (!write_in_dir(s->pool_dir, pool[i], path, e, sizeof e)) {
+        const char *key = path;
+        const bool ours = existed && S_ISREG(sb.st_mode) && s->pool_made_sorted > 0 &&
+                          bsearch(&key, s->pool_made, (size_t)s->pool_made_sorted, sizeof *s->pool_made, cmp_str);
+        if (!ours && !write_in_dir(s->pool_dir, pool[i], path, e, sizeof e)) {
             ok = scheme_fail(err, errlen, "--pool-out: %d of %d schemes written, then: %s", *written, n, e);
             break;
         }
@@ -530,6 +537,9 @@ static bool write_pool_files(search_session *s, scheme *const *pool, int n, int 
         }
         s->npool_made = kept;
     }
+    if (s->npool_made > 1)
+        qsort(s->pool_made, (size_t)s->npool_made, sizeof *s->pool_made, cmp_str);
+    s->pool_made_sorted = s->npool_made;
     for (int i = 0; i < n; i++)
         free(now[i]);
     free(now);

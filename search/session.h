@@ -46,8 +46,10 @@ bool session_set_pool_dir(search_session *s, const char *dir, char *err, size_t 
  * or not at all); nothing without a pool folder.  Then removes the files this
  * session made for an earlier pool (a checkpoint's, or an earlier call's)
  * whose scheme this pool dropped: the folder holds this pool beside whatever
- * the session did not make.  *written: files written.  false: one could not
- * be (err says which, and how many were; nothing was removed). */
+ * the session did not make.  A file it made for an earlier pool and still
+ * there is kept as it is (its name is the scheme's canonical hash).
+ * *written: the pool's files in the folder.  false: one could not be written
+ * (err says which, and how many were; nothing was removed). */
 bool session_write_pool(search_session *s, const search_result *res, int *written, char *err, size_t errlen);
 
 /* Lifts the store's k lowest GF(2) schemes of f (by rank; the format as
@@ -133,8 +135,8 @@ typedef struct session_hooks {
     /* the run is recorded (before the walk starts; run_id 0 without a store) */
     void (*started)(void *ctx, int64_t run_id);
     /* a pool checkpoint (search_params.pool_every, with a pool folder): the
-     * files written, when; failure NULL, else what went wrong in words (the
-     * walk goes on) */
+     * pool's files in the folder (written, or kept from an earlier pool),
+     * when; failure NULL, else what went wrong in words (the walk goes on) */
     void (*pool_checkpoint)(void *ctx, int written, double seconds, const char *failure);
 } session_hooks;
 

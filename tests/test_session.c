@@ -182,8 +182,13 @@ Test(session, the_pool_folder_holds_the_latest_pool_beside_what_was_there)
     for (int i = 0; i < 3; i++)
         cr_assert(has_file(got, n, nm[i]), "%s missing", nm[i]);
 
+    struct stat before, after;
+    snprintf(path, sizeof path, "%s/%s", dir, nm[1]);
+    cr_assert_eq(stat(path, &before), 0);
     search_result b = {.pool = (scheme *[]){s[1], s[3]}, .npool = 2};
     cr_assert(session_write_pool(ss, &b, &written, err, sizeof err), "%s", err);
+    cr_assert_eq(stat(path, &after), 0);
+    cr_assert_eq(before.st_ino, after.st_ino, "%s: made for the first pool, written again (a new file)", nm[1]);
     cr_assert_eq(written, 2);
     n = txt_files(dir, got, 16);
     cr_assert(has_file(got, n, nm[1]) && has_file(got, n, nm[3]), "the second pool's files");
