@@ -495,8 +495,9 @@ static bool write_pool_files(search_session *s, scheme *const *pool, int n, int 
         struct stat sb;
         const bool existed = lstat(path_in_dir(s->pool_dir, pool[i], path), &sb) == 0;
         const char *key = path;
-        const bool ours = existed && S_ISREG(sb.st_mode) && s->pool_made_sorted > 0 &&
+        const bool made = s->pool_made_sorted > 0 &&
                           bsearch(&key, s->pool_made, (size_t)s->pool_made_sorted, sizeof *s->pool_made, cmp_str);
+        const bool ours = made && existed && S_ISREG(sb.st_mode);
         if (!ours && !write_in_dir(s->pool_dir, pool[i], path, e, sizeof e)) {
             ok = scheme_fail(err, errlen, "--pool-out: %d of %d schemes written, then: %s", *written, n, e);
             break;
@@ -504,7 +505,7 @@ static bool write_pool_files(search_session *s, scheme *const *pool, int n, int 
         ++*written;
         if (!(now[i] = strdup(path)))
             ok = scheme_fail(err, errlen, "--pool-out: out of memory");
-        if (ok && !existed) {
+        if (ok && !existed && !made) { /* made: listed already (its file went missing since) */
             if (s->npool_made == s->pool_made_cap) {
                 const int cap = s->pool_made_cap ? 2 * s->pool_made_cap : 256;
                 char **g = realloc(s->pool_made, (size_t)cap * sizeof *g);

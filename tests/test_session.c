@@ -212,12 +212,17 @@ Test(session, the_pool_folder_holds_the_latest_pool_beside_what_was_there)
     snprintf(path, sizeof path, "%s/%s", dir, nm[1]);
     cr_assert_eq(unlink(path), 0);
     cr_assert_eq(symlink(target, path), 0);
+    /* and a file it made that went missing since: written again */
+    char gone[4096];
+    snprintf(gone, sizeof gone, "%s/%s", dir, nm[3]);
+    cr_assert_eq(unlink(gone), 0);
     search_result c = {.pool = (scheme *[]){s[3]}, .npool = 1};
     cr_assert(session_write_pool(ss, &c, &written, err, sizeof err), "%s", err);
     struct stat sb;
     cr_assert_eq(lstat(path, &sb), 0, "the link was removed");
     cr_assert(S_ISLNK(sb.st_mode));
     cr_assert_eq(stat(target, &sb), 0, "the link's target was removed");
+    cr_assert_eq(stat(gone, &sb), 0, "%s went missing and was not written again", nm[3]);
 
     /* a write that fails (the folder replaced by a file) removes nothing and says so */
     search_result d = {.pool = (scheme *[]){s[0]}, .npool = 1};
