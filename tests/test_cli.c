@@ -692,6 +692,11 @@ Test(cli, search_pool_every_checkpoints_the_pool)
     CHECK(files == said, "seed %llu: %d pool files, the end wrote %d (a checkpoint's dropped schemes stay?)", seed,
           files, said);
 
+    /* --pool-out's default --pool-keep (1000) is a pool to keep: no --pool-keep needed */
+    rc = tc_run_cli("", out, sizeof out, "search --dims 3x3x3 --time 1s --threads 1 --seed %llu --backend cpu "
+                    "--progress 0 --target-rank 0 --pool-out '%s' --pool-every 0.3s", seed, tc_path_in("ckpt2"));
+    CHECK(rc == 0 && strstr(out, "schemes of the pool"), "--pool-every without --pool-keep: rc %d:\n%s", rc, out);
+
     rc = tc_run_cli("", out, sizeof out, "search --dims 2x2x2 --time 10m --pool-every 1m");
     CHECK(rc == 2 && strstr(out, "--pool-every: the checkpoints go to --pool-out DIR"), "rc %d:\n%s", rc, out);
     rc = tc_run_cli("", out, sizeof out, "search --dims 2x2x2 --time 10m --pool-out '%s' --pool-keep 0 --pool-every 1m",
