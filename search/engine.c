@@ -49,19 +49,6 @@ static bool kept_already(const uint64_t *hashes, int from, int n, uint64_t h)
     return false;
 }
 
-/* Whether a pool holds the scheme of this canonical hash at its rank. */
-static bool pooled(search_pool *pools, int npools, int rank, uint64_t h)
-{
-    bool in = false;
-    for (int k = 0; k < npools && !in && rank <= pools[k].max_rank; k++) {
-        pthread_mutex_lock(&pools[k].mu);
-        for (int i = 0; i < pools[k].r[rank].count && !in; i++)
-            in = pools[k].r[rank].hash[i] == h;
-        pthread_mutex_unlock(&pools[k].mu);
-    }
-    return in;
-}
-
 /* Up to keep distinct schemes of the pools, lowest ranks first, into res->pool
  * (search_params.pool_keep): a run's variety at its best ranks, for the
  * researcher (search --pool-out) and for moves that take many schemes on.
@@ -80,7 +67,10 @@ static bool keep_pool(search_pool *pools, int npools, int keep, const scheme *be
         scheme *c = scheme_clone(best);
         ok = c != NULL;
         const uint64_t h = ok ? scheme_hash(c) : 0; /* canonicalizes the copy */
-        if (ok && !pooled(pools, npools, c->rank, h)) {
+        bool in = false;
+        for (int k = 0; ok && k < npools && !in; k++)
+            in = search_pool_holds(&pools[k], c, h);
+        if (ok && !in) {
             hashes[res->npool] = h;
             res->pool[res->npool++] = c;
         } else

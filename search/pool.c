@@ -38,6 +38,25 @@ void search_pool_free(search_pool *p)
     pthread_mutex_destroy(&p->mu);
 }
 
+/* Whether rank r holds c (canonical, of canonical hash h); under the pool's lock. */
+static bool holds_locked(const search_pool_rank *r, const scheme *c, uint64_t h)
+{
+    for (int i = 0; i < r->count; i++)
+        if (r->hash[i] == h && scheme_equal(r->s[i], c))
+            return true;
+    return false;
+}
+
+bool search_pool_holds(search_pool *p, const scheme *c, uint64_t h)
+{
+    if (c->rank < 0 || c->rank > p->max_rank)
+        return false;
+    pthread_mutex_lock(&p->mu);
+    const bool in = holds_locked(&p->r[c->rank], c, h);
+    pthread_mutex_unlock(&p->mu);
+    return in;
+}
+
 bool search_pool_add(search_pool *p, const scheme *s, scheme_rng *rng, bool *oom)
 {
     if (oom)
@@ -54,10 +73,7 @@ bool search_pool_add(search_pool *p, const scheme *s, scheme_rng *rng, bool *oom
     bool added = false;
     pthread_mutex_lock(&p->mu);
     search_pool_rank *r = &p->r[s->rank];
-    bool dup = false;
-    for (int i = 0; i < r->count && !dup; i++)
-        dup = r->hash[i] == h && scheme_equal(r->s[i], c);
-    if (!dup) {
+    if (!holds_locked(r, c, h)) {
         if (!r->s) {
             r->s = calloc((size_t)p->size, sizeof *r->s);
             r->hash = calloc((size_t)p->size, sizeof *r->hash);

@@ -40,6 +40,9 @@ void search_pool_free(search_pool *p);
  * a full rank replaces a random member.  false: duplicate, rank out of range or
  * out of memory (*oom set). */
 bool search_pool_add(search_pool *p, const scheme *s, scheme_rng *rng, bool *oom);
+/* Whether the pool holds c (canonical: scheme_hash has run on it, h its hash),
+ * by the rule search_pool_add refuses a duplicate with. */
+bool search_pool_holds(search_pool *p, const scheme *c, uint64_t h);
 /* The rank walkers start from: the lowest rank holding at least min schemes,
  * else the highest rank holding any (the start); -1 when empty.  *count:
  * schemes there. */
