@@ -662,9 +662,7 @@ Test(cli, search_pool_every_checkpoints_the_pool)
                         "search --dims 4x4x4 --time 2.5s --threads 2 --seed %llu --backend cpu --progress 0 -v "
                         "--target-rank 0 --pool-out '%s' --pool-keep 30 --pool-every 0.5s", seed, dir);
     CHECK(rc == 0, "search exited %d:\n%s", rc, out);
-    int checkpoints = 0;
-    for (const char *p = out; (p = strstr(p, "pool checkpoint: ")); p++)
-        checkpoints++;
+    const int checkpoints = tc_count_of(out, "pool checkpoint: ");
     CHECK(checkpoints >= 2, "seed %llu: %d checkpoint lines in a 2.5 s run, one every 0.5 s:\n%s", seed, checkpoints,
           out);
     int said = -1;
