@@ -3,6 +3,7 @@
  * own data structures and are tested against these. */
 #include "search.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static inline int pos_y(int x) { return x == 2 ? 0 : x + 1; }
@@ -330,4 +331,110 @@ uint64_t search_count_flips(const scheme_term *t, int rank)
                 if (i != j && t[i].f[x] == t[j].f[x])
                     n++;
     return n;
+}
+
+/* ---- one-term elimination by a flattening (search.h) ---- */
+
+/* The product y (x) z of two factors as a bit vector: bit i * zsize + j is
+ * y_i z_j.  zsize <= 64, so row i touches at most two words. */
+static void flat_product(uint64_t y, int ysize, uint64_t z, int zsize, uint64_t *v, int words)
+{
+    memset(v, 0, sizeof(uint64_t) * (size_t)words);
+    for (int i = 0; i < ysize; i++) {
+        if (!(y >> i & 1))
+            continue;
+        int bit = i * zsize, w = bit / 64, sh = bit % 64;
+        v[w] ^= z << sh;
+        if (sh && w + 1 < words)
+            v[w + 1] ^= z >> (64 - sh);
+    }
+}
+
+static int highest_bit(const uint64_t *v, int words)
+{
+    for (int w = words - 1; w >= 0; w--)
+        if (v[w])
+            return w * 64 + 63 - __builtin_clzll(v[w]);
+    return -1;
+}
+
+int search_find_flattening(scheme_format f, const scheme_term *t, int rank, int *x, int *members)
+{
+    if (rank <= 0)
+        return 0;
+    const int cw = (rank + 63) / 64;
+    int found = 0;
+    for (int pos = 0; pos < 3 && !found; pos++) {
+        const int y = pos_y(pos), z = pos_z(pos);
+        const int ysize = scheme_factor_size(f, y), zsize = scheme_factor_size(f, z);
+        const int bits = ysize * zsize, words = (bits + 63) / 64;
+        /* the basis: row k holds a reduced product and, in comb, the terms it sums;
+         * pivot_row[b] the row whose highest bit is b */
+        uint64_t *vec = malloc(sizeof(uint64_t) * (size_t)words * (size_t)rank);
+        uint64_t *comb = malloc(sizeof(uint64_t) * (size_t)cw * (size_t)rank);
+        int *pivot_row = malloc(sizeof(int) * (size_t)bits);
+        if (!vec || !comb || !pivot_row) {
+            free(vec); free(comb); free(pivot_row);
+            return -1;
+        }
+        for (int b = 0; b < bits; b++)
+            pivot_row[b] = -1;
+        for (int r = 0; r < rank && !found; r++) {
+            uint64_t *v = vec + (size_t)r * (size_t)words, *c = comb + (size_t)r * (size_t)cw;
+            flat_product(t[r].f[y], ysize, t[r].f[z], zsize, v, words);
+            memset(c, 0, sizeof(uint64_t) * (size_t)cw);
+            c[r / 64] |= 1ULL << (r % 64);
+            int hb;
+            while ((hb = highest_bit(v, words)) >= 0 && pivot_row[hb] >= 0) {
+                const uint64_t *pv = vec + (size_t)pivot_row[hb] * (size_t)words;
+                const uint64_t *pc = comb + (size_t)pivot_row[hb] * (size_t)cw;
+                for (int w = 0; w < words; w++)
+                    v[w] ^= pv[w];
+                for (int w = 0; w < cw; w++)
+                    c[w] ^= pc[w];
+            }
+            if (hb >= 0) {
+                pivot_row[hb] = r;
+                continue;
+            }
+            for (int k = 0; k <= r; k++)
+                if (c[k / 64] >> (k % 64) & 1)
+                    members[found++] = k;
+            *x = pos;
+        }
+        free(vec); free(comb); free(pivot_row);
+    }
+    return found;
+}
+
+static int cmp_int_desc(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x < y) - (x > y);
+}
+
+int search_reduce_flattening(scheme_format f, scheme_term *t, int *rank)
+{
+    const int start = *rank;
+    int *members = malloc(sizeof(int) * (size_t)(start > 0 ? start : 1));
+    if (!members)
+        return -1;
+    int x, s;
+    while ((s = search_find_flattening(f, t, *rank, &x, members)) > 0) {
+        /* r0, the last member, is the sum of the others' products */
+        const int r0 = members[s - 1];
+        const uint64_t w = t[r0].f[x];
+        int nz = 0;
+        for (int k = 0; k < s - 1; k++) {
+            t[members[k]].f[x] ^= w;
+            if (!t[members[k]].f[x])
+                members[nz++] = members[k];
+        }
+        members[nz++] = r0;
+        qsort(members, (size_t)nz, sizeof(int), cmp_int_desc);
+        for (int k = 0; k < nz; k++)
+            drop(t, rank, members[k]);
+    }
+    free(members);
+    return s < 0 ? -1 : start - *rank;
 }

@@ -85,6 +85,30 @@ typedef struct search_reduction {
 bool search_find_reduction(const scheme_term *t, int rank, int gen_max, search_reduction *out);
 /* Applies reductions until none is left; returns the number of terms removed. */
 int search_reduce_all(scheme_term *t, int *rank, int gen_max);
+/* One-term elimination by a flattening (the reduction all of the above are cases
+ * of): over GF(2), if the products y_r (x) z_r of the factors at the two positions
+ * other than x are linearly dependent over a set D of terms, a term r0 of D is
+ * the sum of the others there, so a_r0 (x) y_r0 (x) z_r0 = sum_{r in D\r0}
+ * x_r0 (x) y_r (x) z_r: drop r0 and add its factor at x to the factor at x of
+ * every other member of D.  The rank falls by one (more where a factor becomes
+ * zero).  Pairs sharing two factors and the dependent sets above are the D whose
+ * members share a factor; a D without one (x1 y1, x1 y2, x2 y1, x2 y2,
+ * (x1+x2)(y1+y2) at the other two positions) is what the walker's reductions
+ * never see.  Perminov's ternary_flip_graph tests a flattening's rank for
+ * this (docs/references.md); we apply the elimination.
+ *
+ * search_find_flattening: the first position x (a, b, c in turn) whose products
+ * are dependent; *x, the members of D in members[] (ascending; room for rank),
+ * their count returned, r0 the last of them (the first term that lies in the
+ * span of those before it); 0 when every flattening has full rank, or -1 when
+ * memory runs out.  O(rank^2 * words), words = the products' length / 64 (at
+ * most 64): a move for starts and resizes, not for the walker's every flip.
+ * search_reduce_flattening applies them until every flattening has full rank
+ * (so no reduction of search_reduce_all is left either) and returns the terms
+ * removed, or -1 when memory runs out (the terms then still hold the same
+ * tensor, with the eliminations made so far). */
+int search_find_flattening(scheme_format f, const scheme_term *t, int rank, int *x, int *members);
+int search_reduce_flattening(scheme_format f, scheme_term *t, int *rank);
 /* Ordered flippable pairs (i, j, x), i != j sharing the factor at x: the
  * reference count the walker's index is tested against. */
 uint64_t search_count_flips(const scheme_term *t, int rank);

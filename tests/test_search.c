@@ -357,6 +357,181 @@ Test(search_moves, find_dependent_is_the_elimination)
     cr_assert_gt(fast, tc_scaled(50000) / 2);
 }
 
+/* The tensor of a term list as bits: entry (i, j, k) of the factors at a, b, c
+ * at i * (|b| |c|) + j |c| + k; words as needed (at most 9 * 9 * 9 bits here). */
+#define TENSOR_WORDS 16
+static void term_tensor(scheme_format f, const scheme_term *t, int rank, uint64_t *T)
+{
+    int sa = scheme_factor_size(f, 0), sb = scheme_factor_size(f, 1), sc = scheme_factor_size(f, 2);
+    cr_assert_leq(sa * sb * sc, TENSOR_WORDS * 64);
+    memset(T, 0, sizeof(uint64_t) * TENSOR_WORDS);
+    for (int r = 0; r < rank; r++)
+        for (int i = 0; i < sa; i++)
+            for (int j = 0; j < sb; j++)
+                for (int k = 0; k < sc; k++)
+                    if ((t[r].f[0] >> i & 1) && (t[r].f[1] >> j & 1) && (t[r].f[2] >> k & 1)) {
+                        int bit = (i * sb + j) * sc + k;
+                        T[bit / 64] ^= 1ull << (bit % 64);
+                    }
+}
+
+/* The plain reference: is some nonempty subset of the products at the two
+ * positions other than x zero?  Every subset tried, entry by entry. */
+static bool flattening_dependent_ref(scheme_format f, const scheme_term *t, int rank, int x)
+{
+    int y = (x + 1) % 3, z = (x + 2) % 3;
+    int sy = scheme_factor_size(f, y), sz = scheme_factor_size(f, z);
+    for (uint32_t m = 1; m < (1u << rank); m++) {
+        bool zero = true;
+        for (int i = 0; i < sy && zero; i++)
+            for (int j = 0; j < sz && zero; j++) {
+                int bit = 0;
+                for (int r = 0; r < rank; r++)
+                    if (m >> r & 1)
+                        bit ^= (int)((t[r].f[y] >> i & 1) & (t[r].f[z] >> j & 1));
+                zero = !bit;
+            }
+        if (zero)
+            return true;
+    }
+    return false;
+}
+
+Test(search_moves, flattening_elimination_agrees_with_brute_force)
+{
+    /* random term lists of up to 12 terms with small factors, dependent products
+     * planted in some (a term's y and z copied or summed from others'): the
+     * finder answers as the subset enumeration does, at the first position that
+     * has one, its members' products sum to zero; the elimination keeps the
+     * tensor, leaves no zero factor and no dependent flattening */
+    uint64_t seed = tc_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    static const scheme_format fs[] = {{2, 2, 2}, {2, 2, 3}, {2, 3, 2}, {3, 2, 2}, {1, 3, 3}, {3, 3, 1}};
+    int found = 0, none = 0, removed_more = 0, trials = tc_scaled(3000);
+    for (int k = 0; k < trials; k++) {
+        scheme_format f = fs[scheme_rng_below(&rng, sizeof fs / sizeof *fs)];
+        int rank = 1 + (int)scheme_rng_below(&rng, 12);
+        scheme_term t[12];
+        for (int r = 0; r < rank; r++)
+            for (int p = 0; p < 3; p++) {
+                uint64_t mask = (1ull << scheme_factor_size(f, p)) - 1, w;
+                do
+                    w = scheme_rng_next(&rng) & mask;
+                while (!w);
+                t[r].f[p] = w;
+            }
+        if (rank >= 2 && scheme_rng_below(&rng, 2)) {
+            /* share one factor with another term, and often a second one too */
+            int a = (int)scheme_rng_below(&rng, (uint32_t)rank), b = (int)scheme_rng_below(&rng, (uint32_t)rank);
+            int p = (int)scheme_rng_below(&rng, 3);
+            t[a].f[p] = t[b].f[p];
+            if (scheme_rng_below(&rng, 2))
+                t[a].f[(p + 1) % 3] = t[b].f[(p + 1) % 3];
+        }
+        int want_x = -1;
+        for (int x = 0; x < 3 && want_x < 0; x++)
+            if (flattening_dependent_ref(f, t, rank, x))
+                want_x = x;
+        int x = -1, members[12];
+        int s = search_find_flattening(f, t, rank, &x, members);
+        cr_assert_eq(s > 0, want_x >= 0, "dependence of %d terms (seed %llu)", rank, (unsigned long long)seed);
+        if (s <= 0) {
+            none++;
+            continue;
+        }
+        found++;
+        cr_assert_eq(x, want_x, "the first dependent position (seed %llu)", (unsigned long long)seed);
+        for (int i = 1; i < s; i++)
+            cr_assert_lt(members[i - 1], members[i]);
+        {
+            /* the members' products sum to zero */
+            scheme_term sub[12];
+            for (int i = 0; i < s; i++) {
+                sub[i] = t[members[i]];
+                sub[i].f[x] = 1; /* the same factor at x: the tensor is the flattening's sum */
+            }
+            scheme_format g = f;
+            uint64_t T[TENSOR_WORDS], zero[TENSOR_WORDS] = {0};
+            term_tensor(g, sub, s, T);
+            cr_assert_arr_eq(T, zero, sizeof T, "the members' products do not cancel (seed %llu)",
+                             (unsigned long long)seed);
+        }
+        uint64_t before[TENSOR_WORDS], after[TENSOR_WORDS];
+        term_tensor(f, t, rank, before);
+        scheme_term u[12];
+        memcpy(u, t, sizeof u);
+        int r2 = rank;
+        int removed = search_reduce_flattening(f, t, &rank);
+        cr_assert_gt(removed, 0);
+        cr_assert_eq(removed, r2 - rank);
+        term_tensor(f, t, rank, after);
+        cr_assert_arr_eq(before, after, sizeof before, "the elimination changed the tensor (seed %llu)",
+                         (unsigned long long)seed);
+        cr_assert(no_zero_factor(t, rank));
+        for (int p = 0; p < 3; p++)
+            cr_assert_not(flattening_dependent_ref(f, t, rank, p),
+                          "a dependent flattening left at %d (seed %llu)", p, (unsigned long long)seed);
+        /* every reduction of search_reduce_all is a dependent flattening, so none is
+         * left; greedy orders end apart, and the flattening often goes further */
+        search_reduction red;
+        cr_assert_not(search_find_reduction(t, rank, 32, &red), "(seed %llu)", (unsigned long long)seed);
+        int r3 = r2;
+        search_reduce_all(u, &r3, 32);
+        removed_more += rank < r3;
+    }
+    /* both answers, and eliminations the shared-factor reductions miss, were seen */
+    cr_assert_gt(found, trials / 10);
+    cr_assert_gt(none, trials / 10);
+    cr_assert_gt(removed_more, 0);
+}
+
+Test(search_moves, flattening_elimination_of_a_set_that_shares_no_common_factor)
+{
+    /* at b and c: x1 y1, x1 y2, x2 y1, x2 y2, (x1 + x2)(y1 + y2), which sum to zero;
+     * the factors at a independent.  No two terms share two factors and no bucket
+     * of terms sharing a factor has dependent factors: search_find_reduction sees
+     * nothing; the flattening at a does, and the elimination leaves four terms
+     * with the same tensor. */
+    scheme_format f = {3, 3, 3};
+    const uint64_t x1 = 0x001, x2 = 0x012, y1 = 0x100, y2 = 0x044;
+    scheme_term t[5] = {{{0x001, x1, y1}}, {{0x002, x1, y2}}, {{0x004, x2, y1}}, {{0x008, x2, y2}},
+                        {{0x010, x1 ^ x2, y1 ^ y2}}};
+    int rank = 5;
+    search_reduction red;
+    cr_assert_not(search_find_reduction(t, rank, 32, &red));
+    int x = -1, members[5];
+    cr_assert_eq(search_find_flattening(f, t, rank, &x, members), 5);
+    cr_assert_eq(x, 0);
+    uint64_t before[TENSOR_WORDS], after[TENSOR_WORDS];
+    term_tensor(f, t, rank, before);
+    cr_assert_eq(search_reduce_flattening(f, t, &rank), 1);
+    cr_assert_eq(rank, 4);
+    term_tensor(f, t, rank, after);
+    cr_assert_arr_eq(before, after, sizeof before);
+    /* a valid scheme stays valid: the standard <3,3,3> plus the five terms plus
+     * the four the elimination made (the same tensor, so the two cancel) is a
+     * valid scheme of 36 terms; every flattening elimination keeps it valid, and
+     * the standard algorithm's products are independent, so it ends at 27 or less */
+    int srank;
+    scheme_term *s = standard_terms(f, &srank, 40);
+    scheme_term five[5] = {{{0x001, x1, y1}}, {{0x002, x1, y2}}, {{0x004, x2, y1}}, {{0x008, x2, y2}},
+                           {{0x010, x1 ^ x2, y1 ^ y2}}};
+    for (int i = 0; i < 5; i++)
+        s[srank++] = five[i];
+    for (int i = 0; i < 4; i++)
+        s[srank++] = t[i];
+    char msg[512];
+    cr_assert_eq(srank, 36);
+    cr_assert(valid_terms(f, s, srank, msg, sizeof msg), "%s", msg);
+    int removed = search_reduce_flattening(f, s, &srank);
+    cr_assert_geq(removed, 9);
+    cr_assert_leq(srank, 27);
+    cr_assert(valid_terms(f, s, srank, msg, sizeof msg), "%s", msg);
+    cr_assert(no_zero_factor(s, srank));
+    free(s);
+}
+
 Test(search_moves, gf2_inverse)
 {
     uint64_t seed = tc_seed();
