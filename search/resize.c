@@ -372,18 +372,18 @@ static int coef_bound(const scheme *s)
     return m > 1 ? m : 1;
 }
 
-/* The reductions after a move: over GF(2) search_reduce_all (gen_max 5), then
- * the eliminations by a flattening, which also catch dependent sets whose terms
- * share no factor (a projection leaves them now and then: bench/RESULTS.md,
- * "One-term eliminations by a flattening"); out of memory they stop early and
- * the scheme is still valid.  Over Z the pair reductions within coef_bound. */
-static void reduce(scheme *s)
+/* The reductions after a move: over GF(2) search_reduce_all (gen_max 5), then,
+ * where `eliminate`, the eliminations by a flattening, which also catch
+ * dependent sets whose terms share no factor (out of memory they stop early and
+ * the scheme is still valid).  Over Z the pair reductions within coef_bound. */
+static void reduce(scheme *s, bool eliminate)
 {
     if (s->ring == SCHEME_RING_Z) {
         search_z_reduce_all(s, coef_bound(s));
     } else {
         search_reduce_all(s->terms, &s->rank, RESIZE_GEN_MAX);
-        (void)search_reduce_flattening(s->fmt, s->terms, &s->rank);
+        if (eliminate)
+            (void)search_reduce_flattening(s->fmt, s->terms, &s->rank);
     }
 }
 
@@ -795,9 +795,9 @@ static int cand_cmp(const void *pa, const void *pb)
 }
 
 /* Keeps t in *best when it is lower after the reductions (ties: the first). */
-static void keep_reduced(scheme **best, scheme *t)
+static void keep_reduced(scheme **best, scheme *t, bool eliminate)
 {
-    reduce(t);
+    reduce(t, eliminate);
     if (!*best || t->rank < (*best)->rank) {
         scheme_free(*best);
         *best = t;
@@ -813,7 +813,7 @@ static void keep_reduced(scheme **best, scheme *t)
  * reductions: at each index as it stands (ties: the lowest index), then after
  * the changes of basis that drop the most terms (dimensions of 2..8; a change
  * is kept only when strictly lower); NULL when out of memory. */
-static scheme *project_best(const scheme *s, int dim)
+static scheme *project_best(const scheme *s, int dim, bool eliminate)
 {
     int d[3];
     fmt_dims(s->fmt, d);
@@ -824,7 +824,7 @@ static scheme *project_best(const scheme *s, int dim)
             scheme_free(best);
             return NULL;
         }
-        keep_reduced(&best, t);
+        keep_reduced(&best, t, eliminate);
     }
     const int dd = d[dim], rows_pos = dim, cols_pos = (dim + 2) % 3;
     if (dd < 2 || dd > 8)
@@ -842,7 +842,7 @@ static scheme *project_best(const scheme *s, int dim)
         for (int k = 0; k < nzc && k < RESIZE_BASIS_TRIES && zc[k].drop > 0; k++) {
             scheme *t = search_project_basis_z(s, dim, zc[k].u, zc[k].z);
             if (t && search_z_max_coef(t) <= cmax)
-                keep_reduced(&best, t);
+                keep_reduced(&best, t, eliminate);
             else
                 scheme_free(t);
         }
@@ -876,7 +876,7 @@ static scheme *project_best(const scheme *s, int dim)
             best = NULL;
             break;
         }
-        keep_reduced(&best, t);
+        keep_reduced(&best, t, eliminate);
     }
     free(cu), free(cz), free(cuz), free(cand);
     return best;
@@ -962,6 +962,73 @@ scheme *search_extend_square(const scheme *s, int N)
     return cur;
 }
 
+/* search_resize's moves from a valid scheme of its ring (a permutation of
+ * `to`'s format already taken): every projection, then every extension, each
+ * followed by the reductions (with the eliminations by a flattening where
+ * `eliminate`), and the eliminations at the end in any case.  NULL, err set,
+ * out of memory or where an intermediate format is not one (a bug). */
+static scheme *resize_road(const scheme *start, scheme_format to, const int *want, int square_from,
+                           bool eliminate, char *err, size_t errlen)
+{
+    scheme *cur = scheme_clone(start);
+    if (!cur) {
+        scheme_fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    /* Every projection first, then every extension: the formats in between are
+     * at most `to` in every dimension, so each of them is a format
+     * (scheme_format_valid) whenever `to` is; and the extensions' new terms are
+     * added to the smaller scheme. */
+    for (int dim = 0; dim < 3; dim++) {
+        int d[3];
+        fmt_dims(cur->fmt, d);
+        for (int k = d[dim]; k > want[dim]; k--) {
+            scheme *next = project_best(cur, dim, eliminate);
+            scheme_free(cur);
+            if (!next) {
+                scheme_fail(err, errlen, "out of memory");
+                return NULL;
+            }
+            cur = next;
+        }
+    }
+    if (square_from && to.n == to.m && to.m == to.p && to.n > square_from) {
+        /* a square scheme to a larger square format: the new indices in the
+         * middle, where a symmetric scheme's involution fixes them */
+        scheme *next = search_extend_square(cur, to.n);
+        scheme_free(cur);
+        if (!next) {
+            scheme_fail(err, errlen, "out of memory");
+            return NULL;
+        }
+        cur = next;
+    }
+    for (int dim = 0; dim < 3; dim++) {
+        int d[3];
+        fmt_dims(cur->fmt, d);
+        for (int k = d[dim]; k < want[dim]; k++) {
+            scheme *next = search_extend(cur, dim);
+            if (!next) {
+                scheme_fail(err, errlen, "%s",
+                            scheme_format_valid(cur->fmt) ? "out of memory"
+                                                          : "BUG: an intermediate format is not valid");
+                scheme_free(cur);
+                return NULL;
+            }
+            scheme_free(cur);
+            cur = next;
+            reduce(cur, eliminate);
+        }
+    }
+    reduce(cur, eliminate);
+    if (cur->ring == SCHEME_RING_F2 && search_reduce_flattening(cur->fmt, cur->terms, &cur->rank) < 0) {
+        scheme_fail(err, errlen, "out of memory");
+        scheme_free(cur);
+        return NULL;
+    }
+    return cur;
+}
+
 scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errlen)
 {
     char fa[32], fb[32];
@@ -1005,52 +1072,31 @@ scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errle
         }
         cur = p;
     }
-    /* Every projection first, then every extension: the formats in between are
-     * at most `to` in every dimension, so each of them is a format
-     * (scheme_format_valid) whenever `to` is; and the extensions' new terms are
-     * added to the smaller scheme. */
-    for (int dim = 0; dim < 3; dim++) {
-        int d[3];
-        fmt_dims(cur->fmt, d);
-        for (int k = d[dim]; k > want[dim]; k--) {
-            scheme *next = project_best(cur, dim);
-            scheme_free(cur);
-            if (!next) {
-                scheme_fail(err, errlen, "out of memory");
-                return NULL;
-            }
-            cur = next;
+    /* Two roads over GF(2): the reductions after each move alone (the greedy
+     * choices of the projections as they always were), and with the
+     * eliminations by a flattening after each move as well, which change those
+     * choices: lower most often, higher now and then (bench/RESULTS.md,
+     * "One-term eliminations by a flattening").  Both end with the
+     * eliminations; the lower is kept (ties: the first). */
+    scheme *plain = resize_road(cur, to, want, square_from, false, err, errlen);
+    scheme *elim = NULL;
+    if (plain && ring == SCHEME_RING_F2) {
+        elim = resize_road(cur, to, want, square_from, true, err, errlen);
+        if (!elim) {
+            scheme_free(plain);
+            plain = NULL;
         }
     }
-    if (square_from && to.n == to.m && to.m == to.p && to.n > square_from) {
-        /* a square scheme to a larger square format: the new indices in the
-         * middle, where a symmetric scheme's involution fixes them */
-        scheme *next = search_extend_square(cur, to.n);
-        scheme_free(cur);
-        if (!next) {
-            scheme_fail(err, errlen, "out of memory");
-            return NULL;
-        }
-        cur = next;
+    scheme_free(cur);
+    if (!plain)
+        return NULL;
+    if (elim && elim->rank < plain->rank) {
+        scheme_free(plain);
+        cur = elim;
+    } else {
+        scheme_free(elim);
+        cur = plain;
     }
-    for (int dim = 0; dim < 3; dim++) {
-        int d[3];
-        fmt_dims(cur->fmt, d);
-        for (int k = d[dim]; k < want[dim]; k++) {
-            scheme *next = search_extend(cur, dim);
-            if (!next) {
-                scheme_fail(err, errlen, "%s",
-                            scheme_format_valid(cur->fmt) ? "out of memory"
-                                                          : "BUG: an intermediate format is not valid");
-                scheme_free(cur);
-                return NULL;
-            }
-            scheme_free(cur);
-            cur = next;
-            reduce(cur);
-        }
-    }
-    reduce(cur);
     if (cur->fmt.n != to.n || cur->fmt.m != to.m || cur->fmt.p != to.p) {
         scheme_fail(err, errlen, "BUG: resized to %s, not %s", scheme_format_str(cur->fmt, fa),
                     scheme_format_str(to, fb));
