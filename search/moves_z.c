@@ -237,3 +237,184 @@ int search_z_max_coef(const scheme *s)
             }
     return m;
 }
+
+/* ---- the elimination by a flattening over Z (search.h) ---- */
+
+#define ZFLAT_P 2147483647u /* 2^31 - 1, a prime */
+
+static uint32_t zf_mod(int64_t v)
+{
+    int64_t r = v % (int64_t)ZFLAT_P;
+    return (uint32_t)(r < 0 ? r + ZFLAT_P : r);
+}
+
+static uint32_t zf_mul(uint32_t a, uint32_t b) { return (uint32_t)((uint64_t)a * b % ZFLAT_P); }
+
+static uint32_t zf_inv(uint32_t a)
+{
+    uint64_t r = 1, b = a, e = ZFLAT_P - 2;
+    for (; e; e >>= 1, b = b * b % ZFLAT_P)
+        if (e & 1)
+            r = r * b % ZFLAT_P;
+    return (uint32_t)r;
+}
+
+/* The product y (x) z of term r as integers: entry i * nz + j is y_i z_j. */
+static void zf_product(const scheme *s, int r, int y, int z, int ny, int nz, int32_t *v)
+{
+    const int8_t *a = s->zterms[r].z[y], *b = s->zterms[r].z[z];
+    for (int i = 0; i < ny; i++)
+        for (int j = 0; j < nz; j++)
+            v[i * nz + j] = a[i] * b[j];
+}
+
+/* Tries the dependency lambda (lambda[k] for k in 0..rank, integers) with
+ * term r0 (lambda[r0] = +-1) dropped at position x; true when made. */
+static bool zf_apply(scheme *s, const int64_t *lambda, int r0, int x, int coef_max)
+{
+    const int n = fsize(s, x);
+    const int64_t l0 = lambda[r0];
+    for (int k = 0; k < s->rank; k++) {
+        if (k == r0 || !lambda[k])
+            continue;
+        const int64_t mul = -l0 * lambda[k];
+        for (int e = 0; e < n; e++) {
+            int64_t v = s->zterms[k].z[x][e] + mul * s->zterms[r0].z[x][e];
+            if (v > coef_max || v < -coef_max)
+                return false;
+        }
+    }
+    int8_t nv[SCHEME_MAX_ENTRIES];
+    for (int k = 0; k < s->rank; k++) {
+        if (k == r0 || !lambda[k])
+            continue;
+        const int mul = (int)(-l0 * lambda[k]);
+        for (int e = 0; e < n; e++)
+            nv[e] = (int8_t)(s->zterms[k].z[x][e] + mul * s->zterms[r0].z[x][e]);
+        set_factor(s, k, x, nv);
+    }
+    /* zero every factor of r0 at x, then drop each term with a zero factor,
+     * the highest index first */
+    memset(nv, 0, sizeof nv);
+    set_factor(s, r0, x, nv);
+    for (int k = s->rank - 1; k >= 0; k--)
+        for (int pos = 0; pos < 3; pos++)
+            if (is_zero(s->zterms[k].z[pos], fsize(s, pos))) {
+                scheme_remove(s, k);
+                break;
+            }
+    return true;
+}
+
+/* One elimination at position x: 1 made, 0 none found, -1 out of memory. */
+static int zf_once(scheme *s, int x, int coef_max)
+{
+    const int y = (x + 1) % 3, z = (x + 2) % 3, ny = fsize(s, y), nz = fsize(s, z), len = ny * nz;
+    const int rank = s->rank;
+    uint32_t *row = malloc(sizeof(uint32_t) * (size_t)len * (size_t)rank);
+    uint32_t *comb = malloc(sizeof(uint32_t) * (size_t)rank * (size_t)rank);
+    int *pivot_row = malloc(sizeof(int) * (size_t)len), *pivot_col = malloc(sizeof(int) * (size_t)rank);
+    int32_t *prod = malloc(sizeof(int32_t) * (size_t)len);
+    int64_t *lambda = malloc(sizeof(int64_t) * (size_t)rank), *check = malloc(sizeof(int64_t) * (size_t)len);
+    int made = 0;
+    if (!row || !comb || !pivot_row || !pivot_col || !prod || !lambda || !check) {
+        made = -1;
+        goto out;
+    }
+    for (int c = 0; c < len; c++)
+        pivot_row[c] = -1;
+    for (int r = 0; r < rank && !made; r++) {
+        uint32_t *v = row + (size_t)r * (size_t)len, *cb = comb + (size_t)r * (size_t)rank;
+        zf_product(s, r, y, z, ny, nz, prod);
+        for (int c = 0; c < len; c++)
+            v[c] = zf_mod(prod[c]);
+        memset(cb, 0, sizeof(uint32_t) * (size_t)rank);
+        cb[r] = 1;
+        /* reduce by the pivot rows (each normalized to 1 at its pivot) */
+        for (int c = 0; c < len; c++) {
+            if (!v[c] || pivot_row[c] < 0)
+                continue;
+            const uint32_t f = v[c];
+            const uint32_t *pv = row + (size_t)pivot_row[c] * (size_t)len;
+            const uint32_t *pc = comb + (size_t)pivot_row[c] * (size_t)rank;
+            for (int d = 0; d < len; d++)
+                if (pv[d])
+                    v[d] = (uint32_t)((v[d] + (uint64_t)(ZFLAT_P - zf_mul(f, pv[d]))) % ZFLAT_P);
+            for (int k = 0; k <= r; k++)
+                if (pc[k])
+                    cb[k] = (uint32_t)((cb[k] + (uint64_t)(ZFLAT_P - zf_mul(f, pc[k]))) % ZFLAT_P);
+        }
+        int pc = -1;
+        for (int c = 0; c < len && pc < 0; c++)
+            if (v[c])
+                pc = c;
+        if (pc >= 0) {
+            /* a new pivot, normalized to 1; its row is zero left of it, so the
+             * reduction above (columns in order) leaves every later row zero at
+             * every pivot column */
+            const uint32_t inv = zf_inv(v[pc]);
+            for (int d = 0; d < len; d++)
+                v[d] = zf_mul(v[d], inv);
+            for (int k = 0; k <= r; k++)
+                cb[k] = zf_mul(cb[k], inv);
+            pivot_row[pc] = r;
+            pivot_col[r] = pc;
+            continue;
+        }
+        pivot_col[r] = -1;
+        /* v_r's combination: sum cb[k] v_k = 0 (mod P), cb[r] = 1; as small integers */
+        bool small = true;
+        for (int k = 0; k < rank; k++) {
+            int64_t c = k <= r ? (int64_t)cb[k] : 0;
+            if (c > (int64_t)(ZFLAT_P / 2))
+                c -= ZFLAT_P;
+            if (c > 127 || c < -127)
+                small = false;
+            lambda[k] = c;
+        }
+        if (!small)
+            continue;
+        memset(check, 0, sizeof(int64_t) * (size_t)len);
+        for (int k = 0; k <= r; k++) {
+            if (!lambda[k])
+                continue;
+            zf_product(s, k, y, z, ny, nz, prod);
+            for (int c = 0; c < len; c++)
+                check[c] += lambda[k] * prod[c];
+        }
+        bool exact = true;
+        for (int c = 0; c < len && exact; c++)
+            exact = !check[c];
+        if (!exact)
+            continue;
+        /* r itself (lambda 1) first, then any other member with lambda +-1 */
+        if (zf_apply(s, lambda, r, x, coef_max)) {
+            made = 1;
+            break;
+        }
+        for (int k = 0; k < r && !made; k++)
+            if ((lambda[k] == 1 || lambda[k] == -1) && zf_apply(s, lambda, k, x, coef_max))
+                made = 1;
+    }
+out:
+    free(row), free(comb), free(pivot_row), free(pivot_col), free(prod), free(lambda), free(check);
+    return made;
+}
+
+int search_z_reduce_flattening(scheme *s, int coef_max)
+{
+    if (!s || s->ring != SCHEME_RING_Z)
+        return 0;
+    const int start = s->rank;
+    for (;;) {
+        int made = 0;
+        for (int x = 0; x < 3 && !made; x++) {
+            made = zf_once(s, x, coef_max);
+            if (made < 0)
+                return -1;
+        }
+        if (!made)
+            break;
+    }
+    return start - s->rank;
+}

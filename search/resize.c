@@ -372,14 +372,17 @@ static int coef_bound(const scheme *s)
     return m > 1 ? m : 1;
 }
 
-/* The reductions after a move: over GF(2) search_reduce_all (gen_max 5), then,
- * where `eliminate`, the eliminations by a flattening, which also catch
- * dependent sets whose terms share no factor (out of memory they stop early and
- * the scheme is still valid).  Over Z the pair reductions within coef_bound. */
+/* The reductions after a move: over GF(2) search_reduce_all (gen_max 5), over
+ * Z the pair reductions within coef_bound; then, where `eliminate`, the
+ * eliminations by a flattening (over Z within coef_bound too), which also
+ * catch dependent sets whose terms share no factor (out of memory they stop
+ * early and the scheme is still valid). */
 static void reduce(scheme *s, bool eliminate)
 {
     if (s->ring == SCHEME_RING_Z) {
         search_z_reduce_all(s, coef_bound(s));
+        if (eliminate)
+            (void)search_z_reduce_flattening(s, coef_bound(s));
     } else {
         search_reduce_all(s->terms, &s->rank, RESIZE_GEN_MAX);
         if (eliminate)
@@ -1021,7 +1024,8 @@ static scheme *resize_road(const scheme *start, scheme_format to, const int *wan
         }
     }
     reduce(cur, eliminate);
-    if (cur->ring == SCHEME_RING_F2 && search_reduce_flattening(cur->fmt, cur->terms, &cur->rank) < 0) {
+    if ((cur->ring == SCHEME_RING_Z ? search_z_reduce_flattening(cur, coef_bound(cur))
+                                    : search_reduce_flattening(cur->fmt, cur->terms, &cur->rank)) < 0) {
         scheme_fail(err, errlen, "out of memory");
         scheme_free(cur);
         return NULL;
@@ -1072,7 +1076,7 @@ scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errle
         }
         cur = p;
     }
-    /* Two roads over GF(2): the reductions after each move alone (the greedy
+    /* Two roads: the reductions after each move alone (the greedy
      * choices of the projections as they always were), and with the
      * eliminations by a flattening after each move as well, which change those
      * choices: lower most often, higher now and then (bench/RESULTS.md,
@@ -1080,7 +1084,7 @@ scheme *search_resize(const scheme *s, scheme_format to, char *err, size_t errle
      * eliminations; the lower is kept (ties: the first). */
     scheme *plain = resize_road(cur, to, want, square_from, false, err, errlen);
     scheme *elim = NULL;
-    if (plain && ring == SCHEME_RING_F2) {
+    if (plain) {
         elim = resize_road(cur, to, want, square_from, true, err, errlen);
         if (!elim) {
             scheme_free(plain);

@@ -180,6 +180,19 @@ bool search_z_find_reduction(const scheme *s, int coef_max, int *i, int *j);
 int search_z_reduce_all(scheme *s, int coef_max);
 /* Ordered pairs (i, j, x), i != j, equal up to sign at x. */
 uint64_t search_z_count_flips(const scheme *s);
+/* The elimination by a flattening over Z (search_reduce_flattening's, over the
+ * rationals): where the products y_r (x) z_r of the terms are linearly
+ * dependent, sum lambda_r y_r (x) z_r = 0 with lambda_r0 = +-1 and every
+ * lambda an integer, term r0 goes and x_r <- x_r - lambda_r0 lambda_r x_r0 for
+ * the others.  A dependency is found modulo a prime (the first row of each
+ * position that lies in the span of the rows before it, then every later one),
+ * its coefficients taken as small integers and checked exactly; one whose
+ * coefficients are not integers, or whose elimination passes coef_max, is
+ * passed over.  So it finds the dependent sets a walk or a projection leaves
+ * in practice (one set among independent terms always), not every one.
+ * Returns the terms removed, -1 when out of memory (the scheme then still
+ * holds the same tensor). */
+int search_z_reduce_flattening(scheme *s, int coef_max);
 /* An integer copy of s (a GF(2) scheme: coefficients 1 where a word has a bit);
  * NULL when out of memory. */
 scheme *search_z_copy(const scheme *s);

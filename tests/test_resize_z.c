@@ -326,6 +326,33 @@ Test(resize_z, corpus_schemes_resized_stay_integer_and_verify, .timeout = 300)
     }
 }
 
+/* The eliminations by a flattening over Z in search_resize (docs/resize.md,
+ * "Reductions after a move"): our <5,6,6>:130 over Z projects to the Z
+ * records <4,5,5>:76 and <4,5,6>:90 (80 and 91 with the pair reductions
+ * alone), integer schemes within {-1, 0, 1} that verify over Z. */
+Test(resize_z, the_eliminations_take_the_130_to_two_z_records)
+{
+    char path[4096], err[256];
+    snprintf(path, sizeof path, "%s/data/found/566-130-z-lift.txt", getenv("FLIPGRAPH_SOURCE"));
+    scheme *s = tc_read_or_die(path);
+    cr_assert_eq(s->ring, SCHEME_RING_Z);
+    static const struct {
+        scheme_format to;
+        int rank;
+    } want[] = {{{4, 5, 5}, 76}, {{4, 5, 6}, 90}};
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        scheme *r = search_project_oriented(s, want[k].to, 0, NULL, err, sizeof err);
+        cr_assert_not_null(r, "%s", err);
+        verify_result vr;
+        cr_assert(r->ring == SCHEME_RING_Z && verify_z(r, &vr), "%s", vr.msg);
+        cr_assert_leq(search_z_max_coef(r), 1);
+        cr_assert_leq(r->rank, want[k].rank, "<%d,%d,%d>: rank %d", want[k].to.n, want[k].to.m, want[k].to.p,
+                      r->rank);
+        scheme_free(r);
+    }
+    scheme_free(s);
+}
+
 /* ---- the change of basis over Z (search_project_basis_z) ---- */
 
 /* Whether factor pos of term t is, entry by entry, x y^T with x = `vec` over

@@ -188,6 +188,133 @@ Test(search_z_moves, reductions_of_pairs_equal_up_to_sign)
     scheme_free(s);
 }
 
+/* Five terms whose products at b and c are dependent over Z without a shared
+ * factor: (x1 + sg x2) (x) (y1 + y2) = x1 y1 + x1 y2 + sg x2 y1 + sg x2 y2, the
+ * factors at a random; appended to s. */
+static void push_flattening_five(scheme *s, scheme_rng *rng, int sg)
+{
+    const int na = scheme_factor_size(s->fmt, 0), nb = scheme_factor_size(s->fmt, 1),
+              nc = scheme_factor_size(s->fmt, 2);
+    int8_t x1[SCHEME_MAX_ENTRIES] = {0}, x2[SCHEME_MAX_ENTRIES] = {0}, y1[SCHEME_MAX_ENTRIES] = {0},
+           y2[SCHEME_MAX_ENTRIES] = {0};
+    /* disjoint supports keep x1 + sg x2 and y1 + y2 within {-1, 0, 1} */
+    const int hb = (int)scheme_rng_below(rng, (uint32_t)(nb - 1)) + 1, hc = (int)scheme_rng_below(rng, (uint32_t)(nc - 1)) + 1;
+    for (int e = 0; e < nb; e++)
+        (e < hb ? x1 : x2)[e] = (int8_t)(scheme_rng_below(rng, 3) - 1);
+    for (int e = 0; e < nc; e++)
+        (e < hc ? y1 : y2)[e] = (int8_t)(scheme_rng_below(rng, 3) - 1);
+    x1[0] = 1, x2[nb - 1] = 1, y1[0] = 1, y2[nc - 1] = 1; /* none zero */
+    const int8_t *B[5] = {x1, x1, x2, x2, NULL}, *C[5] = {y1, y2, y1, y2, NULL};
+    for (int k = 0; k < 5; k++) {
+        scheme_zterm t;
+        memset(&t, 0, sizeof t);
+        for (int e = 0; e < na; e++)
+            t.z[0][e] = (int8_t)(scheme_rng_below(rng, 3) - 1);
+        t.z[0][k % na] = 1;
+        for (int e = 0; e < nb; e++)
+            t.z[1][e] = k < 4 ? B[k][e] : (int8_t)(x1[e] + sg * x2[e]);
+        for (int e = 0; e < nc; e++)
+            t.z[2][e] = k < 4 ? C[k][e] : (int8_t)(y1[e] + y2[e]);
+        if (k == 4)
+            for (int e = 0; e < na; e++)
+                t.z[0][e] = (int8_t)-t.z[0][e]; /* any a: only the products matter */
+        cr_assert(scheme_push_z(s, &t));
+    }
+    (void)sg;
+}
+
+Test(search_z_moves, flattening_elimination_keeps_the_tensor_and_the_bound, .timeout = 120)
+{
+    /* random term lists (coefficients -1..1), a dependent five planted in half of
+     * them: the elimination keeps the expanded tensor, the coefficient bound and
+     * the words; where the five were planted among independent products it
+     * removes a term */
+    const uint64_t seed = tc_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    int planted = 0, removed_planted = 0, removed_random = 0;
+    for (int k = 0; k < tc_scaled(400); k++) {
+        const scheme_format f = g_formats[scheme_rng_below(&rng, NFORMATS)];
+        scheme *s = scheme_new(f, SCHEME_RING_Z, 32);
+        cr_assert_not_null(s);
+        const int n = 1 + (int)scheme_rng_below(&rng, 6);
+        for (int r = 0; r < n; r++) {
+            scheme_zterm t;
+            memset(&t, 0, sizeof t);
+            for (int pos = 0; pos < 3; pos++) {
+                const int sz = scheme_factor_size(f, pos);
+                for (int e = 0; e < sz; e++)
+                    t.z[pos][e] = (int8_t)(scheme_rng_below(&rng, 3) - 1);
+                t.z[pos][scheme_rng_below(&rng, (uint32_t)sz)] = (int8_t)rnd_sign(&rng);
+            }
+            cr_assert(scheme_push_z(s, &t));
+        }
+        const bool plant = scheme_rng_below(&rng, 2);
+        if (plant)
+            push_flattening_five(s, &rng, rnd_sign(&rng));
+        scheme *before = scheme_clone(s);
+        /* the five's eliminations add a factor at a in {-1, 0, 1} to others: at
+         * most 2; a bound of 1 may refuse them, which the random lists try */
+        const int cmax = plant ? 2 : 1 + (int)scheme_rng_below(&rng, 2);
+        const int r0 = s->rank;
+        const int removed = search_z_reduce_flattening(s, cmax);
+        cr_assert_geq(removed, 0);
+        cr_assert_eq(removed, r0 - s->rank);
+        cr_assert(same_tensor(before, s), "the elimination changed the tensor (seed %llu)", (unsigned long long)seed);
+        well_formed(s, cmax, seed);
+        if (plant) {
+            planted++;
+            removed_planted += removed > 0;
+        } else
+            removed_random += removed > 0;
+        scheme_free(before);
+        scheme_free(s);
+    }
+    /* the planted five are found nearly always (the random terms' products may
+     * join the combination the elimination sees first and spoil it) */
+    cr_assert_gt(removed_planted, planted * 3 / 4, "%d of %d planted fives removed (seed %llu)", removed_planted,
+                 planted, (unsigned long long)seed);
+    (void)removed_random;
+}
+
+Test(search_z_moves, flattening_elimination_keeps_a_scheme_valid)
+{
+    /* the standard <3,3,3>, a dependent five and the four the elimination makes
+     * of them, negated (so the nine cancel): a valid scheme of 36 terms over Z;
+     * the eliminations leave a valid scheme of at most 27 */
+    const uint64_t seed = tc_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    for (int k = 0; k < tc_scaled(50); k++) {
+        const scheme_format f = {3, 3, 3};
+        scheme *five = scheme_new(f, SCHEME_RING_Z, 8);
+        push_flattening_five(five, &rng, rnd_sign(&rng));
+        scheme *four = scheme_clone(five);
+        cr_assert_eq(search_z_reduce_flattening(four, 2), 1, "(seed %llu)", (unsigned long long)seed);
+        cr_assert(same_tensor(five, four));
+        scheme *s = standard_z(f, 16);
+        for (int r = 0; r < five->rank; r++)
+            cr_assert(scheme_push_z(s, &five->zterms[r]));
+        for (int r = 0; r < four->rank; r++) {
+            scheme_zterm t = four->zterms[r];
+            for (int e = 0; e < 9; e++)
+                t.z[0][e] = (int8_t)-t.z[0][e];
+            cr_assert(scheme_push_z(s, &t));
+        }
+        verify_result vr;
+        cr_assert(verify_z(s, &vr), "%s (seed %llu)", vr.msg, (unsigned long long)seed);
+        cr_assert_eq(s->rank, 36);
+        const int removed = search_z_reduce_flattening(s, 2);
+        cr_assert_geq(removed, 9, "(seed %llu)", (unsigned long long)seed);
+        cr_assert(verify_z(s, &vr), "%s (seed %llu)", vr.msg, (unsigned long long)seed);
+        cr_assert_leq(s->rank, 27);
+        well_formed(s, 2, seed);
+        scheme_free(s);
+        scheme_free(four);
+        scheme_free(five);
+    }
+}
+
 /* ------------------------------------------------------------------ walker */
 
 static search_params zparams(scheme_format f, int cmax)
