@@ -358,53 +358,87 @@ static int highest_bit(const uint64_t *v, int words)
     return -1;
 }
 
-int search_find_flattening(scheme_format f, const scheme_term *t, int rank, int *x, int *members)
+int search_each_flattening(scheme_format f, const scheme_term *t, int rank, int pos,
+                           bool (*fn)(void *ctx, const int *members, int count), void *ctx)
 {
     if (rank <= 0)
         return 0;
     const int cw = (rank + 63) / 64;
-    int found = 0;
-    for (int pos = 0; pos < 3 && !found; pos++) {
-        const int y = pos_y(pos), z = pos_z(pos);
-        const int ysize = scheme_factor_size(f, y), zsize = scheme_factor_size(f, z);
-        const int bits = ysize * zsize, words = (bits + 63) / 64;
-        /* the basis: row k holds a reduced product and, in comb, the terms it sums;
-         * pivot_row[b] the row whose highest bit is b */
-        uint64_t *vec = malloc(sizeof(uint64_t) * (size_t)words * (size_t)rank);
-        uint64_t *comb = malloc(sizeof(uint64_t) * (size_t)cw * (size_t)rank);
-        int *pivot_row = malloc(sizeof(int) * (size_t)bits);
-        if (!vec || !comb || !pivot_row) {
-            free(vec); free(comb); free(pivot_row);
-            return -1;
-        }
-        for (int b = 0; b < bits; b++)
-            pivot_row[b] = -1;
-        for (int r = 0; r < rank && !found; r++) {
-            uint64_t *v = vec + (size_t)r * (size_t)words, *c = comb + (size_t)r * (size_t)cw;
-            flat_product(t[r].f[y], ysize, t[r].f[z], zsize, v, words);
-            memset(c, 0, sizeof(uint64_t) * (size_t)cw);
-            c[r / 64] |= 1ULL << (r % 64);
-            int hb;
-            while ((hb = highest_bit(v, words)) >= 0 && pivot_row[hb] >= 0) {
-                const uint64_t *pv = vec + (size_t)pivot_row[hb] * (size_t)words;
-                const uint64_t *pc = comb + (size_t)pivot_row[hb] * (size_t)cw;
-                for (int w = 0; w < words; w++)
-                    v[w] ^= pv[w];
-                for (int w = 0; w < cw; w++)
-                    c[w] ^= pc[w];
-            }
-            if (hb >= 0) {
-                pivot_row[hb] = r;
-                continue;
-            }
-            for (int k = 0; k <= r; k++)
-                if (c[k / 64] >> (k % 64) & 1)
-                    members[found++] = k;
-            *x = pos;
-        }
-        free(vec); free(comb); free(pivot_row);
+    const int y = pos_y(pos), z = pos_z(pos);
+    const int ysize = scheme_factor_size(f, y), zsize = scheme_factor_size(f, z);
+    const int bits = ysize * zsize, words = (bits + 63) / 64;
+    /* the basis: row k holds a reduced product and, in comb, the terms it sums;
+     * pivot_row[b] the row whose highest bit is b */
+    uint64_t *vec = malloc(sizeof(uint64_t) * (size_t)words * (size_t)rank);
+    uint64_t *comb = malloc(sizeof(uint64_t) * (size_t)cw * (size_t)rank);
+    int *pivot_row = malloc(sizeof(int) * (size_t)bits), *members = malloc(sizeof(int) * (size_t)rank);
+    int taken = 0;
+    if (!vec || !comb || !pivot_row || !members) {
+        taken = -1;
+        goto out;
     }
-    return found;
+    for (int b = 0; b < bits; b++)
+        pivot_row[b] = -1;
+    for (int r = 0; r < rank && !taken; r++) {
+        uint64_t *v = vec + (size_t)r * (size_t)words, *c = comb + (size_t)r * (size_t)cw;
+        flat_product(t[r].f[y], ysize, t[r].f[z], zsize, v, words);
+        memset(c, 0, sizeof(uint64_t) * (size_t)cw);
+        c[r / 64] |= 1ULL << (r % 64);
+        int hb;
+        while ((hb = highest_bit(v, words)) >= 0 && pivot_row[hb] >= 0) {
+            const uint64_t *pv = vec + (size_t)pivot_row[hb] * (size_t)words;
+            const uint64_t *pc = comb + (size_t)pivot_row[hb] * (size_t)cw;
+            for (int w = 0; w < words; w++)
+                v[w] ^= pv[w];
+            for (int w = 0; w < cw; w++)
+                c[w] ^= pc[w];
+        }
+        if (hb >= 0) {
+            pivot_row[hb] = r;
+            continue;
+        }
+        /* a dependent row: its set, which stays out of the basis */
+        int count = 0;
+        for (int k = 0; k <= r; k++)
+            if (c[k / 64] >> (k % 64) & 1)
+                members[count++] = k;
+        taken = fn(ctx, members, count) ? 1 : 0;
+    }
+out:
+    free(vec), free(comb), free(pivot_row), free(members);
+    return taken;
+}
+
+typedef struct first_set {
+    int *members, count;
+} first_set;
+
+static bool take_first(void *ctx, const int *members, int count)
+{
+    first_set *fs = ctx;
+    memcpy(fs->members, members, sizeof(int) * (size_t)count);
+    fs->count = count;
+    return true;
+}
+
+int search_find_flattening_at(scheme_format f, const scheme_term *t, int rank, int pos, int *members)
+{
+    first_set fs = {members, 0};
+    const int taken = search_each_flattening(f, t, rank, pos, take_first, &fs);
+    return taken < 0 ? -1 : taken ? fs.count : 0;
+}
+
+int search_find_flattening(scheme_format f, const scheme_term *t, int rank, int *x, int *members)
+{
+    for (int pos = 0; pos < 3; pos++) {
+        const int found = search_find_flattening_at(f, t, rank, pos, members);
+        if (found) {
+            if (found > 0)
+                *x = pos;
+            return found;
+        }
+    }
+    return 0;
 }
 
 static int cmp_int_desc(const void *a, const void *b)

@@ -306,38 +306,43 @@ static bool zf_apply(scheme *s, const int64_t *lambda, int r0, int x, int coef_m
     return true;
 }
 
-/* One elimination at position x: 1 made, 0 none found, -1 out of memory. */
-static int zf_once(scheme *s, int x, int coef_max)
+/* The terms idx[0..n) at position x (idx ascending, the last one's product in
+ * the span of the others' mod 2): a combination over the rationals of their
+ * products that is zero, found modulo ZFLAT_P at the first of them that lies in
+ * the span of those before it, read as integers of at most 127, checked
+ * exactly, then made with that term or another of coefficient +-1 as the one
+ * that goes, within coef_max.  1 made, 0 not, -1 out of memory. */
+static int zf_solve(scheme *s, int x, const int *idx, int n, int coef_max)
 {
     const int y = (x + 1) % 3, z = (x + 2) % 3, ny = fsize(s, y), nz = fsize(s, z), len = ny * nz;
-    const int rank = s->rank;
-    uint32_t *row = malloc(sizeof(uint32_t) * (size_t)len * (size_t)rank);
-    uint32_t *comb = malloc(sizeof(uint32_t) * (size_t)rank * (size_t)rank);
-    int *pivot_row = malloc(sizeof(int) * (size_t)len), *pivot_col = malloc(sizeof(int) * (size_t)rank);
+    uint32_t *row = malloc(sizeof(uint32_t) * (size_t)len * (size_t)n);
+    uint32_t *comb = malloc(sizeof(uint32_t) * (size_t)n * (size_t)n);
+    int *pivot_row = malloc(sizeof(int) * (size_t)len);
     int32_t *prod = malloc(sizeof(int32_t) * (size_t)len);
-    int64_t *lambda = malloc(sizeof(int64_t) * (size_t)rank), *check = malloc(sizeof(int64_t) * (size_t)len);
+    int64_t *lambda = calloc((size_t)s->rank, sizeof(int64_t)), *check = malloc(sizeof(int64_t) * (size_t)len);
     int made = 0;
-    if (!row || !comb || !pivot_row || !pivot_col || !prod || !lambda || !check) {
+    if (!row || !comb || !pivot_row || !prod || !lambda || !check) {
         made = -1;
         goto out;
     }
     for (int c = 0; c < len; c++)
         pivot_row[c] = -1;
-    for (int r = 0; r < rank && !made; r++) {
-        uint32_t *v = row + (size_t)r * (size_t)len, *cb = comb + (size_t)r * (size_t)rank;
-        zf_product(s, r, y, z, ny, nz, prod);
+    for (int r = 0; r < n && !made; r++) {
+        uint32_t *v = row + (size_t)r * (size_t)len, *cb = comb + (size_t)r * (size_t)n;
+        zf_product(s, idx[r], y, z, ny, nz, prod);
         for (int c = 0; c < len; c++)
             v[c] = zf_mod(prod[c]);
-        memset(cb, 0, sizeof(uint32_t) * (size_t)rank);
+        memset(cb, 0, sizeof(uint32_t) * (size_t)n);
         cb[r] = 1;
-        /* reduce by the pivot rows (each normalized to 1 at its pivot) */
+        /* reduce by the pivot rows (each 1 at its pivot and zero left of it),
+         * columns in order, so that v ends zero at every pivot column */
         for (int c = 0; c < len; c++) {
             if (!v[c] || pivot_row[c] < 0)
                 continue;
             const uint32_t f = v[c];
             const uint32_t *pv = row + (size_t)pivot_row[c] * (size_t)len;
-            const uint32_t *pc = comb + (size_t)pivot_row[c] * (size_t)rank;
-            for (int d = 0; d < len; d++)
+            const uint32_t *pc = comb + (size_t)pivot_row[c] * (size_t)n;
+            for (int d = c; d < len; d++)
                 if (pv[d])
                     v[d] = (uint32_t)((v[d] + (uint64_t)(ZFLAT_P - zf_mul(f, pv[d]))) % ZFLAT_P);
             for (int k = 0; k <= r; k++)
@@ -349,55 +354,87 @@ static int zf_once(scheme *s, int x, int coef_max)
             if (v[c])
                 pc = c;
         if (pc >= 0) {
-            /* a new pivot, normalized to 1; its row is zero left of it, so the
-             * reduction above (columns in order) leaves every later row zero at
-             * every pivot column */
             const uint32_t inv = zf_inv(v[pc]);
-            for (int d = 0; d < len; d++)
+            for (int d = pc; d < len; d++)
                 v[d] = zf_mul(v[d], inv);
             for (int k = 0; k <= r; k++)
                 cb[k] = zf_mul(cb[k], inv);
             pivot_row[pc] = r;
-            pivot_col[r] = pc;
             continue;
         }
-        pivot_col[r] = -1;
-        /* v_r's combination: sum cb[k] v_k = 0 (mod P), cb[r] = 1; as small integers */
+        /* sum cb[k] v_k = 0 (mod P), cb[r] = 1: as small integers, over all terms */
         bool small = true;
-        for (int k = 0; k < rank; k++) {
+        for (int k = 0; k < n; k++) {
             int64_t c = k <= r ? (int64_t)cb[k] : 0;
             if (c > (int64_t)(ZFLAT_P / 2))
                 c -= ZFLAT_P;
             if (c > 127 || c < -127)
                 small = false;
-            lambda[k] = c;
+            lambda[idx[k]] = c;
         }
-        if (!small)
-            continue;
-        memset(check, 0, sizeof(int64_t) * (size_t)len);
-        for (int k = 0; k <= r; k++) {
-            if (!lambda[k])
-                continue;
-            zf_product(s, k, y, z, ny, nz, prod);
-            for (int c = 0; c < len; c++)
-                check[c] += lambda[k] * prod[c];
-        }
-        bool exact = true;
-        for (int c = 0; c < len && exact; c++)
-            exact = !check[c];
-        if (!exact)
-            continue;
-        /* r itself (lambda 1) first, then any other member with lambda +-1 */
-        if (zf_apply(s, lambda, r, x, coef_max)) {
-            made = 1;
-            break;
-        }
-        for (int k = 0; k < r && !made; k++)
-            if ((lambda[k] == 1 || lambda[k] == -1) && zf_apply(s, lambda, k, x, coef_max))
+        if (small) {
+            memset(check, 0, sizeof(int64_t) * (size_t)len);
+            for (int k = 0; k <= r; k++) {
+                if (!lambda[idx[k]])
+                    continue;
+                zf_product(s, idx[k], y, z, ny, nz, prod);
+                for (int c = 0; c < len; c++)
+                    check[c] += lambda[idx[k]] * prod[c];
+            }
+            bool exact = true; /* a guard: a wrong combination mod P is all but impossible */
+            for (int c = 0; c < len && exact; c++)
+                exact = !check[c];
+            /* the term itself (coefficient 1) first, then another of +-1 */
+            if (exact && zf_apply(s, lambda, idx[r], x, coef_max))
                 made = 1;
+            for (int k = 0; exact && k < r && !made; k++)
+                if ((lambda[idx[k]] == 1 || lambda[idx[k]] == -1) && zf_apply(s, lambda, idx[k], x, coef_max))
+                    made = 1;
+        }
+        for (int k = 0; k < n; k++)
+            lambda[idx[k]] = 0;
     }
 out:
-    free(row), free(comb), free(pivot_row), free(pivot_col), free(prod), free(lambda), free(check);
+    free(row), free(comb), free(pivot_row), free(prod), free(lambda), free(check);
+    return made;
+}
+
+typedef struct zf_ctx {
+    scheme *s;
+    int x, coef_max, made, sets;
+} zf_ctx;
+
+static bool zf_try(void *ctx, const int *members, int count)
+{
+    zf_ctx *c = ctx;
+    c->sets++;
+    c->made = zf_solve(c->s, c->x, members, count, c->coef_max);
+    return c->made != 0; /* made, or out of memory: stop */
+}
+
+/* One elimination at position x: 1 made, 0 none found, -1 out of memory.  A
+ * usable dependency has a coefficient +-1, so its image mod 2 is a dependency
+ * of the words' products: where the bit-parallel elimination over GF(2) finds
+ * none, there is none.  Each set it names is solved over the rationals on its
+ * own terms first (cheap, and most dependencies a projection leaves are
+ * these); where none of them gives one, all the terms are (a dependency whose
+ * even coefficients leave a term out of its image mod 2, or a combination of
+ * the sets). */
+static int zf_once(scheme *s, int x, int coef_max)
+{
+    zf_ctx c = {s, x, coef_max, 0, 0};
+    const int taken = search_each_flattening(s->fmt, s->terms, s->rank, x, zf_try, &c);
+    if (taken < 0 || c.made < 0)
+        return -1;
+    if (c.made || !c.sets)
+        return c.made;
+    int *all = malloc(sizeof(int) * (size_t)s->rank);
+    if (!all)
+        return -1;
+    for (int k = 0; k < s->rank; k++)
+        all[k] = k;
+    const int made = zf_solve(s, x, all, s->rank, coef_max);
+    free(all);
     return made;
 }
 

@@ -108,6 +108,14 @@ int search_reduce_all(scheme_term *t, int *rank, int gen_max);
  * removed, or -1 when memory runs out (the terms then still hold the same
  * tensor, with the eliminations made so far). */
 int search_find_flattening(scheme_format f, const scheme_term *t, int rank, int *x, int *members);
+/* The same at the one position x. */
+int search_find_flattening_at(scheme_format f, const scheme_term *t, int rank, int x, int *members);
+/* Every dependent set at position x the elimination meets: for each term whose
+ * product lies in the span of the products before it (those not passed on
+ * themselves), fn gets the set it sums with (ascending, the term last) until fn
+ * returns true.  1 when fn took one, 0 when none was taken, -1 out of memory. */
+int search_each_flattening(scheme_format f, const scheme_term *t, int rank, int x,
+                           bool (*fn)(void *ctx, const int *members, int count), void *ctx);
 int search_reduce_flattening(scheme_format f, scheme_term *t, int *rank);
 /* Ordered flippable pairs (i, j, x), i != j sharing the factor at x: the
  * reference count the walker's index is tested against. */
