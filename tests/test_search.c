@@ -397,6 +397,90 @@ static bool flattening_dependent_ref(scheme_format f, const scheme_term *t, int 
     return false;
 }
 
+/* search_each_flattening visits every dependent row: the sets it names are
+ * rank - (the products' rank) in number, and each sums to zero. */
+typedef struct visit_sets {
+    scheme_format f;
+    const scheme_term *t;
+    int x, sets;
+    bool all_zero;
+} visit_sets;
+
+static bool count_set(void *ctx, const int *members, int count)
+{
+    visit_sets *v = ctx;
+    int y = (v->x + 1) % 3, z = (v->x + 2) % 3;
+    int sy = scheme_factor_size(v->f, y), sz = scheme_factor_size(v->f, z);
+    for (int i = 0; i < sy; i++)
+        for (int j = 0; j < sz; j++) {
+            int bit = 0;
+            for (int k = 0; k < count; k++)
+                bit ^= (int)((v->t[members[k]].f[y] >> i & 1) & (v->t[members[k]].f[z] >> j & 1));
+            v->all_zero &= !bit;
+        }
+    v->sets++;
+    return false;
+}
+
+/* The products' rank by the plain reference: 2^rank distinct subset sums. */
+static int products_rank_ref(scheme_format f, const scheme_term *t, int rank, int x)
+{
+    int y = (x + 1) % 3, z = (x + 2) % 3;
+    int sy = scheme_factor_size(f, y), sz = scheme_factor_size(f, z);
+    /* a subset's sum as a string of bits, at most 9 * 9 of them here */
+    static unsigned char sums[1 << 12][81];
+    int distinct = 0;
+    for (uint32_t m = 0; m < (1u << rank); m++) {
+        unsigned char cur[81] = {0};
+        for (int i = 0; i < sy; i++)
+            for (int j = 0; j < sz; j++)
+                for (int r = 0; r < rank; r++)
+                    if (m >> r & 1)
+                        cur[i * sz + j] ^= (unsigned char)((t[r].f[y] >> i & 1) & (t[r].f[z] >> j & 1));
+        bool seen = false;
+        for (int d = 0; d < distinct && !seen; d++)
+            seen = !memcmp(sums[d], cur, 81);
+        if (!seen)
+            memcpy(sums[distinct++], cur, 81);
+    }
+    int r = 0;
+    while ((1 << r) < distinct)
+        r++;
+    return r;
+}
+
+Test(search_moves, each_flattening_names_every_dependent_row)
+{
+    uint64_t seed = tc_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    static const scheme_format fs[] = {{2, 2, 2}, {2, 2, 3}, {1, 3, 3}, {3, 3, 1}};
+    int dependent = 0;
+    for (int k = 0; k < tc_scaled(300); k++) {
+        scheme_format f = fs[scheme_rng_below(&rng, sizeof fs / sizeof *fs)];
+        int rank = 1 + (int)scheme_rng_below(&rng, 10);
+        scheme_term t[10];
+        for (int r = 0; r < rank; r++)
+            for (int p = 0; p < 3; p++) {
+                uint64_t mask = (1ull << scheme_factor_size(f, p)) - 1, w;
+                do
+                    w = scheme_rng_next(&rng) & mask;
+                while (!w);
+                t[r].f[p] = w;
+            }
+        for (int x = 0; x < 3; x++) {
+            visit_sets v = {f, t, x, 0, true};
+            cr_assert_eq(search_each_flattening(f, t, rank, x, count_set, &v), 0);
+            const int want = rank - products_rank_ref(f, t, rank, x);
+            cr_assert_eq(v.sets, want, "%d sets named, %d dependent rows (seed %llu)", v.sets, want,
+                         (unsigned long long)seed);
+            cr_assert(v.all_zero, "a named set does not sum to zero (seed %llu)", (unsigned long long)seed);
+            dependent += want > 0;
+        }
+    }
+    cr_assert_gt(dependent, 0);
+}
+
 Test(search_moves, flattening_elimination_agrees_with_brute_force)
 {
     /* random term lists of up to 12 terms with small factors, dependent products
