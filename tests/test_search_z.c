@@ -220,7 +220,6 @@ static void push_flattening_five(scheme *s, scheme_rng *rng, int sg)
                 t.z[0][e] = (int8_t)-t.z[0][e]; /* any a: only the products matter */
         cr_assert(scheme_push_z(s, &t));
     }
-    (void)sg;
 }
 
 Test(search_z_moves, flattening_elimination_keeps_the_tensor_and_the_bound, .timeout = 120)
