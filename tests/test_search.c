@@ -397,6 +397,19 @@ static bool flattening_dependent_ref(scheme_format f, const scheme_term *t, int 
     return false;
 }
 
+/* rank terms of format f with random nonzero factors. */
+static void random_terms(scheme_format f, scheme_term *t, int rank, scheme_rng *rng)
+{
+    for (int r = 0; r < rank; r++)
+        for (int p = 0; p < 3; p++) {
+            uint64_t mask = (1ull << scheme_factor_size(f, p)) - 1, w;
+            do
+                w = scheme_rng_next(rng) & mask;
+            while (!w);
+            t[r].f[p] = w;
+        }
+}
+
 /* search_each_flattening visits every dependent row: the sets it names are
  * rank - (the products' rank) in number, and each sums to zero. */
 typedef struct visit_sets {
@@ -460,14 +473,7 @@ Test(search_moves, each_flattening_names_every_dependent_row)
         scheme_format f = fs[scheme_rng_below(&rng, sizeof fs / sizeof *fs)];
         int rank = 1 + (int)scheme_rng_below(&rng, 10);
         scheme_term t[10];
-        for (int r = 0; r < rank; r++)
-            for (int p = 0; p < 3; p++) {
-                uint64_t mask = (1ull << scheme_factor_size(f, p)) - 1, w;
-                do
-                    w = scheme_rng_next(&rng) & mask;
-                while (!w);
-                t[r].f[p] = w;
-            }
+        random_terms(f, t, rank, &rng);
         for (int x = 0; x < 3; x++) {
             visit_sets v = {f, t, x, 0, true};
             cr_assert_eq(search_each_flattening(f, t, rank, x, count_set, &v), 0);
@@ -497,14 +503,7 @@ Test(search_moves, flattening_elimination_agrees_with_brute_force)
         scheme_format f = fs[scheme_rng_below(&rng, sizeof fs / sizeof *fs)];
         int rank = 1 + (int)scheme_rng_below(&rng, 12);
         scheme_term t[12];
-        for (int r = 0; r < rank; r++)
-            for (int p = 0; p < 3; p++) {
-                uint64_t mask = (1ull << scheme_factor_size(f, p)) - 1, w;
-                do
-                    w = scheme_rng_next(&rng) & mask;
-                while (!w);
-                t[r].f[p] = w;
-            }
+        random_terms(f, t, rank, &rng);
         if (rank >= 2 && scheme_rng_below(&rng, 2)) {
             /* share one factor with another term, and often a second one too */
             int a = (int)scheme_rng_below(&rng, (uint32_t)rank), b = (int)scheme_rng_below(&rng, (uint32_t)rank);
