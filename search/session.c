@@ -25,8 +25,7 @@ struct search_session {
     /* the pool files this session made (a file of that name was not there
      * before): the only ones a later pool that drops their scheme removes */
     char **pool_made;
-    int npool_made, pool_made_cap;
-    int pool_made_sorted; /* pool_made[0..this) is in strcmp order (the earlier pools') */
+    int npool_made, pool_made_cap; /* kept in strcmp order between pools (write_pool_files) */
 };
 
 search_session *session_open(const char *db_path, db_status *st, char *err, size_t errlen)
@@ -490,13 +489,15 @@ static bool write_pool_files(search_session *s, scheme *const *pool, int n, int 
     if (!now)
         return scheme_fail(err, errlen, "--pool-out: out of memory");
     bool ok = true;
+    /* the earlier pools' files, sorted at the end of the last call; this one
+     * appends its new files after them */
+    const int sorted = s->npool_made;
     for (int i = 0; i < n && ok; i++) {
         char path[4096], e[512];
         struct stat sb;
         const bool existed = lstat(path_in_dir(s->pool_dir, pool[i], path), &sb) == 0;
         const char *key = path;
-        const bool made = s->pool_made_sorted > 0 &&
-                          bsearch(&key, s->pool_made, (size_t)s->pool_made_sorted, sizeof *s->pool_made, cmp_str);
+        const bool made = sorted > 0 && bsearch(&key, s->pool_made, (size_t)sorted, sizeof *s->pool_made, cmp_str);
         const bool ours = made && existed && S_ISREG(sb.st_mode);
         if (!ours && !write_in_dir(s->pool_dir, pool[i], path, e, sizeof e)) {
             ok = scheme_fail(err, errlen, "--pool-out: %d of %d schemes written, then: %s", *written, n, e);
@@ -540,7 +541,6 @@ static bool write_pool_files(search_session *s, scheme *const *pool, int n, int 
     }
     if (s->npool_made > 1)
         qsort(s->pool_made, (size_t)s->npool_made, sizeof *s->pool_made, cmp_str);
-    s->pool_made_sorted = s->npool_made;
     for (int i = 0; i < n; i++)
         free(now[i]);
     free(now);
