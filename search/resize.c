@@ -1023,7 +1023,8 @@ static scheme *resize_road(const scheme *start, scheme_format to, const int *wan
             reduce(cur, eliminate);
         }
     }
-    reduce(cur, eliminate);
+    /* the eliminations once, on both roads: here, where out of memory is an error */
+    reduce(cur, false);
     if ((cur->ring == SCHEME_RING_Z ? search_z_reduce_flattening(cur, coef_bound(cur))
                                     : search_reduce_flattening(cur->fmt, cur->terms, &cur->rank)) < 0) {
         scheme_fail(err, errlen, "out of memory");
