@@ -421,7 +421,8 @@ static bool take_first(void *ctx, const int *members, int count)
     return true;
 }
 
-int search_find_flattening_at(scheme_format f, const scheme_term *t, int rank, int pos, int *members)
+/* search_find_flattening at the one position pos. */
+static int find_flattening_at(scheme_format f, const scheme_term *t, int rank, int pos, int *members)
 {
     first_set fs = {members, 0};
     const int taken = search_each_flattening(f, t, rank, pos, take_first, &fs);
@@ -431,7 +432,7 @@ int search_find_flattening_at(scheme_format f, const scheme_term *t, int rank, i
 int search_find_flattening(scheme_format f, const scheme_term *t, int rank, int *x, int *members)
 {
     for (int pos = 0; pos < 3; pos++) {
-        const int found = search_find_flattening_at(f, t, rank, pos, members);
+        const int found = find_flattening_at(f, t, rank, pos, members);
         if (found) {
             if (found > 0)
                 *x = pos;

@@ -108,8 +108,6 @@ int search_reduce_all(scheme_term *t, int *rank, int gen_max);
  * removed, or -1 when memory runs out (the terms then still hold the same
  * tensor, with the eliminations made so far). */
 int search_find_flattening(scheme_format f, const scheme_term *t, int rank, int *x, int *members);
-/* The same at the one position x. */
-int search_find_flattening_at(scheme_format f, const scheme_term *t, int rank, int x, int *members);
 /* Every dependent set at position x the elimination meets: for each term whose
  * product lies in the span of the products before it (those not passed on
  * themselves), fn gets the set it sums with (ascending, the term last) until fn
