@@ -203,6 +203,26 @@ static void large_defaults_line(const search_config *c, search_backend b)
                 "\"Large formats\")\n", SEARCH_LARGE_FORMAT, b == SEARCH_BACKEND_GPU ? "GPU" : "CPU", line);
 }
 
+/* The rows where the plain walk over Z on the CPU runs its own default
+ * (search_param_z_default), with the values that run; the GPU's are in
+ * gpu_defaults_line. */
+static void z_defaults_line(const search_config *c)
+{
+    char line[512] = "", v[64];
+    int k = 0;
+    double d;
+    for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
+        if (c->given[i] || !search_param_z_default(i, SEARCH_BACKEND_CPU, &d) ||
+            !search_config_differs(c, i, SEARCH_BACKEND_CPU))
+            continue;
+        search_config_value(c, i, v, sizeof v);
+        k += snprintf(line + k, sizeof line - (size_t)k, " %s=%s", search_param(i)->name, v);
+    }
+    if (k)
+        fprintf(stderr, "a walk over Z runs its own defaults on the CPU:%s (docs/search.md, \"Searching over Z\")\n",
+                line);
+}
+
 /* The terms of the symmetric start s under g that the walks hold as half
  * orbits (search_symmetric_halves): under c3xc2sK those among the indices the
  * involution fixes (a block of the standard algorithm); 0 under the other
@@ -358,6 +378,8 @@ static void banner(const banner_info *b)
         fprintf(stderr, "a symmetric walk runs its own defaults (docs/search.md, \"Symmetric walks\")\n");
     if (search_config_large(b->c, b->c->backend))
         large_defaults_line(b->c, b->c->backend);
+    if (!gpu && search_config_z_own(b->c, b->c->backend))
+        z_defaults_line(b->c);
     /* A walk from its cubes keeps its start's class mod `step`: under c3xc2 and
      * t2 the fixed terms change two at a time if at all (step 2, the parity),
      * under c3 only when an orbit becomes a new cube, which walks almost never

@@ -551,14 +551,45 @@ static const struct {
     {SEARCH_PARAM_WALK_LEN, 1000000},
 };
 
-static bool gpu_z_default(int id, double *v)
+/* The CPU walk over Z's own defaults, for the same reason: with the GF(2)
+ * walk's (an adaptive plateau of 2000..200000 from 20000, walks of 1000 x
+ * luby(k)) a walker over Z restarts from its pool's level long before it
+ * descends, and the level stays the start's (16 schemes of a rank are rare
+ * there).  One thread each from the standard algorithm for 120 s, 16 at a
+ * time on the 16 cores of the H200 host, seeds 1-3 (bench/RESULTS.md, "The CPU
+ * walk over Z's own defaults"): <4,4,5> 68, 67, 68 against 77, 78, 78;
+ * <3,4,5> 50, 51, 52 against 57, 57, 57; <3,3,5> 36, 36, 38 against 36, 39,
+ * 38; walks of 1e7 with the adaptive plateau and the GPU's pair (a plateau of
+ * 200000, walks of 1e6) each within a rank of these.  Rows given win. */
+static const struct {
+    int id;
+    double value;
+} g_cpu_z_defaults[] = {
+    {SEARCH_PARAM_PLATEAU, 200000},
+    {SEARCH_PARAM_PLATEAU_MIN, 200000},
+    {SEARCH_PARAM_PLATEAU_MAX, 200000},
+    {SEARCH_PARAM_WALK_LEN, 10000000},
+};
+
+bool search_param_z_default(int id, search_backend b, double *v)
 {
-    for (size_t i = 0; i < sizeof g_gpu_z_defaults / sizeof g_gpu_z_defaults[0]; i++)
-        if (g_gpu_z_defaults[i].id == id) {
-            *v = g_gpu_z_defaults[i].value;
+    const bool gpu = b == SEARCH_BACKEND_GPU;
+    const size_t n = gpu ? sizeof g_gpu_z_defaults / sizeof g_gpu_z_defaults[0]
+                         : sizeof g_cpu_z_defaults / sizeof g_cpu_z_defaults[0];
+    for (size_t i = 0; i < n; i++) {
+        const int row = gpu ? g_gpu_z_defaults[i].id : g_cpu_z_defaults[i].id;
+        if (row == id) {
+            *v = gpu ? g_gpu_z_defaults[i].value : g_cpu_z_defaults[i].value;
             return true;
         }
+    }
     return false;
+}
+
+bool search_config_z_own(const search_config *c, search_backend b)
+{
+    return (b == SEARCH_BACKEND_CPU || b == SEARCH_BACKEND_GPU) && c->p.symmetry == SCHEME_SYM_NONE &&
+           search_z_not_via_f2(&c->p);
 }
 
 /* The plain walk over GF(2) on a large format (n m p >= 150), per backend
@@ -668,14 +699,13 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
             double sd = search_param_symmetric_default(i, c->p.fmt.n, &sym);
             double bd, zd, ld;
             /* the bias rules first (weight_bias_default); then a symmetric
-             * walk's own defaults, on either backend; then the GPU walk over
-             * Z's; then the CPU's on a large format */
+             * walk's own defaults, on either backend; then the walk over Z's,
+             * per backend; then the CPU's on a large format */
             if (weight_bias_default(c, b, i, &bd))
                 put_number(field_of(c, i), r->type, bd);
             else if (sym && c->p.symmetry != SCHEME_SYM_NONE)
                 put_number(field_of(c, i), r->type, sd);
-            else if (b == SEARCH_BACKEND_GPU && search_z_not_via_f2(&c->p) &&
-                     gpu_z_default(i, &zd))
+            else if (search_config_z_own(c, b) && search_param_z_default(i, b, &zd))
                 put_number(field_of(c, i), r->type, zd);
             else if (search_config_large(c, b) && search_param_large_default(i, b, c->p.fmt, &ld))
                 put_number(field_of(c, i), r->type, ld);

@@ -435,6 +435,12 @@ double search_param_symmetric_default(int id, int n, bool *has);
 static inline bool search_large_format(scheme_format f) { return f.n * f.m * f.p >= SEARCH_LARGE_FORMAT; }
 bool search_param_large_default(int id, search_backend b, scheme_format f, double *v);
 bool search_config_large(const search_config *c, search_backend b);
+/* The plain walk over Z (no symmetry, not --via-f2) takes its own defaults for
+ * a few rows, per backend (docs/search.md, "Searching over Z"):
+ * search_param_z_default gives backend b's value (false: the row has none);
+ * search_config_z_own says whether a config resolved for b takes them. */
+bool search_param_z_default(int id, search_backend b, double *v);
+bool search_config_z_own(const search_config *c, search_backend b);
 
 /* Makes c ready to run on backend b (cpu or gpu; auto was decided before):
  * a row the backend does not read that was given is refused (false, "--threads:

@@ -2259,7 +2259,9 @@ Test(search_misc, large_formats_take_their_own_defaults_on_the_plain_walk)
     cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 166666667u && c.p.pool_min == 16, "the symmetric walk's");
     const char *z[] = {"dims", "6x6x6", "ring", "z"};
     c = resolved(z, 4, SEARCH_BACKEND_CPU);
-    cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 1000u && c.p.pool_min == 16, "over Z");
+    cr_assert(c.p.weight_bias == 0 && c.p.walk_len == 10000000u && c.p.plateau == 200000u && c.p.pool_min == 16,
+              "over Z: the CPU walk over Z's own, not the large format's");
+    cr_assert_not(search_config_large(&c, SEARCH_BACKEND_CPU));
     const char *given[] = {"dims", "5x5x6", "walk-len", "1000", "weight-bias", "0.1"};
     c = resolved(given, 6, SEARCH_BACKEND_CPU);
     cr_assert(c.p.weight_bias == 0.1 && c.p.walk_len == 1000u && c.p.pool_min == 4, "given rows win");

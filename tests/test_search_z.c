@@ -952,11 +952,13 @@ Test(search_z_cli, sweep_over_z_reaches_the_z_records_and_stores_them, .timeout 
     rmtree(d);
 }
 
-/* The GPU walk over Z has defaults of its own (search/params.c): a plateau of
- * 200000 steps (the GF(2) warp walk's is 500) and walks of 1e6 where the rows
- * are not given; the GF(2) GPU walk and
- * the CPU walk over Z keep theirs, and a given row wins. */
-Test(search_z_params, the_gpu_walk_over_z_has_its_own_defaults)
+/* The walks over Z have defaults of their own (search/params.c), per backend:
+ * on the GPU a plateau of 200000 steps (the GF(2) warp walk's is 500) and walks
+ * of 1e6, on the CPU a fixed plateau of 200000 flips and walks of 1e7 (the
+ * GF(2) CPU walk's: 20000 in 2000..200000, 1000); the GF(2) walks, the walks
+ * over Z by GF(2) (--via-f2) and the symmetric ones keep theirs, and a given
+ * row wins. */
+Test(search_z_params, the_walks_over_z_have_their_own_defaults)
 {
     char err[512];
     search_config c;
@@ -972,7 +974,37 @@ Test(search_z_params, the_gpu_walk_over_z_has_its_own_defaults)
     search_config_default(&c);
     c.p.ring = SCHEME_RING_Z;
     cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
-    cr_assert_eq(c.p.plateau, 20000u, "Z on the CPU: the CPU walker's plateau");
+    cr_assert_eq(c.p.plateau, 200000u, "Z on the CPU: its own plateau");
+    cr_assert_eq(c.p.plateau_min, 200000u, "fixed");
+    cr_assert_eq(c.p.plateau_max, 200000u, "fixed");
+    cr_assert_eq(c.p.walk_len, 10000000u);
+    cr_assert(search_config_z_own(&c, SEARCH_BACKEND_CPU));
+    search_config_default(&c);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
+    cr_assert_eq(c.p.plateau, 20000u, "GF(2) on the CPU keeps the CPU walker's plateau");
+    cr_assert_eq(c.p.plateau_min, 2000u);
+    cr_assert_eq(c.p.walk_len, 1000u);
+    cr_assert(!search_config_z_own(&c, SEARCH_BACKEND_CPU));
+    search_config_default(&c);
+    c.p.ring = SCHEME_RING_Z;
+    cr_assert(search_config_set(&c, SEARCH_PARAM_VIA_F2, "10s", err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
+    cr_assert_eq(c.p.plateau, 20000u, "--via-f2 walks over GF(2): the GF(2) walk's plateau");
+    cr_assert_eq(c.p.walk_len, 1000u);
+    search_config_default(&c);
+    c.p.ring = SCHEME_RING_Z;
+    c.p.symmetry = SCHEME_SYM_C3;
+    c.p.fmt = (scheme_format){4, 4, 4};
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
+    cr_assert_eq(c.p.plateau, 17000u, "a symmetric walk over Z: the symmetric walk's own");
+    search_config_default(&c);
+    c.p.ring = SCHEME_RING_Z;
+    cr_assert(search_config_set(&c, SEARCH_PARAM_WALK_LEN, "5000", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_PLATEAU, "3000", err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
+    cr_assert_eq(c.p.walk_len, 5000u, "a given row wins on the CPU");
+    cr_assert_eq(c.p.plateau, 3000u);
+    cr_assert_eq(c.p.plateau_min, 3000u, "the bound follows a given plateau below it");
     search_config_default(&c);
     c.p.ring = SCHEME_RING_Z;
     cr_assert(search_config_set(&c, SEARCH_PARAM_PLATEAU, "777", err, sizeof err), "%s", err);
