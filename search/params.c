@@ -754,6 +754,9 @@ bool search_config_resolve(search_config *c, search_backend b, char *err, size_t
         c->p.device = c->gpu.devices[0];
     settle_orders(&c->p, c->given[SEARCH_PARAM_PLATEAU], c->given[SEARCH_PARAM_PLATEAU_MIN],
                   c->given[SEARCH_PARAM_PLATEAU_MAX], c->given[SEARCH_PARAM_POOL_MIN]);
+    /* a default walk length (the walk over Z's, a large format's) stays within a given cap */
+    if (!c->given[SEARCH_PARAM_WALK_LEN] && c->given[SEARCH_PARAM_WALK_MAX] && c->p.walk_len > c->p.walk_max)
+        c->p.walk_len = c->p.walk_max;
     c->backend = b;
     c->gpu.gpu_defaults = false;
     return search_params_check(&c->p, err, errlen);

@@ -1007,6 +1007,16 @@ Test(search_z_params, the_walks_over_z_have_their_own_defaults)
     cr_assert_eq(c.p.plateau_min, 3000u, "the bound follows a given plateau below it");
     search_config_default(&c);
     c.p.ring = SCHEME_RING_Z;
+    cr_assert(search_config_set(&c, SEARCH_PARAM_WALK_MAX, "5000", err, sizeof err), "%s", err);
+    cr_assert(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "%s", err);
+    cr_assert_eq(c.p.walk_len, 5000u, "the default walk length stays within a given walk-max");
+    search_config_default(&c);
+    c.p.ring = SCHEME_RING_Z;
+    cr_assert(search_config_set(&c, SEARCH_PARAM_WALK_MAX, "5000", err, sizeof err), "%s", err);
+    cr_assert(search_config_set(&c, SEARCH_PARAM_WALK_LEN, "9000", err, sizeof err), "%s", err);
+    cr_assert_not(search_config_resolve(&c, SEARCH_BACKEND_CPU, err, sizeof err), "given walk lengths that conflict");
+    search_config_default(&c);
+    c.p.ring = SCHEME_RING_Z;
     cr_assert(search_config_set(&c, SEARCH_PARAM_PLATEAU, "777", err, sizeof err), "%s", err);
     cr_assert(search_config_resolve(&c, SEARCH_BACKEND_GPU, err, sizeof err), "%s", err);
     cr_assert_eq(c.p.plateau, 777u, "a given row wins");
