@@ -534,55 +534,44 @@ double search_param_symmetric_default(int id, int n, bool *has)
     return 0;
 }
 
-/* The GPU walk over Z's own defaults: plus transitions far rarer than the
- * GF(2) warp walk's (a plateau of 200000 steps, not 500), walks of 1e6 steps.
- * Over Z a walker that takes a plus transition every few thousand steps
- * wanders around its start and hardly descends (one walker of this source on
- * the CPU from the standard <4,4,5>: 79 after 2.3e7 flips with 2000, 71 after
- * 3.0e7 with 200000); on one H200, <4,4,4> from the standard algorithm reached the Z
- * record 49 within 20 s (2 seeds) with these, 54 with the earlier 2000 and
- * 50000, and <4,4,5> 64-65 where those stopped at 68 (bench/RESULTS.md, "The
- * GPU walk over Z with rare plus transitions").  Rows given win. */
-static const struct {
-    int id;
-    double value;
-} g_gpu_z_defaults[] = {
-    {SEARCH_PARAM_PLATEAU, 200000},
-    {SEARCH_PARAM_WALK_LEN, 1000000},
-};
-
-/* The CPU walk over Z's own defaults, for the same reason: with the GF(2)
- * walk's (an adaptive plateau of 2000..200000 from 20000, walks of 1000 x
- * luby(k)) a walker over Z restarts from its pool's level long before it
- * descends, and the level stays the start's (16 schemes of a rank are rare
- * there).  One thread each from the standard algorithm for 120 s, 16 at a
- * time on the 16 cores of the H200 host, seeds 1-3 (bench/RESULTS.md, "The CPU
- * walk over Z's own defaults"): <4,4,5> 68, 67, 68 against 77, 78, 78;
+/* The walk over Z's own defaults, per backend (a negative value: the row
+ * keeps the backend's default).
+ * The GPU: plus transitions far rarer than the GF(2) warp walk's (a plateau of
+ * 200000 steps, not 500), walks of 1e6 steps.  Over Z a walker that takes a
+ * plus transition every few thousand steps wanders around its start and hardly
+ * descends (one walker of this source on the CPU from the standard <4,4,5>: 79
+ * after 2.3e7 flips with 2000, 71 after 3.0e7 with 200000); on one H200,
+ * <4,4,4> from the standard algorithm reached the Z record 49 within 20 s (2
+ * seeds) with these, 54 with the earlier 2000 and 50000, and <4,4,5> 64-65
+ * where those stopped at 68 (bench/RESULTS.md, "The GPU walk over Z with rare
+ * plus transitions").
+ * The CPU, for the same reason: with the GF(2) walk's (an adaptive plateau of
+ * 2000..200000 from 20000, walks of 1000 x luby(k)) a walker over Z restarts
+ * from its pool's level long before it descends, and the level stays the
+ * start's (16 schemes of a rank are rare there): a fixed plateau of 200000 and
+ * walks of 1e7.  One thread each from the standard algorithm for 120 s, 16 at
+ * a time on the 16 cores of the H200 host, seeds 1-3 (bench/RESULTS.md, "The
+ * CPU walk over Z's own defaults"): <4,4,5> 68, 67, 68 against 77, 78, 78;
  * <3,4,5> 50, 51, 52 against 57, 57, 57; <3,3,5> 36, 36, 38 against 36, 39,
- * 38; walks of 1e7 with the adaptive plateau and the GPU's pair (a plateau of
- * 200000, walks of 1e6) each within a rank of these.  Rows given win. */
+ * 38; walks of 1e7 with the adaptive plateau and the GPU's pair each within a
+ * rank of these.  Rows given win. */
 static const struct {
     int id;
-    double value;
-} g_cpu_z_defaults[] = {
-    {SEARCH_PARAM_PLATEAU, 200000},
-    {SEARCH_PARAM_PLATEAU_MIN, 200000},
-    {SEARCH_PARAM_PLATEAU_MAX, 200000},
-    {SEARCH_PARAM_WALK_LEN, 10000000},
+    double cpu, gpu;
+} g_z_defaults[] = {
+    {SEARCH_PARAM_PLATEAU, 200000, 200000},
+    {SEARCH_PARAM_PLATEAU_MIN, 200000, -1},
+    {SEARCH_PARAM_PLATEAU_MAX, 200000, -1},
+    {SEARCH_PARAM_WALK_LEN, 10000000, 1000000},
 };
 
 bool search_param_z_default(int id, search_backend b, double *v)
 {
-    const bool gpu = b == SEARCH_BACKEND_GPU;
-    const size_t n = gpu ? sizeof g_gpu_z_defaults / sizeof g_gpu_z_defaults[0]
-                         : sizeof g_cpu_z_defaults / sizeof g_cpu_z_defaults[0];
-    for (size_t i = 0; i < n; i++) {
-        const int row = gpu ? g_gpu_z_defaults[i].id : g_cpu_z_defaults[i].id;
-        if (row == id) {
-            *v = gpu ? g_gpu_z_defaults[i].value : g_cpu_z_defaults[i].value;
-            return true;
+    for (size_t i = 0; i < sizeof g_z_defaults / sizeof g_z_defaults[0]; i++)
+        if (g_z_defaults[i].id == id) {
+            *v = b == SEARCH_BACKEND_GPU ? g_z_defaults[i].gpu : g_z_defaults[i].cpu;
+            return *v >= 0;
         }
-    }
     return false;
 }
 
