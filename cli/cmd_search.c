@@ -173,7 +173,7 @@ static void gpu_defaults_line(const search_config *c)
         double d;
         if (c->given[i] || r->def == r->gpu_def || !(r->use & SEARCH_USE_GPU) ||
             (large && search_param_large_default(i, SEARCH_BACKEND_GPU, c->p.fmt, &d)))
-            continue; /* a large format's own rows: large_defaults_line */
+            continue; /* a large format's own rows: own_defaults_line */
         search_config_value(c, i, v, sizeof v);
         k += snprintf(line + k, sizeof line - (size_t)k, " %s=%s%s", r->name, v,
                       i == SEARCH_PARAM_PLATEAU ? " (steps)" : "");
@@ -182,15 +182,19 @@ static void gpu_defaults_line(const search_config *c)
         fprintf(stderr, "the GPU runs its own defaults in place of the CPU's:%s\n", line);
 }
 
-/* The rows where the plain walk on a large format runs backend b's own
- * default (search_param_large_default), with the values that run. */
-static void large_defaults_line(const search_config *c, search_backend b)
+/* The rows where a walk runs backend b's own default by a table of
+ * search/params.c (row: whether the table has one for row id, and which), with
+ * the values that run: "WHO runs its own defaults on the CPU: ... (docs/search.md,
+ * "SECTION")". */
+static void own_defaults_line(const search_config *c, search_backend b,
+                              bool (*row)(const search_config *c, int id, search_backend b, double *v),
+                              const char *who, const char *section)
 {
     char line[512] = "", v[64];
     int k = 0;
     double d;
     for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
-        if (c->given[i] || !search_param_large_default(i, b, c->p.fmt, &d) || !search_config_differs(c, i, b))
+        if (c->given[i] || !row(c, i, b, &d) || !search_config_differs(c, i, b))
             continue;
         if (search_param(i)->type == SEARCH_PT_DBL)
             snprintf(v, sizeof v, "%g", d); /* as the table writes it, not to the last digit */
@@ -199,28 +203,22 @@ static void large_defaults_line(const search_config *c, search_backend b)
         k += snprintf(line + k, sizeof line - (size_t)k, " %s=%s", search_param(i)->name, v);
     }
     if (k)
-        fprintf(stderr, "a large format (n*m*p >= %d) runs its own defaults on the %s:%s (docs/search.md, "
-                "\"Large formats\")\n", SEARCH_LARGE_FORMAT, b == SEARCH_BACKEND_GPU ? "GPU" : "CPU", line);
+        fprintf(stderr, "%s runs its own defaults on the %s:%s (docs/search.md, \"%s\")\n", who,
+                b == SEARCH_BACKEND_GPU ? "GPU" : "CPU", line, section);
 }
 
-/* The rows where the plain walk over Z on the CPU runs its own default
- * (search_param_z_default), with the values that run; the GPU's are in
- * gpu_defaults_line. */
-static void z_defaults_line(const search_config *c)
+/* The plain walk on a large format (search_param_large_default). */
+static bool large_row(const search_config *c, int id, search_backend b, double *v)
 {
-    char line[512] = "", v[64];
-    int k = 0;
-    double d;
-    for (int i = 0; i < SEARCH_PARAM_COUNT; i++) {
-        if (c->given[i] || !search_param_z_default(i, SEARCH_BACKEND_CPU, &d) ||
-            !search_config_differs(c, i, SEARCH_BACKEND_CPU))
-            continue;
-        search_config_value(c, i, v, sizeof v);
-        k += snprintf(line + k, sizeof line - (size_t)k, " %s=%s", search_param(i)->name, v);
-    }
-    if (k)
-        fprintf(stderr, "a walk over Z runs its own defaults on the CPU:%s (docs/search.md, \"Searching over Z\")\n",
-                line);
+    return search_param_large_default(id, b, c->p.fmt, v);
+}
+
+/* The plain walk over Z (search_param_z_default); the GPU's rows are in
+ * gpu_defaults_line. */
+static bool z_row(const search_config *c, int id, search_backend b, double *v)
+{
+    (void)c;
+    return search_param_z_default(id, b, v);
 }
 
 /* The terms of the symmetric start s under g that the walks hold as half
@@ -376,10 +374,13 @@ static void banner(const banner_info *b)
         gpu_defaults_line(b->c);
     else if (p->symmetry != SCHEME_SYM_NONE)
         fprintf(stderr, "a symmetric walk runs its own defaults (docs/search.md, \"Symmetric walks\")\n");
-    if (search_config_large(b->c, b->c->backend))
-        large_defaults_line(b->c, b->c->backend);
+    if (search_config_large(b->c, b->c->backend)) {
+        char who[64];
+        snprintf(who, sizeof who, "a large format (n*m*p >= %d)", SEARCH_LARGE_FORMAT);
+        own_defaults_line(b->c, b->c->backend, large_row, who, "Large formats");
+    }
     if (!gpu && search_config_z_own(b->c, b->c->backend))
-        z_defaults_line(b->c);
+        own_defaults_line(b->c, b->c->backend, z_row, "a walk over Z", "Searching over Z");
     /* A walk from its cubes keeps its start's class mod `step`: under c3xc2 and
      * t2 the fixed terms change two at a time if at all (step 2, the parity),
      * under c3 only when an orbit becomes a new cube, which walks almost never
