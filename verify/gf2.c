@@ -126,3 +126,23 @@ bool gf2_basis_solve(gf2_basis *b, const uint64_t *rhs, uint64_t *d)
     int v_hi = used_words(v, b->vw), c_hi = 0;
     return reduce(b, v, &v_hi, d, &c_hi) < 0;
 }
+
+int gf2_basis_residue_weight(gf2_basis *b, const uint64_t *rhs)
+{
+    uint64_t *v = b->sv;
+    memcpy(v, rhs, (size_t)b->vw * 8);
+    int weight = 0;
+    for (int w = 0; w < b->vw; w++)
+        while (v[w]) {
+            const int bit = w * 64 + __builtin_ctzll(v[w]);
+            const int idx = b->lead_of[bit];
+            if (idx < 0) { /* not a lead: it stays in the normal form */
+                weight++;
+                v[w] &= v[w] - 1;
+                continue;
+            }
+            /* the basis vector's bits are all at or above its lead */
+            xor_words(v, b->vec + (size_t)idx * b->vw, w, b->vhi[idx]);
+        }
+    return weight;
+}

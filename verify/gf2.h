@@ -43,4 +43,12 @@ bool gf2_basis_insert(gf2_basis *b, int col);
  * d: cw words.  false when rhs is not in the column space (inconsistent). */
 bool gf2_basis_solve(gf2_basis *b, const uint64_t *rhs, uint64_t *d);
 
+/* The weight of rhs's normal form modulo the column space: rhs reduced by
+ * every basis vector whose lead it has, lowest first, until no lead bit is
+ * left; the bits that stay are counted.  0 exactly when rhs is in the column
+ * space.  The normal form depends on the column space and the bit order only
+ * (every nonzero vector of the space has a lead as its lowest bit), not on the
+ * order the columns were offered in. */
+int gf2_basis_residue_weight(gf2_basis *b, const uint64_t *rhs);
+
 #endif

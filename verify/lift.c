@@ -72,6 +72,7 @@ typedef struct lift_ctx {
     uint64_t *rhs, *d;
     gf2_basis basis;
     scheme_rng rng;
+    int defect; /* set where step 1 is inconsistent (verify_lift_result.defect) */
 } lift_ctx;
 
 /* Entry x is entry ent_entry(x) of factor ent_pos(x) of term x / L. */
@@ -214,6 +215,7 @@ static step_outcome run_steps(lift_ctx *c, int *k_out)
             return STEP_UNSETTLED;
         memset(c->rhs, 0, (size_t)c->basis.vw * 8);
         uint64_t low = (1ull << k) - 1;
+        int untouched = 0; /* odd equations no unknown can correct */
         for (int i = 0; i < c->nfull; i++) {
             uint64_t v = (uint64_t)c->F[i];
             if (v & low)
@@ -221,12 +223,18 @@ static step_outcome run_steps(lift_ctx *c, int *k_out)
             if ((v >> k) & 1) {
                 int j = c->rowmap[i];
                 if (j < 0)
-                    return STEP_INCONSISTENT; /* an equation no unknown can correct */
-                c->rhs[j / 64] |= 1ull << (j % 64);
+                    untouched++;
+                else
+                    c->rhs[j / 64] |= 1ull << (j % 64);
             }
         }
-        if (!gf2_basis_solve(&c->basis, c->rhs, c->d))
+        if (untouched || !gf2_basis_solve(&c->basis, c->rhs, c->d)) {
+            /* at step 1 the distance does not depend on x's choices (a change of x
+             * by 2 moves the right-hand side by a column), so it is the scheme's */
+            if (k == 1)
+                c->defect = untouched + gf2_basis_residue_weight(&c->basis, c->rhs);
             return STEP_INCONSISTENT;
+        }
         int64_t M = (int64_t)1 << (k + 1), half = M / 2;
         for (int i = 0; i < c->N; i++) {
             int u = c->order[i];
@@ -642,12 +650,14 @@ static scheme *lift_run(lift_ctx *c, const verify_lift_options *opt, verify_lift
             if (so == STEP_INCONSISTENT) {
                 if (k == 1) {
                     scheme_free(kept);
+                    res->defect = c->defect;
                     return lift_fail(res, VERIFY_LIFT_NONE,
                                      "%s rank %d does not lift to Z: already modulo 4 the Brent equations have "
                                      "no solution that reduces to this scheme (step 1: the linear system of the "
-                                     "Jacobian mod 2, %d unknowns, %d equations, rank %d, is inconsistent; this "
-                                     "does not depend on any choice)",
-                                     scheme_format_str(c->f, fb), c->R, c->N, c->nrows, c->basis.count);
+                                     "Jacobian mod 2, %d unknowns, %d equations, rank %d, is inconsistent, its "
+                                     "defect %d; this does not depend on any choice)",
+                                     scheme_format_str(c->f, fb), c->R, c->N, c->nrows, c->basis.count,
+                                     c->defect);
                 }
                 n_incons++;
                 if (!first_k)

@@ -48,6 +48,10 @@ typedef struct verify_lift_result {
     int precision;      /* k of the last modulus 2^k reached */
     int attempts;       /* choices of free variables tried */
     int max_coeff;      /* largest |coefficient| of the lift */
+    int defect;         /* how far from lifting modulo 4 (status VERIFY_LIFT_NONE): the Brent
+                           equations left in the normal form of the step's right-hand side
+                           modulo the Jacobian's columns, and those no unknown touches; 0 when
+                           the scheme lifts mod 4 (docs/verify.md, "The defect") */
     double seconds;
 } verify_lift_result;
 
