@@ -15,8 +15,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: flipgraph lift ID|FILE [-o OUT] [--db PATH] [--to native|exp]\n"
             "                  [--attempts N] [--coef-max K] [--seed N] [--walk T [--threads N]]\n"
-            "                  [--survey T] [--steer K [--steer-pool P] [--steer-chunk F]]\n"
-            "                  [--symmetry c3|c3xc2|c3xc2sK|t2]\n"
+            "                  [--survey T] [--symmetry c3|c3xc2|c3xc2sK|t2]\n"
             "\n"
             "Lifts a GF(2) scheme to one over the integers by Hensel lifting (solving the\n"
             "Brent equations modulo 2, 4, 8, ...), and checks the result over Z.\n"
@@ -48,13 +47,6 @@ static void usage(FILE *out)
             "                    most 65536) and print how many lift; writes and stores nothing\n"
             "                    (whether a GF(2) scheme lifts goes by the region it lies in),\n"
             "                    and the defects of those that do not lift modulo 4\n"
-            "  --steer K         steer --walk or --survey by the defect (how far a scheme is from\n"
-            "                    lifting modulo 4; docs/search.md, \"Steering by the defect\"):\n"
-            "                    every K chunks the walk goes on from one of the schemes of the\n"
-            "                    lowest defect met so far (1..1000000; default 0, not steered)\n"
-            "  --steer-pool P    how many such schemes the walk keeps (1..64, default 8)\n"
-            "  --steer-chunk F   flips a chunk, between two looks at the walk's scheme\n"
-            "                    (100..100000000, default 20000, steered or not)\n"
             "  --symmetry G      an invariant lift: the scheme must be invariant under G (c3,\n"
             "                    c3xc2 on <n,n,n>, t2 on <n,m,m>) and so is its lift (one unknown\n"
             "                    per orbit of coefficient entries; docs/verify.md, \"Invariant\n"
@@ -90,9 +82,6 @@ int cmd_lift(int argc, char **argv)
         {"threads", required_argument, NULL, 'T'},
         {"survey", required_argument, NULL, 'S'},
         {"symmetry", required_argument, NULL, 'g'},
-        {"steer", required_argument, NULL, 'K'},
-        {"steer-pool", required_argument, NULL, 'P'},
-        {"steer-chunk", required_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -101,8 +90,6 @@ int cmd_lift(int argc, char **argv)
     verify_lift_options lopt = {0, 0, 0, 0, 0};
     double walk = 0, survey = 0;
     int threads = 1;
-    search_lift_steer steer = {0, 0, 0};
-    bool steer_given = false;
     long v;
     optind = 0;
     opterr = 0;
@@ -145,23 +132,6 @@ int cmd_lift(int argc, char **argv)
                 return cli_error(CLI_USAGE, "lift", "--walk '%s': expected a duration above 0, such as 30s or 5m",
                                  optarg);
             break;
-        case 'K':
-            if (!cli_parse_long(optarg, 1, 1000000, &v))
-                return cli_error(CLI_USAGE, "lift", "--steer '%s': expected 1..1000000 (chunks)", optarg);
-            steer.every = (int)v;
-            break;
-        case 'P':
-            if (!cli_parse_long(optarg, 1, SEARCH_STEER_POOL_MAX, &v))
-                return cli_error(CLI_USAGE, "lift", "--steer-pool '%s': expected 1..%d", optarg,
-                                 SEARCH_STEER_POOL_MAX);
-            steer.pool = (int)v;
-            steer_given = true;
-            break;
-        case 'F':
-            if (!cli_parse_long(optarg, 100, 100000000, &v))
-                return cli_error(CLI_USAGE, "lift", "--steer-chunk '%s': expected 100..100000000 (flips)", optarg);
-            steer.chunk = (int)v;
-            break;
         case 'T':
             if (!cli_parse_long(optarg, 1, 64, &v))
                 return cli_error(CLI_USAGE, "lift", "--threads '%s': expected 1..64", optarg);
@@ -195,11 +165,6 @@ int cmd_lift(int argc, char **argv)
     }
     if (lopt.symmetry && (walk > 0 || survey > 0))
         return cli_error(CLI_USAGE, "lift", "--symmetry: the lift alone is invariant, not --%s", walk > 0 ? "walk" : "survey");
-    if (steer_given && !steer.every)
-        return cli_error(CLI_USAGE, "lift", "--steer-pool: the pool of a steered walk, not without --steer K");
-    if ((steer.every || steer.chunk) && walk <= 0 && survey <= 0)
-        return cli_error(CLI_USAGE, "lift", "--%s: a walk's setting, not without --walk or --survey",
-                         steer.every ? "steer" : "steer-chunk");
     if (survey > 0 && (out || walk > 0))
         return cli_error(CLI_USAGE, "lift", "--survey measures and writes nothing: not with %s",
                          out ? "-o" : "--walk");
@@ -239,7 +204,7 @@ int cmd_lift(int argc, char **argv)
     if (survey > 0) {
         search_lift_tally t;
         const double t0 = cli_now();
-        const bool any = search_lift_survey(in, in->rank, survey, lopt.seed, &steer, &t);
+        const bool any = search_lift_survey(in, in->rank, survey, lopt.seed, &t);
         const double took = cli_now() - t0;
         char fb[32];
         printf("%s %s rank %d: %d distinct GF(2) schemes of rank <= %d met in %.1f s (seed %llu), %d of them lift "
@@ -261,7 +226,7 @@ int cmd_lift(int argc, char **argv)
         fprintf(stderr, "flipgraph lift: %s: %s; walking its neighbours at rank %d for up to %gs\n", arg, lr.msg,
                 in->rank, walk);
         const double t0 = cli_now();
-        lifted = search_lift_walk_threads(in, in->rank, walk, lopt.seed, threads, &tried, &met, &steer);
+        lifted = search_lift_walk_threads(in, in->rank, walk, lopt.seed, threads, &tried, &met);
         lr.seconds = cli_now() - t0;
         if (lifted) {
             snprintf(lr.msg, sizeof lr.msg, "a neighbour of rank %d lifted (%d distinct schemes tried), largest "

@@ -19,7 +19,6 @@
 #include "../verify/verify.h"
 
 #define LIFT_WALK_CHUNK 20000 /* flips between two looks at the walker's scheme */
-#define LIFT_STEER_POOL 8      /* the steered walk's pool when the caller gives none */
 #define LIFT_WALK_SEEN 4096   /* distinct schemes tried, at most */
 #define LIFT_SURVEY_SEEN 65536 /* the survey's, at most */
 
@@ -27,40 +26,8 @@
  * returned), else the survey (every distinct scheme met lifted and counted).
  * stop (optional): set by the first of several walks that lifts, read by the
  * others between chunks. */
-/* The steered walk's pool: the distinct schemes of the lowest defects met. */
-typedef struct steer_pool {
-    int n, cap;
-    scheme *s[SEARCH_STEER_POOL_MAX];
-    int defect[SEARCH_STEER_POOL_MAX];
-} steer_pool;
-
-/* Offers c (distinct from every scheme met before) of defect d: kept when the
- * pool has room or d is below its worst, which it replaces. */
-static void steer_offer(steer_pool *p, const scheme *c, int d)
-{
-    int at = p->n;
-    if (p->n == p->cap) {
-        at = 0;
-        for (int i = 1; i < p->n; i++)
-            if (p->defect[i] > p->defect[at])
-                at = i;
-        if (d >= p->defect[at])
-            return;
-    }
-    scheme *k = scheme_clone(c);
-    if (!k)
-        return;
-    if (at < p->n)
-        scheme_free(p->s[at]);
-    else
-        p->n++;
-    p->s[at] = k;
-    p->defect[at] = d;
-}
-
 static scheme *lift_walk(const scheme *start, int target, double seconds, uint64_t seed, int cap, bool stop_at_first,
-                         int *tried, int *lifted_n, scheme **gf2, atomic_bool *stop, search_lift_tally *tally,
-                         const search_lift_steer *steer)
+                         int *tried, int *lifted_n, scheme **gf2, atomic_bool *stop, search_lift_tally *tally)
 {
     *tried = *lifted_n = 0;
     *gf2 = NULL;
@@ -74,22 +41,11 @@ static scheme *lift_walk(const scheme *start, int target, double seconds, uint64
     scheme_free(g);
     uint64_t *seen = malloc((size_t)cap * sizeof *seen);
     scheme *lifted = NULL;
-    const double until = search_clock_s() + seconds;
+    const double t0 = search_clock_s(), until = t0 + seconds;
     int nseen = 0;
-    const int every = steer ? steer->every : 0;
-    const int chunk = steer && steer->chunk > 0 ? steer->chunk : LIFT_WALK_CHUNK;
-    steer_pool pool = {.cap = steer && steer->pool > 0 ? (steer->pool < SEARCH_STEER_POOL_MAX ? steer->pool
-                                                                                               : SEARCH_STEER_POOL_MAX)
-                                                       : LIFT_STEER_POOL};
-    scheme_rng rng;
-    scheme_rng_seed(&rng, seed ^ 0x7374656572ull /* "steer" */);
-    const double t0 = search_clock_s();
-    for (int chunks = 1; w && seen && !lifted && nseen < cap && search_clock_s() < until &&
-                         !search_stop_requested() && !(stop && atomic_load(stop));
-         chunks++) {
-        if (every && pool.n && chunks % every == 0)
-            search_walker_reset(w, pool.s[scheme_rng_below(&rng, (uint64_t)pool.n)]);
-        search_walker_walk(w, chunk, target, 0);
+    while (w && seen && !lifted && nseen < cap && search_clock_s() < until && !search_stop_requested() &&
+           !(stop && atomic_load(stop))) {
+        search_walker_walk(w, LIFT_WALK_CHUNK, target, 0);
         if (search_walker_rank(w) > target)
             continue;
         scheme *c = search_walker_snapshot(w);
@@ -104,20 +60,16 @@ static scheme *lift_walk(const scheme *start, int target, double seconds, uint64
             verify_lift_result lr;
             scheme *z = verify_lift_ex(c, NULL, &lr); /* verified over Z when not NULL */
             (*tried)++;
-            if (!z && lr.status == VERIFY_LIFT_NONE) {
+            if (tally && !z && lr.status == VERIFY_LIFT_NONE) {
                 const int d = lr.defect;
-                if (every)
-                    steer_offer(&pool, c, d);
-                if (tally) {
-                    tally->defect_sum += d;
-                    if (!tally->none || d < tally->defect_min) {
-                        tally->defect_min = d;
-                        tally->defect_min_at = search_clock_s() - t0;
-                    }
-                    if (d > tally->defect_max)
-                        tally->defect_max = d;
-                    tally->none++;
+                if (!tally->none || d < tally->defect_min) {
+                    tally->defect_min = d;
+                    tally->defect_min_at = search_clock_s() - t0;
                 }
+                if (d > tally->defect_max)
+                    tally->defect_max = d;
+                tally->defect_sum += d;
+                tally->none++;
             }
             if (z) {
                 (*lifted_n)++;
@@ -134,17 +86,14 @@ static scheme *lift_walk(const scheme *start, int target, double seconds, uint64
         scheme_free(c);
     }
     free(seen);
-    for (int i = 0; i < pool.n; i++)
-        scheme_free(pool.s[i]);
     search_walker_free(w);
     return lifted;
 }
 
-scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64_t seed, int *tried, scheme **gf2,
-                         const search_lift_steer *steer)
+scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64_t seed, int *tried, scheme **gf2)
 {
     int n;
-    return lift_walk(start, target, seconds, seed, LIFT_WALK_SEEN, true, tried, &n, gf2, NULL, NULL, steer);
+    return lift_walk(start, target, seconds, seed, LIFT_WALK_SEEN, true, tried, &n, gf2, NULL, NULL);
 }
 
 /* One of search_lift_walk_threads' walks. */
@@ -154,7 +103,6 @@ typedef struct lift_walk_job {
     double seconds;
     uint64_t seed;
     atomic_bool *stop;
-    const search_lift_steer *steer;
     int tried;
     scheme *z, *gf2;
 } lift_walk_job;
@@ -164,25 +112,25 @@ static void *lift_walk_thread(void *p)
     lift_walk_job *j = p;
     int n;
     j->z = lift_walk(j->start, j->target, j->seconds, j->seed, LIFT_WALK_SEEN, true, &j->tried, &n, &j->gf2, j->stop,
-                     NULL, j->steer);
+                     NULL);
     return NULL;
 }
 
 scheme *search_lift_walk_threads(const scheme *start, int target, double seconds, uint64_t seed, int threads,
-                                 int *tried, scheme **gf2, const search_lift_steer *steer)
+                                 int *tried, scheme **gf2)
 {
     if (threads > 64)
         threads = 64;
     if (threads <= 1)
-        return search_lift_walk(start, target, seconds, seed, tried, gf2, steer);
+        return search_lift_walk(start, target, seconds, seed, tried, gf2);
     lift_walk_job job[64];
     pthread_t th[64];
     bool started[64];
     atomic_bool stop = false;
     for (int i = 0; i < threads; i++) {
         /* walk i's seed: seed itself for the first, as one walk has it */
-        job[i] = (lift_walk_job){start, target, seconds, seed + (uint64_t)i * 0x9e3779b97f4a7c15ull, &stop, steer, 0,
-                                 NULL, NULL};
+        job[i] = (lift_walk_job){start, target, seconds, seed + (uint64_t)i * 0x9e3779b97f4a7c15ull, &stop, 0, NULL,
+                                 NULL};
         started[i] = pthread_create(&th[i], NULL, lift_walk_thread, &job[i]) == 0;
         if (!started[i])
             lift_walk_thread(&job[i]); /* no thread: walked here, in turn */
@@ -205,11 +153,10 @@ scheme *search_lift_walk_threads(const scheme *start, int target, double seconds
     return z;
 }
 
-bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, const search_lift_steer *steer,
-                        search_lift_tally *t)
+bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, search_lift_tally *t)
 {
     scheme *gf2;
     memset(t, 0, sizeof *t);
-    lift_walk(start, target, seconds, seed, LIFT_SURVEY_SEEN, false, &t->met, &t->lifted, &gf2, NULL, t, steer);
+    lift_walk(start, target, seconds, seed, LIFT_SURVEY_SEEN, false, &t->met, &t->lifted, &gf2, NULL, t);
     return t->met > 0;
 }

@@ -864,16 +864,6 @@ scheme_format search_product_format(scheme_format f1, scheme_format f2);
  * to <p,m,n>; the rank stays.  NULL when `to` is not a permutation of
  * s's format, or out of memory. */
 scheme *search_permute(const scheme *s, scheme_format to);
-/* Steering a lifting walk by the defect (verify_lift_result.defect; docs/search.md,
- * "Steering by the defect"): the walk keeps the `pool` distinct schemes of the
- * lowest defect it has met, and every `every` chunks it goes on from one of them
- * (chosen at random) instead of where it is.  every 0: not steered. */
-typedef struct search_lift_steer {
-    int every;  /* chunks between two returns to the pool; 0: off */
-    int pool;   /* schemes kept (1..SEARCH_STEER_POOL_MAX) */
-    int chunk;  /* flips a chunk; 0: the walk's own 20000 */
-} search_lift_steer;
-#define SEARCH_STEER_POOL_MAX 64
 /* The lifting walk (lift_walk.c; docs/search.md, "The lifting walk"): the
  * GF(2) walker from start (its reduction mod 2; default parameters, plus
  * transitions at rank target, seed) in chunks of 20000 flips for up to
@@ -882,19 +872,18 @@ typedef struct search_lift_steer {
  * lift is returned (it passed verify_z) and *gf2 is the GF(2) scheme it lifts
  * (the caller frees both).  NULL (and *gf2 NULL) when none lifted in time,
  * on search_request_stop, or out of memory; *tried counts the lifts tried. */
-scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64_t seed, int *tried, scheme **gf2,
-                         const search_lift_steer *steer);
+scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64_t seed, int *tried, scheme **gf2);
 /* The same with `threads` walks at once (seeds seed, seed + phi, ...; 64 at
  * most), each its own walker and seen set, until the first lifts (the others
  * stop at their next chunk) or `seconds` pass: the lift of the lowest-numbered
  * walk that lifted, its GF(2) scheme in *gf2; *tried all walks' lifts.  One
  * thread: search_lift_walk. */
 scheme *search_lift_walk_threads(const scheme *start, int target, double seconds, uint64_t seed, int threads,
-                                 int *tried, scheme **gf2, const search_lift_steer *steer);
+                                 int *tried, scheme **gf2);
 /* The survey (flipgraph lift --survey): the same walk for `seconds`, every
  * distinct scheme met at rank <= target (at most 65536) lifted and counted,
- * none kept, the walk steered where steer says so: t counts the distinct
- * schemes met, those that lift, and the defects of those refused mod 4.
+ * none kept: t counts the distinct schemes met, those that lift, and the
+ * defects of those refused mod 4 (verify_lift_result.defect).
  * Whether a GF(2) scheme lifts goes by region (bench/RESULTS.md, "Liftability
  * by region"): from the mod-2 image of a Z scheme nearly all neighbours lift,
  * from some GF(2) schemes none.  false when none was met (time too short, out
@@ -906,8 +895,7 @@ typedef struct search_lift_tally {
     double defect_sum;
     double defect_min_at;       /* seconds into the survey when defect_min was first met */
 } search_lift_tally;
-bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, const search_lift_steer *steer,
-                        search_lift_tally *t);
+bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, search_lift_tally *t);
 /* The direct sum along dimension dim (0: n, 1: m, 2: p): s1 of <n,m1,p> and
  * s2 of <n,m2,p> (dim 1; the other two dimensions equal) give a scheme of
  * <n,m1+m2,p> of rank r1 + r2, the block decomposition of the product, s2's

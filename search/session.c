@@ -176,8 +176,7 @@ db_status session_lift_walk(search_session *s, scheme_format f, int k, int targe
     for (int i = 0; st == DB_OK && i < ns && !*best && !session_stop_seen(); i++) {
         int t;
         scheme *g = NULL,
-               *z = search_lift_walk_threads(starts[i], target, seconds / ns, seed + (uint64_t)i, threads, &t, &g,
-                                             NULL);
+               *z = search_lift_walk_threads(starts[i], target, seconds / ns, seed + (uint64_t)i, threads, &t, &g);
         *tried += t;
         if (z) {
             /* the GF(2) scheme that lifted first (its parent the walk's
@@ -879,7 +878,7 @@ static void lift_walk_at_end(run_ctx *x, const search_params *p, int threads, co
     int tried = 0;
     scheme *g = NULL;
     scheme *z = search_lift_walk_threads(x->unlifted, x->unlifted->rank, p->via_f2, p->seed ^ 0x6c69667477616c6bull,
-                                         threads, &tried, &g, NULL);
+                                         threads, &tried, &g);
     x->run->lift_walk_rank = x->unlifted->rank;
     x->run->lift_walk_tried = tried;
     x->run->lift_walk_seconds = search_clock_s() - t0;
