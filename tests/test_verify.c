@@ -1048,6 +1048,145 @@ Test(verify, lift_refuses_the_gf2_only_444_47)
     scheme_free(s);
 }
 
+/* The defect (verify_lift_result.defect, docs/verify.md "The defect"), by a
+ * plain reference: the Jacobian mod 2 built here from the Brent equations
+ * themselves (not lift.c's index maps), the right-hand side F(x)/2 mod 2 taken
+ * at a random sign representative x of the scheme (entries +-1 where the GF(2)
+ * scheme has a 1), every column of the Jacobian reduced into an echelon basis
+ * by lowest set bit, and the right-hand side reduced by every lead it has; the
+ * bits left are counted.  The lifter computes it at the all-(+1)
+ * representative, so equal counts also check that the defect does not depend
+ * on that choice. */
+static int reference_defect(const scheme *s, scheme_rng *rng)
+{
+    const scheme_format f = s->fmt;
+    const int na = f.n * f.m, nb = f.m * f.p, nc = f.p * f.n, R = s->rank;
+    const int rows = na * nb * nc, W = (rows + 63) / 64;
+    /* x: a random sign on every entry of the scheme's support */
+    int *x = malloc((size_t)R * 3 * 64 * sizeof *x);
+    for (int r = 0; r < R; r++)
+        for (int q = 0; q < 3; q++)
+            for (int e = 0; e < 64; e++)
+                x[(r * 3 + q) * 64 + e] =
+                    (s->terms[r].f[q] >> e & 1) ? ((scheme_rng_next(rng) >> 63) ? -1 : 1) : 0;
+    uint64_t *rhs = calloc((size_t)W, 8);
+    for (int ea = 0; ea < na; ea++)
+        for (int eb = 0; eb < nb; eb++)
+            for (int ec = 0; ec < nc; ec++) {
+                const int i = ea / f.m, j = ea % f.m, j2 = eb / f.p, k = eb % f.p, k2 = ec / f.n, i2 = ec % f.n;
+                long F = -(long)(j == j2 && k == k2 && i == i2);
+                for (int r = 0; r < R; r++)
+                    F += (long)x[(r * 3 + 0) * 64 + ea] * x[(r * 3 + 1) * 64 + eb] * x[(r * 3 + 2) * 64 + ec];
+                cr_assert_eq(((F % 2) + 2) % 2, 0, "the scheme is not valid over GF(2) at equation %d", ea);
+                const long half = F / 2;
+                if (half % 2) {
+                    const int row = (ea * nb + eb) * nc + ec;
+                    rhs[row / 64] |= 1ull << (row % 64);
+                }
+            }
+    /* echelon basis: lead[row] = the basis vector whose lowest bit is row */
+    uint64_t **lead = calloc((size_t)rows, sizeof *lead);
+    uint64_t *v = malloc((size_t)W * 8);
+    const int size[3] = {na, nb, nc};
+    for (int r = 0; r < R; r++)
+        for (int q = 0; q < 3; q++)
+            for (int e = 0; e < size[q]; e++) {
+                /* d F / d x[r][q][e] mod 2: the product of the term's other two factors */
+                memset(v, 0, (size_t)W * 8);
+                for (int u = 0; u < size[(q + 1) % 3]; u++)
+                    for (int w = 0; w < size[(q + 2) % 3]; w++) {
+                        if (!(s->terms[r].f[(q + 1) % 3] >> u & 1) || !(s->terms[r].f[(q + 2) % 3] >> w & 1))
+                            continue;
+                        int idx[3];
+                        idx[q] = e;
+                        idx[(q + 1) % 3] = u;
+                        idx[(q + 2) % 3] = w;
+                        const int row = (idx[0] * nb + idx[1]) * nc + idx[2];
+                        v[row / 64] ^= 1ull << (row % 64);
+                    }
+                for (int b = 0; b < rows; b++) {
+                    if (!(v[b / 64] >> (b % 64) & 1))
+                        continue;
+                    if (!lead[b]) {
+                        lead[b] = malloc((size_t)W * 8);
+                        memcpy(lead[b], v, (size_t)W * 8);
+                        break;
+                    }
+                    for (int w = 0; w < W; w++)
+                        v[w] ^= lead[b][w];
+                }
+            }
+    int weight = 0;
+    for (int b = 0; b < rows; b++) {
+        if (!(rhs[b / 64] >> (b % 64) & 1))
+            continue;
+        if (!lead[b]) {
+            weight++;
+            continue;
+        }
+        for (int w = 0; w < W; w++)
+            rhs[w] ^= lead[b][w];
+    }
+    for (int b = 0; b < rows; b++)
+        free(lead[b]);
+    free(lead);
+    free(v);
+    free(rhs);
+    free(x);
+    return weight;
+}
+
+Test(verify, lift_defect_agrees_with_a_plain_reference, .timeout = 120)
+{
+    uint64_t seed = tc_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    /* two GF(2)-only schemes: Kauers-Moosbauer's <4,4,4>:47 and a <3,4,5>:47
+     * of our lifting walk's */
+    char found[4096];
+    snprintf(found, sizeof found, "%s/data/found/345-47-gf2-liftwalk.txt", getenv("FLIPGRAPH_SOURCE"));
+    const char *files[] = {tc_corpus("kauers-moosbauer/444-47-mod2.exp"), found};
+    for (int i = 0; i < 2; i++) {
+        scheme *s = tc_read_or_die(files[i]);
+        scheme *f2 = scheme_to_f2(s);
+        verify_lift_result lr;
+        cr_assert_null(verify_lift(f2, &lr));
+        cr_assert_eq(lr.status, VERIFY_LIFT_NONE, "%s: %s", files[i], lr.msg);
+        cr_assert_gt(lr.defect, 0, "%s: refused mod 4 with defect 0", files[i]);
+        char said[64];
+        snprintf(said, sizeof said, "its defect %d;", lr.defect);
+        cr_assert(strstr(lr.msg, said), "%s", lr.msg);
+        for (int k = 0; k < 2; k++) {
+            const int ref = reference_defect(f2, &rng);
+            cr_assert_eq(lr.defect, ref, "%s: the lifter's defect %d, the reference's %d (seed %llu)", files[i],
+                         lr.defect, ref, (unsigned long long)seed);
+        }
+        scheme_free(f2);
+        scheme_free(s);
+    }
+    /* a scheme that lifts has defect 0 by the reference, and the lifter
+     * leaves it 0: Strassen mod 2, flipped standard algorithms */
+    scheme *st = strassen_f2();
+    verify_lift_result lr;
+    scheme *z = verify_lift(st, &lr);
+    cr_assert_not_null(z);
+    cr_assert_eq(lr.defect, 0);
+    cr_assert_eq(reference_defect(st, &rng), 0);
+    scheme_free(z);
+    scheme_free(st);
+    for (int k = 0; k < 10; k++) {
+        scheme *s = scheme_standard((scheme_format){3, 3, 3});
+        const int flips = 200 + (int)scheme_rng_below(&rng, 3000);
+        for (int j = 0; j < flips; j++)
+            flip_f2(s, &rng, false);
+        cr_assert_eq(reference_defect(s, &rng), 0, "a flipped standard algorithm lifts mod 4 (seed %llu)",
+                     (unsigned long long)seed);
+        scheme_free(verify_lift(s, &lr));
+        cr_assert_eq(lr.defect, 0, "(seed %llu)", (unsigned long long)seed);
+        scheme_free(s);
+    }
+}
+
 Test(verify, lift_refuses_invalid_input)
 {
     scheme *s = strassen_f2();
@@ -1236,6 +1375,31 @@ Test(verify_cli, lift_file_and_refusal)
     unlink(inv);
     snprintf(cmd, sizeof cmd, "%s lift --help", tc_bin());
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0);
+}
+
+/* lift --survey on a GF(2)-only scheme: every scheme met is refused mod 4
+ * (the <4,4,4>:47's region lifts nowhere: bench/RESULTS.md, "Liftability by
+ * region"; the walk from it meets few schemes), and the tally of their
+ * defects is printed, each above 0, the lowest no more than the mean. */
+Test(verify_cli, lift_survey_tallies_the_defects, .timeout = 60)
+{
+    static char out[1 << 16], err[65536];
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s lift %s/kauers-moosbauer/444-47-mod2.exp --survey 2s --seed 3", tc_bin(),
+             tc_corpus_dir());
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
+    int met = 0, lifted = -1, none = 0, lo = -1, hi = -1;
+    double at = -1, mean = -1;
+    const char *p = strstr(out, "distinct GF(2) schemes");
+    cr_assert(p && sscanf(out, "%*s <4,4,4> rank 47: %d distinct", &met) == 1, "%s", out);
+    cr_assert(sscanf(strstr(p, "), ") + 3, "%d of them lift", &lifted) == 1, "%s", out);
+    p = strstr(out, "\n  ");
+    cr_assert(p && sscanf(p, "\n  %d do not lift modulo 4; their defect (docs/verify.md, \"The defect\"): min %d "
+                             "(first at %lf s), mean %lf, max %d", &none, &lo, &at, &mean, &hi) == 5, "%s", out);
+    cr_assert_gt(met, 0, "%s", out);
+    cr_assert_eq(lifted, 0, "%s", out);
+    cr_assert_eq(none, met, "%s", out);
+    cr_assert(lo > 0 && lo <= mean && mean <= hi && at >= 0 && at <= 3, "%s", out);
 }
 
 Test(verify_cli, lift_through_the_database)
