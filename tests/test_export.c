@@ -1165,8 +1165,8 @@ static char *slurp_or_die(const char *path) { return tc_slurp(path, 64u << 20, N
  * harness, and runs it on random inputs. */
 static void compile_and_run(scheme **list, const char **labels, int count, uint64_t seed)
 {
-    char dir[] = "/tmp/fg_export_c_XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
+    char dir[256];
+    tc_temp_dir(dir, sizeof dir, "fg_export_c");
     char path[512], cmd[2048];
     snprintf(path, sizeof path, "%s/harness.c", dir);
     FILE *h = fopen(path, "w");
@@ -1221,8 +1221,7 @@ static void compile_and_run(scheme **list, const char **labels, int count, uint6
     }
     cr_assert_eq(count_str(log, log + strlen(log), " ok\n"), count, "%s", log);
     free(log);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    tc_system(cmd);
+    tc_remove_tree(dir);
 }
 
 static void c_corpus(scheme_ring ring)
@@ -1308,8 +1307,8 @@ static int flipgraph(const char *args)
 
 Test(export, cli_formats_exit_codes_and_the_store, .timeout = 300)
 {
-    char dir[] = "/tmp/fg_export_cli_XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
+    char dir[256];
+    tc_temp_dir(dir, sizeof dir, "fg_export_cli");
     snprintf(flipgraph_log, sizeof flipgraph_log, "%s/flipgraph.log", dir);
     char args[4096], out[2048], src[1024];
     snprintf(src, sizeof src, "%s/kauers-moosbauer/223-11-mod0.exp", tc_corpus_dir());
@@ -1418,6 +1417,5 @@ Test(export, cli_formats_exit_codes_and_the_store, .timeout = 300)
     cr_assert_eq(flipgraph(args), 2);
 
     scheme_free(s);
-    snprintf(args, sizeof args, "rm -rf '%s'", dir);
-    tc_system(args);
+    tc_remove_tree(dir);
 }

@@ -496,9 +496,9 @@ static const char *bin(void)
 Test(runtime, end_to_end_binary)
 {
     uint64_t seed = tc_seed();
-    char dir[] = "/tmp/fg_runtime_XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
-    char cmd[4096];
+    char dir[256];
+    tc_temp_dir(dir, sizeof dir, "fg_runtime");
+    char cmd[8192];
     const char *b = bin();
     unsigned rows = 100 + (unsigned)(seed % 300), inner = 70 + (unsigned)((seed >> 9) % 333),
              cols = 1 + (unsigned)((seed >> 20) % 260);
@@ -573,6 +573,5 @@ Test(runtime, end_to_end_binary)
     } else {
         cr_log_warn("flipgraph db init/import failed: the database ids are not tested");
     }
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    tc_system(cmd);
+    tc_remove_tree(dir);
 }

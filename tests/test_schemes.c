@@ -846,14 +846,17 @@ Test(malformed, truncated_corpus_m_file)
 
 Test(malformed, file_larger_than_the_cap)
 {
-    char path[] = "/tmp/fg_test_big_XXXXXX";
-    int fd = mkstemp(path);
+    char dir[256], path[300];
+    tc_temp_dir(dir, sizeof dir, "fg_test_big");
+    snprintf(path, sizeof path, "%s/big.exp", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
     cr_assert_geq(fd, 0);
     cr_assert_eq(ftruncate(fd, (off_t)SCHEME_MAX_FILE_BYTES + 1), 0); /* sparse: no disk used */
     close(fd);
     scheme_diag d;
     scheme *s = scheme_read_file(path, NULL, &d);
     unlink(path);
+    tc_remove_tree(dir);
     cr_assert_null(s);
     cr_assert(strstr(d.msg, "larger than"), "%s", d.msg);
     cr_assert_str_eq(d.file, path);
@@ -1055,8 +1058,8 @@ Test(convert_cli, malformed_input_exits_2_naming_the_line)
 {
     if (!tc_bin_or_null())
         cr_skip_test("FLIPGRAPH_BIN is not set");
-    char dir[] = "/tmp/fg_test_conv_XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
+    char dir[256];
+    tc_temp_dir(dir, sizeof dir, "fg_test_conv");
     struct { const char *name, *text, *opts, *where; } cases[] = {
         {"unbalanced.exp", "(a11)*(b11)*(c11)\n(a11+a12*(b11)*(c11)\n", "", ":2:9: "},
         {"sign.exp", "(a11)*(b11)*(c11)\n(a11)*(b11)+(c11)\n", "", ":2:12: "},
@@ -1086,10 +1089,10 @@ Test(convert_cli, converts_there_and_back)
 {
     if (!tc_bin_or_null())
         cr_skip_test("FLIPGRAPH_BIN is not set");
-    char dir[] = "/tmp/fg_test_conv_XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
+    char dir[256];
+    tc_temp_dir(dir, sizeof dir, "fg_test_conv");
     char cmd[16384], err[4096];
-    char log[128];
+    char log[512];
     snprintf(log, sizeof log, "%s/stdout.txt", dir);
     snprintf(cmd, sizeof cmd, "'%s' convert --help >'%s'", tc_bin(), log);
     cr_assert_eq(run(cmd, err, sizeof err), 0);
@@ -1102,7 +1105,7 @@ Test(convert_cli, converts_there_and_back)
     static const char *const via[2][2] = {{"native", "exp"}, {"json", "native"}};
     for (int i = 0; i < 3; i++)
         for (int v = 0; v < 2; v++) {
-            char mid[128], back[128];
+            char mid[512], back[512];
             snprintf(mid, sizeof mid, "%s/x.%s", dir, via[v][0]);
             snprintf(back, sizeof back, "%s/y.%s", dir, via[v][1]);
             snprintf(cmd, sizeof cmd, "'%s' convert --to=%s '%s' -o '%s' && '%s' convert --to %s '%s' --output='%s'",

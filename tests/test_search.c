@@ -2796,23 +2796,10 @@ static char *slurp(const char *dir, const char *name)
     return s;
 }
 
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/fg-test-search-XXXXXX");
-    cr_assert_not_null(mkdtemp(buf));
-}
-
-static void rmtree(const char *dir)
-{
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
-}
-
 Test(search_cli, help_and_bad_usage)
 {
     char d[64];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search");
     cr_assert_eq(run(d, NULL, "search --help"), 0);
     char *out = slurp(d, "out");
     cr_assert(strstr(out, "--target-rank") && strstr(out, "--plateau") && strstr(out, "--pool-min"));
@@ -2828,7 +2815,7 @@ Test(search_cli, help_and_bad_usage)
     char *err = slurp(d, "err");
     cr_assert(strstr(err, "/nonexistent/file.exp"), "%s", err);
     free(err);
-    rmtree(d);
+    tc_remove_tree(d);
 }
 
 /* --islands (docs/search.md, "Islands"): a CPU run with a pool per island finds,
@@ -2837,7 +2824,7 @@ Test(search_cli, help_and_bad_usage)
 Test(search_cli, islands_walk_and_are_checked, .timeout = 150)
 {
     char d[64], args[512];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search");
     snprintf(args, sizeof args,
              "search --dims 3x3x3 --threads 2 --islands 2 --target-rank 23 --time 120s --seed %llu --progress 0 "
              "--out '%s/o' --db '%s/s.db'",
@@ -2866,13 +2853,13 @@ Test(search_cli, islands_walk_and_are_checked, .timeout = 150)
     err = slurp(d, "err");
     cr_assert(strstr(err, "--islands") && strstr(err, "CPU only"), "%s", err);
     free(err);
-    rmtree(d);
+    tc_remove_tree(d);
 }
 
 Test(search_cli, finds_writes_and_verifies, .timeout = 150)
 {
     char d[64], args[512];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search");
     snprintf(args, sizeof args, "search --dims=3x3x3 --target-rank=23 --time=120s --seed=7 --out '%s/o' -v",
              d);
     cr_assert_eq(run(d, NULL, args), 0);
@@ -2917,7 +2904,7 @@ Test(search_cli, finds_writes_and_verifies, .timeout = 150)
 
     /* a budget too small for the target: exit 1 */
     cr_assert_eq(run(d, NULL, "search --dims 3x3x3 --target-rank 20 --max-flips 10000 -q"), 1);
-    rmtree(d);
+    tc_remove_tree(d);
 }
 
 /* --stall: a run whose rank stops falling ends (here <2,2,2> reaches 7, below
@@ -2926,7 +2913,7 @@ Test(search_cli, finds_writes_and_verifies, .timeout = 150)
 Test(search_cli, stall_ends_a_run_that_stopped_improving, .timeout = 60)
 {
     char d[64];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search");
     cr_assert_eq(run(d, NULL, "search --dims 2x2x2 --stall 1s --time 300s --threads 1 --seed 3"), 0);
     char *out = slurp(d, "out"), *err = slurp(d, "err");
     cr_assert(strstr(out, "best rank 7 for <2,2,2>"), "%s", out);
@@ -2934,13 +2921,13 @@ Test(search_cli, stall_ends_a_run_that_stopped_improving, .timeout = 60)
     free(out);
     free(err);
     cr_assert_eq(run(d, NULL, "search --dims 2x2x2 --stall x -q"), 2);
-    rmtree(d);
+    tc_remove_tree(d);
 }
 
 Test(search_cli, sigint_stops_cleanly, .timeout = 60)
 {
     char d[64], cmd[1024];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search");
     snprintf(cmd, sizeof cmd,
              "'%s' search --dims 5x5x5 --time 50s -q >'%s/out' 2>'%s/err' & pid=$!; sleep 1; "
              "kill -INT $pid; wait $pid",
@@ -2951,13 +2938,13 @@ Test(search_cli, sigint_stops_cleanly, .timeout = 60)
     char *out = slurp(d, "out");
     cr_assert(strstr(out, "best rank"), "no final line: %s", out);
     free(out);
-    rmtree(d);
+    tc_remove_tree(d);
 }
 
 Test(search_cli, stores_improvements_and_the_run_in_the_database, .timeout = 150)
 {
     char d[64], args[512], path[128];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search");
     snprintf(path, sizeof path, "%s/t.db", d);
     snprintf(args, sizeof args, "search --dims 3x3x3 --target-rank 23 --time 120s --seed 5 -q --db '%s'", path);
     cr_assert_eq(run(d, NULL, args), 0);
@@ -2987,5 +2974,5 @@ Test(search_cli, stores_improvements_and_the_run_in_the_database, .timeout = 150
     cr_assert_eq(run(d, NULL, args), 0);
     snprintf(args, sizeof args, "search --resume 99 --db '%s'", path);
     cr_assert_eq(run(d, NULL, args), 2);
-    rmtree(d);
+    tc_remove_tree(d);
 }

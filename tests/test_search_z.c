@@ -553,23 +553,10 @@ static void run_says(const char *dir, const char *args, int rc, const char *cons
     free(err);
 }
 
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/fg-test-search-z-XXXXXX");
-    cr_assert_not_null(mkdtemp(buf));
-}
-
-static void rmtree(const char *dir)
-{
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
-}
-
 Test(search_z_cli, bad_usage_exits_2)
 {
     char d[64];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search-z");
     struct {
         const char *args, *says;
     } bad[] = {
@@ -601,13 +588,13 @@ Test(search_z_cli, bad_usage_exits_2)
     char *err = slurp(d, "err");
     cr_assert(strstr(err, "does not lift"), "%s", err);
     free(err);
-    rmtree(d);
+    tc_remove_tree(d);
 }
 
 Test(search_z_cli, stores_integer_schemes_that_verify_and_resumes, .timeout = 150)
 {
     char d[64], args[4400], path[128];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search-z");
     snprintf(path, sizeof path, "%s/z.db", d);
     snprintf(args, sizeof args,
              "search --ring z --dims 3x3x3 --target-rank 23 --time 120s --threads 1 -q --db '%s' --out '%s/o'", path,
@@ -642,7 +629,7 @@ Test(search_z_cli, stores_integer_schemes_that_verify_and_resumes, .timeout = 15
     /* the files of --out verify over Z */
     snprintf(args, sizeof args, "verify --ring z %s/o/*.txt", d);
     cr_assert_eq(run(d, args), 0);
-    rmtree(d);
+    tc_remove_tree(d);
 }
 
 static bool write_native_cb(void *ctx, FILE *f) { return scheme_write_native(ctx, f); }
@@ -650,7 +637,7 @@ static bool write_native_cb(void *ctx, FILE *f) { return scheme_write_native(ctx
 Test(search_z_cli, from_a_gf2_scheme_that_lifts, .timeout = 60)
 {
     char d[64], args[4400], path[128], err[512];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search-z");
     /* 223-11-mod0 reduced mod 2: a GF(2) scheme that is not valid over Z with
      * coefficients 1, but lifts; the walk starts from its lift */
     scheme *z = tc_read_or_die(tc_corpus("kauers-moosbauer/223-11-mod0.exp"));
@@ -670,7 +657,7 @@ Test(search_z_cli, from_a_gf2_scheme_that_lifts, .timeout = 60)
     scheme_free(ones);
     scheme_free(f2);
     scheme_free(z);
-    rmtree(d);
+    tc_remove_tree(d);
 }
 
 /* A symmetric walk over Z (session.c, lift_improved; docs/search.md,
@@ -756,7 +743,7 @@ Test(search_z_cli, symmetric_walk_lifts_every_improvement, .timeout = 120)
 {
     const unsigned long long seed = (unsigned long long)(tc_seed() % 1000000000u);
     char d[64], args[4400], path[128];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search-z");
     snprintf(path, sizeof path, "%s/s.db", d);
     snprintf(args, sizeof args,
              "search --ring z --symmetry c3 --dims 3x3x3 --target-rank 23 --time 60s --threads 1 --seed %llu "
@@ -831,7 +818,7 @@ Test(search_z_cli, symmetric_walk_lifts_every_improvement, .timeout = 120)
     run_says(d, args, 0, (const char *[]){"record reached", NULL}, NULL);
     check_lifts(path, &z, &f2);
     cr_assert(z >= 1 && f2 >= z, "sweep: %d lifts of %d GF(2) schemes", z, f2);
-    rmtree(d);
+    tc_remove_tree(d);
 }
 
 /* search --ring z --via-f2 T (session.c; docs/search.md, "Walks over Z by
@@ -848,7 +835,7 @@ Test(search_z_cli, via_f2_walks_over_gf2_and_lifts, .timeout = 150)
 {
     const unsigned long long g_seed = (unsigned long long)tc_seed();
     char d[64], args[4400], path[128];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search-z");
     snprintf(path, sizeof path, "%s/v.db", d);
     snprintf(args, sizeof args,
              "search --ring z --via-f2 10s --dims 3x3x3 --target-rank 23 --time 60s --threads 1 --db '%s' "
@@ -901,7 +888,7 @@ Test(search_z_cli, via_f2_walks_over_gf2_and_lifts, .timeout = 150)
     run_says(d, args, 0, (const char *[]){"record reached", NULL}, NULL);
     check_lifts_ex(path, true, &z, &f2);
     cr_assert(z >= 2 && f2 >= z, "sweep: %d lifts of %d GF(2) schemes", z, f2);
-    rmtree(d);
+    tc_remove_tree(d);
 }
 
 /* sweep --ring z: every format walks over Z, against the records' z column,
@@ -909,7 +896,7 @@ Test(search_z_cli, via_f2_walks_over_gf2_and_lifts, .timeout = 150)
 Test(search_z_cli, sweep_over_z_reaches_the_z_records_and_stores_them, .timeout = 150)
 {
     char d[64], args[4400], path[128];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search-z");
     snprintf(path, sizeof path, "%s/sweep.db", d);
     snprintf(args, sizeof args,
              "sweep --dims-list 2x2x2..2x2x3 --ring z --until-record --time-per 60s --backend cpu --threads 1 "
@@ -949,7 +936,7 @@ Test(search_z_cli, sweep_over_z_reaches_the_z_records_and_stores_them, .timeout 
     /* bad usage: a symmetric walk over Z lifts, --coef-max does not apply */
     run_says(d, "sweep --dims-list 2x2x2 --ring z --symmetry c3 --coef-max 2 --backend cpu", 2, NULL,
              (const char *[]){"walks over GF(2) and lifts", NULL});
-    rmtree(d);
+    tc_remove_tree(d);
 }
 
 /* The walks over Z have defaults of their own (search/params.c), per backend:
@@ -1030,7 +1017,7 @@ Test(search_z_params, the_walks_over_z_have_their_own_defaults)
 Test(search_z_cli, sweep_lifts_the_stores_gf2_schemes, .timeout = 200)
 {
     char d[64], args[4400], path[128];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search-z");
     snprintf(path, sizeof path, "%s/lift.db", d);
     snprintf(args, sizeof args, "search --dims 2x2x3 --target-rank 11 --threads 1 --seed 2 --time 60s -q --db '%s'",
              path);
@@ -1087,7 +1074,7 @@ Test(search_z_cli, sweep_lifts_the_stores_gf2_schemes, .timeout = 200)
     free(e);
     cr_assert_eq(run(d, "sweep --dims-list 2x2x2 --ring z --lift 2 --backend cpu"), 2);
     cr_assert_eq(run(d, "sweep --dims-list 2x2x2 --ring z --lift 0 --db x.db --backend cpu"), 2);
-    rmtree(d);
+    tc_remove_tree(d);
 }
 
 /* --from-db over Z, and the meta search's pools over Z, take the lowest
@@ -1098,7 +1085,7 @@ Test(search_z_cli, sweep_lifts_the_stores_gf2_schemes, .timeout = 200)
 Test(search_z_cli, from_db_over_z_keeps_to_the_coefficient_bound, .timeout = 60)
 {
     char d[64], args[4400], path[128], err[512];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search-z");
     snprintf(path, sizeof path, "%s/b.db", d);
     scheme *st7 = rt_scheme_builtin("strassen", err, sizeof err);
     cr_assert_not_null(st7, "%s", err);
@@ -1193,7 +1180,7 @@ Test(search_z_cli, from_db_over_z_keeps_to_the_coefficient_bound, .timeout = 60)
     scheme_free(std8);
     scheme_free(tw);
     scheme_free(st7);
-    rmtree(d);
+    tc_remove_tree(d);
 }
 
 /* The lifting walk (sweep --lift-walk, session_lift_walk; lift --walk,
@@ -1206,7 +1193,7 @@ Test(search_z_cli, from_db_over_z_keeps_to_the_coefficient_bound, .timeout = 60)
 Test(search_z_cli, lifting_walk_reaches_the_z_record_from_a_scheme_that_does_not_lift, .timeout = 600)
 {
     char d[64], args[8800], path[128], file[4200], err[512];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search-z");
     snprintf(path, sizeof path, "%s/w.db", d);
     const char *src = getenv("FLIPGRAPH_SOURCE");
     cr_assert(src && *src, "FLIPGRAPH_SOURCE is not set (ctest sets it)");
@@ -1322,7 +1309,7 @@ Test(search_z_cli, lifting_walk_reaches_the_z_record_from_a_scheme_that_does_not
     snprintf(args, sizeof args, "lift '%s' --walk 1s --threads 65", file);
     run_says(d, args, 2, NULL, (const char *[]){"--threads '65': expected 1..64", NULL});
     scheme_free(g);
-    rmtree(d);
+    tc_remove_tree(d);
 }
 
 /* lift --survey: the lifts among a scheme's neighbours go by region.
@@ -1335,7 +1322,7 @@ Test(search_z_cli, lifting_walk_reaches_the_z_record_from_a_scheme_that_does_not
 Test(search_z_cli, survey_counts_the_lifts_among_the_neighbours, .timeout = 300)
 {
     char d[64], args[4400], file[4200];
-    tmpdir(d, sizeof d);
+    tc_temp_dir(d, sizeof d, "fg-test-search-z");
     const char *src = getenv("FLIPGRAPH_SOURCE");
     cr_assert(src && *src, "FLIPGRAPH_SOURCE is not set (ctest sets it)");
     const char *names[2] = {"445-62-z-lift.txt", "445-61-gf2.txt"};
@@ -1361,5 +1348,5 @@ Test(search_z_cli, survey_counts_the_lifts_among_the_neighbours, .timeout = 300)
     cr_assert_eq(run(d, args), 2);
     snprintf(args, sizeof args, "lift '%s' --survey 0s", file);
     cr_assert_eq(run(d, args), 2);
-    rmtree(d);
+    tc_remove_tree(d);
 }

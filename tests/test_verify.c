@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1242,8 +1243,11 @@ Test(verify_cli, one_line_per_file_and_exit_codes)
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
 
     /* An unreadable or malformed file: exit 2 with FILE:LINE:COL, the rest still checked. */
-    char bad[] = "/tmp/fgv_badXXXXXX";
-    int fd = mkstemp(bad);
+    char dir[256], bad[300], inv[300];
+    tc_temp_dir(dir, sizeof dir, "fgv_cli");
+    snprintf(bad, sizeof bad, "%s/bad.exp", dir);
+    snprintf(inv, sizeof inv, "%s/invalid.exp", dir);
+    int fd = open(bad, O_WRONLY | O_CREAT | O_EXCL, 0600);
     cr_assert(fd >= 0);
     const char *text = "(a11+a22)*(b11+b22)*(c11+c22)\n(a21+a22)*(b11)*(c21+c22\n";
     cr_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
@@ -1257,8 +1261,8 @@ Test(verify_cli, one_line_per_file_and_exit_codes)
     unlink(bad);
 
     /* An invalid scheme file: Strassen mod 2 without one term. */
-    char inv[] = "/tmp/fgv_invXXXXXX";
-    fd = mkstemp(inv);
+    fd = open(inv, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    cr_assert(fd >= 0);
     text = "(a11+a22)*(b11+b22)*(c11+c22)\n(a21+a22)*(b11)*(c21+c22)\n(a11)*(b12+b22)*(c12+c22)\n"
            "(a22)*(b21+b11)*(c11+c21)\n(a11+a12)*(b22)*(c11+c12)\n(a21+a11)*(b11+b12)*(c22)\n";
     cr_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
@@ -1268,6 +1272,7 @@ Test(verify_cli, one_line_per_file_and_exit_codes)
     cr_assert(strstr(out, ": INVALID: <2,2,2> rank 6 over GF(2): a1"), "%s", out);
     cr_assert(strstr(out, "the third factors sum to"), "%s", out);
     unlink(inv);
+    tc_remove_tree(dir);
 
     snprintf(cmd, sizeof cmd, "%s verify --ring q x", tc_bin());
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2);
@@ -1329,10 +1334,10 @@ Test(verify_cli, stats_print_the_structure)
 Test(verify_cli, lift_file_and_refusal)
 {
     static char out[1 << 20], err[65536];
-    char cmd[4096], tmp[] = "/tmp/fgv_liftXXXXXX";
-    int fd = mkstemp(tmp);
-    cr_assert(fd >= 0);
-    close(fd);
+    char cmd[4096], dir[256], tmp[300], inv[300];
+    tc_temp_dir(dir, sizeof dir, "fgv_lift");
+    snprintf(tmp, sizeof tmp, "%s/lifted.txt", dir);
+    snprintf(inv, sizeof inv, "%s/invalid.exp", dir);
     const char *c = tc_corpus_dir();
     snprintf(cmd, sizeof cmd, "%s lift %s/moosbauer-poole/555m93.txt -o %s", tc_bin(), c, tmp);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
@@ -1363,8 +1368,8 @@ Test(verify_cli, lift_file_and_refusal)
     cr_assert(strstr(err, "--coef-max '0'"), "%s", err);
 
     /* Not a valid GF(2) scheme (Strassen mod 2 without its last term): bad input. */
-    char inv[] = "/tmp/fgv_linvXXXXXX";
-    fd = mkstemp(inv);
+    int fd = open(inv, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    cr_assert(fd >= 0);
     const char *text = "(a11+a22)*(b11+b22)*(c11+c22)\n(a21+a22)*(b11)*(c21+c22)\n(a11)*(b12+b22)*(c12+c22)\n"
                        "(a22)*(b21+b11)*(c11+c21)\n(a11+a12)*(b22)*(c11+c12)\n(a21+a11)*(b11+b12)*(c22)\n";
     cr_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
@@ -1373,6 +1378,7 @@ Test(verify_cli, lift_file_and_refusal)
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2, "%s%s", out, err);
     cr_assert(strstr(err, "not a valid GF(2) scheme"), "%s", err);
     unlink(inv);
+    tc_remove_tree(dir);
     snprintf(cmd, sizeof cmd, "%s lift --help", tc_bin());
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0);
 }
@@ -1405,8 +1411,8 @@ Test(verify_cli, lift_survey_tallies_the_defects, .timeout = 60)
 Test(verify_cli, lift_through_the_database)
 {
     static char out[1 << 16], err[1 << 16];
-    char dir[] = "/tmp/fgv_dbXXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
+    char dir[256];
+    tc_temp_dir(dir, sizeof dir, "fgv_db");
     char dbp[600], cmd[4096];
     snprintf(dbp, sizeof dbp, "%s/t.db", dir);
     const char *c = tc_corpus_dir();
@@ -1454,8 +1460,7 @@ Test(verify_cli, lift_through_the_database)
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 2, "%s%s", out, err);
     scheme_free(f2);
     scheme_free(s);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    tc_remove_tree(dir);
 }
 
 /* data/found holds the project's own results, named NMP-RANK-...: every file
