@@ -18,6 +18,7 @@
 #include "db/db.h"
 #include "search/search.h"
 #include "schemes/scheme.h"
+#include "verify/gf2.h"
 #include "verify/verify.h"
 #include "test_common.h"
 
@@ -1047,6 +1048,81 @@ Test(verify, lift_refuses_the_gf2_only_444_47)
     cr_assert(strstr(lr.msg, "modulo 4") && strstr(lr.msg, "inconsistent"), "%s", lr.msg);
     cr_assert_eq(lr.unknowns, 47 * 48);
     scheme_free(s);
+}
+
+/* gf2_basis_residue_weight on small random systems against brute force over
+ * every combination of the columns: 0 exactly when rhs is in the column space
+ * (and then gf2_basis_solve succeeds), never below the fewest bits any vector
+ * rhs + J d has (the normal form is one of them), and the same whatever order
+ * the columns are offered in (it depends on the space only). */
+Test(verify, gf2_residue_weight_against_brute_force)
+{
+    uint64_t seed = tc_seed();
+    scheme_rng rng;
+    scheme_rng_seed(&rng, seed);
+    int in_span = 0, outside = 0;
+    for (int trial = 0; trial < tc_scaled(400); trial++) {
+        const int nbits = 1 + (int)scheme_rng_below(&rng, 14), ncols = 1 + (int)scheme_rng_below(&rng, 9);
+        const uint64_t mask = (1ull << nbits) - 1;
+        uint64_t col[9], rhs = scheme_rng_next(&rng) & mask;
+        const int density = 1 + (int)scheme_rng_below(&rng, 3); /* sparse to dense columns */
+        for (int c = 0; c < ncols; c++) {
+            col[c] = scheme_rng_next(&rng);
+            for (int k = 1; k < density; k++)
+                col[c] &= scheme_rng_next(&rng);
+            col[c] &= mask;
+        }
+        if (scheme_rng_below(&rng, 3) == 0) { /* often in the span */
+            rhs = 0;
+            for (int c = 0; c < ncols; c++)
+                if (scheme_rng_next(&rng) >> 63)
+                    rhs ^= col[c];
+        }
+        int best = 64;
+        for (uint64_t d = 0; d < (1ull << ncols); d++) {
+            uint64_t v = rhs;
+            for (int c = 0; c < ncols; c++)
+                if (d >> c & 1)
+                    v ^= col[c];
+            const int w = __builtin_popcountll(v);
+            if (w < best)
+                best = w;
+        }
+        int weight[2];
+        for (int pass = 0; pass < 2; pass++) {
+            int order[9];
+            for (int c = 0; c < ncols; c++)
+                order[c] = c;
+            if (pass) /* a random order of the columns */
+                for (int c = ncols - 1; c > 0; c--) {
+                    const int j = (int)scheme_rng_below(&rng, (uint64_t)c + 1), t = order[c];
+                    order[c] = order[j];
+                    order[j] = t;
+                }
+            gf2_basis b;
+            cr_assert(gf2_basis_init(&b, nbits, ncols));
+            for (int c = 0; c < ncols; c++) {
+                uint64_t *v = gf2_basis_column(&b);
+                v[0] = col[order[c]];
+                gf2_basis_insert(&b, c);
+            }
+            uint64_t r[2] = {rhs, 0}, d[2];
+            weight[pass] = gf2_basis_residue_weight(&b, r);
+            cr_assert_eq(r[0], rhs, "the right-hand side was changed (seed %llu)", (unsigned long long)seed);
+            cr_assert_eq(gf2_basis_solve(&b, r, d), weight[pass] == 0, "trial %d: solve and weight %d disagree "
+                         "(seed %llu)", trial, weight[pass], (unsigned long long)seed);
+            gf2_basis_free(&b);
+        }
+        cr_assert_eq(weight[0] == 0, best == 0, "trial %d: weight %d, fewest bits %d (seed %llu)", trial, weight[0],
+                     best, (unsigned long long)seed);
+        cr_assert_geq(weight[0], best, "trial %d (seed %llu)", trial, (unsigned long long)seed);
+        cr_assert_eq(weight[0], weight[1], "trial %d: %d in one column order, %d in another (seed %llu)", trial,
+                     weight[0], weight[1], (unsigned long long)seed);
+        in_span += best == 0;
+        outside += best > 0;
+    }
+    cr_assert(in_span > 0 && outside > 0, "in the span %d, outside %d (seed %llu)", in_span, outside,
+              (unsigned long long)seed);
 }
 
 /* The defect (verify_lift_result.defect, docs/verify.md "The defect"), by a
