@@ -44,9 +44,10 @@ static void usage(FILE *out)
             "                    lifts ends them (1..64, default 1)\n"
             "  --survey T        measure instead of lifting: walk the scheme's neighbours at its\n"
             "                    rank for T as --walk does, lift every distinct scheme met (at\n"
-            "                    most 65536) and print how many lift; writes and stores nothing\n"
-            "                    (whether a GF(2) scheme lifts goes by the region it lies in),\n"
-            "                    and the defects of those that do not lift modulo 4\n"
+            "                    most 65536) and print how many lift and the defects of those\n"
+            "                    that do not lift modulo 4 (whether a GF(2) scheme lifts goes by\n"
+            "                    the region it lies in); stores nothing; -o OUT: the GF(2) scheme\n"
+            "                    of the lowest defect met (--to its kind)\n"
             "  --symmetry G      an invariant lift: the scheme must be invariant under G (c3,\n"
             "                    c3xc2 on <n,n,n>, t2 on <n,m,m>) and so is its lift (one unknown\n"
             "                    per orbit of coefficient entries; docs/verify.md, \"Invariant\n"
@@ -165,9 +166,8 @@ int cmd_lift(int argc, char **argv)
     }
     if (lopt.symmetry && (walk > 0 || survey > 0))
         return cli_error(CLI_USAGE, "lift", "--symmetry: the lift alone is invariant, not --%s", walk > 0 ? "walk" : "survey");
-    if (survey > 0 && (out || walk > 0))
-        return cli_error(CLI_USAGE, "lift", "--survey measures and writes nothing: not with %s",
-                         out ? "-o" : "--walk");
+    if (survey > 0 && walk > 0)
+        return cli_error(CLI_USAGE, "lift", "--survey measures and lifts nothing: not with --walk");
     const char *arg = argv[optind];
     bool by_id = strlen(arg) <= 18 && cli_is_scheme_id(arg); /* 19 digits may overflow %lld */
     bool use_db = by_id || (db_opt && survey <= 0); /* --survey stores nothing: a FILE needs no store */
@@ -202,7 +202,7 @@ int cmd_lift(int argc, char **argv)
     }
 
     if (survey > 0) {
-        search_lift_tally t;
+        search_lift_tally t = {.keep = out != NULL};
         const double t0 = cli_now();
         const bool any = search_lift_survey(in, in->rank, survey, lopt.seed, &t);
         const double took = cli_now() - t0;
@@ -217,6 +217,15 @@ int cmd_lift(int argc, char **argv)
                    t.none, t.defect_min, t.defect_min_at, t.defect_sum / t.none, t.defect_max);
         }
         rc = any ? CLI_OK : CLI_NEGATIVE;
+        if (out && t.closest) { /* a scheme of the lowest defect, for a closer look */
+            scheme_write_ctx w = {t.closest, kind};
+            if (!scheme_write_file_atomic(out, scheme_write_cb, &w, err, sizeof err))
+                rc = cli_error(CLI_USAGE, "lift", "%s", err);
+            else
+                printf("  one of defect %d written to %s\n", t.defect_min, out);
+        } else if (out)
+            printf("  none refused modulo 4: nothing written to %s\n", out);
+        scheme_free(t.closest);
         goto done;
     }
     verify_lift_result lr;

@@ -65,6 +65,10 @@ static scheme *lift_walk(const scheme *start, int target, double seconds, uint64
                 if (!tally->none || d < tally->defect_min) {
                     tally->defect_min = d;
                     tally->defect_min_at = search_clock_s() - t0;
+                    if (tally->keep) {
+                        scheme_free(tally->closest);
+                        tally->closest = scheme_clone(c);
+                    }
                 }
                 if (d > tally->defect_max)
                     tally->defect_max = d;
@@ -156,7 +160,9 @@ scheme *search_lift_walk_threads(const scheme *start, int target, double seconds
 bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, search_lift_tally *t)
 {
     scheme *gf2;
+    const bool keep = t->keep;
     memset(t, 0, sizeof *t);
+    t->keep = keep;
     lift_walk(start, target, seconds, seed, LIFT_SURVEY_SEEN, false, &t->met, &t->lifted, &gf2, NULL, t);
     return t->met > 0;
 }

@@ -894,8 +894,12 @@ typedef struct search_lift_tally {
     int defect_min, defect_max; /* their defects (verify_lift_result.defect) */
     double defect_sum;
     double defect_min_at;       /* seconds into the survey when defect_min was first met */
+    bool keep;                  /* set by the caller: keep the scheme of defect_min */
+    scheme *closest;            /* with keep: that scheme (GF(2); the first met of that defect),
+                                   NULL when none was refused mod 4; the caller frees it */
 } search_lift_tally;
 bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, search_lift_tally *t);
+/* t->keep is read before the survey (every other field is reset). */
 /* The direct sum along dimension dim (0: n, 1: m, 2: p): s1 of <n,m1,p> and
  * s2 of <n,m2,p> (dim 1; the other two dimensions equal) give a scheme of
  * <n,m1+m2,p> of rank r1 + r2, the block decomposition of the product, s2's
