@@ -41,7 +41,8 @@ static void usage(FILE *out)
             "                    lifts (docs/search.md, \"The lifting walk\"); stored with --db: the\n"
             "                    GF(2) scheme that lifted (source lift-walk), then its lift\n"
             "  --threads N       --walk runs N walks at once, each its own seed; the first that\n"
-            "                    lifts ends them (1..64, default 1)\n"
+            "                    lifts ends them; --survey runs N walks for T and sums their\n"
+            "                    counts (1..64, default 1)\n"
             "  --survey T        measure instead of lifting: walk the scheme's neighbours at its\n"
             "                    rank for T as --walk does, lift every distinct scheme met (at\n"
             "                    most 65536) and print how many lift and the defects of those\n"
@@ -204,13 +205,16 @@ int cmd_lift(int argc, char **argv)
     if (survey > 0) {
         search_lift_tally t = {.keep = out != NULL};
         const double t0 = cli_now();
-        const bool any = search_lift_survey(in, in->rank, survey, lopt.seed, &t);
+        const bool any = search_lift_survey(in, in->rank, survey, lopt.seed, threads, &t);
         const double took = cli_now() - t0;
         char fb[32];
-        printf("%s %s rank %d: %d distinct GF(2) schemes of rank <= %d met in %.1f s (seed %llu), %d of them lift "
+        char walks[64] = "";
+        if (threads > 1)
+            snprintf(walks, sizeof walks, ", %d walks, distinct walk by walk", threads);
+        printf("%s %s rank %d: %d distinct GF(2) schemes of rank <= %d met in %.1f s (seed %llu%s), %d of them lift "
                "(%.1f%%)\n",
                arg, scheme_format_str(in->fmt, fb), in->rank, t.met, in->rank, took, (unsigned long long)lopt.seed,
-               t.lifted, t.met ? 100.0 * t.lifted / t.met : 0.0);
+               walks, t.lifted, t.met ? 100.0 * t.lifted / t.met : 0.0);
         if (t.none) {
             printf("  %d do not lift modulo 4; their defect (docs/verify.md, \"The defect\"): min %d (first at "
                    "%.1f s), mean %.1f, max %d\n",

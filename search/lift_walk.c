@@ -100,24 +100,47 @@ scheme *search_lift_walk(const scheme *start, int target, double seconds, uint64
     return lift_walk(start, target, seconds, seed, LIFT_WALK_SEEN, true, tried, &n, gf2, NULL, NULL);
 }
 
-/* One of search_lift_walk_threads' walks. */
+/* One of several walks at once: a lifting walk that stops at the first lift
+ * (any walk's, through stop), or a survey's walk (survey: its own tally). */
 typedef struct lift_walk_job {
     const scheme *start;
     int target;
     double seconds;
     uint64_t seed;
     atomic_bool *stop;
-    int tried;
+    bool survey;
+    int tried, lifted;
     scheme *z, *gf2;
+    search_lift_tally tally;
 } lift_walk_job;
 
 static void *lift_walk_thread(void *p)
 {
     lift_walk_job *j = p;
-    int n;
-    j->z = lift_walk(j->start, j->target, j->seconds, j->seed, LIFT_WALK_SEEN, true, &j->tried, &n, &j->gf2, j->stop,
-                     NULL);
+    if (j->survey)
+        lift_walk(j->start, j->target, j->seconds, j->seed, LIFT_SURVEY_SEEN, false, &j->tried, &j->lifted, &j->gf2,
+                  NULL, &j->tally);
+    else
+        j->z = lift_walk(j->start, j->target, j->seconds, j->seed, LIFT_WALK_SEEN, true, &j->tried, &j->lifted,
+                         &j->gf2, j->stop, NULL);
     return NULL;
+}
+
+/* Runs job[0..n) at once (a job whose thread cannot start runs here, in turn);
+ * walk i's seed is seed + i * phi (seed itself for the first, as one walk has it). */
+static void run_walks(lift_walk_job *job, int n, uint64_t seed)
+{
+    pthread_t th[64];
+    bool started[64];
+    for (int i = 0; i < n; i++) {
+        job[i].seed = seed + (uint64_t)i * 0x9e3779b97f4a7c15ull;
+        started[i] = n > 1 && pthread_create(&th[i], NULL, lift_walk_thread, &job[i]) == 0;
+        if (!started[i])
+            lift_walk_thread(&job[i]);
+    }
+    for (int i = 0; i < n; i++)
+        if (started[i])
+            pthread_join(th[i], NULL);
 }
 
 scheme *search_lift_walk_threads(const scheme *start, int target, double seconds, uint64_t seed, int threads,
@@ -128,23 +151,14 @@ scheme *search_lift_walk_threads(const scheme *start, int target, double seconds
     if (threads <= 1)
         return search_lift_walk(start, target, seconds, seed, tried, gf2);
     lift_walk_job job[64];
-    pthread_t th[64];
-    bool started[64];
     atomic_bool stop = false;
-    for (int i = 0; i < threads; i++) {
-        /* walk i's seed: seed itself for the first, as one walk has it */
-        job[i] = (lift_walk_job){start, target, seconds, seed + (uint64_t)i * 0x9e3779b97f4a7c15ull, &stop, 0, NULL,
-                                 NULL};
-        started[i] = pthread_create(&th[i], NULL, lift_walk_thread, &job[i]) == 0;
-        if (!started[i])
-            lift_walk_thread(&job[i]); /* no thread: walked here, in turn */
-    }
+    for (int i = 0; i < threads; i++)
+        job[i] = (lift_walk_job){.start = start, .target = target, .seconds = seconds, .stop = &stop};
+    run_walks(job, threads, seed);
     scheme *z = NULL;
     *tried = 0;
     *gf2 = NULL;
     for (int i = 0; i < threads; i++) {
-        if (started[i])
-            pthread_join(th[i], NULL);
         *tried += job[i].tried;
         if (job[i].z && !z) { /* the first walk's lift that lifted: several can, in the same chunk */
             z = job[i].z;
@@ -157,12 +171,37 @@ scheme *search_lift_walk_threads(const scheme *start, int target, double seconds
     return z;
 }
 
-bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, search_lift_tally *t)
+bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, int threads,
+                        search_lift_tally *t)
 {
-    scheme *gf2;
+    if (threads > 64)
+        threads = 64;
+    if (threads < 1)
+        threads = 1;
+    lift_walk_job job[64];
+    for (int i = 0; i < threads; i++)
+        job[i] = (lift_walk_job){.start = start, .target = target, .seconds = seconds, .survey = true,
+                                 .tally = {.keep = t->keep}};
+    run_walks(job, threads, seed);
     const bool keep = t->keep;
     memset(t, 0, sizeof *t);
     t->keep = keep;
-    lift_walk(start, target, seconds, seed, LIFT_SURVEY_SEEN, false, &t->met, &t->lifted, &gf2, NULL, t);
+    for (int i = 0; i < threads; i++) {
+        const search_lift_tally *u = &job[i].tally;
+        t->met += job[i].tried;
+        t->lifted += job[i].lifted;
+        if (u->none && (!t->none || u->defect_min < t->defect_min ||
+                        (u->defect_min == t->defect_min && u->defect_min_at < t->defect_min_at))) {
+            t->defect_min = u->defect_min;
+            t->defect_min_at = u->defect_min_at;
+            scheme_free(t->closest);
+            t->closest = u->closest;
+        } else
+            scheme_free(u->closest);
+        if (u->defect_max > t->defect_max)
+            t->defect_max = u->defect_max;
+        t->defect_sum += u->defect_sum;
+        t->none += u->none;
+    }
     return t->met > 0;
 }

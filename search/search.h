@@ -898,8 +898,13 @@ typedef struct search_lift_tally {
     scheme *closest;            /* with keep: that scheme (GF(2); the first met of that defect),
                                    NULL when none was refused mod 4; the caller frees it */
 } search_lift_tally;
-bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, search_lift_tally *t);
-/* t->keep is read before the survey (every other field is reset). */
+bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, int threads,
+                        search_lift_tally *t);
+/* t->keep is read before the survey (every other field is reset).  threads
+ * (1..64): walks at once, seeds as search_lift_walk_threads gives them, each
+ * with its own set of schemes seen: met and the rest are summed walk by walk
+ * (a scheme two walks meet counts twice); the lowest defect is the lowest of
+ * all (its time the walk's own). */
 /* The direct sum along dimension dim (0: n, 1: m, 2: p): s1 of <n,m1,p> and
  * s2 of <n,m2,p> (dim 1; the other two dimensions equal) give a scheme of
  * <n,m1+m2,p> of rank r1 + r2, the block decomposition of the product, s2's

@@ -1496,6 +1496,20 @@ Test(verify_cli, lift_survey_tallies_the_defects, .timeout = 60)
     cr_assert_eq(lr.defect, lo, "the file's defect %d, the survey's lowest %d", lr.defect, lo);
     scheme_free(c);
 
+    /* two walks at once: their counts summed, the lowest defect of both written */
+    snprintf(cmd, sizeof cmd, "%s lift %s/data/found/345-47-gf2-liftwalk.txt --survey 2s --seed 3 --threads 2 -o %s",
+             tc_bin(), getenv("FLIPGRAPH_SOURCE"), closest);
+    cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
+    p = strstr(out, "\n  ");
+    cr_assert(strstr(out, "(seed 3, 2 walks, distinct walk by walk), ") && p &&
+                  sscanf(p, "\n  %d do not lift modulo 4; their defect (docs/verify.md, \"The defect\"): min %d", &refused,
+                         &lo) == 2 && refused > 0,
+              "%s", out);
+    c = tc_read_or_die(closest);
+    cr_assert_null(verify_lift(c, &lr));
+    cr_assert_eq(lr.defect, lo, "the file's defect %d, the survey's lowest %d", lr.defect, lo);
+    scheme_free(c);
+
     snprintf(cmd, sizeof cmd, "%s lift %s/data/found/445-62-z-lift.txt --survey 1s -o %s", tc_bin(),
              getenv("FLIPGRAPH_SOURCE"), none);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
