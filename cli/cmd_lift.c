@@ -7,6 +7,7 @@
 
 #include "../db/db.h"
 #include "../search/search.h"
+#include "../search/session.h"
 #include "../verify/verify.h"
 #include "cli.h"
 
@@ -202,11 +203,18 @@ int cmd_lift(int argc, char **argv)
         }
     }
 
+    /* SIGINT or SIGTERM ends a walk or a survey at its next chunk, and what it
+     * has (a lift, the tally, the closest scheme) is still written */
+    if (walk > 0 || survey > 0)
+        session_signals_hold();
     if (survey > 0) {
         search_lift_tally t = {.keep = out != NULL};
         const double t0 = cli_now();
         const bool any = search_lift_survey(in, in->rank, survey, lopt.seed, threads, &t);
         const double took = cli_now() - t0;
+        if (session_stop_seen())
+            fprintf(stderr, "flipgraph lift: interrupted after %.1f s of %gs: the survey's counts so far\n", took,
+                    survey);
         char fb[32];
         char walks[64] = "";
         if (threads > 1)
@@ -245,8 +253,8 @@ int cmd_lift(int argc, char **argv)
             snprintf(lr.msg, sizeof lr.msg, "a neighbour of rank %d lifted (%d distinct schemes tried), largest "
                      "|coefficient| %d", met->rank, tried, search_z_max_coef(lifted));
         } else
-            snprintf(lr.msg, sizeof lr.msg, "no neighbour lifted either (%d distinct schemes of rank <= %d tried in %.1f s)",
-                     tried, in->rank, lr.seconds);
+            snprintf(lr.msg, sizeof lr.msg, "no neighbour lifted either (%d distinct schemes of rank <= %d tried in %.1f s%s)",
+                     tried, in->rank, lr.seconds, session_stop_seen() ? ", interrupted" : "");
     }
     if (!lifted) {
         int code = lr.status == VERIFY_LIFT_BAD_INPUT ? CLI_USAGE
@@ -300,6 +308,8 @@ int cmd_lift(int argc, char **argv)
             rc = cli_error(CLI_USAGE, "lift", "%s", err);
     }
 done:
+    if (walk > 0 || survey > 0)
+        session_signals_release();
     scheme_free(met);
     scheme_free(lifted);
     scheme_free(in);

@@ -1510,6 +1510,29 @@ Test(verify_cli, lift_survey_tallies_the_defects, .timeout = 60)
     cr_assert_eq(lr.defect, lo, "the file's defect %d, the survey's lowest %d", lr.defect, lo);
     scheme_free(c);
 
+    /* SIGINT ends the survey at its next chunk: the counts so far, the closest
+     * scheme so far written, exit 0 */
+    unlink(closest);
+    snprintf(cmd, sizeof cmd,
+             "'%s' lift '%s/data/found/345-47-gf2-liftwalk.txt' --survey 50s --seed 3 -o '%s' >'%s/out' 2>'%s/err' & "
+             "pid=$!; sleep 2; kill -INT $pid; wait $pid",
+             tc_bin(), getenv("FLIPGRAPH_SOURCE"), closest, dir, dir);
+    const double t0 = (double)time(NULL);
+    const int st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+    cr_assert_lt((double)time(NULL) - t0, 20, "the survey went on after SIGINT");
+    char path[400];
+    snprintf(path, sizeof path, "%s/out", dir);
+    char *said = tc_slurp(path, 1 << 16, NULL);
+    cr_assert(said && strstr(said, "one of defect ") && strstr(said, "distinct GF(2) schemes"), "%s", said);
+    free(said);
+    snprintf(path, sizeof path, "%s/err", dir);
+    said = tc_slurp(path, 1 << 16, NULL);
+    cr_assert(said && strstr(said, "interrupted after"), "%s", said);
+    free(said);
+    c = tc_read_or_die(closest);
+    scheme_free(c);
+
     snprintf(cmd, sizeof cmd, "%s lift %s/data/found/445-62-z-lift.txt --survey 1s -o %s", tc_bin(),
              getenv("FLIPGRAPH_SOURCE"), none);
     cr_assert_eq(run(cmd, out, sizeof out, err, sizeof err), 0, "%s%s", out, err);
