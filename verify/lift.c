@@ -651,6 +651,15 @@ static scheme *lift_run(lift_ctx *c, const verify_lift_options *opt, verify_lift
                 if (k == 1) {
                     scheme_free(kept);
                     res->defect = c->defect;
+                    if (c->sym != SCHEME_SYM_NONE) /* tied unknowns: only the invariant lifts are ruled out */
+                        return lift_fail(res, VERIFY_LIFT_NONE,
+                                         "%s rank %d has no lift invariant under %s: already modulo 4 the Brent "
+                                         "equations have no invariant solution that reduces to this scheme (step 1: "
+                                         "the linear system of the tied unknowns, %d unknowns, %d equations, rank %d, "
+                                         "is inconsistent, its defect %d); lifts that are not invariant are not "
+                                         "ruled out",
+                                         scheme_format_str(c->f, fb), c->R, scheme_symmetry_name(c->sym), c->N,
+                                         c->nrows, c->basis.count, c->defect);
                     return lift_fail(res, VERIFY_LIFT_NONE,
                                      "%s rank %d does not lift to Z: already modulo 4 the Brent equations have "
                                      "no solution that reduces to this scheme (step 1: the linear system of the "
