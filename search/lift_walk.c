@@ -126,8 +126,12 @@ static void *lift_walk_thread(void *p)
     return NULL;
 }
 
-/* Runs job[0..n) at once (a job whose thread cannot start runs here, in turn);
- * walk i's seed is seed + i * phi (seed itself for the first, as one walk has it). */
+/* How many walks run at once for a caller's `threads`: 1..64. */
+static int walks_for(int threads) { return threads < 1 ? 1 : threads > 64 ? 64 : threads; }
+
+/* Runs job[0..n) at once (n from walks_for; one job, or one whose thread
+ * cannot start, runs here, in turn); walk i's seed is seed + i * phi (seed
+ * itself for the first, as one walk has it). */
 static void run_walks(lift_walk_job *job, int n, uint64_t seed)
 {
     pthread_t th[64];
@@ -146,10 +150,7 @@ static void run_walks(lift_walk_job *job, int n, uint64_t seed)
 scheme *search_lift_walk_threads(const scheme *start, int target, double seconds, uint64_t seed, int threads,
                                  int *tried, scheme **gf2)
 {
-    if (threads > 64)
-        threads = 64;
-    if (threads <= 1)
-        return search_lift_walk(start, target, seconds, seed, tried, gf2);
+    threads = walks_for(threads);
     lift_walk_job job[64];
     atomic_bool stop = false;
     for (int i = 0; i < threads; i++)
@@ -174,10 +175,7 @@ scheme *search_lift_walk_threads(const scheme *start, int target, double seconds
 bool search_lift_survey(const scheme *start, int target, double seconds, uint64_t seed, int threads,
                         search_lift_tally *t)
 {
-    if (threads > 64)
-        threads = 64;
-    if (threads < 1)
-        threads = 1;
+    threads = walks_for(threads);
     lift_walk_job job[64];
     for (int i = 0; i < threads; i++)
         job[i] = (lift_walk_job){.start = start, .target = target, .seconds = seconds, .survey = true,
