@@ -50,6 +50,8 @@ import sys
 import time
 from collections import defaultdict
 
+from perm_stabilizer import split_products
+
 
 def parse(path):
     """Terms as triples of bit masks; entry names numbered per letter in order of appearance."""
@@ -61,15 +63,7 @@ def parse(path):
             names['header'].append(line)    # flipgraph's native header, written back by write()
         if not line or line[0] not in '(-abc' or line.startswith(('flipgraph-', 'format', 'ring', 'rank')):
             continue
-        parts, depth, cur = [], 0, ''
-        for ch in line:
-            depth += (ch == '(') - (ch == ')')
-            if ch == '*' and depth == 0:
-                parts.append(cur)
-                cur = ''
-            else:
-                cur += ch
-        parts.append(cur)
+        parts = split_products(line)
         if len(parts) != 3:
             parts = re.findall(r'\(([^)]*)\)', line)
         if len(parts) != 3:

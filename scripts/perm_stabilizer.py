@@ -27,9 +27,9 @@ import re
 import sys
 
 
-def factors(line):
-    """The three factors of an .exp term line, split at the '*' outside parentheses
-    (a factor may go without them: a23*(b11+2*b14)*(...))."""
+def split_products(line):
+    """A term line split at the '*' outside parentheses (scripts/local_reductions.py
+    reads its terms with it too)."""
     parts, depth, cur = [], 0, ''
     for ch in line:
         if ch == '(':
@@ -42,6 +42,13 @@ def factors(line):
         else:
             cur += ch
     parts.append(cur)
+    return parts
+
+
+def factors(line):
+    """The three factors of an .exp term line, split at the '*' outside parentheses
+    (a factor may go without them: a23*(b11+2*b14)*(...))."""
+    parts = split_products(line)
     merged = []
     for part in parts:             # a bare number is a coefficient of what follows
         if merged and re.fullmatch(r'[+-]?\d+', merged[-1].strip()):
