@@ -12,7 +12,8 @@ Which sets: the rank of the sum is at least the rank of each of its three
 flattenings, so a set that lowers has dependent factors at every position (or
 dependent products, the eliminations' case).  The scan takes the sets of 2 to
 5 terms whose factors at one position sum to zero (equal pairs, and sums of
-pairs hashed), tests each alone, and tests the unions of one such set at each
+pairs hashed; a sum that more than 200 pairs share is passed over for the
+4-sets), tests each alone, and tests the unions of one such set at each
 position that overlap (a's, then b's meeting it, then c's meeting either), up
 to --k terms (default 9).
 
