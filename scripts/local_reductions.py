@@ -181,17 +181,17 @@ def rank_at_most(terms, r, greedy=True):
             best = (basis, dy, dz)
     basis, dy, dz = best
     d = len(basis)
-    members = list(span_members(basis))
-    rank_one = [v for v in members if matrix_rank(v, dz) == 1]
+    members = [(matrix_rank(v, dz), v) for v in span_members(basis)]
+    rank_one = [v for rank, v in members if rank == 1]
     if rank_of(rank_one) == d:
         return True                 # S has a rank-one basis: rank d <= r
     if d == r:
         return False
     # the cheapest basis of S by matrix rank (a matroid: greedy is optimal)
     piv, cost = {}, 0
-    for v in sorted(members, key=lambda v: matrix_rank(v, dz)):
+    for rank, v in sorted(members):
         if echelon_add(piv, v):
-            cost += matrix_rank(v, dz)
+            cost += rank
     if greedy and cost <= r:
         return True
     if d < r - 1:
