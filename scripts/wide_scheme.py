@@ -4,8 +4,8 @@
 flipgraph holds a factor in one 64-bit word (schemes/scheme.h), so `<9,9,9>` (81
 entries) and larger are refused by every command.  This script and
 scripts/wide_walk.c stand in for it on such formats until the engine has wider
-factors (docs/search.md, "Beyond 64 entries").  Research aid; not part of the
-build or the tests.
+factors (docs/search.md, "Beyond 64 entries").  Research aid, not part of the
+build; tests/check_wide_scheme.sh runs it where python3 is installed.
 
   scripts/wide_scheme.py from-json IN.json OUT.hex   the catalogue's JSON (Perminov's
                                                      FastMatrixMultiplication, n/m/u/v/w),

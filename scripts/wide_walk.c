@@ -9,7 +9,7 @@
  * new low is checked against the Brent equations here (a plain loop over the terms) and
  * written to OUT_PREFIX_RANK.hex (a temporary file, then renamed); scripts/wide_scheme.py
  * reads, checks and converts that layout.  Research aid (bench/RESULTS.md, seventy-second
- * session); not part of the build or the tests:
+ * session); not part of the build (tests/check_wide_scheme.sh builds and runs it):
  *
  *     cc -O2 -std=c11 -o wide_walk scripts/wide_walk.c
  *     ./wide_walk IN.hex OUT_PREFIX SEED SECONDS PLATEAU PLUS_MAX
