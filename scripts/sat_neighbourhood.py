@@ -115,7 +115,7 @@ ONE = -1  # a kept coefficient 1; 0 is a kept 0, a positive number a variable
 
 
 def encode(dims, terms, drop, keep, free_terms, keep_freed, rng):
-    """The CNF with XOR clauses of one try: (clauses, variables, values, dropped) where
+    """The CNF with XOR clauses of one try: (clauses, variables, values) where
     values[t][pos][e] is 0, ONE or a variable; None when a constant equation fails."""
     r = len(terms)
     sz = sizes(dims)
@@ -196,7 +196,7 @@ def encode(dims, terms, drop, keep, free_terms, keep_freed, rng):
         if not block:
             return None
         clauses.append(' '.join(block) + ' 0')
-    return clauses, nvar, values, dropped
+    return clauses, nvar, values
 
 
 def solve(clauses, nvar, seconds, seed):
@@ -252,7 +252,7 @@ def run(args, dims, terms, label):
         if enc is None:
             counts['contradiction'] += 1
             continue
-        clauses, nvar, values, dropped = enc
+        clauses, nvar, values = enc
         t0 = time.time()
         status, assign = solve(clauses, nvar, args.solver_seconds, rng.randrange(1 << 30))
         counts[status] += 1

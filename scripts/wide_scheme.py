@@ -69,26 +69,25 @@ def read(path):
     return (n, m, p), terms
 
 
+def write_whole(path, text):
+    """path whole or not at all: a temporary file beside it, then a rename."""
+    with open(path + '.tmp', 'w') as f:
+        f.write(text)
+    os.replace(path + '.tmp', path)
+
+
 def write_hex(path, dims, terms):
     n, m, p = dims
-    with open(path + '.tmp', 'w') as f:
-        f.write(f'{n} {m} {p} {len(terms)}\n')
-        for t in terms:
-            f.write(' '.join(f'{w:x}' for w in t) + '\n')
-    os.replace(path + '.tmp', path)
+    write_whole(path, f'{n} {m} {p} {len(terms)}\n' + ''.join(' '.join(f'{w:x}' for w in t) + '\n' for t in terms))
 
 
 def write_json(path, dims, terms):
     n, m, p = dims
-    rows = {key: [[w >> e & 1 for e in range(size)] for w in (t[q] for t in terms)]
-            for q, (key, size) in enumerate((('u', n * m), ('v', m * p), ('w', p * n)))}
-    d = {'n': [n, m, p], 'm': len(terms), 'z2': True, 'u': rows['u'], 'v': rows['v'], 'w': rows['w']}
-    with open(path + '.tmp', 'w') as f:
-        f.write('{\n  "n": ' + json.dumps(d['n']) + ',\n  "m": ' + str(d['m']) + ',\n  "z2": true')
-        for key in 'uvw':
-            f.write(',\n  "' + key + '": [\n    ' + ',\n    '.join(json.dumps(r, separators=(',', ':')) for r in rows[key]) + '\n  ]')
-        f.write('\n}\n')
-    os.replace(path + '.tmp', path)
+    text = '{\n  "n": ' + json.dumps([n, m, p]) + ',\n  "m": ' + str(len(terms)) + ',\n  "z2": true'
+    for q, (key, size) in enumerate((('u', n * m), ('v', m * p), ('w', p * n))):
+        rows = ([t[q] >> e & 1 for e in range(size)] for t in terms)
+        text += ',\n  "' + key + '": [\n    ' + ',\n    '.join(json.dumps(r, separators=(',', ':')) for r in rows) + '\n  ]'
+    write_whole(path, text + '\n}\n')
 
 
 def bits(w, size):
