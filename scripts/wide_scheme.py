@@ -11,6 +11,10 @@ build; tests/check_wide_scheme.sh runs it where python3 is installed.
                                                      FastMatrixMultiplication, n/m/u/v/w),
                                                      coefficients mod 2, to the hex layout
   scripts/wide_scheme.py to-json IN.hex OUT.json     the hex layout to that JSON ("z2": true)
+  scripts/wide_scheme.py product A B OUT.hex         the tensor product of two schemes (hex or
+                                                     JSON), checked, to the hex layout
+  scripts/wide_scheme.py project IN n|m|p OUT.hex     one index of that dimension deleted, the
+                                                     one that leaves the fewest terms, checked
   scripts/wide_scheme.py verify [--flipgraph BIN] FILE ...
                                                      the checks below; exit 1 on a failure
   scripts/wide_scheme.py --self-check [--flipgraph BIN]
@@ -61,11 +65,24 @@ def read(path):
                 ws.append(sum(1 << e for e, v in enumerate(row) if int(v) % 2))
             terms.append(tuple(ws))
         return (n, m, p), terms
-    lines = [l for l in text.split('\n') if l.strip()]
-    n, m, p, r = map(int, lines[0].split())
-    terms = [tuple(int(x, 16) for x in l.split()) for l in lines[1:]]
-    if len(terms) != r or any(len(t) != 3 for t in terms):
-        sys.exit(f'{path}: the header says rank {r}, the file holds {len(terms)} terms (or a term is not three words)')
+    lines = [(k + 1, l) for k, l in enumerate(text.split('\n')) if l.strip()]
+    if not lines:
+        sys.exit(f'{path}: empty; expected a line "n m p rank" and then the terms')
+    try:
+        n, m, p, r = map(int, lines[0][1].split())
+    except ValueError:
+        sys.exit(f'{path}:{lines[0][0]}: expected "n m p rank" (four integers)')
+    terms = []
+    for number, l in lines[1:]:
+        try:
+            t = tuple(int(x, 16) for x in l.split())
+        except ValueError:
+            t = ()
+        if len(t) != 3:
+            sys.exit(f'{path}:{number}: expected three hexadecimal factors (A, B, C)')
+        terms.append(t)
+    if len(terms) != r:
+        sys.exit(f'{path}: the header says rank {r}, the file holds {len(terms)} terms')
     return (n, m, p), terms
 
 
@@ -161,6 +178,59 @@ def project(dims, terms, dn, dm, dp):
     return (n - 1, m - 1, p - 1), out
 
 
+def kron(w1, rows1, cols1, w2, rows2, cols2):
+    """The Kronecker product of two factors: entry ((r1, r2), (c1, c2)) is w1[r1, c1] w2[r2, c2]."""
+    out = 0
+    for r1 in range(rows1):
+        for c1 in range(cols1):
+            if w1 >> (r1 * cols1 + c1) & 1:
+                for r2 in range(rows2):
+                    for c2 in range(cols2):
+                        if w2 >> (r2 * cols2 + c2) & 1:
+                            out |= 1 << ((r1 * rows2 + r2) * (cols1 * cols2) + c1 * cols2 + c2)
+    return out
+
+
+def product(dims1, terms1, dims2, terms2):
+    """The tensor product of two schemes: <n1 n2, m1 m2, p1 p2> of rank r1 r2, a block scheme of
+    the first whose block products are the second's (the classical construction of a larger
+    scheme from two smaller ones, as `flipgraph resize --product` does within 64 entries)."""
+    (n1, m1, p1), (n2, m2, p2) = dims1, dims2
+    terms = [(kron(a1, n1, m1, a2, n2, m2), kron(b1, m1, p1, b2, m2, p2), kron(c1, p1, n1, c2, p2, n2))
+             for a1, b1, c1 in terms1 for a2, b2, c2 in terms2]
+    return (n1 * n2, m1 * m2, p1 * p2), terms
+
+
+def project_one(dims, terms, dim, index):
+    """The scheme with index `index` of dimension `dim` (0: n, 1: m, 2: p) deleted: the Brent
+    equations of the smaller format are among the larger one's, so the terms that keep three
+    nonzero factors, with equal terms cancelled in pairs (GF(2)), are a scheme of it."""
+    deleted = [index if d == dim else -1 for d in range(3)]
+    sizes = (dims[0], dims[1]), (dims[1], dims[2]), (dims[2], dims[0])
+    rows_cols = ((0, 1), (1, 2), (2, 0))
+
+    def keep(w, q):
+        rows, cols = sizes[q]
+        drow, dcol = deleted[rows_cols[q][0]], deleted[rows_cols[q][1]]
+        out, e = 0, 0
+        for r in range(rows):
+            if r == drow:
+                continue
+            for c in range(cols):
+                if c != dcol:
+                    out |= (w >> (r * cols + c) & 1) << e
+                    e += 1
+        return out
+    odd = {}
+    for t in terms:
+        k = (keep(t[0], 0), keep(t[1], 1), keep(t[2], 2))
+        if all(k):
+            odd[k] = not odd.get(k, False)
+    smaller = list(dims)
+    smaller[dim] -= 1
+    return tuple(smaller), [k for k, v in odd.items() if v]
+
+
 def projections_by_flipgraph(flipgraph, dims, terms):
     """The number of projections flipgraph verify does not call valid (-1: cannot run)."""
     n, m, p = dims
@@ -240,6 +310,33 @@ def main(argv):
     if len(argv) == 3 and argv[0] == 'to-json':
         dims, terms = read(argv[1])
         write_json(argv[2], dims, terms)
+        return 0
+    if len(argv) == 4 and argv[0] == 'product':
+        dims1, terms1 = read(argv[1])
+        dims2, terms2 = read(argv[2])
+        dims, terms = product(dims1, terms1, dims2, terms2)
+        if brent(dims, terms):
+            sys.exit('product: the product does not satisfy the Brent equations (are both inputs schemes?)')
+        write_hex(argv[3], dims, terms)
+        print(f'{argv[3]}: <{dims[0]},{dims[1]},{dims[2]}> rank {len(terms)} over GF(2), the product of '
+              f'<{dims1[0]},{dims1[1]},{dims1[2]}>:{len(terms1)} and <{dims2[0]},{dims2[1]},{dims2[2]}>:{len(terms2)}')
+        return 0
+    if len(argv) == 4 and argv[0] == 'project' and argv[2] in ('n', 'm', 'p'):
+        dims, terms = read(argv[1])
+        dim = 'nmp'.index(argv[2])
+        if dims[dim] < 2:
+            sys.exit(f'project: {argv[2]} is {dims[dim]} already')
+        best = None
+        for index in range(dims[dim]):
+            smaller, kept = project_one(dims, terms, dim, index)
+            if best is None or len(kept) < len(best[2]):
+                best = (index, smaller, kept)
+        index, smaller, kept = best
+        if brent(smaller, kept):
+            sys.exit('project: the projection does not satisfy the Brent equations (is the input a scheme?)')
+        write_hex(argv[3], smaller, kept)
+        print(f'{argv[3]}: <{smaller[0]},{smaller[1]},{smaller[2]}> rank {len(kept)} over GF(2), '
+              f'index {index} of {argv[2]} deleted (the lowest of the {dims[dim]})')
         return 0
     if len(argv) >= 2 and argv[0] == 'verify':
         flipgraph = None

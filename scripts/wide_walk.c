@@ -5,7 +5,8 @@
  * its plain walk on such formats (docs/search.md, "Beyond 64 entries"): factors of up to
  * 256 entries (every format up to <16,16,16>), the flips and reductions of Kauers,
  * Moosbauer, "Flip graphs for matrix multiplication" (2023), and a plus transition after
- * PLATEAU flips without a new low while the rank is below the lowest + PLUS_MAX.  Every
+ * PLATEAU flips without a new low (or 64 * rank draws in a row that find no two terms
+ * sharing a factor) while the rank is below the lowest + PLUS_MAX.  Every
  * new low is checked against the Brent equations here (a plain loop over the terms) and
  * written to OUT_PREFIX_RANK.hex (a temporary file, then renamed); scripts/wide_scheme.py
  * reads, checks and converts that layout.  Research aid (bench/RESULTS.md, seventy-second
@@ -300,7 +301,7 @@ int main(int argc, char **argv)
         return 3;
     }
     const time_t t0 = time(NULL);
-    long long flips = 0, since_low = 0, plus = 0, misses = 0, iterations = 0;
+    long long flips = 0, since_low = 0, plus = 0, misses = 0, iterations = 0, misses_in_a_row = 0;
     for (;;) {
         if ((++iterations & 0xfffff) == 0 && difftime(time(NULL), t0) >= seconds)
             break;
@@ -330,8 +331,16 @@ int main(int argc, char **argv)
                 partners[count++] = k;
         if (!count) {
             misses++;
+            /* a scheme with no two terms sharing a factor (a product such as 47 (x) 47) has
+               no flip to count toward the plateau: so many draws in a row without a partner
+               count as one, and the plus transition gives it pairs */
+            if (++misses_in_a_row >= 64LL * rank) {
+                misses_in_a_row = 0;
+                since_low = plateau;
+            }
             continue;
         }
+        misses_in_a_row = 0;
         const int j = partners[random_next() % (uint64_t)count];
         /* (x, y, z) + (x, y', z') = (x, y + y', z) + (x, y', z' + z) */
         int q = (pos0 + 1) % 3, s = (pos0 + 2) % 3;

@@ -4,7 +4,11 @@
 # <3,4,5> and 20 one-coefficient changes, flipgraph's verify among them), its checks of
 # data/found/999-482-gf2.json (all 729 projections valid by flipgraph) and of a copy with
 # one coefficient changed (refused), and scripts/wide_walk.c built with cc, walking the 482
-# for a second (its own Brent check at the start) and refusing the changed copy.  Skipped
+# for a second (its own Brent check at the start) and refusing the changed copy; the tensor
+# product of two Kauers-Moosbauer <2,2,3>:11 (wide_scheme.py product) verified by flipgraph
+# itself, a product with a broken input refused, malformed hex named by file and line, and
+# the walk's plus transition on Kauers and Moosbauer's <4,4,4>:47, which has no flip, and
+# every scheme of data/found/beyond64/ valid with the format and rank its name gives.  Skipped
 # (exit 77) where python3 is not installed: the scripts are research aids, not the build.
 # Writes only inside its own temporary folder.  Prints "N passed, N failed".
 set -u
@@ -41,4 +45,41 @@ check "wide_walk walks the 482 for a second (exit 0)" test $? -eq 0
 check "wide_walk checked its start" grep -q '^start: <9,9,9> rank 482 (482 after its reductions)' "$tmp/walk.out"
 (cd "$tmp" && ./wide_walk bad.hex "$tmp/v" 1 1 5000000 2 > walk_bad.out 2>&1)
 check "wide_walk refuses the changed copy (exit 1)" test $? -eq 1
+# the product, checked by flipgraph's own verifier (<4,4,9> fits its 64-entry factors)
+"$bin" convert --to json "$src/data/corpus/kauers-moosbauer/223-11-mod0.exp" -o "$tmp/k11.json" > /dev/null 2>&1
+$ws product "$tmp/k11.json" "$tmp/k11.json" "$tmp/k121.hex" > "$tmp/product.out" 2>&1
+check "product: <2,2,3>:11 twice is <4,4,9> rank 121" grep -q '<4,4,9> rank 121 over GF(2), the product' "$tmp/product.out"
+$ws to-json "$tmp/k121.hex" "$tmp/k121.json"
+"$bin" verify "$tmp/k121.json" > "$tmp/k121.out" 2>&1
+check "flipgraph verify: the product is valid" grep -q '<4,4,9> rank 121 over GF(2): valid' "$tmp/k121.out"
+$ws from-json "$tmp/k11.json" "$tmp/k11.hex"
+awk 'NR == 2 { $1 = ($1 == "1") ? "3" : "1" } { print }' "$tmp/k11.hex" > "$tmp/k11bad.hex"
+$ws product "$tmp/k11bad.hex" "$tmp/k11.json" "$tmp/bad121.hex" > "$tmp/badproduct.out" 2>&1
+check "product: a broken input is refused (exit 1, no file)" test $? -eq 1 -a ! -e "$tmp/bad121.hex"
+check "product: the refusal says why" grep -q 'does not satisfy the Brent equations' "$tmp/badproduct.out"
+printf '2 2 3 1\n1 2 zz\n' > "$tmp/malformed.hex"
+$ws verify "$tmp/malformed.hex" > "$tmp/malformed.out" 2>&1
+check "malformed hex: exit 1 naming the file and line 2" \
+  grep -q "malformed.hex:2: expected three hexadecimal factors" "$tmp/malformed.out"
+: > "$tmp/empty.hex"
+$ws verify "$tmp/empty.hex" > "$tmp/empty.out" 2>&1
+check "an empty file is named as empty" grep -q 'empty.hex: empty' "$tmp/empty.out"
+# Kauers and Moosbauer's 47 has no two terms sharing a factor: no flip to count, so the
+# walk must reach its plateau by the draws without a partner
+"$bin" convert --to json "$src/data/corpus/kauers-moosbauer/444-47-mod2.exp" -o "$tmp/k47.json" > /dev/null 2>&1
+$ws from-json "$tmp/k47.json" "$tmp/k47.hex"
+(cd "$tmp" && ./wide_walk k47.hex "$tmp/k" 1 1 5000000 2 > walk47.out 2>&1)
+check "wide_walk makes plus transitions on a scheme without a flip (the 47)" \
+  grep -q 'end: lowest 4[0-9] from 47; [0-9]* flips, [0-9]* draws without a partner, [1-9][0-9]* plus transitions' "$tmp/walk47.out"
+# data/found/beyond64: NxMxP-RANK-gf2.hex, each valid (Brent equations and random products;
+# flipgraph on the projections where they fit) with the format and rank of its name
+count=0
+for f in "$src"/data/found/beyond64/*.hex; do
+  name=$(basename "$f")
+  IFS='x-' read -r n m p r rest <<< "$name"
+  $ws verify --flipgraph "$bin" "$f" > "$tmp/b64.out" 2>&1
+  check "beyond64/$name is valid as named" grep -q "^$f: <$n,$m,$p> rank $r over GF(2): valid" "$tmp/b64.out"
+  count=$((count + 1))
+done
+check "data/found/beyond64 holds its 11 schemes" test $count -ge 11
 check_end

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1618,11 +1619,19 @@ Test(verify, every_found_file_verifies_as_its_name_says, .timeout = 120)
     while ((e = readdir(dh))) {
         if (e->d_name[0] == '.')
             continue;
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        cr_assert(stat(path, &st) == 0, "%s", path);
+        if (S_ISDIR(st.st_mode)) {
+            /* beyond64/: the hex layout of scripts/wide_walk.c, which no reader of ours takes;
+               check_wide_scheme.sh checks every file there */
+            cr_assert_str_eq(e->d_name, "beyond64", "data/found/%s: an unexpected folder", e->d_name);
+            continue;
+        }
         int n, m, p, rank, used = 0;
         cr_assert(sscanf(e->d_name, "%1d%1d%1d-%d-%n", &n, &m, &p, &rank, &used) == 4 && used > 0,
                   "data/found/%s: not named NMP-RANK-...", e->d_name);
-        char path[8192];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         scheme_diag d;
         scheme *s = scheme_read_file(path, NULL, &d);
         if (!scheme_format_valid((scheme_format){n, m, p})) {
