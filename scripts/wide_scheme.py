@@ -158,24 +158,37 @@ def products(dims, terms, rounds=4, seed=12345):
     return bad
 
 
-def project(dims, terms, dn, dm, dp):
-    """The terms with index dn of n, dm of m, dp of p deleted (a zero factor drops a term)."""
-    n, m, p = dims
+def delete_indices(dims, terms, deleted):
+    """The scheme with index deleted[d] of dimension d deleted (0: n, 1: m, 2: p; -1: none):
+    the Brent equations of the smaller format are among the larger one's, so the terms that
+    keep three nonzero factors, with equal terms cancelled in pairs (GF(2)), are a scheme of it."""
+    sizes = (dims[0], dims[1]), (dims[1], dims[2]), (dims[2], dims[0])
+    rows_cols = ((0, 1), (1, 2), (2, 0))
 
-    def keep(w, rows, cols, drow, dcol):
+    def keep(w, q):
+        rows, cols = sizes[q]
+        drow, dcol = deleted[rows_cols[q][0]], deleted[rows_cols[q][1]]
         out, e = 0, 0
         for r in range(rows):
+            if r == drow:
+                continue
             for c in range(cols):
-                if r != drow and c != dcol:
+                if c != dcol:
                     out |= (w >> (r * cols + c) & 1) << e
                     e += 1
         return out
-    out = []
-    for a, b, c in terms:
-        t = (keep(a, n, m, dn, dm), keep(b, m, p, dm, dp), keep(c, p, n, dp, dn))
-        if all(t):
-            out.append(t)
-    return (n - 1, m - 1, p - 1), out
+    odd = {}
+    for t in terms:
+        k = (keep(t[0], 0), keep(t[1], 1), keep(t[2], 2))
+        if all(k):
+            odd[k] = not odd.get(k, False)
+    smaller = tuple(d - (x >= 0) for d, x in zip(dims, deleted))
+    return smaller, [k for k, v in odd.items() if v]
+
+
+def project(dims, terms, dn, dm, dp):
+    """Index dn of n, dm of m and dp of p deleted."""
+    return delete_indices(dims, terms, (dn, dm, dp))
 
 
 def kron(w1, rows1, cols1, w2, rows2, cols2):
@@ -199,36 +212,6 @@ def product(dims1, terms1, dims2, terms2):
     terms = [(kron(a1, n1, m1, a2, n2, m2), kron(b1, m1, p1, b2, m2, p2), kron(c1, p1, n1, c2, p2, n2))
              for a1, b1, c1 in terms1 for a2, b2, c2 in terms2]
     return (n1 * n2, m1 * m2, p1 * p2), terms
-
-
-def project_one(dims, terms, dim, index):
-    """The scheme with index `index` of dimension `dim` (0: n, 1: m, 2: p) deleted: the Brent
-    equations of the smaller format are among the larger one's, so the terms that keep three
-    nonzero factors, with equal terms cancelled in pairs (GF(2)), are a scheme of it."""
-    deleted = [index if d == dim else -1 for d in range(3)]
-    sizes = (dims[0], dims[1]), (dims[1], dims[2]), (dims[2], dims[0])
-    rows_cols = ((0, 1), (1, 2), (2, 0))
-
-    def keep(w, q):
-        rows, cols = sizes[q]
-        drow, dcol = deleted[rows_cols[q][0]], deleted[rows_cols[q][1]]
-        out, e = 0, 0
-        for r in range(rows):
-            if r == drow:
-                continue
-            for c in range(cols):
-                if c != dcol:
-                    out |= (w >> (r * cols + c) & 1) << e
-                    e += 1
-        return out
-    odd = {}
-    for t in terms:
-        k = (keep(t[0], 0), keep(t[1], 1), keep(t[2], 2))
-        if all(k):
-            odd[k] = not odd.get(k, False)
-    smaller = list(dims)
-    smaller[dim] -= 1
-    return tuple(smaller), [k for k, v in odd.items() if v]
 
 
 def projections_by_flipgraph(flipgraph, dims, terms):
@@ -328,7 +311,7 @@ def main(argv):
             sys.exit(f'project: {argv[2]} is {dims[dim]} already')
         best = None
         for index in range(dims[dim]):
-            smaller, kept = project_one(dims, terms, dim, index)
+            smaller, kept = delete_indices(dims, terms, [index if d == dim else -1 for d in range(3)])
             if best is None or len(kept) < len(best[2]):
                 best = (index, smaller, kept)
         index, smaller, kept = best
