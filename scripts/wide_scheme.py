@@ -186,11 +186,6 @@ def delete_indices(dims, terms, deleted):
     return smaller, [k for k, v in odd.items() if v]
 
 
-def project(dims, terms, dn, dm, dp):
-    """Index dn of n, dm of m and dp of p deleted."""
-    return delete_indices(dims, terms, (dn, dm, dp))
-
-
 def kron(w1, rows1, cols1, w2, rows2, cols2):
     """The Kronecker product of two factors: entry ((r1, r2), (c1, c2)) is w1[r1, c1] w2[r2, c2]."""
     out = 0
@@ -224,13 +219,25 @@ def projections_by_flipgraph(flipgraph, dims, terms):
         for dn in range(n):
             for dm in range(m):
                 for dp in range(p):
-                    pd, pt = project(dims, terms, dn, dm, dp)
+                    pd, pt = delete_indices(dims, terms, (dn, dm, dp))
                     path = os.path.join(tmp, f'proj_{dn}_{dm}_{dp}.json')
                     write_json(path, pd, pt)
                     paths.append(path)
         out = subprocess.run([flipgraph, 'verify'] + paths, capture_output=True, text=True)
         return sum(1 for line in out.stdout.splitlines() if not line.endswith(': valid')) + \
             (len(paths) - len(out.stdout.splitlines()))
+
+
+def name(dims):
+    return '<%d,%d,%d>' % tuple(dims)
+
+
+def write_checked(path, dims, terms, refusal, how):
+    """OUT of a command that builds a scheme: written only when it satisfies the Brent equations."""
+    if brent(dims, terms):
+        sys.exit(refusal)
+    write_hex(path, dims, terms)
+    print(f'{path}: {name(dims)} rank {len(terms)} over GF(2), {how}')
 
 
 def check(path, dims, terms, flipgraph=None):
@@ -245,7 +252,7 @@ def check(path, dims, terms, flipgraph=None):
         ok &= proj <= 0  # -1: not made (said below)
         how += f'; flipgraph verify: {n * m * p - max(proj, 0)} of {n * m * p} projections valid' if proj >= 0 else \
             '; no flipgraph check: its projections do not fit flipgraph or do not cover every equation'
-    print(f'{path}: <{n},{m},{p}> rank {len(terms)} over GF(2): ' +
+    print(f'{path}: {name(dims)} rank {len(terms)} over GF(2): ' +
           (f'valid ({how})' if ok else
            f'NOT VALID: {zero} terms with a zero factor, {b} Brent rows wrong, {q} product entries wrong' +
            (f', {proj} projections not valid by flipgraph' if proj and proj > 0 else '')))
@@ -298,28 +305,22 @@ def main(argv):
         dims1, terms1 = read(argv[1])
         dims2, terms2 = read(argv[2])
         dims, terms = product(dims1, terms1, dims2, terms2)
-        if brent(dims, terms):
-            sys.exit('product: the product does not satisfy the Brent equations (are both inputs schemes?)')
-        write_hex(argv[3], dims, terms)
-        print(f'{argv[3]}: <{dims[0]},{dims[1]},{dims[2]}> rank {len(terms)} over GF(2), the product of '
-              f'<{dims1[0]},{dims1[1]},{dims1[2]}>:{len(terms1)} and <{dims2[0]},{dims2[1]},{dims2[2]}>:{len(terms2)}')
+        write_checked(argv[3], dims, terms,
+                      'product: the product does not satisfy the Brent equations (are both inputs schemes?)',
+                      f'the product of {name(dims1)}:{len(terms1)} and {name(dims2)}:{len(terms2)}')
         return 0
     if len(argv) == 4 and argv[0] == 'project' and argv[2] in ('n', 'm', 'p'):
         dims, terms = read(argv[1])
         dim = 'nmp'.index(argv[2])
         if dims[dim] < 2:
             sys.exit(f'project: {argv[2]} is {dims[dim]} already')
-        best = None
-        for index in range(dims[dim]):
-            smaller, kept = delete_indices(dims, terms, [index if d == dim else -1 for d in range(3)])
-            if best is None or len(kept) < len(best[2]):
-                best = (index, smaller, kept)
-        index, smaller, kept = best
-        if brent(smaller, kept):
-            sys.exit('project: the projection does not satisfy the Brent equations (is the input a scheme?)')
-        write_hex(argv[3], smaller, kept)
-        print(f'{argv[3]}: <{smaller[0]},{smaller[1]},{smaller[2]}> rank {len(kept)} over GF(2), '
-              f'index {index} of {argv[2]} deleted (the lowest of the {dims[dim]})')
+        # the first index of those that leave the fewest terms
+        index, (smaller, kept) = min(
+            ((index, delete_indices(dims, terms, [index if d == dim else -1 for d in range(3)]))
+             for index in range(dims[dim])), key=lambda candidate: len(candidate[1][1]))
+        write_checked(argv[3], smaller, kept,
+                      'project: the projection does not satisfy the Brent equations (is the input a scheme?)',
+                      f'index {index} of {argv[2]} deleted (the lowest of the {dims[dim]})')
         return 0
     if len(argv) >= 2 and argv[0] == 'verify':
         flipgraph = None
