@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""The change-of-basis symmetries of a scheme, modulo 2: the triples (P, Q, R)
+of GL(n,2) x GL(m,2) x GL(p,2) under which the scheme's terms, read mod 2, map
+onto themselves (a term a (x) b (x) c goes to P a Q^-1 (x) Q b R^-1 (x)
+R c P^-1, in the cyclic convention of docs/formats.md: c is p x n).  Every such
+triple is a symmetry of the matrix multiplication tensor (de Groote, "On
+varieties of optimal algorithms for the computation of bilinear mappings",
+1978), so a scheme fixed by one other than the identity lies in the smaller
+space a walk invariant under it would search (docs/search.md, "Symmetric
+walks"); scripts/perm_stabilizer.py covers the permutation matrices only.
+
+Over Z an invertible integer triple that fixes a scheme reduces mod 2 to one
+of these, unless it reduces to the identity (sign changes such as P = diag(-1,
+1, ...), which mod 2 cannot see).
+
+  scripts/gl_stabilizer.py [--control] FILE.exp ...
+
+FILE is an .exp file (`flipgraph convert --to exp FILE -o FILE.exp` writes one
+from any format flipgraph reads).  Prints, per file, the format, the rank, the
+order of the stabilizer (the identity counted) and the first few of its other
+elements; for <n,n,p> also how many triples take the scheme to its image under
+the transposition (a, b, c) -> (a^T, c^T, b^T), each of them a symmetry of
+the scheme that swaps the roles of B and C; for a file with a negative
+coefficient also how many triples of diagonal sign matrices fix it over Z
+(symmetries that mod 2 cannot see).
+
+How: P, Q and R are each enumerated by backtracking, column by column, keeping
+only the matrices that map the set of column vectors x of the rank-one factors
+x y^T of their position (a for P, b for Q, c for R) into itself, which every
+symmetry does; a pair (P, Q) must then map the a factors onto themselves as a
+multiset, and each triple left is checked term by term.
+--control first runs Strassen's <2,2,2>:7 written mod 2 and the same scheme
+after a fixed change of basis (the two orders must agree with each other and
+with a brute force over all 216 triples), and the standard <2,2,3>, which
+exactly the 24 permutation triples fix, 24 more with the transposition, and
+all 128 triples of diagonal sign matrices over Z.  Research aid
+(bench/RESULTS.md, seventy-fourth session); not part of the build or the tests.
+"""
+import itertools
+import re
+import sys
+from collections import Counter
+
+from perm_stabilizer import factors, parse
+
+
+def rows_of(entries, nrows):
+    """A factor given as its set of (row, column) entries -> tuple of row bitmasks."""
+    rows = [0] * nrows
+    for i, j in entries:
+        rows[i] ^= 1 << j
+    return tuple(rows)
+
+
+def combine(mask, vectors):
+    """The sum over GF(2) of the vectors picked by the bits of mask."""
+    acc, j = 0, 0
+    while mask:
+        if mask & 1:
+            acc ^= vectors[j]
+        mask >>= 1
+        j += 1
+    return acc
+
+
+def matmul(a, b):
+    """(rows of a) x (rows of b) over GF(2): row i of the product is the sum of
+    the rows of b picked by the bits of row i of a."""
+    return tuple(combine(r, b) for r in a)
+
+
+def inverse(a):
+    """Inverse of a square GF(2) matrix given by row masks, or None."""
+    n = len(a)
+    rows = [a[i] | (1 << (n + i)) for i in range(n)]
+    for col in range(n):
+        piv = next((r for r in range(col, n) if rows[r] >> col & 1), None)
+        if piv is None:
+            return None
+        rows[col], rows[piv] = rows[piv], rows[col]
+        for r in range(n):
+            if r != col and rows[r] >> col & 1:
+                rows[r] ^= rows[col]
+    return tuple(r >> n for r in rows)
+
+
+def rank_one_columns(factor):
+    """The column vector x of a rank-one factor x y^T (bit i set where row i is
+    nonzero), or None for any other rank."""
+    nonzero = [r for r in factor if r]
+    if not nonzero or any(r != nonzero[0] for r in nonzero):
+        return None
+    return sum(1 << i for i, r in enumerate(factor) if r)
+
+
+def candidates(size, src, dst=None):
+    """Every invertible size x size GF(2) matrix M (as row masks) with M x in
+    `dst` (default `src`) for every x in `src`, found column by column: once the
+    columns of x's support are chosen, M x is fixed and is checked."""
+    wanted = set(src if dst is None else dst)
+    checks = [[] for _ in range(size)]   # vectors whose highest bit is column c
+    for x in set(src):
+        checks[x.bit_length() - 1].append(x)
+    cols, found = [], []
+    spans = [{0}]            # spans[c]: the span of the first c columns
+
+    def go(c):
+        if c == size:
+            # columns -> rows
+            found.append(tuple(sum(((cols[j] >> i) & 1) << j for j in range(size))
+                               for i in range(size)))
+            return
+        for v in range(1, 1 << size):
+            if v in spans[c]:
+                continue
+            cols.append(v)
+            if all(combine(x, cols) in wanted for x in checks[c]):
+                spans.append(spans[c] | {s ^ v for s in spans[c]})
+                go(c + 1)
+                spans.pop()
+            cols.pop()
+
+    go(0)
+    return found
+
+
+def stabilizer(fmt, terms, limit=4, target=None):
+    """The order of the group of triples (P, Q, R) fixing the scheme mod 2, and
+    up to `limit` of its elements other than the identity; with `target` (a
+    scheme of the same format), the triples taking `terms` to `target` instead."""
+    n, m, p = fmt
+    dims = [(n, m), (m, p), (p, n)]
+    mats = [tuple(rows_of(t[pos], dims[pos][0]) for pos in range(3)) for t in terms]
+    goal = mats if target is None else \
+        [tuple(rows_of(t[pos], dims[pos][0]) for pos in range(3)) for t in target]
+
+    def columns(scheme, pos):
+        return [x for x in (rank_one_columns(t[pos]) for t in scheme) if x is not None]
+
+    lists = [candidates(dims[pos][0], columns(mats, pos), columns(goal, pos)) for pos in range(3)]
+    want_a = Counter(t[0] for t in goal)
+    want = sorted(goal)
+    found, order = [], 0
+    for P in lists[0]:
+        Pi = inverse(P)
+        for Q in lists[1]:
+            Qi = inverse(Q)
+            img_a = [matmul(matmul(P, t[0]), Qi) for t in mats]
+            if Counter(img_a) != want_a:
+                continue
+            for R in lists[2]:
+                Ri = inverse(R)
+                img = sorted((a, matmul(matmul(Q, t[1]), Ri), matmul(matmul(R, t[2]), Pi))
+                             for a, t in zip(img_a, mats))
+                if img != want:
+                    continue
+                order += 1
+                if (P, Q, R) != (identity(n), identity(m), identity(p)) and len(found) < limit:
+                    found.append((P, Q, R))
+    return order, found
+
+
+def transposed(terms):
+    """The image of a <n,n,p> scheme under the transposition followed by the
+    cyclic shift, (a, b, c) -> (a^T, c^T, b^T): again a <n,n,p> scheme (the
+    tensor's symmetry tr(XYZ) = tr(Z^T Y^T X^T) composed with the cyclic one)."""
+    return [[{(j, i) for i, j in a}, {(j, i) for i, j in c}, {(j, i) for i, j in b}]
+            for a, b, c in terms]
+
+
+def identity(size):
+    return tuple(1 << i for i in range(size))
+
+
+def parse_signed(path):
+    """The terms of an .exp file over Z: per term three {(row, column): coefficient}."""
+    terms = []
+    for line in open(path):
+        groups = factors(line.strip())
+        if len(groups) != 3:
+            continue
+        term = []
+        for g in groups:
+            entries = {}
+            for coef, x, y in re.findall(r'([+-]?\s*\d*)\*?\s*[abc](\d)(\d)', g):
+                c = coef.replace(' ', '').replace('+', '')
+                c = -1 if c == '-' else 1 if c == '' else int(c)
+                key = (int(x) - 1, int(y) - 1)
+                entries[key] = entries.get(key, 0) + c
+            term.append({e: c for e, c in entries.items() if c})
+        terms.append(term)
+    return terms
+
+
+def sign_symmetries(fmt, terms):
+    """How many triples of diagonal sign matrices (P, Q, R) fix the scheme over
+    Z, each term read as a tensor (a sign moved between its factors is the same
+    term).  Mod 2 they are all the identity; the 8 scalar triples fix every scheme."""
+    n, m, p = fmt
+
+    def normal(term):
+        sign, out = 1, []
+        for f in term:
+            items = sorted(f.items())
+            if items[0][1] < 0:
+                sign, items = -sign, [(e, -c) for e, c in items]
+            out.append(tuple(items))
+        return (sign, *out)
+
+    want = sorted(normal(t) for t in terms)
+    count = 0
+    for P in itertools.product((1, -1), repeat=n):
+        for Q in itertools.product((1, -1), repeat=m):
+            for R in itertools.product((1, -1), repeat=p):
+                img = sorted(normal([{(i, j): c * P[i] * Q[j] for (i, j), c in t[0].items()},
+                                     {(j, k): c * Q[j] * R[k] for (j, k), c in t[1].items()},
+                                     {(k, i): c * R[k] * P[i] for (k, i), c in t[2].items()}])
+                             for t in terms)
+                count += img == want
+    return count
+
+
+def show(mat):
+    return '/'.join(''.join(str(r >> j & 1) for j in range(len(mat))) for r in mat)
+
+
+STRASSEN = [  # <2,2,2>:7 in the cyclic convention, entries (row, column), mod 2
+    [{(0, 0), (1, 1)}, {(0, 0), (1, 1)}, {(0, 0), (1, 1)}],
+    [{(1, 0), (1, 1)}, {(0, 0)}, {(0, 1), (1, 1)}],
+    [{(0, 0)}, {(0, 1), (1, 1)}, {(1, 0), (1, 1)}],
+    [{(1, 1)}, {(1, 0), (0, 0)}, {(0, 0), (0, 1)}],
+    [{(0, 0), (0, 1)}, {(1, 1)}, {(1, 0), (0, 0)}],
+    [{(1, 0), (0, 0)}, {(0, 0), (0, 1)}, {(1, 1)}],
+    [{(0, 1), (1, 1)}, {(1, 0), (1, 1)}, {(0, 0)}],
+]
+
+
+def valid(fmt, terms):
+    n, m, p = fmt
+    acc = Counter()
+    for a, b, c in terms:
+        for (i, j) in a:
+            for (j2, k) in b:
+                for (k2, i2) in c:
+                    acc[(i, j, j2, k, k2, i2)] ^= 1
+    want = {(i, j, j, k, k, i) for i in range(n) for j in range(m) for k in range(p)}
+    return {e for e, v in acc.items() if v} == want
+
+
+def brute_force_order(fmt, terms):
+    """The stabilizer's order by trying every triple: the reference the
+    backtracking search is checked against in --control (small formats only)."""
+    n, m, p = fmt
+    dims = [(n, m), (m, p), (p, n)]
+    mats = sorted(tuple(rows_of(t[pos], dims[pos][0]) for pos in range(3)) for t in terms)
+    order = 0
+    for P in candidates(n, []):
+        Pi = inverse(P)
+        for Q in candidates(m, []):
+            Qi = inverse(Q)
+            for R in candidates(p, []):
+                Ri = inverse(R)
+                img = sorted((matmul(matmul(P, a), Qi), matmul(matmul(Q, b), Ri),
+                              matmul(matmul(R, c), Pi)) for a, b, c in mats)
+                order += img == mats
+    return order
+
+
+def control():
+    fmt = (2, 2, 2)
+    if not valid(fmt, STRASSEN):
+        print('control: Strassen table is not a <2,2,2> scheme: FAILED')
+        return False
+    order, found = stabilizer(fmt, STRASSEN)
+    # the same scheme after P0 = [[1,1],[0,1]], Q0 = [[1,0],[1,1]], R0 = [[0,1],[1,1]]
+    P0, Q0, R0 = (0b11, 0b10), (0b01, 0b11), (0b10, 0b11)
+    mats = []
+    for a, b, c in STRASSEN:
+        ra, rb, rc = rows_of(a, 2), rows_of(b, 2), rows_of(c, 2)
+        ta = matmul(matmul(P0, ra), inverse(Q0))
+        tb = matmul(matmul(Q0, rb), inverse(R0))
+        tc = matmul(matmul(R0, rc), inverse(P0))
+        mats.append([{(i, j) for i in range(2) for j in range(2) if f[i] >> j & 1} for f in (ta, tb, tc)])
+    ok_valid = valid(fmt, mats)
+    order2, _ = stabilizer(fmt, mats)
+    brute, brute2 = brute_force_order(fmt, STRASSEN), brute_force_order(fmt, mats)
+    ok = order > 1 and order2 == order == brute == brute2 and ok_valid
+    std = [[{(i, j)}, {(j, k)}, {(k, i)}] for i in range(2) for j in range(2) for k in range(3)]
+    s_order, _ = stabilizer((2, 2, 3), std)
+    s_brute = brute_force_order((2, 2, 3), std)
+    s_more, _ = stabilizer((2, 2, 3), std, target=transposed(std))
+    s_signs = sign_symmetries((2, 2, 3), [[{e: 1 for e in f} for f in t] for t in std])
+    ok_std = s_order == s_brute == s_more == 24 and s_signs == 128
+    print(f'control: the standard <2,2,3> (its symmetries: the 2! 2! 3! = 24 permutation '
+          f'triples): order {s_order}, every triple tried {s_brute}, with the transposition '
+          f'{s_more} more, sign triples over Z {s_signs} of 128: {"ok" if ok_std else "FAILED"}')
+    ok = ok and ok_std
+    print(f'control: Strassen <2,2,2>:7 mod 2 stabilizer order {order}; after a change of basis '
+          f'{order2} (valid {ok_valid}); every triple tried: {brute} and {brute2}: '
+          f'{"ok" if ok else "FAILED"}')
+    return ok
+
+
+def main(argv):
+    files = [a for a in argv if a != '--control']
+    if not files and '--control' not in argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    if '--control' in argv and not control():
+        return 1
+    for path in files:
+        try:
+            fmt, terms = parse(path)
+        except OSError as err:
+            print(f'{path}: cannot read: {err.strerror}', file=sys.stderr)
+            return 2
+        n, m, p = fmt
+        if not terms:
+            print(f'{path}: no terms read (expected .exp lines such as (a11+a22)*(b11)*(c11-c21))',
+                  file=sys.stderr)
+            return 2
+        if not valid(fmt, terms):
+            print(f'{path}: not a valid <{n},{m},{p}> scheme mod 2', file=sys.stderr)
+            return 2
+        order, found = stabilizer(fmt, terms)
+        print(f'{path}: <{n},{m},{p}> rank {len(terms)}: stabilizer in GL({n},2) x GL({m},2) x '
+              f'GL({p},2) of order {order}' +
+              ''.join(f'\n  P {show(P)}  Q {show(Q)}  R {show(R)}' for P, Q, R in found))
+        if n == m:
+            flipped = transposed(terms)
+            if not valid(fmt, flipped):
+                print(f'{path}: the transposed scheme is not valid: internal error', file=sys.stderr)
+                return 3
+            more, found = stabilizer(fmt, terms, target=flipped)
+            print(f'  with the transposition (a, b, c) -> (a^T, c^T, b^T): {more} more' +
+                  ''.join(f'\n  P {show(P)}  Q {show(Q)}  R {show(R)} after it' for P, Q, R in found))
+        signed = parse_signed(path)
+        if any(c < 0 for t in signed for f in t for c in f.values()):
+            print(f'  over Z, triples of diagonal sign matrices that fix it: '
+                  f'{sign_symmetries(fmt, signed)} (the 8 scalar ones fix every scheme)')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
