@@ -3,9 +3,8 @@
 of GL(n,2) x GL(m,2) x GL(p,2) under which the scheme's terms, read mod 2, map
 onto themselves (a term a (x) b (x) c goes to P a Q^-1 (x) Q b R^-1 (x)
 R c P^-1, in the cyclic convention of docs/formats.md: c is p x n).  Every such
-triple is a symmetry of the matrix multiplication tensor (de Groote, "On
-varieties of optimal algorithms for the computation of bilinear mappings",
-1978), so a scheme fixed by one other than the identity lies in the smaller
+triple is a symmetry of the matrix multiplication tensor (Burichenko, "The
+isotropy group of the matrix multiplication tensor", 2016), so a scheme fixed by one other than the identity lies in the smaller
 space a walk invariant under it would search (docs/search.md, "Symmetric
 walks"); scripts/perm_stabilizer.py covers the permutation matrices only.
 
@@ -18,30 +17,37 @@ of these, unless it reduces to the identity (sign changes such as P = diag(-1,
 FILE is an .exp file (`flipgraph convert --to exp FILE -o FILE.exp` writes one
 from any format flipgraph reads).  Prints, per file, the format, the rank, the
 order of the stabilizer (the identity counted) and the first few of its other
-elements; for <n,n,p> also how many triples take the scheme to its image under
-the transposition (a, b, c) -> (a^T, c^T, b^T), each of them a symmetry of
-the scheme that swaps the roles of B and C; for a file with a negative
-coefficient also how many triples of diagonal sign matrices fix it over Z
-(symmetries that mod 2 cannot see).
+elements; then, for each of the five maps that permute the three factors and
+keep the format (the cyclic shift on <n,n,n>, the transposition on <n,m,n>,
+either composed with a shift on <n,n,p> and <n,m,m>; with the changes of basis
+they make the whole symmetry group of the tensor: Burichenko, "The isotropy
+group of the matrix multiplication tensor", 2016), how many triples take the
+scheme to its image under that map, each a symmetry of the scheme; for a file
+with a negative coefficient, how many triples of diagonal sign matrices fix it
+over Z (symmetries that mod 2 cannot see).
 
-How: P, Q and R are each enumerated by backtracking, column by column, keeping
-only the matrices that map the set of column vectors x of the rank-one factors
-x y^T of their position (a for P, b for Q, c for R) into itself, which every
-symmetry does; a pair (P, Q) must then map the a factors onto themselves as a
-multiset, and each triple left is checked term by term.
+How: the scheme is shifted cyclically so that its largest dimension is p.  P
+and Q are enumerated by backtracking, column by column, keeping only the
+matrices that map the set of column vectors x of the rank-one factors x y^T of
+their position (a for P, b for Q) into itself, which every symmetry does; a
+pair (P, Q) must then map the a factors onto themselves as a multiset.  The
+terms whose a factor's image is unique then give linear equations for R (R c
+P^-1 is the c of the term they go to); where those do not fix R, R is
+enumerated like P and Q.  Each triple left is checked term by term.
 --control first runs Strassen's <2,2,2>:7 written mod 2 and the same scheme
 after a fixed change of basis (the two orders must agree with each other and
-with a brute force over all 216 triples), and the standard <2,2,3>, which
-exactly the 24 permutation triples fix, 24 more with the transposition, and
-all 128 triples of diagonal sign matrices over Z.  Research aid
-(bench/RESULTS.md, seventy-fourth session); not part of the build or the tests.
+with a brute force over all 216 triples; with the five maps, 36 symmetries in
+all, as Burichenko, "On symmetries of the Strassen algorithm", 2014, counts),
+and the standard <2,2,3>, which exactly the 24 permutation triples fix, 24
+more with the transposition composed with the shift, and all 128 triples of
+diagonal sign matrices over Z.  Research aid (bench/RESULTS.md, seventy-fourth
+session); tests/check_stabilizer.sh runs it in ctest.
 """
 import itertools
-import re
 import sys
 from collections import Counter
 
-from perm_stabilizer import factors, parse
+from perm_stabilizer import parse, parse_terms
 
 
 def rows_of(entries, nrows):
@@ -127,7 +133,19 @@ def candidates(size, src, dst=None):
 def stabilizer(fmt, terms, limit=4, target=None):
     """The order of the group of triples (P, Q, R) fixing the scheme mod 2, and
     up to `limit` of its elements other than the identity; with `target` (a
-    scheme of the same format), the triples taking `terms` to `target` instead."""
+    scheme of the same format), the triples taking `terms` to `target` instead.
+    The scheme is first shifted cyclically so that its largest dimension comes
+    last: that matrix is solved for, not enumerated (a symmetry (P, Q, R) of the
+    shifted scheme (b, c, a) is (Q, R, P) of the scheme)."""
+    k = max(range(3), key=lambda r: (fmt[(r + 2) % 3], -r))
+    rfmt = fmt[k:] + fmt[:k]
+    rterms = [t[k:] + t[:k] for t in terms]
+    rtarget = None if target is None else [t[k:] + t[:k] for t in target]
+    order, found = stabilizer_shifted(rfmt, rterms, limit, rtarget)
+    return order, [tuple(x[(3 - k) % 3:] + x[:(3 - k) % 3]) for x in (list(f) for f in found)]
+
+
+def stabilizer_shifted(fmt, terms, limit, target):
     n, m, p = fmt
     dims = [(n, m), (m, p), (p, n)]
     mats = [tuple(rows_of(t[pos], dims[pos][0]) for pos in range(3)) for t in terms]
@@ -137,8 +155,10 @@ def stabilizer(fmt, terms, limit=4, target=None):
     def columns(scheme, pos):
         return [x for x in (rank_one_columns(t[pos]) for t in scheme) if x is not None]
 
-    lists = [candidates(dims[pos][0], columns(mats, pos), columns(goal, pos)) for pos in range(3)]
+    lists = [candidates(dims[pos][0], columns(mats, pos), columns(goal, pos)) for pos in range(2)]
+    r_list = None                # R enumerated only where the terms do not fix it
     want_a = Counter(t[0] for t in goal)
+    where_a = {t[0]: t for t in goal if want_a[t[0]] == 1}
     want = sorted(goal)
     found, order = [], 0
     for P in lists[0]:
@@ -148,7 +168,22 @@ def stabilizer(fmt, terms, limit=4, target=None):
             img_a = [matmul(matmul(P, t[0]), Qi) for t in mats]
             if Counter(img_a) != want_a:
                 continue
-            for R in lists[2]:
+            # a term whose a factor is the goal's only one with that image goes to
+            # that goal term: R c P^-1 = c', so R maps each column of c to that of c' P
+            pairs = []
+            for a, t in zip(img_a, mats):
+                if a in where_a:
+                    pairs.extend(zip(columns_of(t[2], n), columns_of(matmul(where_a[a][2], P), n)))
+            R = solve_linear_map(pairs, p)
+            if R is not None:
+                tries = [R] if inverse(R) is not None else []
+            elif pairs and not consistent(pairs):
+                tries = []
+            else:
+                if r_list is None:
+                    r_list = candidates(p, columns(mats, 2), columns(goal, 2))
+                tries = r_list
+            for R in tries:
                 Ri = inverse(R)
                 img = sorted((a, matmul(matmul(Q, t[1]), Ri), matmul(matmul(R, t[2]), Pi))
                              for a, t in zip(img_a, mats))
@@ -160,36 +195,83 @@ def stabilizer(fmt, terms, limit=4, target=None):
     return order, found
 
 
-def transposed(terms):
-    """The image of a <n,n,p> scheme under the transposition followed by the
-    cyclic shift, (a, b, c) -> (a^T, c^T, b^T): again a <n,n,p> scheme (the
-    tensor's symmetry tr(XYZ) = tr(Z^T Y^T X^T) composed with the cyclic one)."""
-    return [[{(j, i) for i, j in a}, {(j, i) for i, j in c}, {(j, i) for i, j in b}]
-            for a, b, c in terms]
+def columns_of(mat, ncols):
+    """The columns of a matrix given by row masks, each as a mask over the rows."""
+    return [sum(((r >> j) & 1) << i for i, r in enumerate(mat)) for j in range(ncols)]
+
+
+def reduce_pairs(pairs):
+    """Gaussian elimination on the pairs (v, w) of a wanted map v -> w: the basis
+    (leading bits distinct, largest first) and whether the pairs agree."""
+    basis = []
+    for v, w in pairs:
+        for bv, bw in basis:
+            if v ^ bv < v:
+                v, w = v ^ bv, w ^ bw
+        if v:
+            basis.append((v, w))
+            basis.sort(reverse=True)
+        elif w:
+            return basis, False
+    return basis, True
+
+
+def consistent(pairs):
+    return reduce_pairs(pairs)[1]
+
+
+def solve_linear_map(pairs, size):
+    """The size x size matrix M (row masks) with M v = w for every (v, w), or
+    None when the pairs disagree or do not span."""
+    basis, ok = reduce_pairs(pairs)
+    if not ok or len(basis) != size:
+        return None
+    cols = []
+    for j in range(size):
+        v, w = 1 << j, 0
+        for bv, bw in basis:
+            if v ^ bv < v:
+                v, w = v ^ bv, w ^ bw
+        cols.append(w)
+    return tuple(sum(((cols[j] >> i) & 1) << j for j in range(size)) for i in range(size))
+
+
+def transpose_set(f):
+    return {(j, i) for i, j in f}
+
+
+def outer_maps(fmt, terms):
+    """The images of a scheme under the five symmetries of the matrix
+    multiplication tensor that permute its three factors, as (name, terms) for
+    those that keep the format: the cyclic shift (a, b, c) -> (b, c, a) takes
+    <n,m,p> to <m,p,n> (tr(XYZ) = tr(YZX)); the transposition (a, b, c) ->
+    (b^T, a^T, c^T) takes it to <p,m,n> (tr(XYZ) = tr(Z^T Y^T X^T))."""
+    n, m, p = fmt
+
+    def shift(f, ts):
+        return (f[1], f[2], f[0]), [[b, c, a] for a, b, c in ts]
+
+    def transpose(f, ts):
+        return (f[2], f[1], f[0]), [[transpose_set(b), transpose_set(a), transpose_set(c)]
+                                    for a, b, c in ts]
+
+    out = []
+    once = shift(fmt, terms)
+    twice = shift(*once)
+    flipped = transpose(fmt, terms)
+    flipped_once = shift(*flipped)
+    flipped_twice = shift(*flipped_once)
+    for name, (f, ts) in (('the cyclic shift', once), ('the shift twice', twice),
+                          ('the transposition', flipped),
+                          ('the transposition and the shift', flipped_once),
+                          ('the transposition and the shift twice', flipped_twice)):
+        if f == fmt:
+            out.append((name, ts))
+    return out
 
 
 def identity(size):
     return tuple(1 << i for i in range(size))
-
-
-def parse_signed(path):
-    """The terms of an .exp file over Z: per term three {(row, column): coefficient}."""
-    terms = []
-    for line in open(path):
-        groups = factors(line.strip())
-        if len(groups) != 3:
-            continue
-        term = []
-        for g in groups:
-            entries = {}
-            for coef, x, y in re.findall(r'([+-]?\s*\d*)\*?\s*[abc](\d)(\d)', g):
-                c = coef.replace(' ', '').replace('+', '')
-                c = -1 if c == '-' else 1 if c == '' else int(c)
-                key = (int(x) - 1, int(y) - 1)
-                entries[key] = entries.get(key, 0) + c
-            term.append({e: c for e, c in entries.items() if c})
-        terms.append(term)
-    return terms
 
 
 def sign_symmetries(fmt, terms):
@@ -266,6 +348,20 @@ def brute_force_order(fmt, terms):
     return order
 
 
+def sorted_key(fmt, terms):
+    n, m, p = fmt
+    dims = [(n, m), (m, p), (p, n)]
+    return sorted(tuple(rows_of(t[pos], dims[pos][0]) for pos in range(3)) for t in terms)
+
+
+def image_of(fmt, terms, P, Q, R):
+    """The scheme's terms after (P, Q, R), sorted, as row masks: the check that a
+    triple the search returns is a symmetry, done again from the definition."""
+    Pi, Qi, Ri = inverse(P), inverse(Q), inverse(R)
+    return sorted((matmul(matmul(P, a), Qi), matmul(matmul(Q, b), Ri), matmul(matmul(R, c), Pi))
+                  for a, b, c in sorted_key(fmt, terms))
+
+
 def control():
     fmt = (2, 2, 2)
     if not valid(fmt, STRASSEN):
@@ -284,19 +380,30 @@ def control():
     ok_valid = valid(fmt, mats)
     order2, _ = stabilizer(fmt, mats)
     brute, brute2 = brute_force_order(fmt, STRASSEN), brute_force_order(fmt, mats)
-    ok = order > 1 and order2 == order == brute == brute2 and ok_valid
-    std = [[{(i, j)}, {(j, k)}, {(k, i)}] for i in range(2) for j in range(2) for k in range(3)]
-    s_order, _ = stabilizer((2, 2, 3), std)
-    s_brute = brute_force_order((2, 2, 3), std)
-    s_more, _ = stabilizer((2, 2, 3), std, target=transposed(std))
-    s_signs = sign_symmetries((2, 2, 3), [[{e: 1 for e in f} for f in t] for t in std])
-    ok_std = s_order == s_brute == s_more == 24 and s_signs == 128
-    print(f'control: the standard <2,2,3> (its symmetries: the 2! 2! 3! = 24 permutation '
-          f'triples): order {s_order}, every triple tried {s_brute}, with the transposition '
-          f'{s_more} more, sign triples over Z {s_signs} of 128: {"ok" if ok_std else "FAILED"}')
+    whole = order + sum(stabilizer(fmt, STRASSEN, target=image)[0]
+                        for _, image in outer_maps(fmt, STRASSEN))
+    # Burichenko, "On symmetries of the Strassen algorithm", 2014: S3 x S3, order 36
+    ok = order > 1 and order2 == order == brute == brute2 and ok_valid and whole == 36
+    ok_std = True
+    for sfmt in ((2, 2, 3), (3, 2, 2)):   # the second is shifted before the search
+        n, m, p = sfmt
+        std = [[{(i, j)}, {(j, k)}, {(k, i)}] for i in range(n) for j in range(m) for k in range(p)]
+        s_order, s_found = stabilizer(sfmt, std, limit=30)
+        s_brute = brute_force_order(sfmt, std)
+        s_fix = all(image_of(sfmt, std, *x) == sorted_key(sfmt, std) for x in s_found)
+        (name, image), = outer_maps(sfmt, std)
+        s_more, _ = stabilizer(sfmt, std, target=image)
+        s_signs = sign_symmetries(sfmt, [[{e: 1 for e in f} for f in t] for t in std])
+        this = s_order == s_brute == s_more == 24 and s_signs == 128 and s_fix and len(s_found) == 23
+        print(f'control: the standard <{n},{m},{p}> (its symmetries: the 2! 2! 3! = 24 permutation '
+              f'triples): order {s_order}, every triple tried {s_brute}, the 23 others found each '
+              f'fix it {s_fix}, after {name} {s_more} more, sign triples over Z {s_signs} of 128: '
+              f'{"ok" if this else "FAILED"}')
+        ok_std = ok_std and this
     ok = ok and ok_std
     print(f'control: Strassen <2,2,2>:7 mod 2 stabilizer order {order}; after a change of basis '
-          f'{order2} (valid {ok_valid}); every triple tried: {brute} and {brute2}: '
+          f'{order2} (valid {ok_valid}); every triple tried: {brute} and {brute2}; with the five '
+          f'maps that permute the factors {whole} in all (36 published): '
           f'{"ok" if ok else "FAILED"}')
     return ok
 
@@ -314,6 +421,9 @@ def main(argv):
         except OSError as err:
             print(f'{path}: cannot read: {err.strerror}', file=sys.stderr)
             return 2
+        except ValueError as err:
+            print(err, file=sys.stderr)
+            return 2
         n, m, p = fmt
         if not terms:
             print(f'{path}: no terms read (expected .exp lines such as (a11+a22)*(b11)*(c11-c21))',
@@ -323,18 +433,24 @@ def main(argv):
             print(f'{path}: not a valid <{n},{m},{p}> scheme mod 2', file=sys.stderr)
             return 2
         order, found = stabilizer(fmt, terms)
+        if any(image_of(fmt, terms, *x) != sorted_key(fmt, terms) for x in found):
+            print(f'{path}: a triple found does not fix the scheme: internal error', file=sys.stderr)
+            return 3
         print(f'{path}: <{n},{m},{p}> rank {len(terms)}: stabilizer in GL({n},2) x GL({m},2) x '
               f'GL({p},2) of order {order}' +
               ''.join(f'\n  P {show(P)}  Q {show(Q)}  R {show(R)}' for P, Q, R in found))
-        if n == m:
-            flipped = transposed(terms)
-            if not valid(fmt, flipped):
-                print(f'{path}: the transposed scheme is not valid: internal error', file=sys.stderr)
+        for name, image in outer_maps(fmt, terms):
+            if not valid(fmt, image):
+                print(f'{path}: its image under {name} is not valid: internal error', file=sys.stderr)
                 return 3
-            more, found = stabilizer(fmt, terms, target=flipped)
-            print(f'  with the transposition (a, b, c) -> (a^T, c^T, b^T): {more} more' +
+            more, found = stabilizer(fmt, terms, target=image)
+            if any(image_of(fmt, terms, *x) != sorted_key(fmt, image) for x in found):
+                print(f'{path}: a triple found does not take the scheme to its image under {name}: '
+                      'internal error', file=sys.stderr)
+                return 3
+            print(f'  after {name}: {more} more' +
                   ''.join(f'\n  P {show(P)}  Q {show(Q)}  R {show(R)} after it' for P, Q, R in found))
-        signed = parse_signed(path)
+        signed = parse_terms(path)[1]
         if any(c < 0 for t in signed for f in t for c in f.values()):
             print(f'  over Z, triples of diagonal sign matrices that fix it: '
                   f'{sign_symmetries(fmt, signed)} (the 8 scalar ones fix every scheme)')

@@ -45,10 +45,30 @@ def split_products(line):
     return parts
 
 
+def unwrap(line):
+    """A term line without the sign and parentheses around the whole of it,
+    -(a25*(b11-b12)*c12) -> (-1, 'a25*(b11-b12)*c12'), and its sign."""
+    sign, text = 1, line.strip()
+    while text[:2] in ('-(', '+(', '((') or text[:1] == '(':
+        start = 0 if text[0] == '(' else 1
+        depth = 0
+        for end in range(start, len(text)):
+            depth += {'(': 1, ')': -1}.get(text[end], 0)
+            if depth == 0:
+                break
+        if end != len(text) - 1:
+            break
+        if text[0] == '-':
+            sign = -sign
+        text = text[start + 1:-1].strip()
+    return sign, text
+
+
 def factors(line):
     """The three factors of an .exp term line, split at the '*' outside parentheses
-    (a factor may go without them: a23*(b11+2*b14)*(...))."""
-    parts = split_products(line)
+    (a factor may go without them: a23*(b11+2*b14)*(...); the line may be wrapped
+    whole: -(a25*(...)*c12), whose sign unwrap() gives)."""
+    parts = split_products(unwrap(line)[1])
     merged = []
     for part in parts:             # a bare number is a coefficient of what follows
         if merged and re.fullmatch(r'[+-]?\d+', merged[-1].strip()):
@@ -58,26 +78,40 @@ def factors(line):
     return merged if all(re.search(r'[abc]\d\d', f) for f in merged) else []
 
 
-def parse(path):
+def parse_terms(path):
+    """The terms of an .exp file over Z, per term three {(row, column):
+    coefficient} (a term's sign in its first factor), and the format read off the
+    largest indices.  A line that is not a term raises ValueError naming it."""
     terms, dims = [], [0, 0, 0, 0, 0, 0]
-    for line in open(path):
-        groups = factors(line.strip())
-        if len(groups) != 3:
-            continue
-        term = []
-        for pos, g in enumerate(groups):
-            entries = {}
-            for coef, x, y in re.findall(r'([+-]?\s*\d*)\*?\s*[abc](\d)(\d)', g):
-                c = coef.replace(' ', '').replace('+', '')
-                c = -1 if c == '-' else 1 if c == '' else int(c)
-                x, y = int(x) - 1, int(y) - 1
-                entries[(x, y)] = entries.get((x, y), 0) + c
-                dims[2 * pos] = max(dims[2 * pos], x + 1)
-                dims[2 * pos + 1] = max(dims[2 * pos + 1], y + 1)
-            term.append({e for e, c in entries.items() if c % 2})
-        terms.append(term)
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            groups = factors(line)
+            if len(groups) != 3:
+                raise ValueError(f'{path}:{lineno}: expected a term (a..)*(b..)*(c..), '
+                                 f'found {line.strip()[:60]!r}')
+            sign = unwrap(line)[0]
+            term = []
+            for pos, g in enumerate(groups):
+                entries = {}
+                for coef, x, y in re.findall(r'([+-]?\s*\d*)\*?\s*[abc](\d)(\d)', g):
+                    c = coef.replace(' ', '').replace('+', '')
+                    c = -1 if c == '-' else 1 if c == '' else int(c)
+                    x, y = int(x) - 1, int(y) - 1
+                    entries[(x, y)] = entries.get((x, y), 0) + (sign if pos == 0 else 1) * c
+                    dims[2 * pos] = max(dims[2 * pos], x + 1)
+                    dims[2 * pos + 1] = max(dims[2 * pos + 1], y + 1)
+                term.append({e: c for e, c in entries.items() if c})
+            terms.append(term)
     n, m, p = max(dims[0], dims[5]), max(dims[1], dims[2]), max(dims[3], dims[4])
     return (n, m, p), terms
+
+
+def parse(path):
+    """The format and the terms read mod 2: per term three sets of (row, column)."""
+    fmt, terms = parse_terms(path)
+    return fmt, [[{e for e, c in f.items() if c % 2} for f in t] for t in terms]
 
 
 def standard(n, m, p):
@@ -115,7 +149,11 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     for path in files:
-        fmt, terms = parse(path)
+        try:
+            fmt, terms = parse(path)
+        except (OSError, ValueError) as err:
+            print(f'{path}: {err.strerror}' if isinstance(err, OSError) else err, file=sys.stderr)
+            return 2
         n, m, p = fmt
         if control:
             c, _ = stabilizer(fmt, standard(n, m, p), 0)
