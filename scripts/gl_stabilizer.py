@@ -136,7 +136,7 @@ def stabilizer(fmt, terms, limit=4, target=None):
     scheme of the same format), the triples taking `terms` to `target` instead.
     The scheme is first shifted cyclically so that its largest dimension comes
     last: that matrix is solved for, not enumerated (a symmetry (P, Q, R) of the
-    shifted scheme (b, c, a) is (Q, R, P) of the scheme)."""
+    scheme is (Q, R, P) of the shifted scheme (b, c, a))."""
     k = max(range(3), key=lambda r: (fmt[(r + 2) % 3], -r))
     rfmt = fmt[k:] + fmt[:k]
     rterms = [t[k:] + t[:k] for t in terms]
