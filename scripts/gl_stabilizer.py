@@ -4,8 +4,9 @@ of GL(n,2) x GL(m,2) x GL(p,2) under which the scheme's terms, read mod 2, map
 onto themselves (a term a (x) b (x) c goes to P a Q^-1 (x) Q b R^-1 (x)
 R c P^-1, in the cyclic convention of docs/formats.md: c is p x n).  Every such
 triple is a symmetry of the matrix multiplication tensor (Burichenko, "The
-isotropy group of the matrix multiplication tensor", 2016), so a scheme fixed by one other than the identity lies in the smaller
-space a walk invariant under it would search (docs/search.md, "Symmetric
+isotropy group of the matrix multiplication tensor", 2016), so a scheme fixed
+by one other than the identity lies in the smaller space a walk invariant
+under it would search (docs/search.md, "Symmetric
 walks"); scripts/perm_stabilizer.py covers the permutation matrices only.
 
 Over Z an invertible integer triple that fixes a scheme reduces mod 2 to one
@@ -38,8 +39,9 @@ enumerated like P and Q.  Each triple left is checked term by term.
 after a fixed change of basis (the two orders must agree with each other and
 with a brute force over all 216 triples; with the five maps, 36 symmetries in
 all, as Burichenko, "On symmetries of the Strassen algorithm", 2014, counts),
-and the standard <2,2,3>, which exactly the 24 permutation triples fix, 24
-more with the transposition composed with the shift, and all 128 triples of
+and the standard <2,2,3> and <3,2,2> (the second shifted before the search),
+which exactly the 24 permutation triples fix, as the brute force finds, 24
+more with the transposition composed with a shift, and all 128 triples of
 diagonal sign matrices over Z.  Research aid (bench/RESULTS.md, seventy-fourth
 session); tests/check_stabilizer.sh runs it in ctest.
 """
@@ -47,7 +49,7 @@ import itertools
 import sys
 from collections import Counter
 
-from perm_stabilizer import parse, parse_terms
+from perm_stabilizer import mod2, parse_terms
 
 
 def rows_of(entries, nrows):
@@ -56,6 +58,21 @@ def rows_of(entries, nrows):
     for i, j in entries:
         rows[i] ^= 1 << j
     return tuple(rows)
+
+
+def masks_of(fmt, terms):
+    """Each term's three factors as row bitmasks (a is n x m, b m x p, c p x n)."""
+    n, m, p = fmt
+    dims = [(n, m), (m, p), (p, n)]
+    return [tuple(rows_of(t[pos], dims[pos][0]) for pos in range(3)) for t in terms]
+
+
+def transformed(P, Q, R, mats):
+    """The terms (row bitmasks) after (P, Q, R): a -> P a Q^-1, b -> Q b R^-1,
+    c -> R c P^-1, sorted."""
+    Pi, Qi, Ri = inverse(P), inverse(Q), inverse(R)
+    return sorted((matmul(matmul(P, a), Qi), matmul(matmul(Q, b), Ri), matmul(matmul(R, c), Pi))
+                  for a, b, c in mats)
 
 
 def combine(mask, vectors):
@@ -148,9 +165,8 @@ def stabilizer(fmt, terms, limit=4, target=None):
 def stabilizer_shifted(fmt, terms, limit, target):
     n, m, p = fmt
     dims = [(n, m), (m, p), (p, n)]
-    mats = [tuple(rows_of(t[pos], dims[pos][0]) for pos in range(3)) for t in terms]
-    goal = mats if target is None else \
-        [tuple(rows_of(t[pos], dims[pos][0]) for pos in range(3)) for t in target]
+    mats = masks_of(fmt, terms)
+    goal = mats if target is None else masks_of(fmt, target)
 
     def columns(scheme, pos):
         return [x for x in (rank_one_columns(t[pos]) for t in scheme) if x is not None]
@@ -174,10 +190,10 @@ def stabilizer_shifted(fmt, terms, limit, target):
             for a, t in zip(img_a, mats):
                 if a in where_a:
                     pairs.extend(zip(columns_of(t[2], n), columns_of(matmul(where_a[a][2], P), n)))
-            R = solve_linear_map(pairs, p)
+            R, agree = solve_linear_map(pairs, p)
             if R is not None:
                 tries = [R] if inverse(R) is not None else []
-            elif pairs and not consistent(pairs):
+            elif not agree:
                 tries = []
             else:
                 if r_list is None:
@@ -216,16 +232,13 @@ def reduce_pairs(pairs):
     return basis, True
 
 
-def consistent(pairs):
-    return reduce_pairs(pairs)[1]
-
-
 def solve_linear_map(pairs, size):
-    """The size x size matrix M (row masks) with M v = w for every (v, w), or
-    None when the pairs disagree or do not span."""
-    basis, ok = reduce_pairs(pairs)
-    if not ok or len(basis) != size:
-        return None
+    """(M, agree): M the size x size matrix (row masks) with M v = w for every
+    (v, w), or None when the pairs disagree or do not span; agree, whether
+    some matrix satisfies them all."""
+    basis, agree = reduce_pairs(pairs)
+    if not agree or len(basis) != size:
+        return None, agree
     cols = []
     for j in range(size):
         v, w = 1 << j, 0
@@ -233,7 +246,7 @@ def solve_linear_map(pairs, size):
             if v ^ bv < v:
                 v, w = v ^ bv, w ^ bw
         cols.append(w)
-    return tuple(sum(((cols[j] >> i) & 1) << j for j in range(size)) for i in range(size))
+    return tuple(sum(((cols[j] >> i) & 1) << j for j in range(size)) for i in range(size)), True
 
 
 def transpose_set(f):
@@ -333,33 +346,15 @@ def brute_force_order(fmt, terms):
     """The stabilizer's order by trying every triple: the reference the
     backtracking search is checked against in --control (small formats only)."""
     n, m, p = fmt
-    dims = [(n, m), (m, p), (p, n)]
-    mats = sorted(tuple(rows_of(t[pos], dims[pos][0]) for pos in range(3)) for t in terms)
-    order = 0
-    for P in candidates(n, []):
-        Pi = inverse(P)
-        for Q in candidates(m, []):
-            Qi = inverse(Q)
-            for R in candidates(p, []):
-                Ri = inverse(R)
-                img = sorted((matmul(matmul(P, a), Qi), matmul(matmul(Q, b), Ri),
-                              matmul(matmul(R, c), Pi)) for a, b, c in mats)
-                order += img == mats
-    return order
+    mats = sorted(masks_of(fmt, terms))
+    return sum(transformed(P, Q, R, mats) == mats
+               for P in candidates(n, []) for Q in candidates(m, []) for R in candidates(p, []))
 
 
-def sorted_key(fmt, terms):
-    n, m, p = fmt
-    dims = [(n, m), (m, p), (p, n)]
-    return sorted(tuple(rows_of(t[pos], dims[pos][0]) for pos in range(3)) for t in terms)
-
-
-def image_of(fmt, terms, P, Q, R):
-    """The scheme's terms after (P, Q, R), sorted, as row masks: the check that a
-    triple the search returns is a symmetry, done again from the definition."""
-    Pi, Qi, Ri = inverse(P), inverse(Q), inverse(R)
-    return sorted((matmul(matmul(P, a), Qi), matmul(matmul(Q, b), Ri), matmul(matmul(R, c), Pi))
-                  for a, b, c in sorted_key(fmt, terms))
+def takes(fmt, terms, triple, target):
+    """Whether the triple takes `terms` to `target`, checked from the definition:
+    the check of every triple the search returns."""
+    return transformed(*triple, masks_of(fmt, terms)) == sorted(masks_of(fmt, target))
 
 
 def control():
@@ -370,13 +365,8 @@ def control():
     order, found = stabilizer(fmt, STRASSEN)
     # the same scheme after P0 = [[1,1],[0,1]], Q0 = [[1,0],[1,1]], R0 = [[0,1],[1,1]]
     P0, Q0, R0 = (0b11, 0b10), (0b01, 0b11), (0b10, 0b11)
-    mats = []
-    for a, b, c in STRASSEN:
-        ra, rb, rc = rows_of(a, 2), rows_of(b, 2), rows_of(c, 2)
-        ta = matmul(matmul(P0, ra), inverse(Q0))
-        tb = matmul(matmul(Q0, rb), inverse(R0))
-        tc = matmul(matmul(R0, rc), inverse(P0))
-        mats.append([{(i, j) for i in range(2) for j in range(2) if f[i] >> j & 1} for f in (ta, tb, tc)])
+    mats = [[{(i, j) for i in range(2) for j in range(2) if f[i] >> j & 1} for f in t]
+            for t in transformed(P0, Q0, R0, masks_of(fmt, STRASSEN))]
     ok_valid = valid(fmt, mats)
     order2, _ = stabilizer(fmt, mats)
     brute, brute2 = brute_force_order(fmt, STRASSEN), brute_force_order(fmt, mats)
@@ -390,7 +380,7 @@ def control():
         std = [[{(i, j)}, {(j, k)}, {(k, i)}] for i in range(n) for j in range(m) for k in range(p)]
         s_order, s_found = stabilizer(sfmt, std, limit=30)
         s_brute = brute_force_order(sfmt, std)
-        s_fix = all(image_of(sfmt, std, *x) == sorted_key(sfmt, std) for x in s_found)
+        s_fix = all(takes(sfmt, std, x, std) for x in s_found)
         (name, image), = outer_maps(sfmt, std)
         s_more, _ = stabilizer(sfmt, std, target=image)
         s_signs = sign_symmetries(sfmt, [[{e: 1 for e in f} for f in t] for t in std])
@@ -417,7 +407,7 @@ def main(argv):
         return 1
     for path in files:
         try:
-            fmt, terms = parse(path)
+            fmt, signed = parse_terms(path)
         except OSError as err:
             print(f'{path}: cannot read: {err.strerror}', file=sys.stderr)
             return 2
@@ -425,6 +415,7 @@ def main(argv):
             print(err, file=sys.stderr)
             return 2
         n, m, p = fmt
+        terms = mod2(signed)
         if not terms:
             print(f'{path}: no terms read (expected .exp lines such as (a11+a22)*(b11)*(c11-c21))',
                   file=sys.stderr)
@@ -433,7 +424,7 @@ def main(argv):
             print(f'{path}: not a valid <{n},{m},{p}> scheme mod 2', file=sys.stderr)
             return 2
         order, found = stabilizer(fmt, terms)
-        if any(image_of(fmt, terms, *x) != sorted_key(fmt, terms) for x in found):
+        if not all(takes(fmt, terms, x, terms) for x in found):
             print(f'{path}: a triple found does not fix the scheme: internal error', file=sys.stderr)
             return 3
         print(f'{path}: <{n},{m},{p}> rank {len(terms)}: stabilizer in GL({n},2) x GL({m},2) x '
@@ -444,13 +435,12 @@ def main(argv):
                 print(f'{path}: its image under {name} is not valid: internal error', file=sys.stderr)
                 return 3
             more, found = stabilizer(fmt, terms, target=image)
-            if any(image_of(fmt, terms, *x) != sorted_key(fmt, image) for x in found):
+            if not all(takes(fmt, terms, x, image) for x in found):
                 print(f'{path}: a triple found does not take the scheme to its image under {name}: '
                       'internal error', file=sys.stderr)
                 return 3
             print(f'  after {name}: {more} more' +
                   ''.join(f'\n  P {show(P)}  Q {show(Q)}  R {show(R)} after it' for P, Q, R in found))
-        signed = parse_terms(path)[1]
         if any(c < 0 for t in signed for f in t for c in f.values()):
             print(f'  over Z, triples of diagonal sign matrices that fix it: '
                   f'{sign_symmetries(fmt, signed)} (the 8 scalar ones fix every scheme)')

@@ -108,10 +108,15 @@ def parse_terms(path):
     return (n, m, p), terms
 
 
+def mod2(terms):
+    """Terms over Z read mod 2: per term three sets of (row, column)."""
+    return [[{e for e, c in f.items() if c % 2} for f in t] for t in terms]
+
+
 def parse(path):
-    """The format and the terms read mod 2: per term three sets of (row, column)."""
+    """The format and the terms read mod 2."""
     fmt, terms = parse_terms(path)
-    return fmt, [[{e for e, c in f.items() if c % 2} for f in t] for t in terms]
+    return fmt, mod2(terms)
 
 
 def standard(n, m, p):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The research aids that find a scheme's symmetries (docs/verify.md, "Structure"):
 # scripts/gl_stabilizer.py's self-check (Strassen's <2,2,2>:7 before and after a change
-# of basis and the standard <2,2,3>, against a brute force over every triple), the
+# of basis and the standard <2,2,3> and <3,2,2>, against a brute force over every triple), the
 # AlphaEvolve <4,4,5>:61 of the corpus fixed by nothing but the identity (bench/RESULTS.md,
 # "No symmetry of the tensor fixes the Z record"), Kauers and Moosbauer's GF(2)
 # <4,4,4>:47 fixed by exactly one change of basis besides it (a search that finds too few or
